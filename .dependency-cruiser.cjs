@@ -1,0 +1,114 @@
+/**
+ * The layer walls of docs/architecture.md, enforced on every `npm test`.
+ *
+ *   root       src/cli, src/tui                          may import anything below
+ *   middle     src/agent, src/serve, src/remotetools     libraries and leaves
+ *   libraries  everything else under src/ (llm, toolkit, ...) leaves and other libraries, no cycles
+ *   leaves     src/config, src/telemetry                 their own few packages only
+ */
+const ROOT = '^src/(cli|tui)/';
+const MIDDLE = '^src/(agent|serve|remotetools)/';
+const LIBRARIES =
+  '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|util|app)/';
+const LEAVES = '^src/(config|telemetry)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles make layers meaningless; break the cycle by moving the shared piece down.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'leaves-stay-leaves',
+      severity: 'error',
+      comment: 'config and telemetry import nothing else from this repository.',
+      from: { path: '^src/(config|telemetry)/' },
+      to: { path: '^src/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'config-packages',
+      severity: 'error',
+      comment: 'config may use only the YAML library and zod besides Node itself.',
+      from: { path: '^src/config/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: 'node_modules/(yaml|zod)/' },
+    },
+    {
+      name: 'telemetry-packages',
+      severity: 'error',
+      comment: 'telemetry may use only OpenTelemetry besides Node itself.',
+      from: { path: '^src/telemetry/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: 'node_modules/@opentelemetry/' },
+    },
+    {
+      name: 'libraries-point-down',
+      severity: 'error',
+      comment: 'A library never imports the running-agent layer or the presentation layer.',
+      from: { path: LIBRARIES },
+      to: { path: `${MIDDLE}|${ROOT}` },
+    },
+    {
+      name: 'middle-points-down',
+      severity: 'error',
+      comment: 'agent, serve and remotetools never import commands or presentation.',
+      from: { path: MIDDLE },
+      to: { path: ROOT },
+    },
+    {
+      name: 'leaves-point-down',
+      severity: 'error',
+      from: { path: LEAVES },
+      to: { path: `${MIDDLE}|${ROOT}|${LIBRARIES}` },
+    },
+    {
+      name: 'public-index-is-for-embedders',
+      severity: 'error',
+      comment: 'src/index.ts is the public surface; code inside the tree imports modules directly.',
+      from: { path: '^src/', pathNot: '^src/index\\.ts$' },
+      to: { path: '^src/index\\.ts$' },
+    },
+    {
+      name: 'anthropic-sdk-confined',
+      severity: 'error',
+      comment: 'Only src/llm/anthropic speaks the Anthropic SDK; everything else uses the neutral types.',
+      from: { path: '^src/', pathNot: '^src/llm/anthropic/' },
+      to: { path: 'node_modules/@anthropic-ai/sdk/' },
+    },
+    {
+      name: 'openai-sdk-confined',
+      severity: 'error',
+      comment: 'Only src/llm/openai speaks the OpenAI SDK (embeddings use plain fetch).',
+      from: { path: '^src/', pathNot: '^src/llm/openai/' },
+      to: { path: 'node_modules/openai/' },
+    },
+    {
+      name: 'headless-core',
+      severity: 'error',
+      comment: 'Only the root layer may use the command-line framework or the terminal UI libraries.',
+      from: { path: '^src/', pathNot: ROOT },
+      to: { path: 'node_modules/(commander|ink|react|marked|marked-terminal)/' },
+    },
+    {
+      name: 'no-unknown-folders',
+      severity: 'error',
+      comment: 'Every folder under src/ belongs to a layer; add a new one to this file deliberately.',
+      from: { path: '^src/[^/]+/', pathNot: `${ROOT}|${MIDDLE}|${LIBRARIES}|${LEAVES}` },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

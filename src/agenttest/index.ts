@@ -1,0 +1,6 @@
+/**
+ * Test doubles and helpers for fisk-ai and for embedders testing their own agents: a private
+ * nats-server, scripted providers and fake model servers.
+ */
+export { startNatsServer, freePort } from './nats-server.js';
+export type { NatsServer, NatsServerOptions } from './nats-server.js';

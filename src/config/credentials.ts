@@ -1,0 +1,64 @@
+import type { Config } from './types.js';
+
+/**
+ * Secret-bearing environment variables of the model providers. Mirrored here because config
+ * cannot import `llm`; a test pins this list to the union the provider registry exports.
+ */
+export const PROVIDER_CREDENTIAL_ENV_NAMES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_CUSTOM_HEADERS',
+  'ANTHROPIC_IDENTITY_TOKEN',
+  'ANTHROPIC_WEBHOOK_SIGNING_KEY',
+  'OPENAI_API_KEY',
+  'OPENAI_ADMIN_KEY',
+  'OPENAI_WEBHOOK_SECRET',
+] as const;
+
+/**
+ * OTLP exporter variables that can carry credentials. Stripped from every tool subprocess whether
+ * or not this agent exports telemetry: they are ambient operator settings no tool needs, and gating
+ * on config would hand the token back to tools whenever telemetry is switched off. Mirrored from
+ * `telemetry`; a test pins the two lists together.
+ */
+export const OTLP_CREDENTIAL_ENV_NAMES = [
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+  'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
+  'OTEL_EXPORTER_OTLP_CLIENT_KEY',
+  'OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY',
+  'OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY',
+  'OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY',
+] as const;
+
+/** Slack credentials live only in the environment, never in agent.yaml. */
+export const SLACK_CREDENTIAL_ENV_NAMES = ['SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN'] as const;
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The variable names a `${VAR}` template refers to. */
+export function referencedVariables(template: string): string[] {
+  return [...template.matchAll(REFERENCE)].map((m) => m[1] ?? '');
+}
+
+/**
+ * Every environment variable a tool subprocess must not inherit for this configuration: the
+ * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
+ * and every variable an MCP client's url or headers refer to. Sorted and deduplicated.
+ */
+export function credentialEnvNames(config: Config): string[] {
+  const names = new Set<string>([
+    ...PROVIDER_CREDENTIAL_ENV_NAMES,
+    ...OTLP_CREDENTIAL_ENV_NAMES,
+    ...SLACK_CREDENTIAL_ENV_NAMES,
+  ]);
+  const k = config.harness.knowledge;
+  if (k.enabled && k.embeddings?.apiKeyEnv !== undefined) names.add(k.embeddings.apiKeyEnv);
+  for (const client of config.mcpClients) {
+    for (const v of [client.url ?? '', ...Object.values(client.headers)]) {
+      for (const name of referencedVariables(v)) names.add(name);
+    }
+  }
+  return [...names].sort();
+}

@@ -1,0 +1,69 @@
+/**
+ * agent.yaml: one funnel, `parseConfigForMode`, in three stages (unmarshal strictly, prepare,
+ * validate for the calling command). This module is a leaf: it imports only the YAML library and
+ * zod, so every command fails the same way on the same bad entry.
+ */
+import { readFileSync } from 'node:fs';
+import { ConfigError } from './errors.js';
+import { prepare } from './prepare.js';
+import { unmarshal } from './unmarshal.js';
+import { validateForMode } from './validate.js';
+import type { Mode } from './validate.js';
+import type { Config } from './types.js';
+
+export type { Config } from './types.js';
+export * from './types.js';
+export { ConfigError, CONFIG_ERROR_CODES, formatIssue } from './errors.js';
+export type { ConfigErrorCode, ConfigIssue } from './errors.js';
+export { MODES, validateForMode } from './validate.js';
+export type { Mode } from './validate.js';
+export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl } from './prepare.js';
+export { decodeOptions } from './options.js';
+export { parseGoDuration, formatGoDuration, DurationSyntaxError } from './duration.js';
+export {
+  credentialEnvNames,
+  OTLP_CREDENTIAL_ENV_NAMES,
+  PROVIDER_CREDENTIAL_ENV_NAMES,
+  SLACK_CREDENTIAL_ENV_NAMES,
+  referencedVariables,
+} from './credentials.js';
+export { resolveMcpClient, redactSecrets, redactUrl } from './expand.js';
+export type { ResolvedMcpClient } from './expand.js';
+export { describeSettings } from './describe.js';
+export { configWarnings } from './warnings.js';
+export type { ConfigWarning } from './warnings.js';
+export type { Origin, Override, Setting } from './describe.js';
+export { allKeyPaths } from './schema.js';
+export type { RawConfig } from './schema.js';
+
+/** Where a configuration comes from: a file path, or text with a name for messages. */
+export type ConfigInput = { readonly path: string } | { readonly text: string; readonly name?: string };
+
+/**
+ * Reads, prepares and validates agent.yaml for one command. Throws `ConfigError`, whose message
+ * names every key to change and, for problems with a place in the file, its line and column.
+ */
+export function parseConfigForMode(input: ConfigInput, mode: Mode): Config {
+  let text: string;
+  let name: string;
+  if ('path' in input) {
+    name = input.path;
+    try {
+      text = readFileSync(input.path, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
+      throw new ConfigError(
+        [{ code: 'read', key: '', message: `cannot read configuration ${JSON.stringify(input.path)}: it ${why}; pass --config with the path to agent.yaml` }],
+        { cause: err },
+      );
+    }
+  } else {
+    text = input.text;
+    name = input.name ?? 'agent.yaml';
+  }
+  const { raw, present } = unmarshal(text, name);
+  const config = prepare(raw, name, present);
+  validateForMode(config, mode);
+  return config;
+}

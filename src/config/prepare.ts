@@ -1,0 +1,412 @@
+import { basename } from 'node:path';
+import { ConfigError } from './errors.js';
+import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
+import type { RawConfig } from './schema.js';
+import { CONFIRM_OVER_MCP, PII_MODES } from './types.js';
+import type {
+  BackendChoice,
+  Config,
+  Duration,
+  ExposeA2aConfig,
+  ExposeMcpConfig,
+  IdentitySource,
+  KnowledgeConfig,
+  LlmConfig,
+  McpClientConfig,
+  McpTransport,
+  PiiMode,
+  ThinkingSetting,
+} from './types.js';
+
+/** The identity used when neither the file nor the application names one. */
+export const DEFAULT_IDENTITY = 'fisk';
+
+/**
+ * The built-in tools that may ever be served over MCP. Mirrored from the knowledge tools' own
+ * exposure declarations (config cannot import them); a test pins the two lists together.
+ */
+export const MCP_EXPOSABLE_BUILTINS = ['knowledge_search', 'knowledge_enumerate'] as const;
+
+export const DEFAULTS = {
+  provider: 'anthropic',
+  maxTokens: 500_000,
+  maxOutputTokens: 8192,
+  maxOutputTokensThinking: 16_384,
+  maxIterations: 50,
+  callTimeout: '120s',
+  toolTimeout: '5m',
+  piiMode: 'redact' as PiiMode,
+  backend: 'file',
+  knowledgeTopK: 5,
+  knowledgeTopKMax: 20,
+  knowledgeMaxInjectedTokens: 6000,
+  embeddingsTimeout: '30s',
+  mcpStartupTimeout: '30s',
+  servedConcurrency: 2,
+  servedConcurrencyMax: 1024,
+  servedToolTimeout: '30s',
+  a2aIdleTimeout: '5m',
+} as const;
+
+/**
+ * Stage two: derive the identity, normalize lists and enumerations, parse durations and apply
+ * defaults. Checks that hold whatever the command land here; checks a command needs are in
+ * `validateForMode`.
+ */
+export function prepare(raw: RawConfig, source: string, present: ReadonlySet<string>): Config {
+  const { identity, identitySource } = deriveIdentity(raw);
+  const llm = prepareLlm(raw);
+  const knowledge = prepareKnowledge(raw, identity);
+  const expose = raw.expose?.agent;
+
+  const piiMode = normalizeEnum(raw.harness?.pii?.mode, DEFAULTS.piiMode);
+  if (!isOneOf(PII_MODES, piiMode)) {
+    throw ConfigError.of('value', 'harness.pii.mode', `"${piiMode}" is not a PII mode; use off, redact or reject`);
+  }
+
+  const memory = raw.harness?.memory;
+  const mcpPresent = expose !== undefined && 'mcp' in expose && expose.mcp !== undefined;
+
+  return {
+    source,
+    identity,
+    identitySource,
+    iconUrl: trimmed(raw.icon_url),
+    applicationPath: trimmed(raw.application_path),
+    systemPrompt: raw.system_prompt ?? '',
+    include: normalizeFilter(raw.include, 'include'),
+    exclude: normalizeFilter(raw.exclude, 'exclude'),
+    globalFlags: normalizeList((raw.global_flags ?? []).map((f) => f.trim().replace(/^-+/, ''))),
+    natsContext: trimmed(raw.nats_context),
+    llm,
+    harness: {
+      humanInTheLoop: raw.harness?.human_in_the_loop?.enabled ?? false,
+      confirmTags: normalizeList(raw.harness?.confirm_tags),
+      noTui: raw.harness?.no_tui ?? false,
+      noBell: raw.harness?.no_bell ?? false,
+      noProgress: raw.harness?.no_progress ?? false,
+      pii: { mode: piiMode },
+      memory: {
+        enabled: memory?.enabled ?? false,
+        backend: normalizeEnum(memory?.backend, DEFAULTS.backend),
+        backendNamed: (memory?.backend ?? '').trim() !== '',
+        noIndex: memory?.no_index ?? false,
+        readOnly: memory?.read_only ?? false,
+        options: canonicalJson(memory?.options ?? {}),
+      },
+      sessions: backendChoice(raw.harness?.sessions),
+      knowledge,
+    },
+    remoteAgents: (raw.remote_agents ?? []).map((a) => ({ name: (a.name ?? '').trim(), alias: (a.alias ?? '').trim() })),
+    remoteTools: (raw.remote_tools ?? []).map((host, i) => {
+      const name = (host.name ?? '').trim();
+      const alias = (host.alias ?? '').trim();
+      return {
+        name,
+        alias: alias === '' ? name : alias,
+        include: normalizeFilter(host.include, `remote_tools[${i}].include`),
+        exclude: normalizeFilter(host.exclude, `remote_tools[${i}].exclude`),
+      };
+    }),
+    mcpClients: (raw.mcp_clients ?? []).map((c, i) => prepareMcpClient(c, i)),
+    expose: {
+      mcp: mcpPresent ? prepareExposeMcp(raw, knowledge.enabled) : undefined,
+      a2a: prepareA2a(raw),
+      tools: {
+        include: normalizeFilter(expose?.tools?.include, 'expose.agent.tools.include'),
+        exclude: normalizeFilter(expose?.tools?.exclude, 'expose.agent.tools.exclude'),
+      },
+      jobs:
+        expose?.jobs === undefined
+          ? undefined
+          : {
+              stream: (expose.jobs.stream ?? '').trim(),
+              consumer: (expose.jobs.consumer ?? '').trim(),
+              workers: positiveCount(expose.jobs.workers, 'expose.agent.jobs.workers', 1),
+            },
+      slack:
+        expose?.slack === undefined
+          ? undefined
+          : {
+              channels: normalizeList(expose.slack.channels),
+              workers: positiveCount(expose.slack.workers, 'expose.agent.slack.workers', 1),
+            },
+    },
+    tasks: backendChoice(raw.tasks),
+    telemetry: prepareTelemetry(raw),
+    present,
+  };
+}
+
+function deriveIdentity(raw: RawConfig): { identity: string; identitySource: IdentitySource } {
+  const explicit = (raw.identity ?? '').trim();
+  if (explicit !== '') return { identity: explicit, identitySource: 'explicit' };
+  const app = (raw.application_path ?? '').trim();
+  if (app !== '') return { identity: basename(app), identitySource: 'application' };
+  return { identity: DEFAULT_IDENTITY, identitySource: 'default' };
+}
+
+function prepareLlm(raw: RawConfig): LlmConfig {
+  const b = raw.llm?.budget;
+  const thinking: ThinkingSetting =
+    raw.llm?.thinking === undefined ? 'unset' : raw.llm.thinking.enabled ? 'on' : 'off';
+  const maxOutput = nonNegative(b?.max_output_tokens, 'llm.budget.max_output_tokens');
+  const callTimeout = parseDuration(b?.call_timeout, 'llm.budget.call_timeout', DEFAULTS.callTimeout);
+  if (callTimeout.ms <= 0) {
+    throw ConfigError.of(
+      'value',
+      'llm.budget.call_timeout',
+      `must be positive, got "${callTimeout.text}"; remove the key for the ${DEFAULTS.callTimeout} default`,
+    );
+  }
+  const toolTimeout = parseDuration(b?.tool_timeout, 'llm.budget.tool_timeout', DEFAULTS.toolTimeout);
+  if (toolTimeout.ms < 0) {
+    throw ConfigError.of('value', 'llm.budget.tool_timeout', `must not be negative, got "${toolTimeout.text}"; use 0 for no timeout`);
+  }
+  return {
+    provider: normalizeEnum(raw.llm?.provider, DEFAULTS.provider),
+    model: (raw.llm?.model ?? '').trim(),
+    baseUrl: trimmed(raw.llm?.base_url),
+    budget: {
+      maxTokens: nonNegative(b?.max_tokens, 'llm.budget.max_tokens') || DEFAULTS.maxTokens,
+      maxOutputTokens:
+        maxOutput || (thinking === 'on' ? DEFAULTS.maxOutputTokensThinking : DEFAULTS.maxOutputTokens),
+      maxIterations: nonNegative(b?.max_iterations, 'llm.budget.max_iterations') || DEFAULTS.maxIterations,
+      callTimeout,
+      toolTimeout: toolTimeout.ms === 0 ? undefined : toolTimeout,
+    },
+    thinking,
+    reasoningEffort: trimmed(raw.llm?.reasoning_effort),
+    noPromptCache: raw.llm?.no_prompt_cache ?? false,
+    noToolSearch: raw.llm?.no_tool_search ?? false,
+  };
+}
+
+function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
+  const k = raw.harness?.knowledge;
+  const topK = k?.top_k ?? 0;
+  const maxInjected = k?.max_injected_tokens ?? 0;
+  const citations = (k?.citations ?? []).map((c, i) => {
+    try {
+      new RegExp(c.pattern, 'u');
+    } catch (err) {
+      throw ConfigError.of(
+        'value',
+        `harness.knowledge.citations[${i}].pattern`,
+        `${JSON.stringify(c.pattern)} is not a valid regular expression (${(err as Error).message})`,
+      );
+    }
+    return { pattern: c.pattern, replace: c.replace };
+  });
+  let embeddings: KnowledgeConfig['embeddings'];
+  if (k?.embeddings !== undefined) {
+    const e = k.embeddings;
+    const baseUrl = (e.base_url ?? '').trim().replace(/\/+$/, '');
+    const model = (e.model ?? '').trim();
+    if (baseUrl === '') {
+      throw ConfigError.of('missing', 'harness.knowledge.embeddings.base_url', 'is required when the embeddings block is present (an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1); remove the block for lexical search only');
+    }
+    if (model === '') {
+      throw ConfigError.of('missing', 'harness.knowledge.embeddings.model', 'is required when the embeddings block is present (the embedding model name the server knows)');
+    }
+    checkServiceUrl(baseUrl, 'harness.knowledge.embeddings.base_url');
+    const timeout = parseDuration(e.timeout, 'harness.knowledge.embeddings.timeout', DEFAULTS.embeddingsTimeout);
+    if (timeout.ms <= 0) {
+      throw ConfigError.of('value', 'harness.knowledge.embeddings.timeout', `must be positive, got "${timeout.text}"`);
+    }
+    embeddings = {
+      baseUrl,
+      model,
+      apiKeyEnv: trimmed(e.api_key_env),
+      timeout,
+      queryPrefix: e.query_prefix ?? '',
+      documentPrefix: e.document_prefix ?? '',
+    };
+  }
+  return {
+    enabled: k?.enabled ?? false,
+    paths: normalizeList(k?.paths),
+    directory: trimmed(k?.directory) ?? `knowledge/${identity}`,
+    topK: topK <= 0 ? DEFAULTS.knowledgeTopK : Math.min(topK, DEFAULTS.knowledgeTopKMax),
+    maxInjectedTokens: maxInjected <= 0 ? DEFAULTS.knowledgeMaxInjectedTokens : maxInjected,
+    expandToSection: k?.expand_to_section ?? false,
+    readTool: k?.read_tool ?? false,
+    noProgress: k?.no_progress ?? false,
+    citations,
+    embeddings,
+  };
+}
+
+function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: number): McpClientConfig {
+  const key = `mcp_clients[${i}]`;
+  const command = trimmed(c.command);
+  const url = trimmed(c.url);
+  let transport: McpTransport;
+  const named = normalizeEnum(c.transport, '');
+  if (named === '') {
+    transport = url !== undefined && command === undefined ? 'http' : 'stdio';
+  } else if (named === 'stdio' || named === 'http') {
+    transport = named;
+  } else {
+    throw ConfigError.of('value', `${key}.transport`, `"${named}" is not an MCP transport; use stdio (with command) or http (with url)`);
+  }
+  const startupTimeout = parseDuration(c.startup_timeout, `${key}.startup_timeout`, DEFAULTS.mcpStartupTimeout);
+  if (startupTimeout.ms <= 0) {
+    throw ConfigError.of('value', `${key}.startup_timeout`, `must be positive, got "${startupTimeout.text}"`);
+  }
+  return {
+    name: (c.name ?? '').trim(),
+    transport,
+    command,
+    args: c.args ?? [],
+    env: c.env ?? {},
+    url,
+    headers: c.headers ?? {},
+    startupTimeout,
+    include: normalizeFilter(c.include, `${key}.include`),
+    exclude: normalizeFilter(c.exclude, `${key}.exclude`),
+  };
+}
+
+function prepareExposeMcp(raw: RawConfig, knowledgeEnabled: boolean): ExposeMcpConfig {
+  const m = raw.expose?.agent?.mcp ?? {};
+  const confirm = normalizeEnum(m.confirm_over_mcp, 'auto');
+  if (!isOneOf(CONFIRM_OVER_MCP, confirm)) {
+    throw ConfigError.of('value', 'expose.agent.mcp.confirm_over_mcp', `"${confirm}" is not accepted; use auto, always or never`);
+  }
+  const builtins = normalizeList(m.builtins);
+  for (const b of builtins) {
+    if (!isOneOf(MCP_EXPOSABLE_BUILTINS, b)) {
+      throw ConfigError.of(
+        'value',
+        'expose.agent.mcp.builtins',
+        `"${b}" cannot be served over MCP; only ${MCP_EXPOSABLE_BUILTINS.join(' and ')} may be (memory and human-in-the-loop tools need an operator or run state)`,
+      );
+    }
+    if (!knowledgeEnabled) {
+      throw ConfigError.of(
+        'value',
+        'expose.agent.mcp.builtins',
+        `lists ${b} but knowledge is not enabled; set harness.knowledge.enabled: true or remove ${b}`,
+      );
+    }
+  }
+  const port = m.port ?? 0;
+  if (port < 0 || port > 65535) {
+    throw ConfigError.of('value', 'expose.agent.mcp.port', `${port} is not a TCP port; use 1 to 65535, or leave it out for 8080`);
+  }
+  return {
+    port,
+    address: (m.address ?? '').trim(),
+    instructions: m.instructions ?? '',
+    confirmOverMcp: confirm,
+    builtins,
+    maxConcurrentTools: concurrency(m.max_concurrent_tools, 'expose.agent.mcp.max_concurrent_tools'),
+    toolTimeout: servedTimeout(m.tool_timeout, 'expose.agent.mcp.tool_timeout'),
+  };
+}
+
+function prepareA2a(raw: RawConfig): ExposeA2aConfig {
+  const a = raw.expose?.agent?.a2a;
+  const idle = parseDuration(a?.idle_timeout, 'expose.agent.a2a.idle_timeout', DEFAULTS.a2aIdleTimeout);
+  if (idle.ms <= 0) {
+    throw ConfigError.of('value', 'expose.agent.a2a.idle_timeout', `must be positive, got "${idle.text}"`);
+  }
+  return {
+    serveTools: a?.serve_tools ?? false,
+    prompts: a?.prompts ?? false,
+    workers: positiveCount(a?.workers, 'expose.agent.a2a.workers', 1),
+    elicitation: a?.elicitation ?? false,
+    idleTimeout: idle,
+    maxConcurrentTools: concurrency(a?.max_concurrent_tools, 'expose.agent.a2a.max_concurrent_tools'),
+    toolTimeout: servedTimeout(a?.tool_timeout, 'expose.agent.a2a.tool_timeout'),
+  };
+}
+
+function prepareTelemetry(raw: RawConfig): Config['telemetry'] {
+  const t = raw.telemetry;
+  const ratio = t?.sample_ratio;
+  if (ratio !== undefined && (ratio < 0 || ratio > 1)) {
+    throw ConfigError.of('value', 'telemetry.sample_ratio', `${ratio} is outside 0 to 1; use 0 to record nothing, 1 to record every run`);
+  }
+  const endpoint = trimmed(t?.endpoint);
+  // Validated only when export is on, so a stale endpoint in a file with telemetry off never fails a run.
+  if (t?.enabled === true && endpoint !== undefined) {
+    checkServiceUrl(endpoint, 'telemetry.endpoint', { allowHttpWhen: t.capture_content !== true });
+  }
+  const protocol = trimmed(t?.protocol)?.toLowerCase();
+  if (protocol !== undefined && protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc') {
+    throw ConfigError.of('value', 'telemetry.protocol', `"${protocol}" is not an OTLP protocol; use http/protobuf, http/json or grpc`);
+  }
+  return {
+    enabled: t?.enabled ?? false,
+    endpoint,
+    protocol,
+    serviceName: trimmed(t?.service_name),
+    sampleRatio: ratio,
+    captureContent: t?.capture_content ?? false,
+    noMetrics: t?.no_metrics ?? false,
+  };
+}
+
+function backendChoice(raw: { backend?: string | undefined; options?: Record<string, unknown> | undefined } | undefined): BackendChoice {
+  return { backend: normalizeEnum(raw?.backend, DEFAULTS.backend), options: canonicalJson(raw?.options ?? {}) };
+}
+
+function concurrency(value: number | undefined, key: string): number {
+  const v = value ?? 0;
+  if (v < 0) throw ConfigError.of('value', key, `${v} must not be negative; use 1 to ${DEFAULTS.servedConcurrencyMax}, or leave it out for ${DEFAULTS.servedConcurrency}`);
+  if (v > DEFAULTS.servedConcurrencyMax) throw ConfigError.of('value', key, `${v} must not exceed ${DEFAULTS.servedConcurrencyMax}`);
+  return v === 0 ? DEFAULTS.servedConcurrency : v;
+}
+
+function servedTimeout(value: string | 0 | undefined, key: string): Duration {
+  const d = parseDuration(value, key, DEFAULTS.servedToolTimeout);
+  if (d.ms < 0) throw ConfigError.of('value', key, `must not be negative, got "${d.text}"`);
+  return d.ms === 0 ? { text: DEFAULTS.servedToolTimeout, ms: 30_000 } : d;
+}
+
+function positiveCount(value: number | undefined, key: string, fallback: number): number {
+  const v = value ?? 0;
+  if (v < 0) throw ConfigError.of('value', key, `${v} must not be negative`);
+  return v === 0 ? fallback : v;
+}
+
+function nonNegative(value: number | undefined, key: string): number {
+  const v = value ?? 0;
+  if (v < 0) throw ConfigError.of('value', key, `${v} must not be negative; leave it out for the default`);
+  return v;
+}
+
+function trimmed(value: string | undefined): string | undefined {
+  const t = (value ?? '').trim();
+  return t === '' ? undefined : t;
+}
+
+function isOneOf<T extends string>(list: readonly T[], value: string): value is T {
+  return (list as readonly string[]).includes(value);
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+
+/**
+ * A service URL must be https unless it points at this machine, and never carries credentials in
+ * userinfo (they would be printed and logged). Shared by every configured endpoint.
+ */
+export function checkServiceUrl(value: string, key: string, opts: { allowHttpWhen?: boolean } = {}): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw ConfigError.of('value', key, `"${value}" is not a URL; write it as https://host[:port][/path]`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw ConfigError.of('value', key, 'must not carry a user name or password; put credentials in an environment variable');
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:') {
+    if (LOOPBACK.has(url.hostname) || url.hostname.startsWith('127.') || opts.allowHttpWhen === true) return url;
+    throw ConfigError.of('value', key, `"${value}" uses http to a host that is not this machine; use https, or a loopback address (127.0.0.1, ::1, localhost)`);
+  }
+  throw ConfigError.of('value', key, `"${value}" must be an http(s) URL`);
+}

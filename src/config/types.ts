@@ -1,0 +1,217 @@
+/**
+ * The prepared configuration: agent.yaml after defaults, normalization and duration parsing.
+ * Every consumer reads this shape; nobody reads the raw file.
+ */
+
+/** A duration as written beside its parsed value in milliseconds. */
+export interface Duration {
+  readonly text: string;
+  readonly ms: number;
+}
+
+/** A normalized include or exclude filter. */
+export interface Filter {
+  /** Regular expressions over tool names (unanchored). */
+  readonly tools: readonly string[];
+  /** Tags; `""` matches an untagged tool. */
+  readonly tags: readonly string[];
+}
+
+/** Three states: absent says nothing to the provider, on asks for thinking, off asks for it off. */
+export type ThinkingSetting = 'unset' | 'on' | 'off';
+
+export const PII_MODES = ['off', 'redact', 'reject'] as const;
+export type PiiMode = (typeof PII_MODES)[number];
+
+export const CONFIRM_OVER_MCP = ['auto', 'always', 'never'] as const;
+export type ConfirmOverMcp = (typeof CONFIRM_OVER_MCP)[number];
+
+export const MCP_TRANSPORTS = ['stdio', 'http'] as const;
+export type McpTransport = (typeof MCP_TRANSPORTS)[number];
+
+/** Where an identity came from: written by the operator, taken from the application, or the fallback. */
+export type IdentitySource = 'explicit' | 'application' | 'default';
+
+/** A backend choice with its options block kept as canonical JSON for the backend to decode. */
+export interface BackendChoice {
+  readonly backend: string;
+  /** Canonical JSON text of the options block (`{}` when absent). */
+  readonly options: string;
+}
+
+export interface BudgetConfig {
+  /** Cumulative tokens processed across all four tiers. */
+  readonly maxTokens: number;
+  /** Per-response output cap after defaults (8192, or 16384 with thinking on). */
+  readonly maxOutputTokens: number;
+  readonly maxIterations: number;
+  readonly callTimeout: Duration;
+  /** `undefined` when the operator asked for no tool timeout (`0`). */
+  readonly toolTimeout: Duration | undefined;
+}
+
+export interface LlmConfig {
+  readonly provider: string;
+  readonly model: string;
+  readonly baseUrl: string | undefined;
+  readonly budget: BudgetConfig;
+  readonly thinking: ThinkingSetting;
+  readonly reasoningEffort: string | undefined;
+  readonly noPromptCache: boolean;
+  readonly noToolSearch: boolean;
+}
+
+export interface MemoryConfig extends BackendChoice {
+  readonly enabled: boolean;
+  readonly noIndex: boolean;
+  readonly readOnly: boolean;
+  /** Whether the operator named a backend (an injected store must then match it). */
+  readonly backendNamed: boolean;
+}
+
+export interface EmbeddingsConfig {
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKeyEnv: string | undefined;
+  readonly timeout: Duration;
+  readonly queryPrefix: string;
+  readonly documentPrefix: string;
+}
+
+export interface CitationRule {
+  readonly pattern: string;
+  readonly replace: string;
+}
+
+export interface KnowledgeConfig {
+  readonly enabled: boolean;
+  readonly paths: readonly string[];
+  /** The store directory as configured (relative paths resolve against the store base or cwd). */
+  readonly directory: string;
+  readonly topK: number;
+  readonly maxInjectedTokens: number;
+  readonly expandToSection: boolean;
+  readonly readTool: boolean;
+  readonly noProgress: boolean;
+  readonly citations: readonly CitationRule[];
+  /** Present exactly when the vector tier is configured. */
+  readonly embeddings: EmbeddingsConfig | undefined;
+}
+
+export interface HarnessConfig {
+  readonly humanInTheLoop: boolean;
+  readonly confirmTags: readonly string[];
+  readonly noTui: boolean;
+  readonly noBell: boolean;
+  readonly noProgress: boolean;
+  readonly pii: { readonly mode: PiiMode };
+  readonly memory: MemoryConfig;
+  readonly sessions: BackendChoice;
+  readonly knowledge: KnowledgeConfig;
+}
+
+export interface RemoteAgentConfig {
+  readonly name: string;
+  readonly alias: string;
+}
+
+export interface RemoteToolsConfig {
+  readonly name: string;
+  /** The prefix used only when a bare name clashes; defaults to the name. */
+  readonly alias: string;
+  readonly include: Filter;
+  readonly exclude: Filter;
+}
+
+export interface McpClientConfig {
+  readonly name: string;
+  readonly transport: McpTransport;
+  readonly command: string | undefined;
+  /** Taken literally: no `${VAR}` expansion. */
+  readonly args: readonly string[];
+  /** Values may hold `${VAR}` references, expanded by `resolveMcpClient`. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly url: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly startupTimeout: Duration;
+  readonly include: Filter;
+  readonly exclude: Filter;
+}
+
+export interface ExposeMcpConfig {
+  /** 0 when unset: the command then uses its flag, environment or 8080. */
+  readonly port: number;
+  /** Empty when unset: the command then uses 127.0.0.1. */
+  readonly address: string;
+  readonly instructions: string;
+  readonly confirmOverMcp: ConfirmOverMcp;
+  readonly builtins: readonly string[];
+  readonly maxConcurrentTools: number;
+  readonly toolTimeout: Duration;
+}
+
+export interface ExposeA2aConfig {
+  readonly serveTools: boolean;
+  readonly prompts: boolean;
+  readonly workers: number;
+  readonly elicitation: boolean;
+  readonly idleTimeout: Duration;
+  readonly maxConcurrentTools: number;
+  readonly toolTimeout: Duration;
+}
+
+export interface ExposeJobsConfig {
+  readonly stream: string;
+  readonly consumer: string;
+  readonly workers: number;
+}
+
+export interface ExposeSlackConfig {
+  readonly channels: readonly string[];
+  readonly workers: number;
+}
+
+export interface ExposeConfig {
+  /** Present exactly when `expose.agent.mcp` is in the file: presence is the MCP switch. */
+  readonly mcp: ExposeMcpConfig | undefined;
+  readonly a2a: ExposeA2aConfig;
+  readonly tools: { readonly include: Filter; readonly exclude: Filter };
+  readonly jobs: ExposeJobsConfig | undefined;
+  readonly slack: ExposeSlackConfig | undefined;
+}
+
+export interface TelemetryConfig {
+  readonly enabled: boolean;
+  readonly endpoint: string | undefined;
+  readonly protocol: string | undefined;
+  readonly serviceName: string | undefined;
+  /** Three states: absent is `undefined` (the library default of 1.0 applies); an explicit 0 stays 0. */
+  readonly sampleRatio: number | undefined;
+  readonly captureContent: boolean;
+  readonly noMetrics: boolean;
+}
+
+/** agent.yaml, prepared. */
+export interface Config {
+  /** Where the configuration came from, for messages (`agent.yaml`). */
+  readonly source: string;
+  readonly identity: string;
+  readonly identitySource: IdentitySource;
+  readonly iconUrl: string | undefined;
+  readonly applicationPath: string | undefined;
+  readonly systemPrompt: string;
+  readonly include: Filter;
+  readonly exclude: Filter;
+  readonly globalFlags: readonly string[];
+  readonly natsContext: string | undefined;
+  readonly llm: LlmConfig;
+  readonly harness: HarnessConfig;
+  readonly remoteAgents: readonly RemoteAgentConfig[];
+  readonly remoteTools: readonly RemoteToolsConfig[];
+  readonly mcpClients: readonly McpClientConfig[];
+  readonly expose: ExposeConfig;
+  readonly tasks: BackendChoice;
+  readonly telemetry: TelemetryConfig;
+  /** Every dotted key path the file set, so a report can say which values came from it. */
+  readonly present: ReadonlySet<string>;
+}

@@ -1,0 +1,189 @@
+import { ConfigError } from './errors.js';
+import type { ConfigIssue } from './errors.js';
+import type { Config } from './types.js';
+
+/** The commands that read agent.yaml, each validating what it needs. */
+export const MODES = ['run', 'serve', 'mcp', 'info', 'knowledge', 'session', 'discover'] as const;
+export type Mode = (typeof MODES)[number];
+
+const NAME = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Stage three: the checks every command pays for getting wrong, then the ones the calling command
+ * needs. `info` runs only the always-on checks so it can describe a configuration it could not run.
+ * All problems found are reported together.
+ */
+export function validateForMode(config: Config, mode: Mode): void {
+  const issues: ConfigIssue[] = [...alwaysIssues(config)];
+  switch (mode) {
+    case 'run':
+      issues.push(...runIssues(config));
+      break;
+    case 'serve':
+      issues.push(...serveIssues(config));
+      break;
+    case 'mcp':
+      if (config.expose.mcp === undefined) {
+        issues.push({
+          code: 'missing',
+          key: 'expose.agent.mcp',
+          message: `is required to serve tools over MCP; add "expose: {agent: {mcp: {}}}" to ${config.source} (optionally with a port)`,
+        });
+      }
+      break;
+    case 'knowledge':
+      if (!config.harness.knowledge.enabled) {
+        issues.push({
+          code: 'missing',
+          key: 'harness.knowledge.enabled',
+          message: `knowledge is not enabled in ${config.source}; add a harness.knowledge block with "enabled: true"`,
+        });
+      }
+      break;
+    case 'info':
+    case 'session':
+    case 'discover':
+      break;
+    default: {
+      const never: never = mode;
+      throw new TypeError(`unknown mode ${String(never)}`);
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+}
+
+function alwaysIssues(c: Config): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  if (!NAME.test(c.identity)) {
+    const from = c.identitySource === 'application' ? ` (taken from the application name ${JSON.stringify(c.applicationPath)})` : '';
+    out.push({
+      code: 'value',
+      key: 'identity',
+      message: `"${c.identity}"${from} is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and queue groups); set an explicit identity`,
+    });
+  }
+  if (c.globalFlags.length > 0 && c.applicationPath === undefined) {
+    out.push({
+      code: 'value',
+      key: 'global_flags',
+      message: 'is set but application_path is not: global flags belong to the wrapped application; remove global_flags or set application_path',
+    });
+  }
+  c.remoteTools.forEach((host, i) => {
+    const key = `remote_tools[${i}]`;
+    if (host.name === '') {
+      out.push({ code: 'missing', key: `${key}.name`, message: 'is required: the identity of the agent whose tools to import' });
+      return;
+    }
+    if (!NAME.test(host.name)) {
+      out.push({ code: 'value', key: `${key}.name`, message: `"${host.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects)` });
+    }
+    if (!NAME.test(host.alias)) {
+      out.push({ code: 'value', key: `${key}.alias`, message: `"${host.alias}" is invalid: use only letters, digits, '-' and '_' (it prefixes imported tool names)` });
+    }
+    if (host.exclude.tags.length > 0) {
+      out.push({
+        code: 'value',
+        key: `${key}.exclude.tags`,
+        message: 'cannot be honoured: discovery carries no tags, so a tool excluded by tag would be imported anyway; exclude by tool name with exclude.tools',
+      });
+    }
+  });
+  const names = new Set<string>();
+  c.mcpClients.forEach((m, i) => {
+    const key = `mcp_clients[${i}]`;
+    if (m.name === '') {
+      out.push({ code: 'missing', key: `${key}.name`, message: 'is required: a short name for the server, used in messages and tool prefixes' });
+    } else if (!NAME.test(m.name)) {
+      out.push({ code: 'value', key: `${key}.name`, message: `"${m.name}" is invalid: use only letters, digits, '-' and '_'` });
+    } else if (names.has(m.name)) {
+      out.push({ code: 'value', key: `${key}.name`, message: `"${m.name}" is used by an earlier entry; give each server its own name` });
+    }
+    names.add(m.name);
+    if (m.transport === 'stdio') {
+      if (m.command === undefined) {
+        out.push({ code: 'missing', key: `${key}.command`, message: 'is required for a stdio server: the program to start (arguments go in args)' });
+      }
+      if (m.url !== undefined) {
+        out.push({ code: 'value', key: `${key}.url`, message: 'does not apply to a stdio server; remove url, or remove command to connect over http' });
+      }
+      if (Object.keys(m.headers).length > 0) {
+        out.push({ code: 'value', key: `${key}.headers`, message: 'apply only to an http server; remove them, or use env for a stdio server' });
+      }
+    } else {
+      if (m.url === undefined) {
+        out.push({ code: 'missing', key: `${key}.url`, message: 'is required for an http server: its streamable HTTP endpoint' });
+      } else if (!/^https?:\/\//i.test(m.url)) {
+        out.push({ code: 'value', key: `${key}.url`, message: 'must start with http:// or https://' });
+      }
+      if (m.command !== undefined) {
+        out.push({ code: 'value', key: `${key}.command`, message: 'does not apply to an http server; remove command, or remove url to start a stdio server' });
+      }
+      if (m.args.length > 0 || Object.keys(m.env).length > 0) {
+        out.push({ code: 'value', key: `${key}.args`, message: 'args and env apply only to a stdio server; remove them' });
+      }
+    }
+  });
+  return out;
+}
+
+function runIssues(c: Config): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  if (c.llm.model === '') {
+    out.push({ code: 'missing', key: 'llm.model', message: 'is required to run an agent: the model id, e.g. claude-sonnet-4-6' });
+  }
+  if (c.systemPrompt.trim() === '' && c.expose.mcp === undefined) {
+    out.push({ code: 'missing', key: 'system_prompt', message: 'is required to run an agent: say what the agent is for and how it should use its tools' });
+  }
+  if (c.remoteTools.length > 0 && c.natsContext === undefined) {
+    out.push({ code: 'missing', key: 'nats_context', message: 'is required when remote_tools is set: the NATS context to reach the peers through' });
+  }
+  out.push(...natsBackendIssues(c));
+  return out;
+}
+
+function serveIssues(c: Config): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const a2a = c.expose.a2a;
+  if (c.identitySource !== 'explicit') {
+    out.push({ code: 'missing', key: 'identity', message: 'is required to serve: peers and queues address this agent by it; set an explicit identity' });
+  }
+  const endpoints = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined;
+  if (!endpoints) {
+    out.push({
+      code: 'missing',
+      key: 'expose.agent',
+      message: 'enables no endpoint to serve: set expose.agent.a2a.serve_tools or expose.agent.a2a.prompts, or add expose.agent.jobs or expose.agent.slack',
+    });
+  }
+  if (a2a.serveTools && c.applicationPath === undefined) {
+    out.push({ code: 'missing', key: 'application_path', message: 'is required with expose.agent.a2a.serve_tools: only application commands are served to peers' });
+  }
+  const overNats = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.remoteTools.length > 0;
+  if (overNats && c.natsContext === undefined) {
+    out.push({ code: 'missing', key: 'nats_context', message: 'is required to serve over NATS: the context naming the server and credentials' });
+  }
+  const runsModel = a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined;
+  if (runsModel && c.llm.model === '') {
+    out.push({ code: 'missing', key: 'llm.model', message: 'is required to serve prompts, jobs or slack: those endpoints run the agent loop' });
+  }
+  if (c.expose.jobs !== undefined && c.expose.jobs.stream === '') {
+    out.push({ code: 'missing', key: 'expose.agent.jobs.stream', message: 'is required: the JetStream stream holding the work queue' });
+  }
+  if (c.expose.slack !== undefined && c.expose.slack.channels.length === 0) {
+    out.push({ code: 'missing', key: 'expose.agent.slack.channels', message: 'is required: the Slack channel ids the agent answers in' });
+  }
+  out.push(...natsBackendIssues(c));
+  return out;
+}
+
+function natsBackendIssues(c: Config): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  if (c.harness.memory.enabled && c.harness.memory.backend === 'jetstream' && c.natsContext === undefined) {
+    out.push({ code: 'missing', key: 'nats_context', message: 'is required by harness.memory.backend: jetstream' });
+  }
+  if (c.harness.sessions.backend === 'jetstream' && c.natsContext === undefined) {
+    out.push({ code: 'missing', key: 'nats_context', message: 'is required by harness.sessions.backend: jetstream' });
+  }
+  return out;
+}

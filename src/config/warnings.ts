@@ -1,0 +1,35 @@
+import type { Config } from './types.js';
+
+/** A setting that is accepted but will not do what it seems to: reported, never silent. */
+export interface ConfigWarning {
+  readonly key: string;
+  readonly message: string;
+}
+
+/**
+ * The warnings a configuration earns whatever the command: filters with nothing to filter, tag
+ * filters that cannot be honoured on remote hosts, declared but unused blocks.
+ */
+export function configWarnings(config: Config): ConfigWarning[] {
+  const out: ConfigWarning[] = [];
+  const filtersSet =
+    config.include.tools.length + config.include.tags.length + config.exclude.tools.length + config.exclude.tags.length > 0;
+  if (filtersSet && config.applicationPath === undefined) {
+    out.push({
+      key: 'include',
+      message: "include/exclude have no effect without application_path: they filter the wrapped application's commands",
+    });
+  }
+  config.remoteTools.forEach((host, i) => {
+    if (host.include.tags.length > 0) {
+      out.push({
+        key: `remote_tools[${i}].include.tags`,
+        message: 'is ignored: discovery carries no tags; filter remote tools by name with include.tools',
+      });
+    }
+  });
+  if (config.remoteAgents.length > 0) {
+    out.push({ key: 'remote_agents', message: 'is accepted but not used yet; import a peer\'s tools with remote_tools' });
+  }
+  return out;
+}

@@ -1,0 +1,7 @@
+/**
+ * fisk-ai as a library: build, run and serve constrained agents from TypeScript. The command-line
+ * tool `fisk` is a thin layer over these modules.
+ */
+export * as config from './config/index.js';
+export * as llm from './llm/index.js';
+export * as toolkit from './toolkit/index.js';

@@ -1,0 +1,2 @@
+/** The tool contract and its capability interfaces. */
+export * from './tool.js';
