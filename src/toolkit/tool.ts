@@ -193,3 +193,25 @@ export function isDeferrable(tool: Tool): tool is Tool & Deferrable {
 export function isTagged(tool: Tool): tool is Tool & Tagged {
   return hasMethod(tool, 'tags');
 }
+
+/**
+ * An immutable, selected set of tools for one run: what the model sees, what `fisk info` lists
+ * and what can be dispatched are this one list. A change is a whole new set.
+ */
+export interface ToolSet {
+  readonly tools: readonly Tool[];
+  /** Looks a tool up by the flat name the model used. */
+  get(name: string): Tool | undefined;
+  /** The definitions sent to the model, with deferred loading already decided for this set. */
+  definitions(): readonly ToolDef[];
+}
+
+/**
+ * Where a run takes its tool set from. The loop takes one snapshot per model call, so a set
+ * swapped mid-batch cannot strand a call the model already made.
+ */
+export interface ToolSetSource {
+  current(): ToolSet;
+  /** Advisories queued by other sources (an MCP server changed its list), drained with the snapshot. */
+  drainAdvisories(): readonly string[];
+}
