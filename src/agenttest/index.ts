@@ -4,3 +4,5 @@
  */
 export { startNatsServer, freePort } from './nats-server.js';
 export type { NatsServer, NatsServerOptions } from './nats-server.js';
+export { ScriptedProvider, scriptedResponse, textResponse, toolUseResponse, hangingStep } from './scripted-provider.js';
+export type { ScriptStep, ScriptedProviderOptions, ScriptedResponseOptions, ScriptedToolCall } from './scripted-provider.js';

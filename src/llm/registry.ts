@@ -1,0 +1,62 @@
+import { ConfigError } from '../config/index.js';
+import type { ProviderFactory, ProviderOptions } from './options.js';
+import type { Provider } from './provider.js';
+
+interface Entry {
+  readonly factory: ProviderFactory;
+  readonly credentialEnvNames: readonly string[];
+}
+
+/**
+ * Model providers by name. Registering a provider requires declaring the environment variables
+ * that carry its secrets, so a provider cannot be linked in without its credentials being stripped
+ * from every tool subprocess.
+ */
+export class ProviderRegistry {
+  readonly #entries = new Map<string, Entry>();
+
+  /**
+   * Adds a provider. Throws on an empty name, a missing factory, a missing credential list or a
+   * name already taken: these are programming errors, caught the first time the module loads.
+   */
+  register(name: string, factory: ProviderFactory, credentialEnvNames: readonly string[]): void {
+    if (typeof name !== 'string' || name.trim() === '') throw new TypeError('provider registration needs a non-empty name');
+    if (typeof factory !== 'function') throw new TypeError(`provider "${name}" registered without a factory`);
+    // Checked at run time too: a JavaScript caller can omit the positional argument.
+    const declared: unknown = credentialEnvNames;
+    if (!Array.isArray(declared) || declared.some((n) => typeof n !== 'string' || n === '')) {
+      throw new TypeError(`provider "${name}" must declare the environment variables carrying its secrets (an array of names, possibly empty)`);
+    }
+    if (this.#entries.has(name)) throw new TypeError(`provider "${name}" is already registered`);
+    this.#entries.set(name, { factory, credentialEnvNames: Object.freeze([...credentialEnvNames]) });
+  }
+
+  /** The registered names, sorted. */
+  names(): string[] {
+    return [...this.#entries.keys()].sort();
+  }
+
+  /** Whether a name is registered. */
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  /**
+   * Builds the named provider. An unknown name is a `ConfigError` on `llm.provider` listing the
+   * known ones; the factory's own refusals (bad base URL, missing key) propagate unchanged.
+   */
+  create(name: string, options: ProviderOptions): Provider {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) {
+      throw ConfigError.of('value', 'llm.provider', `unknown provider "${name}": known providers are ${this.names().join(', ')}`);
+    }
+    return entry.factory(options);
+  }
+
+  /** The union of every registered provider's secret-bearing variables, sorted and deduplicated. */
+  credentialEnvNames(): string[] {
+    const all = new Set<string>();
+    for (const e of this.#entries.values()) for (const n of e.credentialEnvNames) all.add(n);
+    return [...all].sort();
+  }
+}
