@@ -231,7 +231,6 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
     maxInjectedTokens: maxInjected <= 0 ? DEFAULTS.knowledgeMaxInjectedTokens : maxInjected,
     expandToSection: k?.expand_to_section ?? false,
     readTool: k?.read_tool ?? false,
-    noProgress: k?.no_progress ?? false,
     citations,
     embeddings,
   };

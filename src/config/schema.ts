@@ -20,6 +20,11 @@ export const FilterSchema = z.strictObject({
   tags: strList.optional(),
 });
 
+/** MCP servers' tools carry no tags, so their filters are by name only. */
+export const NameFilterSchema = z.strictObject({
+  tools: strList.optional(),
+});
+
 export const BudgetSchema = z.strictObject({
   max_tokens: int.optional(),
   max_output_tokens: int.optional(),
@@ -74,7 +79,6 @@ export const KnowledgeSchema = z.strictObject({
   max_injected_tokens: int.optional(),
   expand_to_section: bool.optional(),
   read_tool: bool.optional(),
-  no_progress: bool.optional(),
   citations: z.array(CitationSchema).optional(),
   embeddings: EmbeddingsSchema.optional(),
 });
@@ -112,8 +116,8 @@ export const McpClientSchema = z.strictObject({
   url: str.optional(),
   headers: z.record(z.string(), z.string()).optional(),
   startup_timeout: duration.optional(),
-  include: FilterSchema.optional(),
-  exclude: FilterSchema.optional(),
+  include: NameFilterSchema.optional(),
+  exclude: NameFilterSchema.optional(),
 });
 
 export const ExposeMcpSchema = z.strictObject({
@@ -201,7 +205,7 @@ export function knownKeysAt(path: readonly (string | number)[]): string[] {
       const next = (schema.shape as Record<string, z.ZodType>)[String(seg)];
       if (!next) return [];
       schema = next;
-    } else if (schema instanceof z.ZodArray) {
+    } else if (schema instanceof z.ZodArray && typeof seg === 'number') {
       schema = schema.element as z.ZodType;
     } else {
       return [];

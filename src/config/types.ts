@@ -92,7 +92,6 @@ export interface KnowledgeConfig {
   readonly maxInjectedTokens: number;
   readonly expandToSection: boolean;
   readonly readTool: boolean;
-  readonly noProgress: boolean;
   readonly citations: readonly CitationRule[];
   /** Present exactly when the vector tier is configured. */
   readonly embeddings: EmbeddingsConfig | undefined;

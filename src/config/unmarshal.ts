@@ -30,9 +30,11 @@ export function unmarshal(text: string, name: string): Unmarshalled {
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((err): ConfigIssue => {
-        const [start, end] = err.pos;
+        const [start] = err.pos;
         if (err.code === 'DUPLICATE_KEY') {
-          const keyText = text.slice(start, end).split(/[:\n]/)[0]?.trim() ?? '';
+          const lineEnd = text.indexOf('\n', start);
+          const line = text.slice(start, lineEnd === -1 ? undefined : lineEnd);
+          const keyText = (line.split(':')[0] ?? '').trim().replace(/^["']|["']$/g, '');
           return {
             code: 'syntax',
             key: '',
@@ -78,7 +80,7 @@ function describeIssue(
 ): ConfigIssue[] {
   const path = issue.path.filter((p): p is PathSeg => typeof p !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeysAt(path.filter((p) => typeof p === 'string'));
+    const known = knownKeysAt(path);
     return issue.keys.map((key) => {
       const full = dotted([...path, key]);
       const guess = suggest(key, known);

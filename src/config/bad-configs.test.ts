@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfigForMode } from './index.js';
+import type { Mode } from './index.js';
+
+interface Case {
+  readonly name: string;
+  readonly yaml: string;
+  readonly mode?: Mode;
+  /** The key the message must name. */
+  readonly key: string;
+  /** More text the message must contain. */
+  readonly says?: RegExp;
+}
+
+const RUNNABLE = 'system_prompt: p\nllm: {model: m}\n';
+
+const CASES: readonly Case[] = [
+  { name: 'misspelt top-level block', yaml: 'harnes: {}', key: 'harnes', says: /did you mean harness\?.* at agent\.yaml:1:1/ },
+  { name: 'misspelt nested key', yaml: 'harness:\n  memroy: {enabled: true}\n', key: 'harness.memroy', says: /did you mean harness\.memory\?\) at agent\.yaml:2:3/ },
+  { name: 'human_in_the_loop at top level', yaml: 'human_in_the_loop: {enabled: true}', key: 'human_in_the_loop', says: /unknown key/ },
+  { name: 'unknown key in budget', yaml: 'llm: {budget: {max_token: 5}}', key: 'llm.budget.max_token', says: /did you mean llm\.budget\.max_tokens/ },
+  { name: 'unknown key in a list entry', yaml: 'remote_tools:\n  - name: a\n    alias_: b\n', key: 'remote_tools[0].alias_' },
+  { name: 'unknown key in an MCP client', yaml: 'mcp_clients: [{name: a, command: x, argv: [y]}]', key: 'mcp_clients[0].argv', says: /did you mean mcp_clients\[0\]\.args/ },
+  { name: 'tag filter on an MCP client', yaml: 'mcp_clients: [{name: a, command: x, include: {tags: [t]}}]', key: 'mcp_clients[0].include.tags' },
+  { name: 'duplicate key', yaml: 'identity: a\nidentity: b\n', key: '', says: /duplicate key "identity".* at agent\.yaml:2:1/ },
+  { name: 'not a mapping', yaml: '- a\n- b\n', key: '', says: /must be a mapping/ },
+  { name: 'not YAML', yaml: 'identity: [unclosed', key: '', says: /not valid YAML/ },
+  { name: 'string where a number belongs', yaml: 'llm: {budget: {max_tokens: lots}}', key: 'llm.budget.max_tokens', says: /expected a number, got the string "lots"/ },
+  { name: 'fraction where an integer belongs', yaml: 'llm: {budget: {max_iterations: 2.5}}', key: 'llm.budget.max_iterations', says: /integer/ },
+  { name: 'string where a boolean belongs', yaml: 'harness: {no_tui: "yes"}', key: 'harness.no_tui', says: /true or false/ },
+  { name: 'scalar where a list belongs', yaml: 'harness: {confirm_tags: impact:rw}', key: 'harness.confirm_tags', says: /a list/ },
+  { name: 'list where a string belongs', yaml: 'identity: [a, b]', key: 'identity', says: /expected a string, got a list/ },
+  { name: 'bare number duration', yaml: 'llm: {budget: {call_timeout: 30}}', key: 'llm.budget.call_timeout', says: /Go duration/ },
+  { name: 'bad duration unit', yaml: 'llm: {budget: {call_timeout: 30sec}}', key: 'llm.budget.call_timeout', says: /unknown unit/ },
+  { name: 'zero call timeout', yaml: 'llm: {budget: {call_timeout: 0s}}', key: 'llm.budget.call_timeout', says: /must be positive/ },
+  { name: 'negative tool timeout', yaml: 'llm: {budget: {tool_timeout: -1s}}', key: 'llm.budget.tool_timeout', says: /must not be negative/ },
+  { name: 'negative max_tokens', yaml: 'llm: {budget: {max_tokens: -1}}', key: 'llm.budget.max_tokens', says: /must not be negative/ },
+  { name: 'negative max_output_tokens', yaml: 'llm: {budget: {max_output_tokens: -5}}', key: 'llm.budget.max_output_tokens' },
+  { name: 'negative max_iterations', yaml: 'llm: {budget: {max_iterations: -5}}', key: 'llm.budget.max_iterations' },
+  { name: 'thinking as a bare boolean', yaml: 'llm: {thinking: true}', key: 'llm.thinking', says: /a mapping/ },
+  { name: 'thinking without enabled', yaml: 'llm: {thinking: {}}', key: 'llm.thinking.enabled', says: /required/ },
+  { name: 'unknown PII mode', yaml: 'harness: {pii: {mode: mask}}', key: 'harness.pii.mode', says: /off, redact or reject/ },
+  { name: 'bad identity characters', yaml: 'identity: my agent', key: 'identity', says: /letters, digits/ },
+  { name: 'identity from an application name with a dot', yaml: 'application_path: /usr/bin/nats.exe', key: 'identity', says: /taken from the application name/ },
+  { name: 'global flags without an application', yaml: 'global_flags: [context]', key: 'global_flags', says: /application_path/ },
+  { name: 'remote host without a name', yaml: 'remote_tools: [{alias: x}]', key: 'remote_tools[0].name', says: /required/ },
+  { name: 'remote host with a bad name', yaml: 'remote_tools: [{name: "a.b"}]', key: 'remote_tools[0].name' },
+  { name: 'remote host with a bad alias', yaml: 'remote_tools: [{name: a, alias: "x y"}]', key: 'remote_tools[0].alias' },
+  { name: 'tag exclude on a remote host', yaml: 'remote_tools: [{name: a, exclude: {tags: [t]}}]', key: 'remote_tools[0].exclude.tags', says: /exclude by tool name/ },
+  { name: 'bad include regex', yaml: 'include: {tools: ["("]}', key: 'include.tools[0]', says: /regular expression/ },
+  { name: 'MCP client without a name', yaml: 'mcp_clients: [{command: x}]', key: 'mcp_clients[0].name' },
+  { name: 'MCP client name reused', yaml: 'mcp_clients: [{name: a, command: x}, {name: a, command: y}]', key: 'mcp_clients[1].name', says: /earlier entry/ },
+  { name: 'MCP client with neither command nor url', yaml: 'mcp_clients: [{name: a}]', key: 'mcp_clients[0].command' },
+  { name: 'MCP client with both command and url', yaml: 'mcp_clients: [{name: a, command: x, url: "http://127.0.0.1:1"}]', key: 'mcp_clients[0].url' },
+  { name: 'MCP client with an unknown transport', yaml: 'mcp_clients: [{name: a, transport: sse, url: "http://x"}]', key: 'mcp_clients[0].transport', says: /stdio.*http/ },
+  { name: 'MCP http client with a non-http url', yaml: 'mcp_clients: [{name: a, transport: http, url: "ftp://x"}]', key: 'mcp_clients[0].url' },
+  { name: 'MCP client with a zero startup timeout', yaml: 'mcp_clients: [{name: a, command: x, startup_timeout: 0}]', key: 'mcp_clients[0].startup_timeout' },
+  { name: 'confirm_over_mcp typo', yaml: 'expose: {agent: {mcp: {confirm_over_mcp: sometimes}}}', key: 'expose.agent.mcp.confirm_over_mcp', says: /auto, always or never/ },
+  { name: 'memory built-in over MCP', yaml: 'expose: {agent: {mcp: {builtins: [memory_read]}}}', key: 'expose.agent.mcp.builtins', says: /only knowledge_search and knowledge_enumerate/ },
+  { name: 'knowledge built-in over MCP without knowledge', yaml: 'expose: {agent: {mcp: {builtins: [knowledge_search]}}}', key: 'expose.agent.mcp.builtins', says: /harness\.knowledge\.enabled/ },
+  { name: 'negative MCP concurrency', yaml: 'expose: {agent: {mcp: {max_concurrent_tools: -1}}}', key: 'expose.agent.mcp.max_concurrent_tools', says: /negative/ },
+  { name: 'MCP concurrency too high', yaml: 'expose: {agent: {mcp: {max_concurrent_tools: 5000}}}', key: 'expose.agent.mcp.max_concurrent_tools', says: /1024/ },
+  { name: 'negative MCP tool timeout', yaml: 'expose: {agent: {mcp: {tool_timeout: -2s}}}', key: 'expose.agent.mcp.tool_timeout' },
+  { name: 'MCP port out of range', yaml: 'expose: {agent: {mcp: {port: 70000}}}', key: 'expose.agent.mcp.port' },
+  { name: 'negative a2a concurrency', yaml: 'expose: {agent: {a2a: {max_concurrent_tools: -3}}}', key: 'expose.agent.a2a.max_concurrent_tools' },
+  { name: 'embeddings without base_url', yaml: 'harness: {knowledge: {enabled: true, embeddings: {model: e}}}', key: 'harness.knowledge.embeddings.base_url' },
+  { name: 'embeddings without model', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.0.0.1:1"}}}', key: 'harness.knowledge.embeddings.model' },
+  { name: 'embeddings over plain http to another host', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://embed.example.com", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /use https/ },
+  { name: 'embeddings url with credentials', yaml: 'harness: {knowledge: {embeddings: {base_url: "https://u:p@embed.example.com", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /user name or password/ },
+  { name: 'embeddings zero timeout', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.0.0.1:1", model: e, timeout: 0s}}}', key: 'harness.knowledge.embeddings.timeout' },
+  { name: 'bad citation pattern', yaml: 'harness: {knowledge: {citations: [{pattern: "[", replace: x}]}}', key: 'harness.knowledge.citations[0].pattern' },
+  { name: 'citation without replace', yaml: 'harness: {knowledge: {citations: [{pattern: x}]}}', key: 'harness.knowledge.citations[0].replace', says: /required/ },
+  { name: 'sample ratio above one', yaml: 'telemetry: {sample_ratio: 1.5}', key: 'telemetry.sample_ratio' },
+  { name: 'telemetry plain http with capture on', yaml: 'telemetry: {enabled: true, capture_content: true, endpoint: "http://collector.example.com:4318"}', key: 'telemetry.endpoint' },
+  { name: 'telemetry protocol typo', yaml: 'telemetry: {protocol: http}', key: 'telemetry.protocol' },
+  { name: 'run without a model', yaml: 'system_prompt: p', mode: 'run', key: 'llm.model', says: /required to run/ },
+  { name: 'run without a prompt', yaml: 'llm: {model: m}', mode: 'run', key: 'system_prompt' },
+  { name: 'run with remote tools and no NATS context', yaml: `${RUNNABLE}remote_tools: [{name: peer}]`, mode: 'run', key: 'nats_context' },
+  { name: 'run with JetStream memory and no NATS context', yaml: `${RUNNABLE}harness: {memory: {enabled: true, backend: jetstream}}`, mode: 'run', key: 'nats_context', says: /harness\.memory\.backend/ },
+  { name: 'run with JetStream sessions and no NATS context', yaml: `${RUNNABLE}harness: {sessions: {backend: jetstream}}`, mode: 'run', key: 'nats_context' },
+  { name: 'mcp without the expose block', yaml: 'identity: a', mode: 'mcp', key: 'expose.agent.mcp', says: /add/ },
+  { name: 'knowledge command without knowledge', yaml: 'identity: a', mode: 'knowledge', key: 'harness.knowledge.enabled' },
+  { name: 'serve without a named identity', yaml: 'application_path: /bin/x\nnats_context: c\nexpose: {agent: {a2a: {serve_tools: true}}}', mode: 'serve', key: 'identity' },
+  { name: 'serve with no endpoint', yaml: 'identity: a', mode: 'serve', key: 'expose.agent', says: /enables no endpoint/ },
+  { name: 'serve tools without an application', yaml: 'identity: a\nnats_context: c\nexpose: {agent: {a2a: {serve_tools: true}}}', mode: 'serve', key: 'application_path' },
+  { name: 'serve over NATS without a context', yaml: 'identity: a\napplication_path: /bin/x\nexpose: {agent: {a2a: {serve_tools: true}}}', mode: 'serve', key: 'nats_context' },
+  { name: 'serve prompts without a model', yaml: 'identity: a\nnats_context: c\nexpose: {agent: {a2a: {prompts: true}}}', mode: 'serve', key: 'llm.model' },
+  { name: 'jobs without a stream', yaml: `identity: a\nnats_context: c\n${RUNNABLE}expose: {agent: {jobs: {workers: 2}}}`, mode: 'serve', key: 'expose.agent.jobs.stream' },
+];
+
+describe('bad configurations', () => {
+  it('has at least forty cases', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it.each(CASES)('$name', ({ yaml, mode, key, says }) => {
+    let caught: unknown;
+    try {
+      parseConfigForMode({ text: yaml, name: 'agent.yaml' }, mode ?? 'info');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const err = caught as ConfigError;
+    if (key !== '') {
+      expect(err.issues.map((i) => i.key)).toContain(key);
+      expect(err.message).toContain(`${key}:`);
+    }
+    if (says !== undefined) expect(err.message).toMatch(says);
+  });
+});
