@@ -1,2 +1,31 @@
-/** The tool contract and its capability interfaces. */
+/** The tool contract, its capability interfaces, and how a run's one tool set is chosen. */
 export * from './tool.js';
+export { ToolkitError, TOOLKIT_ERROR_CODES } from './errors.js';
+export type { ToolkitErrorCode } from './errors.js';
+export { TOOL_NAME_PATTERN, isValidToolName } from './names.js';
+export { parseToolInput, requiredNames, missingRequired, validateRequired } from './required.js';
+export {
+  RESERVED_TAGS,
+  BEHAVIOR_TAGS,
+  KNOWN_AI_TAGS,
+  CONSERVATIVE_BEHAVIOR,
+  isDenied,
+  allowsDefer,
+  confirmGateFor,
+  unknownAiTags,
+  behaviorConflicts,
+  resolveBehavior,
+  modelDescription,
+} from './tags.js';
+export type { BehaviorTag } from './tags.js';
+export { SOURCE_ORDER, FILTER_REASONS, TOOL_WARNING_CODES, describeSource } from './source.js';
+export type { SourceName, FilterReason, FilteredTool, ToolSource, ToolWarning, ToolWarningCode } from './source.js';
+export { compileFilters, filterVerdict, applyFilters } from './filter.js';
+export type { CompiledFilters, Filterable } from './filter.js';
+export { DEFER_THRESHOLD, decideDeferral } from './deferral.js';
+export type { DeferralPolicy, DeferralDecision } from './deferral.js';
+export { FrozenToolSet, PublishedToolSetSource, EMPTY_TOOL_SET } from './tool-set.js';
+export type { ToolEntry } from './tool-set.js';
+export { selectTools } from './selection.js';
+export type { Selection, SelectionInput } from './selection.js';
+export * as functool from './functool/index.js';

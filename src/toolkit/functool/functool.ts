@@ -1,0 +1,161 @@
+import type { ToolDef } from '../../llm/types.js';
+import { ToolkitError } from '../errors.js';
+import { isValidToolName } from '../names.js';
+import { parseToolInput, validateRequired } from '../required.js';
+import { modelDescription } from '../tags.js';
+import type {
+  Behavior,
+  BehaviorDescriber,
+  ConfirmGate,
+  Confirmable,
+  Deferrable,
+  ExecDeps,
+  Kind,
+  Outcome,
+  Presentation,
+  Tagged,
+  Tool,
+} from '../tool.js';
+import type { FuncOrigin, FuncToolSpec } from './spec.js';
+
+/** The construction rules, each refused with a message naming the rule and why it exists. */
+function checkSpec(spec: FuncToolSpec): void {
+  const refuse = (why: string): never => {
+    throw new ToolkitError('spec', `tool ${JSON.stringify(spec.name)}: ${why}`);
+  };
+  if (!isValidToolName(spec.name)) {
+    refuse('the name must be 1 to 64 letters, digits, "_" or "-" (the model APIs accept nothing else)');
+  }
+  if (spec.description.trim() === '') refuse('the description is empty; a model cannot decide to call a tool it has no words for');
+  if (spec.inputSchema['type'] !== 'object') refuse('the input schema root must be {"type": "object"}');
+  const origin = spec.origin;
+  const gated = spec.confirm !== undefined;
+  const exposed = spec.exposure !== undefined && (spec.exposure.mcp || spec.exposure.a2a);
+  if (origin !== undefined && gated) {
+    refuse(`an imported (${origin.kind}) tool cannot be confirm-gated here: gating another party's tool is not this process's decision`);
+  }
+  if (exposed && origin !== undefined) {
+    refuse(`an imported (${origin.kind}) tool cannot be exposed: re-serving another party's tool under this identity needs an operator opt-in a spec cannot record`);
+  }
+  if (exposed && gated) refuse('a confirm-gated tool cannot declare exposure: no operator stands behind a served call');
+  if (origin !== undefined && spec.validateRequired === true) {
+    refuse('an imported tool cannot validate required arguments locally: the serving side owns its schema');
+  }
+  if (spec.kind === 'builtin' && origin === undefined && spec.exposure === undefined) {
+    refuse('a built-in must state its exposure (use {mcp: false, a2a: false} to serve it nowhere)');
+  }
+  if (gated && spec.confirm.trigger.trim() === '') refuse('confirm.trigger is empty; the prompt must name what gated the call');
+}
+
+function kindOf(spec: FuncToolSpec): Kind {
+  if (spec.origin !== undefined) return spec.origin.kind;
+  return spec.kind ?? 'custom';
+}
+
+function freezeDeep<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) freezeDeep(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * A tool backed by a function: built-ins, custom tools, and tools imported from peers or MCP
+ * servers (discriminated by the spec's origin).
+ */
+export class FuncTool implements Tool, Confirmable, BehaviorDescriber, Deferrable, Tagged {
+  readonly name: string;
+  readonly description: string;
+  readonly modelDescription: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly kind: Kind;
+  readonly presentation: Presentation;
+  /** Present for an imported tool. */
+  readonly origin: FuncOrigin | undefined;
+  readonly #spec: FuncToolSpec;
+  readonly #tags: readonly string[];
+  readonly #behavior: Behavior;
+
+  constructor(spec: FuncToolSpec) {
+    checkSpec(spec);
+    this.#spec = spec;
+    this.name = spec.name;
+    this.description = spec.description;
+    this.#tags = Object.freeze([...(spec.tags ?? [])]);
+    this.modelDescription = modelDescription(spec.description, this.#tags);
+    this.inputSchema = freezeDeep(structuredClone(spec.inputSchema) as Record<string, unknown>);
+    this.kind = kindOf(spec);
+    this.origin = spec.origin;
+    this.presentation = spec.presentation ?? (spec.origin === undefined ? 'traced' : 'remote');
+    this.#behavior = {
+      readOnly: spec.behavior?.readOnly ?? 'unset',
+      destructive: spec.behavior?.destructive ?? 'unset',
+      idempotent: spec.behavior?.idempotent ?? 'unset',
+      openWorld: spec.behavior?.openWorld ?? 'unset',
+    };
+    // Capabilities a spec did not ask for stay absent, so the type guards answer truthfully.
+    if (spec.needsPrompter === true) Object.defineProperty(this, 'needsPrompter', { value: () => true });
+    if (spec.needsWorkDir === true) Object.defineProperty(this, 'needsWorkDir', { value: () => true });
+    if (spec.operatorPaced === true) Object.defineProperty(this, 'operatorPaced', { value: () => true });
+  }
+
+  definition(deferLoading: boolean): ToolDef {
+    return { name: this.name, description: this.modelDescription, inputSchema: this.inputSchema, deferLoading };
+  }
+
+  async execute(input: string, deps: ExecDeps, signal: AbortSignal): Promise<Outcome> {
+    const parsed = parseToolInput(input);
+    if (!parsed.ok) return { status: 'completed', output: parsed.error, isError: true };
+    if (this.#spec.origin === undefined && this.#spec.validateRequired !== false) {
+      const problem = validateRequired(this.inputSchema, input);
+      if (problem !== undefined) return { status: 'completed', output: problem, isError: true };
+    }
+    return this.#spec.handler(parsed.value, { deps, signal, rawInput: input });
+  }
+
+  mcpExposable(): boolean {
+    return this.#spec.exposure?.mcp ?? false;
+  }
+
+  a2aExposable(): boolean {
+    return this.#spec.exposure?.a2a ?? false;
+  }
+
+  confirmGate(): ConfirmGate {
+    const c = this.#spec.confirm;
+    return c === undefined ? { gated: false } : { gated: true, trigger: c.trigger };
+  }
+
+  behavior(): Behavior {
+    return this.#behavior;
+  }
+
+  deferrable(): boolean {
+    if (this.kind === 'builtin') return false;
+    return this.#spec.deferrable ?? true;
+  }
+
+  tags(): readonly string[] {
+    return this.#tags;
+  }
+}
+
+/**
+ * Builds a tool from a spec, refusing (with a `ToolkitError` of code `spec`) a spec that breaks a
+ * construction rule: an invalid name, an empty description, a non-object schema root, a gated
+ * imported tool, an exposed imported or gated tool, or a built-in that did not state its exposure.
+ */
+export function newFuncTool(spec: FuncToolSpec): FuncTool {
+  return new FuncTool(spec);
+}
+
+/** A completed outcome carrying `value` as the JSON the caller asked for. */
+export function jsonOutcome(value: unknown): Outcome {
+  return { status: 'completed', output: JSON.stringify(value), isError: false };
+}
+
+/** A completed error outcome the model reads as a failed call. */
+export function errorOutcome(message: string): Outcome {
+  return { status: 'completed', output: message, isError: true };
+}

@@ -1,0 +1,110 @@
+import { ToolkitError } from './errors.js';
+import { decideDeferral } from './deferral.js';
+import type { DeferralPolicy } from './deferral.js';
+import { describeSource, SOURCE_ORDER } from './source.js';
+import type { FilteredTool, SourceName, ToolSource, ToolWarning } from './source.js';
+import { behaviorConflicts, unknownAiTags } from './tags.js';
+import { FrozenToolSet } from './tool-set.js';
+import type { ToolEntry } from './tool-set.js';
+import { isTagged } from './tool.js';
+import type { Tool } from './tool.js';
+
+/** Everything the one selection function needs. */
+export interface SelectionInput {
+  /** Each source's built tools; the order given is ignored in favour of `SOURCE_ORDER`. */
+  readonly sources: readonly ToolSource[];
+  /** `harness.confirm_tags`, for the unmatched-tag warning. */
+  readonly confirmTags: readonly string[];
+  readonly deferral: DeferralPolicy;
+}
+
+/** A run's tool set, every tool left out with its reason, and what the operator should hear. */
+export interface Selection {
+  readonly toolSet: FrozenToolSet;
+  readonly filtered: readonly FilteredTool[];
+  readonly warnings: readonly ToolWarning[];
+}
+
+function claimant(source: SourceName, label: string | undefined): string {
+  return describeSource(source, label);
+}
+
+/**
+ * The single function that decides a run's tools. `fisk run`, `fisk info` and the serving
+ * surfaces all call it, so what the model is sent, what is listed and what can be dispatched are
+ * one list. Sources are laid out in the fixed order (application, human-in-the-loop, memory,
+ * knowledge, a2a peers, MCP servers, custom); a name claimed twice aborts with a `ToolkitError`
+ * (`collision`) naming both claimants, because the model addresses every tool by one flat name
+ * and a silent winner could strip a gate.
+ */
+export function selectTools(input: SelectionInput): Selection {
+  const ordered = [...input.sources].sort((a, b) => SOURCE_ORDER.indexOf(a.source) - SOURCE_ORDER.indexOf(b.source));
+  const taken = new Map<string, { source: SourceName; label: string | undefined }>();
+  const tools: { tool: Tool; source: SourceName; label: string | undefined }[] = [];
+  const filtered: FilteredTool[] = [];
+  for (const src of ordered) {
+    filtered.push(...(src.filtered ?? []));
+    for (const tool of src.tools) {
+      const prior = taken.get(tool.name);
+      if (prior !== undefined) {
+        throw new ToolkitError(
+          'collision',
+          `tool name ${JSON.stringify(tool.name)} is claimed by both ${claimant(prior.source, prior.label)} and ${claimant(src.source, src.label)}; ` +
+            'rename one, or leave one out with include/exclude',
+        );
+      }
+      taken.set(tool.name, { source: src.source, label: src.label });
+      tools.push({ tool, source: src.source, label: src.label });
+    }
+  }
+
+  const warnings: ToolWarning[] = [];
+  const allTags = new Set<string>();
+  for (const { tool } of tools) {
+    if (!isTagged(tool)) continue;
+    const tags = tool.tags();
+    for (const t of tags) allTags.add(t);
+    const unknown = unknownAiTags(tags);
+    if (unknown.length > 0) {
+      warnings.push({
+        code: 'unknown_ai_tag',
+        tool: tool.name,
+        message: `tool ${JSON.stringify(tool.name)} carries ${unknown.join(', ')}, which this build does not know; the tag does nothing (check its spelling)`,
+      });
+    }
+    const conflicts = behaviorConflicts(tags);
+    if (conflicts.length > 0) {
+      warnings.push({
+        code: 'behavior_conflict',
+        tool: tool.name,
+        message: `tool ${JSON.stringify(tool.name)} has contradicting behaviour tags; ${conflicts.join(', ')} was dropped in favour of the more cautious reading`,
+      });
+    }
+  }
+  for (const tag of input.confirmTags) {
+    if (!allTags.has(tag)) {
+      warnings.push({
+        code: 'confirm_tag_unmatched',
+        message: `harness.confirm_tags lists ${JSON.stringify(tag)}, but no loaded tool carries it; nothing is gated by it (check the spelling)`,
+      });
+    }
+  }
+
+  const decision = decideDeferral(
+    tools.map((t) => t.tool),
+    input.deferral,
+  );
+  if (decision.sentAllInstead) {
+    const why = input.deferral.noToolSearch ? 'llm.no_tool_search is set' : 'the provider has no tool search';
+    warnings.push({
+      code: 'tool_search_unavailable',
+      message: `${decision.counted} tools would be deferred behind tool search, but ${why}; every definition is sent with each request`,
+    });
+  }
+  const entries: ToolEntry[] = tools.map(({ tool, source, label }) =>
+    label === undefined
+      ? { tool, source, deferred: decision.deferred.has(tool.name) }
+      : { tool, source, label, deferred: decision.deferred.has(tool.name) },
+  );
+  return { toolSet: new FrozenToolSet(entries), filtered, warnings };
+}

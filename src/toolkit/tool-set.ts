@@ -1,0 +1,80 @@
+import type { ToolDef } from '../llm/types.js';
+import type { SourceName } from './source.js';
+import type { Tool, ToolSet, ToolSetSource } from './tool.js';
+
+/** A tool's place in a set: where it came from and whether its definition is deferred. */
+export interface ToolEntry {
+  readonly tool: Tool;
+  readonly source: SourceName;
+  readonly label?: string;
+  readonly deferred: boolean;
+}
+
+/**
+ * An immutable tool set. Definitions are computed once at construction, so what the model is
+ * sent cannot drift from what `get` dispatches to.
+ */
+export class FrozenToolSet implements ToolSet {
+  readonly tools: readonly Tool[];
+  readonly entries: readonly ToolEntry[];
+  readonly #byName: ReadonlyMap<string, ToolEntry>;
+  readonly #definitions: readonly ToolDef[];
+
+  constructor(entries: readonly ToolEntry[]) {
+    this.entries = Object.freeze([...entries]);
+    this.tools = Object.freeze(entries.map((e) => e.tool));
+    this.#byName = new Map(entries.map((e) => [e.tool.name, e]));
+    this.#definitions = Object.freeze(entries.map((e) => Object.freeze(e.tool.definition(e.deferred))));
+    Object.freeze(this);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#byName.get(name)?.tool;
+  }
+
+  /** The entry for a name: its source and deferral. */
+  entry(name: string): ToolEntry | undefined {
+    return this.#byName.get(name);
+  }
+
+  definitions(): readonly ToolDef[] {
+    return this.#definitions;
+  }
+}
+
+/** The empty set. */
+export const EMPTY_TOOL_SET: ToolSet = new FrozenToolSet([]);
+
+/**
+ * A `ToolSetSource` that a host publishes whole sets to. The loop's snapshot is whichever set was
+ * published last; advisories queue until the loop drains them with its next snapshot.
+ */
+export class PublishedToolSetSource implements ToolSetSource {
+  #current: ToolSet;
+  #advisories: string[] = [];
+
+  constructor(initial: ToolSet) {
+    this.#current = initial;
+  }
+
+  current(): ToolSet {
+    return this.#current;
+  }
+
+  /** Replaces the set; a set is never edited in place. */
+  publish(set: ToolSet, advisory?: string): void {
+    this.#current = set;
+    if (advisory !== undefined) this.#advisories.push(advisory);
+  }
+
+  /** Queues a note for the loop without changing the set. */
+  advise(message: string): void {
+    this.#advisories.push(message);
+  }
+
+  drainAdvisories(): readonly string[] {
+    const out = this.#advisories;
+    this.#advisories = [];
+    return out;
+  }
+}
