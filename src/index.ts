@@ -5,3 +5,4 @@
 export * as config from './config/index.js';
 export * as llm from './llm/index.js';
 export * as toolkit from './toolkit/index.js';
+export * as runstate from './runstate/index.js';

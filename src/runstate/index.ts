@@ -1,0 +1,30 @@
+/**
+ * Durable runs: the journal records, the one append rule, the pure fold that rebuilds a run from
+ * its records, the configuration fingerprint that gates a resume, and the session stores (file,
+ * JetStream, memory) chosen by `harness.sessions`.
+ */
+export * from './records.js';
+export { RunStateError, RUN_STATE_ERROR_CODES, isRunStateError } from './errors.js';
+export type { RunStateErrorCode } from './errors.js';
+export { checkAppend, gapError } from './check-append.js';
+export type { AppendCheck } from './check-append.js';
+export { checkRunId, newRunId, RUN_ID_PATTERN, RUN_ID_MAX_LENGTH } from './run-id.js';
+export { appendNext } from './store.js';
+export type { AppendOutcome, Journal, RunSummary, SessionStore } from './store.js';
+export { checkRecord, decodeRecord, encodeRecord, schemaFor } from './validate.js';
+export { encodeMessage, decodeMessage, encodeBlock, decodeBlock, encodeToolResult, decodeToolResult } from './message-codec.js';
+export {
+  metaBody,
+  assistantBody,
+  userBody,
+  toolResultBody,
+  deferralBody,
+  grantBody,
+  approvalBody,
+  claimBody,
+  terminalBody,
+  memoryScopeBody,
+} from './builders.js';
+export type { Body } from './builders.js';
+export { memorySessionStore, summarize } from './memory-store.js';
+export { statusOf } from './summary.js';

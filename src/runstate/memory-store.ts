@@ -1,0 +1,125 @@
+/**
+ * An in-memory session store with the same contract as the durable backends: records are encoded
+ * and decoded exactly as a file or stream would hold them, one writer holds a run at a time, and a
+ * writer whose tail was moved by another is refused. For tests and for embedders that want
+ * checkpoint semantics without persistence; everything is lost with the process.
+ */
+import { checkAppend, gapError } from './check-append.js';
+import { RunStateError } from './errors.js';
+import { isKnownRecord } from './records.js';
+import type { SessionRecord, StoredRecord } from './records.js';
+import { checkRunId } from './run-id.js';
+import type { AppendOutcome, Journal, RunSummary, SessionStore } from './store.js';
+import { statusOf } from './summary.js';
+import { decodeRecord, encodeRecord } from './validate.js';
+
+interface StoredRun {
+  readonly lines: string[];
+  updated: Date;
+  holder: object | undefined;
+}
+
+/** Runs `fn`, turning a throw into a rejection. */
+function attempt<T>(fn: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(fn()));
+}
+
+/** Builds an empty in-memory store. */
+export function memorySessionStore(): SessionStore {
+  const runs = new Map<string, StoredRun>();
+
+  const journalFor = (runId: string, run: StoredRun): Journal => {
+    const token = {};
+    run.holder = token;
+    let last = run.lines.length;
+    let closed = false;
+    return {
+      runId,
+      lastSeq: () => last,
+      append(record: SessionRecord): Promise<AppendOutcome> {
+        if (closed) return Promise.reject(new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`));
+        const body = encodeRecord(record);
+        const check = checkAppend(record.seq, last);
+        if (check === 'duplicate') return Promise.resolve('duplicate');
+        if (check === 'gap') return Promise.reject(gapError(record.seq, last));
+        if (run.lines.length !== last || runs.get(runId) !== run) {
+          return Promise.reject(new RunStateError('locked', `run ${JSON.stringify(runId)} was taken over by another writer`));
+        }
+        run.lines.push(body);
+        run.updated = new Date();
+        last = record.seq;
+        return Promise.resolve('appended');
+      },
+      close(): Promise<void> {
+        closed = true;
+        if (run.holder === token) run.holder = undefined;
+        return Promise.resolve();
+      },
+    };
+  };
+
+  const take = (runId: string, run: StoredRun): Journal => {
+    if (run.holder !== undefined) {
+      throw new RunStateError('locked', `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`);
+    }
+    return journalFor(runId, run);
+  };
+
+  return {
+    backend: 'memory',
+    location: 'memory',
+    create(runId: string): Promise<Journal> {
+      return attempt(() => {
+        checkRunId(runId);
+        if (runs.has(runId)) throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)}`);
+        const run: StoredRun = { lines: [], updated: new Date(), holder: undefined };
+        runs.set(runId, run);
+        return take(runId, run);
+      });
+    },
+    open(runId: string): Promise<Journal> {
+      return attempt(() => {
+        checkRunId(runId);
+        const run = runs.get(runId);
+        if (run === undefined) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)}`);
+        return take(runId, run);
+      });
+    },
+    load(runId: string): Promise<readonly StoredRecord[]> {
+      return attempt(() => {
+        checkRunId(runId);
+        const run = runs.get(runId);
+        if (run === undefined || run.lines.length === 0) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)}`);
+        return run.lines.map(decodeRecord);
+      });
+    },
+    list(): Promise<readonly RunSummary[]> {
+      const out: RunSummary[] = [];
+      for (const [runId, run] of runs) {
+        const records = run.lines.map(decodeRecord);
+        out.push(summarize(runId, records, run.updated));
+      }
+      out.sort((a, b) => b.updated.getTime() - a.updated.getTime());
+      return Promise.resolve(out);
+    },
+    remove(runId: string): Promise<void> {
+      return attempt(() => {
+        checkRunId(runId);
+        runs.delete(runId);
+      });
+    },
+  };
+}
+
+/** A summary from a run's records (the meta record gives model and prompt). */
+export function summarize(runId: string, records: readonly StoredRecord[], updated: Date): RunSummary {
+  const first = records[0];
+  const meta = first !== undefined && isKnownRecord(first) && 'meta' in first ? first.meta : undefined;
+  return {
+    runId,
+    model: meta?.fingerprint.model ?? '',
+    status: statusOf(records),
+    updated,
+    prompt: meta?.prompt ?? '',
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The session store contract every backend implements, and the journal a run writes through.
+ * A store is built once by a host and borrowed by runs; it owns no connection it was handed.
+ */
+import type { RecordBody, SessionRecord, StoredRecord, TerminalReason } from './records.js';
+
+/** Whether an append stored a record or recognised a retry of one already stored. */
+export type AppendOutcome = 'appended' | 'duplicate';
+
+/**
+ * One run's append-only journal, held exclusively for its lifetime. `append` follows
+ * `checkAppend`: a sequence at or below `lastSeq()` is a duplicate and skipped, the next one is
+ * stored durably before `lastSeq()` advances, and a gap is refused. A writer that lost the run to
+ * a newer claimant is refused at its next append with `RunStateError` `locked`.
+ */
+export interface Journal {
+  readonly runId: string;
+  /** The last durably stored sequence (0 for a journal with nothing written yet). */
+  lastSeq(): number;
+  /** Validates and durably stores one record. */
+  append(record: SessionRecord): Promise<AppendOutcome>;
+  /** Releases the journal (the file lock); appending afterwards is refused. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** How `fisk session ls` and embedders see a stored run without reading it whole. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly model: string;
+  /** The last terminal reason, or `open` for a run that is running, crashed or mid-resume. */
+  readonly status: TerminalReason | 'open';
+  /** When the last record was written. */
+  readonly updated: Date;
+  readonly prompt: string;
+}
+
+/**
+ * Where runs are kept. Run ids are checked by every method (`invalid_run_id`).
+ *
+ * - `create` refuses an id that exists (`exists`), including one a concurrent creator took first.
+ * - `open` refuses an unknown id (`not_found`) and a run another writer holds (`locked`).
+ * - `load` reads every record without taking the run, validating each; a torn final record is
+ *   dropped, an interior bad one is `corrupt`.
+ * - `remove` deletes a run; removing an unknown id is not an error.
+ */
+export interface SessionStore {
+  /** The registered backend name (`file`, `jetstream`, `memory`). */
+  readonly backend: string;
+  /** Where runs live, for messages (`/home/x/.local/state/fisk-ai/runs`, `stream SESSIONS`). */
+  readonly location: string;
+  create(runId: string): Promise<Journal>;
+  open(runId: string): Promise<Journal>;
+  load(runId: string): Promise<readonly StoredRecord[]>;
+  list(): Promise<readonly RunSummary[]>;
+  remove(runId: string): Promise<void>;
+}
+
+/** Appends `body` as the journal's next record (`lastSeq() + 1`). */
+export async function appendNext(journal: Journal, body: RecordBody): Promise<SessionRecord> {
+  const record = { ...body, seq: journal.lastSeq() + 1 } as SessionRecord;
+  await journal.append(record);
+  return record;
+}

@@ -1,0 +1,90 @@
+/**
+ * Validation and serialization of journal records. Every record is checked against its schema
+ * when written and again when read, so a journal edited by hand, truncated or written by a buggy
+ * build is refused with the line and field at fault instead of being folded into a wrong
+ * conversation.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { RunStateError } from './errors.js';
+import { PROTOCOL_PREFIX, RECORD_KINDS, protocolOf } from './records.js';
+import type { RecordKind, SessionRecord, StoredRecord } from './records.js';
+import { recordSchema } from './schemas.js';
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function buildValidators(): ReadonlyMap<string, ValidateFunction> {
+  const ajv = new Ajv2020({ strict: true, allErrors: false });
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
+  const out = new Map<string, ValidateFunction>();
+  for (const kind of RECORD_KINDS) out.set(protocolOf(kind), ajv.compile(recordSchema(kind)));
+  return out;
+}
+
+let validators: ReadonlyMap<string, ValidateFunction> | undefined;
+function validatorFor(protocol: string): ValidateFunction | undefined {
+  validators ??= buildValidators();
+  return validators.get(protocol);
+}
+
+function describeErrors(v: ValidateFunction): string {
+  const first = v.errors?.[0];
+  if (first === undefined) return 'does not match its schema';
+  const where = first.instancePath === '' ? 'record' : first.instancePath;
+  const extra = first.params as Record<string, unknown>;
+  const detail =
+    typeof extra.additionalProperty === 'string'
+      ? ` (${extra.additionalProperty})`
+      : typeof extra.unevaluatedProperty === 'string'
+        ? ` (${extra.unevaluatedProperty})`
+        : '';
+  return `${where} ${first.message ?? 'is invalid'}${detail}`;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Checks a parsed value as a record. A known protocol must match its schema exactly; an unknown
+ * protocol under this namespace is accepted only with `optional: true` (a newer build's record
+ * that an older reader may safely skip). Throws `RunStateError` with code `schema`.
+ */
+export function checkRecord(value: unknown): StoredRecord {
+  if (!isObject(value)) throw new RunStateError('schema', 'record is not a JSON object');
+  const { seq, protocol } = value;
+  if (typeof protocol !== 'string') throw new RunStateError('schema', 'record has no protocol string');
+  const validate = validatorFor(protocol);
+  if (validate === undefined) {
+    if (value.optional === true && protocol.startsWith(PROTOCOL_PREFIX) && typeof seq === 'number' && Number.isInteger(seq) && seq >= 1) {
+      return { seq, protocol, optional: true, unknown: true };
+    }
+    throw new RunStateError('schema', `record has an unknown protocol ${JSON.stringify(protocol)}`);
+  }
+  if (!validate(value)) {
+    throw new RunStateError('schema', `${protocol} record seq ${String(seq)}: ${describeErrors(validate)}`);
+  }
+  return value as unknown as SessionRecord;
+}
+
+/** Serializes a record to its one-line body after validating it; the body is the same in every backend. */
+export function encodeRecord(record: SessionRecord): string {
+  checkRecord(record);
+  return JSON.stringify(record);
+}
+
+/** Parses and validates one stored body. Throws `RunStateError` (`corrupt` for bad JSON, `schema` for a bad shape). */
+export function decodeRecord(body: string): StoredRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    throw new RunStateError('corrupt', `record is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  return checkRecord(value);
+}
+
+/** The schema every record of a kind must match, for documentation and external validators. */
+export function schemaFor(kind: RecordKind): Record<string, unknown> {
+  return recordSchema(kind);
+}
