@@ -20,3 +20,14 @@ export class UsageError extends CliError {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * Ends a command with a status after it has already reported everything it had to say (a run that
+ * stopped at its budget prints its answer and summary, then exits 4). Carries no message.
+ */
+export class ExitWith extends Error {
+  constructor(readonly exitCode: ExitCode) {
+    super(`exit ${exitCode}`);
+    this.name = 'ExitWith';
+  }
+}

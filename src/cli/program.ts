@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
-import { CliError } from './errors.js';
+import { CliError, ExitWith } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './io.js';
 import { println } from './io.js';
@@ -39,7 +39,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);
+    return EXIT.ok;
   } catch (err) {
     return reportError(err, io);
   }
@@ -50,6 +50,7 @@ function reportError(err: unknown, io: Io): number {
     // help and version arrive here as "errors" with exit code 0
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
+  if (err instanceof ExitWith) return err.exitCode;
   if (err instanceof ConfigError) {
     println(io.err, `fisk: configuration error:`);
     for (const line of err.message.split('\n')) println(io.err, `  ${line}`);
