@@ -1,0 +1,44 @@
+/**
+ * The one error class of the memory module. `code` is a closed vocabulary, so callers branch on
+ * it rather than on message text; the message names what to change.
+ */
+
+export const MEMORY_ERROR_CODES = [
+  'invalid_key', // the key breaks the key rules; nothing was touched
+  'invalid_description', // empty or too long after normalization
+  'too_large', // content or serialized entry over the limit
+  'full', // the store already holds the maximum number of entries
+  'exists', // create of a key that is already there
+  'stale', // update without a current read of the key (or someone wrote it since)
+  'not_found', // read of a key that holds nothing
+  'unsafe_entry', // the stored entry is a symlink or not a regular file
+  'unknown_backend', // harness.memory.backend names no registered backend
+  'backend_mismatch', // an injected store reports a different backend than the configuration names
+  'missing_dependency', // the backend needs something the host did not pass (a NATS connection)
+  'bucket_missing', // the JetStream bucket does not exist
+  'bucket_unsuitable', // the bucket has a TTL or too small a value size
+  'unavailable', // the backing store could not be reached in time
+  'invalid_snapshot', // a scope snapshot from a journal is malformed
+  'invalid_argument', // a tool argument of the wrong type
+  'io', // any other failure of the backing store
+] as const;
+export type MemoryErrorCode = (typeof MEMORY_ERROR_CODES)[number];
+
+/** A memory failure with a closed code. */
+export class MemoryError extends Error {
+  readonly code: MemoryErrorCode;
+  /** The key concerned, when the failure is about one memory. */
+  readonly key: string | undefined;
+
+  constructor(code: MemoryErrorCode, message: string, options?: { cause?: unknown; key?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'MemoryError';
+    this.code = code;
+    this.key = options?.key;
+  }
+}
+
+/** Whether `err` is a MemoryError with the given code. */
+export function isMemoryError(err: unknown, code?: MemoryErrorCode): err is MemoryError {
+  return err instanceof MemoryError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,74 @@
+import { MemoryError } from './errors.js';
+import { isValidKey } from './validate.js';
+
+/** One key's recorded revision in a snapshot. */
+export interface ScopeEntry {
+  readonly key: string;
+  readonly revision: number;
+}
+
+/** A scope as journal data: plain, sorted by key, JSON-safe. */
+export type ScopeSnapshot = readonly ScopeEntry[];
+
+/**
+ * One run's record of which memories it has read and at which revision. It is the authority for
+ * overwriting on a backend that enforces read-before-update: only a model-initiated read and the
+ * run's own writes record a revision; listing and the start-of-run index do not, because seeing a
+ * key in an index is not seeing its current text. A delete drops the revision, so a stale one cannot
+ * authorize overwriting a key that was re-created in between.
+ *
+ * A run passes its scope on every store call rather than binding it to the store, so one store
+ * serves many concurrent runs, each with its own scope. An absent scope authorizes no overwrite.
+ */
+export class Scope {
+  // A Map, not an object: keys such as `__proto__` are legal memory keys.
+  readonly #revisions = new Map<string, number>();
+
+  /** The revision this run last read or wrote for `key`, if any. */
+  revision(key: string): number | undefined {
+    return this.#revisions.get(key);
+  }
+
+  /** Records that this run has seen `key` at `revision` (backends without revisions record 0). */
+  record(key: string, revision: number): void {
+    this.#revisions.set(key, revision);
+  }
+
+  /** Forgets `key` (it was deleted, or found missing). */
+  forget(key: string): void {
+    this.#revisions.delete(key);
+  }
+
+  /** The recorded revisions, for the journal. */
+  snapshot(): ScopeSnapshot {
+    return [...this.#revisions.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, revision]) => ({ key, revision }));
+  }
+
+  /**
+   * Rebuilds a scope from a journaled snapshot so a resumed run keeps the authority it had. The
+   * snapshot is checked entry by entry; a malformed one is refused (`invalid_snapshot`) rather than
+   * half-applied, since a wrong revision would be an overwrite nobody read for.
+   */
+  static restore(snapshot: unknown): Scope {
+    if (!Array.isArray(snapshot)) {
+      throw new MemoryError('invalid_snapshot', 'a memory scope snapshot must be a list of {key, revision} entries');
+    }
+    const scope = new Scope();
+    for (const [i, entry] of (snapshot as unknown[]).entries()) {
+      if (typeof entry !== 'object' || entry === null) {
+        throw new MemoryError('invalid_snapshot', `memory scope snapshot entry ${i} is not an object`);
+      }
+      const { key, revision } = entry as Record<string, unknown>;
+      if (typeof key !== 'string' || !isValidKey(key)) {
+        throw new MemoryError('invalid_snapshot', `memory scope snapshot entry ${i} has no valid key`);
+      }
+      if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
+        throw new MemoryError('invalid_snapshot', `memory scope snapshot entry ${i} (${key}) has no valid revision`);
+      }
+      scope.record(key, revision);
+    }
+    return scope;
+  }
+}
