@@ -1,0 +1,36 @@
+/**
+ * Knowledge failures that cross a boundary carry a code from one closed set, so callers (the CLI,
+ * the tools, the doctor) decide by class and never by message text.
+ */
+export const KNOWLEDGE_ERROR_CODES = [
+  'locked', // another writer holds the store's lock
+  'symlink', // a symlink sits where the store keeps a file
+  'format_too_new', // the file was written by a newer format
+  'format_too_old', // the file was written by an older format or has a different shape
+  'vector_mismatch', // the pinned embedding identity differs from the configured one
+  'dimension_mismatch', // the live model answers with a different dimension than the index holds
+  'embeddings', // the embeddings server failed or answered malformed data
+  'no_fts5', // this SQLite build has no FTS5
+  'bad_query', // a query the language refuses (OR, NEAR, a trailing *)
+  'bad_citation', // a citation that is not `<path>#<ordinal>`
+  'not_built', // an operation that needs a built index found none
+  'io', // a file or directory could not be read or written
+] as const;
+export type KnowledgeErrorCode = (typeof KNOWLEDGE_ERROR_CODES)[number];
+
+/** The one error class of the knowledge module. The message names what to change. */
+export class KnowledgeError extends Error {
+  constructor(
+    readonly code: KnowledgeErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'KnowledgeError';
+  }
+}
+
+/** Whether an unknown value is a KnowledgeError with the given code. */
+export function isKnowledgeError(err: unknown, code?: KnowledgeErrorCode): err is KnowledgeError {
+  return err instanceof KnowledgeError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,178 @@
+import type { Database } from 'better-sqlite3';
+import { KnowledgeError } from './errors.js';
+
+/**
+ * The on-disk format this build writes and reads. Version 1 was a single porter-stemmed FTS table
+ * with the heading folded into it; version 2 keeps headings apart (weighted 2.0) and adds the exact
+ * table and the vocabulary view. There is no migration in either direction, by design: an index is
+ * derived data, and rebuilding it is cheaper and safer than a migration that could go wrong.
+ */
+export const FORMAT_VERSION = 2;
+
+/** BM25 column weights for `chunks_fts(content, heading_path)`: a heading match counts double. */
+export const BM25_WEIGHTS = [1.0, 2.0] as const;
+
+const BASE_DDL = `
+CREATE TABLE documents (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  title TEXT NOT NULL,
+  mtime INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  hash TEXT NOT NULL,
+  indexed_at INTEGER NOT NULL
+);
+CREATE TABLE chunks (
+  id INTEGER PRIMARY KEY,
+  document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  ordinal INTEGER NOT NULL,
+  heading_path TEXT NOT NULL,
+  content TEXT NOT NULL,
+  UNIQUE (document_id, ordinal)
+);
+CREATE TABLE knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(content, heading_path, content='chunks', content_rowid='id', tokenize='porter unicode61');
+CREATE VIRTUAL TABLE chunks_exact USING fts5(content, heading_path, content='chunks', content_rowid='id', tokenize='unicode61');
+CREATE VIRTUAL TABLE vocab USING fts5vocab(chunks_exact, 'row');
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, content, heading_path) VALUES (new.id, new.content, new.heading_path);
+  INSERT INTO chunks_exact(rowid, content, heading_path) VALUES (new.id, new.content, new.heading_path);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path) VALUES ('delete', old.id, old.content, old.heading_path);
+  INSERT INTO chunks_exact(chunks_exact, rowid, content, heading_path) VALUES ('delete', old.id, old.content, old.heading_path);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, content, heading_path) VALUES ('delete', old.id, old.content, old.heading_path);
+  INSERT INTO chunks_exact(chunks_exact, rowid, content, heading_path) VALUES ('delete', old.id, old.content, old.heading_path);
+  INSERT INTO chunks_fts(rowid, content, heading_path) VALUES (new.id, new.content, new.heading_path);
+  INSERT INTO chunks_exact(rowid, content, heading_path) VALUES (new.id, new.content, new.heading_path);
+END;
+`;
+
+/** The objects of the base schema, by name and type; the vector pair is optional. */
+const BASE_OBJECTS: ReadonlyMap<string, string> = new Map([
+  ['documents', 'table'],
+  ['chunks', 'table'],
+  ['knowledge_meta', 'table'],
+  ['chunks_fts', 'table'],
+  ['chunks_exact', 'table'],
+  ['vocab', 'table'],
+  ['chunks_ai', 'trigger'],
+  ['chunks_ad', 'trigger'],
+  ['chunks_au', 'trigger'],
+]);
+const VECTOR_OBJECTS: ReadonlyMap<string, string> = new Map([
+  ['chunks_vec', 'table'],
+  ['chunks_ad_vec', 'trigger'],
+]);
+const COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  documents: ['id', 'path', 'title', 'mtime', 'size', 'hash', 'indexed_at'],
+  chunks: ['id', 'document_id', 'ordinal', 'heading_path', 'content'],
+  knowledge_meta: ['key', 'value'],
+};
+
+const VIRTUAL = /^CREATE VIRTUAL TABLE/i;
+
+/** The user-visible objects of a database: shadow tables of virtual tables and SQLite's own left out. */
+export function listObjects(db: Database): Map<string, string> {
+  const rows = db
+    .prepare(`SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND type IN ('table','trigger','view','index')`)
+    .all() as { type: string; name: string; sql: string | null }[];
+  const virtuals = rows.filter((r) => r.sql !== null && VIRTUAL.test(r.sql)).map((r) => `${r.name}_`);
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    if (r.type === 'index' && r.sql === null) continue; // automatic indexes for UNIQUE constraints
+    if (virtuals.some((prefix) => r.name.startsWith(prefix))) continue;
+    out.set(r.name, r.type);
+  }
+  return out;
+}
+
+/** Creates the base schema on the caller's transaction (never a nested one). */
+export function createSchema(db: Database): void {
+  db.exec(BASE_DDL);
+  db.prepare('INSERT INTO knowledge_meta(key, value) VALUES (?, ?)').run('format_version', String(FORMAT_VERSION));
+}
+
+/** Creates the vector table and its delete trigger for a dimension, on the caller's transaction. */
+export function createVectorSchema(db: Database, dimension: number): void {
+  if (!Number.isInteger(dimension) || dimension <= 0) throw new KnowledgeError('embeddings', `invalid embedding dimension ${dimension}`);
+  db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding FLOAT[${dimension}]);
+CREATE TRIGGER chunks_ad_vec AFTER DELETE ON chunks BEGIN DELETE FROM chunks_vec WHERE chunk_id = old.id; END;`);
+}
+
+/** Drops the vector table and trigger, on the caller's transaction. */
+export function dropVectorSchema(db: Database): void {
+  db.exec('DROP TRIGGER IF EXISTS chunks_ad_vec; DROP TABLE IF EXISTS chunks_vec;');
+}
+
+/**
+ * Drops every object the file holds. Dropping fires no row triggers, so this works against an
+ * index whose FTS has drifted from its content table, where deleting rows would fail.
+ */
+export function dropEverything(db: Database): void {
+  const objects = listObjects(db);
+  for (const [name, type] of objects) {
+    if (type === 'trigger') db.exec(`DROP TRIGGER IF EXISTS "${name.replaceAll('"', '""')}"`);
+  }
+  for (const [name, type] of objects) {
+    if (type === 'view') db.exec(`DROP VIEW IF EXISTS "${name.replaceAll('"', '""')}"`);
+  }
+  // documents last: chunks reference it
+  const tables = [...objects].filter(([, t]) => t === 'table').map(([n]) => n);
+  const order = [...tables.filter((n) => n !== 'documents'), ...tables.filter((n) => n === 'documents')];
+  for (const name of order) db.exec(`DROP TABLE IF EXISTS "${name.replaceAll('"', '""')}"`);
+}
+
+/** What the format gate found. */
+export type FormatState = 'fresh' | 'current';
+
+function readVersion(db: Database, objects: Map<string, string>): number | undefined {
+  if (!objects.has('knowledge_meta')) return undefined;
+  const row = db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'format_version'`).get() as { value: string } | undefined;
+  if (row === undefined) return undefined;
+  const n = Number(row.value);
+  return Number.isInteger(n) ? n : -1;
+}
+
+const RESET_HINT = "run 'fisk knowledge reset --force' and then 'fisk knowledge index' to rebuild it";
+
+/**
+ * The format gate. Refuses a newer format (upgrade fisk-ai) and an older one (reset and rebuild),
+ * and compares the object list and column shape separately from the pinned number, because an
+ * emptied metadata table must not let a foreign shape through. Returns `fresh` for an empty file.
+ */
+export function checkFormat(db: Database, path: string): FormatState {
+  const objects = listObjects(db);
+  if (objects.size === 0) return 'fresh';
+  const version = readVersion(db, objects);
+  if (version !== undefined && version > FORMAT_VERSION) {
+    throw new KnowledgeError('format_too_new', `the knowledge index ${path} has format version ${version}, but this build reads up to ${FORMAT_VERSION}; upgrade fisk-ai`);
+  }
+  if (version !== undefined && version < FORMAT_VERSION) {
+    throw new KnowledgeError('format_too_old', `the knowledge index ${path} has format version ${version}, older than this build's ${FORMAT_VERSION}; ${RESET_HINT}`);
+  }
+  const problems: string[] = [];
+  for (const [name, type] of BASE_OBJECTS) {
+    if (objects.get(name) !== type) problems.push(`missing ${type} ${name}`);
+  }
+  for (const [name, type] of objects) {
+    if (BASE_OBJECTS.has(name)) continue;
+    if (VECTOR_OBJECTS.get(name) === type) continue;
+    problems.push(`unexpected ${type} ${name}`);
+  }
+  if (objects.has('chunks_vec') !== objects.has('chunks_ad_vec')) problems.push('vector table and its trigger out of step');
+  for (const [table, want] of Object.entries(COLUMNS)) {
+    if (!objects.has(table)) continue;
+    const have = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name);
+    if (have.join(',') !== want.join(',')) problems.push(`table ${table} has columns (${have.join(', ')})`);
+  }
+  if (problems.length > 0) {
+    throw new KnowledgeError('format_too_old', `the knowledge index ${path} does not have this build's shape (${problems.slice(0, 3).join('; ')}); ${RESET_HINT}`);
+  }
+  if (version === undefined) {
+    throw new KnowledgeError('format_too_old', `the knowledge index ${path} has no pinned format version; ${RESET_HINT}`);
+  }
+  return 'current';
+}

@@ -1,0 +1,156 @@
+import type { Database as Db } from 'better-sqlite3';
+import { formatCitation } from './citation.js';
+import { EmbeddingsError } from './embeddings.js';
+import type { EmbeddingsClient } from './embeddings.js';
+import { KnowledgeError } from './errors.js';
+import { readIdentity, requireCompatibleIdentity } from './identity.js';
+import type { VectorSettings } from './identity.js';
+import { freeTextQuery } from './query.js';
+import { BM25_WEIGHTS } from './schema.js';
+import type { KnowledgeReader } from './store.js';
+import type { DegradeStep, Tier } from './tier.js';
+
+/** How many candidates each tier fans out before fusion. */
+export const CANDIDATES = 50;
+/** The reciprocal rank fusion constant. */
+export const RRF_K = 60;
+
+/**
+ * How a search ended. `not_built` and `empty_index` are kept apart from `no_results`, and
+ * `no_terms` from both, so an absence never reads as an answer.
+ */
+export const SEARCH_STATUSES = ['ok', 'no_results', 'no_terms', 'empty_index', 'not_built'] as const;
+export type SearchStatus = (typeof SEARCH_STATUSES)[number];
+
+/** One retrieved chunk. */
+export interface SearchHit {
+  readonly chunkId: number;
+  readonly path: string;
+  readonly ordinal: number;
+  /** `path#ordinal`. */
+  readonly citation: string;
+  readonly headingPath: string;
+  readonly content: string;
+  /** The fused score (higher is better). */
+  readonly score: number;
+}
+
+/** A search's answer. */
+export interface SearchResult {
+  readonly status: SearchStatus;
+  readonly tier: Tier;
+  readonly hits: readonly SearchHit[];
+  readonly terms: readonly string[];
+  /** Terms under two characters that were dropped. */
+  readonly dropped: readonly string[];
+}
+
+/** The hybrid tier for a search: a client and the configured identity. */
+export interface SearchVector {
+  readonly client: EmbeddingsClient;
+  readonly settings: VectorSettings;
+}
+
+export interface SearchOptions {
+  readonly topK: number;
+  readonly vector?: SearchVector | undefined;
+  readonly signal?: AbortSignal;
+}
+
+/** The tier a configuration promises before a query runs (for status lines on empty answers). */
+export function configuredTier(db: Db | undefined, vector: SearchVector | undefined): Tier {
+  if (vector === undefined) return { kind: 'lexical' };
+  const pinned = db === undefined ? undefined : readIdentity(db);
+  return { kind: 'hybrid', model: vector.settings.model, dimension: pinned?.dimension };
+}
+
+/**
+ * Fuses ranked lists with reciprocal rank fusion (k = 60); ties go to the lower chunk id so the
+ * order is the same on every run.
+ */
+export function fuse(lists: readonly (readonly number[])[]): { id: number; score: number }[] {
+  const scores = new Map<number, number>();
+  for (const list of lists) {
+    list.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank + 1)));
+  }
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+function hydrate(db: Db, fused: readonly { id: number; score: number }[]): SearchHit[] {
+  if (fused.length === 0) return [];
+  const rows = db
+    .prepare(
+      `SELECT c.id AS id, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content, d.path AS path
+       FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (${fused.map(() => '?').join(',')})`,
+    )
+    .all(...fused.map((f) => f.id)) as { id: number; ordinal: number; heading: string; content: string; path: string }[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out: SearchHit[] = [];
+  for (const f of fused) {
+    // a chunk replaced by a concurrent reindex between fusion and hydration is skipped
+    const r = byId.get(f.id);
+    if (r === undefined) continue;
+    out.push({ chunkId: r.id, path: r.path, ordinal: r.ordinal, citation: formatCitation(r.path, r.ordinal), headingPath: r.heading, content: r.content, score: f.score });
+  }
+  return out;
+}
+
+function documentCount(db: Db): number {
+  return (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
+}
+
+/**
+ * Searches the index. The lexical tier always runs; with a vector tier configured the query is
+ * embedded and the vector tier fused in. A failing embedding call or vector query degrades to the
+ * lexical answer and says which step failed; a dimension mismatch is an error, because the answer
+ * would be wrong rather than narrower; a cancellation by the caller is thrown.
+ */
+export async function search(reader: KnowledgeReader, query: string, opts: SearchOptions): Promise<SearchResult> {
+  const db = reader.handle();
+  const parsed = freeTextQuery(query);
+  const base = { terms: parsed.terms, dropped: parsed.dropped };
+  if (db === undefined) return { ...base, status: 'not_built', tier: configuredTier(undefined, opts.vector), hits: [] };
+  const pinned = readIdentity(db);
+  requireCompatibleIdentity(pinned, opts.vector?.settings, reader.path);
+  const tier0 = configuredTier(db, opts.vector);
+  if (documentCount(db) === 0) return { ...base, status: 'empty_index', tier: tier0, hits: [] };
+  if (parsed.match === undefined) return { ...base, status: 'no_terms', tier: tier0, hits: [] };
+
+  const lexical = (
+    db
+      .prepare(`SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')}) LIMIT ${CANDIDATES}`)
+      .all(parsed.match) as { id: number }[]
+  ).map((r) => r.id);
+
+  let tier: Tier = { kind: 'lexical' };
+  const lists: number[][] = [lexical];
+  const vector = opts.vector;
+  if (vector !== undefined && pinned !== undefined) {
+    const signal = opts.signal ?? new AbortController().signal;
+    const degrade = (step: DegradeStep, failure: EmbeddingsError['failure'], detail: string): Tier => ({ kind: 'degraded', model: vector.settings.model, step, failure, detail });
+    let qv: Float32Array | undefined;
+    try {
+      qv = await vector.client.embedQuery(`${vector.settings.queryPrefix}${query}`, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (!(err instanceof EmbeddingsError)) throw err;
+      tier = degrade('embed_query', err.failure, err.message);
+    }
+    if (qv !== undefined) {
+      if (qv.length !== pinned.dimension) {
+        throw new KnowledgeError('dimension_mismatch', `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`);
+      }
+      try {
+        const rows = db
+          .prepare(`SELECT chunk_id AS id FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance`)
+          .all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number }[];
+        lists.push(rows.map((r) => r.id));
+        tier = { kind: 'hybrid', model: vector.settings.model, dimension: pinned.dimension };
+      } catch (err) {
+        tier = degrade('vector_search', 'failed', (err as Error).message);
+      }
+    }
+  }
+  const hits = hydrate(db, fuse(lists).slice(0, Math.max(1, opts.topK)));
+  return { ...base, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
+}

@@ -1,0 +1,178 @@
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
+import { KnowledgeError } from './errors.js';
+import { acquireWriterLock } from './lock.js';
+import type { WriterLock } from './lock.js';
+import { checkFormat, createSchema } from './schema.js';
+import { DB_FILE, assertStoreModes, prepareStoreFiles, refuseSymlinks } from './store-files.js';
+
+function openDatabase(path: string, readonly: boolean): Db {
+  const db = readonly ? new Database(path, { readonly: true, fileMustExist: true }) : new Database(path);
+  try {
+    // the vector extension is loaded unconditionally, so a lexical index and a hybrid one open alike
+    sqliteVec.load(db);
+    const fts = db.prepare(`SELECT sqlite_compileoption_used('ENABLE_FTS5') AS f`).get() as { f: number };
+    if (fts.f !== 1) throw new KnowledgeError('no_fts5', 'this SQLite build has no FTS5; the knowledge store needs it');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    if (readonly) db.pragma('query_only = 1');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/**
+ * The single writer of a store: one connection, holding the store's exclusive lock for its whole
+ * lifetime. Schema helpers take its `db` and run on the caller's transaction.
+ */
+export interface WriterStore {
+  readonly dir: string;
+  /** The database file. */
+  readonly path: string;
+  readonly db: Db;
+  /** Whether this open created the schema (a first build). */
+  readonly created: boolean;
+  /** Closes the connection (checkpointing the WAL) and releases the lock. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Opens the store for writing: creates the directory (0700) and file (0600), refuses symlinks,
+ * takes the writer lock (failing at once when another writer holds it), applies the format gate
+ * and creates the schema on a fresh file.
+ */
+export function openWriter(dir: string): WriterStore {
+  prepareStoreFiles(dir);
+  const lock: WriterLock = acquireWriterLock(dir);
+  const path = join(dir, DB_FILE);
+  let db: Db | undefined;
+  try {
+    db = openDatabase(path, false);
+    db.pragma('journal_mode = WAL');
+    // WAL with NORMAL sync: a crash can lose the last commits but never corrupts the file
+    db.pragma('synchronous = NORMAL');
+    const state = checkFormat(db, path);
+    const handle = db;
+    if (state === 'fresh') handle.transaction(() => createSchema(handle))();
+    assertStoreModes(dir);
+    let open = true;
+    return {
+      dir,
+      path,
+      db: handle,
+      created: state === 'fresh',
+      close(): void {
+        if (!open) return;
+        open = false;
+        try {
+          handle.close();
+          assertStoreModes(dir);
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    db?.close();
+    lock.release();
+    throw err;
+  }
+}
+
+/**
+ * Opens the store for a destructive maintenance verb (`reset`) that must work on a file the format
+ * gate refuses: the lock is taken and symlinks refused, but no gate runs and nothing is created.
+ */
+export function openRaw(dir: string): WriterStore | undefined {
+  refuseSymlinks(dir);
+  const path = join(dir, DB_FILE);
+  if (!exists(path)) return undefined;
+  const lock = acquireWriterLock(dir);
+  let db: Db;
+  try {
+    db = openDatabase(path, false);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const handle = db;
+  let open = true;
+  return {
+    dir,
+    path,
+    db: handle,
+    created: false,
+    close(): void {
+      if (!open) return;
+      open = false;
+      try {
+        handle.close();
+        assertStoreModes(dir);
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A read-only view of a store, safe to share across concurrent runs in one process. The file is
+ * opened lazily, so an agent started before the first index sees "not built" and later sees the
+ * index without a restart. better-sqlite3 holds no read transaction between statements, so an
+ * idle reader never pins a WAL snapshot and blocks checkpoints.
+ */
+export class KnowledgeReader {
+  readonly dir: string;
+  readonly path: string;
+  #db: Db | undefined;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    this.path = join(dir, DB_FILE);
+  }
+
+  /** Whether an index file exists (it may still be empty of documents). */
+  built(): boolean {
+    return this.#db !== undefined || exists(this.path);
+  }
+
+  /** The open connection, or `undefined` when no index has been built. Applies the format gate once. */
+  handle(): Db | undefined {
+    if (this.#db !== undefined) return this.#db;
+    refuseSymlinks(this.dir);
+    if (!exists(this.path)) return undefined;
+    const db = openDatabase(this.path, true);
+    try {
+      if (checkFormat(db, this.path) === 'fresh') {
+        // a writer created the file but has not committed the schema yet
+        db.close();
+        return undefined;
+      }
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    assertStoreModes(this.dir);
+    this.#db = db;
+    return db;
+  }
+
+  /** Closes the connection; a later call to `handle` opens it again. */
+  close(): void {
+    this.#db?.close();
+    this.#db = undefined;
+  }
+}

@@ -1,0 +1,61 @@
+import type { EmbedFailure } from './embeddings.js';
+
+/** The step of a hybrid search that failed, when it fell back to the lexical tier. */
+export const DEGRADE_STEPS = ['embed_query', 'vector_search'] as const;
+export type DegradeStep = (typeof DEGRADE_STEPS)[number];
+
+/** Which retrieval tier answered. Every surface prints it through `tierLine`. */
+export type Tier =
+  | { readonly kind: 'lexical' }
+  | { readonly kind: 'hybrid'; readonly model: string; /** Unknown until the index pins it. */ readonly dimension: number | undefined }
+  | {
+      readonly kind: 'degraded';
+      readonly model: string;
+      readonly step: DegradeStep;
+      readonly failure: EmbedFailure;
+      readonly detail: string;
+    };
+
+function stepWords(step: DegradeStep): string {
+  switch (step) {
+    case 'embed_query':
+      return 'embedding the query';
+    case 'vector_search':
+      return 'the vector search';
+    default: {
+      const never: never = step;
+      return never;
+    }
+  }
+}
+
+function failureWords(failure: EmbedFailure): string {
+  switch (failure) {
+    case 'deadline':
+      return 'timed out';
+    case 'canceled':
+      return 'was canceled';
+    case 'failed':
+      return 'failed';
+    default: {
+      const never: never = failure;
+      return never;
+    }
+  }
+}
+
+/** The one canonical tier line, the same on the CLI, in tool results and in logs. */
+export function tierLine(tier: Tier): string {
+  switch (tier.kind) {
+    case 'lexical':
+      return 'tier: lexical (FTS5 BM25)';
+    case 'hybrid':
+      return `tier: hybrid (FTS5 + vectors, RRF) - model=${tier.model} dimension=${tier.dimension ?? 'unknown (not built yet)'}`;
+    case 'degraded':
+      return `tier: lexical (degraded from hybrid: ${stepWords(tier.step)} ${failureWords(tier.failure)}: ${tier.detail}) - model=${tier.model}`;
+    default: {
+      const never: never = tier;
+      return never;
+    }
+  }
+}
