@@ -1,0 +1,117 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** One request the fake server received, kept whole for assertions. */
+export interface ReceivedRequest {
+  readonly method: string;
+  /** The path with its query string, e.g. `/v1/messages`. */
+  readonly path: string;
+  /** Header names lower-cased; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body exactly as received. */
+  readonly bodyText: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  readonly body: unknown;
+}
+
+/**
+ * One scripted answer. `body` is sent as JSON unless it is already a string. `hang` never answers
+ * (until the client gives up or the server closes), for timeout and cancellation tests.
+ */
+export interface FakeReply {
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly hang?: boolean;
+}
+
+/** A reply, or a function choosing one from the request it answers. */
+export type FakeReplyStep = FakeReply | ((request: ReceivedRequest) => FakeReply);
+
+/**
+ * A local HTTP server speaking whatever model API its scripted replies speak (Anthropic Messages,
+ * OpenAI Responses, Chat Completions), so the official SDKs run end to end against it. Replies are
+ * served in order to every request, whatever its path; a request with nothing queued gets a 500
+ * whose body says so, so a test fails loudly rather than hanging.
+ */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:<port>`: a loopback base URL, so no API key is required. */
+  readonly url: string;
+  /** Every request received, in order, retries included. */
+  readonly requests: readonly ReceivedRequest[];
+  /** Queues replies. */
+  reply(...steps: FakeReplyStep[]): this;
+  /** How many queued replies are left. */
+  readonly pending: number;
+  /** Stops the server, cutting any hanging connection. */
+  close(): Promise<void>;
+}
+
+/** Starts a fake model server on a free loopback port. */
+export async function startFakeModelServer(): Promise<FakeModelServer> {
+  const queue: FakeReplyStep[] = [];
+  const requests: ReceivedRequest[] = [];
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const bodyText = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = bodyText === '' ? undefined : (JSON.parse(bodyText) as unknown);
+      } catch {
+        body = undefined;
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      const received: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers, bodyText, body };
+      requests.push(received);
+      const step = queue.shift();
+      const reply: FakeReply =
+        step === undefined
+          ? { status: 500, body: { type: 'error', error: { type: 'api_error', message: `fake model server: no reply queued for request ${requests.length}` } } }
+          : typeof step === 'function'
+            ? step(received)
+            : step;
+      if (reply.hang === true) return;
+      const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+      res.writeHead(reply.status ?? 200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+        ...reply.headers,
+      });
+      res.end(payload);
+    });
+  };
+
+  const server = createServer(handle);
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+
+  const api: FakeModelServer = {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    reply(...steps) {
+      queue.push(...steps);
+      return api;
+    },
+    get pending() {
+      return queue.length;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+  return api;
+}

@@ -1,0 +1,121 @@
+import type {
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  OutputConfig,
+  TextBlockParam,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import { LlmError } from '../errors.js';
+import type { Request } from '../provider.js';
+import { signatureText } from '../signature.js';
+import { stripThinking } from '../strip-thinking.js';
+import type { ContentBlock, Message, ToolDef } from '../types.js';
+
+/** The server-side tool-search tool appended when at least one definition is deferred. */
+export const TOOL_SEARCH_TOOL = Object.freeze({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' } as const);
+
+/** Provider block kinds that are reasoning, stripped with thinking when it is explicitly off. */
+export function isAnthropicReasoningKind(kind: string): boolean {
+  return kind === 'redacted_thinking';
+}
+
+/**
+ * Assembles the Messages API body for one neutral request, with no wire call, so request assembly
+ * is testable alone. System blocks are built fresh every call so a cache marker never leaks into
+ * the caller's values (which are hashed into the run fingerprint).
+ *
+ * Caching: unless `noPromptCache`, one breakpoint on the last system block (tools and system) and
+ * one at request level (the conversation tail), with a 1 hour lifetime for an interactive run (an
+ * operator may think longer than five minutes) and 5 minutes otherwise.
+ *
+ * Refuses (with `LlmError('bad_request')`) a tool call whose stored input is not JSON, since the
+ * API would reject the turn anyway and the message can say which call it is.
+ */
+export function buildParams(request: Request): MessageCreateParamsNonStreaming {
+  const cache: CacheControlEphemeral | undefined = request.noPromptCache
+    ? undefined
+    : { type: 'ephemeral', ttl: request.interactive ? '1h' : '5m' };
+
+  const system: TextBlockParam[] = request.system.map((b) => ({ type: 'text', text: b.text }));
+  const last = system[system.length - 1];
+  if (cache !== undefined && last !== undefined) system[system.length - 1] = { ...last, cache_control: cache };
+
+  const history = request.thinking === 'off' ? stripThinking(request.messages, isAnthropicReasoningKind) : request.messages;
+
+  const params: MessageCreateParamsNonStreaming = {
+    model: request.model,
+    max_tokens: request.maxOutputTokens,
+    messages: history.map(messageParam),
+  };
+  if (system.length > 0) params.system = system;
+  if (request.tools.length > 0) params.tools = toolParams(request.tools);
+  if (cache !== undefined) params.cache_control = cache;
+  if (request.thinking === 'on') params.thinking = { type: 'adaptive', display: 'summarized' };
+  else if (request.thinking === 'off') params.thinking = { type: 'disabled' };
+  if (request.reasoningEffort !== undefined) {
+    // A plain string on purpose: the levels belong to the model, and a newer one may accept a level
+    // this SDK's types have not heard of.
+    params.output_config = { effort: request.reasoningEffort as OutputConfig['effort'] & string };
+  }
+  return params;
+}
+
+/**
+ * Tool definitions: `defer_loading` always present, the schema forwarded verbatim (extra keys
+ * included), and the BM25 tool-search tool appended last only when something actually deferred.
+ */
+export function toolParams(tools: readonly ToolDef[]): ToolUnion[] {
+  const out: ToolUnion[] = [];
+  let deferred = false;
+  for (const t of tools) {
+    deferred ||= t.deferLoading;
+    out.push({
+      type: 'custom',
+      name: t.name,
+      description: t.description,
+      input_schema: { type: 'object', ...t.inputSchema },
+      defer_loading: t.deferLoading,
+    });
+  }
+  if (deferred) out.push({ ...TOOL_SEARCH_TOOL });
+  return out;
+}
+
+function messageParam(m: Message): MessageParam {
+  return { role: m.role, content: m.content.map(blockParam) };
+}
+
+function blockParam(b: ContentBlock): ContentBlockParam {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: b.text };
+    case 'thinking':
+      return { type: 'thinking', thinking: b.text, signature: b.signature === undefined ? '' : signatureText(b.signature) };
+    case 'tool_use':
+      return { type: 'tool_use', id: b.id, name: b.name, input: parseJson(b.input, `tool call ${b.id} (${b.name}) input`) };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: b.toolUseId,
+        content: [{ type: 'text', text: b.content }],
+        is_error: b.isError ?? false,
+      };
+    case 'provider':
+      // Faithful raw JSON the API produced; sent back exactly as it came.
+      return parseJson(b.raw, `provider block ${b.kind}`) as ContentBlockParam;
+    default: {
+      const never: never = b;
+      return never;
+    }
+  }
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new LlmError('bad_request', `the stored ${what} is not valid JSON`, { cause: err });
+  }
+}

@@ -1,0 +1,82 @@
+import { LlmError } from '../errors.js';
+import { count, isObject, obj, str } from '../json-guards.js';
+import type { JsonObject } from '../json-guards.js';
+import type { Response } from '../provider.js';
+import { objectMembers, rootArrayElements } from '../raw-json.js';
+import type { Span } from '../raw-json.js';
+import { signatureBytes } from '../signature.js';
+import type { ContentBlock, Usage } from '../types.js';
+import { stopReason } from '../types.js';
+
+/**
+ * Decodes a Messages API answer from its body text. Text, thinking and tool calls map onto the
+ * neutral blocks; a tool call's input is cut from the body text so it survives byte for byte; any
+ * other block (server tool use, tool search results, redacted thinking, ...) is kept as a provider
+ * block holding the exact JSON the API sent, so it goes back unchanged on the next turn. Unknown
+ * fields (`caller`, `container`, `stop_details`, ...) are ignored, and an unknown stop reason is
+ * passed through beside the unified one.
+ *
+ * Refuses an answer without a content array with `LlmError('decode')`.
+ */
+export function decodeMessage(text: string): Response {
+  let body: unknown;
+  let spans: Span[];
+  try {
+    body = JSON.parse(text) as unknown;
+    spans = rootArrayElements(text, 'content');
+  } catch (err) {
+    throw new LlmError('decode', 'the model answer is not valid JSON', { cause: err });
+  }
+  if (!isObject(body) || !Array.isArray(body.content) || body.content.length !== spans.length) {
+    throw new LlmError('decode', 'the model answer has no content array');
+  }
+  const content: ContentBlock[] = [];
+  body.content.forEach((raw: unknown, i) => {
+    const span = spans[i];
+    if (!isObject(raw) || span === undefined) throw new LlmError('decode', `content block ${i} is not an object`);
+    content.push(decodeBlock(raw, text, span));
+  });
+  const model = typeof body.model === 'string' ? body.model : undefined;
+  const response: Response = {
+    message: { role: 'assistant', content },
+    stopReason: stopReason(str(body, 'stop_reason')),
+    usage: decodeUsage(obj(body, 'usage')),
+  };
+  return model === undefined ? response : { ...response, model };
+}
+
+function decodeBlock(b: JsonObject, text: string, span: Span): ContentBlock {
+  const type = str(b, 'type');
+  switch (type) {
+    case 'text':
+      return { type: 'text', text: str(b, 'text') };
+    case 'thinking': {
+      const sig = b.signature;
+      return typeof sig === 'string' && sig !== ''
+        ? { type: 'thinking', text: str(b, 'thinking'), signature: signatureBytes(sig) }
+        : { type: 'thinking', text: str(b, 'thinking') };
+    }
+    case 'tool_use': {
+      const input = objectMembers(text, span.start).get('input');
+      return {
+        type: 'tool_use',
+        id: str(b, 'id'),
+        name: str(b, 'name'),
+        input: input === undefined ? '{}' : text.slice(input.start, input.end),
+      };
+    }
+    default:
+      return { type: 'provider', kind: type, raw: text.slice(span.start, span.end) };
+  }
+}
+
+/** Usage: uncached input, output (thinking counted inside it), cache reads and writes. */
+export function decodeUsage(u: JsonObject | undefined): Usage {
+  return {
+    input: count(u, 'input_tokens'),
+    output: count(u, 'output_tokens'),
+    cacheRead: count(u, 'cache_read_input_tokens'),
+    cacheWrite: count(u, 'cache_creation_input_tokens'),
+    thinking: count(obj(u, 'output_tokens_details'), 'thinking_tokens'),
+  };
+}

@@ -1,0 +1,51 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { codeForStatus, LlmError } from '../errors.js';
+import type { Request } from '../provider.js';
+
+/**
+ * Maps an Anthropic SDK failure onto `LlmError`. A 400 on a call that sent thinking or a reasoning
+ * effort gains a hint naming the config key: for thinking the remedy is removing the `llm.thinking`
+ * block, since `enabled: false` is still a parameter and is rejected the same way.
+ */
+export function toLlmError(err: unknown, request: Request): LlmError {
+  if (err instanceof LlmError) return err;
+  if (err instanceof APIUserAbortError) return new LlmError('aborted', 'the model call was cancelled', { cause: err });
+  if (err instanceof APIConnectionTimeoutError) return new LlmError('timeout', 'the connection to the model timed out', { cause: err });
+  if (err instanceof APIConnectionError) {
+    return new LlmError('network', `cannot reach the model service: ${causeText(err)}`, { cause: err });
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const code = codeForStatus(err.status);
+    const detail = err.apiMessage ?? err.message;
+    const hint = err.status === 400 ? badRequestHint(request) : undefined;
+    const requestId = typeof err.requestID === 'string' ? err.requestID : undefined;
+    return new LlmError(code, `Anthropic answered HTTP ${err.status}: ${detail}`, {
+      cause: err,
+      status: err.status,
+      ...(requestId === undefined ? {} : { requestId }),
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+  return new LlmError('network', err instanceof Error ? err.message : String(err), { cause: err });
+}
+
+/** The remedy for a 400 on a call that sent an optional model feature, or undefined. */
+export function badRequestHint(request: Request): string | undefined {
+  const hints: string[] = [];
+  if (request.thinking !== 'unset') {
+    hints.push(`model "${request.model}" may not support the thinking parameter: remove the llm.thinking block from agent.yaml (enabled: false still sends it)`);
+  }
+  if (request.reasoningEffort !== undefined) {
+    hints.push(`model "${request.model}" may not support reasoning effort "${request.reasoningEffort}": remove llm.reasoning_effort or pick a level the model accepts`);
+  }
+  return hints.length === 0 ? undefined : hints.join('; ');
+}
+
+function causeText(err: Error): string {
+  const cause = err.cause;
+  if (cause instanceof Error) {
+    const inner = cause.cause instanceof Error ? ` (${cause.cause.message})` : '';
+    return `${cause.message}${inner}`;
+  }
+  return err.message;
+}

@@ -1,0 +1,81 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { withCallTimeout } from '../call-timeout.js';
+import { resolveEndpoint } from '../endpoint.js';
+import { composeFetch } from '../http.js';
+import type { FetchLike } from '../http.js';
+import { DEFAULT_MAX_RETRIES } from '../options.js';
+import type { ProviderOptions } from '../options.js';
+import type { Caps, Provider, Request, Response } from '../provider.js';
+import { buildParams } from './build-params.js';
+import { decodeMessage } from './decode.js';
+import { toLlmError } from './errors.js';
+
+/** The secret-bearing variables the Anthropic provider and its SDK read. */
+export const ANTHROPIC_CREDENTIAL_ENV_NAMES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_CUSTOM_HEADERS',
+  'ANTHROPIC_IDENTITY_TOKEN',
+  'ANTHROPIC_WEBHOOK_SIGNING_KEY',
+] as const;
+
+const CAPS: Caps = Object.freeze({
+  provider: 'anthropic',
+  semconvProvider: 'anthropic',
+  toolSearch: true,
+  thinking: true,
+  promptCache: true,
+});
+
+/** Sent as the key to a server on this machine that needs none: the SDK will not send a request without one. */
+const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
+
+/**
+ * The Anthropic Messages API provider (`llm.provider: anthropic`). One blocking request per call,
+ * no streaming; the per-call timeout covers the SDK's retries, which honour `retry-after` headers.
+ * The SDK is given the key and base URL explicitly, so it never falls back to other ambient
+ * credentials (an auth token, a profile).
+ */
+export class AnthropicProvider implements Provider {
+  readonly #client: Anthropic;
+  readonly #timeoutMs: number;
+
+  constructor(options: ProviderOptions) {
+    const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
+    this.#timeoutMs = options.callTimeoutMs;
+    const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#client = new Anthropic({
+      apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
+      authToken: null,
+      webhookKey: null,
+      baseURL: endpoint.baseUrl ?? 'https://api.anthropic.com',
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      // The SDK's own per-attempt timeout sits just past ours, so the provider's clock decides.
+      ...(options.callTimeoutMs > 0 ? { timeout: options.callTimeoutMs + 1000 } : {}),
+      fetch: composeFetch(base, options.fetchMiddleware),
+      logLevel: 'warn',
+    });
+  }
+
+  capabilities(): Caps {
+    return CAPS;
+  }
+
+  async call(request: Request, signal: AbortSignal): Promise<Response> {
+    const params = buildParams(request);
+    return withCallTimeout(
+      this.#timeoutMs,
+      signal,
+      async (inner) => {
+        const res = await this.#client.messages.create(params, { signal: inner }).asResponse();
+        return decodeMessage(await res.text());
+      },
+      (err) => toLlmError(err, request),
+    );
+  }
+}
+
+/** The registry factory for `anthropic`. */
+export function newAnthropicProvider(options: ProviderOptions): Provider {
+  return new AnthropicProvider(options);
+}

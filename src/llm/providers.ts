@@ -1,0 +1,44 @@
+import { ANTHROPIC_CREDENTIAL_ENV_NAMES, newAnthropicProvider } from './anthropic/provider.js';
+import type { ProviderFactory, ProviderOptions } from './options.js';
+import type { Provider } from './provider.js';
+import { ProviderRegistry } from './registry.js';
+
+/**
+ * The process-wide provider registry, with every provider this build links in already
+ * registered. Registration happens here rather than as a side effect of importing a provider
+ * module, so whoever imports the registry sees every linked provider and their credentials.
+ */
+const defaultRegistry = new ProviderRegistry();
+defaultRegistry.register('anthropic', newAnthropicProvider, ANTHROPIC_CREDENTIAL_ENV_NAMES);
+
+/** The provider name used when `llm.provider` is not set. */
+export const DEFAULT_PROVIDER = 'anthropic';
+
+/**
+ * Adds a provider to the process-wide registry (an embedder's own backend). Throws on an empty
+ * name, a missing factory, a missing credential list or a name already taken.
+ */
+export function register(name: string, factory: ProviderFactory, credentialEnvNames: readonly string[]): void {
+  defaultRegistry.register(name, factory, credentialEnvNames);
+}
+
+/**
+ * Builds the provider named by `llm.provider`. Throws `ConfigError` for an unknown name (listing
+ * the known ones), a refused base URL, or a missing key.
+ */
+export function newProvider(name: string, options: ProviderOptions): Provider {
+  return defaultRegistry.create(name, options);
+}
+
+/** Every registered provider name, sorted. */
+export function providerNames(): string[] {
+  return defaultRegistry.names();
+}
+
+/**
+ * The union of every linked provider's secret-bearing variables: stripped from every tool
+ * subprocess whichever provider is active.
+ */
+export function providerCredentialEnvNames(): string[] {
+  return defaultRegistry.credentialEnvNames();
+}
