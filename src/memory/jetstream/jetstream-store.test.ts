@@ -8,6 +8,7 @@ import type { NatsServer } from '../../agenttest/nats-server.js';
 import { MemoryError } from '../errors.js';
 import { MAX_ENTRY_BYTES } from '../limits.js';
 import { Scope } from '../scope.js';
+import { memoryTools } from '../tools.js';
 import { JetStreamStore } from './jetstream-store.js';
 
 let server: NatsServer;
@@ -189,5 +190,29 @@ describe('read before update', () => {
     await store.update('new', 'd', 'fresh');
     expect((await store.read('k')).content).toBe('v2');
     expect((await store.read('new')).content).toBe('fresh');
+  });
+});
+
+describe('the memory tools on JetStream', () => {
+  it('tell the model to read and retry when it overwrites without reading, then succeed after a read', async () => {
+    const store = await JetStreamStore.open({ nats: nc, bucket, prefix: prefix() });
+    await store.create('k', 'someone else wrote this', 'v1');
+    const tools = memoryTools(store, new Scope());
+    const run = async (name: string, input: unknown): Promise<{ output: string; isError: boolean }> => {
+      const t = tools.find((x) => x.name === name);
+      const out = await t?.execute(JSON.stringify(input), {}, new AbortController().signal);
+      if (out?.status !== 'completed') throw new Error('expected a completed outcome');
+      return out;
+    };
+    const refused = await run('memory_write', { key: 'k', description: 'mine', content: 'v2', overwrite: true });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse(refused.output)).toMatchObject({ error: 'stale', key: 'k' });
+    const exists = await run('memory_write', { key: 'k', description: 'mine', content: 'v2' });
+    expect(JSON.parse(exists.output)).toMatchObject({ error: 'exists', existing_description: 'someone else wrote this' });
+    // The exists refusal's own read does not grant authority.
+    expect((await run('memory_write', { key: 'k', description: 'mine', content: 'v2', overwrite: true })).isError).toBe(true);
+    await run('memory_read', { key: 'k' });
+    expect((await run('memory_write', { key: 'k', description: 'mine', content: 'v2', overwrite: true })).isError).toBe(false);
+    expect(await store.read('k')).toEqual({ description: 'mine', content: 'v2' });
   });
 });
