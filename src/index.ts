@@ -6,3 +6,5 @@ export * as config from './config/index.js';
 export * as llm from './llm/index.js';
 export * as toolkit from './toolkit/index.js';
 export * as runstate from './runstate/index.js';
+export * as memory from './memory/index.js';
+export * as agent from './agent/index.js';

@@ -1,0 +1,104 @@
+/**
+ * The confirm gate: the default-deny check in front of a gated tool, independent of the
+ * human-in-the-loop tools. It checks for a prompter first, then for an aborted run, and only then
+ * consults grants, so a grant restored from a journal cannot run a gated command with nobody
+ * present. There is no standing denial: a run that ended before the operator answered cannot
+ * persist a decision they never made.
+ */
+import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
+import { isConfirmable, isTagged } from '../toolkit/tool.js';
+
+/** The reserved tag that always gates. */
+export const CONFIRM_TAG = 'ai:confirm';
+
+/** Whether a tool is gated, and what put it there. */
+export interface GateInfo {
+  readonly gated: boolean;
+  readonly trigger: string;
+}
+
+/**
+ * Resolves a tool's gate. The tool's own answer and its tags against the operator's
+ * `harness.confirm_tags` are both consulted and either one gates: a tool that reports no gate but
+ * carries a gated tag is still gated, because the gate must fail closed.
+ */
+export function gateOf(tool: Tool, confirmTags: readonly string[]): GateInfo {
+  if (isConfirmable(tool)) {
+    const g = tool.confirmGate();
+    if (g.gated) return { gated: true, trigger: g.trigger ?? CONFIRM_TAG };
+  }
+  if (isTagged(tool)) {
+    const tags = tool.tags();
+    if (tags.includes(CONFIRM_TAG)) return { gated: true, trigger: CONFIRM_TAG };
+    const hit = tags.find((t) => confirmTags.includes(t));
+    if (hit !== undefined) return { gated: true, trigger: hit };
+  }
+  return { gated: false, trigger: '' };
+}
+
+/** The gate's answer for one call. */
+export type GateVerdict =
+  | { readonly verdict: 'allow'; readonly via: 'operator' | 'grant' }
+  /** Allowed, and the operator asked to allow the tool for the rest of the run: journal it once answered. */
+  | { readonly verdict: 'allow'; readonly via: 'new_grant'; readonly grant: string }
+  | { readonly verdict: 'deny'; readonly reason: string }
+  /** The run was cancelled before the operator could be asked. */
+  | { readonly verdict: 'abort' };
+
+/** The result a declined call is answered with: authoritative, and not an error. */
+export function denialOutput(reason: string): string {
+  return JSON.stringify({ allowed: false, reason });
+}
+
+export const NO_OPERATOR_REASON =
+  'this tool needs an operator to approve each call and none is present; the call was not run and will not be approved in this run';
+export const DECLINED_REASON =
+  'the operator declined this call; the decision is final, so do not retry it or reach the same effect another way';
+
+/** Holds a run's grants and asks the operator. */
+export class ConfirmGate {
+  readonly #prompter: Prompter | undefined;
+  readonly #standing: Set<string>;
+  readonly #oneShot: Set<string>;
+
+  /**
+   * @param prompter who to ask; absent means nobody, and every gated call is denied.
+   * @param standing tools approved for the rest of the run (restored from a journal).
+   * @param oneShot call ids approved once, out of band, while the run was suspended.
+   */
+  constructor(prompter: Prompter | undefined, standing: Iterable<string> = [], oneShot: Iterable<string> = []) {
+    this.#prompter = prompter;
+    this.#standing = new Set(standing);
+    this.#oneShot = new Set(oneShot);
+  }
+
+  /** Tools approved for the rest of the run, including grants not yet journaled. */
+  standingGrants(): string[] {
+    return [...this.#standing].sort();
+  }
+
+  /** Decides one gated call. */
+  async check(callId: string, request: ApprovalRequest, signal: AbortSignal): Promise<GateVerdict> {
+    const prompter = this.#prompter;
+    if (prompter === undefined || !prompter.canPrompt()) return { verdict: 'deny', reason: NO_OPERATOR_REASON };
+    if (signal.aborted) return { verdict: 'abort' };
+    if (this.#oneShot.delete(callId)) return { verdict: 'allow', via: 'grant' };
+    if (this.#standing.has(request.tool)) return { verdict: 'allow', via: 'grant' };
+    const decision: ApprovalDecision = await prompter.approve(request, signal);
+    if (signal.aborted) return { verdict: 'abort' };
+    switch (decision) {
+      case 'once':
+        return { verdict: 'allow', via: 'operator' };
+      case 'always':
+        // honoured from now on, journaled only after the triggering call is answered
+        this.#standing.add(request.tool);
+        return { verdict: 'allow', via: 'new_grant', grant: request.tool };
+      case 'decline':
+        return { verdict: 'deny', reason: DECLINED_REASON };
+      default: {
+        const never: never = decision;
+        return { verdict: 'deny', reason: `unrecognized approval decision ${String(never)}; treated as a decline` };
+      }
+    }
+  }
+}

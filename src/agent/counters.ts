@@ -1,0 +1,54 @@
+/**
+ * Run counters, derived from the journal entries rather than kept beside them, so they cannot
+ * drift from what happened.
+ */
+import { addUsage, ZERO_USAGE } from '../llm/types.js';
+import type { Usage } from '../llm/types.js';
+import { KINDS } from '../toolkit/tool.js';
+import type { Kind } from '../toolkit/tool.js';
+import type { JournalEntry } from './journal.js';
+
+/** What a run did, counted. */
+export interface RunCounters {
+  readonly llmCalls: number;
+  /** Every tool call answered or deferred, unknown names included. */
+  readonly toolCalls: number;
+  readonly toolCallsByKind: Readonly<Record<Kind, number>>;
+  /** Calls to other agents' tools (kind `remote`). */
+  readonly remoteToolCalls: number;
+  readonly usage: Usage;
+}
+
+/** Folds journal entries into counters. */
+export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
+  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
+  let llmCalls = 0;
+  let toolCalls = 0;
+  let usage = ZERO_USAGE;
+  for (const e of entries) {
+    switch (e.type) {
+      case 'assistant':
+        llmCalls++;
+        usage = addUsage(usage, e.usage);
+        break;
+      case 'tool_result':
+      case 'tool_deferred':
+        toolCalls++;
+        byKind[e.kind]++;
+        break;
+      case 'grant':
+      case 'terminal':
+        break;
+      default: {
+        const never: never = e;
+        throw new TypeError(`unhandled journal entry ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return { llmCalls, toolCalls, toolCallsByKind: byKind, remoteToolCalls: byKind.remote, usage };
+}
+
+/** Tokens processed across all four tiers: what `llm.budget.max_tokens` counts. */
+export function tokensProcessed(usage: Usage): number {
+  return usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}

@@ -1,0 +1,44 @@
+/**
+ * Harness failures of a run. A failure the model should reason about (a tool that failed, a
+ * denied call, an unknown tool) is never one of these: it is returned as data in a tool result.
+ */
+
+/** The closed set of run failure classes. */
+export const AGENT_ERROR_CODES = [
+  'model', // the model call failed (network, HTTP status, timeout)
+  'journal', // a journal append failed, so the run cannot promise durability
+  'hook', // a hook asked for something the loop refuses (a rewrite to an unknown tool, invalid JSON)
+  'taken_over', // another runner claimed this run on a shared store
+  'pii', // the PII scanner could not be built for a mode other than off
+  'options', // runAgent was called with options it cannot honour
+  'crashed', // an unexpected exception inside the run: a bug, not a model or tool failure
+] as const;
+export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
+
+/**
+ * A run failure as returned in an outcome. It is a plain value rather than an `Error`, so it never
+ * carries a stack: an outcome may cross to a remote peer, and a stack names this host's files.
+ */
+export interface RunError {
+  readonly code: AgentErrorCode;
+  readonly message: string;
+}
+
+/** A harness failure raised inside the loop and turned into an outcome at its edge. */
+export class AgentError extends Error {
+  readonly code: AgentErrorCode;
+
+  constructor(code: AgentErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentError';
+    this.code = code;
+  }
+
+  /** The stackless value an outcome carries. */
+  toRunError(): RunError {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** The message a crashed outcome carries in place of the exception's own text and stack. */
+export const CRASH_MESSAGE = 'internal error: fisk-ai crashed (a bug, not a model or tool failure); please report it';

@@ -1,0 +1,127 @@
+/**
+ * The human-in-the-loop built-ins (`harness.human_in_the_loop.enabled`): the model may ask the
+ * operator to confirm, to choose, or to type something. Each denies by default: with nobody
+ * present, at end of input or on an interrupt the answer is no / nothing. They are never exposed
+ * over MCP or a2a, because the person they would reach is this run's operator, not a caller's.
+ */
+import { newFuncTool } from '../toolkit/functool/index.js';
+import type { Outcome, Prompter, Tool } from '../toolkit/tool.js';
+import { stripControl } from './sanitize.js';
+
+/** The names of the human-in-the-loop tools, in the order they are added to a run. */
+export const HUMAN_TOOL_NAMES = ['ask_human_confirm', 'ask_human_select', 'ask_human_input'] as const;
+export type HumanToolName = (typeof HUMAN_TOOL_NAMES)[number];
+
+/** The system prompt note a run carries when the human-in-the-loop tools are present. */
+export const HUMAN_NOTE =
+  'An operator is available through the ask_human_confirm, ask_human_select and ask_human_input tools. ' +
+  'Use them when you need a decision or a value only a person can give; a missing answer means no.';
+
+/** The longest question shown; a longer one is cut, since a prompt that scrolls away cannot be read. */
+const MAX_QUESTION = 2000;
+const MAX_OPTIONS = 50;
+
+function question(text: unknown): string {
+  const q = stripControl(typeof text === 'string' ? text : '').trim();
+  return q.length > MAX_QUESTION ? `${q.slice(0, MAX_QUESTION)}...` : q;
+}
+
+function done(value: unknown): Outcome {
+  return { status: 'completed', output: JSON.stringify(value), isError: false };
+}
+
+function refuse(message: string): Outcome {
+  return { status: 'completed', output: message, isError: true };
+}
+
+interface Spec {
+  readonly name: HumanToolName;
+  readonly description: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly run: (args: Record<string, unknown>, prompter: Prompter | undefined, signal: AbortSignal) => Promise<Outcome>;
+}
+
+const present = (p: Prompter | undefined): p is Prompter => p !== undefined && p.canPrompt();
+
+const SPECS: readonly Spec[] = [
+  {
+    name: 'ask_human_confirm',
+    description: 'Ask the operator a yes/no question and wait for the answer. Returns {"confirmed": true|false}; anything but an explicit yes is false.',
+    schema: {
+      type: 'object',
+      properties: { question: { type: 'string', description: 'The question, phrased so that yes means go ahead.' } },
+      required: ['question'],
+      additionalProperties: false,
+    },
+    async run(args, prompter, signal) {
+      const q = question(args['question']);
+      if (q === '') return refuse('question must be a non-empty string');
+      if (!present(prompter)) return done({ confirmed: false });
+      return done({ confirmed: (await prompter.confirm(q, signal)) === true });
+    },
+  },
+  {
+    name: 'ask_human_select',
+    description: 'Ask the operator to pick one of a list of options. Returns {"selected": "<option>"}, or {"selected": null} when they chose none.',
+    schema: {
+      type: 'object',
+      properties: {
+        question: { type: 'string', description: 'What the operator is choosing.' },
+        options: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'The choices, shown in this order.' },
+      },
+      required: ['question', 'options'],
+      additionalProperties: false,
+    },
+    async run(args, prompter, signal) {
+      const q = question(args['question']);
+      const raw = args['options'];
+      if (q === '') return refuse('question must be a non-empty string');
+      if (!Array.isArray(raw) || raw.length === 0 || raw.some((o) => typeof o !== 'string')) return refuse('options must be a non-empty list of strings');
+      if (raw.length > MAX_OPTIONS) return refuse(`options may hold at most ${MAX_OPTIONS} choices`);
+      const options = (raw as string[]).map((o) => stripControl(o).replace(/\s+/g, ' ').trim());
+      if (!present(prompter)) return done({ selected: null });
+      const picked = await prompter.select(q, options, signal);
+      // only an offered option counts: a prompter answering anything else is treated as no choice
+      const index = picked === null ? -1 : options.indexOf(picked);
+      return done({ selected: index < 0 ? null : (raw as string[])[index] ?? null });
+    },
+  },
+  {
+    name: 'ask_human_input',
+    description: 'Ask the operator to type a short answer. Returns {"value": "<text>"}, or {"value": null} when they gave none.',
+    schema: {
+      type: 'object',
+      properties: { question: { type: 'string', description: 'What the operator should type.' } },
+      required: ['question'],
+      additionalProperties: false,
+    },
+    async run(args, prompter, signal) {
+      const q = question(args['question']);
+      if (q === '') return refuse('question must be a non-empty string');
+      if (!present(prompter)) return done({ value: null });
+      return done({ value: await prompter.input(q, signal) });
+    },
+  },
+];
+
+/** Builds the three human-in-the-loop tools. */
+export function humanTools(): readonly Tool[] {
+  return Object.freeze(
+    SPECS.map((spec) =>
+      newFuncTool({
+        name: spec.name,
+        description: spec.description,
+        inputSchema: spec.schema,
+        kind: 'builtin',
+        presentation: 'self-rendered',
+        // the person these tools reach is this run's operator, never a caller's
+        exposure: { mcp: false, a2a: false },
+        deferrable: false,
+        needsPrompter: true,
+        // paced by the operator: the tool timeout would cancel their own question
+        operatorPaced: true,
+        handler: (args, call) => spec.run(args, call.deps.prompter, call.signal),
+      }),
+    ),
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * The seam between the loop and durable storage. The loop appends in a fixed order: the assistant
+ * turn before any of its tools run (so a crash mid-batch resumes without paying for the model call
+ * again), each tool result as it completes, a staged grant after the call that triggered it is
+ * answered, and one terminal entry. A backend maps these onto its own records.
+ */
+import type { Message, StopReason, ToolResultBlock, Usage } from '../llm/types.js';
+import type { Kind } from '../toolkit/tool.js';
+import type { RunStatus } from './status.js';
+
+/** One model call's result, written before any tool it asked for runs. */
+export interface AssistantEntry {
+  readonly type: 'assistant';
+  /** The 0-based loop iteration. */
+  readonly iteration: number;
+  readonly message: Message;
+  readonly stopReason: StopReason;
+  readonly usage: Usage;
+}
+
+/** One tool call answered. */
+export interface ToolResultEntry {
+  readonly type: 'tool_result';
+  readonly result: ToolResultBlock;
+  readonly name: string;
+  /** The accounting kind; `unknown` for a name no tool answers to. */
+  readonly kind: Kind;
+}
+
+/** One tool call that will be answered later: never dispatched again. */
+export interface ToolDeferredEntry {
+  readonly type: 'tool_deferred';
+  readonly toolUseId: string;
+  readonly name: string;
+  readonly kind: Kind;
+  readonly reason: string;
+}
+
+/** A standing approval, written only once the call that earned it has been answered or deferred. */
+export interface GrantEntry {
+  readonly type: 'grant';
+  readonly tool: string;
+  /** The call whose approval earned the grant. */
+  readonly toolUseId: string;
+}
+
+/** Why the run ended. */
+export interface TerminalEntry {
+  readonly type: 'terminal';
+  readonly status: RunStatus;
+  readonly message?: string;
+}
+
+export type JournalEntry = AssistantEntry | ToolResultEntry | ToolDeferredEntry | GrantEntry | TerminalEntry;
+
+/**
+ * Where a run's history goes. `append` must not resolve until the entry is as durable as the
+ * backend promises; a rejection stops the run with an error rather than carrying on undurably.
+ */
+export interface RunJournal {
+  append(entry: JournalEntry): Promise<void>;
+  /**
+   * Whether this process still owns the run. Checked as the last step before a tool's irreversible
+   * effect, so a run taken over on a shared store stops there rather than at its next append.
+   */
+  stillOwned?(): Promise<boolean>;
+}
+
+/** A journal held in memory: what a run without durable storage uses, and what tests read. */
+export class MemoryJournal implements RunJournal {
+  readonly #entries: JournalEntry[] = [];
+
+  append(entry: JournalEntry): Promise<void> {
+    this.#entries.push(entry);
+    return Promise.resolve();
+  }
+
+  /** A copy of every entry, in order. */
+  entries(): JournalEntry[] {
+    return [...this.#entries];
+  }
+}

@@ -1,0 +1,351 @@
+/**
+ * `runAgent`: one run of the agent loop. One iteration polls for suspend, takes the tool set once,
+ * calls the model, journals the assistant turn before any tool runs, executes each tool call, and
+ * feeds all results back as one user message. The run ends with a closed status and never throws:
+ * a budget stop, a model failure and a crash are all outcomes.
+ */
+import type { Config } from '../config/types.js';
+import { LlmError } from '../llm/errors.js';
+import type { Provider, Request, Response } from '../llm/provider.js';
+import type { ContentBlock, Message, StopReason, ToolResultBlock, ToolUseBlock } from '../llm/types.js';
+import type { Prompter, ToolSetSource } from '../toolkit/tool.js';
+import { ConfirmGate } from './confirm-gate.js';
+import { deriveCounters, tokensProcessed } from './counters.js';
+import { AgentError, CRASH_MESSAGE } from './errors.js';
+import type { RunError } from './errors.js';
+import type { EventSink } from './events.js';
+import { DISCARD_EVENTS } from './events.js';
+import type { Hooks } from './hooks.js';
+import type { JournalEntry, RunJournal } from './journal.js';
+import { observedPrompter } from './observed-prompter.js';
+import type { DeferredCall, RunOutcome } from './outcome.js';
+import { withPiiGuard } from './pii/guard.js';
+import { settingsFromConfig } from './settings.js';
+import type { RunSettings } from './settings.js';
+import type { RunPhase, RunStatus } from './status.js';
+import { systemBlocks } from './system-prompt.js';
+import { executeToolCall } from './tool-call.js';
+
+/** Everything one run needs. Every resource is borrowed: the run never closes what it is given. */
+export interface RunOptions {
+  /** The prepared configuration; the loop reads only the model, budget, harness and prompt keys. */
+  readonly config: Config;
+  readonly provider: Provider;
+  /** Where the tool set comes from; one snapshot per model call. */
+  readonly tools: ToolSetSource;
+  /** The operator's prompt. May be empty when `history` already ends with a user turn. */
+  readonly prompt: string;
+  /** Who answers questions; absent means nobody, so every gated call is denied. */
+  readonly prompter?: Prompter;
+  readonly hooks?: Hooks;
+  readonly events?: EventSink;
+  readonly signal?: AbortSignal;
+  /** Durable storage for the run; without one the run is journaled in memory only. */
+  readonly journal?: RunJournal;
+  /** Polled at each loop boundary; true ends the run suspended before the next iteration. */
+  readonly suspendRequested?: () => boolean;
+  /** A conversation to continue (a resume or a follow-up), before `prompt`. */
+  readonly history?: readonly Message[];
+  /** The iteration index to continue from (a resume); 0 by default. */
+  readonly startIteration?: number;
+  /** Grants restored from a journal: tools approved for the rest of the run, and call ids approved once. */
+  readonly grants?: { readonly standing?: readonly string[]; readonly oneShot?: readonly string[] };
+  /** The working directory handed to tools that declare they need one. */
+  readonly workDir?: string;
+  /** Extra system prompt segments from the host (memory and knowledge notes), after the built-in ones. */
+  readonly systemNotes?: readonly string[];
+  /** Whether an operator is present at a chat surface (longer cache lifetime). */
+  readonly interactive?: boolean;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/** The bookkeeping of one run, kept on its own call chain. */
+class Run {
+  readonly entries: JournalEntry[] = [];
+  readonly messages: Message[];
+  readonly started = Date.now();
+  iteration: number;
+  model: string;
+  lastStop: StopReason | undefined;
+  deferred: DeferredCall[] = [];
+  phase: RunPhase = 'model_call';
+
+  constructor(
+    readonly settings: RunSettings,
+    readonly events: EventSink,
+    readonly journal: RunJournal | undefined,
+    history: readonly Message[],
+    startIteration: number,
+  ) {
+    this.messages = [...history];
+    this.iteration = startIteration;
+    this.model = settings.model;
+  }
+
+  async record(entry: JournalEntry): Promise<void> {
+    this.entries.push(entry);
+    if (this.journal === undefined) return;
+    try {
+      await this.journal.append(entry);
+    } catch (err) {
+      throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  status(phase: RunPhase): void {
+    this.phase = phase;
+    const usage = deriveCounters(this.entries).usage;
+    this.events.emit({ type: 'status', iteration: this.iteration, phase, usage: { input_tokens: usage.input + usage.cacheRead + usage.cacheWrite, output_tokens: usage.output } });
+  }
+
+  tokens(): number {
+    return tokensProcessed(deriveCounters(this.entries).usage);
+  }
+
+  outcome(status: RunStatus, fields: { answer?: string; message?: string; error?: RunError } = {}): RunOutcome {
+    return {
+      status,
+      answer: fields.answer ?? '',
+      stopReason: this.lastStop,
+      message: fields.message ?? fields.error?.message ?? '',
+      error: fields.error,
+      counters: deriveCounters(this.entries),
+      model: this.model,
+      durationMs: Date.now() - this.started,
+      nextIteration: this.iteration,
+      deferred: this.deferred,
+      messages: this.messages,
+    };
+  }
+}
+
+function textOf(message: Message): string {
+  return message.content
+    .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
+}
+
+function isAbort(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (err instanceof LlmError && err.code === 'aborted');
+}
+
+/** What the model is told for each call in a response cut at the output limit. */
+export const TRUNCATED_CALL =
+  'not run: your response was cut off at the output token limit, so these arguments may be incomplete; send the call again, shorter';
+
+async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): Promise<RunOutcome> {
+  const s = run.settings;
+  const gate = new ConfirmGate(prompter, o.grants?.standing ?? [], o.grants?.oneShot ?? []);
+  const system = systemBlocks(s.systemPrompt, s.humanInTheLoop, o.systemNotes ?? []);
+  const startIteration = run.iteration;
+
+  // UserPromptSubmit, with the PII guard reading what the caller's hook left behind
+  if (o.prompt !== '') {
+    const decided = hooks.userPromptSubmit === undefined ? undefined : await hooks.userPromptSubmit(o.prompt);
+    if (decided?.action === 'deny') return run.outcome('error', { error: { code: 'hook', message: `the prompt was refused: ${decided.reason}` } });
+    const prompt = decided?.action === 'continue' && decided.prompt !== undefined ? decided.prompt : o.prompt;
+    run.messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
+  }
+  if (run.messages.length === 0) {
+    return run.outcome('error', { error: { code: 'options', message: 'nothing to run: the prompt is empty and there is no conversation to continue' } });
+  }
+
+  for (;;) {
+    // 1. suspend only at the boundary, before the iteration index is consumed
+    if (o.suspendRequested?.() === true) return run.outcome('suspended', { message: 'suspended at the operator\'s request' });
+    if (signal.aborted) return run.outcome('aborted', { message: 'the run was cancelled' });
+    if (run.iteration >= s.maxIterations) {
+      return run.outcome('max_iterations', { message: `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further` });
+    }
+    if (run.iteration > startIteration && run.tokens() >= s.maxTokens) return budgetStop(run);
+
+    // 2. one snapshot serves the model call and its whole batch
+    const set = o.tools.current();
+    for (const advisory of o.tools.drainAdvisories()) o.events?.emit({ type: 'warning', text: advisory });
+
+    // 3. the model call, under the provider's own per-call timeout
+    run.status('model_call');
+    const request: Request = {
+      model: s.model,
+      system,
+      messages: [...run.messages],
+      tools: set.definitions(),
+      maxOutputTokens: s.maxOutputTokens,
+      thinking: s.thinking,
+      ...(s.reasoningEffort === undefined ? {} : { reasoningEffort: s.reasoningEffort }),
+      interactive: o.interactive ?? false,
+      noPromptCache: s.noPromptCache,
+    };
+    let response: Response;
+    try {
+      response = await o.provider.call(request, signal);
+    } catch (err) {
+      if (isAbort(err, signal)) return run.outcome('aborted', { message: 'the run was cancelled during a model call' });
+      const message = err instanceof Error ? err.message : String(err);
+      return run.outcome('error', { error: { code: 'model', message: `model call failed: ${message}` } });
+    }
+    if (response.model !== undefined) run.model = response.model;
+    run.lastStop = response.stopReason;
+
+    // 4. journal the assistant turn before any tool runs
+    await run.record({ type: 'assistant', iteration: run.iteration, message: response.message, stopReason: response.stopReason, usage: response.usage });
+    run.messages.push(response.message);
+    const calls = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    for (const b of response.message.content) {
+      if (b.type === 'thinking' && b.text !== '') run.events.emit({ type: 'thinking', text: b.text });
+      if (b.type === 'text' && b.text !== '') run.events.emit({ type: 'text', text: b.text, final: calls.length === 0 });
+    }
+
+    // a response cut at max_tokens never dispatches its calls; the model is told instead
+    if (response.stopReason.unified === 'max_tokens' && calls.length > 0) {
+      run.events.emit({ type: 'warning', text: `the model's response was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}); its ${calls.length} tool call(s) were not run` });
+      const results: ToolResultBlock[] = [];
+      for (const c of calls) {
+        const block: ToolResultBlock = { type: 'tool_result', toolUseId: c.id, content: TRUNCATED_CALL, isError: true };
+        await run.record({ type: 'tool_result', result: block, name: c.name, kind: set.get(c.name)?.kind ?? 'unknown' });
+        results.push(block);
+      }
+      run.messages.push({ role: 'user', content: results });
+      run.iteration++;
+      continue;
+    }
+
+    if (calls.length === 0) {
+      run.iteration++;
+      if (response.stopReason.unified === 'pause_turn') continue;
+      if (response.stopReason.unified === 'max_tokens') {
+        run.events.emit({ type: 'warning', text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}) and may be incomplete` });
+      }
+      // a completed answer is returned even past the budget: those tokens are already spent
+      return run.outcome('completed', { answer: textOf(response.message) });
+    }
+
+    // the cumulative budget is checked before a tool batch
+    if (run.tokens() >= s.maxTokens) {
+      run.iteration++;
+      return budgetStop(run);
+    }
+
+    // 5. execute each call
+    run.status('tools');
+    const results: ToolResultBlock[] = [];
+    const ctx = {
+      set,
+      gate,
+      hooks,
+      events: run.events,
+      prompter,
+      workDir: o.workDir,
+      toolTimeoutMs: s.toolTimeoutMs,
+      confirmTags: s.confirmTags,
+      journal: o.journal,
+      signal,
+    };
+    for (const call of calls) {
+      const r = await executeToolCall(call, ctx);
+      switch (r.kind) {
+        case 'answered':
+          await run.record({ type: 'tool_result', result: r.block, name: call.name, kind: r.toolKind });
+          results.push(r.block);
+          break;
+        case 'deferred':
+          await run.record({ type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: r.toolKind, reason: r.reason });
+          run.deferred.push({ toolUseId: call.id, name: call.name, reason: r.reason });
+          break;
+        case 'end_run':
+          run.iteration++;
+          if (r.status === 'aborted') return run.outcome('aborted', { message: r.message });
+          return run.outcome('error', { error: { code: r.code === 'taken_over' ? 'taken_over' : 'hook', message: r.message } });
+        default: {
+          const never: never = r;
+          throw new TypeError(`unknown call result ${JSON.stringify(never)}`);
+        }
+      }
+      // a grant is written only once the call that earned it is answered or deferred
+      if (r.grant !== undefined) await run.record({ type: 'grant', tool: r.grant, toolUseId: call.id });
+    }
+    run.iteration++;
+
+    // 6. feed the results back; a deferral suspends with nothing appended
+    if (run.deferred.length > 0) {
+      return run.outcome('suspended', { message: `suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later` });
+    }
+    run.messages.push({ role: 'user', content: results });
+  }
+}
+
+function budgetStop(run: Run): RunOutcome {
+  const s = run.settings;
+  return run.outcome('budget', {
+    message: `stopped at the token budget: ${run.tokens()} tokens processed, llm.budget.max_tokens is ${s.maxTokens}; raise it to let the run go further`,
+  });
+}
+
+/**
+ * Runs the agent loop once. Never throws: every ending, a crash included, is a `RunOutcome`.
+ * RunEnd fires exactly once; a crash delivers its stack to the event sink only and returns an
+ * outcome whose error carries none, because an outcome may cross to a remote peer.
+ */
+export async function runAgent(options: RunOptions): Promise<RunOutcome> {
+  const events = options.events ?? DISCARD_EVENTS;
+  const signal = options.signal ?? NEVER_ABORTED;
+  const settings = settingsFromConfig(options.config);
+  const run = new Run(settings, events, options.journal, options.history ?? [], options.startIteration ?? 0);
+  let runEndFired = false;
+  const fireRunEnd = async (outcome: RunOutcome): Promise<void> => {
+    if (runEndFired) return;
+    runEndFired = true;
+    await options.hooks?.runEnd?.(outcome);
+  };
+
+  let outcome: RunOutcome;
+  try {
+    let hooks: Hooks;
+    try {
+      hooks = withPiiGuard(options.hooks ?? {}, settings.piiMode, (text) => events.emit({ type: 'warning', text }));
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      outcome = run.outcome('error', { error: { code: 'pii', message: `the PII scanner could not be built (${why}); set harness.pii.mode to off to run without it` } });
+      await fireRunEnd(outcome);
+      return outcome;
+    }
+    const prompter = options.prompter === undefined ? undefined : observedPrompter(options.prompter, events);
+    try {
+      outcome = await loop(run, options, hooks, prompter, signal);
+    } catch (err) {
+      if (!(err instanceof AgentError)) throw err;
+      outcome = run.outcome('error', { error: err.toRunError() });
+    }
+    await finish(run, outcome);
+    run.status('finished');
+    await fireRunEnd(outcome);
+    return outcome;
+  } catch (err) {
+    // the crash barrier: the stack goes to the sink alone, inside its own guard
+    const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    try {
+      events.emit({ type: 'crash', message: err instanceof Error ? err.message : String(err), stack });
+    } catch {
+      // a sink that fails while reporting a crash must not turn the crash into a throw
+    }
+    const crashed = run.outcome('crashed', { error: { code: 'crashed', message: CRASH_MESSAGE } });
+    try {
+      await fireRunEnd(crashed);
+    } catch {
+      // RunEnd has fired; what it threw cannot change the outcome
+    }
+    return crashed;
+  }
+}
+
+async function finish(run: Run, outcome: RunOutcome): Promise<void> {
+  const terminal: JournalEntry =
+    outcome.message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message: outcome.message };
+  try {
+    await run.record(terminal);
+  } catch (err) {
+    run.events.emit({ type: 'warning', text: err instanceof Error ? err.message : String(err) });
+  }
+}

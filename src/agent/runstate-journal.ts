@@ -1,0 +1,53 @@
+/**
+ * Writes a run's journal entries as session records through a `runstate` journal. The host
+ * creates the journal and writes its meta record; the loop appends everything after it.
+ */
+import { appendNext, assistantBody, deferralBody, grantBody, terminalBody, toolResultBody } from '../runstate/index.js';
+import type { Journal } from '../runstate/index.js';
+import type { JournalEntry, RunJournal } from './journal.js';
+
+/**
+ * Adapts a session journal. An aborted or crashed run writes no terminal record: it stays open, so
+ * it can be resumed, which is what a cancelled or crashed run needs.
+ */
+export function sessionJournal(journal: Journal): RunJournal {
+  return {
+    async append(entry: JournalEntry): Promise<void> {
+      switch (entry.type) {
+        case 'assistant':
+          await appendNext(journal, assistantBody(entry));
+          return;
+        case 'tool_result':
+          await appendNext(journal, toolResultBody(entry.result, { remote: entry.kind === 'remote' }));
+          return;
+        case 'tool_deferred':
+          await appendNext(journal, deferralBody(entry.toolUseId, entry.name, entry.reason));
+          return;
+        case 'grant':
+          await appendNext(journal, grantBody(entry.tool, entry.toolUseId));
+          return;
+        case 'terminal':
+          switch (entry.status) {
+            case 'aborted':
+            case 'crashed':
+              return;
+            case 'completed':
+            case 'suspended':
+            case 'error':
+            case 'budget':
+            case 'max_iterations':
+              await appendNext(journal, terminalBody(entry.status, entry.message));
+              return;
+            default: {
+              const never: never = entry.status;
+              throw new TypeError(`unknown run status ${String(never)}`);
+            }
+          }
+        default: {
+          const never: never = entry;
+          throw new TypeError(`unknown journal entry ${JSON.stringify(never)}`);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * How a run ended: a closed vocabulary. Every surface maps it (the CLI to an exit code, a2a to a
+ * stop reason, a journal to a terminal record) with an exhaustive switch.
+ */
+export const RUN_STATUSES = ['completed', 'suspended', 'aborted', 'budget', 'max_iterations', 'error', 'crashed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The phases a status event reports, so a surface can show what the run is waiting on. */
+export const RUN_PHASES = ['model_call', 'tools', 'awaiting_operator', 'finished'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
