@@ -28,3 +28,17 @@ export {
 export type { Body } from './builders.js';
 export { memorySessionStore, summarize } from './memory-store.js';
 export { statusOf } from './summary.js';
+export { fold } from './fold.js';
+export type { FoldedRun, PendingBatch, PendingCall, RestoredGrant, RunCounters } from './fold.js';
+export {
+  computeFingerprint,
+  diffFingerprints,
+  resumeGate,
+  systemHash,
+  toolsHash,
+  FINGERPRINT_CLASSES,
+  FINGERPRINT_FIELDS,
+} from './fingerprint.js';
+export type { FingerprintChange, FingerprintClass, FingerprintField, FingerprintInput, ResumeDecision } from './fingerprint.js';
+export { checkAnswer } from './answer.js';
+export { answerDeferred, claimRun, claimant, loadRun, startRun } from './run-ops.js';

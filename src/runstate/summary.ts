@@ -2,17 +2,17 @@ import { isKnownRecord, recordKind } from './records.js';
 import type { StoredRecord, TerminalReason } from './records.js';
 
 /**
- * The status a listing shows, from the records alone: the last terminal reason unless a record
- * that moves the run on (a model call, a follow-up, a result, a deferral) came after it. Claims,
- * grants and memory scopes are inert here as they are in the fold.
+ * The status a listing shows, by the fold's rule read from the tail: the last terminal reason,
+ * unless a model call or a follow-up came after it (the run was resumed and is running, or
+ * crashed while running). Claims, results, grants and memory scopes do not reopen a run.
  */
 export function statusOf(records: readonly StoredRecord[]): TerminalReason | 'open' {
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i];
     if (r === undefined || !isKnownRecord(r)) continue;
-    const kind = recordKind(r);
     if ('terminal' in r) return r.terminal.reason;
-    if (kind === 'assistant' || kind === 'user' || kind === 'tool_result' || kind === 'deferral' || kind === 'meta') return 'open';
+    const kind = recordKind(r);
+    if (kind === 'assistant' || kind === 'user' || kind === 'meta') return 'open';
   }
   return 'open';
 }

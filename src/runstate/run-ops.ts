@@ -1,0 +1,96 @@
+/**
+ * The few calls a runner needs, each built on the store contract: start a journaled run, load
+ * and fold one, claim one for a resume, and answer a deferred call.
+ */
+import { hostname } from 'node:os';
+import type { ToolResultBlock } from '../llm/types.js';
+import { checkAnswer } from './answer.js';
+import { claimBody, metaBody, toolResultBody } from './builders.js';
+import { RunStateError } from './errors.js';
+import { fold } from './fold.js';
+import type { FoldedRun } from './fold.js';
+import type { Fingerprint } from './records.js';
+import { newRunId } from './run-id.js';
+import { appendNext } from './store.js';
+import type { Journal, SessionStore } from './store.js';
+
+/** Who this process is, for a claim record: diagnostic only. */
+export function claimant(): string {
+  return `${hostname()} pid ${process.pid}`;
+}
+
+/**
+ * Creates a run and writes its meta record. `runId` defaults to a new time-sortable id. The
+ * journal is returned open (held) for the run to write through; the caller closes it.
+ */
+export async function startRun(
+  store: SessionStore,
+  m: { readonly runId?: string; readonly fingerprint: Fingerprint; readonly prompt: string; readonly interactive?: boolean; readonly created?: Date },
+): Promise<Journal> {
+  const runId = m.runId ?? newRunId();
+  const journal = await store.create(runId);
+  try {
+    await appendNext(
+      journal,
+      metaBody({ runId, created: m.created ?? new Date(), fingerprint: m.fingerprint, prompt: m.prompt, ...(m.interactive === true ? { interactive: true } : {}) }),
+    );
+    return journal;
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
+}
+
+/** Reads and folds a run without taking it. */
+export async function loadRun(store: SessionStore, runId: string): Promise<FoldedRun> {
+  const run = fold(await store.load(runId));
+  if (run.runId !== runId) {
+    throw new RunStateError('corrupt', `corrupt record sequence: run ${JSON.stringify(runId)} holds the meta record of ${JSON.stringify(run.runId)}`);
+  }
+  return run;
+}
+
+/**
+ * Takes a run for a resume: opens its journal, appends a claim before anything else, then reads
+ * and folds it (after the claim, so the runner's next sequence is above the claim's). A claim that
+ * fails is fatal; the journal is closed and the error thrown, since resuming without it would
+ * leave another worker free to append.
+ */
+export async function claimRun(store: SessionStore, runId: string, by: string = claimant()): Promise<{ journal: Journal; run: FoldedRun }> {
+  const journal = await store.open(runId);
+  try {
+    await appendNext(journal, claimBody(by));
+    const run = await loadRun(store, runId);
+    if (run.lastSeq !== journal.lastSeq()) {
+      throw new RunStateError('locked', `run ${JSON.stringify(runId)} moved on while it was being claimed; another writer holds it`);
+    }
+    return { journal, run };
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
+}
+
+/**
+ * Supplies the result of a deferred call. Loads and validates first (a refusal costs no lock),
+ * then writes one ordinary tool result record and nothing else, so the next resume is an ordinary
+ * resume. Throws `RunStateError` `answer` for an unknown, undeferred or already answered call.
+ */
+export async function answerDeferred(
+  store: SessionStore,
+  runId: string,
+  callId: string,
+  content: string,
+  opts: { readonly isError?: boolean } = {},
+): Promise<void> {
+  checkAnswer(await loadRun(store, runId), callId);
+  const journal = await store.open(runId);
+  try {
+    // re-check under the lock: a second answer may have landed between load and open
+    checkAnswer(await loadRun(store, runId), callId);
+    const result: ToolResultBlock = opts.isError === true ? { type: 'tool_result', toolUseId: callId, content, isError: true } : { type: 'tool_result', toolUseId: callId, content };
+    await appendNext(journal, toolResultBody(result));
+  } finally {
+    await journal.close();
+  }
+}
