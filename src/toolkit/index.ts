@@ -29,3 +29,6 @@ export type { ToolEntry } from './tool-set.js';
 export { selectTools } from './selection.js';
 export type { Selection, SelectionInput } from './selection.js';
 export * as functool from './functool/index.js';
+export * as fisk from './fisk/index.js';
+export { loadApplicationTools, applicationLoadOptions } from './load.js';
+export type { LoadApplicationOptions, LoadedApplication } from './load.js';

@@ -1,0 +1,88 @@
+/**
+ * From an application model to command tools: hidden commands and their subtrees are skipped,
+ * grouping nodes are not tools, and each leaf becomes a tool named by its path joined with `_`.
+ */
+import { ToolkitError } from '../errors.js';
+import { isValidToolName } from '../names.js';
+import type { ToolWarning } from '../source.js';
+import { FiskCommandTool } from './command-tool.js';
+import { mergeGlobals } from './global-flags.js';
+import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
+
+export interface BuildToolsOptions {
+  readonly binary: string;
+  /** Globals to offer on every command (already resolved against the model). */
+  readonly globals: readonly FlagModel[];
+  readonly confirmTags: readonly string[];
+  readonly credentialEnvNames: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+function leaves(commands: readonly CommandModel[], prefix: readonly string[], out: { path: string[]; cmd: CommandModel }[]): void {
+  for (const cmd of commands) {
+    if (cmd.hidden) continue;
+    const path = [...prefix, cmd.name];
+    if (cmd.commands.length > 0) leaves(cmd.commands, path, out);
+    else out.push({ path, cmd });
+  }
+}
+
+function describe(cmd: CommandModel): string {
+  if (cmd.help_long === '' || cmd.help_long === cmd.help) return cmd.help;
+  return cmd.help === '' ? cmd.help_long : `${cmd.help}\n\n${cmd.help_long}`;
+}
+
+/**
+ * Builds every leaf's tool. Fails the whole load (`ToolkitError`) when a leaf lacks its restricted
+ * schema, when a path makes a name the model APIs refuse, or when two paths make one name.
+ */
+export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptions): { tools: FiskCommandTool[]; warnings: ToolWarning[] } {
+  const found: { path: string[]; cmd: CommandModel }[] = [];
+  leaves(model.commands, [], found);
+  const tools: FiskCommandTool[] = [];
+  const warnings: ToolWarning[] = [];
+  const seen = new Map<string, string>();
+  for (const { path, cmd } of found) {
+    const name = path.join('_');
+    const spoken = path.join(' ');
+    if (cmd.restricted_schema === undefined) {
+      throw new ToolkitError(
+        'introspect',
+        `command "${spoken}" has no precomputed restricted schema; rebuild the application with a current fisk (v0.9 or later) so every command carries one`,
+      );
+    }
+    if (!isValidToolName(name)) {
+      throw new ToolkitError('introspect', `command "${spoken}" makes the tool name ${JSON.stringify(name)}, which model APIs refuse (letters, digits, "_" and "-", at most 64); rename the command or hide it`);
+    }
+    const prior = seen.get(name);
+    if (prior !== undefined) {
+      throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior}" and "${spoken}"; rename or hide one`);
+    }
+    seen.set(name, spoken);
+    const own = new Set([...cmd.flags.map((f) => f.name), ...cmd.args.map((a) => a.name)]);
+    const globals = opts.globals.filter((g) => !own.has(g.name));
+    for (const g of opts.globals) {
+      if (own.has(g.name)) {
+        warnings.push({
+          code: 'global_flag_clash',
+          tool: name,
+          message: `global flag ${JSON.stringify(g.name)} is not offered on ${name}: the command has its own ${JSON.stringify(g.name)}`,
+        });
+      }
+    }
+    tools.push(
+      new FiskCommandTool({
+        binary: opts.binary,
+        name,
+        description: describe(cmd),
+        tags: cmd.tags,
+        inputSchema: mergeGlobals(cmd.restricted_schema, globals),
+        shape: { path, globals, flags: cmd.flags.filter((f) => !f.hidden), args: cmd.args },
+        confirmTags: opts.confirmTags,
+        credentialEnvNames: opts.credentialEnvNames,
+        ...(opts.env === undefined ? {} : { env: opts.env }),
+      }),
+    );
+  }
+  return { tools, warnings };
+}

@@ -1,0 +1,156 @@
+/**
+ * One leaf command of a fisk application as a tool. The model's arguments reach the binary only
+ * as argv; the subprocess runs in its own process group with a credential-free environment.
+ */
+import { formatGoDuration } from '../../config/duration.js';
+import type { ToolDef } from '../../llm/types.js';
+import { validateRequired } from '../required.js';
+import { allowsDefer, confirmGateFor, modelDescription, resolveBehavior } from '../tags.js';
+import type {
+  Behavior,
+  BehaviorDescriber,
+  ConfirmGate,
+  Confirmable,
+  Deferrable,
+  ExecDeps,
+  Kind,
+  NeedsWorkDir,
+  Outcome,
+  Presentation,
+  Tagged,
+  Tool,
+} from '../tool.js';
+import { ArgvError, renderArgvFromJson } from './argv.js';
+import type { CommandShape } from './argv.js';
+import { toolEnvironment } from './env.js';
+import { runCaptured } from './run-captured.js';
+import { traceLine } from './trace.js';
+
+/** Everything a command tool is built from. */
+export interface CommandToolSpec {
+  readonly binary: string;
+  readonly name: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  /** The restricted schema with exposed globals merged in. */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly shape: CommandShape;
+  readonly confirmTags: readonly string[];
+  /** Variables never passed to the subprocess. */
+  readonly credentialEnvNames: readonly string[];
+  /** The environment the subprocess inherits from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+function freezeDeep<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) freezeDeep(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, Deferrable, Tagged, NeedsWorkDir {
+  readonly name: string;
+  readonly description: string;
+  readonly modelDescription: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly kind: Kind = 'application';
+  readonly presentation: Presentation = 'command';
+  /** The command path words, e.g. `['stream', 'ls']`. */
+  readonly path: readonly string[];
+  readonly #spec: CommandToolSpec;
+  readonly #gate: ConfirmGate;
+  readonly #behavior: Behavior;
+
+  constructor(spec: CommandToolSpec) {
+    this.#spec = spec;
+    this.name = spec.name;
+    this.description = spec.description;
+    this.modelDescription = modelDescription(spec.description, spec.tags);
+    this.inputSchema = freezeDeep(structuredClone(spec.inputSchema) as Record<string, unknown>);
+    this.path = Object.freeze([...spec.shape.path]);
+    this.#gate = Object.freeze(confirmGateFor(spec.tags, spec.confirmTags));
+    this.#behavior = Object.freeze(resolveBehavior(spec.tags));
+  }
+
+  definition(deferLoading: boolean): ToolDef {
+    return { name: this.name, description: this.modelDescription, inputSchema: this.inputSchema, deferLoading };
+  }
+
+  /** The argv this input renders to (without the binary); throws `ArgvError` for refused input. */
+  argv(input: string): string[] {
+    return renderArgvFromJson(this.#spec.shape, input);
+  }
+
+  /** The one-line, control-character-free rendering of a call for traces and prompts. */
+  traceLine(input: string): string {
+    return traceLine(this.#spec.shape, input);
+  }
+
+  async execute(input: string, deps: ExecDeps, signal: AbortSignal): Promise<Outcome> {
+    const missing = validateRequired(this.inputSchema, input);
+    if (missing !== undefined) return { status: 'completed', output: missing, isError: true };
+    let argv: string[];
+    try {
+      argv = this.argv(input);
+    } catch (err) {
+      if (err instanceof ArgvError) return { status: 'completed', output: err.message, isError: true };
+      throw err;
+    }
+    const command = argv.join(' ');
+    const r = await runCaptured({
+      binary: this.#spec.binary,
+      argv,
+      env: toolEnvironment(this.#spec.env ?? process.env, this.#spec.credentialEnvNames, deps.workDir),
+      ...(deps.workDir === undefined ? {} : { cwd: deps.workDir }),
+      ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
+      signal,
+    });
+    switch (r.kind) {
+      case 'exited':
+        return { status: 'completed', output: r.output, exec: { command, exitCode: r.exitCode, truncated: r.truncated }, isError: false };
+      case 'timed_out':
+        return {
+          status: 'completed',
+          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group`,
+          exec: { command, exitCode: -1, truncated: false },
+          isError: true,
+        };
+      case 'failed':
+        return { status: 'completed', output: r.message, isError: true };
+      default: {
+        const never: never = r;
+        return never;
+      }
+    }
+  }
+
+  mcpExposable(): boolean {
+    return true;
+  }
+
+  a2aExposable(): boolean {
+    return true;
+  }
+
+  confirmGate(): ConfirmGate {
+    return this.#gate;
+  }
+
+  behavior(): Behavior {
+    return this.#behavior;
+  }
+
+  deferrable(): boolean {
+    return allowsDefer(this.#spec.tags);
+  }
+
+  tags(): readonly string[] {
+    return this.#spec.tags;
+  }
+
+  needsWorkDir(): true {
+    return true;
+  }
+}

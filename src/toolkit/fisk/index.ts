@@ -1,0 +1,20 @@
+/** fisk application commands as tools: introspection, argv rendering and execution. */
+export { FiskCommandTool } from './command-tool.js';
+export type { CommandToolSpec } from './command-tool.js';
+export { buildCommandTools } from './application.js';
+export type { BuildToolsOptions } from './application.js';
+export { introspect, INTROSPECT_MAX_BYTES, INTROSPECT_DEFAULT_TIMEOUT_MS } from './introspect.js';
+export type { IntrospectOptions } from './introspect.js';
+export { readApplicationModel } from './model.js';
+export type { ApplicationModel, CommandModel, FlagModel, ArgModel } from './model.js';
+export { ArgvError, renderArgv, renderArgvFromJson } from './argv.js';
+export type { CommandShape } from './argv.js';
+export { parseExactJson, JsonNumber } from './json-exact.js';
+export type { ExactJson } from './json-exact.js';
+export { FRAMEWORK_FLAGS, resolveGlobalFlags, reportGlobalFlags, mergeGlobals } from './global-flags.js';
+export type { GlobalFlagReport } from './global-flags.js';
+export { runCaptured } from './run-captured.js';
+export type { RunOptions, RunResult } from './run-captured.js';
+export { HeadTailCapture, OUTPUT_CAP, TRUNCATION_MARKER } from './capture.js';
+export { toolEnvironment } from './env.js';
+export { traceLine, stripControl } from './trace.js';

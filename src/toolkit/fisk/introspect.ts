@@ -1,0 +1,88 @@
+/**
+ * Runs `<binary> --fisk-introspect` once and decodes the application model. The document must
+ * decode whole, so output past 16 MiB is refused rather than cut.
+ */
+import { spawn } from 'node:child_process';
+import { ToolkitError } from '../errors.js';
+import { readApplicationModel } from './model.js';
+import type { ApplicationModel } from './model.js';
+
+/** The largest introspection document accepted: 16 MiB. */
+export const INTROSPECT_MAX_BYTES = 16 * 1024 * 1024;
+/** The introspection deadline when the caller gives none: 30 s. */
+export const INTROSPECT_DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface IntrospectOptions {
+  readonly binary: string;
+  /** The subprocess environment (already stripped of credentials). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+function fail(binary: string, why: string, cause?: unknown): ToolkitError {
+  return new ToolkitError(
+    'introspect',
+    `cannot introspect application_path ${JSON.stringify(binary)}: ${why}`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Runs the introspection and returns the decoded, checked model. Throws `ToolkitError` (`introspect`). */
+export async function introspect(opts: IntrospectOptions): Promise<ApplicationModel> {
+  opts.signal?.throwIfAborted();
+  const timeoutMs = opts.timeoutMs ?? INTROSPECT_DEFAULT_TIMEOUT_MS;
+  const child = spawn(opts.binary, ['--fisk-introspect'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: opts.env });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let stderr = '';
+  let problem: string | undefined;
+  const stop = (why: string): void => {
+    problem ??= why;
+    killGroup(child.pid);
+  };
+  child.stdout.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > INTROSPECT_MAX_BYTES) stop(`its output exceeds ${INTROSPECT_MAX_BYTES / (1024 * 1024)} MiB; the document must decode whole, so it is refused rather than cut`);
+    else chunks.push(c);
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    if (stderr.length < 4096) stderr += c.toString('utf8');
+  });
+  const timer = setTimeout(() => stop(`it did not answer within ${timeoutMs / 1000}s`), timeoutMs);
+  const onAbort = (): void => stop('aborted');
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const outcome = await new Promise<{ code: number | null } | { error: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ error }));
+    child.once('close', (code) => resolve({ code }));
+  });
+  clearTimeout(timer);
+  opts.signal?.removeEventListener('abort', onAbort);
+  if (opts.signal?.aborted === true) throw opts.signal.reason;
+  if ('error' in outcome) throw fail(opts.binary, `it cannot be started (${outcome.error.message}); check the path and that it is executable`, outcome.error);
+  if (problem !== undefined) throw fail(opts.binary, problem);
+  if (outcome.code !== 0) {
+    const said = stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' / ')}`;
+    throw fail(opts.binary, `it exited with status ${outcome.code ?? 'unknown'}${said}; is it a fisk application?`);
+  }
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (err) {
+    throw fail(opts.binary, `its answer is not JSON (${(err as Error).message}); is it a fisk application?`, err);
+  }
+  try {
+    return readApplicationModel(decoded);
+  } catch (err) {
+    throw fail(opts.binary, (err as Error).message, err);
+  }
+}

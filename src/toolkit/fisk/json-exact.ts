@@ -1,0 +1,122 @@
+/**
+ * A JSON reader that keeps each number's text exactly as written, so `1e5` or
+ * `12345678901234567890` reach the application's argv unchanged rather than through a float.
+ */
+
+/** A number as the model wrote it. */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+}
+
+/** A decoded value: numbers stay text. */
+export type ExactJson = null | boolean | string | JsonNumber | readonly ExactJson[] | { readonly [key: string]: ExactJson };
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+// eslint-disable-next-line no-control-regex -- JSON forbids raw control characters inside strings
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+
+class Parser {
+  pos = 0;
+  constructor(readonly s: string) {}
+
+  fail(what: string): never {
+    throw new SyntaxError(`${what} at offset ${this.pos}`);
+  }
+
+  ws(): void {
+    while (this.pos < this.s.length && ' \t\n\r'.includes(this.s[this.pos] ?? '')) this.pos++;
+  }
+
+  value(): ExactJson {
+    this.ws();
+    const c = this.s[this.pos];
+    switch (c) {
+      case '{':
+        return this.object();
+      case '[':
+        return this.array();
+      case '"':
+        return this.string();
+      case 't':
+        return this.word('true', true);
+      case 'f':
+        return this.word('false', false);
+      case 'n':
+        return this.word('null', null);
+      default:
+        return this.number();
+    }
+  }
+
+  word<T>(w: string, v: T): T {
+    if (this.s.startsWith(w, this.pos)) {
+      this.pos += w.length;
+      return v;
+    }
+    return this.fail('unexpected token');
+  }
+
+  number(): JsonNumber {
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.s);
+    if (m === null) this.fail('unexpected token');
+    this.pos += m[0].length;
+    return new JsonNumber(m[0]);
+  }
+
+  string(): string {
+    STRING.lastIndex = this.pos;
+    const m = STRING.exec(this.s);
+    if (m === null) this.fail('invalid string');
+    this.pos += m[0].length;
+    return JSON.parse(m[0]) as string;
+  }
+
+  array(): ExactJson[] {
+    this.pos++;
+    const out: ExactJson[] = [];
+    this.ws();
+    if (this.s[this.pos] === ']') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value());
+      this.ws();
+      const c = this.s[this.pos++];
+      if (c === ']') return out;
+      if (c !== ',') this.fail('expected "," or "]"');
+    }
+  }
+
+  object(): Record<string, ExactJson> {
+    this.pos++;
+    const out: Record<string, ExactJson> = Object.create(null) as Record<string, ExactJson>;
+    this.ws();
+    if (this.s[this.pos] === '}') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      if (this.s[this.pos] !== '"') this.fail('expected a property name');
+      const key = this.string();
+      this.ws();
+      if (this.s[this.pos++] !== ':') this.fail('expected ":"');
+      out[key] = this.value();
+      this.ws();
+      const c = this.s[this.pos++];
+      if (c === '}') return out;
+      if (c !== ',') this.fail('expected "," or "}"');
+    }
+  }
+}
+
+/** Parses JSON text keeping number lexemes; throws `SyntaxError` on anything that is not JSON. */
+export function parseExactJson(text: string): ExactJson {
+  const p = new Parser(text);
+  const v = p.value();
+  p.ws();
+  if (p.pos !== text.length) p.fail('unexpected trailing text');
+  return v;
+}

@@ -1,0 +1,184 @@
+/**
+ * The application model a fisk program prints for `--fisk-introspect`, in fisk's own snake_case
+ * field names, and a structural check at the edge so nothing downstream trusts raw JSON.
+ */
+import { ToolkitError } from '../errors.js';
+
+export interface FlagModel {
+  readonly name: string;
+  readonly help: string;
+  readonly short: string;
+  /** Default values as strings, as fisk reports them. */
+  readonly default: readonly string[];
+  readonly envar: string;
+  readonly place_holder: string;
+  readonly required: boolean;
+  readonly hidden: boolean;
+  readonly boolean: boolean;
+  readonly negatable: boolean;
+  readonly cumulative: boolean;
+}
+
+export interface ArgModel {
+  readonly name: string;
+  readonly help: string;
+  readonly default: readonly string[];
+  readonly envar: string;
+  readonly place_holder: string;
+  readonly required: boolean;
+  readonly hidden: boolean;
+  readonly cumulative: boolean;
+}
+
+export interface CommandModel {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly help: string;
+  readonly help_long: string;
+  readonly hidden: boolean;
+  readonly default: boolean;
+  readonly tags: readonly string[];
+  readonly flags: readonly FlagModel[];
+  readonly args: readonly ArgModel[];
+  readonly commands: readonly CommandModel[];
+  /** The subset of JSON schema model APIs accept; required on every leaf. */
+  readonly restricted_schema?: Readonly<Record<string, unknown>>;
+  readonly schema?: Readonly<Record<string, unknown>>;
+}
+
+export interface ApplicationModel {
+  readonly name: string;
+  readonly help: string;
+  readonly version: string;
+  readonly author: string;
+  /** The application's global flags. */
+  readonly flags: readonly FlagModel[];
+  readonly args: readonly ArgModel[];
+  readonly commands: readonly CommandModel[];
+}
+
+type Json = Record<string, unknown>;
+
+class Reader {
+  constructor(readonly where: string) {}
+
+  fail(what: string): never {
+    throw new ToolkitError('introspect', `the introspection document is malformed at ${this.where}: ${what}`);
+  }
+
+  obj(v: unknown): Json {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail('expected an object');
+    return v as Json;
+  }
+
+  str(o: Json, key: string): string {
+    const v = o[key];
+    if (v === undefined || v === null) return '';
+    if (typeof v !== 'string') this.fail(`${key} must be a string`);
+    return v;
+  }
+
+  bool(o: Json, key: string): boolean {
+    const v = o[key];
+    if (v === undefined || v === null) return false;
+    if (typeof v !== 'boolean') this.fail(`${key} must be a boolean`);
+    return v;
+  }
+
+  strs(o: Json, key: string): string[] {
+    const v = o[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) this.fail(`${key} must be a list of strings`);
+    return v;
+  }
+
+  list(o: Json, key: string): unknown[] {
+    const v = o[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) this.fail(`${key} must be a list`);
+    return v as unknown[];
+  }
+
+  at(child: string): Reader {
+    return new Reader(`${this.where}${child}`);
+  }
+}
+
+function readFlag(r: Reader, v: unknown): FlagModel {
+  const o = r.obj(v);
+  const name = r.str(o, 'name');
+  if (name === '') r.fail('a flag has no name');
+  return {
+    name,
+    help: r.str(o, 'help'),
+    short: r.str(o, 'short'),
+    default: r.strs(o, 'default'),
+    envar: r.str(o, 'envar'),
+    place_holder: r.str(o, 'place_holder'),
+    required: r.bool(o, 'required'),
+    hidden: r.bool(o, 'hidden'),
+    boolean: r.bool(o, 'boolean'),
+    negatable: r.bool(o, 'negatable'),
+    cumulative: r.bool(o, 'cumulative'),
+  };
+}
+
+function readArg(r: Reader, v: unknown): ArgModel {
+  const o = r.obj(v);
+  const name = r.str(o, 'name');
+  if (name === '') r.fail('an argument has no name');
+  return {
+    name,
+    help: r.str(o, 'help'),
+    default: r.strs(o, 'default'),
+    envar: r.str(o, 'envar'),
+    place_holder: r.str(o, 'place_holder'),
+    required: r.bool(o, 'required'),
+    hidden: r.bool(o, 'hidden'),
+    cumulative: r.bool(o, 'cumulative'),
+  };
+}
+
+function readSchema(r: Reader, o: Json, key: string): Record<string, unknown> | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  return r.at(`.${key}`).obj(v);
+}
+
+function readCommand(r: Reader, v: unknown): CommandModel {
+  const o = r.obj(v);
+  const name = r.str(o, 'name');
+  if (name === '') r.fail('a command has no name');
+  const here = r.at(` ${name}`);
+  const restricted = readSchema(here, o, 'restricted_schema');
+  const schema = readSchema(here, o, 'schema');
+  return {
+    name,
+    aliases: here.strs(o, 'aliases'),
+    help: here.str(o, 'help'),
+    help_long: here.str(o, 'help_long'),
+    hidden: here.bool(o, 'hidden'),
+    default: here.bool(o, 'default'),
+    tags: here.strs(o, 'tags'),
+    flags: here.list(o, 'flags').map((f) => readFlag(here, f)),
+    args: here.list(o, 'args').map((a) => readArg(here, a)),
+    commands: here.list(o, 'commands').map((c) => readCommand(here, c)),
+    ...(restricted === undefined ? {} : { restricted_schema: restricted }),
+    ...(schema === undefined ? {} : { schema }),
+  };
+}
+
+/** Checks decoded introspection JSON and returns it typed, or throws naming the bad field. */
+export function readApplicationModel(value: unknown): ApplicationModel {
+  const r = new Reader('the application');
+  const o = r.obj(value);
+  return {
+    name: r.str(o, 'name'),
+    help: r.str(o, 'help'),
+    version: r.str(o, 'version'),
+    author: r.str(o, 'author'),
+    flags: r.list(o, 'flags').map((f) => readFlag(r.at(' flags'), f)),
+    args: r.list(o, 'args').map((a) => readArg(r.at(' args'), a)),
+    commands: r.list(o, 'commands').map((c) => readCommand(r.at(':'), c)),
+  };
+}

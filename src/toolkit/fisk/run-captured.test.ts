@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { TRUNCATION_MARKER } from './capture.js';
+import { runCaptured } from './run-captured.js';
+
+const app = fileURLToPath(new URL('../../../test/fixtures/fisk-app.mjs', import.meta.url));
+const env = { PATH: process.env['PATH'] ?? '' };
+const signal = new AbortController().signal;
+
+/** Alive means running: a zombie (killed, not yet reaped by whoever adopted it) counts as dead. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function waitDead(pid: number): Promise<boolean> {
+  // The kernel reaps an orphan after SIGKILL asynchronously; poll a bounded number of times.
+  for (let i = 0; i < 2000 && alive(pid); i++) await new Promise((r) => setImmediate(r));
+  return !alive(pid);
+}
+
+describe('runCaptured', () => {
+  it('keeps stdout and stderr in the order they were written', async () => {
+    const r = await runCaptured({ binary: app, argv: ['interleave', '--', '6'], env, signal });
+    expect(r).toMatchObject({ kind: 'exited', exitCode: 0, truncated: false });
+    if (r.kind !== 'exited') throw new Error('unreachable');
+    expect(r.output).toBe('out 0\nerr 1\nout 2\nerr 3\nout 4\nerr 5\n');
+  });
+  it('reports a non-zero exit as an ordinary result', async () => {
+    const r = await runCaptured({ binary: app, argv: ['fail', '--', '7'], env, signal });
+    expect(r).toMatchObject({ kind: 'exited', exitCode: 7, output: 'failing on purpose\n' });
+  });
+  it('holds 1 MiB of output to a 64 KiB head and tail', async () => {
+    const r = await runCaptured({ binary: app, argv: ['flood'], env, signal });
+    if (r.kind !== 'exited') throw new Error(`unexpected ${r.kind}`);
+    expect(r.truncated).toBe(true);
+    expect(r.bytes).toBe(1 << 20);
+    expect(Buffer.byteLength(r.output)).toBe(64 * 1024 + Buffer.byteLength(TRUNCATION_MARKER));
+    expect(r.output.startsWith('00000000 abc')).toBe(true);
+    expect(r.output).toContain(TRUNCATION_MARKER);
+  });
+  it('kills the whole process group on timeout, grandchild included', async () => {
+    const r = await runCaptured({ binary: app, argv: ['spawn'], env, signal, timeoutMs: 500 });
+    if (r.kind !== 'timed_out') throw new Error(`unexpected ${r.kind}`);
+    const pid = Number(/grandchild (\d+)/.exec(r.output)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(await waitDead(pid)).toBe(true);
+  });
+  it('does not wait on a grandchild the leader left holding the output', async () => {
+    const r = await runCaptured({ binary: app, argv: ['spawn', '--', 'exit'], env, signal });
+    if (r.kind !== 'exited') throw new Error(`unexpected ${r.kind}`);
+    const pid = Number(/grandchild (\d+)/.exec(r.output)?.[1]);
+    expect(await waitDead(pid)).toBe(true);
+  });
+  it('kills the group and rejects with the reason on abort', async () => {
+    const ac = new AbortController();
+    const running = runCaptured({ binary: app, argv: ['sleep', '--', '60'], env, signal: ac.signal });
+    setTimeout(() => ac.abort(new Error('stopped by the operator')), 200);
+    await expect(running).rejects.toThrow('stopped by the operator');
+  });
+  it('reports a binary that cannot start', async () => {
+    const r = await runCaptured({ binary: '/nonexistent/tool', argv: [], env, signal });
+    expect(r).toMatchObject({ kind: 'failed' });
+    if (r.kind === 'failed') expect(r.message).toMatch(/cannot start \/nonexistent\/tool: .*ENOENT/);
+  });
+});

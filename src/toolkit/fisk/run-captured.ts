@@ -1,0 +1,145 @@
+/**
+ * Runs a program in its own process group with stdout and stderr on one socket, so the two
+ * streams keep the order the program wrote them in, and kills the whole group on timeout, abort,
+ * or when the leader exits leaving children behind holding the output open.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HeadTailCapture, OUTPUT_CAP } from './capture.js';
+
+export interface RunOptions {
+  readonly binary: string;
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Kill the group after this long; absent waits as long as the signal allows. */
+  readonly timeoutMs?: number;
+  readonly signal: AbortSignal;
+  /** The output budget (default 64 KiB as head and tail). */
+  readonly cap?: number;
+}
+
+/** How a run ended. An abort is not here: it rejects with the signal's reason. */
+export type RunResult =
+  | { readonly kind: 'exited'; readonly exitCode: number; readonly signal: string | null; readonly output: string; readonly truncated: boolean; readonly bytes: number }
+  | { readonly kind: 'timed_out'; readonly output: string; readonly truncated: boolean }
+  | { readonly kind: 'failed'; readonly message: string };
+
+let socketDir: string | undefined;
+let socketSeq = 0;
+
+function socketPath(): string {
+  if (socketDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'fisk-out-'));
+    socketDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  socketSeq += 1;
+  return join(socketDir, `${process.pid}-${socketSeq}.sock`);
+}
+
+/**
+ * A connected socket pair over a private unix socket: `writer` is handed to the child as both
+ * stdout and stderr, `reader` stays here. Node offers no anonymous pipe to share between two fds.
+ */
+async function socketPair(): Promise<{ reader: Socket; writer: Socket }> {
+  const path = socketPath();
+  const server = createServer();
+  const accepted = new Promise<Socket>((resolve, reject) => {
+    server.once('connection', resolve);
+    server.once('error', reject);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, resolve);
+  });
+  const writer = connect(path);
+  await new Promise<void>((resolve, reject) => {
+    writer.once('connect', resolve);
+    writer.once('error', reject);
+  });
+  const reader = await accepted;
+  server.close();
+  return { reader, writer };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Runs one command to completion under the rules above. Rejects only on abort. */
+export async function runCaptured(opts: RunOptions): Promise<RunResult> {
+  opts.signal.throwIfAborted();
+  const { reader, writer } = await socketPair();
+  const capture = new HeadTailCapture(opts.cap ?? OUTPUT_CAP);
+  reader.on('data', (chunk: Buffer) => capture.write(chunk));
+  const readerDone = new Promise<void>((resolve) => {
+    reader.once('close', () => resolve());
+    reader.once('error', () => resolve());
+  });
+
+  let child;
+  try {
+    child = spawn(opts.binary, [...opts.argv], {
+      stdio: ['ignore', writer, writer],
+      detached: true, // a new process group, so a kill reaches every descendant
+      env: opts.env,
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    });
+  } catch (err) {
+    writer.destroy();
+    reader.destroy();
+    return { kind: 'failed', message: `cannot start ${opts.binary}: ${(err as Error).message}` };
+  } finally {
+    // The child holds its own copies; ours must close or the reader never sees the end.
+    writer.destroy();
+  }
+  const pid = child.pid;
+  let timedOut = false;
+  let aborted = false;
+  const onAbort = (): void => {
+    aborted = true;
+    killGroup(pid);
+  };
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  const timer =
+    opts.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          killGroup(pid);
+        }, opts.timeoutMs);
+
+  const exited = new Promise<{ code: number | null; sig: string | null } | { error: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ error }));
+    child.once('exit', (code, sig) => resolve({ code, sig }));
+  });
+  const ended = await exited;
+  // Descendants left behind would hold the output socket open; the call's lifetime is theirs too.
+  killGroup(pid);
+  if ('error' in ended) reader.destroy();
+  await readerDone;
+  if (timer !== undefined) clearTimeout(timer);
+  opts.signal.removeEventListener('abort', onAbort);
+
+  if (aborted) throw opts.signal.reason;
+  if ('error' in ended) return { kind: 'failed', message: `cannot start ${opts.binary}: ${ended.error.message}` };
+  if (timedOut) return { kind: 'timed_out', output: capture.text(), truncated: capture.truncated };
+  return {
+    kind: 'exited',
+    exitCode: ended.code ?? -1,
+    signal: ended.sig,
+    output: capture.text(),
+    truncated: capture.truncated,
+    bytes: capture.total,
+  };
+}

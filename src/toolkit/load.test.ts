@@ -1,0 +1,161 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ToolkitError } from './errors.js';
+import type { FiskCommandTool } from './fisk/command-tool.js';
+import { loadApplicationTools } from './load.js';
+import type { LoadApplicationOptions } from './load.js';
+import { isConfirmable } from './tool.js';
+
+const app = fileURLToPath(new URL('../../test/fixtures/fisk-app.mjs', import.meta.url));
+const none = { tools: [], tags: [] };
+const signal = new AbortController().signal;
+
+function options(extra: Partial<LoadApplicationOptions> = {}, mode = ''): LoadApplicationOptions {
+  return {
+    applicationPath: app,
+    globalFlags: [],
+    confirmTags: [],
+    include: none,
+    exclude: none,
+    credentialEnvNames: ['ANTHROPIC_API_KEY', 'MY_SECRET'],
+    env: { PATH: process.env['PATH'], FIXTURE_MODE: mode, ANTHROPIC_API_KEY: 'sk-live', MY_SECRET: 's3cret', KEEP_ME: 'yes' },
+    ...extra,
+  };
+}
+
+async function refusal(opts: LoadApplicationOptions): Promise<ToolkitError> {
+  try {
+    await loadApplicationTools(opts);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ToolkitError);
+    return err as ToolkitError;
+  }
+  throw new Error('expected the load to fail');
+}
+
+describe('loadApplicationTools', () => {
+  it('turns visible leaves into tools named by path, skipping hidden subtrees, groups and ai:deny', async () => {
+    const loaded = await loadApplicationTools(options());
+    expect(loaded.source.tools.map((t) => t.name)).toEqual([
+      'echo',
+      'stream_ls',
+      'stream_rm',
+      'stream_purge',
+      'deep_inner_leaf',
+      'interleave',
+      'flood',
+      'sleep',
+      'spawn',
+      'fail',
+      'env',
+    ]);
+    expect(loaded.source.filtered).toEqual([{ name: 'secret', source: 'application', reason: 'denied', detail: 'tagged ai:deny' }]);
+    expect(loaded.model.version).toBe('1.2.3');
+  });
+  it('describes a command plainly and for the model with its tags', async () => {
+    const loaded = await loadApplicationTools(options());
+    const ls = loaded.source.tools.find((t) => t.name === 'stream_ls');
+    expect(ls?.description).toBe('Lists streams\n\nLists every stream the account can see.');
+    expect(ls?.modelDescription).toBe('Lists streams\n\nLists every stream the account can see.\n\nTags: ai:read_only, ai:idempotent');
+    expect(ls?.kind).toBe('application');
+    expect(ls?.mcpExposable()).toBe(true);
+  });
+  it('gates by ai:confirm and by operator confirm tags, naming the trigger', async () => {
+    const loaded = await loadApplicationTools(options({ confirmTags: ['impact:rw'] }));
+    const gate = (name: string) => {
+      const t = loaded.source.tools.find((x) => x.name === name);
+      if (t === undefined || !isConfirmable(t)) throw new Error(name);
+      return t.confirmGate();
+    };
+    expect(gate('stream_rm')).toEqual({ gated: true, trigger: 'impact:rw' });
+    expect(gate('stream_purge')).toEqual({ gated: true, trigger: 'ai:confirm' });
+    expect(gate('stream_ls')).toEqual({ gated: false });
+  });
+  it('applies include and exclude after ai:deny', async () => {
+    const loaded = await loadApplicationTools(options({ include: { tools: ['^stream_'], tags: [''] }, exclude: { tools: [], tags: ['ai:destructive'] } }));
+    expect(loaded.source.tools.map((t) => t.name)).toEqual(['echo', 'stream_ls', 'stream_purge', 'interleave', 'flood', 'sleep', 'spawn', 'fail']);
+    expect(loaded.source.filtered?.find((f) => f.name === 'stream_rm')?.reason).toBe('excluded');
+    expect(loaded.source.filtered?.find((f) => f.name === 'env')?.reason).toBe('not_included');
+  });
+  it('merges exposed globals into a clone of each schema, skipping a clashing command', async () => {
+    const loaded = await loadApplicationTools(options({ globalFlags: ['context', 'trace'] }));
+    const ls = loaded.all.find((t) => t.name === 'stream_ls') as FiskCommandTool;
+    const echo = loaded.all.find((t) => t.name === 'echo') as FiskCommandTool;
+    expect(Object.keys(ls.inputSchema['properties'] as object)).toEqual(['context', 'trace']);
+    expect((echo.inputSchema['properties'] as Record<string, { description: string }>)['context']?.description).toBe('The echo context (shadows the global)');
+    expect(loaded.warnings.map((w) => [w.code, w.tool])).toEqual([['global_flag_clash', 'echo']]);
+    expect(ls.argv('{"context":"prod","trace":true}')).toEqual(['stream', 'ls', '--context=prod', '--trace']);
+    expect(loaded.globalFlags).toEqual([
+      { name: 'context', help: 'The connection context to use', exposed: true, required: false },
+      { name: 'trace', help: 'Trace every request', exposed: true, required: false },
+    ]);
+  });
+  it('always exposes a global the application requires', async () => {
+    const loaded = await loadApplicationTools(options({}, 'required-global'));
+    const ls = loaded.all.find((t) => t.name === 'stream_ls') as FiskCommandTool;
+    expect(ls.inputSchema['required']).toEqual(['region']);
+  });
+  it('refuses unknown, hidden and framework global flags by name', async () => {
+    expect((await refusal(options({ globalFlags: ['contxt'] }))).message).toBe('global_flags: "contxt" is not a global flag of the application; choose from context, trace');
+    expect((await refusal(options({ globalFlags: ['token'] }))).message).toMatch(/"token" is a hidden flag/);
+    expect((await refusal(options({ globalFlags: ['help'] }))).message).toMatch(/"help" is a framework flag/);
+  });
+  it('fails the whole load when a leaf has no restricted schema', async () => {
+    const err = await refusal(options({}, 'no-schema'));
+    expect(err.code).toBe('introspect');
+    expect(err.message).toMatch(/"stream ls" has no precomputed restricted schema; rebuild the application with a current fisk/);
+  });
+  it('refuses a broken introspection: bad JSON, non-zero exit, oversize, missing binary, name clash', async () => {
+    expect((await refusal(options({}, 'invalid-json'))).message).toMatch(/answer is not JSON/);
+    expect((await refusal(options({}, 'exit'))).message).toMatch(/exited with status 2: introspection is broken here/);
+    expect((await refusal(options({}, 'huge'))).message).toMatch(/exceeds 16 MiB/);
+    expect((await refusal(options({ applicationPath: '/nonexistent/app' }))).message).toMatch(/cannot be started/);
+    const clash = await refusal(options({}, 'clash'));
+    expect(clash.code).toBe('collision');
+    expect(clash.message).toMatch(/"stream_ls" is claimed by both application commands "stream ls" and "stream_ls"/);
+  });
+  it('refuses an invalid include pattern naming the key', async () => {
+    expect((await refusal(options({ include: { tools: ['[a'], tags: [] } }))).message).toMatch(/^include\.tools: "\[a"/);
+  });
+});
+
+describe('FiskCommandTool execution', () => {
+  it('runs the command with argv only, returning an exec record', async () => {
+    const loaded = await loadApplicationTools(options());
+    const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+    const out = await echo.execute('{"first":"a b","count":3,"color":false,"rest":["x"]}', {}, signal);
+    expect(out).toMatchObject({ status: 'completed', isError: false, exec: { command: 'echo --no-color --count=3 -- a b two x', exitCode: 0, truncated: false } });
+    if (out.status !== 'completed') throw new Error('unreachable');
+    expect(JSON.parse(out.output)).toEqual({ path: ['echo'], flags: ['--no-color', '--count=3'], positionals: ['a b', 'two', 'x'] });
+  });
+  it('strips credentials from the environment and sets LLMFORMAT=1', async () => {
+    const loaded = await loadApplicationTools(options());
+    const env = loaded.source.tools.find((t) => t.name === 'env') as FiskCommandTool;
+    const out = await env.execute('{}', {}, signal);
+    if (out.status !== 'completed') throw new Error('unreachable');
+    const seen = JSON.parse(out.output) as Record<string, string>;
+    expect(seen['LLMFORMAT']).toBe('1');
+    expect(seen['KEEP_ME']).toBe('yes');
+    expect(seen['ANTHROPIC_API_KEY']).toBeUndefined();
+    expect(seen['MY_SECRET']).toBeUndefined();
+  });
+  it('returns refused and incomplete arguments to the model without running anything', async () => {
+    const loaded = await loadApplicationTools(options());
+    const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+    expect(await echo.execute('{}', {}, signal)).toEqual({ status: 'completed', output: 'missing required argument "first"', isError: true });
+    expect(await echo.execute('{"first":"a","bogus":1}', {}, signal)).toEqual({ status: 'completed', output: 'unknown argument "bogus"', isError: true });
+  });
+  it('treats a non-zero exit as a result and a timeout as an error naming the limit', async () => {
+    const loaded = await loadApplicationTools(options());
+    const get = (n: string) => loaded.source.tools.find((t) => t.name === n) as FiskCommandTool;
+    expect(await get('fail').execute('{"code":4}', {}, signal)).toMatchObject({ isError: false, exec: { exitCode: 4 }, output: 'failing on purpose\n' });
+    const slow = await get('sleep').execute('{"seconds":30}', { timeoutMs: 300 }, signal);
+    expect(slow).toMatchObject({ isError: true, exec: { exitCode: -1 }, output: 'the command timed out after 300ms and was killed with its process group' });
+  });
+  it('renders a trace line with sorted flags and no control characters', async () => {
+    const loaded = await loadApplicationTools(options());
+    const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe('echo --count=2 --level=warn -- a[2Jb');
+    expect(echo.traceLine('{"nope":"\\u0007x"}')).toBe('echo {"nope":"\\u0007x"}');
+  });
+});
