@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../llm/types.js';
+import type { Message } from '../llm/types.js';
 import { ZERO_USAGE } from '../llm/types.js';
 import {
   approvalBody,
