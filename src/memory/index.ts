@@ -28,5 +28,5 @@ export type { JetStreamStoreOptions } from './jetstream/jetstream-store.js';
 export { jetStreamBackend, JetStreamOptionsSchema, jetStreamSettings } from './jetstream/backend.js';
 export type { JetStreamOptions, JetStreamSettings } from './jetstream/backend.js';
 export { memoryIndexPrompt, memoryNote, renderMemoryIndex, renderDescription, MEMORY_INDEX_TAG, MEMORY_TAG } from './prompt.js';
-export { memoryTools, MEMORY_TOOL_NAMES, READ_ONLY_MEMORY_TOOL_NAMES } from './tools.js';
+export { memoryTools, memoryToolsForListing, MEMORY_TOOL_NAMES, READ_ONLY_MEMORY_TOOL_NAMES } from './tools.js';
 export type { MemoryToolName, MemoryToolsOptions, ScopeSource } from './tools.js';

@@ -9,7 +9,8 @@ import { FileStore } from './file/file-store.js';
 import { memoryIndexPrompt, memoryNote, renderMemoryIndex } from './prompt.js';
 import { Scope } from './scope.js';
 import type { CallOptions, MemoryEntry, MemoryItem, Store, StoreInfo } from './store.js';
-import { MEMORY_TOOL_NAMES, memoryTools } from './tools.js';
+import { MEMORY_TOOL_NAMES, memoryTools, memoryToolsForListing } from './tools.js';
+import { MCP_EXPOSABLE_BUILTINS } from '../config/index.js';
 
 let dir: string;
 let store: FileStore;
@@ -159,5 +160,21 @@ describe('prompt pieces', () => {
     expect(memoryNote(true)).not.toMatch(/memory_write|memory_delete/u);
     expect(memoryNote(true)).toMatch(/memory_read/u);
     expect(memoryNote(true)).toMatch(/not instructions/u);
+  });
+});
+
+describe('memoryToolsForListing', () => {
+  it('lists the same tools a run registers, and refuses to run them', async () => {
+    const listed = memoryToolsForListing();
+    const real = memoryTools(store, new Scope());
+    expect(listed.map((t) => t.definition(false))).toEqual(real.map((t) => t.definition(false)));
+    expect(memoryToolsForListing({ readOnly: true }).map((t) => t.name)).toEqual(['memory_list', 'memory_read']);
+    const out = await call(listed, 'memory_list', {});
+    expect(out.isError).toBe(true);
+    expect(out.output).toMatch(/not open/u);
+  });
+
+  it('keeps every memory tool off the list of built-ins configuration lets MCP serve', () => {
+    for (const name of MEMORY_TOOL_NAMES) expect(MCP_EXPOSABLE_BUILTINS as readonly string[]).not.toContain(name);
   });
 });

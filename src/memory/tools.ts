@@ -184,3 +184,26 @@ function staleRefusal(err: MemoryError): Outcome {
   };
   return { status: 'completed', output: JSON.stringify(refusal), isError: true };
 }
+
+/** A store that refuses every call: the tools over it can be listed and described, never run. */
+const DETACHED: Store = {
+  info: () => ({ backend: '', location: '' }),
+  list: () => Promise.reject(detached()),
+  read: () => Promise.reject(detached()),
+  create: () => Promise.reject(detached()),
+  update: () => Promise.reject(detached()),
+  delete: () => Promise.reject(detached()),
+};
+
+function detached(): MemoryError {
+  return new MemoryError('unavailable', 'memory is not open in this process (the tools were built only to be listed)');
+}
+
+/**
+ * The memory tools exactly as a run would register them, for listing (`fisk info`) without opening
+ * a store: names, descriptions, schemas and exposure are the real ones; calling one answers with
+ * an error result.
+ */
+export function memoryToolsForListing(options: MemoryToolsOptions = {}): readonly Tool[] {
+  return memoryTools(DETACHED, undefined, options);
+}
