@@ -32,3 +32,5 @@ export * as functool from './functool/index.js';
 export * as fisk from './fisk/index.js';
 export { loadApplicationTools, applicationLoadOptions } from './load.js';
 export type { LoadApplicationOptions, LoadedApplication } from './load.js';
+export { resolveRunTools } from './run-tools.js';
+export type { RunTools, RunToolsInput } from './run-tools.js';

@@ -1,12 +1,41 @@
 import type { Command } from 'commander';
+import { humanTools } from '../../agent/human-tools.js';
 import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
 import type { Config, Override, Setting } from '../../config/index.js';
+import type { ToolDef } from '../../llm/types.js';
+import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
+import { ToolkitError } from '../../toolkit/errors.js';
+import { applicationLoadOptions } from '../../toolkit/load.js';
+import { resolveRunTools } from '../../toolkit/run-tools.js';
+import type { RunTools } from '../../toolkit/run-tools.js';
+import type { FilteredTool, SourceName, ToolSource, ToolWarning } from '../../toolkit/source.js';
+import { isConfirmable, isTagged } from '../../toolkit/tool.js';
+import type { Kind } from '../../toolkit/tool.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 
 interface InfoOptions {
   readonly config: string;
   readonly json?: boolean;
+  readonly all?: boolean;
+}
+
+/** One tool as `fisk info` lists it: exactly an entry of the run's tool set. */
+export interface InfoTool {
+  readonly name: string;
+  readonly source: SourceName;
+  readonly label?: string;
+  readonly kind: Kind;
+  /** The plain description; tags have their own column. */
+  readonly description: string;
+  readonly tags: readonly string[];
+  readonly gated: boolean;
+  readonly trigger?: string;
+  readonly deferred: boolean;
+  /** The definition the model is sent, byte for byte. */
+  readonly definition: ToolDef;
 }
 
 /** Tool search support by provider name, until providers report their own capabilities here. */
@@ -25,6 +54,12 @@ export interface InfoReport {
   readonly settings: readonly Setting[];
   readonly warnings: readonly { readonly key: string; readonly message: string }[];
   readonly prompt: string;
+  /** The run's tool set, in the order the model is sent it. */
+  readonly tools: readonly InfoTool[];
+  /** Every tool left out of the set, with the reason. */
+  readonly filtered: readonly FilteredTool[];
+  /** The application's visible global flags and whether each is exposed; null without an application. */
+  readonly globalFlags: readonly GlobalFlagReport[] | null;
 }
 
 /** Values set outside the file that a run would use, so their origin can be reported. */
@@ -36,6 +71,78 @@ function environmentOverrides(config: Config, env: Io['env']): Override[] {
   return out;
 }
 
+/** Whether the configured provider offers tool search, as far as this build knows. */
+export function providerToolSearch(provider: string): boolean {
+  return TOOL_SEARCH_PROVIDERS[provider] === true;
+}
+
+/** The built-in sources a run of this configuration gets that need no stores to describe. */
+function builtinSources(config: Config): ToolSource[] {
+  const out: ToolSource[] = [];
+  if (config.harness.humanInTheLoop) out.push({ source: 'human', tools: humanTools() });
+  return out;
+}
+
+/**
+ * Loads the tools a run of this configuration would have, through the same function the run
+ * uses. A load failure is a runtime error naming what to change; a bad `global_flags` entry or
+ * filter pattern is a configuration error.
+ */
+export async function loadInfoTools(config: Config, env: Io['env']): Promise<RunTools> {
+  const application = applicationLoadOptions(config, env);
+  try {
+    return await resolveRunTools({
+      ...(application === undefined ? {} : { application }),
+      sources: builtinSources(config),
+      confirmTags: config.harness.confirmTags,
+      deferral: { noToolSearch: config.llm.noToolSearch, providerToolSearch: providerToolSearch(config.llm.provider) },
+    });
+  } catch (err) {
+    if (err instanceof ToolkitError) {
+      const exit = err.code === 'global_flag' || err.code === 'filter' ? EXIT.config : EXIT.error;
+      throw new CliError(err.message, exit, { cause: err });
+    }
+    throw err;
+  }
+}
+
+function warningKey(w: ToolWarning): string {
+  switch (w.code) {
+    case 'confirm_tag_unmatched':
+      return 'harness.confirm_tags';
+    case 'tool_search_unavailable':
+      return 'llm.no_tool_search';
+    case 'global_flag_clash':
+      return 'global_flags';
+    case 'unknown_ai_tag':
+    case 'behavior_conflict':
+      return 'application_path';
+    default: {
+      const never: never = w.code;
+      return never;
+    }
+  }
+}
+
+function infoTools(tools: RunTools): InfoTool[] {
+  return tools.toolSet.entries.map((e, i) => {
+    const t = e.tool;
+    const gate = isConfirmable(t) ? t.confirmGate() : { gated: true, trigger: '(cannot report a gate)' };
+    return {
+      name: t.name,
+      source: e.source,
+      ...(e.label === undefined ? {} : { label: e.label }),
+      kind: t.kind,
+      description: t.description,
+      tags: isTagged(t) ? [...t.tags()] : [],
+      gated: gate.gated,
+      ...(gate.trigger === undefined ? {} : { trigger: gate.trigger }),
+      deferred: e.deferred,
+      definition: tools.toolSet.definitions()[i] as ToolDef,
+    };
+  });
+}
+
 function toolSearch(config: Config): string {
   if (config.llm.noToolSearch) return 'disabled (llm.no_tool_search)';
   const supported = TOOL_SEARCH_PROVIDERS[config.llm.provider];
@@ -44,8 +151,9 @@ function toolSearch(config: Config): string {
   return 'enabled (definitions are deferred once more than 10 tools are available)';
 }
 
-/** Builds the report `fisk info` prints. */
-export function buildInfoReport(config: Config, env: Io['env']): InfoReport {
+/** Builds the report `fisk info` prints from the configuration and the run's tools. */
+export function buildInfoReport(config: Config, env: Io['env'], tools?: RunTools): InfoReport {
+  const toolWarnings = (tools?.warnings ?? []).map((w) => ({ key: warningKey(w), message: w.message }));
   return {
     config: config.source,
     identity: { name: config.identity, source: config.identitySource },
@@ -54,9 +162,62 @@ export function buildInfoReport(config: Config, env: Io['env']): InfoReport {
         ? null
         : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(config) },
     settings: describeSettings(config, environmentOverrides(config, env)),
-    warnings: configWarnings(config),
+    warnings: [...configWarnings(config), ...toolWarnings],
     prompt: config.systemPrompt,
+    tools: tools === undefined ? [] : infoTools(tools),
+    filtered: tools?.filtered ?? [],
+    globalFlags: tools?.application?.globalFlags ?? null,
   };
+}
+
+function firstLine(text: string, max: number): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function table(rows: readonly (readonly string[])[]): string[] {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
+  return rows.map((r) => `  ${r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join('  ')}`.trimEnd());
+}
+
+function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
+  println(out);
+  println(out, `Tools (${report.tools.length})`);
+  if (report.tools.length === 0) {
+    println(out, '  (none: the model is sent no tools)');
+  } else {
+    const rows = [['Tool', 'Source', 'Gated', 'Deferred', 'Description', 'Tags']];
+    for (const t of report.tools) {
+      rows.push([
+        t.name,
+        t.label === undefined ? t.source : `${t.source}:${t.label}`,
+        t.gated ? `yes (${t.trigger ?? ''})` : 'no',
+        t.deferred ? 'yes' : 'no',
+        firstLine(t.description, 50),
+        t.tags.join(', '),
+      ]);
+    }
+    for (const line of table(rows)) println(out, line);
+  }
+  if (report.filtered.length > 0) {
+    println(out);
+    if (all) {
+      println(out, `Filtered tools (${report.filtered.length})`);
+      const rows = [['Tool', 'Source', 'Reason', 'Detail']];
+      for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, f.detail]);
+      for (const line of table(rows)) println(out, line);
+    } else {
+      println(out, `${report.filtered.length} tool(s) filtered out; list them with --all`);
+    }
+  }
+  if (report.globalFlags !== null && report.globalFlags.length > 0) {
+    println(out);
+    println(out, 'Exposable application global flags (global_flags)');
+    for (const g of report.globalFlags) {
+      const marks = [g.exposed ? 'exposed' : '', g.required ? 'required' : ''].filter((m) => m !== '');
+      println(out, `  --${g.name}${marks.length === 0 ? '' : ` [${marks.join(', ')}]`}${g.help === '' ? '' : `  ${g.help}`}`);
+    }
+  }
 }
 
 function renderValue(v: Setting['value']): string {
@@ -65,7 +226,7 @@ function renderValue(v: Setting['value']): string {
   return String(v);
 }
 
-function renderText(report: InfoReport, io: Io): void {
+function renderText(report: InfoReport, all: boolean, io: Io): void {
   const out = io.out;
   for (const w of report.warnings) println(io.err, `warning: ${w.key}: ${w.message}`);
   println(out, `Agent ${report.identity.name} (identity ${report.identity.source === 'explicit' ? 'set in the file' : report.identity.source === 'application' ? 'taken from the application name' : 'default'})`);
@@ -85,6 +246,7 @@ function renderText(report: InfoReport, io: Io): void {
   for (const s of report.settings) {
     println(out, `  ${s.key.padEnd(width)}  ${renderValue(s.value)}  [${s.origin}]`);
   }
+  renderTools(report, all, out);
   println(out);
   println(out, 'Prompt');
   if (report.prompt.trim() === '') {
@@ -97,16 +259,18 @@ function renderText(report: InfoReport, io: Io): void {
 export function registerInfo(program: Command, io: Io): void {
   program
     .command('info')
-    .description('show the effective configuration, its origins, the model and the prompt')
+    .description('show the effective configuration, its origins, the model, the tools and the prompt')
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--json', 'print a stable machine-readable document')
-    .action((opts: InfoOptions) => {
+    .option('--all', 'also list the tools left out of the set, with the reason')
+    .action(async (opts: InfoOptions) => {
       const config = parseConfigForMode({ path: opts.config }, 'info');
-      const report = buildInfoReport(config, io.env);
+      const tools = await loadInfoTools(config, io.env);
+      const report = buildInfoReport(config, io.env, tools);
       if (opts.json === true) {
         io.out.write(`${JSON.stringify(report, null, 2)}\n`);
       } else {
-        renderText(report, io);
+        renderText(report, opts.all === true, io);
       }
     });
 }

@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runAgent } from '../../agent/run-agent.js';
+import { ScriptedProvider, textResponse } from '../../agenttest/scripted-provider.js';
+import { parseConfigForMode } from '../../config/index.js';
+import { PublishedToolSetSource } from '../../toolkit/tool-set.js';
+import { EXIT } from '../exit-codes.js';
+import { runCli } from '../program.js';
+import { captureIo } from '../test-io.js';
+import type { InfoReport } from './info.js';
+import { loadInfoTools } from './info.js';
+
+const app = fileURLToPath(new URL('../../../test/fixtures/fisk-app.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'fisk-info-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+function configFile(extra: string): string {
+  const path = join(dir, `agent-${n++}.yaml`);
+  writeFileSync(
+    path,
+    `identity: ops
+application_path: ${app}
+system_prompt: You help the operator.
+llm:
+  model: claude-sonnet-4-6
+${extra}`,
+  );
+  return path;
+}
+
+const env = { PATH: process.env['PATH'], FIXTURE_MODE: '' };
+
+async function info(path: string, ...flags: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo(env);
+  const code = await runCli(['info', '--config', path, ...flags], io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('fisk info tools', () => {
+  it('reports exactly the names and definitions the run sends to the model', async () => {
+    const path = configFile(`global_flags: [context]
+harness:
+  human_in_the_loop: {enabled: true}
+  confirm_tags: [impact:rw]
+exclude: {tools: ['^flood$']}
+`);
+    const r = await info(path, '--json');
+    expect(r.code).toBe(EXIT.ok);
+    const report = JSON.parse(r.out) as InfoReport;
+
+    // The run: the same loader, then the agent loop against a scripted model that records requests.
+    const config = parseConfigForMode({ path }, 'run');
+    const tools = await loadInfoTools(config, env);
+    const provider = new ScriptedProvider([textResponse('done')], { caps: { toolSearch: true } });
+    await runAgent({ config, provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'hello' });
+    const sent = provider.requests[0]?.tools ?? [];
+
+    expect(sent.length).toBeGreaterThan(10);
+    expect(report.tools.map((t) => t.name)).toEqual(sent.map((d) => d.name));
+    expect(report.tools.map((t) => t.definition)).toEqual(JSON.parse(JSON.stringify(sent)));
+    expect(report.tools.map((t) => t.name)).toContain('ask_human_input');
+    expect(report.tools.map((t) => t.name)).not.toContain('flood');
+  });
+
+  it('lists source kind, plain description, tags, gate and deferral per tool', async () => {
+    const r = await info(configFile(`harness:\n  human_in_the_loop: {enabled: true}\n  confirm_tags: [impact:rw, impact:none]\n`), '--json');
+    const report = JSON.parse(r.out) as InfoReport;
+    const rm = report.tools.find((t) => t.name === 'stream_rm');
+    expect(rm).toMatchObject({ source: 'application', kind: 'application', description: 'Removes a stream', tags: ['ai:destructive', 'impact:rw'], gated: true, trigger: 'impact:rw', deferred: true });
+    expect(report.tools.find((t) => t.name === 'deep_inner_leaf')?.deferred).toBe(false);
+    expect(report.filtered).toEqual([{ name: 'secret', source: 'application', reason: 'denied', detail: 'tagged ai:deny' }]);
+    expect(report.warnings).toContainEqual({ key: 'harness.confirm_tags', message: expect.stringContaining('"impact:none"') as string });
+    expect(report.warnings).toContainEqual({ key: 'application_path', message: expect.stringContaining('ai:bogus') as string });
+    expect(report.globalFlags).toEqual([
+      { name: 'context', help: 'The connection context to use', exposed: false, required: false },
+      { name: 'trace', help: 'Trace every request', exposed: false, required: false },
+    ]);
+  });
+
+  it('prints the table, filtered tools with --all, warnings and global flags', async () => {
+    const path = configFile('global_flags: [trace]\n');
+    const plain = await info(path);
+    expect(plain.code).toBe(EXIT.ok);
+    expect(plain.out).toMatch(/Tools \(11\)/);
+    expect(plain.out).toMatch(/stream_purge\s+application\s+yes \(ai:confirm\)\s+no\s+Purges a stream\s+impact:rw, ai:confirm/);
+    expect(plain.out).toContain('1 tool(s) filtered out; list them with --all');
+    expect(plain.out).toContain('  --trace [exposed]  Trace every request');
+    expect(plain.err).toContain('warning: application_path: tool "deep_inner_leaf" carries ai:bogus');
+    const all = await info(path, '--all');
+    expect(all.out).toMatch(/Filtered tools \(1\)\n\s+Tool\s+Source\s+Reason\s+Detail\n\s+secret\s+application\s+denied\s+tagged ai:deny/);
+  });
+
+  it('warns that every definition is sent when tool search is switched off', async () => {
+    const path = join(dir, 'nosearch.yaml');
+    writeFileSync(path, `identity: x\napplication_path: ${app}\nsystem_prompt: x\nllm:\n  model: m\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n`);
+    const report = JSON.parse((await info(path, '--json')).out) as InfoReport;
+    expect(report.tools.every((t) => !t.deferred)).toBe(true);
+    expect(report.warnings).toContainEqual({ key: 'llm.no_tool_search', message: expect.stringContaining('every definition is sent') as string });
+  });
+
+  it('fails with the key to change for a bad global flag and a load error for a broken application', async () => {
+    const bad = await info(configFile('global_flags: [contxt]\n'));
+    expect(bad.code).toBe(EXIT.config);
+    expect(bad.err).toContain('global_flags: "contxt" is not a global flag of the application; choose from context, trace');
+    const io = captureIo({ ...env, FIXTURE_MODE: 'no-schema' });
+    expect(await runCli(['info', '--config', configFile('')], io)).toBe(EXIT.error);
+    expect(io.stderr()).toMatch(/rebuild the application with a current fisk/);
+    expect(io.stdout()).toBe('');
+  });
+
+  it('reports no tools and no global flags without an application', async () => {
+    const path = join(dir, 'noapp.yaml');
+    writeFileSync(path, 'system_prompt: x\nllm: {model: m}\n');
+    const report = JSON.parse((await info(path, '--json')).out) as InfoReport;
+    expect(report.tools).toEqual([]);
+    expect(report.globalFlags).toBeNull();
+  });
+});
