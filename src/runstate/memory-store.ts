@@ -37,18 +37,20 @@ export function memorySessionStore(): SessionStore {
       runId,
       lastSeq: () => last,
       append(record: SessionRecord): Promise<AppendOutcome> {
-        if (closed) return Promise.reject(new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`));
-        const body = encodeRecord(record);
-        const check = checkAppend(record.seq, last);
-        if (check === 'duplicate') return Promise.resolve('duplicate');
-        if (check === 'gap') return Promise.reject(gapError(record.seq, last));
-        if (run.lines.length !== last || runs.get(runId) !== run) {
-          return Promise.reject(new RunStateError('locked', `run ${JSON.stringify(runId)} was taken over by another writer`));
-        }
-        run.lines.push(body);
-        run.updated = new Date();
-        last = record.seq;
-        return Promise.resolve('appended');
+        return attempt((): AppendOutcome => {
+          if (closed) throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);
+          const body = encodeRecord(record);
+          const check = checkAppend(record.seq, last);
+          if (check === 'duplicate') return 'duplicate';
+          if (check === 'gap') throw gapError(record.seq, last);
+          if (run.lines.length !== last || runs.get(runId) !== run) {
+            throw new RunStateError('locked', `run ${JSON.stringify(runId)} was taken over by another writer`);
+          }
+          run.lines.push(body);
+          run.updated = new Date();
+          last = record.seq;
+          return 'appended';
+        });
       },
       close(): Promise<void> {
         closed = true;

@@ -1,0 +1,283 @@
+/**
+ * One suite for the session store contract, run against every backend. Backend-specific fault
+ * injection (a torn final line, a bad record in the middle) is passed in by each backend's setup.
+ */
+import { mkdtempSync, rmSync, statSync, appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZERO_USAGE } from '../llm/types.js';
+import { assistantBody, deferralBody, terminalBody, toolResultBody } from './builders.js';
+import { isRunStateError } from './errors.js';
+import type { RunStateErrorCode } from './errors.js';
+import { fileSessionStore } from './file/store.js';
+import { memorySessionStore } from './memory-store.js';
+import type { SessionRecord } from './records.js';
+import { answerDeferred, claimRun, loadRun, startRun } from './run-ops.js';
+import { appendNext } from './store.js';
+import type { SessionStore } from './store.js';
+// import { jetstreamHarness } from './jetstream/test-harness.js';
+
+/** What a backend's test setup provides. */
+export interface Harness {
+  readonly store: SessionStore;
+  /** A second store over the same data, as another process would build it. */
+  readonly peer: () => Promise<SessionStore>;
+  /** Writes raw bytes as the run's next record, bypassing validation (torn: no newline, file only). */
+  readonly injectRaw?: (runId: string, seq: number, body: string, torn: boolean) => Promise<void>;
+  readonly tornTails: boolean;
+  /** Restarts the server under the store, when the backend has one. */
+  readonly restart?: () => Promise<void>;
+  readonly cleanup: () => Promise<void>;
+}
+
+const fingerprint = { provider: 'anthropic', model: 'm1' };
+const turn = (iteration: number, ...ids: string[]) =>
+  assistantBody({
+    iteration,
+    message: { role: 'assistant', content: [{ type: 'text', text: `turn ${iteration}` }, ...ids.map((id) => ({ type: 'tool_use' as const, id, name: 'echo', input: '{"x":1}' }))] },
+    usage: { ...ZERO_USAGE, input: 3, output: 4 },
+  });
+const result = (id: string) => toolResultBody({ type: 'tool_result', toolUseId: id, content: `out ${id}` });
+
+async function code(p: Promise<unknown>): Promise<RunStateErrorCode | 'ok' | 'other'> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return isRunStateError(err) ? err.code : 'other';
+  }
+}
+
+let counter = 0;
+const freshId = (): string => `run-${process.pid}-${++counter}`;
+
+function conformance(name: string, setup: () => Promise<Harness>): void {
+  describe(`session store conformance: ${name}`, () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await setup();
+    }, 30_000);
+    afterAll(async () => {
+      await h.cleanup();
+    });
+
+    it('creates, appends, loads and folds a run byte for byte', async () => {
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'hello' });
+      expect(j.lastSeq()).toBe(1);
+      await appendNext(j, turn(0, 'a'));
+      await appendNext(j, result('a'));
+      await appendNext(j, terminalBody('completed'));
+      await j.close();
+      const run = await loadRun(h.store, id);
+      expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(run.status).toBe('completed');
+      expect(run.lastSeq).toBe(4);
+      const again = await (await h.peer()).load(id);
+      expect(again).toEqual(await h.store.load(id));
+    });
+
+    it('skips a duplicate sequence and refuses a gap', async () => {
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const rec = { ...turn(0), seq: 2 } as SessionRecord;
+      expect(await j.append(rec)).toBe('appended');
+      expect(await j.append(rec)).toBe('duplicate');
+      expect(await code(j.append({ ...terminalBody('completed'), seq: 9 }))).toBe('gap');
+      expect(j.lastSeq()).toBe(2);
+      await j.close();
+      expect((await h.store.load(id)).length).toBe(2);
+    });
+
+    it('refuses bad ids, an existing id, an unknown id and a bad record', async () => {
+      expect(await code(h.store.create('../etc'))).toBe('invalid_run_id');
+      expect(await code(h.store.open('a'.repeat(129)))).toBe('invalid_run_id');
+      expect(await code(h.store.load('nope-never'))).toBe('not_found');
+      expect(await code(h.store.open('nope-never'))).toBe('not_found');
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      expect(await code(h.store.create(id))).toBe('exists');
+      const bad = { ...turn(0), seq: 2, assistant: { ...turn(0).assistant, in_tokens: -1 } } as SessionRecord;
+      expect(await code(j.append(bad))).toBe('schema');
+      expect(j.lastSeq()).toBe(1);
+      await j.close();
+    });
+
+    it('lets exactly one of two racing resumers proceed', async () => {
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await appendNext(j, turn(0, 'a'));
+      await j.close();
+      const peer = await h.peer();
+      const outcomes = await Promise.allSettled([claimRun(h.store, id, 'one'), claimRun(peer, id, 'two')]);
+      const won = outcomes.filter((o) => o.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === 'rejected');
+      expect(isRunStateError(lost?.reason, 'locked') || isRunStateError(lost?.reason, 'exists')).toBe(true);
+      const winner = won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof claimRun>>>;
+      expect(winner.value.run.pending?.calls[0]?.state).toBe('unanswered');
+      await appendNext(winner.value.journal, result('a'));
+      await winner.value.journal.close();
+      expect((await loadRun(h.store, id)).pending).toBeUndefined();
+    });
+
+    it('refuses a writer whose run was claimed by another, at its next append', async () => {
+      const id = freshId();
+      const a = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const peer = await h.peer();
+      const claimed = await code(claimRun(peer, id, 'newcomer').then(async ({ journal }) => journal.close()));
+      const next = await code(appendNext(a, turn(0)));
+      // exactly one of them holds the run
+      expect([claimed, next].filter((c) => c === 'ok')).toHaveLength(1);
+      expect([claimed, next]).toContain('locked');
+      await a.close();
+    });
+
+    it('answers a deferred call once, then says it was already answered', async () => {
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await appendNext(j, turn(0, 'a'));
+      await appendNext(j, deferralBody('a', 'echo', 'waiting on a person'));
+      await appendNext(j, terminalBody('suspended'));
+      await j.close();
+      await answerDeferred(h.store, id, 'a', 'the answer');
+      const run = await loadRun(h.store, id);
+      expect(run.pending).toBeUndefined();
+      expect(run.messages[2]?.content[0]).toEqual({ type: 'tool_result', toolUseId: 'a', content: 'the answer' });
+      await expect(answerDeferred(h.store, id, 'a', 'again')).rejects.toThrow(/already answered/);
+      expect((await h.store.load(id)).length).toBe(5);
+    });
+
+    it('lists runs with model, status and prompt, and removes them', async () => {
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'list me' });
+      await appendNext(j, terminalBody('suspended'));
+      await j.close();
+      const row = (await h.store.list()).find((r) => r.runId === id);
+      expect(row).toMatchObject({ model: 'm1', status: 'suspended', prompt: 'list me' });
+      await h.store.remove(id);
+      expect((await h.store.list()).some((r) => r.runId === id)).toBe(false);
+      expect(await code(h.store.load(id))).toBe('not_found');
+      await h.store.remove(id);
+    });
+
+    it('reports an interior bad record as corrupt', async () => {
+      if (h.injectRaw === undefined) return;
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await j.close();
+      await h.injectRaw(id, 2, '{"seq":2,"protocol":', false);
+      await h.injectRaw(id, 3, JSON.stringify({ seq: 3, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }), false);
+      expect(await code(h.store.load(id))).toBe('corrupt');
+    });
+
+    it('drops a torn final line and appends after it', async () => {
+      if (h.injectRaw === undefined || !h.tornTails) return;
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await appendNext(j, turn(0, 'a'));
+      await j.close();
+      await h.injectRaw(id, 3, '{"seq":3,"protocol":"io.choria.fis', true);
+      expect((await h.store.load(id)).length).toBe(2);
+      const k = await h.store.open(id);
+      expect(k.lastSeq()).toBe(2);
+      await appendNext(k, result('a'));
+      await k.close();
+      const run = await loadRun(h.store, id);
+      expect(run.lastSeq).toBe(3);
+      expect(run.pending).toBeUndefined();
+    });
+
+    it('keeps appending across a server restart', async () => {
+      if (h.restart === undefined) return;
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await appendNext(j, turn(0, 'a'));
+      await h.restart();
+      let stored = false;
+      for (let attempt = 0; attempt < 50 && !stored; attempt++) {
+        try {
+          await appendNext(j, result('a'));
+          stored = true;
+        } catch (err) {
+          if (!isRunStateError(err, 'unavailable')) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      expect(stored).toBe(true);
+      await appendNext(j, terminalBody('completed'));
+      await j.close();
+      const run = await loadRun(h.store, id);
+      expect(run.lastSeq).toBe(4);
+      expect(run.status).toBe('completed');
+    }, 30_000);
+  });
+}
+
+conformance('memory', () => {
+  const store = memorySessionStore();
+  return Promise.resolve({ store, peer: () => Promise.resolve(store), tornTails: false, cleanup: () => Promise.resolve() });
+});
+
+conformance('file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fisk-runs-'));
+  const runs = join(dir, 'runs');
+  return Promise.resolve({
+    store: fileSessionStore(runs),
+    peer: () => Promise.resolve(fileSessionStore(runs)),
+    tornTails: true,
+    injectRaw: (runId: string, _seq: number, body: string, torn: boolean) => {
+      appendFileSync(join(runs, `${runId}.json`), torn ? body : `${body}\n`);
+      return Promise.resolve();
+    },
+    cleanup: () => {
+      rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
+    },
+  });
+});
+
+// conformance('jetstream', jetstreamHarness);
+
+describe('file backend specifics', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fisk-runs-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates the directory 0700 and the journal 0600, one JSON line per record', async () => {
+    const runs = join(dir, 'a', 'runs');
+    const store = fileSessionStore(runs);
+    const j = await startRun(store, { runId: 'perm', fingerprint, prompt: 'p' });
+    await appendNext(j, turn(0));
+    await j.close();
+    expect(statSync(runs).mode & 0o777).toBe(0o700);
+    expect(statSync(join(runs, 'perm.json')).mode & 0o777).toBe(0o600);
+    const lines = readFileSync(join(runs, 'perm.json'), 'utf8').split('\n');
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ seq: 1, protocol: 'io.choria.fisk-ai.v1.session.meta' });
+  });
+
+  it('refuses to remove a run another journal holds', async () => {
+    const store = fileSessionStore(join(dir, 'b'));
+    const j = await startRun(store, { runId: 'held', fingerprint, prompt: 'p' });
+    expect(await code(store.remove('held'))).toBe('locked');
+    await j.close();
+    await store.remove('held');
+  });
+
+  it('completes a final record that lost only its newline', async () => {
+    const runs = join(dir, 'c');
+    const store = fileSessionStore(runs);
+    const j = await startRun(store, { runId: 'nl', fingerprint, prompt: 'p' });
+    await j.close();
+    const file = join(runs, 'nl.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\n$/, ''));
+    const k = await store.open('nl');
+    await appendNext(k, turn(0));
+    await k.close();
+    expect((await store.load('nl')).length).toBe(2);
+  });
+});

@@ -1,0 +1,219 @@
+/**
+ * The file session backend: one JSON-lines journal per run (`<dir>/<id>.json`, mode 0600, in a
+ * 0700 directory) and an exclusive flock on `<dir>/<id>.lock` for as long as a journal is open.
+ * Every record is fsynced before the journal advances, and the directory is fsynced after a new
+ * journal's first record so the file itself survives a crash.
+ */
+import { constants } from 'node:fs';
+import { mkdir, open, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkAppend, gapError } from '../check-append.js';
+import { RunStateError } from '../errors.js';
+import { summarize } from '../memory-store.js';
+import type { SessionRecord, StoredRecord } from '../records.js';
+import { RUN_ID_PATTERN, checkRunId } from '../run-id.js';
+import type { AppendOutcome, Journal, RunSummary, SessionStore } from '../store.js';
+import { encodeRecord } from '../validate.js';
+import { tryLock } from './lock.js';
+import type { HeldLock } from './lock.js';
+import { parseJournal } from './read.js';
+
+function errno(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, constants.O_RDONLY);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+function lockedError(runId: string): RunStateError {
+  return new RunStateError('locked', `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`);
+}
+
+/** Builds a file store over `dir`. The directory is created (0700) when the first run is. */
+export function fileSessionStore(dir: string): SessionStore {
+  const paths = (runId: string): { json: string; lock: string } => ({ json: join(dir, `${runId}.json`), lock: join(dir, `${runId}.lock`) });
+
+  const readRun = async (runId: string): Promise<{ text: string } | undefined> => {
+    try {
+      return { text: await readFile(paths(runId).json, 'utf8') };
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return undefined;
+      throw new RunStateError('unavailable', `cannot read run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+
+  const journal = (runId: string, lock: HeldLock, handle: FileHandle | undefined, last: number): Journal => {
+    let fh = handle;
+    let lastSeq = last;
+    let state: 'open' | 'broken' | 'closed' = 'open';
+    let chain: Promise<unknown> = Promise.resolve();
+
+    const write = async (record: SessionRecord): Promise<AppendOutcome> => {
+      if (state === 'closed') throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);
+      if (state === 'broken') {
+        throw new RunStateError('unavailable', `journal for run ${JSON.stringify(runId)} failed a write; reopen the run to continue from its last whole record`);
+      }
+      const line = `${encodeRecord(record)}\n`;
+      const check = checkAppend(record.seq, lastSeq);
+      if (check === 'duplicate') return 'duplicate';
+      if (check === 'gap') throw gapError(record.seq, lastSeq);
+      try {
+        let first = false;
+        if (fh === undefined) {
+          await mkdir(dir, { recursive: true, mode: 0o700 });
+          fh = await open(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+          first = true;
+        }
+        await fh.write(line);
+        await fh.sync();
+        if (first) await fsyncDir(dir);
+      } catch (err) {
+        // a partial line may be on disk: only a reopen (which drops a torn tail) may write again
+        state = 'broken';
+        throw new RunStateError('unavailable', `cannot write run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, { cause: err });
+      }
+      lastSeq = record.seq;
+      return 'appended';
+    };
+
+    return {
+      runId,
+      lastSeq: () => lastSeq,
+      append(record: SessionRecord): Promise<AppendOutcome> {
+        const next = chain.then(() => write(record));
+        chain = next.catch(() => undefined);
+        return next;
+      },
+      async close(): Promise<void> {
+        if (state === 'closed') return;
+        state = 'closed';
+        await chain;
+        try {
+          await fh?.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  };
+
+  const take = async (runId: string): Promise<HeldLock | undefined> => {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return tryLock(paths(runId).lock);
+  };
+
+  return {
+    backend: 'file',
+    location: dir,
+
+    async create(runId: string): Promise<Journal> {
+      checkRunId(runId);
+      const lock = await take(runId);
+      if (lock === undefined) throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)} (another process is writing it)`);
+      try {
+        await stat(paths(runId).json);
+      } catch (err) {
+        if (errno(err) === 'ENOENT') return journal(runId, lock, undefined, 0);
+        lock.release();
+        throw err;
+      }
+      lock.release();
+      throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)}`);
+    },
+
+    async open(runId: string): Promise<Journal> {
+      checkRunId(runId);
+      if ((await readRun(runId)) === undefined) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)} in ${dir}`);
+      const lock = await take(runId);
+      if (lock === undefined) throw lockedError(runId);
+      try {
+        // read again under the lock: the holder we waited out may have written more
+        const text = (await readRun(runId))?.text ?? '';
+        const parsed = parseJournal(text, paths(runId).json);
+        const fh = await open(paths(runId).json, constants.O_RDWR | constants.O_APPEND);
+        const bytes = Buffer.byteLength(text);
+        if (parsed.validBytes < bytes) {
+          await fh.truncate(parsed.validBytes);
+          await fh.sync();
+        } else if (parsed.missingNewline) {
+          await fh.write('\n');
+          await fh.sync();
+        }
+        const last = parsed.records[parsed.records.length - 1];
+        if (last === undefined) {
+          await fh.close();
+          throw new RunStateError('corrupt', `corrupt record sequence: run ${JSON.stringify(runId)} has no whole record`);
+        }
+        return journal(runId, lock, fh, last.seq);
+      } catch (err) {
+        lock.release();
+        throw err;
+      }
+    },
+
+    async load(runId: string): Promise<readonly StoredRecord[]> {
+      checkRunId(runId);
+      const got = await readRun(runId);
+      if (got === undefined) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)} in ${dir}`);
+      const parsed = parseJournal(got.text, paths(runId).json);
+      if (parsed.records.length === 0) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)} has no whole record yet`);
+      return parsed.records;
+    },
+
+    async list(): Promise<readonly RunSummary[]> {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        if (errno(err) === 'ENOENT') return [];
+        throw new RunStateError('unavailable', `cannot list runs in ${dir}: ${(err as Error).message}`, { cause: err });
+      }
+      const out: RunSummary[] = [];
+      for (const name of names) {
+        if (!name.endsWith('.json')) continue;
+        const runId = name.slice(0, -'.json'.length);
+        if (!RUN_ID_PATTERN.test(runId) || runId.length > 128) continue;
+        try {
+          const file = join(dir, name);
+          const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+          const { records } = parseJournal(text, file);
+          if (records.length > 0) out.push(summarize(runId, records, info.mtime));
+        } catch {
+          // an unreadable run is left out of the listing; `show` reports why
+        }
+      }
+      out.sort((a, b) => b.updated.getTime() - a.updated.getTime());
+      return out;
+    },
+
+    async remove(runId: string): Promise<void> {
+      checkRunId(runId);
+      const { json, lock: lockPath } = paths(runId);
+      let lock: HeldLock | undefined;
+      try {
+        lock = tryLock(lockPath);
+      } catch (err) {
+        if (errno(err) === 'ENOENT') return; // no directory, so no run
+        throw err;
+      }
+      if (lock === undefined) throw new RunStateError('locked', `run ${JSON.stringify(runId)} is in use by another process; stop it before removing the run`);
+      try {
+        await unlink(json).catch((err: unknown) => {
+          if (errno(err) !== 'ENOENT') throw err;
+        });
+        await unlink(lockPath).catch((err: unknown) => {
+          if (errno(err) !== 'ENOENT') throw err;
+        });
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
