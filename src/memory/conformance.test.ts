@@ -232,6 +232,13 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
     await b.store.read('k0', { scope });
     await b.store.update('k0', 'changed', 'y', { scope });
     expect((await b.store.read('k0')).description).toBe('changed');
+    // An update that would add an entry counts like a create wherever it is allowed at all.
+    const added = await b.store.update('one-more', 'd', 'c', { scope }).then(
+      () => 'written',
+      (err: unknown) => (err as MemoryError).code,
+    );
+    expect(['full', 'stale']).toContain(added);
+    expect((await b.store.list()).length).toBe(MAX_ENTRIES);
   });
 
   it('lets exactly one of two racing creators win', async () => {

@@ -105,6 +105,8 @@ export class FileStore implements Store {
 
   async update(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
     const w = validateWrite(key, description, content);
+    // Replacing an entry keeps the count; writing a key that holds nothing adds one, so it counts like a create.
+    if (!(await this.#exists(key))) checkCapacity((await this.#keys()).length, key);
     const tmp = await this.#stage(serializeEntry(w.description, w.content));
     try {
       await rename(tmp, this.#path(key));
@@ -124,6 +126,16 @@ export class FileStore implements Store {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw ioError(`cannot delete memory ${JSON.stringify(key)}`, err, key);
+    }
+  }
+
+  async #exists(key: string): Promise<boolean> {
+    try {
+      await lstat(this.#path(key));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw ioError(`cannot inspect memory ${JSON.stringify(key)}`, err, key);
     }
   }
 

@@ -61,7 +61,7 @@ export class JetStreamStore implements Store {
   static async open(options: JetStreamStoreOptions): Promise<JetStreamStore> {
     const { bucket, prefix } = options;
     if (!/^[-\w]+$/u.test(bucket)) {
-      throw new MemoryError('bucket_missing', `harness.memory.options.bucket: ${JSON.stringify(bucket)} is not a KV bucket name; use letters, digits, "_" and "-"`);
+      throw new MemoryError('bucket_unsuitable', `harness.memory.options.bucket: ${JSON.stringify(bucket)} is not a KV bucket name; use letters, digits, "_" and "-"`);
     }
     if (prefix !== '' && !isValidKey(prefix)) {
       throw new MemoryError('invalid_key', `harness.memory.options.prefix: ${JSON.stringify(prefix)} is not a legal key prefix; use letters, digits, ".", "_", "=" and "-", or "" for a flat keyspace`);
@@ -171,6 +171,8 @@ export class JetStreamStore implements Store {
     const value = encode(serializeEntry(w.description, w.content), key);
     let rev: number;
     if (!this.#requireRead) {
+      // An unchecked update of a key that holds nothing adds an entry, so it counts like a create.
+      if ((await this.#get(key)) === undefined) checkCapacity((await this.#keys()).length, key);
       try {
         rev = await this.#kv.put(this.#stored(key), value);
       } catch (err) {
