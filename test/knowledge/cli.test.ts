@@ -1,0 +1,233 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { runCli } from '../../src/cli/program.js';
+import { captureIo } from '../../src/cli/test-io.js';
+import { startFakeEmbeddings, tempDir } from './support.js';
+import type { FakeEmbeddings, TempDir } from './support.js';
+
+let tmp: TempDir;
+
+const CONFIG = `identity: docs
+harness:
+  knowledge:
+    enabled: true
+    paths: [docs]
+    citations:
+      - pattern: '^docs/(.+)\\.md$'
+        replace: 'https://example.org/$1.html#\${anchor}'
+`;
+
+beforeEach(() => {
+  tmp = tempDir();
+  tmp.write('agent.yaml', CONFIG);
+  tmp.write('docs/retention.md', '# Retention\n\nThe retention policy keeps backups for thirty days.\n\n## Exceptions\n\nLegal holds override retention.\n');
+  tmp.write('docs/policy.md', '# Policy\n\nEvery policy is reviewed yearly.\n\n## Storage\n\nBackups are encrypted at rest.\n');
+});
+afterEach(() => tmp.cleanup());
+
+async function fisk(args: string[], env: Record<string, string> = {}) {
+  const io = captureIo(env, tmp.path);
+  const code = await runCli(['knowledge', ...args], io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('fisk knowledge', () => {
+  it('refuses a configuration without knowledge enabled, naming the key', async () => {
+    tmp.write('agent.yaml', 'identity: docs\n');
+    const r = await fisk(['stats']);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toContain('harness.knowledge.enabled');
+  });
+
+  it('refuses a relative --store-dir and FISK_AI_STORE_DIR', async () => {
+    expect((await fisk(['--store-dir', 'rel', 'stats'])).err).toMatch(/--store-dir must be an absolute path, got "rel"/);
+    const r = await fisk(['stats'], { FISK_AI_STORE_DIR: 'rel' });
+    expect(r.code).toBe(EXIT.usage);
+  });
+
+  it('says "not built" instead of an empty answer before the first index', async () => {
+    const s = await fisk(['search', 'retention']);
+    expect(s.code).toBe(EXIT.error);
+    expect(s.err).toContain('has not been built yet');
+    expect((await fisk(['vocab', '--json'])).code).toBe(EXIT.error);
+    expect((await fisk(['match', 'retention', '--json'])).code).toBe(EXIT.error);
+    expect((await fisk(['stats'])).out).toContain('not built');
+    expect((await fisk(['reset', '--force'])).out).toContain('no knowledge index to reset');
+  });
+
+  it('indexes, searches, matches, shows, lists and removes', async () => {
+    const idx = await fisk(['index']);
+    expect(idx.code).toBe(EXIT.ok);
+    expect(idx.out).toContain('tier: lexical (FTS5 BM25)');
+    expect(idx.out).toContain('indexed: added=2 updated=0 skipped=0 removed=0 (2 files, 4 chunks)');
+    expect((await fisk(['index'])).out).toContain('indexed: added=0 updated=0 skipped=2');
+
+    const s = await fisk(['search', 'retention', '--json']);
+    const doc = JSON.parse(s.out) as { status: string; results: { citation: string; section: string }[] };
+    expect(doc.status).toBe('ok');
+    expect(doc.results[0]?.citation).toMatch(/^docs\/retention\.md#\d$/);
+
+    const text = await fisk(['search', 'a', 'backups']);
+    expect(text.err).toContain('dropped terms shorter than two characters: a');
+
+    // documents holding both words in different chunks are found; OR is refused by name
+    const m = await fisk(['match', 'retention backups', '--json']);
+    const mj = JSON.parse(m.out) as { total: number; documents: { path: string }[] };
+    expect(mj.documents.map((d) => d.path)).toEqual(['docs/retention.md']);
+    const neg = await fisk(['match', 'backups -retention']);
+    expect(neg.out).toContain('docs/policy.md');
+    expect(neg.out).not.toContain('docs/retention.md');
+    const or = await fisk(['match', 'retention OR policy']);
+    expect(or.code).toBe(EXIT.error);
+    expect(or.err).toContain('OR is not part of the enumeration language');
+    expect((await fisk(['match', 'retent*'])).err).toContain('trailing *');
+    expect((await fisk(['match', 'zebra', '--exit-code'])).code).toBe(EXIT.noMatch);
+    expect((await fisk(['match', 'zebra'])).code).toBe(EXIT.ok);
+
+    const show = await fisk(['show', 'docs/retention.md#1']);
+    expect(show.out).toBe('# Retention > Exceptions\n\nLegal holds override retention.\n');
+    expect((await fisk(['show', 'docs/retention.md'])).err).toContain("missing the '#<ordinal>' suffix");
+    expect((await fisk(['show', 'docs/retention.md#x'])).err).toContain('malformed');
+    expect((await fisk(['show', 'docs/retention.md#9'])).err).toContain('no chunk found');
+
+    expect((await fisk(['sources'])).out).toMatch(/docs\/policy\.md\s+2/);
+    const vocab = await fisk(['vocab', 'reten', '--json']);
+    expect(JSON.parse(vocab.out)).toEqual([{ term: 'retention', chunks: 2, occurrences: 4 }]);
+
+    const rm = await fisk(['rm', 'docs/policy.md', 'docs/nope.md']);
+    expect(rm.out).toContain('removed docs/policy.md\nnot indexed: docs/nope.md\nremoved 1 of 2 sources');
+    expect((await fisk(['match', 'policy'])).out).toContain('1 of 1 documents');
+
+    const stats = await fisk(['stats']);
+    expect(stats.out).toMatch(/Documents\s+1/);
+  });
+
+  it('checks, rebuilds and resets only with --force', async () => {
+    await fisk(['index']);
+    const chk = await fisk(['check']);
+    expect(chk.code).toBe(EXIT.ok);
+    expect(chk.out).toMatch(/chunks_fts\s+\[ ok \]/);
+    expect(chk.out).toMatch(/chunks_vec\s+\[ -- \]/);
+    // make the FTS drift from its content table behind the triggers' back
+    const db = new Database(join(tmp.path, 'knowledge/docs/knowledge.db'));
+    db.exec('DROP TRIGGER chunks_au; UPDATE chunks SET content = \'zebra crossing\' WHERE ordinal = 0;');
+    db.close();
+    // the missing trigger is a foreign shape: the format gate refuses the file
+    const gated = await fisk(['search', 'zebra']);
+    expect(gated.err).toContain("does not have this build's shape");
+    const noForce = await fisk(['reset']);
+    expect(noForce.code).toBe(EXIT.error);
+    expect(noForce.err).toContain('would delete 2 documents and 4 chunks');
+    const reset = await fisk(['reset', '--force']);
+    expect(reset.out).toContain('reset: removed 2 documents and 4 chunks');
+    expect((await fisk(['index'])).out).toContain('added=2');
+  });
+
+  it('detects drift with check and repairs it with rebuild', async () => {
+    await fisk(['index']);
+    const db = new Database(join(tmp.path, 'knowledge/docs/knowledge.db'));
+    db.exec(`DROP TRIGGER chunks_au; UPDATE chunks SET content = 'zebra crossing' WHERE ordinal = 0;
+CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN SELECT 1; END;`);
+    db.close();
+    const chk = await fisk(['check']);
+    expect(chk.code).toBe(EXIT.error);
+    expect(chk.out).toMatch(/chunks_fts\s+\[FAIL\]/);
+    expect((await fisk(['rebuild'])).code).toBe(EXIT.ok);
+    expect((await fisk(['check'])).code).toBe(EXIT.ok);
+    expect((await fisk(['match', 'zebra'])).out).toContain('2 of 2 documents');
+  });
+
+  it('refuses an index from a newer format and from an older one', async () => {
+    await fisk(['index']);
+    const path = join(tmp.path, 'knowledge/docs/knowledge.db');
+    let db = new Database(path);
+    db.exec(`UPDATE knowledge_meta SET value = '99' WHERE key = 'format_version'`);
+    db.close();
+    expect((await fisk(['search', 'x1'])).err).toContain('upgrade fisk-ai');
+    db = new Database(path);
+    db.exec(`DELETE FROM knowledge_meta`);
+    db.close();
+    expect((await fisk(['index'])).err).toContain('no pinned format version');
+    db = new Database(path);
+    db.exec(`INSERT INTO knowledge_meta VALUES ('format_version', '1')`);
+    db.close();
+    expect((await fisk(['stats'])).err).toContain("reset --force' and then 'fisk knowledge index'");
+  });
+
+  it('reports the doctor with unrun checks as not run', async () => {
+    const r = await fisk(['doctor']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toMatch(/fts5\s+\[ ok \]/);
+    expect(r.out).toMatch(/store\s+\[ -- \]\s+.*not built/);
+    expect(r.out).toMatch(/embeddings\s+\[ -- \]/);
+  });
+
+  it('dry-runs without creating the store', async () => {
+    const r = await fisk(['index', '--dry-run']);
+    expect(r.out).toContain('would index: added=2');
+    expect((await fisk(['stats'])).out).toContain('not built');
+  });
+
+  it('needs a path when none is configured', async () => {
+    tmp.write('agent.yaml', 'identity: docs\nharness:\n  knowledge:\n    enabled: true\n');
+    const r = await fisk(['index']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toContain('harness.knowledge.paths');
+  });
+});
+
+describe('fisk knowledge with embeddings', () => {
+  let fake: FakeEmbeddings;
+  beforeEach(async () => {
+    fake = await startFakeEmbeddings(16);
+    tmp.write('agent.yaml', `${CONFIG}    embeddings:\n      base_url: ${fake.baseUrl}\n      model: toy\n      timeout: 2s\n      api_key_env: TOY_KEY\n      query_prefix: 'query: '\n`);
+  });
+  afterEach(async () => fake.close());
+
+  it('indexes with vectors, searches hybrid, and degrades naming the failing step', async () => {
+    const env = { TOY_KEY: 'sekrit' };
+    const idx = await fisk(['index'], env);
+    expect(idx.code).toBe(EXIT.ok);
+    expect(idx.err).toContain('first full build: about to embed 4 chunks across 2 files');
+    expect(idx.out).toContain('4 embeddings');
+    expect(fake.requests[0]?.auth).toBe('Bearer sekrit');
+    const s = await fisk(['search', 'legal holds'], env);
+    expect(s.out).toContain('tier: hybrid (FTS5 + vectors, RRF) - model=toy dimension=16');
+    expect(fake.requests.at(-1)?.input).toEqual(['query: legal holds']);
+    fake.behaviour = () => 'error_500';
+    const d = await fisk(['search', 'legal holds', '--json'], env);
+    const dj = JSON.parse(d.out) as { tier: string; status: string };
+    expect(dj.tier).toContain('degraded from hybrid: embedding the query failed');
+    expect(dj.status).toBe('ok');
+    // the stats show the pinned identity
+    expect((await fisk(['stats'], env)).out).toMatch(/Dimension\s+16/);
+  });
+
+  it('refuses an unset api_key_env variable, naming it', async () => {
+    const r = await fisk(['index']);
+    expect(r.code).toBe(EXIT.error);
+    expect(r.err).toContain('TOY_KEY');
+  });
+
+  it('leaves the index whole when the server is down for a reindex, and refuses a changed model', async () => {
+    const env = { TOY_KEY: 'k' };
+    await fisk(['index'], env);
+    fake.behaviour = () => 'error_500';
+    const re = await fisk(['index', '--reindex'], env);
+    expect(re.code).toBe(EXIT.error);
+    fake.behaviour = () => 'ok';
+    expect((await fisk(['search', 'legal holds'], env)).out).toContain('tier: hybrid');
+    fake.dimension = 8;
+    const dim = await fisk(['search', 'legal holds'], env);
+    expect(dim.err).toContain('dimension 8');
+    const doctor = await fisk(['doctor'], env);
+    expect(doctor.out).toMatch(/vector identity\s+\[FAIL\]/);
+    tmp.write('agent.yaml', `${CONFIG}    embeddings:\n      base_url: ${fake.baseUrl}\n      model: other\n`);
+    expect((await fisk(['search', 'x1'])).err).toContain('different model');
+    expect((await fisk(['index'])).err).toContain('--reindex');
+    const ok = await fisk(['index', '--reindex']);
+    expect(ok.out).toContain('model=other dimension=8');
+  });
+});
