@@ -12,7 +12,7 @@ import type { ConfirmGate, GateInfo } from './confirm-gate.js';
 import type { EventSink, ExecInfo } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { RunJournal } from './journal.js';
-import { formatCall, inputObject } from './sanitize.js';
+import { formatCall, inputObject, oneLine } from './sanitize.js';
 
 /** What the loop needs to run one call. */
 export interface ToolCallContext {
@@ -51,15 +51,18 @@ function answer(call: ToolUseBlock, toolKind: Kind, content: string, isError: bo
   return { kind: 'answered', block, toolKind };
 }
 
-/** What the operator sees for a call: the tool's own command line when it can render one. */
+/**
+ * What the operator sees for a call: the tool's own rendering of the resolved command line when it
+ * has one (a command tool's `traceLine`), else the generic `name key=value` line.
+ */
 function commandLine(tool: Tool, input: string): string {
-  const describer = tool as unknown as { commandLine?: unknown };
-  if (typeof describer.commandLine === 'function') {
+  const describer = tool as unknown as { traceLine?: unknown };
+  if (typeof describer.traceLine === 'function') {
     try {
-      const line: unknown = (describer.commandLine as (input: string) => unknown).call(tool, input);
-      if (typeof line === 'string') return formatCall(line, {});
+      const line: unknown = (describer.traceLine as (input: string) => unknown).call(tool, input);
+      if (typeof line === 'string' && line !== '') return oneLine(line);
     } catch {
-      // fall back to the generic rendering
+      // input the tool refuses to render still gets the generic line
     }
   }
   return formatCall(tool.name, inputObject(input));

@@ -1,12 +1,288 @@
+/**
+ * `fisk run [query...]` on the line surface: the answer on stdout, everything else on stderr,
+ * questions asked on the terminal (No first) and denied without one. The loop itself is
+ * `runAgent`; this file parses flags, builds the run's resources and presents the outcome.
+ */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { humanTools } from '../../agent/human-tools.js';
+import type { AgentEvent, EventSink } from '../../agent/events.js';
+import type { RunOutcome } from '../../agent/outcome.js';
+import { runAgent } from '../../agent/run-agent.js';
+import type { RunStatus } from '../../agent/status.js';
+import { parseConfigForMode } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
+import type { FetchLike, FetchMiddleware } from '../../llm/http.js';
+import { openHttpDebugLog } from '../../llm/http-debug.js';
+import type { HttpDebugLog } from '../../llm/http-debug.js';
+import { newProvider } from '../../llm/providers.js';
+import type { Provider } from '../../llm/provider.js';
+import { openTraceFile } from '../../llm/trace.js';
+import type { TraceFile } from '../../llm/trace.js';
+import { applicationLoadOptions } from '../../toolkit/load.js';
+import { resolveRunTools } from '../../toolkit/run-tools.js';
+import type { ToolSource } from '../../toolkit/source.js';
+import { PublishedToolSetSource } from '../../toolkit/tool-set.js';
+import type { Prompter } from '../../toolkit/tool.js';
+import { CliError, ExitWith } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { notAvailable } from '../unavailable.js';
+import { println } from '../io.js';
+import { LinePrompter } from '../prompter-line.js';
+import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { LineSurface } from '../render/line-surface.js';
+import { summaryLine } from '../render/summary.js';
+import { packageVersion } from '../version.js';
 
-export function registerRun(program: Command, _io: Io): void {
+/** The prompt used when the query is empty. */
+export const DEFAULT_PROMPT = 'assist the user';
+/** Where `--http-debug` writes, relative to the working directory. */
+export const HTTP_DEBUG_FILE = 'http-debug.log';
+
+interface RunFlags {
+  readonly config: string;
+  readonly apiKey?: string;
+  readonly baseUrl?: string;
+  readonly toolOutput?: boolean;
+  readonly color: boolean;
+  readonly verbose?: boolean;
+  readonly httpDebug?: boolean;
+  readonly tui: boolean;
+  readonly trace?: string;
+}
+
+/**
+ * What a test (or an embedding host) can replace. Everything defaults to the real process: stdin,
+ * SIGINT/SIGTERM, the global fetch.
+ */
+export interface RunCommandDeps {
+  /** Where answers to questions are read from; `process.stdin` by default. */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** A prompter to use instead of the line prompter. */
+  readonly prompter?: Prompter;
+  /** Installs an interrupt handler and returns its removal; SIGINT and SIGTERM by default. */
+  readonly onInterrupt?: (handler: () => void) => () => void;
+  /** The fetch the provider's HTTP hooks wrap. */
+  readonly fetch?: FetchLike;
+  /** A provider to use instead of the one `llm.provider` names. */
+  readonly provider?: Provider;
+}
+
+function envFlag(env: Io['env'], name: string): boolean {
+  const v = env[name];
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function processInterrupt(handler: () => void): () => void {
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** The exit status for each way a run ends. */
+export function exitCodeFor(status: RunStatus): ExitCode {
+  switch (status) {
+    case 'completed':
+    case 'suspended':
+      return EXIT.ok;
+    case 'budget':
+      return EXIT.budget;
+    case 'max_iterations':
+      return EXIT.maxIterations;
+    case 'aborted':
+      return EXIT.aborted;
+    case 'error':
+      return EXIT.error;
+    case 'crashed':
+      return EXIT.crashed;
+    default: {
+      const never: never = status;
+      return never;
+    }
+  }
+}
+
+/** Tracks the loop iteration for the trace file, passing every event on. */
+class IterationTap implements EventSink {
+  iteration: number | undefined;
+  constructor(private readonly next: EventSink) {}
+  emit(event: AgentEvent): void {
+    if (event.type === 'status') this.iteration = event.iteration;
+    this.next.emit(event);
+  }
+}
+
+async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io): Promise<PublishedToolSetSource> {
+  const sources: ToolSource[] = [];
+  if (config.harness.humanInTheLoop) sources.push({ source: 'human', tools: humanTools() });
+  if (config.harness.memory.enabled) {
+    println(io.err, 'warning: harness.memory is enabled but fisk run in this build does not load the memory tools yet; the run has none');
+  }
+  if (config.harness.knowledge.enabled) {
+    println(io.err, 'warning: harness.knowledge is enabled but fisk run in this build does not load the knowledge tools yet; the run has none');
+  }
+  const application = applicationLoadOptions(config, env);
+  const tools = await resolveRunTools({
+    ...(application === undefined ? {} : { application }),
+    sources,
+    confirmTags: config.harness.confirmTags,
+    deferral: { noToolSearch: config.llm.noToolSearch, providerToolSearch: provider.capabilities().toolSearch },
+  });
+  for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
+  return new PublishedToolSetSource(tools.toolSet);
+}
+
+function trailer(outcome: RunOutcome): string | undefined {
+  switch (outcome.status) {
+    case 'completed':
+    case 'suspended':
+      return undefined;
+    case 'budget':
+    case 'max_iterations':
+    case 'aborted':
+    case 'error':
+    case 'crashed':
+      return outcome.message === '' ? undefined : outcome.message;
+    default: {
+      const never: never = outcome.status;
+      return never;
+    }
+  }
+}
+
+async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
+  const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
+  const env = io.env;
+  const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
+  const toolOutput = flags.toolOutput === true || envFlag(env, 'TOOL_OUTPUT');
+  const httpDebug = flags.httpDebug === true || envFlag(env, 'HTTP_DEBUG');
+  const noColor = !flags.color;
+
+  const cleanup: (() => void)[] = [];
+  try {
+    const middleware: FetchMiddleware[] = [];
+    let trace: TraceFile | undefined;
+    const tap = new IterationTap(new LineSurface(io.err, { toolOutput, verbose }));
+    if (flags.trace !== undefined) {
+      try {
+        trace = openTraceFile(resolve(io.cwd, flags.trace));
+      } catch (err) {
+        const why = (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it already exists (a trace is never overwritten)' : (err as Error).message;
+        throw new CliError(`--trace ${flags.trace}: cannot create the trace file: ${why}; name a new file`, EXIT.usage);
+      }
+      const t = trace;
+      cleanup.push(() => t.close());
+      t.write({ type: 'session', time: new Date().toISOString(), model: config.llm.model, config: config.source, version: packageVersion() });
+      middleware.push(t.middleware({ iteration: () => tap.iteration }));
+    }
+    if (httpDebug) {
+      let log: HttpDebugLog;
+      try {
+        log = openHttpDebugLog(resolve(io.cwd, HTTP_DEBUG_FILE));
+      } catch (err) {
+        throw new CliError(`--http-debug: cannot create ${HTTP_DEBUG_FILE}: ${(err as Error).message}`);
+      }
+      cleanup.push(() => log.close());
+      middleware.push(log.middleware);
+      println(io.err, `Writing model API request and response bodies to ${HTTP_DEBUG_FILE} (mode 0600; it holds the whole conversation, do not share it)`);
+    }
+
+    const provider =
+      deps.provider ??
+      newProvider(config.llm.provider, {
+        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+        ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+        callTimeoutMs: config.llm.budget.callTimeout.ms,
+        fetchMiddleware: middleware,
+        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+        env,
+      });
+    const tools = await buildTools(config, env, provider, io);
+
+    let prompter: Prompter | undefined = deps.prompter;
+    if (prompter === undefined) {
+      const stdin = deps.stdin ?? process.stdin;
+      if (stdin.isTTY === true) {
+        const line = new LinePrompter({ input: stdin, output: io.err });
+        cleanup.push(() => line.close());
+        prompter = line;
+      }
+    }
+
+    // first interrupt cancels the run; a second one leaves at once
+    const controller = new AbortController();
+    let interrupts = 0;
+    const uninstall = (deps.onInterrupt ?? processInterrupt)(() => {
+      interrupts++;
+      if (interrupts === 1) {
+        println(io.err, '\ncancelling the run; press Ctrl-C again to quit now');
+        controller.abort(new Error('interrupted'));
+        return;
+      }
+      process.exit(EXIT.aborted);
+    });
+    cleanup.push(uninstall);
+
+    const prompt = query.join(' ').trim();
+    const outcome = await runAgent({
+      config,
+      provider,
+      tools,
+      prompt: prompt === '' ? DEFAULT_PROMPT : prompt,
+      ...(prompter === undefined ? {} : { prompter }),
+      events: tap,
+      signal: controller.signal,
+      workDir: io.cwd,
+    });
+
+    if (outcome.status === 'completed') {
+      const markdown = shouldRenderMarkdown(io.out.isTTY === true, noColor, env);
+      io.out.write(formatAnswer(outcome.answer, markdown));
+    }
+    const tail = trailer(outcome);
+    if (tail !== undefined) println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
+    println(io.err, summaryLine(outcome, { verbose }));
+    trace?.write({
+      type: 'summary',
+      time: new Date().toISOString(),
+      suspended: outcome.status === 'suspended',
+      llm_calls: outcome.counters.llmCalls,
+      tool_calls: outcome.counters.toolCalls,
+      remote_tool_calls: outcome.counters.remoteToolCalls,
+      tool_calls_by_kind: outcome.counters.toolCallsByKind,
+      input_tokens: outcome.counters.usage.input,
+      output_tokens: outcome.counters.usage.output,
+      cache_read_tokens: outcome.counters.usage.cacheRead,
+      cache_create_tokens: outcome.counters.usage.cacheWrite,
+      duration_ms: outcome.durationMs,
+    });
+    const code = exitCodeFor(outcome.status);
+    if (code !== EXIT.ok) throw new ExitWith(code);
+  } finally {
+    for (const c of cleanup.reverse()) c();
+  }
+}
+
+/** Registers `fisk run`. `deps` replaces process resources for tests and embedding hosts. */
+export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {}): void {
   program
     .command('run')
     .description('run the agent on a prompt and print its answer')
     .argument('[query...]', 'the prompt, joined with spaces')
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
-    .action(() => notAvailable('fisk run', 'the agent loop is still being built'));
+    .option('--api-key <key>', "the model API key (default: the provider's own variable, e.g. ANTHROPIC_API_KEY)")
+    .option('--base-url <url>', "the model API base URL (default: llm.base_url, then the provider's variable, e.g. ANTHROPIC_BASE_URL)")
+    .option('--tool-output', 'print tool results on stderr (env TOOL_OUTPUT)')
+    .option('--no-color', 'print the answer as raw markdown (env NO_COLOR)')
+    .option('--verbose', 'print more on stderr: prose between tool calls, loop phases (env VERBOSE)')
+    .option('--http-debug', `write every model API request and response body to ./${HTTP_DEBUG_FILE} (env HTTP_DEBUG)`)
+    .option('--no-tui', 'use the line surface (the only one in this build; env NO_TUI)')
+    .option('--trace <file>', 'write a JSON-lines trace of every model request and response to a new file (mode 0600)')
+    .action(async (query: string[], flags: RunFlags) => {
+      await runCommand(query, flags, io, deps);
+    });
 }

@@ -1,0 +1,115 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { anthropicError, anthropicText, anthropicToolUse } from '../../agenttest/anthropic-wire.js';
+import { startFakeModelServer } from '../../agenttest/fake-model-server.js';
+import type { FakeModelServer } from '../../agenttest/fake-model-server.js';
+import { EXIT } from '../exit-codes.js';
+import { runCli } from '../program.js';
+import { captureIo } from '../test-io.js';
+
+const FIXTURE = resolve(import.meta.dirname, '../../../test/fixtures/fisk-app.mjs');
+
+let dir: string;
+let fake: FakeModelServer;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fisk-run-'));
+  fake = await startFakeModelServer();
+});
+afterEach(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function agent(extra = ''): string {
+  const path = join(dir, 'agent.yaml');
+  writeFileSync(path, `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}`);
+  return path;
+}
+
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo({ PATH: process.env['PATH'], ...env }, dir);
+  const code = await runCli(['run', '--config', agent(), '--base-url', fake.url, '--api-key', 'sk-test', ...args], io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('fisk run', () => {
+  it('prints only the answer on stdout; tool lines and the summary go to stderr', async () => {
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]), anthropicText('There is **one** stream.', { usage: { input_tokens: 12, output_tokens: 7 } }));
+    const r = await run(['list', 'the', 'streams', '--tool-output']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toBe('There is **one** stream.\n');
+    expect(r.err).toContain('-> stream_ls');
+    expect(r.err).toContain('<- {"path":["stream","ls"]');
+    expect(r.err).toMatch(/Run summary: model=claude-fake-1 llm_calls=2 tool_calls=1 tokens=12\/7 latency=\d+\.\d{3}s/);
+    const first = fake.requests[0]?.body as { messages: { content: unknown }[] };
+    expect(JSON.stringify(first.messages[0])).toContain('list the streams');
+  });
+
+  it('denies a gated command with no terminal, without running it', async () => {
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicText('ok'));
+    const r = await run([]);
+    expect(r.code).toBe(EXIT.ok);
+    const second = JSON.stringify(fake.requests[1]?.body);
+    expect(second).toContain('allowed');
+    expect(second).not.toContain('"path"');
+  });
+
+  it('exits with the budget status and names the key', async () => {
+    fake.reply(anthropicToolUse([{ id: 't', name: 'stream_ls', input: {} }], { usage: { input_tokens: 900, output_tokens: 200 } }));
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent('  budget: { max_tokens: 1000 }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    expect(code).toBe(EXIT.budget);
+    expect(io.stderr()).toContain('llm.budget.max_tokens');
+    expect(io.stdout()).toBe('');
+  });
+
+  it('exits with the max-iterations status', async () => {
+    fake.reply(anthropicToolUse([{ id: 't', name: 'stream_ls', input: {} }]));
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent('  budget: { max_iterations: 1 }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    expect(code).toBe(EXIT.maxIterations);
+  });
+
+  it('exits with the error status when the model call fails', async () => {
+    fake.reply(anthropicError(400, 'invalid_request_error', 'messages: bad'));
+    const r = await run(['go']);
+    expect(r.code).toBe(EXIT.error);
+    expect(r.err).toContain('model call failed');
+    expect(r.out).toBe('');
+  });
+
+  it('exits with the configuration status for a bad agent.yaml, before contacting the model', async () => {
+    const path = join(dir, 'agent.yaml');
+    writeFileSync(path, 'llm:\n  modle: x\n');
+    const io = captureIo({}, dir);
+    const code = await runCli(['run', '--config', path, '--base-url', fake.url, 'go'], io);
+    expect(code).toBe(EXIT.config);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('writes a 0600 JSON-lines trace and refuses to overwrite one', async () => {
+    fake.reply(anthropicText('traced'));
+    const trace = join(dir, 'trace.jsonl');
+    const r = await run(['--trace', trace, 'go']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(statSync(trace).mode & 0o777).toBe(0o600);
+    const types = readFileSync(trace, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types).toEqual(['session', 'request', 'response', 'summary']);
+    expect(readFileSync(trace, 'utf8')).not.toContain('sk-test');
+    const again = await run(['--trace', trace, 'go']);
+    expect(again.code).toBe(EXIT.usage);
+    expect(again.err).toContain('already exists');
+  });
+
+  it('writes the HTTP debug log with --http-debug', async () => {
+    fake.reply(anthropicText('debugged'));
+    const r = await run(['--http-debug', 'go']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(existsSync(join(dir, 'http-debug.log'))).toBe(true);
+    expect(readFileSync(join(dir, 'http-debug.log'), 'utf8')).toContain('=== HTTP request: POST');
+    expect(r.err).toContain('http-debug.log');
+  });
+});

@@ -1,0 +1,108 @@
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LinePrompter } from './prompter-line.js';
+
+function terminal(isTTY = true): { input: PassThrough & { isTTY?: boolean }; output: PassThrough; shown: () => string } {
+  const input = new PassThrough() as PassThrough & { isTTY?: boolean };
+  input.isTTY = isTTY;
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (c: Buffer) => (shown += c.toString()));
+  return { input, output, shown: () => shown };
+}
+
+const never = new AbortController().signal;
+const open: LinePrompter[] = [];
+afterEach(() => {
+  for (const p of open.splice(0)) p.close();
+});
+function prompter(t: ReturnType<typeof terminal>): LinePrompter {
+  const p = new LinePrompter(t);
+  open.push(p);
+  return p;
+}
+
+describe('the line prompter', () => {
+  it('lists No first, so Enter declines', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const decision = p.approve({ tool: 'stream_rm', commandLine: 'stream rm --force -- orders', trigger: 'impact:rw' }, never);
+    t.input.write('\n');
+    expect(await decision).toBe('decline');
+    const shown = t.shown();
+    expect(shown.indexOf('1) No')).toBeGreaterThan(-1);
+    expect(shown.indexOf('1) No')).toBeLessThan(shown.indexOf('2) Yes'));
+    expect(shown).toContain('stream rm --force -- orders');
+    expect(shown).toContain('impact:rw');
+  });
+
+  it('maps 2 to once and 3 to always', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const req = { tool: 't', commandLine: 't', trigger: 'ai:confirm' };
+    const first = p.approve(req, never);
+    t.input.write('2\n');
+    expect(await first).toBe('once');
+    const second = p.approve(req, never);
+    t.input.write('3\n');
+    expect(await second).toBe('always');
+  });
+
+  it('answers no at end of input', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const answer = p.confirm('Proceed?', never);
+    t.input.end();
+    expect(await answer).toBe(false);
+    expect(p.canPrompt()).toBe(false);
+  });
+
+  it('answers no when the run is interrupted mid-question', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const ac = new AbortController();
+    const answer = p.approve({ tool: 't', commandLine: 't', trigger: 'x' }, ac.signal);
+    ac.abort();
+    expect(await answer).toBe('decline');
+  });
+
+  it('does not prompt when stdin is not a terminal', async () => {
+    const t = terminal(false);
+    const p = prompter(t);
+    expect(p.canPrompt()).toBe(false);
+    expect(await p.confirm('Proceed?', never)).toBe(false);
+    expect(t.shown()).toBe('');
+  });
+
+  it('select: Enter is none, a number picks, out of range is none', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const a = p.select('Colour?', ['red', 'blue'], never);
+    t.input.write('\n');
+    expect(await a).toBeNull();
+    const b = p.select('Colour?', ['red', 'blue'], never);
+    t.input.write('2\n');
+    expect(await b).toBe('blue');
+    const c = p.select('Colour?', ['red', 'blue'], never);
+    t.input.write('9\n');
+    expect(await c).toBeNull();
+  });
+
+  it('input: empty is null; confirm needs an explicit yes; questions are stripped of escapes', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const a = p.input('Name?\u001b[2J', never);
+    t.input.write('\n');
+    expect(await a).toBeNull();
+    const b = p.input('Name?', never);
+    t.input.write('Ada\n');
+    expect(await b).toBe('Ada');
+    const c = p.confirm('Sure?', never);
+    t.input.write('yes\n');
+    expect(await c).toBe(true);
+    const d = p.confirm('Sure?', never);
+    t.input.write('sure\n');
+    expect(await d).toBe(false);
+    expect(t.shown()).not.toContain('\u001b[2J');
+  });
+});

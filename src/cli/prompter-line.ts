@@ -1,0 +1,123 @@
+/**
+ * The line-surface prompter: questions on stderr, answers read a line at a time from stdin. Every
+ * choice list puts No first so a reflexive Enter declines, and end of input, an interrupt or a
+ * stdin that is not a terminal all answer no. Nothing is asked unless stdin is a terminal: a piped
+ * stdin is data, not a person.
+ */
+import { createInterface } from 'node:readline';
+import type { Interface } from 'node:readline';
+import { oneLine, stripControl } from '../agent/sanitize.js';
+import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+
+/** The streams a line prompter uses. */
+export interface PrompterStreams {
+  readonly input: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly output: NodeJS.WritableStream;
+}
+
+/** A prompter reading answers from a line-oriented terminal. Call `close` when the run ends. */
+export class LinePrompter implements Prompter {
+  readonly #streams: PrompterStreams;
+  #rl: Interface | undefined;
+  #closed = false;
+  /** Lines typed before a question was asked, or while none was pending. */
+  readonly #buffered: string[] = [];
+  #waiting: ((line: string | null) => void) | undefined;
+
+  constructor(streams: PrompterStreams) {
+    this.#streams = streams;
+  }
+
+  canPrompt(): boolean {
+    return this.#streams.input.isTTY === true && !this.#closed;
+  }
+
+  #interface(): Interface {
+    if (this.#rl === undefined) {
+      const rl = createInterface({ input: this.#streams.input, terminal: false });
+      rl.on('line', (line) => {
+        const w = this.#waiting;
+        if (w === undefined) {
+          this.#buffered.push(line);
+          return;
+        }
+        this.#waiting = undefined;
+        w(line);
+      });
+      rl.on('close', () => {
+        this.#closed = true;
+        const w = this.#waiting;
+        this.#waiting = undefined;
+        w?.(null);
+      });
+      this.#rl = rl;
+    }
+    return this.#rl;
+  }
+
+  /** Writes `prompt` and reads one line; `null` on end of input or cancellation. */
+  async #ask(prompt: string, signal: AbortSignal): Promise<string | null> {
+    if (!this.canPrompt() || signal.aborted) return null;
+    this.#interface();
+    // a question is a fresh decision: anything typed ahead of it is not an answer to it
+    this.#buffered.length = 0;
+    this.#streams.output.write(prompt);
+    return new Promise<string | null>((resolve) => {
+      const onAbort = (): void => {
+        this.#waiting = undefined;
+        this.#streams.output.write('\n');
+        resolve(null);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiting = (line) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(line);
+      };
+    });
+  }
+
+  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    const text = [
+      '',
+      `Approval needed (${oneLine(request.trigger)}):`,
+      `  ${oneLine(request.commandLine)}`,
+      '  1) No, do not run it',
+      '  2) Yes, run it once',
+      `  3) Yes, and allow ${oneLine(request.tool)} for the rest of this run`,
+      'Choose [1]: ',
+    ].join('\n');
+    const answer = (await this.#ask(text, signal))?.trim();
+    switch (answer) {
+      case '2':
+        return 'once';
+      case '3':
+        return 'always';
+      default:
+        return 'decline';
+    }
+  }
+
+  async confirm(question: string, signal: AbortSignal): Promise<boolean> {
+    const answer = await this.#ask(`\n${stripControl(question)} [y/N]: `, signal);
+    return answer !== null && /^\s*y(es)?\s*$/i.test(answer);
+  }
+
+  async select(question: string, options: readonly string[], signal: AbortSignal): Promise<string | null> {
+    const lines = ['', stripControl(question), '  0) None of these'];
+    options.forEach((o, i) => lines.push(`  ${i + 1}) ${oneLine(o)}`));
+    lines.push('Choose [0]: ');
+    const answer = (await this.#ask(lines.join('\n'), signal))?.trim();
+    if (answer === undefined || !/^\d+$/.test(answer)) return null;
+    return options[Number(answer) - 1] ?? null;
+  }
+
+  async input(question: string, signal: AbortSignal): Promise<string | null> {
+    const answer = await this.#ask(`\n${stripControl(question)}\n> `, signal);
+    return answer === null || answer.trim() === '' ? null : answer;
+  }
+
+  /** Stops reading stdin, so the process can exit. */
+  close(): void {
+    this.#rl?.close();
+  }
+}

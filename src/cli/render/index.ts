@@ -1,0 +1,6 @@
+/** Line-surface rendering shared by `fisk run` and `fisk session show --transcript`. */
+export { renderEvent, resultLines, CALL_PREFIX, RESULT_PREFIX, WARNING_PREFIX, THINKING_PREFIX } from './line-renderer.js';
+export type { LineOptions } from './line-renderer.js';
+export { formatAnswer, shouldRenderMarkdown } from './answer.js';
+export { summaryLine, formatLatency } from './summary.js';
+export { LineSurface } from './line-surface.js';

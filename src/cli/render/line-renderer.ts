@@ -1,0 +1,72 @@
+/**
+ * Renders the agent's event stream as lines for a line surface. Pure: an event becomes zero or
+ * more lines, the same for a live run, a remote one and a journal replay (`fisk session show
+ * --transcript`), so the three read alike.
+ */
+import type { AgentEvent, ExecInfo } from '../../agent/events.js';
+import { formatCall, oneLine, stripControl } from '../../agent/sanitize.js';
+
+/** What a line surface shows beyond the defaults. */
+export interface LineOptions {
+  /** Show tool results (`--tool-output`); without it, results are dropped rather than folded. */
+  readonly toolOutput: boolean;
+  /** Show prose that accompanied tool calls, self-rendered calls and phase changes. */
+  readonly verbose: boolean;
+}
+
+/** The prefixes shared with the full-screen view. */
+export const CALL_PREFIX = '-> ';
+export const RESULT_PREFIX = '<- ';
+export const WARNING_PREFIX = 'warning: ';
+export const THINKING_PREFIX = 'thinking: ';
+
+function indentRest(text: string, prefix: string): string[] {
+  const lines = stripControl(text).replace(/\n+$/, '').split('\n');
+  return lines.map((l, i) => (i === 0 ? `${prefix}${l}` : `${' '.repeat(prefix.length)}${l}`));
+}
+
+/**
+ * A tool result as shown: a command's envelope unwrapped to its output, a non-zero exit kept, and
+ * a silent success said explicitly rather than left blank.
+ */
+export function resultLines(output: string, isError: boolean, exec: ExecInfo | undefined): string[] {
+  const body = output.trim() === '' ? '' : output;
+  let head = '';
+  if (exec !== undefined && exec.exit_code !== 0) head = `exit ${exec.exit_code}: `;
+  else if (isError) head = 'error: ';
+  if (body === '') {
+    const silent = exec !== undefined ? (exec.exit_code === 0 ? 'ok (no output)' : 'no output') : isError ? 'no output' : 'ok (no output)';
+    return [`${RESULT_PREFIX}${head}${silent}`];
+  }
+  const lines = indentRest(body, `${RESULT_PREFIX}${head}`);
+  if (exec?.truncated === true) lines.push(`${' '.repeat(RESULT_PREFIX.length)}(output truncated)`);
+  return lines;
+}
+
+/** The lines one event renders to on stderr. The final answer is not among them: it goes to stdout. */
+export function renderEvent(event: AgentEvent, options: LineOptions): string[] {
+  switch (event.type) {
+    case 'tool_call':
+      if (event.presentation === 'self-rendered' && !options.verbose) return [];
+      return [`${CALL_PREFIX}${formatCall(event.name, event.input)}`];
+    case 'tool_result':
+      return options.toolOutput ? resultLines(event.output, event.is_error, event.exec) : [];
+    case 'warning':
+      return [`${WARNING_PREFIX}${oneLine(event.text)}`];
+    case 'thinking':
+      return indentRest(event.text, THINKING_PREFIX);
+    case 'text':
+      return !event.final && options.verbose ? indentRest(event.text, '') : [];
+    case 'status':
+      return options.verbose ? [`[iteration ${event.iteration}: ${event.phase}]`] : [];
+    case 'question':
+      // the prompter draws its own question; a replay has no prompter and shows nothing
+      return [];
+    case 'crash':
+      return ['', `panic: ${oneLine(event.message)}`, '', ...stripControl(event.stack).split('\n')];
+    default: {
+      const never: never = event;
+      return [`${WARNING_PREFIX}unknown event ${JSON.stringify(never)}`];
+    }
+  }
+}
