@@ -18,3 +18,15 @@ export {
   anthropicToolUse,
 } from './anthropic-wire.js';
 export type { AnthropicMessageOptions, AnthropicUsage } from './anthropic-wire.js';
+export {
+  OPENAI_FIXTURES,
+  chatCompletion,
+  openaiError,
+  openaiFunctionCallItem,
+  openaiMessageItem,
+  openaiRateLimited,
+  openaiReasoningItem,
+  openaiResponse,
+  openaiText,
+} from './openai-wire.js';
+export type { ChatCompletionOptions, OpenAIResponseOptions, OpenAIUsage } from './openai-wire.js';

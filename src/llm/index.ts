@@ -21,3 +21,4 @@ export { withCallTimeout } from './call-timeout.js';
 export { stripThinking } from './strip-thinking.js';
 export { signatureBytes, signatureText } from './signature.js';
 export { AnthropicProvider } from './anthropic/provider.js';
+export { OpenAIChatProvider, OpenAIResponsesProvider } from './openai/provider.js';

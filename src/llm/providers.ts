@@ -1,4 +1,6 @@
 import { ANTHROPIC_CREDENTIAL_ENV_NAMES, newAnthropicProvider } from './anthropic/provider.js';
+import { newOpenAIChatProvider, newOpenAIResponsesProvider } from './openai/provider.js';
+import { OPENAI_CREDENTIAL_ENV_NAMES } from './openai/client.js';
 import type { ProviderFactory, ProviderOptions } from './options.js';
 import type { Provider } from './provider.js';
 import { ProviderRegistry } from './registry.js';
@@ -10,6 +12,8 @@ import { ProviderRegistry } from './registry.js';
  */
 const defaultRegistry = new ProviderRegistry();
 defaultRegistry.register('anthropic', newAnthropicProvider, ANTHROPIC_CREDENTIAL_ENV_NAMES);
+defaultRegistry.register('openai', newOpenAIResponsesProvider, OPENAI_CREDENTIAL_ENV_NAMES);
+defaultRegistry.register('openai-chat', newOpenAIChatProvider, OPENAI_CREDENTIAL_ENV_NAMES);
 
 /** The provider name used when `llm.provider` is not set. */
 export const DEFAULT_PROVIDER = 'anthropic';

@@ -8,6 +8,7 @@ import type {
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { LlmError } from '../errors.js';
+import type { RawSlots } from '../raw-splice.js';
 import type { Request } from '../provider.js';
 import { signatureText } from '../signature.js';
 import { stripThinking } from '../strip-thinking.js';
@@ -30,10 +31,13 @@ export function isAnthropicReasoningKind(kind: string): boolean {
  * one at request level (the conversation tail), with a 1 hour lifetime for an interactive run (an
  * operator may think longer than five minutes) and 5 minutes otherwise.
  *
+ * With `slots`, tool call inputs and provider blocks are left as markers for `slots.serialize` to
+ * splice back byte for byte; without, they are parsed (for inspection in tests).
+ *
  * Refuses (with `LlmError('bad_request')`) a tool call whose stored input is not JSON, since the
  * API would reject the turn anyway and the message can say which call it is.
  */
-export function buildParams(request: Request): MessageCreateParamsNonStreaming {
+export function buildParams(request: Request, slots?: RawSlots): MessageCreateParamsNonStreaming {
   const cache: CacheControlEphemeral | undefined = request.noPromptCache
     ? undefined
     : { type: 'ephemeral', ttl: request.interactive ? '1h' : '5m' };
@@ -47,7 +51,7 @@ export function buildParams(request: Request): MessageCreateParamsNonStreaming {
   const params: MessageCreateParamsNonStreaming = {
     model: request.model,
     max_tokens: request.maxOutputTokens,
-    messages: history.map(messageParam),
+    messages: history.map((m) => messageParam(m, slots)),
   };
   if (system.length > 0) params.system = system;
   if (request.tools.length > 0) params.tools = toolParams(request.tools);
@@ -83,18 +87,20 @@ export function toolParams(tools: readonly ToolDef[]): ToolUnion[] {
   return out;
 }
 
-function messageParam(m: Message): MessageParam {
-  return { role: m.role, content: m.content.map(blockParam) };
+function messageParam(m: Message, slots: RawSlots | undefined): MessageParam {
+  return { role: m.role, content: m.content.map((b) => blockParam(b, slots)) };
 }
 
-function blockParam(b: ContentBlock): ContentBlockParam {
+function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockParam {
   switch (b.type) {
     case 'text':
       return { type: 'text', text: b.text };
     case 'thinking':
       return { type: 'thinking', thinking: b.text, signature: b.signature === undefined ? '' : signatureText(b.signature) };
-    case 'tool_use':
-      return { type: 'tool_use', id: b.id, name: b.name, input: parseJson(b.input, `tool call ${b.id} (${b.name}) input`) };
+    case 'tool_use': {
+      const what = `tool call ${b.id} (${b.name}) input`;
+      return { type: 'tool_use', id: b.id, name: b.name, input: slots === undefined ? parseJson(b.input, what) : slots.slot(b.input, what) };
+    }
     case 'tool_result':
       return {
         type: 'tool_result',
@@ -104,7 +110,7 @@ function blockParam(b: ContentBlock): ContentBlockParam {
       };
     case 'provider':
       // Faithful raw JSON the API produced; sent back exactly as it came.
-      return parseJson(b.raw, `provider block ${b.kind}`) as ContentBlockParam;
+      return (slots === undefined ? parseJson(b.raw, `provider block ${b.kind}`) : slots.slot(b.raw, `provider block ${b.kind}`)) as ContentBlockParam;
     default: {
       const never: never = b;
       return never;

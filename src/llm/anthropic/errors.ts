@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { codeForStatus, LlmError } from '../errors.js';
 import type { Request } from '../provider.js';
+import { badRequestHint } from '../remedy.js';
 
 /**
  * Maps an Anthropic SDK failure onto `LlmError`. A 400 on a call that sent thinking or a reasoning
@@ -17,7 +18,10 @@ export function toLlmError(err: unknown, request: Request): LlmError {
   if (err instanceof APIError && typeof err.status === 'number') {
     const code = codeForStatus(err.status);
     const detail = err.apiMessage ?? err.message;
-    const hint = err.status === 400 ? badRequestHint(request) : undefined;
+    const hint =
+      err.status === 400
+        ? badRequestHint(request, { thinking: request.thinking !== 'unset', reasoningEffort: request.reasoningEffort !== undefined })
+        : undefined;
     const requestId = typeof err.requestID === 'string' ? err.requestID : undefined;
     return new LlmError(code, `Anthropic answered HTTP ${err.status}: ${detail}`, {
       cause: err,
@@ -27,18 +31,6 @@ export function toLlmError(err: unknown, request: Request): LlmError {
     });
   }
   return new LlmError('network', err instanceof Error ? err.message : String(err), { cause: err });
-}
-
-/** The remedy for a 400 on a call that sent an optional model feature, or undefined. */
-export function badRequestHint(request: Request): string | undefined {
-  const hints: string[] = [];
-  if (request.thinking !== 'unset') {
-    hints.push(`model "${request.model}" may not support the thinking parameter: remove the llm.thinking block from agent.yaml (enabled: false still sends it)`);
-  }
-  if (request.reasoningEffort !== undefined) {
-    hints.push(`model "${request.model}" may not support reasoning effort "${request.reasoningEffort}": remove llm.reasoning_effort or pick a level the model accepts`);
-  }
-  return hints.length === 0 ? undefined : hints.join('; ');
 }
 
 function causeText(err: Error): string {

@@ -4,6 +4,7 @@ import { resolveEndpoint } from '../endpoint.js';
 import { composeFetch } from '../http.js';
 import type { FetchLike } from '../http.js';
 import { DEFAULT_MAX_RETRIES } from '../options.js';
+import { RawSlots } from '../raw-splice.js';
 import type { ProviderOptions } from '../options.js';
 import type { Caps, Provider, Request, Response } from '../provider.js';
 import { buildParams } from './build-params.js';
@@ -62,12 +63,17 @@ export class AnthropicProvider implements Provider {
   }
 
   async call(request: Request, signal: AbortSignal): Promise<Response> {
-    const params = buildParams(request);
+    const slots = new RawSlots();
+    const params = buildParams(request, slots);
+    // The body is sent as text so stored tool inputs and provider blocks go out byte for byte.
+    const body = slots.serialize(params);
     return withCallTimeout(
       this.#timeoutMs,
       signal,
       async (inner) => {
-        const res = await this.#client.messages.create(params, { signal: inner }).asResponse();
+        const res = await this.#client.messages
+          .create(params, { signal: inner, body, headers: { 'content-type': 'application/json' } })
+          .asResponse();
         return decodeMessage(await res.text());
       },
       (err) => toLlmError(err, request),

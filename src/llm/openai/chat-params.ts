@@ -1,0 +1,73 @@
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions/completions';
+import type { ReasoningEffort } from 'openai/resources/shared';
+import type { Request } from '../provider.js';
+import type { Message, ToolDef } from '../types.js';
+
+/**
+ * Assembles a Chat Completions body for one neutral request, for OpenAI-compatible servers
+ * (Ollama, LM Studio, llama.cpp server, vLLM) and OpenAI itself.
+ *
+ * The system prompt is one string, so there are no cache breakpoints; every tool result is its
+ * own `tool` message (this API does not batch them); reasoning is never sent back, because the API
+ * has no way to carry it; provider blocks from another API are left out for the same reason.
+ * `max_tokens` is used rather than `max_completion_tokens` because the compatible servers accept
+ * only the former. Nothing is deferred: the API has no tool search, so every definition is sent.
+ */
+export function buildChatParams(request: Request): ChatCompletionCreateParamsNonStreaming {
+  const messages: ChatCompletionMessageParam[] = [];
+  const system = request.system.map((b) => b.text).join('\n\n');
+  if (system !== '') messages.push({ role: 'system', content: system });
+  for (const m of request.messages) appendMessage(messages, m);
+  const params: ChatCompletionCreateParamsNonStreaming = {
+    model: request.model,
+    messages,
+    max_tokens: request.maxOutputTokens,
+  };
+  if (request.tools.length > 0) params.tools = chatTools(request.tools);
+  // A plain string on purpose: the levels belong to the model.
+  if (request.reasoningEffort !== undefined) params.reasoning_effort = request.reasoningEffort as ReasoningEffort;
+  return params;
+}
+
+/** Function tools with the schema forwarded verbatim. */
+export function chatTools(tools: readonly ToolDef[]): ChatCompletionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: { type: 'object', ...t.inputSchema } },
+  }));
+}
+
+function appendMessage(out: ChatCompletionMessageParam[], m: Message): void {
+  if (m.role === 'assistant') {
+    const texts: string[] = [];
+    const calls: ChatCompletionMessageFunctionToolCall[] = [];
+    for (const b of m.content) {
+      if (b.type === 'text') texts.push(b.text);
+      else if (b.type === 'tool_use') calls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: b.input } });
+    }
+    if (texts.length === 0 && calls.length === 0) return;
+    const msg: ChatCompletionAssistantMessageParam = { role: 'assistant', content: texts.length === 0 ? null : texts.join('\n\n') };
+    if (calls.length > 0) msg.tool_calls = calls;
+    out.push(msg);
+    return;
+  }
+  let texts: string[] = [];
+  const flush = (): void => {
+    if (texts.length > 0) out.push({ role: 'user', content: texts.join('\n\n') });
+    texts = [];
+  };
+  for (const b of m.content) {
+    if (b.type === 'text') texts.push(b.text);
+    else if (b.type === 'tool_result') {
+      flush();
+      out.push({ role: 'tool', tool_call_id: b.toolUseId, content: b.content });
+    }
+  }
+  flush();
+}

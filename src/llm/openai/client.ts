@@ -1,0 +1,34 @@
+import OpenAI from 'openai';
+import { resolveEndpoint } from '../endpoint.js';
+import { composeFetch } from '../http.js';
+import type { FetchLike } from '../http.js';
+import { DEFAULT_MAX_RETRIES } from '../options.js';
+import type { ProviderOptions } from '../options.js';
+
+/** The secret-bearing variables the OpenAI providers and their SDK read. */
+export const OPENAI_CREDENTIAL_ENV_NAMES = ['OPENAI_ADMIN_KEY', 'OPENAI_API_KEY', 'OPENAI_WEBHOOK_SECRET'] as const;
+
+/** Sent as the key to a server on this machine that needs none: the SDK refuses to start without one. */
+const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
+
+/**
+ * Builds the SDK client both OpenAI providers use. The key, base URL, organisation and project are
+ * passed explicitly, so the SDK reads nothing else from the environment; only `OPENAI_API_KEY` and
+ * `OPENAI_BASE_URL` are consulted (through `options.env`), never another provider's variables.
+ */
+export function openaiClient(options: ProviderOptions): OpenAI {
+  const endpoint = resolveEndpoint(options, { baseUrlVar: 'OPENAI_BASE_URL', apiKeyVar: 'OPENAI_API_KEY', vendor: 'OpenAI' });
+  const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  return new OpenAI({
+    apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    baseURL: endpoint.baseUrl ?? 'https://api.openai.com/v1',
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    // The SDK's own per-attempt timeout sits just past ours, so the provider's clock decides.
+    ...(options.callTimeoutMs > 0 ? { timeout: options.callTimeoutMs + 1000 } : {}),
+    fetch: composeFetch(base, options.fetchMiddleware),
+    logLevel: 'warn',
+  });
+}

@@ -1,0 +1,32 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { codeForStatus, LlmError } from '../errors.js';
+import type { Request } from '../provider.js';
+import { badRequestHint } from '../remedy.js';
+import type { SentFeatures } from '../remedy.js';
+
+/** Maps an OpenAI SDK failure onto `LlmError`, adding the remedy to a 400 on a call that sent an optional feature. */
+export function toLlmError(err: unknown, request: Request, sent: SentFeatures, vendor: string): LlmError {
+  if (err instanceof LlmError) return err;
+  if (err instanceof APIUserAbortError) return new LlmError('aborted', 'the model call was cancelled', { cause: err });
+  if (err instanceof APIConnectionTimeoutError) return new LlmError('timeout', 'the connection to the model timed out', { cause: err });
+  if (err instanceof APIConnectionError) {
+    const cause = err.cause instanceof Error ? err.cause.message : err.message;
+    return new LlmError('network', `cannot reach the model service: ${cause}`, { cause: err });
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const hint = err.status === 400 ? badRequestHint(request, sent) : undefined;
+    const requestId = typeof err.requestID === 'string' ? err.requestID : undefined;
+    return new LlmError(codeForStatus(err.status), `${vendor} answered HTTP ${err.status}: ${apiMessage(err.error, err.message)}`, {
+      cause: err,
+      status: err.status,
+      ...(requestId === undefined ? {} : { requestId }),
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+  return new LlmError('network', err instanceof Error ? err.message : String(err), { cause: err });
+}
+
+function apiMessage(body: unknown, fallback: string): string {
+  if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') return body.message;
+  return fallback;
+}

@@ -1,0 +1,131 @@
+import type {
+  FunctionTool,
+  ResponseCreateParamsNonStreaming,
+  ResponseInputItem,
+  Tool,
+} from 'openai/resources/responses/responses';
+import type { ReasoningEffort } from 'openai/resources/shared';
+import { LlmError } from '../errors.js';
+import type { Request } from '../provider.js';
+import { signatureText } from '../signature.js';
+import { stripThinking } from '../strip-thinking.js';
+import type { ContentBlock, Message, ToolDef } from '../types.js';
+
+/** Provider block kinds that are reasoning, stripped with thinking when it is explicitly off. */
+export function isResponsesReasoningKind(kind: string): boolean {
+  return kind === 'reasoning';
+}
+
+/**
+ * Assembles a Responses API body for one neutral request, with no wire call.
+ *
+ * Stateless on purpose (`store: false`): the harness holds the conversation and sends it whole.
+ * Reasoning round-trips through the thinking block's signature, which holds the reasoning item
+ * exactly as it came (its id and encrypted content); encrypted content is asked for unless thinking
+ * is off. System blocks become the `instructions` string (this API has no per-block cache
+ * breakpoints: OpenAI caches prefixes on its own). Tool definitions carry `defer_loading` and the
+ * hosted `tool_search` tool is appended only when something deferred.
+ */
+export function buildResponsesParams(request: Request): ResponseCreateParamsNonStreaming {
+  const history = request.thinking === 'off' ? stripThinking(request.messages, isResponsesReasoningKind) : request.messages;
+  const input: ResponseInputItem[] = [];
+  for (const m of history) appendMessage(input, m);
+  const params: ResponseCreateParamsNonStreaming = {
+    model: request.model,
+    input,
+    max_output_tokens: request.maxOutputTokens,
+    store: false,
+  };
+  const instructions = request.system.map((b) => b.text).join('\n\n');
+  if (instructions !== '') params.instructions = instructions;
+  if (request.tools.length > 0) params.tools = responsesTools(request.tools);
+  if (request.thinking !== 'off') params.include = ['reasoning.encrypted_content'];
+  if (request.thinking === 'on' || request.reasoningEffort !== undefined) {
+    params.reasoning = {
+      ...(request.thinking === 'on' ? { summary: 'auto' as const } : {}),
+      // A plain string on purpose: the levels belong to the model.
+      ...(request.reasoningEffort === undefined ? {} : { effort: request.reasoningEffort as ReasoningEffort }),
+    };
+  }
+  return params;
+}
+
+/** Function tools with `defer_loading` always present, schemas forwarded verbatim, tool search last when needed. */
+export function responsesTools(tools: readonly ToolDef[]): Tool[] {
+  const out: Tool[] = [];
+  let deferred = false;
+  for (const t of tools) {
+    deferred ||= t.deferLoading;
+    const fn: FunctionTool = {
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      parameters: { type: 'object', ...t.inputSchema },
+      strict: false,
+      defer_loading: t.deferLoading,
+    };
+    out.push(fn);
+  }
+  if (deferred) out.push({ type: 'tool_search' });
+  return out;
+}
+
+function appendMessage(out: ResponseInputItem[], m: Message): void {
+  let texts: string[] = [];
+  const flush = (): void => {
+    if (texts.length === 0) return;
+    out.push(
+      m.role === 'user'
+        ? { role: 'user', content: texts.map((text) => ({ type: 'input_text' as const, text })) }
+        : { role: 'assistant', content: texts.join('\n\n') },
+    );
+    texts = [];
+  };
+  for (const b of m.content) {
+    if (b.type === 'text') {
+      texts.push(b.text);
+      continue;
+    }
+    flush();
+    const item = inputItem(b);
+    if (item !== undefined) out.push(item);
+  }
+  flush();
+}
+
+function inputItem(b: Exclude<ContentBlock, { type: 'text' }>): ResponseInputItem | undefined {
+  switch (b.type) {
+    case 'thinking': {
+      // Only reasoning this API produced can go back: its signature is the reasoning item itself.
+      if (b.signature === undefined) return undefined;
+      const item = tryJson(signatureText(b.signature));
+      return isReasoningItem(item) ? item : undefined;
+    }
+    case 'tool_use':
+      // The arguments go back as the exact text the model produced.
+      return { type: 'function_call', call_id: b.id, name: b.name, arguments: b.input };
+    case 'tool_result':
+      return { type: 'function_call_output', call_id: b.toolUseId, output: b.content };
+    case 'provider': {
+      const item = tryJson(b.raw);
+      if (item === undefined) throw new LlmError('bad_request', `the stored provider block ${b.kind} is not valid JSON`);
+      return item as ResponseInputItem;
+    }
+    default: {
+      const never: never = b;
+      return never;
+    }
+  }
+}
+
+function isReasoningItem(v: unknown): v is ResponseInputItem {
+  return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'reasoning';
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
