@@ -30,3 +30,5 @@ export type { JetStreamOptions, JetStreamSettings } from './jetstream/backend.js
 export { memoryIndexPrompt, memoryNote, renderMemoryIndex, renderDescription, MEMORY_INDEX_TAG, MEMORY_TAG } from './prompt.js';
 export { memoryTools, memoryToolsForListing, MEMORY_TOOL_NAMES, READ_ONLY_MEMORY_TOOL_NAMES } from './tools.js';
 export type { MemoryToolName, MemoryToolsOptions, ScopeSource } from './tools.js';
+export { prepareRunMemory } from './run-memory.js';
+export type { RunMemory, RunMemoryOptions } from './run-memory.js';

@@ -17,7 +17,7 @@ import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { parseConfigForMode } from '../../src/config/index.js';
 import type { Config } from '../../src/config/index.js';
 import type { ToolResultBlock } from '../../src/llm/types.js';
-import { Scope, checkStoreBackend, memoryIndexPrompt, memoryNote, memoryTools, openMemoryStore } from '../../src/memory/index.js';
+import { prepareRunMemory } from '../../src/memory/index.js';
 import type { Store } from '../../src/memory/index.js';
 import { FrozenToolSet, PublishedToolSetSource } from '../../src/toolkit/tool-set.js';
 
@@ -51,12 +51,9 @@ function configFor(backend: 'file' | 'jetstream'): Config {
 
 /** What a host does at run start: open the configured store, check it, build tools and notes. */
 async function startRun(config: Config, provider: ScriptedProvider, prompt: string): Promise<{ store: Store; results: () => ToolResultBlock[]; answer: string }> {
-  const memory = config.harness.memory;
-  const store = await openMemoryStore(memory, { identity: config.identity, baseDir: base, nats: nc, natsContext: config.natsContext });
-  checkStoreBackend(memory, store);
-  const scope = new Scope();
-  const tools = memoryTools(store, scope, { readOnly: memory.readOnly });
-  const notes = [memoryNote(memory.readOnly), ...(memory.noIndex ? [] : [await memoryIndexPrompt(store)])];
+  const memory = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: base, nats: nc, natsContext: config.natsContext });
+  if (memory === undefined) throw new Error('memory is enabled in every configuration here');
+  const { store, tools, notes } = memory;
   const source = new PublishedToolSetSource(new FrozenToolSet(tools.map((tool) => ({ tool, source: 'memory' as const, deferred: false }))));
   const out = await runAgent({ config, provider, tools: source, prompt, systemNotes: notes });
   expect(out.status).toBe('completed');
