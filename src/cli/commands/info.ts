@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { humanTools } from '../../agent/human-tools.js';
+import { memoryToolsForListing } from '../../memory/tools.js';
 import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
 import type { Config, Override, Setting } from '../../config/index.js';
 import type { ToolDef } from '../../llm/types.js';
@@ -76,10 +77,16 @@ export function providerToolSearch(provider: string): boolean {
   return TOOL_SEARCH_PROVIDERS[provider] === true;
 }
 
-/** The built-in sources a run of this configuration gets that need no stores to describe. */
+/**
+ * The built-in sources a run of this configuration gets, built as listings that need no open
+ * store. Knowledge, peers and MCP servers are not listed here yet.
+ */
 function builtinSources(config: Config): ToolSource[] {
   const out: ToolSource[] = [];
   if (config.harness.humanInTheLoop) out.push({ source: 'human', tools: humanTools() });
+  if (config.harness.memory.enabled) {
+    out.push({ source: 'memory', tools: memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) });
+  }
   return out;
 }
 
