@@ -8,3 +8,4 @@ export * as toolkit from './toolkit/index.js';
 export * as runstate from './runstate/index.js';
 export * as memory from './memory/index.js';
 export * as agent from './agent/index.js';
+export * as knowledge from './knowledge/index.js';
