@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolkitError } from './errors.js';
@@ -114,6 +115,13 @@ describe('loadApplicationTools', () => {
     expect(clash.code).toBe('collision');
     expect(clash.message).toMatch(/"stream_ls" is claimed by both application commands "stream ls" and "stream_ls"/);
   });
+  it('gives up on an application that does not answer, and honours an abort', async () => {
+    expect((await refusal(options({ timeoutMs: 300 }, 'hang'))).message).toMatch(/did not answer within 0.3s/);
+    const ac = new AbortController();
+    const loading = loadApplicationTools(options({ signal: ac.signal }, 'hang'));
+    setTimeout(() => ac.abort(new Error('operator stopped')), 200);
+    await expect(loading).rejects.toThrow('operator stopped');
+  });
   it('refuses an invalid include pattern naming the key', async () => {
     expect((await refusal(options({ include: { tools: ['[a'], tags: [] } }))).message).toMatch(/^include\.tools: "\[a"/);
   });
@@ -138,6 +146,14 @@ describe('FiskCommandTool execution', () => {
     expect(seen['KEEP_ME']).toBe('yes');
     expect(seen['ANTHROPIC_API_KEY']).toBeUndefined();
     expect(seen['MY_SECRET']).toBeUndefined();
+  });
+  it('runs in the work directory it is given, with PWD set to it', async () => {
+    const loaded = await loadApplicationTools(options());
+    const env = loaded.source.tools.find((t) => t.name === 'env') as FiskCommandTool;
+    const workDir = tmpdir();
+    const out = await env.execute('{}', { workDir }, signal);
+    if (out.status !== 'completed') throw new Error('unreachable');
+    expect((JSON.parse(out.output) as Record<string, string>)['PWD']).toBe(workDir);
   });
   it('returns refused and incomplete arguments to the model without running anything', async () => {
     const loaded = await loadApplicationTools(options());
