@@ -2,7 +2,7 @@
  * One suite for the session store contract, run against every backend. Backend-specific fault
  * injection (a torn final line, a bad record in the middle) is passed in by each backend's setup.
  */
-import { mkdtempSync, rmSync, statSync, appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,11 @@ import type { SessionRecord } from './records.js';
 import { answerDeferred, claimRun, loadRun, startRun } from './run-ops.js';
 import { appendNext } from './store.js';
 import type { SessionStore } from './store.js';
-// import { jetstreamHarness } from './jetstream/test-harness.js';
+import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { startNatsServer } from '../agenttest/nats-server.js';
+import { connectNats } from '../conns/nats-connect.js';
+import type { NatsConn } from '../conns/nats-connect.js';
+import { jetstreamSessionStore } from './jetstream/store.js';
 
 /** What a backend's test setup provides. */
 export interface Harness {
@@ -238,7 +242,39 @@ conformance('file', () => {
   });
 });
 
-// conformance('jetstream', jetstreamHarness);
+conformance('jetstream', async () => {
+  const nats = await startNatsServer();
+  const home = mkdtempSync(join(tmpdir(), 'fisk-js-ctx-'));
+  const env = { HOME: home, XDG_CONFIG_HOME: home };
+  mkdirSync(join(home, 'nats', 'context'), { recursive: true });
+  writeFileSync(join(home, 'nats', 'context', 'test.json'), JSON.stringify({ url: nats.url }));
+  const conns: NatsConn[] = [];
+  const conn = async (): Promise<NatsConn> => {
+    const c = await connectNats('test', { env });
+    conns.push(c);
+    return c;
+  };
+  const main = await conn();
+  const jsm = await jetstreamManager(main.connection);
+  await jsm.streams.add({ name: 'SESSIONS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+  return {
+    store: await jetstreamSessionStore(main, 'SESSIONS'),
+    peer: async () => jetstreamSessionStore(await conn(), 'SESSIONS'),
+    tornTails: false,
+    injectRaw: async (runId: string, seq: number, body: string) => {
+      await main.connection.request(`fisk.sessions.${runId}.${seq === 1 ? '_meta' : seq}`, body);
+    },
+    restart: async () => {
+      await nats.kill();
+      await nats.restart();
+    },
+    cleanup: async () => {
+      for (const c of conns) await c.connection.close();
+      await nats.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+});
 
 describe('file backend specifics', () => {
   let dir: string;

@@ -1,0 +1,82 @@
+import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNatsServer } from '../../agenttest/nats-server.js';
+import type { NatsServer } from '../../agenttest/nats-server.js';
+import { connectNats } from '../../conns/nats-connect.js';
+import type { NatsConn } from '../../conns/nats-connect.js';
+import { isRunStateError } from '../errors.js';
+import { jetstreamSessionStore } from './store.js';
+
+let nats: NatsServer;
+let conn: NatsConn;
+let jsm: JetStreamManager;
+let home: string;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  home = mkdtempSync(join(tmpdir(), 'fisk-js-'));
+  mkdirSync(join(home, 'nats', 'context'), { recursive: true });
+  writeFileSync(join(home, 'nats', 'context', 'js.json'), JSON.stringify({ url: nats.url }));
+  conn = await connectNats('js', { env: { HOME: home, XDG_CONFIG_HOME: home } });
+  jsm = await jetstreamManager(conn.connection);
+}, 20_000);
+
+afterAll(async () => {
+  await conn.connection.close();
+  await nats.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const good: Partial<StreamConfig> = { subjects: ['ok.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true };
+
+async function refusal(name: string, config: Partial<StreamConfig> | undefined): Promise<string> {
+  if (config !== undefined) await jsm.streams.add({ name, ...config });
+  try {
+    await jetstreamSessionStore(conn, name);
+  } catch (err) {
+    expect(isRunStateError(err, 'config')).toBe(true);
+    return (err as Error).message;
+  }
+  throw new Error(`stream ${name} was accepted`);
+}
+
+describe('jetstream session backend binding', () => {
+  it('binds a stream with the right settings and derives the prefix from its subject', async () => {
+    await jsm.streams.add({ name: 'GOOD', ...good });
+    const store = await jetstreamSessionStore(conn, 'GOOD');
+    expect(store.location).toBe('stream GOOD');
+    const j = await store.create('r1');
+    await j.append({ seq: 1, protocol: 'io.choria.fisk-ai.v1.session.meta', meta: { version: 3, run_id: 'r1', created: new Date().toISOString(), fingerprint: {} } });
+    const m = await jsm.streams.getMessage('GOOD', { last_by_subj: 'ok.r1._meta' });
+    expect(m?.subject).toBe('ok.r1._meta');
+    expect(conn.connection.isClosed()).toBe(false);
+  });
+
+  it('never creates a missing stream and says how to', async () => {
+    const msg = await refusal('MISSING', undefined);
+    expect(msg).toContain('does not exist');
+    expect(msg).toContain('nats stream add MISSING');
+    expect(msg).toContain('harness.sessions.options.stream');
+    await expect(jsm.streams.info('MISSING')).rejects.toThrow();
+  });
+
+  it('refuses a stream with a max age', async () => {
+    expect(await refusal('AGED', { ...good, subjects: ['aged.>'], max_age: 3600 * 1e9 })).toMatch(/max age must be 0.*--max-age 0/);
+  });
+
+  it('refuses the wrong per-subject limit and discard policy, listing both', async () => {
+    const msg = await refusal('LOOSE', { subjects: ['loose.>'], max_msgs_per_subject: 5, discard: DiscardPolicy.Old });
+    expect(msg).toContain('max messages per subject must be 1');
+    expect(msg).toContain('discard policy must be new');
+    expect(msg).toContain('discard new per subject must be on');
+    expect(msg).toContain("--subjects 'loose.>'");
+  });
+
+  it('refuses a stream without exactly one wildcard subject', async () => {
+    expect(await refusal('FLAT', { ...good, subjects: ['flat.a', 'flat.b'] })).toContain('exactly one subject of the form');
+  });
+});
