@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsServer } from '../../agenttest/nats-server.js';
 import type { NatsServer } from '../../agenttest/nats-server.js';
 import { MemoryError } from '../errors.js';
-import { MAX_ENTRY_BYTES } from '../limits.js';
+import { MAX_ENTRIES, MAX_ENTRY_BYTES } from '../limits.js';
 import { Scope } from '../scope.js';
 import { memoryTools } from '../tools.js';
 import { JetStreamStore } from './jetstream-store.js';
@@ -214,5 +214,24 @@ describe('the memory tools on JetStream', () => {
     await run('memory_read', { key: 'k' });
     expect((await run('memory_write', { key: 'k', description: 'mine', content: 'v2', overwrite: true })).isError).toBe(false);
     expect(await store.read('k')).toEqual({ description: 'mine', content: 'v2' });
+  });
+});
+
+describe('capacity per run', () => {
+  it('counts once per run and keeps the tally through creates and deletes', async () => {
+    const p = prefix();
+    const store = await JetStreamStore.open({ nats: nc, bucket, prefix: p });
+    for (let i = 0; i < MAX_ENTRIES - 2; i += 128) {
+      await Promise.all(Array.from({ length: Math.min(128, MAX_ENTRIES - 2 - i) }, (_, j) => kv.put(`${p}.seed${i + j}`, 'x')));
+    }
+    const scope = new Scope();
+    await store.create('a', 'd', 'c', { scope });
+    await store.create('b', 'd', 'c', { scope });
+    expect((await failure(store.create('c', 'd', 'c', { scope }))).code).toBe('full');
+    expect(await store.delete('a', { scope })).toBe(true);
+    await store.create('c', 'd', 'c', { scope });
+    expect((await failure(store.create('d', 'd', 'c', { scope }))).code).toBe('full');
+    // Without a scope every create counts afresh.
+    expect((await failure(store.create('d', 'd', 'c'))).code).toBe('full');
   });
 });

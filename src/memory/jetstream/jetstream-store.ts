@@ -6,6 +6,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { MemoryError } from '../errors.js';
 import { MAX_ENTRY_BYTES } from '../limits.js';
 import { parseEntry, serializeEntry } from '../serialize.js';
+import type { Scope } from '../scope.js';
 import type { CallOptions, MemoryEntry, MemoryItem, Store, StoreInfo } from '../store.js';
 import { checkCapacity, isValidKey, validateKey, validateWrite } from '../validate.js';
 
@@ -45,6 +46,8 @@ export class JetStreamStore implements Store {
   readonly #bucket: string;
   readonly #prefix: string;
   readonly #requireRead: boolean;
+  // Entry counts per run: counting scans every key, so a run counts once and then keeps its own tally.
+  readonly #counts = new WeakMap<Scope, number>();
 
   private constructor(kv: KV, bucket: string, prefix: string, requireRead: boolean) {
     this.#kv = kv;
@@ -151,7 +154,7 @@ export class JetStreamStore implements Store {
   async create(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
     const w = validateWrite(key, description, content);
     options?.signal?.throwIfAborted();
-    checkCapacity((await this.#keys()).length, key);
+    checkCapacity(await this.#count(options?.scope), key);
     const value = encode(serializeEntry(w.description, w.content), key);
     let rev: number;
     try {
@@ -172,12 +175,14 @@ export class JetStreamStore implements Store {
     let rev: number;
     if (!this.#requireRead) {
       // An unchecked update of a key that holds nothing adds an entry, so it counts like a create.
-      if ((await this.#get(key)) === undefined) checkCapacity((await this.#keys()).length, key);
+      const adds = (await this.#get(key)) === undefined;
+      if (adds) checkCapacity(await this.#count(options?.scope), key);
       try {
         rev = await this.#kv.put(this.#stored(key), value);
       } catch (err) {
         throw backendError(`cannot store memory ${JSON.stringify(key)}`, err, key);
       }
+      if (adds) this.#tally(options?.scope, 1);
     } else {
       const seen = options?.scope?.revision(key);
       if (seen === undefined || seen <= 0) throw stale(key);
@@ -205,7 +210,23 @@ export class JetStreamStore implements Store {
     } catch (err) {
       throw backendError(`cannot delete memory ${JSON.stringify(key)}`, err, key);
     }
+    this.#tally(options?.scope, -1);
     return true;
+  }
+
+  /** Live entries as this run counts them: scanned on the run's first create, tallied after. */
+  async #count(scope: Scope | undefined): Promise<number> {
+    const cached = scope === undefined ? undefined : this.#counts.get(scope);
+    if (cached !== undefined) return cached;
+    const counted = (await this.#keys()).length;
+    if (scope !== undefined) this.#counts.set(scope, counted);
+    return counted;
+  }
+
+  #tally(scope: Scope | undefined, delta: number): void {
+    if (scope === undefined) return;
+    const c = this.#counts.get(scope);
+    if (c !== undefined) this.#counts.set(scope, Math.max(0, c + delta));
   }
 
   #stored(key: string): string {
