@@ -112,4 +112,26 @@ describe('fisk run', () => {
     expect(readFileSync(join(dir, 'http-debug.log'), 'utf8')).toContain('=== HTTP request: POST');
     expect(r.err).toContain('http-debug.log');
   });
+
+  it('loads the memory tools and their notes from harness.memory', async () => {
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_m', name: 'memory_write', input: { key: 'streams.note', description: 'What the streams hold', content: 'orders holds orders' } }]),
+      anthropicText('remembered'),
+    );
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent('harness:\n  memory: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    expect(code).toBe(EXIT.ok);
+    const first = fake.requests[0]?.body as { system: { text: string }[]; tools: { name: string }[] };
+    expect(first.tools.map((t) => t.name)).toContain('memory_write');
+    expect(first.system.length).toBeGreaterThan(1);
+    expect(existsSync(join(dir, 'memory', 'runner', 'streams.note.md'))).toBe(true);
+  });
+
+  it('fails before contacting the model when the memory backend cannot open', async () => {
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent('harness:\n  memory: { enabled: true, backend: jetstream, options: { bucket: MEM } }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    expect(code).not.toBe(EXIT.ok);
+    expect(io.stderr()).toContain('harness.memory');
+    expect(fake.requests).toHaveLength(0);
+  });
 });

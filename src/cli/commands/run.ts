@@ -11,6 +11,7 @@ import type { RunOutcome } from '../../agent/outcome.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { RunStatus } from '../../agent/status.js';
 import { parseConfigForMode } from '../../config/index.js';
+import { prepareRunMemory } from '../../memory/index.js';
 import type { Config } from '../../config/index.js';
 import type { FetchLike, FetchMiddleware } from '../../llm/http.js';
 import { openHttpDebugLog } from '../../llm/http-debug.js';
@@ -116,11 +117,27 @@ class IterationTap implements EventSink {
   }
 }
 
-async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io): Promise<PublishedToolSetSource> {
+/** The run's tool set and the system prompt notes its built-ins bring. */
+interface BuiltTools {
+  readonly source: PublishedToolSetSource;
+  readonly notes: readonly string[];
+}
+
+async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io, signal: AbortSignal): Promise<BuiltTools> {
   const sources: ToolSource[] = [];
+  const notes: string[] = [];
   if (config.harness.humanInTheLoop) sources.push({ source: 'human', tools: humanTools() });
-  if (config.harness.memory.enabled) {
-    println(io.err, 'warning: harness.memory is enabled but fisk run in this build does not load the memory tools yet; the run has none');
+  // opened before the model is contacted, so a missing bucket or bad option fails the run here
+  const memory = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: io.cwd, natsContext: config.natsContext }, { signal });
+  if (memory !== undefined) {
+    sources.push({ source: 'memory', tools: memory.tools });
+    notes.push(...memory.notes);
+  }
+  if (config.remoteTools.length > 0) {
+    println(io.err, 'warning: remote_tools is set but fisk run in this build does not import remote agents\' tools yet; the run has none of them');
+  }
+  if (config.mcpClients.length > 0) {
+    println(io.err, 'warning: mcp_clients is set but fisk run in this build does not connect to MCP servers yet; the run has none of their tools');
   }
   if (config.harness.knowledge.enabled) {
     println(io.err, 'warning: harness.knowledge is enabled but fisk run in this build does not load the knowledge tools yet; the run has none');
@@ -133,7 +150,7 @@ async function buildTools(config: Config, env: Io['env'], provider: Provider, io
     deferral: { noToolSearch: config.llm.noToolSearch, providerToolSearch: provider.capabilities().toolSearch },
   });
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
-  return new PublishedToolSetSource(tools.toolSet);
+  return { source: new PublishedToolSetSource(tools.toolSet), notes };
 }
 
 function trailer(outcome: RunOutcome): string | undefined {
@@ -201,7 +218,8 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
         env,
       });
-    const tools = await buildTools(config, env, provider, io);
+    const controller = new AbortController();
+    const tools = await buildTools(config, env, provider, io, controller.signal);
 
     let prompter: Prompter | undefined = deps.prompter;
     if (prompter === undefined) {
@@ -214,7 +232,6 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     }
 
     // first interrupt cancels the run; a second one leaves at once
-    const controller = new AbortController();
     let interrupts = 0;
     const uninstall = (deps.onInterrupt ?? processInterrupt)(() => {
       interrupts++;
@@ -231,7 +248,8 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     const outcome = await runAgent({
       config,
       provider,
-      tools,
+      tools: tools.source,
+      systemNotes: tools.notes,
       prompt: prompt === '' ? DEFAULT_PROMPT : prompt,
       ...(prompter === undefined ? {} : { prompter }),
       events: tap,
