@@ -165,6 +165,7 @@ export class JetStreamStore implements Store {
       }
       throw backendError(`cannot store memory ${JSON.stringify(key)}`, err, key);
     }
+    this.#tally(options?.scope, 1);
     options?.scope?.record(key, rev);
   }
 
