@@ -5,6 +5,6 @@
 export const RUN_STATUSES = ['completed', 'suspended', 'aborted', 'budget', 'max_iterations', 'error', 'crashed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** The phases a status event reports, so a surface can show what the run is waiting on. */
-export const RUN_PHASES = ['model_call', 'tools', 'awaiting_operator', 'finished'] as const;
+/** The phases a status event reports. A question to the operator is its own event, not a phase. */
+export const RUN_PHASES = ['model_call', 'tools', 'finished'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
