@@ -47,8 +47,17 @@ export interface FakeModelServer {
   close(): Promise<void>;
 }
 
+/** Options for {@link startFakeModelServer}. */
+export interface FakeModelServerOptions {
+  /** Served whenever nothing is queued, instead of the 500 (for benchmarks and open-ended loops). */
+  readonly fallback?: FakeReplyStep;
+  /** Keep every request in `requests` (default true; a benchmark turns it off to bound memory). */
+  readonly record?: boolean;
+}
+
 /** Starts a fake model server on a free loopback port. */
-export async function startFakeModelServer(): Promise<FakeModelServer> {
+export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+  const record = options.record ?? true;
   const queue: FakeReplyStep[] = [];
   const requests: ReceivedRequest[] = [];
 
@@ -59,7 +68,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       const bodyText = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
       try {
-        body = bodyText === '' ? undefined : (JSON.parse(bodyText) as unknown);
+        // Unrecorded requests are never inspected, so a benchmark does not pay for parsing them.
+        body = bodyText === '' || !record ? undefined : (JSON.parse(bodyText) as unknown);
       } catch {
         body = undefined;
       }
@@ -68,8 +78,8 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
       }
       const received: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers, bodyText, body };
-      requests.push(received);
-      const step = queue.shift();
+      if (record) requests.push(received);
+      const step = queue.shift() ?? options.fallback;
       const reply: FakeReply =
         step === undefined
           ? { status: 500, body: { type: 'error', error: { type: 'api_error', message: `fake model server: no reply queued for request ${requests.length}` } } }

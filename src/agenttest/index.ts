@@ -7,7 +7,7 @@ export type { NatsServer, NatsServerOptions } from './nats-server.js';
 export { ScriptedProvider, scriptedResponse, textResponse, toolUseResponse, hangingStep } from './scripted-provider.js';
 export type { ScriptStep, ScriptedProviderOptions, ScriptedResponseOptions, ScriptedToolCall } from './scripted-provider.js';
 export { startFakeModelServer } from './fake-model-server.js';
-export type { FakeModelServer, FakeReply, FakeReplyStep, ReceivedRequest } from './fake-model-server.js';
+export type { FakeModelServer, FakeModelServerOptions, FakeReply, FakeReplyStep, ReceivedRequest } from './fake-model-server.js';
 export {
   ANTHROPIC_FIXTURES,
   anthropicError,
