@@ -1,0 +1,2 @@
+/** The Model Context Protocol: serving this agent's tools to MCP clients. */
+export * from './server/index.js';

@@ -1,0 +1,19 @@
+/** Why serving over MCP could not start or stopped. */
+export const MCP_SERVE_ERROR_CODES = [
+  'collision', // two served tools claim one name
+  'no_tools', // nothing is left to serve after filtering
+  'listen', // the address could not be bound
+  'address', // the port or address given is unusable
+] as const;
+export type McpServeErrorCode = (typeof MCP_SERVE_ERROR_CODES)[number];
+
+/** A failure of the MCP server itself, with a closed code; the message names what to change. */
+export class McpServeError extends Error {
+  readonly code: McpServeErrorCode;
+
+  constructor(code: McpServeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'McpServeError';
+    this.code = code;
+  }
+}

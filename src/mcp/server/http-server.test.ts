@@ -1,0 +1,360 @@
+import { request } from 'node:http';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConfirmOverMcp } from '../../config/types.js';
+import { errorOutcome, jsonOutcome, newFuncTool } from '../../toolkit/functool/index.js';
+import type { FuncToolSpec } from '../../toolkit/functool/index.js';
+import type { Tool } from '../../toolkit/tool.js';
+import type { CallEvent } from './call-tool.js';
+import { startMcpServer } from './http-server.js';
+import type { McpServerOptions, RunningMcpServer } from './http-server.js';
+import { connectClient, latch, resultText, until } from './test-support.js';
+import type { ElicitAnswer } from './test-support.js';
+
+const schema = { type: 'object', properties: { word: { type: 'string', description: 'A word' } }, required: [] } as const;
+
+function tool(name: string, extra: Partial<FuncToolSpec> = {}): Tool {
+  return newFuncTool({ name, description: `The ${name} tool`, inputSchema: schema, handler: (input) => Promise.resolve(jsonOutcome({ tool: name, input })), ...extra });
+}
+
+const servers: RunningMcpServer[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+  await Promise.allSettled(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(tools: readonly Tool[], extra: Partial<McpServerOptions> = {}): Promise<RunningMcpServer> {
+  const s = await startMcpServer({
+    host: '127.0.0.1',
+    port: 0,
+    identity: { name: 'tester', version: '9.9.9', instructions: 'Use the tools carefully.' },
+    tools,
+    confirmOverMcp: 'auto',
+    maxConcurrentTools: 2,
+    toolTimeoutMs: 30_000,
+    ...extra,
+  });
+  servers.push(s);
+  return s;
+}
+
+async function client(s: RunningMcpServer, elicit?: ElicitAnswer): Promise<Client> {
+  const c = await connectClient(s.url, elicit);
+  clients.push(c);
+  return c;
+}
+
+describe('listing', () => {
+  it('lists model descriptions with tags, schemas, titles and behaviour hints, never approval', async () => {
+    const s = await serve([
+      tool('stream_purge', { tags: ['ai:confirm', 'impact:rw'], confirm: { trigger: 'ai:confirm' }, behavior: { destructive: 'true' } }),
+      tool('plain'),
+    ]);
+    const c = await client(s);
+    expect(c.getServerVersion()).toMatchObject({ name: 'tester', version: '9.9.9' });
+    expect(c.getInstructions()).toBe('Use the tools carefully.');
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['stream_purge', 'plain']);
+    const purge = tools[0];
+    expect(purge?.description).toBe('The stream_purge tool\n\nTags: ai:confirm, impact:rw');
+    expect(purge?.inputSchema).toEqual(schema);
+    expect(purge?.annotations).toEqual({ title: 'Stream purge', destructiveHint: true });
+    expect(JSON.stringify(purge)).not.toMatch(/confirm"?\s*:\s*true|approval/i);
+    expect(tools[1]?.annotations).toEqual({ title: 'Plain' });
+  });
+
+  it('omits instructions at initialize when none are configured', async () => {
+    const s = await serve([tool('plain')], { identity: { name: 'quiet', version: '1.0.0', instructions: '' } });
+    const c = await client(s);
+    expect(c.getInstructions()).toBeUndefined();
+  });
+});
+
+describe('calls', () => {
+  it('returns an in-process tool JSON verbatim', async () => {
+    const c = await client(await serve([tool('plain')]));
+    const r = await c.callTool({ name: 'plain', arguments: { word: 'hi' } });
+    expect(r.isError).toBeFalsy();
+    expect(resultText(r)).toBe('{"tool":"plain","input":{"word":"hi"}}');
+  });
+
+  it('treats absent arguments as an empty object', async () => {
+    const c = await client(await serve([tool('plain')]));
+    expect(resultText(await c.callTool({ name: 'plain' }))).toBe('{"tool":"plain","input":{}}');
+  });
+
+  it('answers an unknown tool with an error result, not a protocol error', async () => {
+    const c = await client(await serve([tool('plain')]));
+    const r = await c.callTool({ name: 'nope', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/"nope" is not served here/);
+  });
+
+  it('turns a tool that throws into an error result', async () => {
+    const c = await client(await serve([tool('boom', { handler: () => Promise.reject(new Error('kaput')) })]));
+    const r = await c.callTool({ name: 'boom', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe('the tool failed: kaput');
+  });
+
+  it('passes a tool error outcome through as an error result', async () => {
+    const c = await client(await serve([tool('sad', { handler: () => Promise.resolve(errorOutcome('no such stream')) })]));
+    const r = await c.callTool({ name: 'sad', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe('no such stream');
+  });
+
+  it('refuses a deferred answer', async () => {
+    const c = await client(await serve([tool('later', { handler: () => Promise.resolve({ status: 'deferred', reason: 'waiting on a ticket' }) })]));
+    const r = await c.callTool({ name: 'later', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/deferred its answer \(waiting on a ticket\), which cannot be carried over MCP/);
+  });
+
+  it('gives a tool that asks a question the default-deny prompter', async () => {
+    let asked = false;
+    const asker = tool('asker', {
+      needsPrompter: true,
+      handler: async (_input, call) => {
+        asked = true;
+        const yes = (await call.deps.prompter?.confirm('really?', call.signal)) ?? false;
+        return yes ? jsonOutcome({ went: 'ahead' }) : errorOutcome('the person said no');
+      },
+    });
+    const c = await client(await serve([asker]));
+    const r = await c.callTool({ name: 'asker', arguments: {} });
+    expect(asked).toBe(true);
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe('the person said no');
+  });
+
+  it('stops a slow tool at the timeout through its AbortSignal', async () => {
+    let sawAbort = false;
+    const slow = tool('slow', {
+      handler: (_input, call) =>
+        new Promise((resolve) => {
+          call.signal.addEventListener('abort', () => {
+            sawAbort = true;
+            resolve(jsonOutcome({ late: true }));
+          });
+        }),
+    });
+    const c = await client(await serve([slow], { toolTimeoutMs: 200 }));
+    const r = await c.callTool({ name: 'slow', arguments: {} });
+    expect(sawAbort).toBe(true);
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/did not finish within 200ms and was stopped.*expose\.agent\.mcp\.tool_timeout/);
+  });
+});
+
+describe('the concurrency cap', () => {
+  it('does not start a third call until a slot frees', async () => {
+    const gate = latch();
+    const events: CallEvent[] = [];
+    const hold = tool('hold', {
+      handler: async () => {
+        await gate.promise;
+        return jsonOutcome({ done: true });
+      },
+    });
+    const c = await client(await serve([hold], { observe: (e) => events.push(e) }));
+    const started = (): number => events.filter((e) => e.type === 'started').length;
+    const queued = (): number => events.filter((e) => e.type === 'queued').length;
+    const calls = [0, 1, 2].map(() => c.callTool({ name: 'hold', arguments: {} }));
+    await until(() => queued() === 3, 'three calls to arrive');
+    await until(() => started() === 2, 'two calls to start');
+    // every call has arrived and asked for a slot; only two hold one
+    expect(started()).toBe(2);
+    gate.open();
+    const results = await Promise.all(calls);
+    expect(started()).toBe(3);
+    expect(results.every((r) => resultText(r) === '{"done":true}')).toBe(true);
+  });
+
+  it('holds no slot while a person deliberates over an approval', async () => {
+    const deliberating = latch();
+    let asked = false;
+    const s = await serve([tool('gated', { confirm: { trigger: 'ai:confirm' } }), tool('plain')], { maxConcurrentTools: 1 });
+    const c = await client(s, async () => {
+      asked = true;
+      await deliberating.promise;
+      return { action: 'accept', content: { approve: true } };
+    });
+    const gated = c.callTool({ name: 'gated', arguments: {} });
+    await until(() => asked, 'the approval request');
+    // with one slot and the gated call still undecided, an ungated call runs to completion
+    expect(resultText(await c.callTool({ name: 'plain', arguments: {} }))).toBe('{"tool":"plain","input":{}}');
+    deliberating.open();
+    expect((await gated).isError).toBeFalsy();
+  });
+});
+
+describe('the elicitation gate', () => {
+  const gatedTools = (ran: string[]): Tool[] => [
+    tool('purge', {
+      confirm: { trigger: 'impact:rw' },
+      handler: () => {
+        ran.push('purge');
+        return Promise.resolve(jsonOutcome({ purged: true }));
+      },
+    }),
+  ];
+
+  async function callGated(policy: ConfirmOverMcp, elicit: ElicitAnswer | undefined): Promise<{ ran: string[]; text: string; isError: boolean; asked: unknown[] }> {
+    const ran: string[] = [];
+    const asked: unknown[] = [];
+    const s = await serve(gatedTools(ran), { confirmOverMcp: policy });
+    const answer: ElicitAnswer | undefined =
+      elicit === undefined
+        ? undefined
+        : (params) => {
+            asked.push(params);
+            return elicit(params);
+          };
+    const c = await client(s, answer);
+    const r = await c.callTool({ name: 'purge', arguments: { word: 'all' } });
+    return { ran, text: resultText(r), isError: r.isError === true, asked };
+  }
+
+  it('runs the call when the client accepts with true, after asking one required boolean', async () => {
+    const r = await callGated('auto', () => Promise.resolve({ action: 'accept', content: { approve: true } }));
+    expect(r.ran).toEqual(['purge']);
+    expect(r.text).toBe('{"purged":true}');
+    const params = r.asked[0] as { message: string; requestedSchema: { properties: Record<string, { type: string }>; required: string[] } };
+    expect(params.message).toMatch(/purge/);
+    expect(params.message).toMatch(/impact:rw/);
+    expect(params.message).toMatch(/"word":"all"/);
+    expect(Object.keys(params.requestedSchema.properties)).toEqual(['approve']);
+    expect(params.requestedSchema.properties['approve']?.type).toBe('boolean');
+    expect(params.requestedSchema.required).toEqual(['approve']);
+  });
+
+  const denials: [string, unknown][] = [
+    ['declines', { action: 'decline' }],
+    ['dismisses', { action: 'cancel' }],
+    ['accepts with false', { action: 'accept', content: { approve: false } }],
+    ['accepts with a non-boolean', { action: 'accept', content: { approve: 'true' } }],
+    ['accepts with no content', { action: 'accept' }],
+    ['accepts with another field', { action: 'accept', content: { ok: true } }],
+  ];
+  for (const [what, answer] of denials) {
+    it(`denies when the client ${what}`, async () => {
+      const r = await callGated('auto', () => Promise.resolve(answer));
+      expect(r.asked).toHaveLength(1);
+      expect(r.ran).toEqual([]);
+      expect(r.isError).toBe(true);
+      expect(JSON.parse(r.text)).toMatchObject({ allowed: false });
+    });
+  }
+
+  it('denies when the elicitation itself fails', async () => {
+    const r = await callGated('auto', () => Promise.reject(new Error('the dialog crashed')));
+    expect(r.ran).toEqual([]);
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/approval request failed/);
+  });
+
+  it('denies when nobody answers before the elicitation timeout', async () => {
+    const ran: string[] = [];
+    const s = await serve(gatedTools(ran), { elicitationTimeoutMs: 100 });
+    const never = latch();
+    const c = await client(s, async () => {
+      await never.promise;
+      return { action: 'accept', content: { approve: true } };
+    });
+    const r = await c.callTool({ name: 'purge', arguments: {} });
+    never.open();
+    expect(ran).toEqual([]);
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/approval request failed/);
+  });
+
+  it('auto: runs ungated for a client that cannot be asked', async () => {
+    const r = await callGated('auto', undefined);
+    expect(r.ran).toEqual(['purge']);
+    expect(r.isError).toBe(false);
+  });
+
+  it('always: refuses a client that cannot be asked', async () => {
+    const r = await callGated('always', undefined);
+    expect(r.ran).toEqual([]);
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/cannot be asked.*confirm_over_mcp is always/);
+  });
+
+  it('always: asks a client that can be asked', async () => {
+    const r = await callGated('always', () => Promise.resolve({ action: 'accept', content: { approve: true } }));
+    expect(r.asked).toHaveLength(1);
+    expect(r.ran).toEqual(['purge']);
+  });
+
+  it('never: runs without asking, even a client that could be asked', async () => {
+    const r = await callGated('never', () => Promise.resolve({ action: 'decline' }));
+    expect(r.asked).toHaveLength(0);
+    expect(r.ran).toEqual(['purge']);
+  });
+
+  it('never asks about an ungated tool', async () => {
+    const asked: unknown[] = [];
+    const c = await client(await serve([tool('plain')]), (p) => {
+      asked.push(p);
+      return Promise.resolve({ action: 'decline' });
+    });
+    expect((await c.callTool({ name: 'plain', arguments: {} })).isError).toBeFalsy();
+    expect(asked).toHaveLength(0);
+  });
+});
+
+describe('the listener', () => {
+  it('refuses a non-loopback Host on a loopback bind', async () => {
+    const s = await serve([tool('plain')]);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(s.url, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(403);
+  });
+
+  it('answers an unknown session with 404 and a request without a session with 400', async () => {
+    const s = await serve([tool('plain')]);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const unknown = await fetch(s.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'made-up' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(unknown.status).toBe(404);
+    const none = await fetch(s.url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(none.status).toBe(400);
+  });
+
+  it('reports a port it cannot bind, naming the flags', async () => {
+    const s = await serve([tool('plain')]);
+    await expect(serve([tool('plain')], { port: s.port })).rejects.toThrow(/--port\/--address/);
+  });
+
+  it('closes with a held-open event stream and a call in flight, cancelling the call', async () => {
+    let cancelled = false;
+    const stuck = tool('stuck', {
+      handler: (_input, call) =>
+        new Promise((resolve) => {
+          call.signal.addEventListener('abort', () => {
+            cancelled = true;
+            resolve(jsonOutcome({}));
+          });
+        }),
+    });
+    const events: CallEvent[] = [];
+    const s = await serve([stuck], { observe: (e) => events.push(e) });
+    const c = await client(s);
+    expect(s.sessions()).toBe(1);
+    // the client is left waiting on an answer that never comes; closing it in afterEach ends that
+    void c.callTool({ name: 'stuck', arguments: {} }).catch(() => undefined);
+    await until(() => events.some((e) => e.type === 'started'), 'the call to start');
+    await s.close();
+    expect(cancelled).toBe(true);
+    expect(s.sessions()).toBe(0);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The streamable HTTP listener: one MCP session per client, all sharing one tool listing, one
+ * concurrency limit and one confirm policy. Shutdown cancels held-open event streams and
+ * in-flight calls first, because closing the listener alone waits on them forever.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfirmOverMcp } from '../../config/types.js';
+import type { Tool } from '../../toolkit/tool.js';
+import { ELICITATION_TIMEOUT_MS } from './approval.js';
+import type { CallEvent, CallPolicy } from './call-tool.js';
+import { McpServeError } from './errors.js';
+import { Semaphore } from './semaphore.js';
+import { listTools, sessionServer } from './session-server.js';
+import type { ServerIdentity } from './session-server.js';
+
+/** How long shutdown waits for open requests before cutting their connections. */
+export const SHUTDOWN_BUDGET_MS = 5_000;
+/** The largest request body read. */
+const MAX_BODY = 4 << 20;
+
+/** Everything the server needs; values already resolved from configuration and flags. */
+export interface McpServerOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly identity: ServerIdentity;
+  /** The served tools, from `selectServedTools`, in registration order. */
+  readonly tools: readonly Tool[];
+  readonly confirmOverMcp: ConfirmOverMcp;
+  readonly maxConcurrentTools: number;
+  readonly toolTimeoutMs: number;
+  /** Default two minutes. */
+  readonly elicitationTimeoutMs?: number;
+  /** The directory command tools run in. */
+  readonly workDir?: string;
+  readonly observe?: (event: CallEvent) => void;
+}
+
+/** A running server. */
+export interface RunningMcpServer {
+  /** The bound address and port (the port is the real one when 0 was asked for). */
+  readonly host: string;
+  readonly port: number;
+  /** The endpoint URL a client connects to; `localhost` stands in for an unspecified bind. */
+  readonly url: string;
+  /** Open client sessions. */
+  sessions(): number;
+  /**
+   * Stops: cancels in-flight calls and held-open streams, closes every session, then closes the
+   * listener, cutting connections still open after five seconds. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function isLoopback(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || host.startsWith('127.');
+}
+
+/** `http://host:port`, with `localhost` for an unspecified bind and brackets for IPv6. */
+export function endpointUrl(host: string, port: number): string {
+  const shown = host === '' || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+function hostName(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
+  const colon = header.lastIndexOf(':');
+  return (colon < 0 ? header : header.slice(0, colon)).toLowerCase();
+}
+
+function jsonError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > MAX_BODY) throw new RangeError('request body too large');
+    chunks.push(b);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Starts serving `tools` over streamable HTTP at the listener root. Throws `McpServeError`
+ * (`listen`) when the address cannot be bound, naming the flags that choose another.
+ */
+export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcpServer> {
+  const shutdown = new AbortController();
+  const policy: CallPolicy = {
+    tools: new Map(opts.tools.map((t) => [t.name, t])),
+    confirmOverMcp: opts.confirmOverMcp,
+    slots: new Semaphore(opts.maxConcurrentTools),
+    toolTimeoutMs: opts.toolTimeoutMs,
+    elicitationTimeoutMs: opts.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,
+    workDir: opts.workDir,
+    ...(opts.observe === undefined ? {} : { observe: opts.observe }),
+  };
+  const listing = listTools(opts.tools);
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  // A loopback bind is guarded against DNS rebinding: a page in a browser must not reach it by name.
+  const guardHost = isLoopback(opts.host);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/') return jsonError(res, 404, 'not found: the MCP endpoint is the root path');
+    if (guardHost) {
+      const name = hostName(headerValue(req, 'host'));
+      if (name === undefined || !isLoopback(name)) return jsonError(res, 403, 'forbidden: this server answers only to a loopback Host');
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = await readBody(req);
+      } catch (err) {
+        return jsonError(res, err instanceof RangeError ? 413 : 400, err instanceof RangeError ? 'request body too large' : 'the request body is not JSON');
+      }
+    }
+    const sessionId = headerValue(req, 'mcp-session-id');
+    if (sessionId !== undefined) {
+      const transport = transports.get(sessionId);
+      if (transport === undefined) return jsonError(res, 404, 'unknown or closed session; initialize a new one');
+      return transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return jsonError(res, 400, 'no session: send an initialize request first');
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) transports.delete(transport.sessionId);
+    };
+    const server = sessionServer(opts.identity, listing, policy);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      jsonError(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (err) => {
+      reject(new McpServeError('listen', `cannot listen on ${endpointUrl(opts.host, opts.port)}: ${err.message}; choose another with --port/--address (or FISK_AI_MCP_PORT/FISK_AI_MCP_ADDRESS, or expose.agent.mcp.port/address)`, { cause: err }));
+    });
+    http.listen(opts.port, opts.host, () => resolve());
+  });
+  const bound = http.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    shutdown.abort(new Error('the server is shutting down'));
+    // Held-open GET streams first: closing a session also aborts its in-flight calls (a command
+    // is killed with its process group). The listener would otherwise wait on them.
+    await Promise.allSettled([...transports.values()].map((t) => t.close()));
+    transports.clear();
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => http.closeAllConnections(), SHUTDOWN_BUDGET_MS);
+      http.close(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+      http.closeIdleConnections();
+    });
+  }
+
+  return {
+    host: opts.host,
+    port: bound.port,
+    url: endpointUrl(opts.host, bound.port),
+    sessions: () => transports.size,
+    close: () => (closing ??= close()),
+  };
+}
