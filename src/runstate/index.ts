@@ -42,3 +42,16 @@ export {
 export type { FingerprintChange, FingerprintClass, FingerprintField, FingerprintInput, ResumeDecision } from './fingerprint.js';
 export { checkAnswer } from './answer.js';
 export { answerDeferred, claimRun, claimant, loadRun, startRun } from './run-ops.js';
+export {
+  registerSessionBackend,
+  sessionBackendNames,
+  sessionBackendNeeds,
+  openSessionStore,
+  openConfiguredSessionStore,
+  defaultRunsDir,
+  SESSION_BACKEND_NEEDS,
+} from './registry.js';
+export type { SessionBackend, SessionBackendDeps, SessionBackendNeed } from './registry.js';
+export { fileSessionStore } from './file/store.js';
+export { jetstreamSessionStore } from './jetstream/store.js';
+export { checkStream, streamAddCommand } from './jetstream/stream-check.js';
