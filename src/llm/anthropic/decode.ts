@@ -65,9 +65,44 @@ function decodeBlock(b: JsonObject, text: string, span: Span): ContentBlock {
         input: input === undefined ? '{}' : text.slice(input.start, input.end),
       };
     }
+    case 'tool_result': {
+      const plain = plainToolResultText(b.content);
+      if (plain !== undefined) {
+        return b.is_error === true
+          ? { type: 'tool_result', toolUseId: str(b, 'tool_use_id'), content: plain, isError: true }
+          : { type: 'tool_result', toolUseId: str(b, 'tool_use_id'), content: plain };
+      }
+      return { type: 'provider', kind: type, raw: text.slice(span.start, span.end) };
+    }
     default:
       return { type: 'provider', kind: type, raw: text.slice(span.start, span.end) };
   }
+}
+
+/**
+ * Converts one Anthropic content block, given as JSON text, to the neutral shape. Only a
+ * plain-text tool result (a string, or exactly one text part) becomes a neutral tool_result; an
+ * image or multi-part result is kept whole as a provider block rather than flattened.
+ */
+export function decodeContentBlock(text: string): ContentBlock {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new LlmError('decode', 'the content block is not valid JSON', { cause: err });
+  }
+  if (!isObject(raw)) throw new LlmError('decode', 'the content block is not an object');
+  const start = text.length - text.trimStart().length;
+  return decodeBlock(raw, text, { start, end: start + text.trim().length });
+}
+
+function plainToolResultText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const only: unknown = content[0];
+  if (!isObject(only) || only.type !== 'text') return undefined;
+  // A text part with anything beyond its text (citations, a cache marker) is not plain.
+  return Object.keys(only).every((k) => k === 'type' || k === 'text') ? str(only, 'text') : undefined;
 }
 
 /** Usage: uncached input, output (thinking counted inside it), cache reads and writes. */

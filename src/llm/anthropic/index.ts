@@ -1,4 +1,4 @@
 /** The Anthropic Messages API provider: the only module that imports the Anthropic SDK. */
 export { AnthropicProvider, newAnthropicProvider, ANTHROPIC_CREDENTIAL_ENV_NAMES } from './provider.js';
 export { buildParams, toolParams, TOOL_SEARCH_TOOL } from './build-params.js';
-export { decodeMessage } from './decode.js';
+export { decodeContentBlock, decodeMessage } from './decode.js';
