@@ -5,6 +5,7 @@ import type { CommandLike } from './command-like.js';
 /** The flag fisk-ai runs an application with to learn its commands. */
 export const INTROSPECT_FLAG = '--fisk-introspect';
 
+/** Where to look for the flag and where to write the answer, plus the version and author reported. */
 export interface AnswerOptions extends ApplicationMeta {
   /** The arguments to inspect (default `process.argv`). */
   readonly argv?: readonly string[];

@@ -9,6 +9,7 @@ import { selectTools } from './selection.js';
 import type { Selection } from './selection.js';
 import type { ToolSource, ToolWarning } from './source.js';
 
+/** The few values a run's tool set is decided from. */
 export interface RunToolsInput {
   /** How to load the wrapped application; absent when there is no `application_path`. */
   readonly application?: LoadApplicationOptions;

@@ -48,6 +48,7 @@ export const TOOL_WARNING_CODES = [
 ] as const;
 export type ToolWarningCode = (typeof TOOL_WARNING_CODES)[number];
 
+/** One warning about the selected tools, with a closed code and a message naming what to change. */
 export interface ToolWarning {
   readonly code: ToolWarningCode;
   readonly message: string;

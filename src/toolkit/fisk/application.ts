@@ -9,6 +9,7 @@ import { FiskCommandTool } from './command-tool.js';
 import { mergeGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
 
+/** What building command tools needs besides the model. */
 export interface BuildToolsOptions {
   readonly binary: string;
   /** Globals to offer on every command (already resolved against the model). */

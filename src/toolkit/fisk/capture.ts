@@ -10,6 +10,7 @@ export const OUTPUT_CAP = 64 * 1024;
 /** What replaces the dropped middle of an over-budget output. */
 export const TRUNCATION_MARKER = '\n...[output truncated]...\n';
 
+/** A bounded output sink: head and tail of a stream, with the byte count of all of it. */
 export class HeadTailCapture {
   readonly #half: number;
   readonly #head: Buffer;

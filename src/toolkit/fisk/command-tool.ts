@@ -50,6 +50,12 @@ function freezeDeep<T>(value: T): T {
   return value;
 }
 
+/**
+ * A leaf command as a tool. It is confirmable (by `ai:confirm` or an operator tag), describes its
+ * behaviour from its tags, may be deferred unless tagged `ai:no_defer`, and may be served over MCP
+ * and a2a (the serving surfaces apply their own gates). Refused arguments and non-zero exits come
+ * back as outcomes; only an abort rejects.
+ */
 export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, Deferrable, Tagged, NeedsWorkDir {
   readonly name: string;
   readonly description: string;

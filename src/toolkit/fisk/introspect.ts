@@ -12,6 +12,7 @@ export const INTROSPECT_MAX_BYTES = 16 * 1024 * 1024;
 /** The introspection deadline when the caller gives none: 30 s. */
 export const INTROSPECT_DEFAULT_TIMEOUT_MS = 30_000;
 
+/** What introspection needs: the binary, its environment, and optionally a deadline and a signal. */
 export interface IntrospectOptions {
   readonly binary: string;
   /** The subprocess environment (already stripped of credentials). */

@@ -4,6 +4,7 @@
  */
 import { ToolkitError } from '../errors.js';
 
+/** A flag as fisk describes it; `default` holds strings, `cumulative` means repeatable. */
 export interface FlagModel {
   readonly name: string;
   readonly help: string;
@@ -19,6 +20,7 @@ export interface FlagModel {
   readonly cumulative: boolean;
 }
 
+/** A positional argument as fisk describes it. */
 export interface ArgModel {
   readonly name: string;
   readonly help: string;
@@ -30,6 +32,7 @@ export interface ArgModel {
   readonly cumulative: boolean;
 }
 
+/** A command; one with subcommands is a group, one without is a leaf and becomes a tool. */
 export interface CommandModel {
   readonly name: string;
   readonly aliases: readonly string[];
@@ -46,6 +49,7 @@ export interface CommandModel {
   readonly schema?: Readonly<Record<string, unknown>>;
 }
 
+/** The whole document `--fisk-introspect` prints. */
 export interface ApplicationModel {
   readonly name: string;
   readonly help: string;

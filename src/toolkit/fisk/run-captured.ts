@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadTailCapture, OUTPUT_CAP } from './capture.js';
 
+/** One command to run: binary, argv (never a shell line), environment and limits. */
 export interface RunOptions {
   readonly binary: string;
   readonly argv: readonly string[];
@@ -29,6 +30,8 @@ export type RunResult =
   | { readonly kind: 'timed_out'; readonly output: string; readonly truncated: boolean }
   | { readonly kind: 'failed'; readonly message: string };
 
+// A filesystem socket inside a private (0700) directory, deliberately not Linux's abstract
+// namespace: anyone on the host can connect to an abstract socket and race to feed a call's output.
 let socketDir: string | undefined;
 let socketSeq = 0;
 
