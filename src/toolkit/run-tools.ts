@@ -18,6 +18,8 @@ export interface RunToolsInput {
   /** `harness.confirm_tags`. */
   readonly confirmTags: readonly string[];
   readonly deferral: DeferralPolicy;
+  /** See `SelectionInput.collisions`; a run start keeps the default, `abort`. */
+  readonly collisions?: 'abort' | 'skip';
 }
 
 /** The selection plus what was learned loading the application. */
@@ -33,7 +35,12 @@ export interface RunTools extends Selection {
 export async function resolveRunTools(input: RunToolsInput): Promise<RunTools> {
   const application = input.application === undefined ? undefined : await loadApplicationTools(input.application);
   const sources = application === undefined ? input.sources : [application.source, ...input.sources];
-  const selection = selectTools({ sources, confirmTags: input.confirmTags, deferral: input.deferral });
+  const selection = selectTools({
+    sources,
+    confirmTags: input.confirmTags,
+    deferral: input.deferral,
+    ...(input.collisions === undefined ? {} : { collisions: input.collisions }),
+  });
   const warnings: ToolWarning[] = [...(application?.warnings ?? []), ...selection.warnings];
   return application === undefined ? { ...selection, warnings } : { ...selection, warnings, application };
 }

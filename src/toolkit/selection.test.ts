@@ -36,6 +36,28 @@ describe('selectTools', () => {
     expect(run).toThrow(ToolkitError);
     expect(run).toThrow(/"read" is claimed by both the application and MCP server "files"/);
   });
+  it('skips and records a later claimant when asked to, for rebuilds mid-run', () => {
+    const s = selectTools({
+      sources: [
+        { source: 'application', tools: [fakeTool('read')] },
+        { source: 'mcp', label: 'files', tools: [fakeTool('read'), fakeTool('write')] },
+      ],
+      confirmTags: [],
+      deferral: search,
+      collisions: 'skip',
+    });
+    expect(s.toolSet.tools.map((t) => [t.name, t.kind])).toEqual([
+      ['read', 'custom'],
+      ['write', 'custom'],
+    ]);
+    expect(s.toolSet.entry('read')?.source).toBe('application');
+    expect(s.filtered).toEqual([{ name: 'read', source: 'mcp', label: 'files', reason: 'collision', detail: 'the name is already taken by the application' }]);
+  });
+  it('drops an ai:deny tool from any source that carries tags', () => {
+    const s = selectTools({ sources: [{ source: 'custom', tools: [fakeTool('wipe', { tags: ['ai:deny'] }), fakeTool('keep')] }], confirmTags: [], deferral: search });
+    expect(s.toolSet.tools.map((t) => t.name)).toEqual(['keep']);
+    expect(s.filtered).toEqual([{ name: 'wipe', source: 'custom', reason: 'denied', detail: 'tagged ai:deny' }]);
+  });
   it('defers only past ten counted tools, never built-ins nor ai:no_defer', () => {
     const ten = selectTools({ sources: [{ source: 'application', tools: many(10) }], confirmTags: [], deferral: search });
     expect(ten.toolSet.definitions().some((d) => d.deferLoading)).toBe(false);

@@ -3,7 +3,7 @@ import { decideDeferral } from './deferral.js';
 import type { DeferralPolicy } from './deferral.js';
 import { describeSource, SOURCE_ORDER } from './source.js';
 import type { FilteredTool, SourceName, ToolSource, ToolWarning } from './source.js';
-import { behaviorConflicts, unknownAiTags } from './tags.js';
+import { behaviorConflicts, isDenied, RESERVED_TAGS, unknownAiTags } from './tags.js';
 import { FrozenToolSet } from './tool-set.js';
 import type { ToolEntry } from './tool-set.js';
 import { isTagged } from './tool.js';
@@ -16,6 +16,12 @@ export interface SelectionInput {
   /** `harness.confirm_tags`, for the unmatched-tag warning. */
   readonly confirmTags: readonly string[];
   readonly deferral: DeferralPolicy;
+  /**
+   * `abort` (the default) throws on a name claimed twice. `skip` keeps the first claimant and
+   * records the later one as filtered (`collision`): for a rebuild after a third party changed its
+   * own list mid-run, where failing the run would hand that party a kill switch.
+   */
+  readonly collisions?: 'abort' | 'skip';
 }
 
 /** A run's tool set, every tool left out with its reason, and what the operator should hear. */
@@ -27,6 +33,10 @@ export interface Selection {
 
 function claimant(source: SourceName, label: string | undefined): string {
   return describeSource(source, label);
+}
+
+function record(name: string, src: ToolSource, reason: FilteredTool['reason'], detail: string): FilteredTool {
+  return src.label === undefined ? { name, source: src.source, reason, detail } : { name, source: src.source, label: src.label, reason, detail };
 }
 
 /**
@@ -45,7 +55,16 @@ export function selectTools(input: SelectionInput): Selection {
   for (const src of ordered) {
     filtered.push(...(src.filtered ?? []));
     for (const tool of src.tools) {
+      // ai:deny holds for every source that carries tags, not only the application's filters.
+      if (isTagged(tool) && isDenied(tool.tags())) {
+        filtered.push(record(tool.name, src, 'denied', `tagged ${RESERVED_TAGS.deny}`));
+        continue;
+      }
       const prior = taken.get(tool.name);
+      if (prior !== undefined && input.collisions === 'skip') {
+        filtered.push(record(tool.name, src, 'collision', `the name is already taken by ${claimant(prior.source, prior.label)}`));
+        continue;
+      }
       if (prior !== undefined) {
         throw new ToolkitError(
           'collision',
