@@ -39,7 +39,7 @@ export function resolveEndpoint(options: ProviderOptions, vars: EndpointEnv): En
   let local = false;
   let baseUrl: string | undefined;
   if (raw !== undefined) {
-    const url = checkServiceUrl(raw, fromOptions !== undefined ? 'llm.base_url' : vars.baseUrlVar);
+    const url = checkServiceUrl(raw, fromOptions !== undefined ? (options.baseUrlKey ?? 'llm.base_url') : vars.baseUrlVar);
     local = isLoopback(url);
     baseUrl = raw.replace(/\/+$/, '');
   }

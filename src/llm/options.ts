@@ -12,6 +12,11 @@ export interface ProviderOptions {
    * not this machine must use https, and no URL may carry a user name or password.
    */
   readonly baseUrl?: string;
+  /**
+   * What to name in an error about `baseUrl` (default `llm.base_url`), e.g. `--base-url` when the
+   * URL came from a flag.
+   */
+  readonly baseUrlKey?: string;
   /** The API key. When absent the provider's own key variable is read from `env`. */
   readonly apiKey?: string;
   /** The per-call timeout in milliseconds (`llm.budget.call_timeout`), covering every retry. */

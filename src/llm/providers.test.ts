@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_CREDENTIAL_ENV_NAMES } from '../config/index.js';
+import { parseConfigForMode, PROVIDER_CREDENTIAL_ENV_NAMES } from '../config/index.js';
+import type { LlmConfig } from '../config/index.js';
 import { ScriptedProvider } from '../agenttest/scripted-provider.js';
-import { newProvider, providerCredentialEnvNames, providerNames, register } from './providers.js';
+import { newProvider, newProviderFromConfig, providerCredentialEnvNames, providerNames, register } from './providers.js';
 
 describe('the process-wide provider registry', () => {
   it('links the built-in providers', () => {
@@ -20,5 +21,19 @@ describe('the process-wide provider registry', () => {
 
   it('names llm.provider for an unknown provider', () => {
     expect(() => newProvider('gemini', { callTimeoutMs: 1 })).toThrow(/llm\.provider: unknown provider "gemini": known providers are anthropic, embedded-test, openai, openai-chat/);
+  });
+});
+
+describe('newProviderFromConfig', () => {
+  const base = parseConfigForMode({ text: 'system_prompt: hi\nllm:\n  model: m\n  provider: openai-chat\n  base_url: http://127.0.0.1:9/v1\n' }, 'run').llm;
+  const llm = (over: Partial<LlmConfig> = {}): LlmConfig => ({ ...base, ...over });
+
+  it('builds the configured provider from llm.provider and llm.base_url', () => {
+    expect(newProviderFromConfig(llm(), { env: {} }).capabilities().provider).toBe('openai-chat');
+  });
+
+  it('names llm.base_url, or the flag that overrode it, for a refused URL', () => {
+    expect(() => newProviderFromConfig(llm({ baseUrl: 'http://remote.example/v1' }), { env: {} })).toThrow(/^llm\.base_url:/);
+    expect(() => newProviderFromConfig(llm(), { baseUrl: 'http://remote.example/v1', baseUrlKey: '--base-url', env: {} })).toThrow(/^--base-url:/);
   });
 });

@@ -1,3 +1,4 @@
+import type { LlmConfig } from '../config/index.js';
 import { ANTHROPIC_CREDENTIAL_ENV_NAMES, newAnthropicProvider } from './anthropic/provider.js';
 import { newOpenAIChatProvider, newOpenAIResponsesProvider } from './openai/provider.js';
 import { OPENAI_CREDENTIAL_ENV_NAMES } from './openai/client.js';
@@ -45,4 +46,22 @@ export function providerNames(): string[] {
  */
 export function providerCredentialEnvNames(): string[] {
   return defaultRegistry.credentialEnvNames();
+}
+
+/** What a caller adds to the `llm` settings when building the provider for a run. */
+export type ProviderExtras = Omit<ProviderOptions, 'callTimeoutMs'>;
+
+/**
+ * Builds the provider an `llm` configuration block names: `llm.provider`, `llm.base_url` and
+ * `llm.budget.call_timeout`. `extras` adds the hooks (HTTP debug log, trace) and may override the
+ * base URL (a `--base-url` flag, with `baseUrlKey` naming it for errors). Throws `ConfigError`
+ * naming the key or variable to change.
+ */
+export function newProviderFromConfig(llm: LlmConfig, extras: ProviderExtras = {}): Provider {
+  const baseUrl = extras.baseUrl ?? llm.baseUrl;
+  return newProvider(llm.provider, {
+    ...extras,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    callTimeoutMs: llm.budget.callTimeout.ms,
+  });
 }
