@@ -131,7 +131,9 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       const a = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
       const peer = await h.peer();
       const claimed = await code(claimRun(peer, id, 'newcomer').then(async ({ journal }) => journal.close()));
+      const held = await a.isHeld();
       const next = await code(appendNext(a, turn(0)));
+      expect(held).toBe(next === 'ok');
       // exactly one of them holds the run
       expect([claimed, next].filter((c) => c === 'ok')).toHaveLength(1);
       expect([claimed, next]).toContain('locked');

@@ -36,6 +36,7 @@ export function memorySessionStore(): SessionStore {
     return {
       runId,
       lastSeq: () => last,
+      isHeld: () => Promise.resolve(!closed && run.holder === token && run.lines.length === last && runs.get(runId) === run),
       append(record: SessionRecord): Promise<AppendOutcome> {
         return attempt((): AppendOutcome => {
           if (closed) throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);

@@ -17,6 +17,13 @@ export interface Journal {
   readonly runId: string;
   /** The last durably stored sequence (0 for a journal with nothing written yet). */
   lastSeq(): number;
+  /**
+   * Whether this journal still holds its run: nobody else has appended since its last record.
+   * A runner checks it right before a tool's irreversible effect, so a run taken over on a shared
+   * store stops there rather than at its next append. Never throws; an unreachable store is
+   * reported as not held (fail closed).
+   */
+  isHeld(): Promise<boolean>;
   /** Validates and durably stores one record. */
   append(record: SessionRecord): Promise<AppendOutcome>;
   /** Releases the journal (the file lock); appending afterwards is refused. Idempotent. */

@@ -86,6 +86,8 @@ export function fileSessionStore(dir: string): SessionStore {
     return {
       runId,
       lastSeq: () => lastSeq,
+      // the flock excludes every other writer for as long as the journal is open
+      isHeld: () => Promise.resolve(state === 'open'),
       append(record: SessionRecord): Promise<AppendOutcome> {
         const next = chain.then(() => write(record));
         chain = next.catch(() => undefined);

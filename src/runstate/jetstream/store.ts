@@ -121,6 +121,15 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
     return {
       runId,
       lastSeq: () => lastSeq,
+      async isHeld(): Promise<boolean> {
+        if (closed) return false;
+        try {
+          const last = await lastMsg(runSubjects(runId));
+          return last === null ? lastSeq === 0 : seqOf(last.subject) === lastSeq;
+        } catch {
+          return false;
+        }
+      },
       append(record: SessionRecord): Promise<AppendOutcome> {
         const next = chain.then(() => write(record));
         chain = next.catch(() => undefined);
