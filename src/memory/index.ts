@@ -16,7 +16,7 @@ export { serializeEntry, parseEntry } from './serialize.js';
 export type { ParsedEntry } from './serialize.js';
 export { sanitizeMemoryText, stripTerminalSequences, defuseFence } from './sanitize.js';
 export { Scope } from './scope.js';
-export type { ScopeEntry, ScopeSnapshot } from './scope.js';
+export type { ScopeSnapshot } from './scope.js';
 export { BackendRegistry, BACKEND_NEEDS } from './registry.js';
 export type { BackendContext, BackendFactory, BackendNeed, InfoRow } from './registry.js';
 export { memoryBackends, memoryBackend, openMemoryStore, checkStoreBackend, memoryInfoRows } from './backends.js';

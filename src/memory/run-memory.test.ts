@@ -52,8 +52,8 @@ describe('prepareRunMemory', () => {
   });
 
   it('seeds the scope from a snapshot and refuses a malformed one', async () => {
-    const m = await prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: [{ key: 'k', revision: 4 }] });
+    const m = await prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: { k: 4 } });
     expect(m?.scope.revision('k')).toBe(4);
-    await expect(prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: { k: 4 } })).rejects.toBeInstanceOf(MemoryError);
+    await expect(prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: [{ key: 'k', revision: 4 }] })).rejects.toBeInstanceOf(MemoryError);
   });
 });

@@ -12,33 +12,40 @@ describe('Scope', () => {
     s.forget('a');
     expect(s.revision('a')).toBeUndefined();
     expect(s.revision('b')).toBe(9);
-    expect(s.snapshot()).toEqual([
-      { key: '__proto__', revision: 1 },
-      { key: 'b', revision: 9 },
+    const snap = s.snapshot();
+    expect(Object.entries(snap)).toEqual([
+      ['__proto__', 1],
+      ['b', 9],
     ]);
   });
 
-  it('restores a journaled snapshot through JSON', () => {
+  it('restores a journaled snapshot through JSON, __proto__ included', () => {
     const s = new Scope();
     s.record('notes', 12);
-    const back = Scope.restore(JSON.parse(JSON.stringify(s.snapshot())));
+    s.record('__proto__', 2);
+    const text = JSON.stringify({ revisions: { ...s.snapshot() } });
+    const back = Scope.restore((JSON.parse(text) as { revisions: unknown }).revisions);
     expect(back.revision('notes')).toBe(12);
-    expect(back.snapshot()).toEqual(s.snapshot());
+    expect(back.revision('__proto__')).toBe(2);
+    expect(Object.entries(back.snapshot())).toEqual(Object.entries(s.snapshot()));
   });
 
   it.each([
-    ['not a list', { notes: 1 }],
-    ['not an object', [1]],
-    ['bad key', [{ key: '../x', revision: 1 }]],
-    ['missing revision', [{ key: 'a' }]],
-    ['negative revision', [{ key: 'a', revision: -1 }]],
-    ['fractional revision', [{ key: 'a', revision: 1.5 }]],
+    ['a list', [{ key: 'a', revision: 1 }]],
+    ['not an object', 'a=1'],
+    ['null', null],
+    ['bad key', { '../x': 1 }],
+    ['missing revision', { a: null }],
+    ['negative revision', { a: -1 }],
+    ['fractional revision', { a: 1.5 }],
   ])('refuses a malformed snapshot: %s', (_what, snapshot) => {
-    expect(() => Scope.restore(snapshot)).toThrow(MemoryError);
+    let err: unknown;
     try {
       Scope.restore(snapshot);
-    } catch (err) {
-      expect((err as MemoryError).code).toBe('invalid_snapshot');
+    } catch (e) {
+      err = e;
     }
+    expect(err).toBeInstanceOf(MemoryError);
+    expect((err as MemoryError).code).toBe('invalid_snapshot');
   });
 });

@@ -1,14 +1,12 @@
 import { MemoryError } from './errors.js';
 import { isValidKey } from './validate.js';
 
-/** One key's recorded revision in a snapshot. */
-export interface ScopeEntry {
-  readonly key: string;
-  readonly revision: number;
-}
-
-/** A scope as journal data: plain, sorted by key, JSON-safe. */
-export type ScopeSnapshot = readonly ScopeEntry[];
+/**
+ * A scope as journal data: memory key to revision, the shape of the session journal's
+ * `memory_scope.revisions`. Keys are in sorted order; the object has no prototype, so a key such as
+ * `__proto__` is an ordinary entry.
+ */
+export type ScopeSnapshot = Readonly<Record<string, number>>;
 
 /**
  * One run's record of which memories it has read and at which revision. It is the authority for
@@ -39,11 +37,11 @@ export class Scope {
     this.#revisions.delete(key);
   }
 
-  /** The recorded revisions, for the journal. */
+  /** The recorded revisions, for the journal (`memory_scope.revisions`). */
   snapshot(): ScopeSnapshot {
-    return [...this.#revisions.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, revision]) => ({ key, revision }));
+    const out = Object.create(null) as Record<string, number>;
+    for (const key of [...this.#revisions.keys()].sort()) out[key] = this.#revisions.get(key) ?? 0;
+    return out;
   }
 
   /**
@@ -52,20 +50,16 @@ export class Scope {
    * half-applied, since a wrong revision would be an overwrite nobody read for.
    */
   static restore(snapshot: unknown): Scope {
-    if (!Array.isArray(snapshot)) {
-      throw new MemoryError('invalid_snapshot', 'a memory scope snapshot must be a list of {key, revision} entries');
+    if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) {
+      throw new MemoryError('invalid_snapshot', 'a memory scope snapshot must be an object of memory key to revision');
     }
     const scope = new Scope();
-    for (const [i, entry] of (snapshot as unknown[]).entries()) {
-      if (typeof entry !== 'object' || entry === null) {
-        throw new MemoryError('invalid_snapshot', `memory scope snapshot entry ${i} is not an object`);
-      }
-      const { key, revision } = entry as Record<string, unknown>;
-      if (typeof key !== 'string' || !isValidKey(key)) {
-        throw new MemoryError('invalid_snapshot', `memory scope snapshot entry ${i} has no valid key`);
+    for (const [key, revision] of Object.entries(snapshot)) {
+      if (!isValidKey(key)) {
+        throw new MemoryError('invalid_snapshot', `memory scope snapshot has an invalid key ${JSON.stringify(key)}`);
       }
       if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
-        throw new MemoryError('invalid_snapshot', `memory scope snapshot entry ${i} (${key}) has no valid revision`);
+        throw new MemoryError('invalid_snapshot', `memory scope snapshot has no valid revision for ${JSON.stringify(key)}`);
       }
       scope.record(key, revision);
     }

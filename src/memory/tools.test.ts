@@ -139,8 +139,8 @@ describe('memoryTools', () => {
     await call(tools, 'memory_read', { key: 'k' });
     current = new Scope();
     await call(tools, 'memory_list', {});
-    expect(first.snapshot()).toEqual([{ key: 'k', revision: 0 }]);
-    expect(current.snapshot()).toEqual([]);
+    expect({ ...first.snapshot() }).toEqual({ k: 0 });
+    expect(Object.keys(current.snapshot())).toEqual([]);
   });
 });
 

@@ -19,6 +19,7 @@ import type { Config } from '../../src/config/index.js';
 import type { ToolResultBlock } from '../../src/llm/types.js';
 import { prepareRunMemory } from '../../src/memory/index.js';
 import type { Store } from '../../src/memory/index.js';
+import { decodeRecord, encodeRecord, memoryScopeBody } from '../../src/runstate/index.js';
 import { FrozenToolSet, PublishedToolSetSource } from '../../src/toolkit/tool-set.js';
 
 let base: string;
@@ -98,5 +99,22 @@ describe('read-only memory in a run', () => {
     expect(provider.requests[0]?.system.map((b) => b.text).join('\n')).not.toMatch(/memory_write|memory_delete/u);
     expect(run.results()[0]?.isError).toBe(true);
     expect(await run.store.list()).toEqual([]);
+  });
+});
+
+describe('the scope through the session journal', () => {
+  it('is journaled as a memory_scope record and seeds a resumed run', async () => {
+    const config = configFor('file');
+    const m = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: base });
+    if (m === undefined) throw new Error('memory is enabled');
+    await m.store.create('__proto__', 'an awkward but legal key', 'x', { scope: m.scope });
+    await m.store.create('plain', 'd', 'x');
+    await m.store.read('plain', { scope: m.scope });
+    const stored = decodeRecord(encodeRecord({ seq: 7, ...memoryScopeBody(m.scope.snapshot()) }));
+    if (!('memory_scope' in stored)) throw new Error('expected a memory_scope record');
+    const resumed = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: base }, { snapshot: stored.memory_scope.revisions });
+    expect(resumed?.scope.revision('plain')).toBe(0);
+    expect(resumed?.scope.revision('__proto__')).toBe(0);
+    expect(Object.keys(resumed?.scope.snapshot() ?? {})).toEqual(['__proto__', 'plain']);
   });
 });
