@@ -134,4 +134,12 @@ describe('fisk run', () => {
     expect(io.stderr()).toContain('harness.memory');
     expect(fake.requests).toHaveLength(0);
   });
+
+  it('uses llm.base_url when no --base-url flag or environment variable is given', async () => {
+    fake.reply(anthropicText('from the file'));
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent(`  base_url: ${fake.url}\n`), '--api-key', 'k', 'go'], io);
+    expect(code).toBe(EXIT.ok);
+    expect(io.stdout()).toBe('from the file\n');
+  });
 });

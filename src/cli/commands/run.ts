@@ -84,6 +84,16 @@ function processInterrupt(handler: () => void): () => void {
   };
 }
 
+/**
+ * `llm.base_url`, unless the provider's own variable is set: the precedence is flag, then the
+ * environment, then the file, as `fisk info` reports it. The provider reads the variable itself.
+ */
+function configuredBaseUrl(config: Config, env: Io['env']): string | undefined {
+  const variable = config.llm.provider.startsWith('openai') ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
+  const fromEnv = env[variable];
+  return fromEnv !== undefined && fromEnv !== '' ? undefined : config.llm.baseUrl;
+}
+
 /** The exit status for each way a run ends. */
 export function exitCodeFor(status: RunStatus): ExitCode {
   switch (status) {
@@ -208,11 +218,12 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       println(io.err, `Writing model API request and response bodies to ${HTTP_DEBUG_FILE} (mode 0600; it holds the whole conversation, do not share it)`);
     }
 
+    const baseUrl = flags.baseUrl ?? configuredBaseUrl(config, env);
     const provider =
       deps.provider ??
       newProvider(config.llm.provider, {
         ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
-        ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
         callTimeoutMs: config.llm.budget.callTimeout.ms,
         fetchMiddleware: middleware,
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
