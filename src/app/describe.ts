@@ -77,6 +77,7 @@ function flagsOf(options: readonly OptionLike[]): FlagEntry[] {
       boolean: isSwitch,
       negatable,
       cumulative: o.variadic,
+      completions: o.argChoices === undefined ? [] : [...o.argChoices],
     };
     let property: Record<string, unknown> | undefined;
     if (!o.hidden) {

@@ -4,7 +4,7 @@ import type { CommandShape } from './argv.js';
 import type { ArgModel, FlagModel } from './model.js';
 
 function flag(name: string, extra: Partial<FlagModel> = {}): FlagModel {
-  return { name, help: '', short: '', default: [], envar: '', place_holder: '', required: false, hidden: false, boolean: false, negatable: false, cumulative: false, ...extra };
+  return { name, help: '', short: '', default: [], envar: '', place_holder: '', required: false, hidden: false, boolean: false, negatable: false, cumulative: false, completions: [], ...extra };
 }
 function arg(name: string, extra: Partial<ArgModel> = {}): ArgModel {
   return { name, help: '', default: [], envar: '', place_holder: '', required: false, hidden: false, cumulative: false, ...extra };

@@ -18,6 +18,8 @@ export interface FlagModel {
   readonly boolean: boolean;
   readonly negatable: boolean;
   readonly cumulative: boolean;
+  /** Completion hints; advice for shells, not a closed set (the schema carries enums). */
+  readonly completions: readonly string[];
 }
 
 /** A positional argument as fisk describes it. */
@@ -124,6 +126,7 @@ function readFlag(r: Reader, v: unknown): FlagModel {
     boolean: r.bool(o, 'boolean'),
     negatable: r.bool(o, 'negatable'),
     cumulative: r.bool(o, 'cumulative'),
+    completions: r.strs(o, 'completions'),
   };
 }
 
