@@ -84,6 +84,13 @@ describe('AnthropicProvider against the fake Messages API', () => {
     expect(r.usage).toEqual({ input: 3538, output: 121, cacheRead: 256, cacheWrite: 12, thinking: 52 });
   });
 
+  it('accepts a large output cap without the SDK refusing a long non-streaming call', async () => {
+    server.reply(anthropicText('ok'));
+    const r = await provider().call(req({ maxOutputTokens: 128_000 }), signal());
+    expect(r.message.content).toEqual([{ type: 'text', text: 'ok' }]);
+    expect((server.requests[0]?.body as { max_tokens: number }).max_tokens).toBe(128_000);
+  });
+
   it('passes an unknown stop reason through', async () => {
     server.reply({ body: ANTHROPIC_FIXTURES.unknownStop });
     const r = await provider().call(req(), signal());

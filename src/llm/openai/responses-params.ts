@@ -118,8 +118,14 @@ function inputItem(b: Exclude<ContentBlock, { type: 'text' }>): ResponseInputIte
   }
 }
 
+/**
+ * A reasoning item that can be sent back: with `store: false` the service keeps nothing, so an item
+ * without its encrypted content would name an id the service cannot find and fail the whole call.
+ */
 function isReasoningItem(v: unknown): v is ResponseInputItem {
-  return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'reasoning';
+  if (typeof v !== 'object' || v === null) return false;
+  const item = v as { type?: unknown; encrypted_content?: unknown };
+  return item.type === 'reasoning' && typeof item.encrypted_content === 'string' && item.encrypted_content !== '';
 }
 
 function tryJson(text: string): unknown {

@@ -75,12 +75,13 @@ describe('buildResponsesParams', () => {
     expect((off.input as unknown[]).some((i) => (i as { type?: string }).type === 'reasoning')).toBe(false);
   });
 
-  it('leaves out reasoning it cannot send back (no signature, or one from another provider)', () => {
+  it('leaves out reasoning it cannot send back (no signature, one from another provider, or no encrypted content)', () => {
     const turn: Message = {
       role: 'assistant',
       content: [
         { type: 'thinking', text: 'unsigned' },
         { type: 'thinking', text: 'foreign', signature: new TextEncoder().encode('EqQBCkYIBRgC') },
+        { type: 'thinking', text: 'not kept', signature: new TextEncoder().encode('{"id":"rs_9","type":"reasoning","summary":[]}') },
         { type: 'text', text: 'answer' },
       ],
     };
