@@ -64,7 +64,7 @@ export interface SessionStore {
 
 /** Appends `body` as the journal's next record (`lastSeq() + 1`). */
 export async function appendNext(journal: Journal, body: RecordBody): Promise<SessionRecord> {
-  const record = { ...body, seq: journal.lastSeq() + 1 } as SessionRecord;
+  const record = { seq: journal.lastSeq() + 1, ...body } as SessionRecord;
   await journal.append(record);
   return record;
 }

@@ -1,12 +1,237 @@
+/**
+ * `fisk session ls|show|rm|answer`: inspect and manage checkpointed runs. Everything printed from
+ * a journal is stripped of control sequences first: a stored conversation holds model and tool
+ * text, which is untrusted.
+ */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { AgentEvent } from '../../agent/events.js';
+import { inputObject, oneLine, stripControl } from '../../agent/sanitize.js';
+import { parseConfigForMode } from '../../config/index.js';
+import type { BackendChoice } from '../../config/index.js';
+import { ConnError } from '../../conns/errors.js';
+import type { Message } from '../../llm/types.js';
+import { RunStateError, answerDeferred, loadRun, openConfiguredSessionStore } from '../../runstate/index.js';
+import type { FoldedRun, RunSummary, SessionStore } from '../../runstate/index.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { notAvailable } from '../unavailable.js';
+import { println } from '../io.js';
+import { renderEvent } from '../render/line-renderer.js';
 
-export function registerSession(program: Command, _io: Io): void {
-  program
+interface SessionFlags {
+  readonly config?: string;
+  readonly stateDir?: string;
+}
+
+const FILE_DEFAULT: BackendChoice = { backend: 'file', options: '{}' };
+
+/** Opens the store the flags name, runs `fn` on it, and closes what was opened for it. */
+async function withStore<T>(io: Io, flags: SessionFlags, fn: (store: SessionStore) => Promise<T>): Promise<T> {
+  let sessions = FILE_DEFAULT;
+  let natsContext: string | undefined;
+  if (flags.config !== undefined) {
+    const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'session');
+    sessions = config.harness.sessions;
+    natsContext = config.natsContext;
+  }
+  let opened: Awaited<ReturnType<typeof openConfiguredSessionStore>>;
+  try {
+    opened = await openConfiguredSessionStore(sessions, natsContext, {
+      env: io.env,
+      cwd: io.cwd,
+      connectionName: 'fisk-ai session',
+      ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),
+    });
+  } catch (err) {
+    throw asCliError(err);
+  }
+  try {
+    return await fn(opened.store);
+  } catch (err) {
+    throw asCliError(err);
+  } finally {
+    await opened.close();
+  }
+}
+
+function asCliError(err: unknown): unknown {
+  if (err instanceof RunStateError) return new CliError(err.message, err.code === 'config' ? EXIT.config : EXIT.error, { cause: err });
+  if (err instanceof ConnError) return new CliError(err.message, EXIT.error, { cause: err });
+  return err;
+}
+
+function truncate(text: string, max: number): string {
+  const clean = oneLine(stripControl(text));
+  const chars = [...clean];
+  return chars.length <= max ? clean : `${chars.slice(0, max).join('')}...`;
+}
+
+function when(d: Date): string {
+  return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+/** The `ls` table, widest cell per column, sorted as the store returned it (newest first). */
+export function formatRunTable(rows: readonly RunSummary[]): string[] {
+  const cells = [
+    ['ID', 'Model', 'Status', 'Updated', 'Prompt'],
+    ...rows.map((r) => [r.runId, truncate(r.model, 40), r.status, when(r.updated), truncate(r.prompt, 50)]),
+  ];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => (c[i] as string).length)));
+  return cells.map((c) => c.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] as number) : cell)).join('  ').trimEnd());
+}
+
+/** The `show` summary block. */
+export function formatRunSummary(run: FoldedRun): string[] {
+  const c = run.counters;
+  const out = [
+    `Session ${run.runId}`,
+    '',
+    `  Status      ${run.status}${run.terminal?.message !== undefined ? ` (${truncate(run.terminal.message, 120)})` : ''}`,
+    `  Model       ${truncate(run.fingerprint.model ?? '', 80)}`,
+    `  Created     ${run.created}`,
+    `  Next iter   ${run.nextIteration}`,
+    `  LLM calls   ${c.llmCalls}`,
+    `  Tool calls  ${c.toolCalls} (remote ${c.remoteToolCalls})`,
+    `  Tokens      ${c.usage.input} in / ${c.usage.output} out${c.usage.cacheRead > 0 ? ` (${c.usage.cacheRead} cached)` : ''}`,
+  ];
+  if (run.grants.length > 0) out.push(`  Grants      ${run.grants.map((g) => truncate(g.tool, 60)).join(', ')}`);
+  if (run.pending !== undefined) {
+    out.push('  Pending     an in-flight tool batch will resume first:');
+    for (const p of run.pending.calls) {
+      const what = p.state === 'deferred' ? `deferred${p.note !== undefined ? `: ${truncate(p.note, 80)}` : ''}; answer with fisk session answer ${run.runId} ${p.call.id} RESULT` : p.state;
+      out.push(`              ${p.call.id} ${truncate(p.call.name, 60)} (${what})`);
+    }
+  }
+  out.push('', 'Prompt', `  ${truncate(run.prompt, 200)}`);
+  return out;
+}
+
+/** The events a stored message replays as, in the shapes a live run emits. */
+function messageEvents(message: Message, results: boolean): AgentEvent[] {
+  const events: AgentEvent[] = [];
+  for (const block of message.content) {
+    switch (block.type) {
+      case 'text':
+        events.push({ type: 'text', text: block.text, final: false });
+        break;
+      case 'thinking':
+        if (block.text !== '') events.push({ type: 'thinking', text: block.text });
+        break;
+      case 'tool_use':
+        events.push({ type: 'tool_call', id: block.id, name: block.name, input: inputObject(block.input) });
+        break;
+      case 'tool_result':
+        if (results) events.push({ type: 'tool_result', call_id: block.toolUseId, is_error: block.isError === true, output: block.content });
+        break;
+      case 'provider':
+        break;
+      default: {
+        const never: never = block;
+        throw new TypeError(`unknown block ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return events;
+}
+
+/**
+ * The conversation as lines: operator text quoted with `> `, model prose as written, and calls,
+ * results and (with `thinking`) reasoning through the same line renderer a live run uses.
+ */
+export function formatTranscript(run: FoldedRun, opts: { readonly thinking: boolean }): string[] {
+  const out: string[] = [];
+  const messages = run.pending === undefined ? run.messages : [...run.messages, run.pending.message];
+  for (const message of messages) {
+    for (const event of messageEvents(message, true)) {
+      if (event.type === 'thinking' && !opts.thinking) continue;
+      if (event.type === 'text') {
+        const prefix = message.role === 'user' ? '> ' : '';
+        out.push(...stripControl(event.text).replace(/\n+$/, '').split('\n').map((l) => `${prefix}${l}`));
+        continue;
+      }
+      out.push(...renderEvent(event, { toolOutput: true, verbose: true }));
+    }
+    out.push('');
+  }
+  if (run.pending !== undefined) {
+    for (const p of run.pending.calls) {
+      if (p.state === 'answered') out.push(...renderEvent({ type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content }, { toolOutput: true, verbose: true }));
+      else out.push(`   (${p.call.id}: ${p.state})`);
+    }
+  }
+  return out;
+}
+
+function flagsOf(cmd: Command): SessionFlags {
+  return cmd.optsWithGlobals<SessionFlags>();
+}
+
+export function registerSession(program: Command, io: Io): void {
+  const session = program
     .command('session')
     .description('list, show, answer and remove checkpointed runs')
-    .option('--config <file>', 'use the session backend this configuration names')
-    .option('--state-dir <dir>', 'the file backend directory')
-    .action(() => notAvailable('fisk session', 'durable runs are still being built'));
+    .option('--config <file>', 'use the session backend this configuration names (harness.sessions)')
+    .option('--state-dir <dir>', 'the file backend directory (default $XDG_STATE_HOME/fisk-ai/runs)');
+
+  session
+    .command('ls')
+    .alias('list')
+    .description('list checkpointed runs, newest first')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const flags = flagsOf(cmd);
+      const rows = await withStore(io, flags, (store) => store.list());
+      if (rows.length === 0) {
+        println(
+          io.out,
+          flags.config === undefined
+            ? 'No checkpointed sessions (file backend; pass --config if your sessions are in a configured backend)'
+            : 'No checkpointed sessions',
+        );
+        return;
+      }
+      for (const line of formatRunTable(rows)) println(io.out, line);
+    });
+
+  session
+    .command('show')
+    .alias('view')
+    .description('show a run: status, counters and any pending calls')
+    .argument('<id>', 'the run id')
+    .option('--transcript', 'also print the conversation')
+    .option('--thinking', 'include the model reasoning in the transcript')
+    .action(async (id: string, opts: { transcript?: boolean; thinking?: boolean }, cmd: Command) => {
+      const run = await withStore(io, flagsOf(cmd), (store) => loadRun(store, id));
+      for (const line of formatRunSummary(run)) println(io.out, line);
+      if (opts.transcript === true) {
+        println(io.out, '\n--- transcript ---\n');
+        for (const line of formatTranscript(run, { thinking: opts.thinking === true })) println(io.out, line);
+      }
+    });
+
+  session
+    .command('rm')
+    .alias('delete')
+    .description('remove a run and its journal')
+    .argument('<id>', 'the run id')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      await withStore(io, flagsOf(cmd), async (store) => {
+        await store.load(id); // an unknown id is an error, not a silent success
+        await store.remove(id);
+      });
+      println(io.out, `Removed session ${id}`);
+    });
+
+  session
+    .command('answer')
+    .description('supply the result of a deferred tool call; the next resume continues from it')
+    .argument('<id>', 'the run id')
+    .argument('<call-id>', 'the deferred call, as `show` lists it')
+    .argument('<result>', 'the result text the model receives')
+    .option('--error', 'mark the result as a failed call')
+    .action(async (id: string, callId: string, result: string, opts: { error?: boolean }, cmd: Command) => {
+      await withStore(io, flagsOf(cmd), (store) => answerDeferred(store, id, callId, result, { isError: opts.error === true }));
+      println(io.out, `Answered call ${callId} of session ${id}`);
+      println(io.err, `resume with: fisk run --resume ${id}`);
+    });
 }
