@@ -94,6 +94,13 @@ exclude: {tools: ['^flood$']}
     expect(all.out).toMatch(/Filtered tools \(1\)\n\s+Tool\s+Source\s+Reason\s+Detail\n\s+secret\s+application\s+denied\s+tagged ai:deny/);
   });
 
+  it('prints application text without control sequences', async () => {
+    const io = captureIo({ ...env, FIXTURE_MODE: 'escape' });
+    expect(await runCli(['info', '--config', configFile('')], io)).toBe(EXIT.ok);
+    expect(io.stdout()).toMatch(/env\s+application\s+no\s+no\s+Prints \[2J\[31mits environment\s+ai:read_only, eviltag/);
+    expect(io.stdout().includes('\u001b') || io.stdout().includes('\u0007')).toBe(false);
+  });
+
   it('warns that every definition is sent when tool search is switched off', async () => {
     const path = join(dir, 'nosearch.yaml');
     writeFileSync(path, `identity: x\napplication_path: ${app}\nsystem_prompt: x\nllm:\n  model: m\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n`);

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { humanTools } from '../../agent/human-tools.js';
+import { memoryInfoRows } from '../../memory/backends.js';
+import type { InfoRow } from '../../memory/registry.js';
 import { memoryToolsForListing } from '../../memory/tools.js';
 import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
 import type { Config, Override, Setting } from '../../config/index.js';
 import type { ToolDef } from '../../llm/types.js';
 import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
 import { ToolkitError } from '../../toolkit/errors.js';
+import { stripControl } from '../../toolkit/fisk/trace.js';
 import { applicationLoadOptions } from '../../toolkit/load.js';
 import { resolveRunTools } from '../../toolkit/run-tools.js';
 import type { RunTools } from '../../toolkit/run-tools.js';
@@ -61,6 +64,8 @@ export interface InfoReport {
   readonly filtered: readonly FilteredTool[];
   /** The application's visible global flags and whether each is exposed; null without an application. */
   readonly globalFlags: readonly GlobalFlagReport[] | null;
+  /** The Memory section (backend, where it stores, index, access, limits); null when memory is disabled. */
+  readonly memory: readonly InfoRow[] | null;
 }
 
 /** Values set outside the file that a run would use, so their origin can be reported. */
@@ -174,11 +179,13 @@ export function buildInfoReport(config: Config, env: Io['env'], tools?: RunTools
     tools: tools === undefined ? [] : infoTools(tools),
     filtered: tools?.filtered ?? [],
     globalFlags: tools?.application?.globalFlags ?? null,
+    memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext }) : null,
   };
 }
 
+/** Text from the application reaches the terminal only without control sequences. */
 function firstLine(text: string, max: number): string {
-  const line = text.split('\n')[0] ?? '';
+  const line = stripControl(text.split('\n')[0] ?? '');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -201,7 +208,7 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
         t.gated ? `yes (${t.trigger ?? ''})` : 'no',
         t.deferred ? 'yes' : 'no',
         firstLine(t.description, 50),
-        t.tags.join(', '),
+        stripControl(t.tags.join(', ')),
       ]);
     }
     for (const line of table(rows)) println(out, line);
@@ -211,7 +218,7 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     if (all) {
       println(out, `Filtered tools (${report.filtered.length})`);
       const rows = [['Tool', 'Source', 'Reason', 'Detail']];
-      for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, f.detail]);
+      for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
       for (const line of table(rows)) println(out, line);
     } else {
       println(out, `${report.filtered.length} tool(s) filtered out; list them with --all`);
@@ -222,7 +229,7 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     println(out, 'Exposable application global flags (global_flags)');
     for (const g of report.globalFlags) {
       const marks = [g.exposed ? 'exposed' : '', g.required ? 'required' : ''].filter((m) => m !== '');
-      println(out, `  --${g.name}${marks.length === 0 ? '' : ` [${marks.join(', ')}]`}${g.help === '' ? '' : `  ${g.help}`}`);
+      println(out, stripControl(`  --${g.name}${marks.length === 0 ? '' : ` [${marks.join(', ')}]`}${g.help === '' ? '' : `  ${g.help}`}`));
     }
   }
 }
@@ -235,7 +242,7 @@ function renderValue(v: Setting['value']): string {
 
 function renderText(report: InfoReport, all: boolean, io: Io): void {
   const out = io.out;
-  for (const w of report.warnings) println(io.err, `warning: ${w.key}: ${w.message}`);
+  for (const w of report.warnings) println(io.err, stripControl(`warning: ${w.key}: ${w.message}`));
   println(out, `Agent ${report.identity.name} (identity ${report.identity.source === 'explicit' ? 'set in the file' : report.identity.source === 'application' ? 'taken from the application name' : 'default'})`);
   println(out);
   println(out, 'Model');
@@ -252,6 +259,12 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
   const width = Math.max(...report.settings.map((s) => s.key.length));
   for (const s of report.settings) {
     println(out, `  ${s.key.padEnd(width)}  ${renderValue(s.value)}  [${s.origin}]`);
+  }
+  if (report.memory !== null) {
+    println(out);
+    println(out, 'Memory');
+    const w = Math.max(...report.memory.map((r) => r.label.length));
+    for (const r of report.memory) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
   }
   renderTools(report, all, out);
   println(out);
