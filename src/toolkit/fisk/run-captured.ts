@@ -114,6 +114,8 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
     killGroup(pid);
   };
   opts.signal.addEventListener('abort', onAbort, { once: true });
+  // An abort while the socket was being set up fired before the listener existed.
+  if (opts.signal.aborted) onAbort();
   const timer =
     opts.timeoutMs === undefined
       ? undefined
