@@ -3,6 +3,7 @@
 /** A JSON object. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
+/** Whether a parsed JSON value is an object (not null, not an array). */
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
