@@ -1,11 +1,152 @@
+/**
+ * `fisk mcp`: serves the agent's selected tools to MCP clients over streamable HTTP, with
+ * elicitation as the approval gate. No model is involved. The library does the work; this file
+ * resolves flags, prints what is served and handles Ctrl-C.
+ */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parseConfigForMode } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
+import { KnowledgeError } from '../../knowledge/errors.js';
+import { loadMcpTools, McpServeError, mcpNotes, startMcpServer } from '../../mcp/index.js';
+import type { McpTools, RunningMcpServer } from '../../mcp/index.js';
+import { ToolkitError } from '../../toolkit/errors.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { notAvailable } from '../unavailable.js';
+import { println } from '../io.js';
+import { packageVersion } from '../version.js';
 
-export function registerMcp(program: Command, _io: Io): void {
+/** The port and address used when neither a flag, the environment nor the file names one. */
+export const DEFAULT_MCP_PORT = 8080;
+export const DEFAULT_MCP_ADDRESS = '127.0.0.1';
+/** The server name when the configuration has no identity. */
+const FALLBACK_NAME = 'fisk-ai';
+
+interface McpFlags {
+  readonly config: string;
+  readonly port?: string;
+  readonly address?: string;
+}
+
+/** Where to listen, and where each half came from. */
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+function parsePort(text: string, from: string): number {
+  const trimmed = text.trim();
+  const n = /^[0-9]+$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 65535) {
+    throw new UsageError(`${from} must be a TCP port from 1 to 65535, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+/**
+ * Three tiers, each half on its own: the flag or its environment variable, then
+ * `expose.agent.mcp.port`/`address`, then 8080 on 127.0.0.1. The loopback default is deliberate:
+ * anything that reaches the port can call the tools.
+ */
+export function resolveListenAddress(flags: { readonly port?: string; readonly address?: string }, env: Io['env'], mcp: NonNullable<Config['expose']['mcp']>): ListenAddress {
+  let port: number;
+  if (flags.port !== undefined) port = parsePort(flags.port, '--port');
+  else if (env['FISK_AI_MCP_PORT'] !== undefined && env['FISK_AI_MCP_PORT'] !== '') port = parsePort(env['FISK_AI_MCP_PORT'], 'FISK_AI_MCP_PORT');
+  else port = mcp.port > 0 ? mcp.port : DEFAULT_MCP_PORT;
+  const fromEnv = env['FISK_AI_MCP_ADDRESS'];
+  let host = flags.address ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined) ?? (mcp.address !== '' ? mcp.address : DEFAULT_MCP_ADDRESS);
+  host = host.trim();
+  if (host === '') throw new UsageError('--address must not be empty; leave it out for 127.0.0.1');
+  return { host, port };
+}
+
+/** Maps a loading failure onto the exit table: what the operator fixes in the file is a config error. */
+function loadFailure(err: unknown): never {
+  if (err instanceof McpServeError) throw new CliError(err.message, err.code === 'listen' ? EXIT.error : EXIT.config, { cause: err });
+  if (err instanceof ToolkitError) {
+    const exit = err.code === 'global_flag' || err.code === 'filter' || err.code === 'collision' ? EXIT.config : EXIT.error;
+    throw new CliError(err.message, exit, { cause: err });
+  }
+  if (err instanceof KnowledgeError) throw new CliError(err.message, EXIT.config, { cause: err });
+  throw err;
+}
+
+function printStartup(io: Io, tools: McpTools, server: RunningMcpServer, name: string, version: string): void {
+  for (const w of tools.run.warnings) println(io.err, `warning: ${w.message}`);
+  for (const f of tools.filtered) println(io.err, `note: not serving ${f.name} (${f.reason}): ${f.detail}`);
+  println(io.err, `Serving ${tools.served.length} tools over MCP on ${server.host}:${server.port} as ${name}/${version}`);
+  for (const t of tools.served) println(io.err, `  ${t.name}`);
+  println(io.err);
+  println(io.err, 'Add to Claude Code with:');
+  println(io.err, `  claude mcp add --transport http ${name} ${server.url}`);
+}
+
+/**
+ * Resolves once the operator asks to stop. The first SIGINT or SIGTERM starts a graceful stop;
+ * a second exits at once, because a stop that hangs must still be escapable.
+ */
+function stopRequested(io: Io): Promise<void> {
+  return new Promise((resolveStop) => {
+    let asked = false;
+    const onSignal = (): void => {
+      if (asked) {
+        println(io.err, 'stopping now');
+        process.exit(EXIT.aborted);
+      }
+      asked = true;
+      println(io.err, 'stopping (press Ctrl-C again to exit at once)');
+      resolveStop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+async function serve(flags: McpFlags, io: Io): Promise<void> {
+  const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'mcp');
+  const mcp = config.expose.mcp;
+  if (mcp === undefined) throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
+  const address = resolveListenAddress(flags, io.env, mcp);
+  for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
+
+  const storeBase = io.env['FISK_AI_STORE_DIR'];
+  let tools: McpTools;
+  try {
+    tools = await loadMcpTools(config, { env: io.env, cwd: io.cwd, ...(storeBase === undefined || storeBase === '' ? {} : { storeBase }) });
+  } catch (err) {
+    loadFailure(err);
+  }
+  const name = config.identity === '' ? FALLBACK_NAME : config.identity;
+  const version = tools.run.application?.model.version || packageVersion();
+  let server: RunningMcpServer;
+  try {
+    server = await startMcpServer({
+      host: address.host,
+      port: address.port,
+      identity: { name, version, instructions: mcp.instructions },
+      tools: tools.served,
+      confirmOverMcp: mcp.confirmOverMcp,
+      maxConcurrentTools: mcp.maxConcurrentTools,
+      toolTimeoutMs: mcp.toolTimeout.ms,
+      workDir: io.cwd,
+    });
+  } catch (err) {
+    loadFailure(err);
+  }
+  printStartup(io, tools, server, name, version);
+  await stopRequested(io);
+  await server.close();
+  println(io.err, 'MCP server stopped');
+}
+
+/** Registers `fisk mcp`. */
+export function registerMcp(program: Command, io: Io): void {
   program
     .command('mcp')
     .description('serve the selected tools over the Model Context Protocol (streamable HTTP)')
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
-    .action(() => notAvailable('fisk mcp', 'the MCP server is still being built'));
+    .option('--port <port>', `the port to listen on (env FISK_AI_MCP_PORT; default expose.agent.mcp.port, else ${DEFAULT_MCP_PORT})`)
+    .option('--address <host>', `the address to listen on (env FISK_AI_MCP_ADDRESS; default expose.agent.mcp.address, else ${DEFAULT_MCP_ADDRESS})`)
+    .action((flags: McpFlags) => serve(flags, io));
 }

@@ -17,3 +17,7 @@ export { Semaphore } from './semaphore.js';
 export { DENY_PROMPTER } from './deny-prompter.js';
 export { McpServeError, MCP_SERVE_ERROR_CODES } from './errors.js';
 export type { McpServeErrorCode } from './errors.js';
+export { loadMcpTools } from './load-served.js';
+export type { LoadMcpToolsOptions, McpTools } from './load-served.js';
+export { mcpNotes, NOTE_LEVELS } from './notes.js';
+export type { McpNote, NoteLevel } from './notes.js';

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfigForMode } from '../../config/index.js';
+import { EXIT } from '../exit-codes.js';
+import { runCli } from '../program.js';
+import { captureIo } from '../test-io.js';
+import { resolveListenAddress } from './mcp.js';
+
+const PID_APP = fileURLToPath(new URL('../../../test/mcp/fixtures/pid-app.mjs', import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function agent(yaml: string): { dir: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'fisk-mcp-cli-'));
+  dirs.push(dir);
+  const config = join(dir, 'agent.yaml');
+  writeFileSync(config, yaml);
+  return { dir, config };
+}
+
+async function mcp(yaml: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; err: string }> {
+  const a = agent(yaml);
+  const io = captureIo(env, a.dir);
+  const code = await runCli(['mcp', '--config', a.config, ...args], io);
+  return { code, err: io.stderr() };
+}
+
+function mcpBlock(yaml: string): NonNullable<ReturnType<typeof parseConfigForMode>['expose']['mcp']> {
+  const block = parseConfigForMode({ text: yaml }, 'mcp').expose.mcp;
+  if (block === undefined) throw new Error('no mcp block');
+  return block;
+}
+
+describe('fisk mcp refuses to start', () => {
+  it('without an expose.agent.mcp block, naming the key', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\n`);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/expose\.agent\.mcp/);
+  });
+
+  it('with a built-in that may not be served, naming the key', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {builtins: [memory_read]}}}\n`);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/expose\.agent\.mcp\.builtins/);
+  });
+
+  it('with a negative concurrency cap or timeout, naming the key', async () => {
+    const c = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {max_concurrent_tools: -1}}}\n`);
+    expect(c.code).toBe(EXIT.config);
+    expect(c.err).toMatch(/expose\.agent\.mcp\.max_concurrent_tools/);
+    const t = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {tool_timeout: -1s}}}\n`);
+    expect(t.code).toBe(EXIT.config);
+    expect(t.err).toMatch(/expose\.agent\.mcp\.tool_timeout/);
+  });
+
+  it('with nothing left to serve, naming what to check', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}, tools: {exclude: {tools: ['.']}}}}\n`, ['--port', '1']);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/no tools available after filtering; check include\/exclude and expose\.agent\.tools/);
+  });
+
+  it('with an invalid expose.agent.tools pattern, naming the key', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}, tools: {include: {tools: ['(']}}}}\n`, ['--port', '1']);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/expose\.agent\.tools\.include\.tools/);
+  });
+
+  it('with a bad --port or FISK_AI_MCP_PORT, naming it', async () => {
+    const flag = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n`, ['--port', 'http']);
+    expect(flag.code).toBe(EXIT.usage);
+    expect(flag.err).toMatch(/--port must be a TCP port/);
+    const env = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n`, [], { FISK_AI_MCP_PORT: '70000' });
+    expect(env.code).toBe(EXIT.usage);
+    expect(env.err).toMatch(/FISK_AI_MCP_PORT must be a TCP port/);
+  });
+});
+
+describe('resolveListenAddress', () => {
+  const fromFile = mcpBlock('expose: {agent: {mcp: {port: 9001, address: 0.0.0.0}}}');
+  const empty = mcpBlock('expose: {agent: {mcp: {}}}');
+
+  it('defaults to 127.0.0.1:8080', () => {
+    expect(resolveListenAddress({}, {}, empty)).toEqual({ host: '127.0.0.1', port: 8080 });
+  });
+  it('takes the file over the default', () => {
+    expect(resolveListenAddress({}, {}, fromFile)).toEqual({ host: '0.0.0.0', port: 9001 });
+  });
+  it('takes the environment over the file', () => {
+    expect(resolveListenAddress({}, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile)).toEqual({ host: '::1', port: 9100 });
+  });
+  it('takes the flags over the environment', () => {
+    expect(resolveListenAddress({ port: '9200', address: 'localhost' }, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile)).toEqual({ host: 'localhost', port: 9200 });
+  });
+});

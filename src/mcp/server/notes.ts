@@ -1,0 +1,42 @@
+/**
+ * What the operator should hear before serving: settings that do nothing over MCP are said out
+ * loud rather than silently ignored.
+ */
+import type { Config } from '../../config/types.js';
+import { exposureWarning } from '../../knowledge/tools.js';
+
+/** How loud a note is. */
+export const NOTE_LEVELS = ['note', 'warning'] as const;
+export type NoteLevel = (typeof NOTE_LEVELS)[number];
+
+/** One thing to tell the operator at startup, with the key it is about. */
+export interface McpNote {
+  readonly level: NoteLevel;
+  readonly key: string;
+  readonly message: string;
+}
+
+/** The startup notes for serving `config` over MCP. */
+export function mcpNotes(config: Config): McpNote[] {
+  const out: McpNote[] = [];
+  if (config.applicationPath === undefined) {
+    out.push({ level: 'note', key: 'application_path', message: 'no wrapped application configured (application_path unset); only the allowlisted built-ins are served' });
+  }
+  if (config.harness.humanInTheLoop) {
+    out.push({ level: 'warning', key: 'harness.human_in_the_loop', message: 'harness.human_in_the_loop has no effect over MCP; the ask_human tools are never served to MCP clients' });
+  }
+  if (config.harness.memory.enabled) {
+    out.push({ level: 'warning', key: 'harness.memory', message: 'harness.memory has no effect over MCP; the memory tools exist only inside an agent run' });
+  }
+  const builtins = config.expose.mcp?.builtins ?? [];
+  if (config.harness.knowledge.enabled && builtins.length === 0) {
+    out.push({
+      level: 'note',
+      key: 'expose.agent.mcp.builtins',
+      message: 'knowledge is enabled but not served over MCP; add knowledge_search (and knowledge_enumerate) to expose.agent.mcp.builtins to let clients search it',
+    });
+  }
+  const lost = exposureWarning(builtins);
+  if (lost !== undefined) out.push({ level: 'warning', key: 'expose.agent.mcp.builtins', message: lost });
+  return out;
+}

@@ -1,0 +1,161 @@
+// End to end: the official SDK client over real HTTP against a real `fisk mcp` process serving a
+// fixture application.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, resultText, until } from '../../src/mcp/server/test-support.js';
+import type { ElicitAnswer } from '../../src/mcp/server/test-support.js';
+import { agentDir, alive, ensureBuilt, PID_APP, startFiskMcp } from './support.js';
+import type { FiskMcp } from './support.js';
+
+const yaml = (extra = ''): string => `identity: pidapp-agent
+application_path: ${PID_APP}
+harness:
+  memory: { enabled: true }
+expose:
+  agent:
+    mcp:
+      instructions: Ask before purging anything.
+      tool_timeout: 3s
+${extra}`;
+
+const clients: Client[] = [];
+async function client(url: string, elicit?: ElicitAnswer): Promise<Client> {
+  const c = await connectClient(url, elicit);
+  clients.push(c);
+  return c;
+}
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+});
+
+describe('fisk mcp serving a fixture application', () => {
+  let server: FiskMcp;
+  let agent: ReturnType<typeof agentDir>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    agent = agentDir(yaml());
+    server = await startFiskMcp(agent.config, agent.dir, { PIDFILE: join(agent.dir, 'pids') });
+  }, 240_000);
+
+  afterAll(async () => {
+    await server.kill();
+    agent.cleanup();
+  });
+
+  it('prints the served tools, the settings that do nothing and the claude hint', () => {
+    const err = server.stderr();
+    expect(err).toMatch(/warning: harness\.memory has no effect over MCP/);
+    expect(err).toMatch(/note: not serving secret \(denied\)/);
+    expect(err).toMatch(/Serving 4 tools over MCP on 127\.0\.0\.1:\d+ as pidapp-agent\/2\.0\.0\n {2}echo\n {2}purge\n {2}hang\n {2}fail\n/);
+    expect(err).toMatch(/claude mcp add --transport http pidapp-agent http:\/\/127\.0\.0\.1:\d+\n/);
+  });
+
+  it('lists names, descriptions with tags, schemas and annotations', async () => {
+    const c = await client(server.url);
+    expect(c.getServerVersion()).toMatchObject({ name: 'pidapp-agent', version: '2.0.0' });
+    expect(c.getInstructions()).toBe('Ask before purging anything.');
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'purge', 'hang', 'fail']);
+    const echo = tools[0];
+    expect(echo?.description).toBe('Echoes a word\n\nTags: ai:read_only, ai:idempotent');
+    expect(echo?.inputSchema).toMatchObject({ type: 'object', properties: { word: { type: 'string' } }, required: ['word'] });
+    expect(echo?.annotations).toEqual({ title: 'Echo', readOnlyHint: true, idempotentHint: true });
+    expect(tools[1]?.annotations).toEqual({ title: 'Purge', destructiveHint: true });
+  });
+
+  it('returns a command result envelope with the exit code', async () => {
+    const c = await client(server.url);
+    const ok = await c.callTool({ name: 'echo', arguments: { word: 'hello' } });
+    expect(ok.isError).toBeFalsy();
+    expect(JSON.parse(resultText(ok))).toEqual({ command: 'echo -- hello', exit_code: 0, output: 'echo: hello\n' });
+    const failed = await c.callTool({ name: 'fail', arguments: {} });
+    expect(JSON.parse(resultText(failed))).toEqual({ command: 'fail', exit_code: 3, output: 'failing on purpose\n' });
+  });
+
+  it('answers a missing required argument and an unknown tool as error results', async () => {
+    const c = await client(server.url);
+    const missing = await c.callTool({ name: 'echo', arguments: {} });
+    expect(missing.isError).toBe(true);
+    expect(resultText(missing)).toMatch(/word/);
+    const unknown = await c.callTool({ name: 'secret', arguments: {} });
+    expect(unknown.isError).toBe(true);
+  });
+
+  it('asks before a gated command and runs it on approval', async () => {
+    const asked: string[] = [];
+    const c = await client(server.url, (p) => {
+      asked.push(p.message);
+      return Promise.resolve({ action: 'accept', content: { approve: true } });
+    });
+    const r = await c.callTool({ name: 'purge', arguments: { target: 'cache' } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/purge/);
+    expect(asked[0]).toMatch(/ai:confirm/);
+    expect(JSON.parse(resultText(r))).toMatchObject({ exit_code: 0, output: 'purged cache\n' });
+  });
+
+  it('denies a gated command the client declines, or answers with a non-boolean', async () => {
+    for (const answer of [{ action: 'decline' }, { action: 'accept', content: { approve: 'yes' } }]) {
+      const c = await client(server.url, () => Promise.resolve(answer));
+      const r = await c.callTool({ name: 'purge', arguments: { target: 'cache' } });
+      expect(r.isError).toBe(true);
+      expect(JSON.parse(resultText(r))).toMatchObject({ allowed: false });
+    }
+  });
+
+  it('runs a gated command ungated for a client that cannot be asked (auto)', async () => {
+    const c = await client(server.url);
+    const r = await c.callTool({ name: 'purge', arguments: { target: 'logs' } });
+    expect(JSON.parse(resultText(r))).toMatchObject({ exit_code: 0, output: 'purged logs\n' });
+  });
+
+  it('kills a timed-out command together with its grandchild', async () => {
+    const c = await client(server.url);
+    const r = await c.callTool({ name: 'hang', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/did not finish within 3s and was stopped/);
+    const [leader, grandchild] = readFileSync(join(agent.dir, 'pids'), 'utf8').trim().split(' ').map(Number) as [number, number];
+    await until(() => !alive(leader) && !alive(grandchild), 'the command and its grandchild to be gone');
+    expect(alive(grandchild)).toBe(false);
+  });
+});
+
+describe('fisk mcp confirm_over_mcp: always', () => {
+  it('refuses a gated command for a client that cannot be asked', async () => {
+    ensureBuilt();
+    const agent = agentDir(yaml('      confirm_over_mcp: always\n'));
+    const server = await startFiskMcp(agent.config, agent.dir);
+    try {
+      const c = await client(server.url);
+      const r = await c.callTool({ name: 'purge', arguments: { target: 'cache' } });
+      expect(r.isError).toBe(true);
+      expect(resultText(r)).toMatch(/cannot be asked/);
+    } finally {
+      await server.kill();
+      agent.cleanup();
+    }
+  }, 60_000);
+});
+
+describe('fisk mcp shutdown', () => {
+  it('stops on Ctrl-C with an event stream held open', async () => {
+    ensureBuilt();
+    const agent = agentDir(yaml());
+    const server = await startFiskMcp(agent.config, agent.dir);
+    try {
+      const c = await connectClient(server.url);
+      // the SDK client holds a GET event stream open once initialized; list to be sure the session is live
+      await c.listTools();
+      server.child.kill('SIGINT');
+      expect(await server.exited).toBe(0);
+      expect(server.stderr()).toMatch(/MCP server stopped/);
+      await c.close().catch(() => undefined);
+    } finally {
+      await server.kill();
+      agent.cleanup();
+    }
+  }, 60_000);
+});
