@@ -8,7 +8,7 @@ import type { EmbeddingsClient } from './embeddings.js';
 import { KnowledgeError } from './errors.js';
 import { identityDifference, readIdentity, writeIdentity } from './identity.js';
 import type { VectorIdentity, VectorSettings } from './identity.js';
-import { createVectorSchema, dropVectorSchema } from './schema.js';
+import { createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
 import { walkRoots } from './walk.js';
 import type { SkippedFile, WalkedFile } from './walk.js';
 
@@ -148,45 +148,84 @@ async function planVectors(
   return { identity, recreate: true, clear: false };
 }
 
+/** Chunks queued before a batch commits: large enough to amortize FTS5's per-commit flush. */
+const BATCH_CHUNKS = 2000;
+/** Bytes of chunk text queued before a batch commits, bounding memory and transaction length. */
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Replaces documents. Each document's old chunks are deleted and its new ones inserted inside one
+ * transaction, so no reader ever sees half a document; several documents share a transaction,
+ * because every commit makes FTS5 write a new index segment and committing per file made a full
+ * build four times slower. A batch is built completely before its transaction opens and commits
+ * synchronously, so a write transaction never spans an embeddings call or a file read.
+ */
 class Writer {
   readonly #insertDoc: Statement;
   readonly #updateDoc: Statement;
   readonly #deleteChunks: Statement;
   readonly #insertChunk: Statement;
+  readonly #insertFts: Statement;
+  readonly #insertExact: Statement;
   readonly #insertVec: Statement | undefined;
   readonly #deleteDoc: Statement;
-  readonly #replace: (p: Prepared, vectors: readonly Float32Array[] | undefined) => void;
+  readonly #commit: (batch: readonly { p: Prepared; vecs: readonly Float32Array[] | undefined }[]) => void;
+  #pending: { p: Prepared; vecs: readonly Float32Array[] | undefined }[] = [];
+  #pendingChunks = 0;
+  #pendingBytes = 0;
 
   constructor(db: Db, vectors: boolean) {
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#updateDoc = db.prepare('UPDATE documents SET title = ?, mtime = ?, size = ?, hash = ?, indexed_at = ? WHERE id = ?');
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE document_id = ?');
     this.#insertChunk = db.prepare('INSERT INTO chunks(document_id, ordinal, heading_path, content) VALUES (?, ?, ?, ?)');
+    this.#insertFts = db.prepare(INSERT_FTS_SQL[0]);
+    this.#insertExact = db.prepare(INSERT_FTS_SQL[1]);
     this.#insertVec = vectors ? db.prepare('INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)') : undefined;
     this.#deleteDoc = db.prepare('DELETE FROM documents WHERE id = ?');
-    // one short transaction per document: deleting the old chunks fires the triggers that clear
-    // their FTS and vector rows, so a shrinking file leaves no ghosts
-    this.#replace = db.transaction((p: Prepared, vecs: readonly Float32Array[] | undefined) => {
+    this.#commit = db.transaction((batch: readonly { p: Prepared; vecs: readonly Float32Array[] | undefined }[]) => {
       const now = Math.floor(Date.now() / 1000);
-      const mtime = Math.floor(p.file.mtimeMs / 1000);
-      let id: number | bigint;
-      if (p.existing !== undefined) {
-        id = p.existing.id;
-        this.#deleteChunks.run(id);
-        this.#updateDoc.run(p.title, mtime, p.file.size, p.hash, now, id);
-      } else {
-        id = this.#insertDoc.run(p.file.key, p.title, mtime, p.file.size, p.hash, now).lastInsertRowid;
-      }
-      p.chunks.forEach((c, i) => {
-        const chunkId = this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid;
-        const v = vecs?.[i];
-        if (this.#insertVec !== undefined && v !== undefined) this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
-      });
+      for (const { p, vecs } of batch) this.#replaceOne(p, vecs, now);
     });
   }
 
-  replace(p: Prepared, vectors: readonly Float32Array[] | undefined): void {
-    this.#replace(p, vectors);
+  // deleting the old chunks fires the triggers that clear their FTS and vector rows, so a
+  // shrinking file leaves no ghosts
+  #replaceOne(p: Prepared, vecs: readonly Float32Array[] | undefined, now: number): void {
+    const mtime = Math.floor(p.file.mtimeMs / 1000);
+    let id: number | bigint;
+    if (p.existing !== undefined) {
+      id = p.existing.id;
+      this.#deleteChunks.run(id);
+      this.#updateDoc.run(p.title, mtime, p.file.size, p.hash, now, id);
+    } else {
+      id = this.#insertDoc.run(p.file.key, p.title, mtime, p.file.size, p.hash, now).lastInsertRowid;
+    }
+    p.chunks.forEach((c, i) => {
+      const chunkId = this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid;
+      this.#insertFts.run(chunkId, c.content, c.headingPath);
+      this.#insertExact.run(chunkId, c.content, c.headingPath);
+      const v = vecs?.[i];
+      if (this.#insertVec !== undefined && v !== undefined) this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+    });
+  }
+
+  /** Queues a document; commits the batch once it is large enough. */
+  replace(p: Prepared, vecs: readonly Float32Array[] | undefined): void {
+    this.#pending.push({ p, vecs });
+    this.#pendingChunks += p.chunks.length;
+    for (const c of p.chunks) this.#pendingBytes += c.content.length;
+    if (this.#pendingChunks >= BATCH_CHUNKS || this.#pendingBytes >= BATCH_BYTES) this.flush();
+  }
+
+  /** Commits every queued document. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#pendingChunks = 0;
+    this.#pendingBytes = 0;
+    this.#commit(batch);
   }
 
   remove(id: number): void {
@@ -308,25 +347,30 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     opts.onNote?.(`first full build: about to embed ${n} chunks across ${walk.files.length} files; run with --dry-run to preview`);
   }
 
-  for (const file of walk.files) {
-    if (signal.aborted) {
-      canceled = true;
-      break;
-    }
-    const p = prepare(file);
-    if (p !== undefined) {
-      if (withVectors) {
-        pending.push(p);
-        pendingChunks += p.chunks.length;
-        if (pendingChunks >= 64) await drain();
-      } else {
-        commit(p, undefined);
+  try {
+    for (const file of walk.files) {
+      if (signal.aborted) {
+        canceled = true;
+        break;
       }
+      const p = prepare(file);
+      if (p !== undefined) {
+        if (withVectors) {
+          pending.push(p);
+          pendingChunks += p.chunks.length;
+          if (pendingChunks >= 64) await drain();
+        } else {
+          commit(p, undefined);
+        }
+      }
+      done++;
+      opts.onProgress?.({ filesDone: done, filesTotal: walk.files.length, chunks, bytes });
     }
-    done++;
-    opts.onProgress?.({ filesDone: done, filesTotal: walk.files.length, chunks, bytes });
+    if (!canceled) await drain();
+  } finally {
+    // queued documents are complete: commit them even when the pass stops early
+    writer?.flush();
   }
-  if (!canceled) await drain();
 
   let removed = 0;
   let pruneSkipped: string | undefined;
@@ -335,12 +379,9 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     if (walk.files.length === 0) {
       pruneSkipped = 'the walk found no files, so nothing was removed (an unreadable root must not empty the index)';
     } else {
-      for (const [key, doc] of stored) {
-        if (seen.has(key)) continue;
-        if (scope === 'under_roots' && !walk.rootKeys.some((r) => underKey(key, r))) continue;
-        removed++;
-        writer?.remove(doc.id);
-      }
+      const orphans = [...stored].filter(([key]) => !seen.has(key) && (scope === 'all' || walk.rootKeys.some((r) => underKey(key, r))));
+      removed = orphans.length;
+      if (writer !== undefined && db !== undefined && orphans.length > 0) db.transaction(() => orphans.forEach(([, doc]) => writer.remove(doc.id)))();
     }
   }
   const result: IndexResult = {

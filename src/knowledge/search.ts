@@ -1,11 +1,12 @@
-import type { Database as Db } from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
 import { formatCitation } from './citation.js';
 import { EmbeddingsError } from './embeddings.js';
 import type { EmbeddingsClient } from './embeddings.js';
 import { KnowledgeError } from './errors.js';
 import { readIdentity, requireCompatibleIdentity } from './identity.js';
 import type { VectorSettings } from './identity.js';
-import { freeTextQuery } from './query.js';
+import { freeTextQuery, quoteTerm } from './query.js';
+import { splitCommonTerms } from './term-stats.js';
 import { BM25_WEIGHTS } from './schema.js';
 import type { KnowledgeReader } from './store.js';
 import type { DegradeStep, Tier } from './tier.js';
@@ -43,6 +44,8 @@ export interface SearchResult {
   readonly terms: readonly string[];
   /** Terms under two characters that were dropped. */
   readonly dropped: readonly string[];
+  /** Terms left out of the ranking because more than half of all chunks hold them. */
+  readonly common: readonly string[];
 }
 
 /** The hybrid tier for a search: a client and the configured identity. */
@@ -95,8 +98,26 @@ function hydrate(db: Db, fused: readonly { id: number; score: number }[]): Searc
   return out;
 }
 
-function documentCount(db: Db): number {
-  return (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
+interface Statements {
+  readonly lexical: Statement;
+  readonly vector: Statement | undefined;
+  readonly anyDocument: Statement;
+}
+
+// statements are compiled once per connection: compiling costs about as much as a small query
+const cache = new WeakMap<Db, Statements>();
+
+function statements(db: Db, withVectors: boolean): Statements {
+  let st = cache.get(db);
+  if (st === undefined || (withVectors && st.vector === undefined)) {
+    st = {
+      lexical: db.prepare(`SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')}) LIMIT ${CANDIDATES}`),
+      vector: withVectors ? db.prepare(`SELECT chunk_id AS id FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance`) : undefined,
+      anyDocument: db.prepare('SELECT EXISTS (SELECT 1 FROM documents) AS n'),
+    };
+    cache.set(db, st);
+  }
+  return st;
 }
 
 /**
@@ -108,19 +129,17 @@ function documentCount(db: Db): number {
 export async function search(reader: KnowledgeReader, query: string, opts: SearchOptions): Promise<SearchResult> {
   const db = reader.handle();
   const parsed = freeTextQuery(query);
-  const base = { terms: parsed.terms, dropped: parsed.dropped };
+  const base = { terms: parsed.terms, dropped: parsed.dropped, common: [] as string[] };
   if (db === undefined) return { ...base, status: 'not_built', tier: configuredTier(undefined, opts.vector), hits: [] };
   const pinned = readIdentity(db);
   requireCompatibleIdentity(pinned, opts.vector?.settings, reader.path);
   const tier0 = configuredTier(db, opts.vector);
-  if (documentCount(db) === 0) return { ...base, status: 'empty_index', tier: tier0, hits: [] };
+  const st = statements(db, false);
+  if ((st.anyDocument.get() as { n: number }).n === 0) return { ...base, status: 'empty_index', tier: tier0, hits: [] };
   if (parsed.match === undefined) return { ...base, status: 'no_terms', tier: tier0, hits: [] };
 
-  const lexical = (
-    db
-      .prepare(`SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')}) LIMIT ${CANDIDATES}`)
-      .all(parsed.match) as { id: number }[]
-  ).map((r) => r.id);
+  const { keep, common } = splitCommonTerms(db, parsed.terms);
+  const lexical = (st.lexical.all(keep.map(quoteTerm).join(' OR ')) as { id: number }[]).map((r) => r.id);
 
   let tier: Tier = { kind: 'lexical' };
   const lists: number[][] = [lexical];
@@ -141,9 +160,7 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
         throw new KnowledgeError('dimension_mismatch', `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`);
       }
       try {
-        const rows = db
-          .prepare(`SELECT chunk_id AS id FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance`)
-          .all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number }[];
+        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number }[];
         lists.push(rows.map((r) => r.id));
         tier = { kind: 'hybrid', model: vector.settings.model, dimension: pinned.dimension };
       } catch (err) {
@@ -152,5 +169,5 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
     }
   }
   const hits = hydrate(db, fuse(lists).slice(0, Math.max(1, opts.topK)));
-  return { ...base, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
+  return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }

@@ -128,6 +128,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
           results,
           ...(omitted > 0 ? { omitted_over_budget: omitted } : {}),
           ...(res.dropped.length > 0 ? { dropped_terms: res.dropped, dropped_reason: 'shorter than two characters' } : {}),
+          ...(res.common.length > 0 ? { common_terms: res.common, common_reason: 'held by more than half of all passages, so they cannot rank; left out' } : {}),
           ...(res.status === 'not_built' ? { message: 'the knowledge index has not been built; nothing can be retrieved until the operator runs fisk knowledge index' } : {}),
           ...(res.status === 'empty_index' ? { message: 'the knowledge index holds no documents' } : {}),
           ...(res.status === 'no_terms' ? { message: 'the query has no searchable words (two or more letters or digits)' } : {}),

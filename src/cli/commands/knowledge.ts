@@ -145,11 +145,12 @@ async function runSearch(ctx: Ctx, query: string, o: { topK?: string; full?: boo
     const res = await withInterrupt((signal) => k.search(r, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
     const out = ctx.io.out;
     if (o.json === true) {
-      println(out, JSON.stringify({ tier: k.tierLine(res.tier), status: res.status, dropped_terms: res.dropped, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
+      println(out, JSON.stringify({ tier: k.tierLine(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
       return;
     }
     println(out, k.tierLine(res.tier));
     if (res.dropped.length > 0) println(ctx.io.err, `note: dropped terms shorter than two characters: ${res.dropped.map((d) => oneLine(d)).join(' ')}`);
+    if (res.common.length > 0) println(ctx.io.err, `note: left out of the ranking because more than half of all chunks hold them: ${res.common.map((d) => oneLine(d)).join(' ')}`);
     switch (res.status) {
       case 'not_built':
         throw new CliError(NOT_BUILT);

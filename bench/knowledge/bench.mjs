@@ -1,0 +1,275 @@
+// Knowledge store at scale: a deterministic synthetic corpus of 10,000 Markdown files (~60 MB)
+// with headings and code fences, indexed lexically and searched; a smaller hybrid pass against a
+// local fake embeddings server. Prints one JSON line.
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  KnowledgeReader,
+  EmbeddingsClient,
+  chunkMarkdown,
+  enumerate,
+  indexCorpus,
+  openWriter,
+  search,
+} from '../../dist/knowledge/index.js';
+
+const FILES = Number(process.env.KNOWLEDGE_BENCH_FILES ?? 10_000);
+const HYBRID_FILES = Number(process.env.KNOWLEDGE_BENCH_HYBRID_FILES ?? 500);
+const QUERIES = 200;
+
+// mulberry32: a small seeded generator so every run builds the same corpus
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = rng(42);
+const pick = (arr) => arr[Math.floor(rand() * arr.length)];
+const SYL = ['ka', 'lo', 'ri', 'ten', 'sto', 'var', 'mi', 'de', 'pol', 'cy', 'ba', 'ck', 'up', 'ser', 'ver', 'on', 'na', 'tra', 'shi', 'for', 'gel', 'um', 'pra', 'zo'];
+const VOCAB = [];
+const seenWords = new Set();
+while (VOCAB.length < 40_000) {
+  const n = 2 + Math.floor(rand() * 3);
+  let w = '';
+  for (let j = 0; j < n; j++) w += pick(SYL);
+  if (seenWords.has(w)) continue;
+  seenWords.add(w);
+  VOCAB.push(w);
+}
+// stop words make up about a third of real prose
+const COMMON = ['the', 'and', 'of', 'to', 'in', 'is', 'for', 'on', 'with', 'as', 'by', 'it', 'be', 'at', 'or', 'this', 'that', 'from', 'are', 'an'];
+// content words follow Zipf's law (s = 1): cumulative weights for an inverse-CDF draw
+const CDF = [];
+{
+  let sum = 0;
+  for (let i = 0; i < VOCAB.length; i++) CDF.push((sum += 1 / (i + 1)));
+  for (let i = 0; i < CDF.length; i++) CDF[i] /= sum;
+}
+function zipf() {
+  const r = rand();
+  let lo = 0;
+  let hi = CDF.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (CDF[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return VOCAB[lo];
+}
+const word = () => (rand() < 0.33 ? pick(COMMON) : zipf());
+// what someone searching would type: topical words from the middle ranks, sometimes a stop word
+const queryWord = () => VOCAB[50 + Math.floor(rand() * 5000)];
+const sentence = () => {
+  const n = 6 + Math.floor(rand() * 14);
+  const ws = [];
+  for (let i = 0; i < n; i++) ws.push(word());
+  return `${ws.join(' ')}.`;
+};
+const paragraph = () => {
+  const n = 2 + Math.floor(rand() * 5);
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(sentence());
+  return out.join(' ');
+};
+function document(i) {
+  const parts = [`# ${word()} ${word()} ${i}`, '', paragraph(), ''];
+  const sections = 4 + Math.floor(rand() * 5);
+  for (let s = 0; s < sections; s++) {
+    parts.push(`## ${word()} ${word()}`, '', paragraph(), '', paragraph(), '');
+    if (rand() < 0.5) parts.push('```sh', `${word()} --${word()} ${word()}`, `# ${word()} comment, not a heading`, `${word()} ${word()}`, '```', '');
+    if (rand() < 0.5) parts.push(`### ${word()}`, '', paragraph(), '');
+  }
+  return parts.join('\n');
+}
+
+function generate(dir, files) {
+  let bytes = 0;
+  for (let i = 0; i < files; i++) {
+    const sub = join(dir, `d${String(i % 100).padStart(3, '0')}`);
+    if (i < 100) mkdirSync(sub, { recursive: true });
+    const text = document(i);
+    bytes += Buffer.byteLength(text);
+    writeFileSync(join(sub, `f${i}.md`), text);
+  }
+  return bytes;
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
+
+function toy(text, dim) {
+  const v = new Array(dim).fill(0);
+  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) {
+    if (w === '') continue;
+    let h = 2166136261;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+    v[(h >>> 0) % dim] += 1;
+  }
+  v[0] += 0.01;
+  return v;
+}
+
+async function fakeEmbeddings(dim) {
+  const server = createServer((req, res) => {
+    const parts = [];
+    req.on('data', (c) => parts.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+      const data = body.input.map((t, index) => ({ object: 'embedding', index, embedding: toy(t, dim) }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/v1`, close: () => new Promise((r) => server.close(r)) };
+}
+
+const root = mkdtempSync(join(tmpdir(), 'fisk-knowledge-bench-'));
+try {
+  const corpus = join(root, 'corpus');
+  const corpusBytes = generate(corpus, FILES);
+  const storeDir = join(root, 'store');
+
+  // 1. full lexical index
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  let w = openWriter(storeDir);
+  let t = process.hrtime.bigint();
+  const full = await indexCorpus(w.db, { roots: [corpus], cwd: root, excludeDirs: [storeDir] });
+  const fullMs = ms(t);
+  w.close();
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+
+  // 2. baseline: the same chunks into one bare FTS5 table in one transaction
+  const chunks = [];
+  for (const { path } of new KnowledgeReader(storeDir).handle().prepare('SELECT path FROM documents').all()) {
+    const { readFileSync } = await import('node:fs');
+    for (const c of chunkMarkdown(readFileSync(path, 'utf8')).chunks) chunks.push(c);
+  }
+  const bare = new Database(join(root, 'bare.db'));
+  bare.pragma('journal_mode = WAL');
+  bare.pragma('synchronous = NORMAL');
+  bare.exec(`CREATE VIRTUAL TABLE f USING fts5(content, heading_path, tokenize='porter unicode61')`);
+  const ins = bare.prepare('INSERT INTO f(content, heading_path) VALUES (?, ?)');
+  t = process.hrtime.bigint();
+  bare.transaction(() => {
+    for (const c of chunks) ins.run(c.content, c.headingPath);
+  })();
+  const bareMs = ms(t);
+  bare.close();
+  // the floor for this schema: the same chunks into both FTS5 tables (stemmed and exact), bare
+  const bare2 = new Database(join(root, 'bare2.db'));
+  bare2.pragma('journal_mode = WAL');
+  bare2.pragma('synchronous = NORMAL');
+  bare2.exec(`CREATE VIRTUAL TABLE f USING fts5(content, heading_path, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`);
+  const ins1 = bare2.prepare('INSERT INTO f(content, heading_path) VALUES (?, ?)');
+  const ins2 = bare2.prepare('INSERT INTO e(content, heading_path) VALUES (?, ?)');
+  t = process.hrtime.bigint();
+  bare2.transaction(() => {
+    for (const c of chunks) {
+      ins1.run(c.content, c.headingPath);
+      ins2.run(c.content, c.headingPath);
+    }
+  })();
+  const bare2Ms = ms(t);
+  bare2.close();
+
+  // 3. unchanged re-index: hashes only
+  w = openWriter(storeDir);
+  t = process.hrtime.bigint();
+  const again = await indexCorpus(w.db, { roots: [corpus], cwd: root, excludeDirs: [storeDir] });
+  const unchangedMs = ms(t);
+  w.close();
+
+  // 4. search latency
+  const reader = new KnowledgeReader(storeDir);
+  const queries = [];
+  for (let i = 0; i < QUERIES; i++) queries.push(rand() < 0.5 ? `${queryWord()} ${pick(COMMON)} ${queryWord()}` : `${queryWord()} ${queryWord()}`);
+  for (const q of queries.slice(0, 20)) await search(reader, q, { topK: 5 });
+  const lat = [];
+  for (const q of queries) {
+    const s = process.hrtime.bigint();
+    await search(reader, q, { topK: 5 });
+    lat.push(ms(s));
+  }
+  lat.sort((a, b) => a - b);
+
+  // 5. enumerate latency
+  const elat = [];
+  for (let i = 0; i < 50; i++) {
+    const q = `${queryWord()} ${queryWord()}`;
+    const s = process.hrtime.bigint();
+    enumerate(reader, q);
+    elat.push(ms(s));
+  }
+  elat.sort((a, b) => a - b);
+  reader.close();
+
+  // 6. hybrid on a smaller corpus, against a local fake embeddings server
+  const fake = await fakeEmbeddings(64);
+  const hybridCorpus = join(root, 'hybrid');
+  generate(hybridCorpus, HYBRID_FILES);
+  const hybridStore = join(root, 'hybrid-store');
+  const client = new EmbeddingsClient({ baseUrl: fake.url, model: 'toy', timeoutMs: 30_000 });
+  const vector = { client, settings: { model: 'toy', queryPrefix: '', documentPrefix: '' } };
+  w = openWriter(hybridStore);
+  t = process.hrtime.bigint();
+  const hybrid = await indexCorpus(w.db, { roots: [hybridCorpus], cwd: root, excludeDirs: [hybridStore], vector });
+  const hybridMs = ms(t);
+  w.close();
+  const hreader = new KnowledgeReader(hybridStore);
+  const hlat = [];
+  for (const q of queries.slice(0, 100)) {
+    const s = process.hrtime.bigint();
+    const r = await search(hreader, q, { topK: 5, vector });
+    if (r.tier.kind !== 'hybrid') throw new Error(`expected hybrid, got ${r.tier.kind}`);
+    hlat.push(ms(s));
+  }
+  hlat.sort((a, b) => a - b);
+  hreader.close();
+  await fake.close();
+
+  const ratio = fullMs / bareMs;
+  console.log(
+    JSON.stringify({
+      files: full.files,
+      corpus_mb: round(corpusBytes / 1e6, 1),
+      chunks: full.chunks,
+      full_index_s: round(fullMs / 1000),
+      full_index_files_per_s: Math.round(full.files / (fullMs / 1000)),
+      full_index_mb_per_s: round(corpusBytes / 1e6 / (fullMs / 1000)),
+      bare_fts5_insert_s: round(bareMs / 1000),
+      index_vs_bare_ratio: round(ratio),
+      index_vs_bare_target: 1.5,
+      bare_two_fts5_insert_s: round(bare2Ms / 1000),
+      index_vs_bare_two_tables_ratio: round(fullMs / bare2Ms),
+      unchanged_reindex_s: round(unchangedMs / 1000),
+      unchanged_reindex_target_s: 3,
+      unchanged_skipped: again.unchanged,
+      search_p50_ms: round(pct(lat, 50), 3),
+      search_p99_ms: round(pct(lat, 99), 3),
+      search_targets_ms: { p50: 5, p99: 25 },
+      enumerate_p50_ms: round(pct(elat, 50), 3),
+      enumerate_p99_ms: round(pct(elat, 99), 3),
+      peak_rss_mb: Math.round(peakRssMb),
+      rss_before_index_mb: Math.round(rssBefore / 1048576),
+      peak_rss_target_mb: 300,
+      hybrid_files: hybrid.files,
+      hybrid_embeddings: hybrid.embeddings,
+      hybrid_index_s: round(hybridMs / 1000),
+      hybrid_search_p50_ms: round(pct(hlat, 50), 3),
+      hybrid_search_p99_ms: round(pct(hlat, 99), 3),
+    }),
+  );
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
