@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { withCallTimeout } from '../call-timeout.js';
 import type { ProviderOptions } from '../options.js';
+import { RawSlots } from '../raw-splice.js';
 import type { Caps, Provider, Request, Response } from '../provider.js';
 import { buildChatParams } from './chat-params.js';
 import { decodeChat } from './chat-decode.js';
@@ -44,13 +45,18 @@ export class OpenAIResponsesProvider implements Provider {
   }
 
   async call(request: Request, signal: AbortSignal): Promise<Response> {
-    const params = buildResponsesParams(request);
+    const slots = new RawSlots();
+    const params = buildResponsesParams(request, slots);
+    // Sent as text so reasoning items and provider blocks go out byte for byte.
+    const body = slots.serialize(params);
     const sent = { thinking: request.thinking === 'on', reasoningEffort: request.reasoningEffort !== undefined };
     return withCallTimeout(
       this.#timeoutMs,
       signal,
       async (inner) => {
-        const res = await this.#client.responses.create(params, { signal: inner }).asResponse();
+        const res = await this.#client.responses
+          .create(params, { signal: inner, body, headers: { 'content-type': 'application/json' } })
+          .asResponse();
         return decodeResponses(await res.text());
       },
       (err) => toLlmError(err, request, sent, 'OpenAI'),

@@ -7,6 +7,7 @@ import type {
 import type { ReasoningEffort } from 'openai/resources/shared';
 import { LlmError } from '../errors.js';
 import type { Request } from '../provider.js';
+import type { RawSlots } from '../raw-splice.js';
 import { signatureText } from '../signature.js';
 import { stripThinking } from '../strip-thinking.js';
 import type { ContentBlock, Message, ToolDef } from '../types.js';
@@ -25,11 +26,14 @@ export function isResponsesReasoningKind(kind: string): boolean {
  * is off. System blocks become the `instructions` string (this API has no per-block cache
  * breakpoints: OpenAI caches prefixes on its own). Tool definitions carry `defer_loading` and the
  * hosted `tool_search` tool is appended only when something deferred.
+ *
+ * With `slots`, reasoning items and provider blocks are left as markers for `slots.serialize` to
+ * splice back byte for byte; without, they are parsed (for inspection in tests).
  */
-export function buildResponsesParams(request: Request): ResponseCreateParamsNonStreaming {
+export function buildResponsesParams(request: Request, slots?: RawSlots): ResponseCreateParamsNonStreaming {
   const history = request.thinking === 'off' ? stripThinking(request.messages, isResponsesReasoningKind) : request.messages;
   const input: ResponseInputItem[] = [];
-  for (const m of history) appendMessage(input, m);
+  for (const m of history) appendMessage(input, m, slots);
   const params: ResponseCreateParamsNonStreaming = {
     model: request.model,
     input,
@@ -70,7 +74,7 @@ export function responsesTools(tools: readonly ToolDef[]): Tool[] {
   return out;
 }
 
-function appendMessage(out: ResponseInputItem[], m: Message): void {
+function appendMessage(out: ResponseInputItem[], m: Message, slots: RawSlots | undefined): void {
   let texts: string[] = [];
   const flush = (): void => {
     if (texts.length === 0) return;
@@ -87,19 +91,21 @@ function appendMessage(out: ResponseInputItem[], m: Message): void {
       continue;
     }
     flush();
-    const item = inputItem(b);
+    const item = inputItem(b, slots);
     if (item !== undefined) out.push(item);
   }
   flush();
 }
 
-function inputItem(b: Exclude<ContentBlock, { type: 'text' }>): ResponseInputItem | undefined {
+function inputItem(b: Exclude<ContentBlock, { type: 'text' }>, slots: RawSlots | undefined): ResponseInputItem | undefined {
   switch (b.type) {
     case 'thinking': {
       // Only reasoning this API produced can go back: its signature is the reasoning item itself.
       if (b.signature === undefined) return undefined;
-      const item = tryJson(signatureText(b.signature));
-      return isReasoningItem(item) ? item : undefined;
+      const raw = signatureText(b.signature);
+      const item = tryJson(raw);
+      if (!isReasoningItem(item)) return undefined;
+      return slots === undefined ? item : (slots.slot(raw, 'reasoning item') as unknown as ResponseInputItem);
     }
     case 'tool_use':
       // The arguments go back as the exact text the model produced.
@@ -107,6 +113,7 @@ function inputItem(b: Exclude<ContentBlock, { type: 'text' }>): ResponseInputIte
     case 'tool_result':
       return { type: 'function_call_output', call_id: b.toolUseId, output: b.content };
     case 'provider': {
+      if (slots !== undefined) return slots.slot(b.raw, `provider block ${b.kind}`) as unknown as ResponseInputItem;
       const item = tryJson(b.raw);
       if (item === undefined) throw new LlmError('bad_request', `the stored provider block ${b.kind} is not valid JSON`);
       return item as ResponseInputItem;

@@ -126,6 +126,7 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
     const original = (JSON.parse(OPENAI_FIXTURES.toolSearch) as { output: unknown[] }).output;
     const input = (server.requests[3]?.body as { input: unknown[] }).input;
     expect(input.slice(1, 3)).toEqual(original.slice(0, 2));
+    for (const b of first.message.content) if (b.type === 'provider') expect(server.requests[3]?.bodyText).toContain(b.raw);
   });
 
   it('reports a refusal and an incomplete answer', async () => {
