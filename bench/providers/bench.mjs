@@ -127,7 +127,10 @@ const openai = await compare(
   'openai',
   openaiResponse([openaiMessageItem('Next one.'), openaiFunctionCallItem('call_x', 'tool_1', { name: 'r' })], { usage: { input_tokens: 50000, output_tokens: 40 } }),
   '/v1',
-  () => JSON.stringify(buildResponsesParams(request)),
+  () => {
+    const slots = new RawSlots();
+    return slots.serialize(buildResponsesParams(request, slots));
+  },
   (baseURL) => {
     const c = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0 });
     return () => c.responses.create(responsesParams);
