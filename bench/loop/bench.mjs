@@ -12,7 +12,7 @@ import { FrozenToolSet, PublishedToolSetSource, functool } from '../../dist/tool
 const TOOLS = 50;
 const HISTORY = 100;
 const ITERATIONS = 20; // tool-calling turns per run, then one answer
-const RUNS = 6;
+const RUNS = 15;
 
 const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
 const toolOutput = (i) => JSON.stringify({ ok: true, n: i, note: 'stream orders has 1024 messages, last at 2026-11-29T16:00:00Z' });
@@ -68,21 +68,27 @@ async function bareRun() {
 
 async function timePerIteration(fn) {
   const start = process.hrtime.bigint();
-  for (let r = 0; r < RUNS; r++) await fn();
-  return Number(process.hrtime.bigint() - start) / 1e6 / (RUNS * (ITERATIONS + 1));
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6 / (ITERATIONS + 1);
 }
 
-// warm both paths, then alternate so drift hits both alike
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+// warm both paths, then alternate run by run so load from elsewhere on the machine hits both
+// alike, and compare medians so one descheduled run does not decide the figure
 await harnessRun();
 await bareRun();
-let harness = 0;
-let bare = 0;
-for (let round = 0; round < 3; round++) {
-  bare += await timePerIteration(bareRun);
-  harness += await timePerIteration(harnessRun);
+const harnessSamples = [];
+const bareSamples = [];
+for (let r = 0; r < RUNS; r++) {
+  bareSamples.push(await timePerIteration(bareRun));
+  harnessSamples.push(await timePerIteration(harnessRun));
 }
-harness /= 3;
-bare /= 3;
+const harness = median(harnessSamples);
+const bare = median(bareSamples);
 await fake.close();
 const r2 = (x) => Math.round(x * 1000) / 1000;
 console.log(
@@ -90,6 +96,7 @@ console.log(
     tools: TOOLS,
     history_messages: HISTORY,
     iterations_per_run: ITERATIONS + 1,
+    runs: RUNS,
     harness_ms_per_iteration: r2(harness),
     bare_sdk_ms_per_iteration: r2(bare),
     overhead_ms_per_iteration: r2(harness - bare),

@@ -7,7 +7,8 @@
 import type { Config } from '../config/types.js';
 import { LlmError } from '../llm/errors.js';
 import type { Provider, Request, Response } from '../llm/provider.js';
-import type { ContentBlock, Message, StopReason, ToolResultBlock, ToolUseBlock } from '../llm/types.js';
+import { addUsage, ZERO_USAGE } from '../llm/types.js';
+import type { ContentBlock, Message, StopReason, ToolResultBlock, ToolUseBlock, Usage } from '../llm/types.js';
 import type { Prompter, ToolSetSource } from '../toolkit/tool.js';
 import { ConfirmGate } from './confirm-gate.js';
 import { deriveCounters, tokensProcessed } from './counters.js';
@@ -70,6 +71,8 @@ class Run {
   lastStop: StopReason | undefined;
   deferred: DeferredCall[] = [];
   phase: RunPhase = 'model_call';
+  /** The usage folded so far, step by step as entries are recorded; the outcome refolds them all. */
+  #usage: Usage = ZERO_USAGE;
 
   constructor(
     readonly settings: RunSettings,
@@ -85,6 +88,7 @@ class Run {
 
   async record(entry: JournalEntry): Promise<void> {
     this.entries.push(entry);
+    if (entry.type === 'assistant') this.#usage = addUsage(this.#usage, entry.usage);
     if (this.journal === undefined) return;
     try {
       await this.journal.append(entry);
@@ -95,12 +99,12 @@ class Run {
 
   status(phase: RunPhase): void {
     this.phase = phase;
-    const usage = deriveCounters(this.entries).usage;
+    const usage = this.#usage;
     this.events.emit({ type: 'status', iteration: this.iteration, phase, usage: { input_tokens: usage.input + usage.cacheRead + usage.cacheWrite, output_tokens: usage.output } });
   }
 
   tokens(): number {
-    return tokensProcessed(deriveCounters(this.entries).usage);
+    return tokensProcessed(this.#usage);
   }
 
   outcome(status: RunStatus, fields: { answer?: string; message?: string; error?: RunError } = {}): RunOutcome {

@@ -84,21 +84,38 @@ export function timeoutMessage(name: string, ms: number): string {
 
 async function runTool(tool: Tool, input: string, deps: ExecDeps, ctx: ToolCallContext): Promise<Outcome | { readonly status: 'timeout' } | { readonly status: 'aborted' }> {
   const exempt = ctx.toolTimeoutMs === undefined || isOperatorPaced(tool);
-  const timer = new AbortController();
-  const handle = exempt ? undefined : setTimeout(() => timer.abort(new Error('tool timeout')), ctx.toolTimeoutMs);
-  const signal = exempt ? ctx.signal : AbortSignal.any([ctx.signal, timer.signal]);
+  if (exempt) {
+    try {
+      const outcome = await tool.execute(input, deps, ctx.signal);
+      return ctx.signal.aborted ? { status: 'aborted' } : outcome;
+    } catch (err) {
+      if (ctx.signal.aborted) return { status: 'aborted' };
+      return { status: 'completed', output: `the tool failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    }
+  }
+  // one controller per call, fed by the run's signal and the timer (cheaper than AbortSignal.any)
+  const call = new AbortController();
+  let timedOut = false;
+  const onRunAbort = (): void => call.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) call.abort(ctx.signal.reason);
+  else ctx.signal.addEventListener('abort', onRunAbort, { once: true });
+  const handle = setTimeout(() => {
+    timedOut = true;
+    call.abort(new Error('tool timeout'));
+  }, ctx.toolTimeoutMs);
   try {
-    const outcome = await tool.execute(input, deps, signal);
+    const outcome = await tool.execute(input, deps, call.signal);
     if (ctx.signal.aborted) return { status: 'aborted' };
-    if (timer.signal.aborted) return { status: 'timeout' };
+    if (timedOut) return { status: 'timeout' };
     return outcome;
   } catch (err) {
     if (ctx.signal.aborted) return { status: 'aborted' };
-    if (timer.signal.aborted) return { status: 'timeout' };
+    if (timedOut) return { status: 'timeout' };
     // a tool that throws failed in a way the model can still reason about
     return { status: 'completed', output: `the tool failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
   } finally {
-    if (handle !== undefined) clearTimeout(handle);
+    clearTimeout(handle);
+    ctx.signal.removeEventListener('abort', onRunAbort);
   }
 }
 
