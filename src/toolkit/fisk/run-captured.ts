@@ -70,6 +70,39 @@ async function socketPair(): Promise<{ reader: Socket; writer: Socket }> {
   return { reader, writer };
 }
 
+/**
+ * One connected pair made ahead of time, so a call's critical path skips the listen, connect and
+ * accept round trips. Unreferenced while it waits, so an idle spare never keeps a process alive.
+ */
+let spare: Promise<{ reader: Socket; writer: Socket }> | undefined;
+
+function prepareSpare(): void {
+  if (spare !== undefined) return;
+  const made = socketPair().then((pair) => {
+    pair.reader.unref();
+    pair.writer.unref();
+    return pair;
+  });
+  // A failure here is reported by the call that would have used the spare, when it makes its own.
+  made.catch(() => undefined);
+  spare = made;
+}
+
+async function takePair(): Promise<{ reader: Socket; writer: Socket }> {
+  const ready = spare;
+  spare = undefined;
+  if (ready !== undefined) {
+    try {
+      const pair = await ready;
+      pair.reader.ref();
+      return pair;
+    } catch {
+      // fall through to a fresh pair, whose failure is the one reported
+    }
+  }
+  return socketPair();
+}
+
 function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
@@ -82,7 +115,7 @@ function killGroup(pid: number | undefined): void {
 /** Runs one command to completion under the rules above. Rejects only on abort. */
 export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   opts.signal.throwIfAborted();
-  const { reader, writer } = await socketPair();
+  const { reader, writer } = await takePair();
   const capture = new HeadTailCapture(opts.cap ?? OUTPUT_CAP);
   reader.on('data', (chunk: Buffer) => capture.write(chunk));
   const readerDone = new Promise<void>((resolve) => {
@@ -107,6 +140,8 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
     writer.destroy();
   }
   const pid = child.pid;
+  // Made while the command runs, ready for the next call.
+  prepareSpare();
   let timedOut = false;
   let aborted = false;
   const onAbort = (): void => {
