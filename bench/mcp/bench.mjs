@@ -1,0 +1,132 @@
+// Served-call throughput and latency of the MCP server against a bare official-SDK server serving
+// the same handler, for a trivial in-process tool and a trivial command tool, at concurrency 2
+// and 16 (the fisk server's cap raised to match). Each concurrent caller is its own client
+// session over real HTTP on loopback. Prints one JSON line.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { parseConfigForMode } from '../../dist/config/index.js';
+import { loadMcpTools, startMcpServer } from '../../dist/mcp/index.js';
+import { jsonOutcome, newFuncTool } from '../../dist/toolkit/functool/index.js';
+
+const PID_APP = fileURLToPath(new URL('../../test/mcp/fixtures/pid-app.mjs', import.meta.url));
+
+const inProcess = newFuncTool({
+  name: 'ping',
+  description: 'Answers pong',
+  inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+  handler: (input) => Promise.resolve(jsonOutcome({ pong: input.n ?? 0 })),
+});
+
+const config = parseConfigForMode({ text: `identity: bench\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n` }, 'mcp');
+const loaded = await loadMcpTools(config, { env: process.env, cwd: process.cwd() });
+const command = loaded.served.find((t) => t.name === 'echo');
+
+/** The bare comparison: the SDK's own session handling and the tool's execute, nothing else. */
+async function startBare(tool) {
+  const transports = new Map();
+  const http = createServer(async (req, res) => {
+    let body;
+    if (req.method === 'POST') {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    }
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') return transports.get(id).handleRequest(req, res, body);
+    if (!isInitializeRequest(body)) {
+      res.writeHead(400).end();
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (s) => transports.set(s, transport) });
+    const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: tool.name, description: tool.modelDescription, inputSchema: tool.inputSchema }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (r, extra) => {
+      const out = await tool.execute(JSON.stringify(r.params.arguments ?? {}), { timeoutMs: 30_000 }, extra.signal);
+      const text = out.exec === undefined ? out.output : JSON.stringify({ command: out.exec.command, exit_code: out.exec.exitCode, output: out.output });
+      return { content: [{ type: 'text', text }] };
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise((r) => http.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${http.address().port}`,
+    close: async () => {
+      await Promise.allSettled([...transports.values()].map((t) => t.close()));
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    },
+  };
+}
+
+async function startFisk(tool, concurrency) {
+  return startMcpServer({
+    host: '127.0.0.1',
+    port: 0,
+    identity: { name: 'bench', version: '1.0.0', instructions: '' },
+    tools: [tool],
+    confirmOverMcp: 'auto',
+    maxConcurrentTools: concurrency,
+    toolTimeoutMs: 30_000,
+    workDir: process.cwd(),
+  });
+}
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function measure(url, tool, args, concurrency, calls) {
+  const clients = await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      const c = new Client({ name: 'bench', version: '1.0.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return c;
+    }),
+  );
+  // warm up every session
+  await Promise.all(clients.map((c) => c.callTool({ name: tool, arguments: args })));
+  const latencies = [];
+  let next = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    clients.map(async (c) => {
+      while (next < calls) {
+        next += 1;
+        const t0 = process.hrtime.bigint();
+        const r = await c.callTool({ name: tool, arguments: args });
+        if (r.isError) throw new Error(`call failed: ${JSON.stringify(r.content)}`);
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  await Promise.allSettled(clients.map((c) => c.close()));
+  latencies.sort((a, b) => a - b);
+  const round = (x) => Math.round(x * 100) / 100;
+  return { calls_per_s: round(latencies.length / seconds), p50_ms: round(quantile(latencies, 0.5)), p99_ms: round(quantile(latencies, 0.99)) };
+}
+
+const cases = [
+  { name: 'in_process', tool: inProcess, args: { n: 1 }, calls: 2000 },
+  { name: 'command', tool: command, args: { word: 'hi' }, calls: 200 },
+];
+const out = {};
+for (const k of cases) {
+  for (const concurrency of [2, 16]) {
+    const fisk = await startFisk(k.tool, concurrency);
+    const f = await measure(fisk.url, k.tool.name, k.args, concurrency, k.calls);
+    await fisk.close();
+    const bare = await startBare(k.tool);
+    const b = await measure(bare.url, k.tool.name, k.args, concurrency, k.calls);
+    await bare.close();
+    out[`${k.name}_c${concurrency}`] = { fisk: f, bare: b, throughput_ratio: Math.round((f.calls_per_s / b.calls_per_s) * 1000) / 1000 };
+  }
+}
+console.log(JSON.stringify(out));
