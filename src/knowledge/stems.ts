@@ -33,15 +33,17 @@ CREATE VIRTUAL TABLE s_i USING fts5vocab(s, 'instance');`);
   }
 }
 
-const MAX_CANDIDATES = 2000;
+const MAX_CANDIDATES = 200;
 
 /**
  * The real words in the index behind a stem: exact-vocabulary words sharing the stem's leading
  * letters whose own stem is the same. Used to tell the reader which words matched.
  */
 export function wordsForStem(db: Db, stemmer: Stemmer, stem: string, limit = 12): string[] {
+  // porter mostly strips suffixes, so real words start with the stem; its one common rewrite is a
+  // final y to i (happy -> happi), so such a stem searches one letter shorter
   const chars = [...stem];
-  const prefix = chars.slice(0, Math.max(1, Math.min(chars.length, chars.length - 1))).join('');
+  const prefix = stem.endsWith('i') && chars.length > 2 ? chars.slice(0, -1).join('') : stem;
   const candidates = (
     db.prepare(`SELECT term FROM vocab WHERE term >= ? AND term < ? ORDER BY term LIMIT ${MAX_CANDIDATES}`).all(prefix, `${prefix}\u{10ffff}`) as { term: string }[]
   ).map((r) => r.term);

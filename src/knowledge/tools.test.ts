@@ -89,6 +89,7 @@ describe('knowledge tools', () => {
     expect(json['note']).toMatch(/Set membership/);
     expect(json['total']).toBe(2);
     expect(json['shown']).toBe(1);
+    expect(json['terms']).toEqual([{ term: 'retention', negated: false, scope: 'any', stems: ['retent'], words: ['retention'], documents: 2 }]);
     const empty = await call(tools().get('knowledge_enumerate'), { query: 'zebra' });
     expect(empty.json['status']).toBe('no_match');
     expect(empty.json['note']).toMatch(/Set membership/);
