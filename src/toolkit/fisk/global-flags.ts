@@ -57,7 +57,7 @@ export function resolveGlobalFlags(globals: readonly FlagModel[], requested: rea
 export function reportGlobalFlags(globals: readonly FlagModel[], exposed: readonly FlagModel[]): GlobalFlagReport[] {
   const on = new Set(exposed.map((g) => g.name));
   return globals
-    .filter((g) => !g.hidden && !FRAMEWORK_FLAGS.includes(g.name))
+    .filter((g) => !g.hidden)
     .map((g) => ({ name: g.name, help: g.help, exposed: on.has(g.name), required: g.required }));
 }
 
