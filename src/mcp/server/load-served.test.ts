@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigForMode } from '../../config/index.js';
+import { startMcpServer } from './http-server.js';
 import { loadMcpTools } from './load-served.js';
 import { mcpNotes } from './notes.js';
+import { connectClient, resultText } from './test-support.js';
 
 const PID_APP = fileURLToPath(new URL('../../../test/mcp/fixtures/pid-app.mjs', import.meta.url));
 const dirs: string[] = [];
@@ -38,6 +40,29 @@ describe('loadMcpTools', () => {
   it('serves no knowledge tool when none is listed', async () => {
     const r = await served(`identity: t\napplication_path: ${PID_APP}\n${knowledge}expose: {agent: {mcp: {}}}\n`);
     expect(r.names).toEqual(['echo', 'purge', 'hang', 'fail']);
+  });
+
+  it('serves a knowledge tool over HTTP, its JSON verbatim', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fisk-mcp-load-'));
+    dirs.push(dir);
+    const config = parseConfigForMode({ text: `${knowledge}expose: {agent: {mcp: {builtins: [knowledge_search, knowledge_enumerate]}}}\n` }, 'mcp');
+    const tools = await loadMcpTools(config, { env: {}, cwd: dir });
+    const server = await startMcpServer({ host: '127.0.0.1', port: 0, identity: { name: 'k', version: '1', instructions: '' }, tools: tools.served, confirmOverMcp: 'auto', maxConcurrentTools: 2, toolTimeoutMs: 30_000 });
+    const client = await connectClient(server.url);
+    try {
+      const listed = (await client.listTools()).tools;
+      expect(listed.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([
+        ['knowledge_search', true],
+        ['knowledge_enumerate', true],
+      ]);
+      const r = await client.callTool({ name: 'knowledge_search', arguments: { query: 'retention' } });
+      const direct = await tools.served[0]?.execute('{"query":"retention"}', {}, new AbortController().signal);
+      expect(direct?.status).toBe('completed');
+      expect(resultText(r)).toBe(direct?.status === 'completed' ? direct.output : '');
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 
   it('refuses to start with nothing to serve', async () => {
