@@ -46,3 +46,4 @@ export { PII_KINDS, markerFor, luhnValid, ibanValid } from './pii/detectors.js';
 export type { PiiKind, Finding } from './pii/detectors.js';
 export { systemBlocks } from './system-prompt.js';
 export { sessionJournal } from './runstate-journal.js';
+export { replayEvents, splitEnvelope } from './replay.js';

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptedProvider, scriptedResponse, textResponse } from '../agenttest/scripted-provider.js';
+import { newFuncTool } from '../toolkit/functool/index.js';
+import { EventLog } from './events.js';
+import type { AgentEvent } from './events.js';
+import { replayEvents, splitEnvelope } from './replay.js';
+import { runAgent } from './run-agent.js';
+import { recordingTool, sourceOf, testConfig } from './test-support.js';
+
+const shown = (events: readonly AgentEvent[]): AgentEvent[] =>
+  events
+    .filter((e) => e.type === 'tool_call' || e.type === 'tool_result' || e.type === 'thinking' || e.type === 'text')
+    .map((e) => (e.type === 'tool_call' ? { type: e.type, id: e.id, name: e.name, input: e.input } : e));
+
+describe('replaying a conversation', () => {
+  it('yields the events the live run emitted', async () => {
+    const command = newFuncTool({
+      name: 'cmd',
+      description: 'pretends to be a command',
+      inputSchema: { type: 'object', properties: {} },
+      handler: () => Promise.resolve({ status: 'completed', output: 'listed\n', exec: { command: 'stream ls', exitCode: 2, truncated: false }, isError: false }),
+    });
+    const provider = new ScriptedProvider([
+      scriptedResponse([
+        { type: 'thinking', text: 'let me look' },
+        { type: 'text', text: 'Checking.' },
+        { type: 'tool_use', id: 'a', name: 'cmd', input: '{}' },
+        { type: 'tool_use', id: 'b', name: 'echo', input: '{"text":"hi"}' },
+        { type: 'tool_use', id: 'c', name: 'ghost', input: '{}' },
+      ]),
+      textResponse('All done.'),
+    ]);
+    const live = new EventLog();
+    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([command, recordingTool('echo', [])]), prompt: 'go', events: live });
+    expect(shown(replayEvents(out.messages))).toEqual(shown(live.events));
+  });
+
+  it('splits only an exact command envelope', () => {
+    expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x"}')).toEqual({ output: 'x', exec: { command: 'ls', exit_code: 0, truncated: false } });
+    expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x","extra":1}')).toEqual({ output: '{"command":"ls","exit_code":0,"output":"x","extra":1}' });
+    expect(splitEnvelope('{"ok":true}')).toEqual({ output: '{"ok":true}' });
+  });
+});

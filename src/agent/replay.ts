@@ -1,0 +1,61 @@
+/**
+ * Events rebuilt from a stored conversation, so a journal replay (`fisk session show
+ * --transcript`) renders through the same renderer as a live run and prints the same lines.
+ */
+import type { Message, ToolResultBlock, ToolUseBlock } from '../llm/types.js';
+import type { AgentEvent, ExecInfo } from './events.js';
+import { inputObject } from './sanitize.js';
+
+/**
+ * A command result travels to the model as its JSON envelope; a live run's event carries the
+ * output and the exec record apart. This splits a stored envelope the same way, so both render
+ * alike. Anything that is not exactly an envelope is an in-process tool's own text.
+ */
+export function splitEnvelope(content: string): { readonly output: string; readonly exec?: ExecInfo } {
+  if (!content.startsWith('{"command":')) return { output: content };
+  try {
+    const v = JSON.parse(content) as Record<string, unknown>;
+    const keys = Object.keys(v).sort().join(',');
+    if (
+      (keys === 'command,exit_code,output' || keys === 'command,exit_code,output,truncated') &&
+      typeof v['command'] === 'string' &&
+      typeof v['exit_code'] === 'number' &&
+      typeof v['output'] === 'string'
+    ) {
+      return { output: v['output'], exec: { command: v['command'], exit_code: v['exit_code'], truncated: v['truncated'] === true } };
+    }
+  } catch {
+    // not an envelope
+  }
+  return { output: content };
+}
+
+/**
+ * The events a conversation implies, in the order a live run emits them: an assistant turn's
+ * thinking and text first (the text of a turn without tool calls is final), then each tool call
+ * followed by its result from the next message. Presentation is unknown from a journal, so tool
+ * calls carry none. Operator prompts are not events and are left out.
+ */
+export function replayEvents(messages: readonly Message[]): AgentEvent[] {
+  const events: AgentEvent[] = [];
+  messages.forEach((m, index) => {
+    if (m.role !== 'assistant') return;
+    const calls = m.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    for (const b of m.content) {
+      if (b.type === 'thinking' && b.text !== '') events.push({ type: 'thinking', text: b.text });
+      if (b.type === 'text' && b.text !== '') events.push({ type: 'text', text: b.text, final: calls.length === 0 });
+    }
+    const next = messages[index + 1];
+    const results = new Map<string, ToolResultBlock>();
+    if (next?.role === 'user') for (const b of next.content) if (b.type === 'tool_result') results.set(b.toolUseId, b);
+    for (const call of calls) {
+      events.push({ type: 'tool_call', id: call.id, name: call.name, input: inputObject(call.input) });
+      const r = results.get(call.id);
+      if (r === undefined) continue;
+      const { output, exec } = splitEnvelope(r.content);
+      const isError = r.isError === true;
+      events.push(exec === undefined ? { type: 'tool_result', call_id: r.toolUseId, is_error: isError, output } : { type: 'tool_result', call_id: r.toolUseId, is_error: isError, output, exec });
+    }
+  });
+  return events;
+}
