@@ -43,6 +43,8 @@ export interface FakeModelServer {
   reply(...steps: FakeReplyStep[]): this;
   /** How many queued replies are left. */
   readonly pending: number;
+  /** Drops every queued reply and every recorded request, for a fresh start between tests. */
+  reset(): void;
   /** Stops the server, cutting any hanging connection. */
   close(): Promise<void>;
 }
@@ -115,6 +117,10 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     },
     get pending() {
       return queue.length;
+    },
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
     },
     close() {
       return new Promise<void>((resolve) => {

@@ -22,7 +22,7 @@ afterAll(async () => {
   await server.close();
 });
 beforeEach(() => {
-  (server.requests as unknown[]).length = 0;
+  server.reset();
 });
 
 const req = (over: Partial<Request> = {}): Request => ({
