@@ -269,4 +269,13 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
       { key: 'header', description: 'quoted: yes' },
     ]);
   });
+
+  it('refuses to start an operation for a cancelled call and stores nothing', async () => {
+    const { store } = await h.fresh();
+    const ac = new AbortController();
+    ac.abort(new Error('cancelled'));
+    await expect(store.create('k', 'd', 'c', { signal: ac.signal })).rejects.toThrow('cancelled');
+    await expect(store.list({ signal: ac.signal })).rejects.toThrow('cancelled');
+    expect(await store.list()).toEqual([]);
+  });
 });

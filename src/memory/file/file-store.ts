@@ -58,10 +58,12 @@ export class FileStore implements Store {
     return { backend: FILE_BACKEND, location: '' };
   }
 
-  async list(_options?: CallOptions): Promise<readonly MemoryItem[]> {
+  async list(options?: CallOptions): Promise<readonly MemoryItem[]> {
+    options?.signal?.throwIfAborted();
     const keys = await this.#keys();
     const items: MemoryItem[] = [];
     for (const key of keys) {
+      options?.signal?.throwIfAborted();
       const text = await this.#readFile(key).catch((err: unknown) => {
         // Vanished since the directory was read, or not a regular file: not a memory.
         if (err instanceof MemoryError && (err.code === 'not_found' || err.code === 'unsafe_entry')) return undefined;
@@ -75,6 +77,7 @@ export class FileStore implements Store {
 
   async read(key: string, options?: CallOptions): Promise<MemoryEntry> {
     validateKey(key);
+    options?.signal?.throwIfAborted();
     let text: string;
     try {
       text = await this.#readFile(key);
@@ -88,6 +91,7 @@ export class FileStore implements Store {
 
   async create(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
     const w = validateWrite(key, description, content);
+    options?.signal?.throwIfAborted();
     checkCapacity((await this.#keys()).length, key);
     const tmp = await this.#stage(serializeEntry(w.description, w.content));
     try {
@@ -105,6 +109,7 @@ export class FileStore implements Store {
 
   async update(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
     const w = validateWrite(key, description, content);
+    options?.signal?.throwIfAborted();
     // Replacing an entry keeps the count; writing a key that holds nothing adds one, so it counts like a create.
     if (!(await this.#exists(key))) checkCapacity((await this.#keys()).length, key);
     const tmp = await this.#stage(serializeEntry(w.description, w.content));
@@ -119,6 +124,7 @@ export class FileStore implements Store {
 
   async delete(key: string, options?: CallOptions): Promise<boolean> {
     validateKey(key);
+    options?.signal?.throwIfAborted();
     options?.scope?.forget(key);
     try {
       await unlink(this.#path(key));
