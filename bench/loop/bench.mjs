@@ -90,6 +90,28 @@ for (let r = 0; r < RUNS; r++) {
 const harness = median(harnessSamples);
 const bare = median(bareSamples);
 await fake.close();
+
+// The loop's own cost with model latency removed entirely: a provider that answers at once from
+// prebuilt responses, so what remains is snapshot, journal, gate, dispatch, PII scan and events.
+const instant = [];
+for (let i = 0; i < ITERATIONS; i++) {
+  instant.push({
+    message: { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: `tool_${i % TOOLS}`, input: JSON.stringify({ text: `call ${i}` }) }] },
+    stopReason: { unified: 'tool_use', raw: 'tool_use' },
+    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, thinking: 0 },
+  });
+}
+instant.push({ message: { role: 'assistant', content: [{ type: 'text', text: 'All done.' }] }, stopReason: { unified: 'end_turn', raw: 'end_turn' }, usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, thinking: 0 } });
+let next = 0;
+const instantProvider = { capabilities: () => provider.capabilities(), call: async () => instant[next++ % instant.length] };
+const LOOP_RUNS = 200;
+for (let r = 0; r < 20; r++) await runAgent({ config, provider: instantProvider, tools: source, prompt: 'do the work', history });
+const loopStart = process.hrtime.bigint();
+for (let r = 0; r < LOOP_RUNS; r++) {
+  next = 0;
+  await runAgent({ config, provider: instantProvider, tools: source, prompt: 'do the work', history, journal: new MemoryJournal() });
+}
+const loopUs = Number(process.hrtime.bigint() - loopStart) / 1e3 / (LOOP_RUNS * (ITERATIONS + 1));
 const r2 = (x) => Math.round(x * 1000) / 1000;
 console.log(
   JSON.stringify({
@@ -101,6 +123,7 @@ console.log(
     bare_sdk_ms_per_iteration: r2(bare),
     overhead_ms_per_iteration: r2(harness - bare),
     ratio: r2(harness / bare),
+    loop_only_us_per_iteration: Math.round(loopUs),
     target_ratio: 1.1,
   }),
 );
