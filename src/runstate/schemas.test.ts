@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PayloadOf, RecordKind, RecordOfKind } from './records.js';
 import { RECORD_KINDS, protocolOf } from './records.js';
-import { payloadSchemas } from './schemas.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { messageSchema, payloadSchemas, recordSchema } from './schemas.js';
 import { checkRecord } from './validate.js';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -54,6 +55,15 @@ const full: { [K in RecordKind]: Required<PayloadOf[K]> } = {
 describe('schemas and types', () => {
   it('agree at the type level', () => {
     expect(agree).toBe(true);
+  });
+
+  it('are valid JSON Schema 2020-12 documents', () => {
+    const ajv = new Ajv2020({ strict: true });
+    expect(ajv.validateSchema(messageSchema)).toBe(true);
+    ajv.addSchema(messageSchema);
+    for (const kind of RECORD_KINDS) {
+      expect(ajv.validateSchema(recordSchema(kind)), kind).toBe(true);
+    }
   });
 
   it.each(RECORD_KINDS)('accept a fully populated %s record', (kind) => {

@@ -79,7 +79,9 @@ const block = {
   ],
 } as const;
 
-const message = {
+/** A stored message, registered once and referenced by the records that carry one. */
+export const messageSchema = {
+  $id: 'https://choria.io/schemas/fisk-ai/v1/session/message.json',
   type: 'object',
   properties: {
     role: { enum: ['user', 'assistant'] },
@@ -88,6 +90,8 @@ const message = {
   required: ['role', 'content'],
   additionalProperties: false,
 } as const;
+
+const message = { $ref: messageSchema.$id } as const;
 
 /** Schema of the fingerprint object inside meta. */
 export const fingerprintSchema = {

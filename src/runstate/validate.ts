@@ -9,22 +9,30 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { RunStateError } from './errors.js';
 import { PROTOCOL_PREFIX, RECORD_KINDS, protocolOf } from './records.js';
 import type { RecordKind, SessionRecord, StoredRecord } from './records.js';
-import { recordSchema } from './schemas.js';
+import { messageSchema, recordSchema } from './schemas.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-function buildValidators(): ReadonlyMap<string, ValidateFunction> {
-  const ajv = new Ajv2020({ strict: true, allErrors: false });
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
-  const out = new Map<string, ValidateFunction>();
-  for (const kind of RECORD_KINDS) out.set(protocolOf(kind), ajv.compile(recordSchema(kind)));
-  return out;
-}
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+const KNOWN = new Set<string>(RECORD_KINDS.map((k) => protocolOf(k)));
 
-let validators: ReadonlyMap<string, ValidateFunction> | undefined;
+/** Compiled on first use per protocol: a command that reads two kinds never pays for ten. */
 function validatorFor(protocol: string): ValidateFunction | undefined {
-  validators ??= buildValidators();
-  return validators.get(protocol);
+  if (!KNOWN.has(protocol)) return undefined;
+  let v = validators.get(protocol);
+  if (v === undefined) {
+    if (ajv === undefined) {
+      // the schemas are constants checked against the 2020-12 meta-schema by schemas.test.ts;
+      // validating them again at every start would cost more than all the records of a run
+      ajv = new Ajv2020({ strict: true, allErrors: false, validateSchema: false });
+      ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
+      ajv.addSchema(messageSchema);
+    }
+    v = ajv.compile(recordSchema(protocol.slice(PROTOCOL_PREFIX.length) as RecordKind));
+    validators.set(protocol, v);
+  }
+  return v;
 }
 
 function describeErrors(v: ValidateFunction): string {
