@@ -37,7 +37,7 @@ export { runDoctor } from './doctor.js';
 export type { DoctorCheck, DoctorReport } from './doctor.js';
 export { startWatch } from './watch.js';
 export type { WatchEvents, WatchOptions, Watcher } from './watch.js';
-export { knowledgeSetup } from './setup.js';
+export { knowledgeSetup, verifyStore } from './setup.js';
 export type { KnowledgeSetup, KnowledgeSettings } from './setup.js';
 export { knowledgeTools, exposureWarning, KNOWLEDGE_TOOL_NAMES, KNOWLEDGE_MCP_EXPOSABLE, CHARS_PER_TOKEN } from './tools.js';
 export type { KnowledgeToolName, KnowledgeToolsOptions } from './tools.js';

@@ -1,7 +1,9 @@
 import type { EmbeddingsConfig } from '../config/index.js';
 import { EmbeddingsClient } from './embeddings.js';
 import { KnowledgeError } from './errors.js';
+import { readIdentity, requireCompatibleIdentity } from './identity.js';
 import type { VectorSettings } from './identity.js';
+import type { KnowledgeReader } from './store.js';
 import { resolveStoreDir } from './store-files.js';
 
 /** The few configured values knowledge needs: `harness.knowledge.directory` and `.embeddings`. */
@@ -37,4 +39,15 @@ export function knowledgeSetup(
   }
   const client = new EmbeddingsClient({ baseUrl: e.baseUrl, model: e.model, apiKey, timeoutMs: e.timeout.ms });
   return { storeDir, vector: { client, settings: { model: e.model, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix } } };
+}
+
+/**
+ * The startup check for a run: applies the format gate and, when the index is built, refuses one
+ * whose pinned vector identity does not match the configuration, so a stale index stops the run
+ * before the model is contacted rather than failing its first search.
+ */
+export function verifyStore(reader: KnowledgeReader, vector: KnowledgeSetup['vector']): void {
+  const db = reader.handle();
+  if (db === undefined) return;
+  requireCompatibleIdentity(readIdentity(db), vector?.settings, reader.path);
 }

@@ -1,0 +1,88 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeEmbeddings, tempDir } from '../../test/knowledge/support.js';
+import type { FakeEmbeddings, TempDir } from '../../test/knowledge/support.js';
+import { EmbeddingsClient } from './embeddings.js';
+import { indexCorpus } from './indexer.js';
+import { search } from './search.js';
+import { verifyStore } from './setup.js';
+import { KnowledgeReader, openWriter } from './store.js';
+
+let tmp: TempDir;
+let fake: FakeEmbeddings;
+const settings = { model: 'toy', queryPrefix: '', documentPrefix: 'doc {title}: ' };
+const vector = (timeoutMs = 5000) => ({ client: new EmbeddingsClient({ baseUrl: fake.baseUrl, model: 'toy', timeoutMs }), settings });
+const store = (): string => join(tmp.path, 'store');
+
+beforeAll(async () => {
+  tmp = tempDir();
+  fake = await startFakeEmbeddings(12);
+  for (let i = 0; i < 30; i++) tmp.write(`docs/f${i}.md`, `# File ${i}\n\nthe common word and the topic number${i}\n`);
+  tmp.write('docs/special.md', '# Special\n\nthe zebra crossing\n');
+  const w = openWriter(store());
+  await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [], vector: vector() });
+  w.close();
+});
+afterAll(async () => {
+  await fake.close();
+  tmp.cleanup();
+});
+
+describe('search', () => {
+  it('embeds documents with the document prefix and its {title}', () => {
+    expect(fake.requests.some((r) => r.input.includes('doc Special: the zebra crossing'))).toBe(true);
+  });
+
+  it('leaves out a term more than half of all chunks hold, and reports it', async () => {
+    const r = new KnowledgeReader(store());
+    const res = await search(r, 'the zebra', { topK: 3 });
+    expect(res.common).toEqual(['the']);
+    expect(res.hits.map((h) => h.path)).toEqual(['docs/special.md']);
+    // alone, a common term is still searched
+    expect((await search(r, 'the', { topK: 3 })).hits).toHaveLength(3);
+    r.close();
+  });
+
+  it('degrades on a hung embeddings server as a deadline, naming the step', async () => {
+    fake.behaviour = () => 'hang';
+    const r = new KnowledgeReader(store());
+    const res = await search(r, 'zebra', { topK: 3, vector: vector(100) });
+    fake.behaviour = () => 'ok';
+    expect(res.tier).toMatchObject({ kind: 'degraded', step: 'embed_query', failure: 'deadline' });
+    expect(res.hits[0]?.path).toBe('docs/special.md');
+    r.close();
+  });
+
+  it('throws when the caller cancels instead of degrading', async () => {
+    fake.behaviour = () => 'hang';
+    const r = new KnowledgeReader(store());
+    const ac = new AbortController();
+    const p = search(r, 'zebra', { topK: 3, vector: vector(60_000), signal: ac.signal });
+    setImmediate(() => ac.abort());
+    await expect(p).rejects.toMatchObject({ failure: 'canceled' });
+    fake.behaviour = () => 'ok';
+    r.close();
+  });
+
+  it('refuses at startup an index whose vectors do not match the configuration', () => {
+    const r = new KnowledgeReader(store());
+    expect(() => verifyStore(r, { client: vector().client, settings: { ...settings, model: 'other' } })).toThrow(/different model/);
+    expect(() => verifyStore(r, undefined)).not.toThrow();
+    r.close();
+  });
+  it('degrades naming the vector search when the vector table fails', async () => {
+    const r = new KnowledgeReader(store());
+    expect((await search(r, 'zebra', { topK: 3, vector: vector() })).tier.kind).toBe('hybrid');
+    // a second connection breaks the vector table under the open reader
+    const other = new Database(join(store(), 'knowledge.db'));
+    sqliteVec.load(other);
+    other.exec('DROP TRIGGER chunks_ad_vec; DROP TABLE chunks_vec;');
+    other.close();
+    const res = await search(r, 'zebra', { topK: 3, vector: vector() });
+    expect(res.tier).toMatchObject({ kind: 'degraded', step: 'vector_search', failure: 'failed' });
+    expect(res.hits[0]?.path).toBe('docs/special.md');
+    r.close();
+  });
+});
