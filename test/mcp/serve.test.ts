@@ -121,6 +121,14 @@ describe('fisk mcp serving a fixture application', () => {
     await until(() => !alive(leader) && !alive(grandchild), 'the command and its grandchild to be gone');
     expect(alive(grandchild)).toBe(false);
   });
+
+  it('logs each answered call and each denial by tool name, without arguments', () => {
+    const err = server.stderr();
+    expect(err).toMatch(/^called echo$/m);
+    expect(err).toMatch(/^called hang \(error\)$/m);
+    expect(err).toMatch(/^denied purge: the client declined the call$/m);
+    expect(err).not.toMatch(/cache/);
+  });
 });
 
 describe('fisk mcp confirm_over_mcp: always', () => {

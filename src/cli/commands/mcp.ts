@@ -130,6 +130,11 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
       maxConcurrentTools: mcp.maxConcurrentTools,
       toolTimeoutMs: mcp.toolTimeout.ms,
       workDir: io.cwd,
+      observe: (e) => {
+        // one line per answered call, names only: arguments may hold what the operator would not log
+        if (e.type === 'denied') println(io.err, `denied ${e.tool}: ${e.reason}`);
+        else if (e.type === 'finished') println(io.err, `called ${e.tool}${e.isError ? ' (error)' : ''}`);
+      },
     });
   } catch (err) {
     loadFailure(err);

@@ -17,6 +17,7 @@ import type { Semaphore } from './semaphore.js';
 /** What a call went through, for logs and tests; emitted on the call's own chain, in order. */
 export type CallEvent =
   | { readonly type: 'asking'; readonly tool: string }
+  | { readonly type: 'denied'; readonly tool: string; readonly reason: string }
   | { readonly type: 'queued'; readonly tool: string }
   | { readonly type: 'started'; readonly tool: string }
   | { readonly type: 'finished'; readonly tool: string; readonly isError: boolean };
@@ -98,23 +99,27 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
   }
   const input = JSON.stringify(args ?? {});
   // Served tools were checked at startup; this is the backstop for a set built some other way.
-  if (!isConfirmable(tool)) return denialResult(`${name} cannot report whether it needs approval, so it is not run`);
+  const deny = (reason: string): ServedResult => {
+    policy.observe?.({ type: 'denied', tool: name, reason });
+    return denialResult(reason);
+  };
+  if (!isConfirmable(tool)) return deny(`${name} cannot report whether it needs approval, so it is not run`);
   const gate = tool.confirmGate();
   const action = gateAction(policy.confirmOverMcp, gate.gated, peer.canElicit());
   switch (action) {
     case 'run':
       break;
     case 'refuse':
-      return denialResult(`${name} needs approval and this client cannot be asked (it did not offer form elicitation); expose.agent.mcp.confirm_over_mcp is always`);
+      return deny(`${name} needs approval and this client cannot be asked (it did not offer form elicitation); expose.agent.mcp.confirm_over_mcp is always`);
     case 'ask': {
       policy.observe?.({ type: 'asking', tool: name });
       let answer: unknown;
       try {
         answer = await peer.elicit(approvalForm(name, callLine(tool, input), gate.trigger), { signal, timeoutMs: policy.elicitationTimeoutMs });
       } catch (err) {
-        return denialResult(`the approval request failed, so the call was not run: ${err instanceof Error ? err.message : String(err)}`);
+        return deny(`the approval request failed, so the call was not run: ${err instanceof Error ? err.message : String(err)}`);
       }
-      if (!isApproval(answer)) return denialResult(denialReason(answer));
+      if (!isApproval(answer)) return deny(denialReason(answer));
       break;
     }
     default: {

@@ -249,6 +249,15 @@ describe('the elicitation gate', () => {
     });
   }
 
+  it('reports each denial to the observer with its reason', async () => {
+    const events: CallEvent[] = [];
+    const s = await serve(gatedTools([]), { observe: (e) => events.push(e) });
+    const c = await client(s, () => Promise.resolve({ action: 'decline' }));
+    await c.callTool({ name: 'purge', arguments: {} });
+    expect(events.map((e) => e.type)).toEqual(['asking', 'denied']);
+    expect(events[1]).toMatchObject({ tool: 'purge', reason: 'the client declined the call' });
+  });
+
   it('denies when the elicitation itself fails', async () => {
     const r = await callGated('auto', () => Promise.reject(new Error('the dialog crashed')));
     expect(r.ran).toEqual([]);
@@ -328,6 +337,13 @@ describe('the listener', () => {
     expect(unknown.status).toBe(404);
     const none = await fetch(s.url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
     expect(none.status).toBe(400);
+  });
+
+  it('keeps the first of two tools listed under one name', async () => {
+    const c = await client(await serve([tool('twin', { description: 'the first' }), tool('twin', { description: 'the second', handler: () => Promise.resolve(jsonOutcome('second')) })]));
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.description)).toEqual(['the first']);
+    expect(resultText(await c.callTool({ name: 'twin', arguments: {} }))).toBe('{"tool":"twin","input":{}}');
   });
 
   it('reports a port it cannot bind, naming the flags', async () => {

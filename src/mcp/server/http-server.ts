@@ -105,8 +105,13 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
  */
 export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcpServer> {
   const shutdown = new AbortController();
+  // A backstop for a caller that did not go through selectServedTools: the first claim on a name
+  // keeps it, so a later tool can never take over a name (and strip a gate) by being listed twice.
+  const byName = new Map<string, Tool>();
+  for (const t of opts.tools) if (!byName.has(t.name)) byName.set(t.name, t);
+  const served = [...byName.values()];
   const policy: CallPolicy = {
-    tools: new Map(opts.tools.map((t) => [t.name, t])),
+    tools: byName,
     confirmOverMcp: opts.confirmOverMcp,
     slots: new Semaphore(opts.maxConcurrentTools),
     toolTimeoutMs: opts.toolTimeoutMs,
@@ -114,7 +119,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     workDir: opts.workDir,
     ...(opts.observe === undefined ? {} : { observe: opts.observe }),
   };
-  const listing = listTools(opts.tools);
+  const listing = listTools(served);
   const transports = new Map<string, StreamableHTTPServerTransport>();
   // A loopback bind is guarded against DNS rebinding: a page in a browser must not reach it by name.
   const guardHost = isLoopback(opts.host);
