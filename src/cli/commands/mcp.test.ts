@@ -80,6 +80,21 @@ describe('fisk mcp refuses to start', () => {
   });
 });
 
+describe('fisk mcp with knowledge', () => {
+  it('refuses a relative FISK_AI_STORE_DIR, naming it', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nharness: {knowledge: {enabled: true}}\nexpose: {agent: {mcp: {builtins: [knowledge_search]}}}\n`, ['--port', '1'], { FISK_AI_STORE_DIR: 'relative/dir' });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/FISK_AI_STORE_DIR must be an absolute path/);
+  });
+
+  it('refuses an embeddings key variable that is not set, naming the key', async () => {
+    const yaml = `identity: t\napplication_path: ${PID_APP}\nharness: {knowledge: {enabled: true, embeddings: {base_url: 'http://127.0.0.1:9', model: m, api_key_env: FISK_TEST_UNSET_KEY}}}\nexpose: {agent: {mcp: {builtins: [knowledge_search]}}}\n`;
+    const r = await mcp(yaml, ['--port', '1']);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/harness\.knowledge\.embeddings\.api_key_env names FISK_TEST_UNSET_KEY/);
+  });
+});
+
 describe('resolveListenAddress', () => {
   const fromFile = mcpBlock('expose: {agent: {mcp: {port: 9001, address: 0.0.0.0}}}');
   const empty = mcpBlock('expose: {agent: {mcp: {}}}');

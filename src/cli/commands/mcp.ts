@@ -3,9 +3,9 @@
  * elicitation as the approval gate. No model is involved. The library does the work; this file
  * resolves flags, prints what is served and handles Ctrl-C.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseConfigForMode } from '../../config/index.js';
+import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { KnowledgeError } from '../../knowledge/errors.js';
 import { loadMcpTools, McpServeError, mcpNotes, startMcpServer } from '../../mcp/index.js';
@@ -108,9 +108,13 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   const mcp = config.expose.mcp;
   if (mcp === undefined) throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
   const address = resolveListenAddress(flags, io.env, mcp);
+  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
   const storeBase = io.env['FISK_AI_STORE_DIR'];
+  if (storeBase !== undefined && storeBase !== '' && !isAbsolute(storeBase)) {
+    throw new UsageError(`FISK_AI_STORE_DIR must be an absolute path, got ${JSON.stringify(storeBase)}`);
+  }
   let tools: McpTools;
   try {
     tools = await loadMcpTools(config, { env: io.env, cwd: io.cwd, ...(storeBase === undefined || storeBase === '' ? {} : { storeBase }) });
