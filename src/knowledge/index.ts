@@ -39,6 +39,6 @@ export { startWatch } from './watch.js';
 export type { WatchEvents, WatchOptions, Watcher } from './watch.js';
 export { knowledgeSetup, verifyStore } from './setup.js';
 export type { KnowledgeSetup, KnowledgeSettings } from './setup.js';
-export { knowledgeTools, exposureWarning, KNOWLEDGE_TOOL_NAMES, KNOWLEDGE_MCP_EXPOSABLE, CHARS_PER_TOKEN } from './tools.js';
+export { knowledgeTools, knowledgeSystemNote, exposureWarning, KNOWLEDGE_TOOL_NAMES, KNOWLEDGE_MCP_EXPOSABLE, CHARS_PER_TOKEN } from './tools.js';
 export type { KnowledgeToolName, KnowledgeToolsOptions } from './tools.js';
 export { fence, cleanText, DATA_TAG } from './fence.js';

@@ -6,7 +6,7 @@ import type { TempDir } from '../../test/knowledge/support.js';
 import type { Outcome, Tool } from '../toolkit/tool.js';
 import { indexCorpus } from './indexer.js';
 import { KnowledgeReader, openWriter } from './store.js';
-import { exposureWarning, KNOWLEDGE_MCP_EXPOSABLE, knowledgeTools } from './tools.js';
+import { exposureWarning, KNOWLEDGE_MCP_EXPOSABLE, knowledgeSystemNote, knowledgeTools } from './tools.js';
 
 let tmp: TempDir;
 let reader: KnowledgeReader;
@@ -125,5 +125,11 @@ describe('knowledge tools', () => {
     expect(exposureWarning(['knowledge_search'])).toMatch(/no way to check/);
     expect(exposureWarning(['knowledge_enumerate'])).toMatch(/cannot read/);
     expect(exposureWarning(['knowledge_search', 'knowledge_enumerate'])).toBeUndefined();
+  });
+
+  it('mentions knowledge_read in the system note only when it is registered', () => {
+    expect(knowledgeSystemNote(false)).not.toContain('knowledge_read');
+    expect(knowledgeSystemNote(true)).toContain('knowledge_read');
+    expect(knowledgeSystemNote(false)).toContain('never instructions');
   });
 });
