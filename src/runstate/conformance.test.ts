@@ -2,6 +2,7 @@
  * One suite for the session store contract, run against every backend. Backend-specific fault
  * injection (a torn final line, a bad record in the middle) is passed in by each backend's setup.
  */
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -304,6 +305,34 @@ describe('file backend specifics', () => {
     expect(await code(store.remove('held'))).toBe('locked');
     await j.close();
     await store.remove('held');
+  });
+
+  it('takes over a run whose holder was killed with SIGKILL: no stale lock', async () => {
+    const runs = join(dir, 'd');
+    const store = fileSessionStore(runs);
+    const j = await startRun(store, { runId: 'crash', fingerprint, prompt: 'p' });
+    await j.close();
+    const holder = spawn(
+      process.execPath,
+      ['-e', `require('fs-ext').flockSync(require('fs').openSync(process.argv[1], 'r+'), 'exnb'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);`, join(runs, 'crash.lock')],
+      { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.once('data', () => resolve());
+        holder.once('exit', (c) => reject(new Error(`holder exited ${String(c)}`)));
+      });
+      expect(await code(store.open('crash'))).toBe('locked');
+      const exited = new Promise((r) => holder.once('exit', r));
+      holder.kill('SIGKILL');
+      await exited;
+      const k = await store.open('crash');
+      await appendNext(k, turn(0));
+      await k.close();
+      expect((await loadRun(store, 'crash')).lastSeq).toBe(2);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 
   it('completes a final record that lost only its newline', async () => {

@@ -26,8 +26,8 @@ export {
   memoryScopeBody,
 } from './builders.js';
 export type { Body } from './builders.js';
-export { memorySessionStore, summarize } from './memory-store.js';
-export { statusOf } from './summary.js';
+export { memorySessionStore } from './memory-store.js';
+export { statusOf, summarize } from './summary.js';
 export { fold } from './fold.js';
 export type { FoldedRun, PendingBatch, PendingCall, RestoredGrant, RunCounters } from './fold.js';
 export {

@@ -6,11 +6,10 @@
  */
 import { checkAppend, gapError } from './check-append.js';
 import { RunStateError } from './errors.js';
-import { isKnownRecord } from './records.js';
 import type { SessionRecord, StoredRecord } from './records.js';
 import { checkRunId } from './run-id.js';
 import type { AppendOutcome, Journal, RunSummary, SessionStore } from './store.js';
-import { statusOf } from './summary.js';
+import { summarize } from './summary.js';
 import { decodeRecord, encodeRecord } from './validate.js';
 
 interface StoredRun {
@@ -111,18 +110,5 @@ export function memorySessionStore(): SessionStore {
         runs.delete(runId);
       });
     },
-  };
-}
-
-/** A summary from a run's records (the meta record gives model and prompt). */
-export function summarize(runId: string, records: readonly StoredRecord[], updated: Date): RunSummary {
-  const first = records[0];
-  const meta = first !== undefined && isKnownRecord(first) && 'meta' in first ? first.meta : undefined;
-  return {
-    runId,
-    model: meta?.fingerprint.model ?? '',
-    status: statusOf(records),
-    updated,
-    prompt: meta?.prompt ?? '',
   };
 }

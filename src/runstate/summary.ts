@@ -1,5 +1,6 @@
 import { isKnownRecord, recordKind } from './records.js';
 import type { StoredRecord, TerminalReason } from './records.js';
+import type { RunSummary } from './store.js';
 
 /**
  * The status a listing shows, by the fold's rule read from the tail: the last terminal reason,
@@ -15,4 +16,17 @@ export function statusOf(records: readonly StoredRecord[]): TerminalReason | 'op
     if (kind === 'assistant' || kind === 'user' || kind === 'meta') return 'open';
   }
   return 'open';
+}
+
+/** A summary from a run's records (the meta record gives model and prompt). */
+export function summarize(runId: string, records: readonly StoredRecord[], updated: Date): RunSummary {
+  const first = records[0];
+  const meta = first !== undefined && isKnownRecord(first) && 'meta' in first ? first.meta : undefined;
+  return {
+    runId,
+    model: meta?.fingerprint.model ?? '',
+    status: statusOf(records),
+    updated,
+    prompt: meta?.prompt ?? '',
+  };
 }

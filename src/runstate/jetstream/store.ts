@@ -16,12 +16,12 @@ import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jets
 import type { NatsConn } from '../../conns/nats-connect.js';
 import { checkAppend, gapError } from '../check-append.js';
 import { RunStateError, isRunStateError } from '../errors.js';
-import { summarize } from '../memory-store.js';
 import type { SessionRecord, StoredRecord } from '../records.js';
 import { checkRunId } from '../run-id.js';
 import type { AppendOutcome, Journal, RunSummary, SessionStore } from '../store.js';
-import { statusOf } from '../summary.js';
+import { statusOf, summarize } from '../summary.js';
 import { decodeRecord, encodeRecord } from '../validate.js';
+import { explainRejection } from './rejection.js';
 import { checkStream, streamAddCommand } from './stream-check.js';
 
 const FENCE_FAILURES = new Set([10071, 10077]); // wrong last sequence; max messages per subject exceeded
@@ -105,14 +105,22 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
         const held = await lastMsg(target).catch((e: unknown) => {
           throw unavailable(`cannot read ${target} after a rejected append`, e);
         });
-        if (held?.header?.get('Nats-Msg-Id') !== msgID) {
-          if (record.seq === 1) throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)} (another writer created it first)`);
-          throw new RunStateError(
-            'locked',
-            `run is already locked (another writer holds it): ${JSON.stringify(runId)}; inspect it with: nats stream subjects ${stream} '${runSubjects(runId)}'`,
-          );
+        const verdict = explainRejection(held?.header?.get('Nats-Msg-Id') || undefined, msgID, record.seq);
+        switch (verdict) {
+          case 'adopt':
+            break; // our own earlier attempt landed and only its ack was lost
+          case 'exists':
+            throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)} (another writer created it first)`);
+          case 'locked':
+            throw new RunStateError(
+              'locked',
+              `run is already locked (another writer holds it): ${JSON.stringify(runId)}; inspect it with: nats stream subjects ${stream} '${runSubjects(runId)}'`,
+            );
+          default: {
+            const never: never = verdict;
+            throw new RunStateError('locked', `unknown rejection ${String(never)}`);
+          }
         }
-        // our own earlier attempt landed and only its ack was lost: adopt it
       }
       lastSeq = record.seq;
       return 'appended';
