@@ -330,6 +330,14 @@ describe('the listener', () => {
     expect(status).toBe(403);
   });
 
+  it('refuses a request from a non-loopback web origin on a loopback bind', async () => {
+    const s = await serve([tool('plain')]);
+    const res = await fetch(s.url, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(403);
+    const local = await fetch(s.url, { method: 'POST', headers: { origin: 'http://localhost:3000', 'content-type': 'application/json' }, body: '{}' });
+    expect(local.status).toBe(400);
+  });
+
   it('answers an unknown session with 404 and a request without a session with 400', async () => {
     const s = await serve([tool('plain')]);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

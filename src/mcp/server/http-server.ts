@@ -76,6 +76,14 @@ function hostName(header: string | undefined): string | undefined {
   return (colon < 0 ? header : header.slice(0, colon)).toLowerCase();
 }
 
+function originHost(origin: string): string {
+  try {
+    return new URL(origin).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
 function jsonError(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -131,6 +139,9 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     if (guardHost) {
       const name = hostName(headerValue(req, 'host'));
       if (name === undefined || !isLoopback(name)) return jsonError(res, 403, 'forbidden: this server answers only to a loopback Host');
+      // a browser names the page that sent a request; only a loopback page may call local tools
+      const origin = headerValue(req, 'origin');
+      if (origin !== undefined && !isLoopback(originHost(origin))) return jsonError(res, 403, 'forbidden: requests from a non-loopback web origin are refused');
     }
     let body: unknown;
     if (req.method === 'POST') {
