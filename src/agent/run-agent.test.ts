@@ -434,3 +434,13 @@ describe('runAgent: the crash barrier', () => {
     expect(fired).toBe(1);
   });
 });
+
+describe('runAgent: advisories', () => {
+  it('reports advisories queued by other sources as warnings with the next snapshot', async () => {
+    const source = sourceOf([]);
+    source.advise('MCP server "docs" changed its tool list');
+    const events = new EventLog();
+    await runAgent({ config: testConfig(), provider: new ScriptedProvider([textResponse('x')]), tools: source, prompt: 'go', events });
+    expect(events.ofType('warning').map((w) => w.text)).toEqual(['MCP server "docs" changed its tool list']);
+  });
+});

@@ -167,7 +167,7 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
 
     // 2. one snapshot serves the model call and its whole batch
     const set = o.tools.current();
-    for (const advisory of o.tools.drainAdvisories()) o.events?.emit({ type: 'warning', text: advisory });
+    for (const advisory of o.tools.drainAdvisories()) run.events.emit({ type: 'warning', text: advisory });
 
     // 3. the model call, under the provider's own per-call timeout
     run.status('model_call');
