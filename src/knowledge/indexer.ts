@@ -358,7 +358,16 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
         if (withVectors) {
           pending.push(p);
           pendingChunks += p.chunks.length;
-          if (pendingChunks >= 64) await drain();
+          if (pendingChunks >= 64) {
+            try {
+              await drain();
+            } catch (err) {
+              // Ctrl-C during an embeddings call: a cancellation, not a failure
+              if (!signal.aborted) throw err;
+              canceled = true;
+              break;
+            }
+          }
         } else {
           commit(p, undefined);
         }
@@ -366,7 +375,14 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
       done++;
       opts.onProgress?.({ filesDone: done, filesTotal: walk.files.length, chunks, bytes });
     }
-    if (!canceled) await drain();
+    if (!canceled) {
+      try {
+        await drain();
+      } catch (err) {
+        if (!signal.aborted) throw err;
+        canceled = true;
+      }
+    }
   } finally {
     // queued documents are complete: commit them even when the pass stops early
     writer?.flush();

@@ -86,3 +86,25 @@ describe('search', () => {
     r.close();
   });
 });
+
+describe('indexing with vectors', () => {
+  it('reports a cancellation during an embeddings call as canceled, keeping what was written', async () => {
+    const t2 = tempDir();
+    try {
+      for (let i = 0; i < 3; i++) t2.write(`docs/f${i}.md`, `# F${i}\n\nbody ${i}\n`);
+      const w = openWriter(join(t2.path, 'store'));
+      const ac = new AbortController();
+      fake.behaviour = (input) => (input[0] === 'dimension probe' ? 'ok' : 'hang');
+      const p = indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [], vector: vector(60_000), signal: ac.signal });
+      setTimeout(() => ac.abort(), 50);
+      const res = await p;
+      fake.behaviour = () => 'ok';
+      w.close();
+      expect(res.canceled).toBe(true);
+      expect(res.added).toBe(0);
+    } finally {
+      fake.behaviour = () => 'ok';
+      t2.cleanup();
+    }
+  });
+});
