@@ -10,6 +10,12 @@ describe('resolveEndpoint', () => {
     expect(e).toEqual({ baseUrl: 'https://a.example/v1', apiKey: 'k', local: false });
   });
 
+  it('uses the configured fallback only when neither the option nor the variable is set', () => {
+    expect(resolveEndpoint({ baseUrlFallback: 'https://c.example', callTimeoutMs: 1, env: { X_BASE_URL: 'https://b.example', X_API_KEY: 'k' } }, vars).baseUrl).toBe('https://b.example');
+    expect(resolveEndpoint({ baseUrlFallback: 'https://c.example', callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars).baseUrl).toBe('https://c.example');
+    expect(() => resolveEndpoint({ baseUrlFallback: 'http://c.example', callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars)).toThrow(/^llm\.base_url:/);
+  });
+
   it('needs no key on this machine, however it is spelled', () => {
     for (const url of ['http://127.0.0.1:1', 'http://127.8.9.10', 'http://localhost:11434/v1', 'http://[::1]:8080']) {
       expect(resolveEndpoint({ baseUrl: url, callTimeoutMs: 1, env: {} }, vars)).toMatchObject({ apiKey: undefined, local: true });

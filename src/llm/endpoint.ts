@@ -27,19 +27,21 @@ export function isLoopback(url: URL): boolean {
 }
 
 /**
- * Resolves the base URL and key for one provider: options first, then that provider's own
- * variables. Refuses a plain-http URL to another host, a URL with userinfo, and a remote endpoint
+ * Resolves the base URL and key for one provider: an explicit URL first, then that provider's own
+ * variable, then the configured fallback. Refuses a plain-http URL to another host, a URL with userinfo, and a remote endpoint
  * without a key, each with a `ConfigError` naming what to change. Credentials are per provider, so
  * choosing one provider never requires another's key.
  */
 export function resolveEndpoint(options: ProviderOptions, vars: EndpointEnv): Endpoint {
   const env = options.env ?? process.env;
   const fromOptions = nonEmpty(options.baseUrl);
-  const raw = fromOptions ?? nonEmpty(env[vars.baseUrlVar]);
+  const fromEnv = nonEmpty(env[vars.baseUrlVar]);
+  const raw = fromOptions ?? fromEnv ?? nonEmpty(options.baseUrlFallback);
+  const key = fromOptions !== undefined ? (options.baseUrlKey ?? 'llm.base_url') : fromEnv !== undefined ? vars.baseUrlVar : 'llm.base_url';
   let local = false;
   let baseUrl: string | undefined;
   if (raw !== undefined) {
-    const url = checkServiceUrl(raw, fromOptions !== undefined ? (options.baseUrlKey ?? 'llm.base_url') : vars.baseUrlVar);
+    const url = checkServiceUrl(raw, key);
     local = isLoopback(url);
     baseUrl = raw.replace(/\/+$/, '');
   }

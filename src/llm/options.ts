@@ -7,11 +7,17 @@ import type { Provider } from './provider.js';
  */
 export interface ProviderOptions {
   /**
-   * The service base URL (`llm.base_url`). When absent the provider's own environment variable is
-   * read (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), then the vendor's public endpoint. A host that is
-   * not this machine must use https, and no URL may carry a user name or password.
+   * The service base URL, overriding everything (a `--base-url` flag). When absent the provider's
+   * own environment variable is read (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), then
+   * `baseUrlFallback`, then the vendor's public endpoint. A host that is not this machine must use
+   * https, and no URL may carry a user name or password.
    */
   readonly baseUrl?: string;
+  /**
+   * The base URL from agent.yaml (`llm.base_url`): used only when neither `baseUrl` nor the
+   * provider's variable is set, and named `llm.base_url` in errors.
+   */
+  readonly baseUrlFallback?: string;
   /**
    * What to name in an error about `baseUrl` (default `llm.base_url`), e.g. `--base-url` when the
    * URL came from a flag.

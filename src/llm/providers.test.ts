@@ -32,6 +32,11 @@ describe('newProviderFromConfig', () => {
     expect(newProviderFromConfig(llm(), { env: {} }).capabilities().provider).toBe('openai-chat');
   });
 
+  it('lets the provider variable beat llm.base_url, and a flag beat both', () => {
+    expect(() => newProviderFromConfig(llm(), { env: { OPENAI_BASE_URL: 'http://remote.example/v1' } })).toThrow(/^OPENAI_BASE_URL:/);
+    expect(() => newProviderFromConfig(llm(), { baseUrl: 'http://127.0.0.1:1', env: { OPENAI_BASE_URL: 'http://remote.example/v1' } })).not.toThrow();
+  });
+
   it('names llm.base_url, or the flag that overrode it, for a refused URL', () => {
     expect(() => newProviderFromConfig(llm({ baseUrl: 'http://remote.example/v1' }), { env: {} })).toThrow(/^llm\.base_url:/);
     expect(() => newProviderFromConfig(llm(), { baseUrl: 'http://remote.example/v1', baseUrlKey: '--base-url', env: {} })).toThrow(/^--base-url:/);

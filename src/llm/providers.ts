@@ -53,15 +53,15 @@ export type ProviderExtras = Omit<ProviderOptions, 'callTimeoutMs'>;
 
 /**
  * Builds the provider an `llm` configuration block names: `llm.provider`, `llm.base_url` and
- * `llm.budget.call_timeout`. `extras` adds the hooks (HTTP debug log, trace) and may override the
- * base URL (a `--base-url` flag, with `baseUrlKey` naming it for errors). Throws `ConfigError`
- * naming the key or variable to change.
+ * `llm.budget.call_timeout`. `extras` adds the hooks (HTTP debug log, trace) and may set the base
+ * URL outright (a `--base-url` flag, with `baseUrlKey` naming it for errors). The provider's own
+ * variable (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`) beats `llm.base_url`, as an environment
+ * setting beats the file everywhere else. Throws `ConfigError` naming the key or variable to change.
  */
 export function newProviderFromConfig(llm: LlmConfig, extras: ProviderExtras = {}): Provider {
-  const baseUrl = extras.baseUrl ?? llm.baseUrl;
   return newProvider(llm.provider, {
+    ...(llm.baseUrl === undefined ? {} : { baseUrlFallback: llm.baseUrl }),
     ...extras,
-    ...(baseUrl === undefined ? {} : { baseUrl }),
     callTimeoutMs: llm.budget.callTimeout.ms,
   });
 }
