@@ -5,6 +5,7 @@
  */
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { formatGoDuration } from '../../config/duration.js';
+import { validateRequired } from '../../toolkit/required.js';
 import { isConfirmable, needsPrompter, needsWorkDir } from '../../toolkit/tool.js';
 import type { ExecDeps, Outcome, Prompter, Tool } from '../../toolkit/tool.js';
 import { approvalForm, denialReason, gateAction, isApproval } from './approval.js';
@@ -104,6 +105,9 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
     return denialResult(reason);
   };
   if (!isConfirmable(tool)) return deny(`${name} cannot report whether it needs approval, so it is not run`);
+  // before the gate, as in a run: nobody is asked to approve a call that cannot run
+  const invalid = validateRequired(tool.inputSchema, input);
+  if (invalid !== undefined) return textResult(`invalid arguments for ${name}: ${invalid}`, true);
   const gate = tool.confirmGate();
   const action = gateAction(policy.confirmOverMcp, gate.gated, peer.canElicit());
   switch (action) {

@@ -249,6 +249,19 @@ describe('the elicitation gate', () => {
     });
   }
 
+  it('refuses a call missing a required argument before asking anyone', async () => {
+    const asked: unknown[] = [];
+    const strict = tool('strict', { confirm: { trigger: 'ai:confirm' }, inputSchema: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] } });
+    const c = await client(await serve([strict]), (p) => {
+      asked.push(p);
+      return Promise.resolve({ action: 'accept', content: { approve: true } });
+    });
+    const r = await c.callTool({ name: 'strict', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/^invalid arguments for strict: .*target/);
+    expect(asked).toHaveLength(0);
+  });
+
   it('reports each denial to the observer with its reason', async () => {
     const events: CallEvent[] = [];
     const s = await serve(gatedTools([]), { observe: (e) => events.push(e) });
