@@ -96,8 +96,8 @@ describe('fisk knowledge', () => {
     const vocab = await fisk(['vocab', 'reten', '--json']);
     expect(JSON.parse(vocab.out)).toEqual([{ term: 'retention', chunks: 2, occurrences: 4 }]);
 
-    const rm = await fisk(['rm', 'docs/policy.md', 'docs/nope.md']);
-    expect(rm.out).toContain('removed docs/policy.md\nnot indexed: docs/nope.md\nremoved 1 of 2 sources');
+    const rm = await fisk(['rm', join(tmp.path, 'docs/policy.md'), './docs/nope.md']);
+    expect(rm.out).toContain(`removed ${join(tmp.path, 'docs/policy.md')}\nnot indexed: ./docs/nope.md\nremoved 1 of 2 sources`);
     expect((await fisk(['match', 'policy'])).out).toContain('1 of 1 documents');
 
     const stats = await fisk(['stats']);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
@@ -271,8 +271,14 @@ function runRm(ctx: Ctx, paths: readonly string[]): void {
   if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
   const store = k.openWriter(ctx.setup.storeDir);
   try {
-    const keys = paths.map((p) => (isAbsolute(p) ? p : p.replace(/^\.\//, '')));
-    const res = k.removeSources(store, keys);
+    // a file indexed through a relative root is stored relative to the working directory, and one
+    // indexed through an absolute root absolutely: try both spellings of what was typed
+    const res = paths.map((p) => {
+      const abs = resolve(ctx.io.cwd, p);
+      const rel = relative(ctx.io.cwd, abs);
+      const forms = [...new Set([abs, rel.startsWith('..') || rel === '' ? abs : rel])];
+      return { source: p, removed: k.removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
+    });
     for (const r of res) println(ctx.io.out, r.removed > 0 ? `removed ${oneLine(r.source)}${r.removed > 1 ? ` (${r.removed} files)` : ''}` : `not indexed: ${oneLine(r.source)}`);
     println(ctx.io.out, `removed ${res.filter((r) => r.removed > 0).length} of ${res.length} sources`);
   } finally {
