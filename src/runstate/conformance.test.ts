@@ -335,6 +335,16 @@ describe('file backend specifics', () => {
     }
   });
 
+  it('refuses a journal written by another format version, naming the versions', async () => {
+    const runs = join(dir, 'e');
+    mkdirSync(runs, { recursive: true });
+    const line = JSON.stringify({ seq: 1, protocol: 'io.choria.fisk-ai.v1.session.meta', meta: { version: 4, run_id: 'v4', created: '2026-01-01T00:00:00Z', fingerprint: {}, novel: 1 } });
+    writeFileSync(join(runs, 'v4.json'), `${line}\n`);
+    const err = await loadRun(fileSessionStore(runs), 'v4').catch((e: unknown) => e);
+    expect(isRunStateError(err, 'version')).toBe(true);
+    expect((err as Error).message).toContain('snapshot version 4, supported 3');
+  });
+
   it('completes a final record that lost only its newline', async () => {
     const runs = join(dir, 'c');
     const store = fileSessionStore(runs);

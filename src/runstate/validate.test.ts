@@ -36,6 +36,12 @@ describe('record validation', () => {
     expect(codeOf(() => decodeRecord(line))).toBe('schema');
   });
 
+  it('refuses another format version before its schema, even with fields this build does not know', () => {
+    const newer = { ...meta, meta: { ...meta.meta, version: 4, shiny: true } };
+    expect(codeOf(() => decodeRecord(JSON.stringify(newer)))).toBe('version');
+    expect(codeOf(() => decodeRecord(JSON.stringify({ ...meta, meta: { ...meta.meta, version: 2 } })))).toBe('version');
+  });
+
   it('refuses bad JSON as corrupt', () => {
     expect(codeOf(() => decodeRecord('{"seq":1'))).toBe('corrupt');
   });

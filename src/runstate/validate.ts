@@ -7,7 +7,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { RunStateError } from './errors.js';
-import { PROTOCOL_PREFIX, RECORD_KINDS, protocolOf } from './records.js';
+import { FORMAT_VERSION, PROTOCOL_PREFIX, RECORD_KINDS, protocolOf } from './records.js';
 import type { RecordKind, SessionRecord, StoredRecord } from './records.js';
 import { messageSchema, recordSchema } from './schemas.js';
 
@@ -62,6 +62,15 @@ export function checkRecord(value: unknown): StoredRecord {
   if (!isObject(value)) throw new RunStateError('schema', 'record is not a JSON object');
   const { seq, protocol } = value;
   if (typeof protocol !== 'string') throw new RunStateError('schema', 'record has no protocol string');
+  const meta = value.meta;
+  if (protocol === protocolOf('meta') && typeof meta === 'object' && meta !== null) {
+    // checked before the schema: a newer build's meta may carry fields this schema does not know,
+    // and "unsupported version" is the answer that tells the operator what to do
+    const version = (meta as Record<string, unknown>).version;
+    if (typeof version === 'number' && Number.isInteger(version) && version !== FORMAT_VERSION) {
+      throw new RunStateError('version', `unsupported snapshot version: snapshot version ${version}, supported ${FORMAT_VERSION}`);
+    }
+  }
   const validate = validatorFor(protocol);
   if (validate === undefined) {
     if (value.optional === true && protocol.startsWith(PROTOCOL_PREFIX) && typeof seq === 'number' && Number.isInteger(seq) && seq >= 1) {

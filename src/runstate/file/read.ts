@@ -33,6 +33,7 @@ export function parseJournal(text: string, file: string): ParsedJournal {
       } catch (err) {
         const torn = isLast && err instanceof RunStateError && err.code === 'corrupt';
         if (torn) return { records, validBytes: Buffer.byteLength(text.slice(0, offset)), missingNewline: false };
+        if (err instanceof RunStateError && err.code === 'version') throw err;
         throw new RunStateError('corrupt', `corrupt record sequence: ${file} line ${lineNo}: ${(err as Error).message}`, { cause: err });
       }
     }

@@ -78,6 +78,7 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
     try {
       record = decodeRecord(new TextDecoder().decode(m.data));
     } catch (err) {
+      if (isRunStateError(err, 'version')) throw err;
       throw new RunStateError('corrupt', `corrupt record sequence: ${m.subject} (stream seq ${m.seq}): ${(err as Error).message}`, { cause: err });
     }
     if (record.seq !== seqOf(m.subject)) throw new RunStateError('corrupt', `corrupt record sequence: ${m.subject} holds record seq ${record.seq}`);
