@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedProvider, hangingStep, scriptedResponse, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import { LlmError } from '../llm/errors.js';
+import type { Response } from '../llm/provider.js';
 import type { Message, ToolResultBlock } from '../llm/types.js';
 import { newFuncTool } from '../toolkit/functool/index.js';
 import { DECLINED_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
@@ -442,5 +443,16 @@ describe('runAgent: advisories', () => {
     const events = new EventLog();
     await runAgent({ config: testConfig(), provider: new ScriptedProvider([textResponse('x')]), tools: source, prompt: 'go', events });
     expect(events.ofType('warning').map((w) => w.text)).toEqual(['MCP server "docs" changed its tool list']);
+  });
+});
+
+describe('runAgent: the crash barrier holds when the run state itself is broken', () => {
+  it('returns crashed rather than throwing when a provider breaks its contract', async () => {
+    const ends: string[] = [];
+    const broken = { capabilities: () => new ScriptedProvider().capabilities(), call: () => Promise.resolve({} as Response) };
+    const out = await runAgent({ config: testConfig(), provider: broken, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void ends.push(o.status) } });
+    expect(out.status).toBe('crashed');
+    expect(out.error).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
+    expect(ends).toEqual(['crashed']);
   });
 });

@@ -107,6 +107,23 @@ class Run {
     return tokensProcessed(this.#usage);
   }
 
+  /** An outcome that reads nothing from the entries, for a crash that may have corrupted them. */
+  outcomeWithout(status: RunStatus, message: string): RunOutcome {
+    return {
+      status,
+      answer: '',
+      stopReason: undefined,
+      message,
+      error: { code: 'crashed', message },
+      counters: deriveCounters([]),
+      model: this.model,
+      durationMs: Date.now() - this.started,
+      nextIteration: this.iteration,
+      deferred: [],
+      messages: [],
+    };
+  }
+
   outcome(status: RunStatus, fields: { answer?: string; message?: string; error?: RunError } = {}): RunOutcome {
     return {
       status,
@@ -334,7 +351,13 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
     } catch {
       // a sink that fails while reporting a crash must not turn the crash into a throw
     }
-    const crashed = run.outcome('crashed', { error: { code: 'crashed', message: CRASH_MESSAGE } });
+    let crashed: RunOutcome;
+    try {
+      crashed = run.outcome('crashed', { error: { code: 'crashed', message: CRASH_MESSAGE } });
+    } catch {
+      // whatever broke may have broken the entries too: report the crash without counting them
+      crashed = run.outcomeWithout('crashed', CRASH_MESSAGE);
+    }
     try {
       await fireRunEnd(crashed);
     } catch {

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../../agenttest/fake-model-server.js';
+import type { Provider, Response } from '../../llm/provider.js';
 import { ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { captureIo } from '../test-io.js';
@@ -99,5 +100,21 @@ describe('fisk run at a terminal', () => {
     expect(io.stderr()).toContain('cancelling the run');
     expect(io.stderr()).toContain('Run summary:');
     expect(io.stdout()).toBe('');
+  });
+
+  it('reports a crash with status 70: the stack on stderr, no answer on stdout', async () => {
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const broken: Provider = {
+      capabilities: () => ({ provider: 'broken', semconvProvider: 'broken', toolSearch: false, thinking: false, promptCache: false }),
+      // a provider breaking its contract: the loop's own code then throws
+      call: () => Promise.resolve({} as Response),
+    };
+    const code = await run(io, { stdin: tty(), onInterrupt: () => () => undefined, provider: broken }, ['go']);
+    expect(code).toBe(EXIT.crashed);
+    expect(io.stdout()).toBe('');
+    expect(io.stderr()).toContain('panic: ');
+    expect(io.stderr()).toContain('TypeError');
+    expect(io.stderr()).toContain('fisk-ai crashed');
+    expect(io.stderr()).toContain('Run summary:');
   });
 });
