@@ -82,6 +82,7 @@ function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
+/** Runs `calls` calls over `concurrency` client sessions; returns the latencies and the wall time. */
 async function measure(url, tool, args, concurrency, calls) {
   const clients = await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -108,24 +109,36 @@ async function measure(url, tool, args, concurrency, calls) {
   );
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await Promise.allSettled(clients.map((c) => c.close()));
-  latencies.sort((a, b) => a - b);
-  const round = (x) => Math.round(x * 100) / 100;
+  return { latencies, seconds };
+}
+
+const round = (x) => Math.round(x * 100) / 100;
+
+function summary(runs) {
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = runs.reduce((a, r) => a + r.seconds, 0);
   return { calls_per_s: round(latencies.length / seconds), p50_ms: round(quantile(latencies, 0.5)), p99_ms: round(quantile(latencies, 0.99)) };
 }
 
 const cases = [
-  { name: 'in_process', tool: inProcess, args: { n: 1 }, calls: 2000 },
-  { name: 'command', tool: command, args: { word: 'hi' }, calls: 200 },
+  { name: 'in_process', tool: inProcess, args: { n: 1 }, calls: 500 },
+  { name: 'command', tool: command, args: { word: 'hi' }, calls: 50 },
 ];
 const out = {};
 for (const k of cases) {
   for (const concurrency of [2, 16]) {
-    const fisk = await startFisk(k.tool, concurrency);
-    const f = await measure(fisk.url, k.tool.name, k.args, concurrency, k.calls);
-    await fisk.close();
-    const bare = await startBare(k.tool);
-    const b = await measure(bare.url, k.tool.name, k.args, concurrency, k.calls);
-    await bare.close();
+    const fiskRuns = [];
+    const bareRuns = [];
+    // an unmeasured round on each side first, so neither is measured with a cold JIT; then fisk,
+    // bare, bare, fisk, so on a machine whose load drifts neither side always goes first
+    for (const [side, measured] of [['bare', false], ['fisk', false], ['fisk', true], ['bare', true], ['bare', true], ['fisk', true]]) {
+      const server = side === 'fisk' ? await startFisk(k.tool, concurrency) : await startBare(k.tool);
+      const run = await measure(server.url, k.tool.name, k.args, concurrency, measured ? k.calls : Math.ceil(k.calls / 4));
+      await server.close();
+      if (measured) (side === 'fisk' ? fiskRuns : bareRuns).push(run);
+    }
+    const f = summary(fiskRuns);
+    const b = summary(bareRuns);
     out[`${k.name}_c${concurrency}`] = { fisk: f, bare: b, throughput_ratio: Math.round((f.calls_per_s / b.calls_per_s) * 1000) / 1000 };
   }
 }
