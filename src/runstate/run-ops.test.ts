@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ZERO_USAGE } from '../llm/types.js';
+import { assistantBody, deferralBody, terminalBody } from './builders.js';
+import { isRunStateError } from './errors.js';
+import { memorySessionStore } from './memory-store.js';
+import { answerDeferred, claimRun, loadRun, startRun } from './run-ops.js';
+import { appendNext } from './store.js';
+
+const fingerprint = { model: 'm' };
+const turn = assistantBody({
+  iteration: 0,
+  message: { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'x', input: '{}' }, { type: 'tool_use', id: 'b', name: 'y', input: '{}' }] },
+  usage: ZERO_USAGE,
+});
+
+describe('run operations', () => {
+  it('starts a run under a generated time-sortable id with its meta record', async () => {
+    const store = memorySessionStore();
+    const j = await startRun(store, { fingerprint, prompt: 'go', interactive: true });
+    expect(j.runId).toMatch(/^[0-9A-Za-z]{27}$/);
+    await j.close();
+    const run = await loadRun(store, j.runId);
+    expect(run).toMatchObject({ prompt: 'go', interactive: true, lastSeq: 1, status: 'open' });
+  });
+
+  it('claims before reading, so the runner continues after the claim', async () => {
+    const store = memorySessionStore();
+    const j = await startRun(store, { runId: 'r', fingerprint, prompt: 'go' });
+    await appendNext(j, turn);
+    await j.close();
+    const { journal, run } = await claimRun(store, 'r', 'me');
+    expect(journal.lastSeq()).toBe(3);
+    expect(run.lastSeq).toBe(3);
+    expect(run.pending?.calls.map((c) => c.state)).toEqual(['unanswered', 'unanswered']);
+    await journal.close();
+  });
+
+  it('validates an answer before taking the run, so a refusal costs no lock', async () => {
+    const store = memorySessionStore();
+    const j = await startRun(store, { runId: 'r', fingerprint, prompt: 'go' });
+    await appendNext(j, turn);
+    await appendNext(j, deferralBody('b', 'y'));
+    // the run is still held: a bad answer must be refused for what it is, not for the lock
+    const bad = await answerDeferred(store, 'r', 'a', 'x').catch((e: unknown) => e);
+    expect(isRunStateError(bad, 'answer')).toBe(true);
+    const held = await answerDeferred(store, 'r', 'b', 'x').catch((e: unknown) => e);
+    expect(isRunStateError(held, 'locked')).toBe(true);
+    await appendNext(j, terminalBody('suspended'));
+    await j.close();
+    await answerDeferred(store, 'r', 'b', 'done', { isError: true });
+    const run = await loadRun(store, 'r');
+    const b = run.pending?.calls[1];
+    expect(b?.state === 'answered' && b.result).toEqual({ type: 'tool_result', toolUseId: 'b', content: 'done', isError: true });
+  });
+
+  it('refuses a run whose meta names another run', async () => {
+    const store = memorySessionStore();
+    const j = await store.create('one');
+    await appendNext(j, { protocol: 'io.choria.fisk-ai.v1.session.meta', meta: { version: 3, run_id: 'two', created: '2026-01-01T00:00:00Z', fingerprint } });
+    await j.close();
+    const err = await loadRun(store, 'one').catch((e: unknown) => e);
+    expect(isRunStateError(err, 'corrupt')).toBe(true);
+  });
+});
