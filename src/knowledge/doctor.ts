@@ -17,6 +17,7 @@ export interface DoctorCheck {
   readonly fatal: boolean;
 }
 
+/** The doctor's findings, in check order. */
 export interface DoctorReport {
   readonly checks: readonly DoctorCheck[];
   /** False when a fatal check failed. */

@@ -94,6 +94,7 @@ export interface TermReport {
   readonly documents: number;
 }
 
+/** An enumeration's answer: matching documents (possibly limited) and how each term matched. */
 export interface EnumerateResult {
   readonly status: EnumerateStatus;
   /** Matching documents before any limit: a budget never hides the size of the answer. */

@@ -105,6 +105,7 @@ export function removeSources(store: WriterStore, sources: readonly string[]): R
 export const CHECK_STATES = ['ok', 'fail', 'not_run'] as const;
 export type CheckState = (typeof CHECK_STATES)[number];
 
+/** One integrity check and its outcome. */
 export interface IntegrityItem {
   readonly name: string;
   readonly state: CheckState;

@@ -54,6 +54,7 @@ export interface SearchVector {
   readonly settings: VectorSettings;
 }
 
+/** How a search runs: result count, the optional vector tier, and a cancellation signal. */
 export interface SearchOptions {
   readonly topK: number;
   readonly vector?: SearchVector | undefined;

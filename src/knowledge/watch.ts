@@ -18,6 +18,7 @@ export interface WatchEvents {
   onError?(err: unknown): void;
 }
 
+/** What a watch needs: the roots and exclusions of an index pass, and the debounce time. */
 export interface WatchOptions extends Pick<IndexOptions, 'roots' | 'cwd' | 'excludeDirs' | 'vector' | 'maxChunkChars'> {
   /** Quiet time after the last change before a pass starts. */
   readonly debounceMs: number;
