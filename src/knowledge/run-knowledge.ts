@@ -1,0 +1,49 @@
+import type { KnowledgeConfig } from '../config/index.js';
+import type { Tool } from '../toolkit/tool.js';
+import { knowledgeSetup, verifyStore } from './setup.js';
+import { KnowledgeReader } from './store.js';
+import { knowledgeSystemNote, knowledgeTools } from './tools.js';
+
+/** What a run gets from `harness.knowledge`: its tools, its system prompt note, and the store to close. */
+export interface RunKnowledge {
+  readonly tools: readonly Tool[];
+  readonly notes: readonly string[];
+  /** The read-only store the tools share; the host that built it closes it when the run ends. */
+  readonly reader: KnowledgeReader;
+}
+
+/** Where a run resolves its store: the working directory and an optional absolute store base. */
+export interface RunKnowledgeContext {
+  readonly cwd: string;
+  readonly storeBase?: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Sets up knowledge for one agent run: resolves the store, applies the format gate and refuses an
+ * index whose pinned vector identity no longer matches the configuration (before the model is
+ * contacted), then builds the knowledge tools over one shared read-only store and the note that
+ * tells the model how to use and cite them. Returns `undefined` when knowledge is not enabled. An
+ * index that was never built is not an error here: the tools answer "not built" honestly.
+ */
+export function prepareRunKnowledge(config: KnowledgeConfig, ctx: RunKnowledgeContext): RunKnowledge | undefined {
+  if (!config.enabled) return undefined;
+  const setup = knowledgeSetup({ directory: config.directory, embeddings: config.embeddings }, ctx);
+  const reader = new KnowledgeReader(setup.storeDir);
+  try {
+    verifyStore(reader, setup.vector);
+  } catch (err) {
+    reader.close();
+    throw err;
+  }
+  const tools = knowledgeTools({
+    reader,
+    vector: setup.vector,
+    topK: config.topK,
+    maxInjectedTokens: config.maxInjectedTokens,
+    expandToSection: config.expandToSection,
+    readTool: config.readTool,
+    citations: config.citations,
+  });
+  return { tools, notes: [knowledgeSystemNote(config.readTool)], reader };
+}
