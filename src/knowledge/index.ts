@@ -42,5 +42,5 @@ export type { KnowledgeSetup, KnowledgeSettings } from './setup.js';
 export { knowledgeTools, knowledgeSystemNote, exposureWarning, KNOWLEDGE_TOOL_NAMES, KNOWLEDGE_MCP_EXPOSABLE, CHARS_PER_TOKEN } from './tools.js';
 export type { KnowledgeToolName, KnowledgeToolsOptions } from './tools.js';
 export { fence, cleanText, DATA_TAG } from './fence.js';
-export { prepareRunKnowledge } from './run-knowledge.js';
+export { prepareRunKnowledge, knowledgeToolsForListing } from './run-knowledge.js';
 export type { RunKnowledge, RunKnowledgeContext } from './run-knowledge.js';

@@ -47,3 +47,20 @@ export function prepareRunKnowledge(config: KnowledgeConfig, ctx: RunKnowledgeCo
   });
   return { tools, notes: [knowledgeSystemNote(config.readTool)], reader };
 }
+
+/**
+ * The knowledge tools exactly as a run would define them, for listings such as `fisk info`: built
+ * over a store that is never opened and with no embeddings client, since neither changes a
+ * definition. Calling them answers "not built" rather than touching anything.
+ */
+export function knowledgeToolsForListing(config: KnowledgeConfig): readonly Tool[] {
+  if (!config.enabled) return [];
+  return knowledgeTools({
+    reader: new KnowledgeReader(config.directory),
+    topK: config.topK,
+    maxInjectedTokens: config.maxInjectedTokens,
+    expandToSection: config.expandToSection,
+    readTool: config.readTool,
+    citations: config.citations,
+  });
+}

@@ -7,6 +7,7 @@ import { runAgent } from '../../agent/run-agent.js';
 import { ScriptedProvider, textResponse } from '../../agenttest/scripted-provider.js';
 import { parseConfigForMode } from '../../config/index.js';
 import { PublishedToolSetSource } from '../../toolkit/tool-set.js';
+import { prepareRunKnowledge } from '../../knowledge/run-knowledge.js';
 import { EXIT } from '../exit-codes.js';
 import { runCli } from '../program.js';
 import { captureIo } from '../test-io.js';
@@ -64,6 +65,21 @@ exclude: {tools: ['^flood$']}
     expect(report.tools.map((t) => t.definition)).toEqual(JSON.parse(JSON.stringify(sent)));
     expect(report.tools.map((t) => t.name)).toContain('ask_human_input');
     expect(report.tools.map((t) => t.name)).not.toContain('flood');
+  });
+
+  it('lists the knowledge tools with the definitions a run gives them', async () => {
+    const path = configFile(`harness:
+  knowledge: {enabled: true, read_tool: true, top_k: 7, directory: ${join(dir, 'kb')}}
+`);
+    const r = await info(path, '--json');
+    expect(r.code).toBe(EXIT.ok);
+    const report = JSON.parse(r.out) as InfoReport;
+    const listed = report.tools.filter((t) => t.name.startsWith('knowledge_'));
+    const run = prepareRunKnowledge(parseConfigForMode({ path }, 'run').harness.knowledge, { cwd: dir, env: {} });
+    if (run === undefined) throw new Error('expected knowledge');
+    run.reader.close();
+    expect(listed.map((t) => t.name)).toEqual(['knowledge_search', 'knowledge_enumerate', 'knowledge_read']);
+    expect(listed.map((t) => t.definition)).toEqual(JSON.parse(JSON.stringify(run.tools.map((t) => t.definition(false)))));
   });
 
   it('lists source kind, plain description, tags, gate and deferral per tool', async () => {

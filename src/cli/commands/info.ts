@@ -3,6 +3,7 @@ import { humanTools } from '../../agent/human-tools.js';
 import { memoryInfoRows } from '../../memory/backends.js';
 import type { InfoRow } from '../../memory/registry.js';
 import { memoryToolsForListing } from '../../memory/tools.js';
+import { knowledgeToolsForListing } from '../../knowledge/run-knowledge.js';
 import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
 import type { Config, Override, Setting } from '../../config/index.js';
 import type { ToolDef } from '../../llm/types.js';
@@ -84,13 +85,16 @@ export function providerToolSearch(provider: string): boolean {
 
 /**
  * The built-in sources a run of this configuration gets, built as listings that need no open
- * store. Knowledge, peers and MCP servers are not listed here yet.
+ * store. Peers and MCP servers are not listed here yet.
  */
 function builtinSources(config: Config): ToolSource[] {
   const out: ToolSource[] = [];
   if (config.harness.humanInTheLoop) out.push({ source: 'human', tools: humanTools() });
   if (config.harness.memory.enabled) {
     out.push({ source: 'memory', tools: memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) });
+  }
+  if (config.harness.knowledge.enabled) {
+    out.push({ source: 'knowledge', tools: knowledgeToolsForListing(config.harness.knowledge) });
   }
   return out;
 }
