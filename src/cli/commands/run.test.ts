@@ -135,6 +135,30 @@ describe('fisk run', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('offers the knowledge tools from harness.knowledge and closes the store', async () => {
+    fake.reply(anthropicText('known'));
+    const store = mkdtempSync(join(tmpdir(), 'fisk-store-'));
+    try {
+      const io = captureIo({ PATH: process.env['PATH'], FISK_AI_STORE_DIR: store }, dir);
+      const code = await runCli(['run', '--config', agent('harness:\n  knowledge: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+      expect(code).toBe(EXIT.ok);
+      expect(io.stderr()).not.toContain('knowledge tools yet');
+      const first = fake.requests[0]?.body as { system: { text: string }[]; tools: { name: string }[] };
+      expect(first.tools.map((t) => t.name)).toContain('knowledge_search');
+      expect(first.system.length).toBeGreaterThan(1);
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a relative FISK_AI_STORE_DIR before contacting the model', async () => {
+    const io = captureIo({ PATH: process.env['PATH'], FISK_AI_STORE_DIR: 'stores' }, dir);
+    const code = await runCli(['run', '--config', agent('harness:\n  knowledge: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    expect(code).toBe(EXIT.usage);
+    expect(io.stderr()).toContain('FISK_AI_STORE_DIR');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('uses llm.base_url when no --base-url flag or environment variable is given', async () => {
     fake.reply(anthropicText('from the file'));
     const io = captureIo({ PATH: process.env['PATH'] }, dir);

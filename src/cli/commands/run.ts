@@ -3,7 +3,7 @@
  * questions asked on the terminal (No first) and denied without one. The loop itself is
  * `runAgent`; this file parses flags, builds the run's resources and presents the outcome.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { humanTools } from '../../agent/human-tools.js';
 import type { AgentEvent, EventSink } from '../../agent/events.js';
@@ -11,6 +11,7 @@ import type { RunOutcome } from '../../agent/outcome.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { RunStatus } from '../../agent/status.js';
 import { parseConfigForMode } from '../../config/index.js';
+import { prepareRunKnowledge } from '../../knowledge/index.js';
 import { prepareRunMemory } from '../../memory/index.js';
 import type { Config } from '../../config/index.js';
 import type { FetchLike, FetchMiddleware } from '../../llm/http.js';
@@ -133,7 +134,15 @@ interface BuiltTools {
   readonly notes: readonly string[];
 }
 
-async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io, signal: AbortSignal): Promise<BuiltTools> {
+/** `FISK_AI_STORE_DIR`, the base a relative `harness.knowledge.directory` resolves against; it must be absolute. */
+function knowledgeStoreBase(env: Io['env']): string | undefined {
+  const base = env['FISK_AI_STORE_DIR'];
+  if (base === undefined || base === '') return undefined;
+  if (!isAbsolute(base)) throw new CliError(`FISK_AI_STORE_DIR is ${base}, a relative path; set it to an absolute directory or unset it`, EXIT.usage);
+  return base;
+}
+
+async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io, signal: AbortSignal, cleanup: (() => void)[]): Promise<BuiltTools> {
   const sources: ToolSource[] = [];
   const notes: string[] = [];
   if (config.harness.humanInTheLoop) sources.push({ source: 'human', tools: humanTools() });
@@ -143,14 +152,18 @@ async function buildTools(config: Config, env: Io['env'], provider: Provider, io
     sources.push({ source: 'memory', tools: memory.tools });
     notes.push(...memory.notes);
   }
+  const knowledge = prepareRunKnowledge(config.harness.knowledge, { cwd: io.cwd, storeBase: knowledgeStoreBase(env), env });
+  if (knowledge !== undefined) {
+    const reader = knowledge.reader;
+    cleanup.push(() => reader.close());
+    sources.push({ source: 'knowledge', tools: knowledge.tools });
+    notes.push(...knowledge.notes);
+  }
   if (config.remoteTools.length > 0) {
     println(io.err, 'warning: remote_tools is set but fisk run in this build does not import remote agents\' tools yet; the run has none of them');
   }
   if (config.mcpClients.length > 0) {
     println(io.err, 'warning: mcp_clients is set but fisk run in this build does not connect to MCP servers yet; the run has none of their tools');
-  }
-  if (config.harness.knowledge.enabled) {
-    println(io.err, 'warning: harness.knowledge is enabled but fisk run in this build does not load the knowledge tools yet; the run has none');
   }
   const application = applicationLoadOptions(config, env);
   const tools = await resolveRunTools({
@@ -230,7 +243,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
         env,
       });
     const controller = new AbortController();
-    const tools = await buildTools(config, env, provider, io, controller.signal);
+    const tools = await buildTools(config, env, provider, io, controller.signal, cleanup);
 
     let prompter: Prompter | undefined = deps.prompter;
     if (prompter === undefined) {
