@@ -127,6 +127,18 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       expect((await loadRun(h.store, id)).pending).toBeUndefined();
     });
 
+    it('lets exactly one of two racing creators of one id proceed', async () => {
+      const id = freshId();
+      const peer = await h.peer();
+      const outcomes = await Promise.allSettled([startRun(h.store, { runId: id, fingerprint, prompt: 'a' }), startRun(peer, { runId: id, fingerprint, prompt: 'b' })]);
+      const won = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<typeof startRun>>> => o.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === 'rejected');
+      expect(isRunStateError(lost?.reason, 'exists')).toBe(true);
+      await won[0]?.value.close();
+      expect((await h.store.load(id)).length).toBe(1);
+    });
+
     it('refuses a writer whose run was claimed by another, at its next append', async () => {
       const id = freshId();
       const a = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
