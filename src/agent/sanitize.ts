@@ -4,24 +4,14 @@
  * through here first.
  */
 
-// CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and any other two-byte ESC sequence.
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?/g;
-// C0 controls except tab and newline, DEL, and C1 controls.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-// Bidirectional overrides and isolates, which can make a command line read differently than it runs.
-const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
+import { cleanText, oneLine } from '../util/terminal-text.js';
 
 /** Strips escape sequences, control characters (keeping newline and tab) and bidi overrides. */
 export function stripControl(text: string): string {
-  return text.replace(ANSI, '').replace(CONTROL, '').replace(BIDI, '');
+  return cleanText(text);
 }
 
-/** Like `stripControl`, and folds newlines and tabs to spaces, for text that must stay on one line. */
-export function oneLine(text: string): string {
-  return stripControl(text).replace(/[\n\t]+/g, ' ');
-}
+export { oneLine };
 
 const BARE = /^[A-Za-z0-9_./:@+,=-]+$/;
 

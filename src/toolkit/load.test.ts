@@ -171,7 +171,7 @@ describe('FiskCommandTool execution', () => {
   it('renders a trace line with sorted flags and no control characters', async () => {
     const loaded = await loadApplicationTools(options());
     const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
-    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe('echo --count=2 --level=warn -- a[2Jb');
+    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe('echo --count=2 --level=warn -- ab');
     expect(echo.traceLine('{"nope":"\\u0007x"}')).toBe('echo {"nope":"\\u0007x"}');
   });
 });

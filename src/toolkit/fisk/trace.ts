@@ -5,12 +5,11 @@
 import { renderArgvFromJson } from './argv.js';
 import type { CommandShape } from './argv.js';
 
-// eslint-disable-next-line no-control-regex -- the point is to remove control characters
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+import { oneLine } from '../../util/terminal-text.js';
 
-/** Removes control and bidirectional-override characters. */
+/** Removes terminal sequences, control and bidirectional-override characters, on one line. */
 export function stripControl(text: string): string {
-  return text.replace(CONTROL, '');
+  return oneLine(text);
 }
 
 /** The trace line for one call; input the argv rules refuse is shown as its raw JSON instead. */
