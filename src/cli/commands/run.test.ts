@@ -1,13 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicError, anthropicText, anthropicToolUse } from '../../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../../agenttest/fake-model-server.js';
+import { loadRun, openSessionStore } from '../../runstate/index.js';
 import { EXIT } from '../exit-codes.js';
 import { runCli } from '../program.js';
 import { captureIo } from '../test-io.js';
+import { registerRun } from './run.js';
 
 const FIXTURE = resolve(import.meta.dirname, '../../../test/fixtures/fisk-app.mjs');
 
@@ -165,5 +168,125 @@ describe('fisk run', () => {
     const code = await runCli(['run', '--config', agent(`  base_url: ${fake.url}\n`), '--api-key', 'k', 'go'], io);
     expect(code).toBe(EXIT.ok);
     expect(io.stdout()).toBe('from the file\n');
+  });
+});
+
+describe('fisk run --checkpoint and --resume', () => {
+  const stateFlags = (): string[] => ['--state-dir', join(dir, 'runs')];
+
+  async function loadStored(id: string): Promise<Awaited<ReturnType<typeof loadRun>>> {
+    const store = await openSessionStore({ backend: 'file', options: '{}' }, { env: {}, cwd: dir, stateDir: join(dir, 'runs') });
+    return loadRun(store, id);
+  }
+
+  /** `fisk run` whose interrupt handler lands in `trigger.fire`, so the test can press Ctrl-C. */
+  async function runInterruptible(trigger: { fire?: () => void }, args: string[]): Promise<string> {
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const program = new Command('fisk').exitOverride();
+    registerRun(program, io, {
+      onInterrupt: (h) => {
+        trigger.fire = h;
+        return () => {
+          delete trigger.fire;
+        };
+      },
+    });
+    await program.parseAsync(['run', '--config', agent(), '--base-url', fake.url, '--api-key', 'k', ...args], { from: 'user' });
+    return io.stderr();
+  }
+
+  it('journals a checkpointed run under --name, and the records fold back', async () => {
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]), anthropicText('done'));
+    const r = await run(['--checkpoint', '--name', 'first', ...stateFlags(), 'list', 'streams']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toBe('done\n');
+    const stored = await loadStored('first');
+    expect(stored.status).toBe('completed');
+    expect(stored.prompt).toBe('list streams');
+    expect(stored.fingerprint.model).toBe('claude-fake-1');
+    expect(stored.counters.llmCalls).toBe(2);
+    expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('suspends on the first interrupt, then resumes without repeating a journaled model call', async () => {
+    const trigger: { fire?: () => void } = {};
+    fake.reply(() => {
+      trigger.fire?.();
+      return anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]);
+    });
+    const err = await runInterruptible(trigger, ['--checkpoint', '--name', 'susp', ...stateFlags(), 'list', 'streams']);
+    expect(err).toContain('suspend requested');
+    expect(err).toContain('suspended; resume with: fisk run --resume susp');
+    expect(fake.requests).toHaveLength(1);
+    const stored = await loadStored('susp');
+    expect(stored.status).toBe('suspended');
+    expect(stored.pending).toBeUndefined();
+
+    fake.reply(anthropicText('all done'));
+    const resumed = await run(['--resume', 'susp', ...stateFlags()]);
+    expect(resumed.code).toBe(EXIT.ok);
+    expect(resumed.out).toBe('all done\n');
+    expect(resumed.err).toContain('-> stream_ls');
+    expect(fake.requests).toHaveLength(2);
+    const second = JSON.stringify(fake.requests[1]?.body);
+    expect(second).toContain('toolu_1');
+    expect(second).toContain('list streams');
+    expect((await loadStored('susp')).status).toBe('completed');
+  });
+
+  it('refuses a resume under a changed model, naming it; --force resumes anyway', async () => {
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }], { usage: { input_tokens: 10, output_tokens: 5 } }));
+    const yaml = (model: string, iterations: number): string =>
+      `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: ${model}\n  budget: { max_iterations: ${iterations} }\n`;
+    const first = join(dir, 'first.yaml');
+    writeFileSync(first, yaml('claude-fake-1', 1));
+    const stopped = await run(['--checkpoint', '--name', 'drift', ...stateFlags(), '--config', first, 'go']);
+    expect(stopped.code).toBe(EXIT.maxIterations);
+    expect(fake.requests).toHaveLength(1);
+
+    const other = join(dir, 'other.yaml');
+    writeFileSync(other, yaml('claude-fake-2', 3));
+    const refused = await run(['--resume', 'drift', ...stateFlags(), '--config', other]);
+    expect(refused.code).not.toBe(EXIT.ok);
+    expect(refused.err).toContain('model: claude-fake-1 -> claude-fake-2');
+    expect(refused.err).toContain('--force');
+    expect(fake.requests).toHaveLength(1);
+
+    fake.reply(anthropicText('forced'));
+    const forced = await run(['--resume', 'drift', '--force', ...stateFlags(), '--config', other]);
+    expect(forced.code).toBe(EXIT.ok);
+    expect(forced.out).toBe('forced\n');
+    expect(forced.err).toContain('resuming under a changed configuration');
+    expect(fake.requests).toHaveLength(2);
+    expect((fake.requests[1]?.body as { model: string }).model).toBe('claude-fake-2');
+  });
+
+  it('generates a run id when --checkpoint has no --name', async () => {
+    fake.reply(anthropicText('ok'));
+    const r = await run(['--checkpoint', ...stateFlags(), 'go']);
+    expect(r.code).toBe(EXIT.ok);
+    const id = /checkpointing run (\S+)/.exec(r.err)?.[1];
+    expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]*$/);
+    expect((await loadStored(id ?? '')).status).toBe('completed');
+  });
+
+  it.each([
+    [['--resume', 'x', '--checkpoint'], '--resume cannot be combined with --checkpoint'],
+    [['--resume', 'x', 'a', 'query'], '--resume does not take a query'],
+    [['--name', 'x', 'go'], '--name requires --checkpoint'],
+    [['--force', 'go'], '--force only applies when resuming'],
+  ])('refuses %j before reading the configuration', async (args, message) => {
+    const io = captureIo({}, dir);
+    const code = await runCli(['run', '--config', join(dir, 'missing.yaml'), ...args], io);
+    expect(code).toBe(EXIT.usage);
+    expect(io.stderr()).toContain(message);
+  });
+
+  it('refuses --state-dir with a session backend other than file', async () => {
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent('harness:\n  sessions: { backend: jetstream, options: { stream: RUNS } }\n'), '--base-url', fake.url, '--api-key', 'k', '--checkpoint', ...stateFlags(), 'go'], io);
+    expect(code).not.toBe(EXIT.ok);
+    expect(io.stderr()).toContain('harness.sessions.backend');
+    expect(fake.requests).toHaveLength(0);
   });
 });

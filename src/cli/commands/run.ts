@@ -5,9 +5,12 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../../agent/checkpoint.js';
+import type { Checkpoint } from '../../agent/checkpoint.js';
 import { humanTools } from '../../agent/human-tools.js';
 import type { AgentEvent, EventSink } from '../../agent/events.js';
 import type { RunOutcome } from '../../agent/outcome.js';
+import { replayEvents } from '../../agent/replay.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { RunStatus } from '../../agent/status.js';
 import { parseConfigForMode } from '../../config/index.js';
@@ -21,6 +24,8 @@ import { newProvider } from '../../llm/providers.js';
 import type { Provider } from '../../llm/provider.js';
 import { openTraceFile } from '../../llm/trace.js';
 import type { TraceFile } from '../../llm/trace.js';
+import { openConfiguredSessionStore } from '../../runstate/index.js';
+import type { SessionStore } from '../../runstate/index.js';
 import { applicationLoadOptions } from '../../toolkit/load.js';
 import { resolveRunTools } from '../../toolkit/run-tools.js';
 import type { ToolSource } from '../../toolkit/source.js';
@@ -52,6 +57,20 @@ interface RunFlags {
   readonly httpDebug?: boolean;
   readonly tui: boolean;
   readonly trace?: string;
+  readonly checkpoint?: boolean;
+  readonly name?: string;
+  readonly resume?: string;
+  readonly force?: boolean;
+  readonly stateDir?: string;
+}
+
+/** The flag combinations `fisk run` refuses, checked before the configuration is read. */
+function checkJournalFlags(query: readonly string[], flags: RunFlags): void {
+  const usage = (message: string): CliError => new CliError(message, EXIT.usage);
+  if (flags.resume !== undefined && flags.checkpoint === true) throw usage('--resume cannot be combined with --checkpoint');
+  if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
+  if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
+  if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
 }
 
 /**
@@ -195,6 +214,7 @@ function trailer(outcome: RunOutcome): string | undefined {
 }
 
 async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
+  checkJournalFlags(query, flags);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
   const env = io.env;
   const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
@@ -203,10 +223,13 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
   const noColor = !flags.color;
 
   const cleanup: (() => void)[] = [];
+  let sessions: { store: SessionStore; close: () => Promise<void> } | undefined;
+  let checkpoint: Checkpoint | undefined;
   try {
     const middleware: FetchMiddleware[] = [];
     let trace: TraceFile | undefined;
-    const tap = new IterationTap(new LineSurface(io.err, { toolOutput, verbose }));
+    const surface = new LineSurface(io.err, { toolOutput, verbose });
+    const tap = new IterationTap(surface);
     if (flags.trace !== undefined) {
       try {
         trace = openTraceFile(resolve(io.cwd, flags.trace));
@@ -243,7 +266,31 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
         env,
       });
     const controller = new AbortController();
+    const journaled = flags.checkpoint === true || flags.resume !== undefined;
+    if (journaled) {
+      sessions = await openConfiguredSessionStore(config.harness.sessions, config.natsContext, {
+        env,
+        cwd: io.cwd,
+        ...(flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) }),
+        connectionName: `fisk-ai run ${config.identity}`,
+      });
+    }
     const tools = await buildTools(config, env, provider, io, controller.signal, cleanup);
+    const prompt = query.join(' ').trim();
+    if (sessions !== undefined) {
+      const fingerprint = runFingerprint(config, tools.source, tools.notes);
+      if (flags.resume === undefined) {
+        checkpoint = await startCheckpoint(sessions.store, { ...(flags.name === undefined ? {} : { runId: flags.name }), fingerprint, prompt: prompt === '' ? DEFAULT_PROMPT : prompt });
+        println(io.err, `checkpointing run ${checkpoint.runId}`);
+      } else {
+        const resumed = await resumeCheckpoint(sessions.store, flags.resume, { fingerprint, force: flags.force === true });
+        checkpoint = resumed;
+        if (resumed.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${resumed.changes.map((c) => `  ${c.line}`).join('\n')}`);
+        // the conversation so far, through the same renderer as a live run
+        for (const event of replayEvents(resumed.run.messages)) surface.emit(event);
+        println(io.err, `resuming run ${resumed.runId} at iteration ${resumed.run.nextIteration}`);
+      }
+    }
 
     let prompter: Prompter | undefined = deps.prompter;
     if (prompter === undefined) {
@@ -255,11 +302,18 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       }
     }
 
-    // first interrupt cancels the run; a second one leaves at once
+    // journaled: the first interrupt suspends at the next boundary, the second cancels;
+    // otherwise the first cancels. One more leaves at once.
     let interrupts = 0;
+    let suspend = false;
     const uninstall = (deps.onInterrupt ?? processInterrupt)(() => {
       interrupts++;
-      if (interrupts === 1) {
+      if (checkpoint !== undefined && interrupts === 1) {
+        suspend = true;
+        println(io.err, '\nsuspend requested; finishing the current step, press Ctrl-C again to abort');
+        return;
+      }
+      if (interrupts === (checkpoint === undefined ? 1 : 2)) {
         println(io.err, '\ncancelling the run; press Ctrl-C again to quit now');
         controller.abort(new Error('interrupted'));
         return;
@@ -268,13 +322,14 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     });
     cleanup.push(uninstall);
 
-    const prompt = query.join(' ').trim();
     const outcome = await runAgent({
       config,
       provider,
       tools: tools.source,
       systemNotes: tools.notes,
-      prompt: prompt === '' ? DEFAULT_PROMPT : prompt,
+      // a resume continues the stored conversation, which already holds the prompt
+      prompt: flags.resume !== undefined ? '' : prompt === '' ? DEFAULT_PROMPT : prompt,
+      ...(checkpoint === undefined ? {} : { ...checkpoint.options, suspendRequested: () => suspend }),
       ...(prompter === undefined ? {} : { prompter }),
       events: tap,
       signal: controller.signal,
@@ -285,6 +340,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       const markdown = shouldRenderMarkdown(io.out.isTTY === true, noColor, env);
       io.out.write(formatAnswer(outcome.answer, markdown));
     }
+    if (outcome.status === 'suspended' && checkpoint !== undefined) println(io.err, `\nsuspended; resume with: fisk run --resume ${checkpoint.runId}`);
     const tail = trailer(outcome);
     if (tail !== undefined) println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
     println(io.err, summaryLine(outcome, { verbose }));
@@ -306,6 +362,8 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {
     for (const c of cleanup.reverse()) c();
+    await checkpoint?.journal.close();
+    await sessions?.close();
   }
 }
 
@@ -324,6 +382,11 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--http-debug', `write every model API request and response body to ./${HTTP_DEBUG_FILE} (env HTTP_DEBUG)`)
     .option('--no-tui', 'use the line surface (the only one in this build; env NO_TUI)')
     .option('--trace <file>', 'write a JSON-lines trace of every model request and response to a new file (mode 0600)')
+    .option('--checkpoint', 'journal the run so it can be suspended and resumed (harness.sessions)')
+    .option('--name <id>', 'the run id for --checkpoint (default: a generated time-sortable id)')
+    .option('--resume <id>', 'resume a checkpointed run; no query (the prompt is restored from the run)')
+    .option('--force', 'resume despite configuration changes (not a provider change); only with --resume')
+    .option('--state-dir <dir>', 'the file session backend directory (default: $XDG_STATE_HOME/fisk-ai/runs)')
     .action(async (query: string[], flags: RunFlags) => {
       await runCommand(query, flags, io, deps);
     });
