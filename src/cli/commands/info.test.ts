@@ -113,7 +113,7 @@ exclude: {tools: ['^flood$']}
   it('prints application text without control sequences', async () => {
     const io = captureIo({ ...env, FIXTURE_MODE: 'escape' });
     expect(await runCli(['info', '--config', configFile('')], io)).toBe(EXIT.ok);
-    expect(io.stdout()).toMatch(/env\s+application\s+no\s+no\s+Prints \[2J\[31mits environment\s+ai:read_only, eviltag/);
+    expect(io.stdout()).toMatch(/env\s+application\s+no\s+no\s+Prints its environment\s+ai:read_only, eviltag/);
     expect(io.stdout().includes('\u001b') || io.stdout().includes('\u0007')).toBe(false);
   });
 
