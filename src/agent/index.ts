@@ -47,3 +47,5 @@ export type { PiiKind, Finding } from './pii/detectors.js';
 export { systemBlocks } from './system-prompt.js';
 export { sessionJournal } from './runstate-journal.js';
 export { replayEvents, splitEnvelope } from './replay.js';
+export { runFingerprint, startCheckpoint, resumeCheckpoint } from './checkpoint.js';
+export type { Checkpoint, ResumedCheckpoint } from './checkpoint.js';

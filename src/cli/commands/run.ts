@@ -13,9 +13,11 @@ import type { RunOutcome } from '../../agent/outcome.js';
 import { replayEvents } from '../../agent/replay.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { RunStatus } from '../../agent/status.js';
-import { parseConfigForMode } from '../../config/index.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ConfigError, parseConfigForMode } from '../../config/index.js';
+import { connectNats } from '../../conns/index.js';
 import { prepareRunKnowledge } from '../../knowledge/index.js';
-import { prepareRunMemory } from '../../memory/index.js';
+import { memoryBackend, prepareRunMemory } from '../../memory/index.js';
 import type { Config } from '../../config/index.js';
 import type { FetchLike, FetchMiddleware } from '../../llm/http.js';
 import { openHttpDebugLog } from '../../llm/http-debug.js';
@@ -161,12 +163,34 @@ function knowledgeStoreBase(env: Io['env']): string | undefined {
   return base;
 }
 
+/**
+ * The NATS connection a memory backend that declares the need gets (JetStream KV), from
+ * `nats_context`; closed when the command ends. The store only borrows it.
+ */
+async function memoryConnection(config: Config, env: Io['env'], cleanup: (() => void)[]): Promise<NatsConnection | undefined> {
+  const memory = config.harness.memory;
+  if (!memory.enabled || !memoryBackend(memory.backend).needs.includes('nats')) return undefined;
+  if (config.natsContext === undefined) {
+    throw ConfigError.of('missing', 'nats_context', `is required by harness.memory.backend: ${memory.backend}`);
+  }
+  const conn = await connectNats(config.natsContext, { env, name: `fisk-ai ${config.identity}` });
+  cleanup.push(() => {
+    conn.connection.close().catch(() => undefined);
+  });
+  return conn.connection;
+}
+
 async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io, signal: AbortSignal, cleanup: (() => void)[]): Promise<BuiltTools> {
   const sources: ToolSource[] = [];
   const notes: string[] = [];
   if (config.harness.humanInTheLoop) sources.push({ source: 'human', tools: humanTools() });
   // opened before the model is contacted, so a missing bucket or bad option fails the run here
-  const memory = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: io.cwd, natsContext: config.natsContext }, { signal });
+  const memoryNats = await memoryConnection(config, env, cleanup);
+  const memory = await prepareRunMemory(
+    config.harness.memory,
+    { identity: config.identity, baseDir: io.cwd, natsContext: config.natsContext, ...(memoryNats === undefined ? {} : { nats: memoryNats }) },
+    { signal },
+  );
   if (memory !== undefined) {
     sources.push({ source: 'memory', tools: memory.tools });
     notes.push(...memory.notes);
