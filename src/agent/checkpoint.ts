@@ -7,7 +7,8 @@ import type { Config } from '../config/index.js';
 import { claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun } from '../runstate/index.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
-import type { RunOptions } from './run-agent.js';
+import type { ToolResultBlock } from '../llm/types.js';
+import type { PendingToolBatch, RunOptions } from './run-agent.js';
 import { sessionJournal } from './runstate-journal.js';
 import { systemBlocks } from './system-prompt.js';
 
@@ -55,10 +56,11 @@ export interface ResumedCheckpoint extends Checkpoint {
 /**
  * Takes a stored run back to continue it. Refusals come before the claim, so they cost no lock:
  * a completed run; a fingerprint that changed (every changed field named; `force` overrides all
- * but the provider); and a run that stopped inside a tool batch, since the loop cannot yet run a
- * pending batch and re-asking the model would repeat a journaled call. Then a claim is appended
- * before anything else and the run is re-read under it. Restored grants are dropped when a forced
- * resume changed the tool set. Throws `RunStateError`.
+ * but the provider); and a batch still waiting for a deferred call's answer. Then a claim is
+ * appended before anything else and the run is re-read under it. A run that stopped inside a tool
+ * batch (a crash, or a suspend mid-batch) resumes by running only the calls with no recorded
+ * result, so no journaled model call is repeated and at most the one call in flight runs twice.
+ * Restored grants are dropped when a forced resume changed the tool set. Throws `RunStateError`.
  */
 export async function resumeCheckpoint(
   store: SessionStore,
@@ -76,6 +78,7 @@ export async function resumeCheckpoint(
     throw err;
   }
   const standing = decision.grantsSurvive ? run.grants.map((g) => g.tool) : [];
+  const pendingBatch = pendingOf(run);
   return {
     runId,
     journal,
@@ -86,18 +89,29 @@ export async function resumeCheckpoint(
       history: run.messages,
       startIteration: run.nextIteration,
       ...(standing.length > 0 ? { grants: { standing } } : {}),
+      ...(pendingBatch === undefined ? {} : { pendingBatch }),
     },
   };
+}
+
+/** The stored batch to finish first: its turn and the results already recorded. */
+function pendingOf(run: FoldedRun): PendingToolBatch | undefined {
+  if (run.pending === undefined) return undefined;
+  const results = new Map<string, ToolResultBlock>();
+  for (const c of run.pending.calls) if (c.state === 'answered') results.set(c.call.id, c.result);
+  return { message: run.pending.message, results };
 }
 
 function refuseUnresumable(run: FoldedRun): void {
   if (run.status === 'completed') {
     throw new RunStateError('config', `run ${JSON.stringify(run.runId)} already completed; there is nothing to resume`);
   }
-  if (run.pending !== undefined) {
+  // a deferred call is never dispatched again: its turn finishes only when an answer is supplied
+  const waiting = run.pending?.calls.filter((c) => c.state === 'deferred') ?? [];
+  if (waiting.length > 0) {
     throw new RunStateError(
       'config',
-      `run ${JSON.stringify(run.runId)} stopped inside a tool batch (iteration ${run.pending.iteration}), and this build cannot yet run a pending batch on resume; answer deferred calls with fisk session answer, or start a new run`,
+      `run ${JSON.stringify(run.runId)} is waiting for ${waiting.map((c) => `${c.call.name} (${c.call.id})`).join(', ')} to answer; supply the answer with fisk session answer ${run.runId} <call id> <result>, then resume`,
     );
   }
 }

@@ -9,7 +9,7 @@ import { LlmError } from '../llm/errors.js';
 import type { Provider, Request, Response } from '../llm/provider.js';
 import { addUsage, ZERO_USAGE } from '../llm/types.js';
 import type { ContentBlock, Message, StopReason, ToolResultBlock, ToolUseBlock, Usage } from '../llm/types.js';
-import type { Prompter, ToolSetSource } from '../toolkit/tool.js';
+import type { Prompter, ToolSet, ToolSetSource } from '../toolkit/tool.js';
 import { ConfirmGate } from './confirm-gate.js';
 import { deriveCounters, tokensProcessed } from './counters.js';
 import { AgentError, CRASH_MESSAGE } from './errors.js';
@@ -57,6 +57,18 @@ export interface RunOptions {
   readonly systemNotes?: readonly string[];
   /** Whether an operator is present at a chat surface (longer cache lifetime). */
   readonly interactive?: boolean;
+  /**
+   * A journaled model turn whose tool calls were not all answered (a resume after a crash or a
+   * suspend inside a batch). Its unanswered calls run first, then the turn is committed with every
+   * result in call order, so no journaled model call is made again.
+   */
+  readonly pendingBatch?: PendingToolBatch;
+}
+
+/** A model turn from the journal and the results already recorded for its calls, by call id. */
+export interface PendingToolBatch {
+  readonly message: Message;
+  readonly results: ReadonlyMap<string, ToolResultBlock>;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -173,6 +185,14 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     return run.outcome('error', { error: { code: 'options', message: 'nothing to run: the prompt is empty and there is no conversation to continue' } });
   }
 
+  // a resumed batch: its model call is journaled, so only its unanswered calls run
+  if (o.pendingBatch !== undefined) {
+    run.messages.push(o.pendingBatch.message);
+    const calls = o.pendingBatch.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    const ended = await runBatch(run, calls, batchContext(run, o, o.tools.current(), gate, hooks, prompter, signal), o.pendingBatch.results);
+    if (ended !== undefined) return ended;
+  }
+
   for (;;) {
     // 1. suspend only at the boundary, before the iteration index is consumed
     if (o.suspendRequested?.() === true) return run.outcome('suspended', { message: 'suspended at the operator\'s request' });
@@ -249,52 +269,76 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
       return budgetStop(run);
     }
 
-    // 5. execute each call
-    run.status('tools');
-    const results: ToolResultBlock[] = [];
-    const ctx = {
-      set,
-      gate,
-      hooks,
-      events: run.events,
-      prompter,
-      workDir: o.workDir,
-      toolTimeoutMs: s.toolTimeoutMs,
-      confirmTags: s.confirmTags,
-      journal: o.journal,
-      signal,
-    };
-    for (const call of calls) {
-      const r = await executeToolCall(call, ctx);
-      switch (r.kind) {
-        case 'answered':
-          await run.record({ type: 'tool_result', result: r.block, name: call.name, kind: r.toolKind });
-          results.push(r.block);
-          break;
-        case 'deferred':
-          await run.record({ type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: r.toolKind, reason: r.reason });
-          run.deferred.push({ toolUseId: call.id, name: call.name, reason: r.reason });
-          break;
-        case 'end_run':
-          run.iteration++;
-          if (r.status === 'aborted') return run.outcome('aborted', { message: r.message });
-          return run.outcome('error', { error: { code: r.code === 'taken_over' ? 'taken_over' : 'hook', message: r.message } });
-        default: {
-          const never: never = r;
-          throw new TypeError(`unknown call result ${JSON.stringify(never)}`);
-        }
-      }
-      // a grant is written only once the call that earned it is answered or deferred
-      if (r.grant !== undefined) await run.record({ type: 'grant', tool: r.grant, toolUseId: call.id });
-    }
+    // 5. execute each call, then 6. feed the results back
     run.iteration++;
-
-    // 6. feed the results back; a deferral suspends with nothing appended
-    if (run.deferred.length > 0) {
-      return run.outcome('suspended', { message: `suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later` });
-    }
-    run.messages.push({ role: 'user', content: results });
+    const ended = await runBatch(run, calls, batchContext(run, o, set, gate, hooks, prompter, signal), new Map());
+    if (ended !== undefined) return ended;
   }
+}
+
+type BatchContext = Parameters<typeof executeToolCall>[1];
+
+function batchContext(run: Run, o: RunOptions, set: ToolSet, gate: ConfirmGate, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): BatchContext {
+  const s = run.settings;
+  return {
+    set,
+    gate,
+    hooks,
+    events: run.events,
+    prompter,
+    workDir: o.workDir,
+    toolTimeoutMs: s.toolTimeoutMs,
+    confirmTags: s.confirmTags,
+    journal: o.journal,
+    signal,
+  };
+}
+
+/**
+ * Runs one batch of calls in order, skipping those already answered (a resumed batch), journaling
+ * each result and any grant it earned, then feeds every result back as one user message. Returns
+ * an outcome when the run ends here: a deferral suspends it with nothing appended.
+ */
+async function runBatch(
+  run: Run,
+  calls: readonly ToolUseBlock[],
+  ctx: BatchContext,
+  answered: ReadonlyMap<string, ToolResultBlock>,
+): Promise<RunOutcome | undefined> {
+  run.status('tools');
+  const results: ToolResultBlock[] = [];
+  for (const call of calls) {
+    const known = answered.get(call.id);
+    if (known !== undefined) {
+      results.push(known);
+      continue;
+    }
+    const r = await executeToolCall(call, ctx);
+    switch (r.kind) {
+      case 'answered':
+        await run.record({ type: 'tool_result', result: r.block, name: call.name, kind: r.toolKind });
+        results.push(r.block);
+        break;
+      case 'deferred':
+        await run.record({ type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: r.toolKind, reason: r.reason });
+        run.deferred.push({ toolUseId: call.id, name: call.name, reason: r.reason });
+        break;
+      case 'end_run':
+        if (r.status === 'aborted') return run.outcome('aborted', { message: r.message });
+        return run.outcome('error', { error: { code: r.code === 'taken_over' ? 'taken_over' : 'hook', message: r.message } });
+      default: {
+        const never: never = r;
+        throw new TypeError(`unknown call result ${JSON.stringify(never)}`);
+      }
+    }
+    // a grant is written only once the call that earned it is answered or deferred
+    if (r.grant !== undefined) await run.record({ type: 'grant', tool: r.grant, toolUseId: call.id });
+  }
+  if (run.deferred.length > 0) {
+    return run.outcome('suspended', { message: `suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later` });
+  }
+  run.messages.push({ role: 'user', content: results });
+  return undefined;
 }
 
 function budgetStop(run: Run): RunOutcome {

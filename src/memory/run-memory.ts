@@ -17,6 +17,10 @@ export interface RunMemory {
   readonly tools: readonly Tool[];
   /** System prompt segments: the note on the tools, then the index unless `no_index`. */
   readonly notes: readonly string[];
+  /** The note on the tools alone: stable for a configuration, so a run fingerprint may include it. */
+  readonly note: string;
+  /** The index of stored memories, when injected; it changes as memories are written, so it is never fingerprinted. */
+  readonly index: string | undefined;
 }
 
 /** Options for `prepareRunMemory`. */
@@ -46,7 +50,7 @@ export async function prepareRunMemory(memory: MemoryConfig, context: BackendCon
   }
   const scope = options.snapshot === undefined ? new Scope() : Scope.restore(options.snapshot);
   const tools = memoryTools(store, scope, { readOnly: memory.readOnly });
-  const notes = [memoryNote(memory.readOnly)];
-  if (!memory.noIndex) notes.push(await memoryIndexPrompt(store, options.signal === undefined ? {} : { signal: options.signal }));
-  return { store, scope, tools, notes };
+  const note = memoryNote(memory.readOnly);
+  const index = memory.noIndex ? undefined : await memoryIndexPrompt(store, options.signal === undefined ? {} : { signal: options.signal });
+  return { store, scope, tools, notes: index === undefined ? [note] : [note, index], note, index };
 }

@@ -7,7 +7,7 @@ import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../../src/age
 import { runAgent } from '../../src/agent/run-agent.js';
 import { recordingTool, sourceOf, testConfig } from '../../src/agent/test-support.js';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../../src/agenttest/scripted-provider.js';
-import { appendNext, assistantBody, isRunStateError, loadRun, memorySessionStore } from '../../src/runstate/index.js';
+import { appendNext, assistantBody, deferralBody, isRunStateError, loadRun, memorySessionStore, toolResultBody } from '../../src/runstate/index.js';
 
 describe('checkpoint and resume', () => {
   it('resumes a suspended run and completes it without repeating a model call', async () => {
@@ -56,16 +56,52 @@ describe('checkpoint and resume', () => {
     expect(forced.changes.map((c) => c.field)).toEqual(['model']);
   });
 
-  it('refuses a run that stopped inside a tool batch, rather than asking the model again', async () => {
+  it('finishes a batch cut short by a crash, running only the call with no recorded result', async () => {
+    const store = memorySessionStore();
+    const config = testConfig();
+    const calls: Record<string, unknown>[] = [];
+    const tools = sourceOf([recordingTool('probe', calls)]);
+    const fingerprint = runFingerprint(config, tools, []);
+    const cp = await startCheckpoint(store, { runId: 'r3', fingerprint, prompt: 'p' });
+    const turn = toolUseResponse([
+      { name: 'probe', input: { n: 1 }, id: 'call_1' },
+      { name: 'probe', input: { n: 2 }, id: 'call_2' },
+    ]);
+    await appendNext(cp.journal, assistantBody({ iteration: 0, message: turn.message, stopReason: turn.stopReason, usage: turn.usage }));
+    await appendNext(cp.journal, toolResultBody({ type: 'tool_result', toolUseId: 'call_1', content: '{"n":1}' }));
+    // the process died here, with call_2 in flight and unrecorded
+    await cp.journal.close();
+
+    const provider = new ScriptedProvider([textResponse('both done')]);
+    const resumed = await resumeCheckpoint(store, 'r3', { fingerprint, force: false });
+    const outcome = await runAgent({ config, provider, tools, prompt: '', ...resumed.options });
+    await resumed.journal.close();
+    expect(outcome.status).toBe('completed');
+    expect(outcome.answer).toBe('both done');
+    expect(calls).toEqual([{ n: 2 }]);
+    expect(provider.requests).toHaveLength(1);
+    const sent = JSON.stringify(provider.requests[0]?.messages);
+    expect(sent).toContain('call_1');
+    expect(sent).toContain('call_2');
+    const stored = await loadRun(store, 'r3');
+    expect(stored.pending).toBeUndefined();
+    expect(stored.counters.llmCalls).toBe(2);
+    expect(stored.status).toBe('completed');
+  });
+
+  it('refuses a batch still waiting for a deferred call, naming how to answer it', async () => {
     const store = memorySessionStore();
     const config = testConfig();
     const tools = sourceOf([]);
     const fingerprint = runFingerprint(config, tools, []);
-    const cp = await startCheckpoint(store, { runId: 'r3', fingerprint, prompt: 'p' });
+    const cp = await startCheckpoint(store, { runId: 'r5', fingerprint, prompt: 'p' });
     const turn = toolUseResponse([{ name: 'probe', input: {}, id: 'call_9' }]);
     await appendNext(cp.journal, assistantBody({ iteration: 0, message: turn.message, stopReason: turn.stopReason, usage: turn.usage }));
+    await appendNext(cp.journal, deferralBody('call_9', 'probe', 'a person will answer'));
     await cp.journal.close();
-    await expect(resumeCheckpoint(store, 'r3', { fingerprint, force: false })).rejects.toThrow(/pending batch/);
+    await expect(resumeCheckpoint(store, 'r5', { fingerprint, force: false })).rejects.toThrow(/fisk session answer r5/);
+    // a refusal takes no claim
+    expect(await store.load('r5')).toHaveLength(3);
   });
 
   it('refuses a completed run', async () => {

@@ -234,6 +234,28 @@ describe('fisk run --checkpoint and --resume', () => {
     expect((await loadStored('susp')).status).toBe('completed');
   });
 
+  it('resumes after the run wrote a memory: the index is not part of the fingerprint, and the model is told it resumed', async () => {
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_m', name: 'memory_write', input: { key: 'k1', description: 'a note', content: 'remember this' } }]),
+    );
+    const yaml = `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n  budget: { max_iterations: 1 }\nharness:\n  memory: {enabled: true}\n`;
+    const path = join(dir, 'mem.yaml');
+    writeFileSync(path, yaml);
+    const stopped = await run(['--checkpoint', '--name', 'memrun', ...stateFlags(), '--config', path, 'note it']);
+    expect(stopped.code).toBe(EXIT.maxIterations);
+
+    // the budget is raised (a forced, named change); the system prompt must not read as changed
+    writeFileSync(path, yaml.replace('max_iterations: 1', 'max_iterations: 3'));
+    fake.reply(anthropicText('resumed fine'));
+    const resumed = await run(['--resume', 'memrun', '--force', ...stateFlags(), '--config', path]);
+    expect(resumed.err).toContain('max_iterations: 1 -> 3');
+    expect(resumed.err).not.toContain('system prompt');
+    expect(resumed.out).toBe('resumed fine\n');
+    const system = JSON.stringify((fake.requests[1]?.body as { system: unknown }).system);
+    expect(system).toContain('k1');
+    expect(system).toContain('has now been resumed');
+  });
+
   it('refuses a resume under a changed model, naming it; --force resumes anyway', async () => {
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }], { usage: { input_tokens: 10, output_tokens: 5 } }));
     const yaml = (model: string, iterations: number): string =>

@@ -152,8 +152,18 @@ class IterationTap implements EventSink {
 /** The run's tool set and the system prompt notes its built-ins bring. */
 interface BuiltTools {
   readonly source: PublishedToolSetSource;
+  /** Notes that depend only on the configuration: part of the run fingerprint. */
   readonly notes: readonly string[];
+  /** Notes that change between runs (the memory index): sent last, never fingerprinted. */
+  readonly volatileNotes: readonly string[];
 }
+
+/**
+ * Told to the model on a resume, after the fingerprint is computed so it cannot perturb the
+ * comparison: time has passed and what tools report may have changed.
+ */
+const RESUME_REMINDER =
+  'This conversation was interrupted and has now been resumed. Time may have passed since the earlier turns: what tools reported then may have changed, so check again before relying on it.';
 
 /** `FISK_AI_STORE_DIR`, the base a relative `harness.knowledge.directory` resolves against; it must be absolute. */
 function knowledgeStoreBase(env: Io['env']): string | undefined {
@@ -193,7 +203,7 @@ async function buildTools(config: Config, env: Io['env'], provider: Provider, io
   );
   if (memory !== undefined) {
     sources.push({ source: 'memory', tools: memory.tools });
-    notes.push(...memory.notes);
+    notes.push(memory.note);
   }
   const knowledge = prepareRunKnowledge(config.harness.knowledge, { cwd: io.cwd, storeBase: knowledgeStoreBase(env), env });
   if (knowledge !== undefined) {
@@ -216,7 +226,7 @@ async function buildTools(config: Config, env: Io['env'], provider: Provider, io
     deferral: { noToolSearch: config.llm.noToolSearch, providerToolSearch: provider.capabilities().toolSearch },
   });
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
-  return { source: new PublishedToolSetSource(tools.toolSet), notes };
+  return { source: new PublishedToolSetSource(tools.toolSet), notes, volatileNotes: memory?.index === undefined ? [] : [memory.index] };
 }
 
 function trailer(outcome: RunOutcome): string | undefined {
@@ -350,7 +360,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       config,
       provider,
       tools: tools.source,
-      systemNotes: tools.notes,
+      systemNotes: [...tools.notes, ...tools.volatileNotes, ...(flags.resume === undefined ? [] : [RESUME_REMINDER])],
       // a resume continues the stored conversation, which already holds the prompt
       prompt: flags.resume !== undefined ? '' : prompt === '' ? DEFAULT_PROMPT : prompt,
       ...(checkpoint === undefined ? {} : { ...checkpoint.options, suspendRequested: () => suspend }),
