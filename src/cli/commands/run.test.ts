@@ -243,6 +243,8 @@ describe('fisk run --checkpoint and --resume', () => {
     writeFileSync(path, yaml);
     const stopped = await run(['--checkpoint', '--name', 'memrun', ...stateFlags(), '--config', path, 'note it']);
     expect(stopped.code).toBe(EXIT.maxIterations);
+    // the run's own create is journaled in its memory read record
+    expect(Object.keys((await loadStored('memrun')).memoryScope ?? {})).toEqual(['k1']);
 
     // the budget is raised (a forced, named change); the system prompt must not read as changed
     writeFileSync(path, yaml.replace('max_iterations: 1', 'max_iterations: 3'));
@@ -254,6 +256,8 @@ describe('fisk run --checkpoint and --resume', () => {
     const system = JSON.stringify((fake.requests[1]?.body as { system: unknown }).system);
     expect(system).toContain('k1');
     expect(system).toContain('has now been resumed');
+    // the resume was seeded with that record, so the newest one still holds it
+    expect(Object.keys((await loadStored('memrun')).memoryScope ?? {})).toEqual(['k1']);
   });
 
   it('refuses a resume under a changed model, naming it; --force resumes anyway', async () => {

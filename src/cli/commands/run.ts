@@ -26,7 +26,7 @@ import { newProvider } from '../../llm/providers.js';
 import type { Provider } from '../../llm/provider.js';
 import { openTraceFile } from '../../llm/trace.js';
 import type { TraceFile } from '../../llm/trace.js';
-import { openConfiguredSessionStore } from '../../runstate/index.js';
+import { appendNext, loadRun, memoryScopeBody, openConfiguredSessionStore } from '../../runstate/index.js';
 import type { SessionStore } from '../../runstate/index.js';
 import { applicationLoadOptions } from '../../toolkit/load.js';
 import { resolveRunTools } from '../../toolkit/run-tools.js';
@@ -156,6 +156,8 @@ interface BuiltTools {
   readonly notes: readonly string[];
   /** Notes that change between runs (the memory index): sent last, never fingerprinted. */
   readonly volatileNotes: readonly string[];
+  /** The run's memory read record, journaled with a checkpointed run so a resume keeps its authority. */
+  readonly memoryScope: { snapshot(): Readonly<Record<string, number>> } | undefined;
 }
 
 /**
@@ -190,7 +192,15 @@ async function memoryConnection(config: Config, env: Io['env'], cleanup: (() => 
   return conn.connection;
 }
 
-async function buildTools(config: Config, env: Io['env'], provider: Provider, io: Io, signal: AbortSignal, cleanup: (() => void)[]): Promise<BuiltTools> {
+async function buildTools(
+  config: Config,
+  env: Io['env'],
+  provider: Provider,
+  io: Io,
+  signal: AbortSignal,
+  cleanup: (() => void)[],
+  memorySnapshot: Readonly<Record<string, number>> | undefined,
+): Promise<BuiltTools> {
   const sources: ToolSource[] = [];
   const notes: string[] = [];
   if (config.harness.humanInTheLoop) sources.push({ source: 'human', tools: humanTools() });
@@ -199,7 +209,7 @@ async function buildTools(config: Config, env: Io['env'], provider: Provider, io
   const memory = await prepareRunMemory(
     config.harness.memory,
     { identity: config.identity, baseDir: io.cwd, natsContext: config.natsContext, ...(memoryNats === undefined ? {} : { nats: memoryNats }) },
-    { signal },
+    { signal, ...(memorySnapshot === undefined ? {} : { snapshot: memorySnapshot }) },
   );
   if (memory !== undefined) {
     sources.push({ source: 'memory', tools: memory.tools });
@@ -226,7 +236,12 @@ async function buildTools(config: Config, env: Io['env'], provider: Provider, io
     deferral: { noToolSearch: config.llm.noToolSearch, providerToolSearch: provider.capabilities().toolSearch },
   });
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
-  return { source: new PublishedToolSetSource(tools.toolSet), notes, volatileNotes: memory?.index === undefined ? [] : [memory.index] };
+  return {
+    source: new PublishedToolSetSource(tools.toolSet),
+    notes,
+    volatileNotes: memory?.index === undefined ? [] : [memory.index],
+    memoryScope: memory?.scope,
+  };
 }
 
 function trailer(outcome: RunOutcome): string | undefined {
@@ -309,7 +324,11 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
         connectionName: `fisk-ai run ${config.identity}`,
       });
     }
-    const tools = await buildTools(config, env, provider, io, controller.signal, cleanup);
+    // a resume seeds the memory read record the run journaled, so its authority to overwrite survives
+    const memorySnapshot = sessions !== undefined && flags.resume !== undefined && config.harness.memory.enabled
+      ? (await loadRun(sessions.store, flags.resume)).memoryScope
+      : undefined;
+    const tools = await buildTools(config, env, provider, io, controller.signal, cleanup, memorySnapshot);
     const prompt = query.join(' ').trim();
     if (sessions !== undefined) {
       const fingerprint = runFingerprint(config, tools.source, tools.notes);
@@ -370,6 +389,13 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       workDir: io.cwd,
     });
 
+    if (checkpoint !== undefined && tools.memoryScope !== undefined && outcome.status !== 'crashed') {
+      try {
+        await appendNext(checkpoint.journal, memoryScopeBody(tools.memoryScope.snapshot()));
+      } catch (err) {
+        println(io.err, `warning: the memory read record was not journaled: ${(err as Error).message}; a resume will need to read memories again before overwriting them`);
+      }
+    }
     if (outcome.status === 'completed') {
       const markdown = shouldRenderMarkdown(io.out.isTTY === true, noColor, env);
       io.out.write(formatAnswer(outcome.answer, markdown));
