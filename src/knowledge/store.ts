@@ -41,6 +41,27 @@ export interface WriterStore {
   close(): void;
 }
 
+/** A writer over an open connection and its lock; closing re-asserts the file modes, then releases the lock. */
+function writerStore(dir: string, path: string, db: Db, lock: WriterLock, created: boolean): WriterStore {
+  let open = true;
+  return {
+    dir,
+    path,
+    db,
+    created,
+    close(): void {
+      if (!open) return;
+      open = false;
+      try {
+        db.close();
+        assertStoreModes(dir);
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
 /**
  * Opens the store for writing: creates the directory (0700) and file (0600), refuses symlinks,
  * takes the writer lock (failing at once when another writer holds it), applies the format gate
@@ -60,23 +81,7 @@ export function openWriter(dir: string): WriterStore {
     const handle = db;
     if (state === 'fresh') handle.transaction(() => createSchema(handle))();
     assertStoreModes(dir);
-    let open = true;
-    return {
-      dir,
-      path,
-      db: handle,
-      created: state === 'fresh',
-      close(): void {
-        if (!open) return;
-        open = false;
-        try {
-          handle.close();
-          assertStoreModes(dir);
-        } finally {
-          lock.release();
-        }
-      },
-    };
+    return writerStore(dir, path, handle, lock, state === 'fresh');
   } catch (err) {
     db?.close();
     lock.release();
@@ -100,24 +105,7 @@ export function openRaw(dir: string): WriterStore | undefined {
     lock.release();
     throw err;
   }
-  const handle = db;
-  let open = true;
-  return {
-    dir,
-    path,
-    db: handle,
-    created: false,
-    close(): void {
-      if (!open) return;
-      open = false;
-      try {
-        handle.close();
-        assertStoreModes(dir);
-      } finally {
-        lock.release();
-      }
-    },
-  };
+  return writerStore(dir, path, db, lock, false);
 }
 
 function exists(path: string): boolean {
