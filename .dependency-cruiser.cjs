@@ -2,15 +2,15 @@
  * The layer walls of docs/architecture.md, enforced on every `npm test`.
  *
  *   root       src/cli, src/tui                          may import anything below
- *   middle     src/agent, src/serve, src/remotetools     libraries and leaves
- *   libraries  everything else under src/ (llm, toolkit, ...) leaves and other libraries, no cycles
- *   leaves     src/config, src/telemetry                 their own few packages only
+ *   middle     src/host, src/agent, src/serve, src/remotetools   libraries and leaves
+ *   libraries  everything else under src/ (llm, toolkit, ...)    leaves and other libraries, no cycles
+ *   leaves     src/config, src/telemetry, src/errors             their own few packages only; any may import src/errors
  */
 const ROOT = '^src/(cli|tui)/';
-const MIDDLE = '^src/(agent|serve|remotetools)/';
+const MIDDLE = '^src/(host|agent|serve|remotetools)/';
 const LIBRARIES =
   '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|util|app)/';
-const LEAVES = '^src/(config|telemetry)/';
+const LEAVES = '^src/(config|telemetry|errors)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -25,9 +25,16 @@ module.exports = {
     {
       name: 'leaves-stay-leaves',
       severity: 'error',
-      comment: 'config and telemetry import nothing else from this repository.',
-      from: { path: '^src/(config|telemetry)/' },
-      to: { path: '^src/', pathNot: '^src/$1/' },
+      comment: 'config and telemetry import nothing else from this repository but the one error base.',
+      from: { path: '^src/(config|telemetry|errors)/' },
+      to: { path: '^src/', pathNot: '^src/($1|errors)/' },
+    },
+    {
+      name: 'errors-standard-library-only',
+      severity: 'error',
+      comment: 'errors is imported by every layer, so it uses Node itself and nothing else.',
+      from: { path: '^src/errors/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
     },
     {
       name: 'config-packages',
@@ -53,7 +60,7 @@ module.exports = {
     {
       name: 'middle-points-down',
       severity: 'error',
-      comment: 'agent, serve and remotetools never import commands or presentation.',
+      comment: 'host, agent, serve and remotetools never import commands or presentation.',
       from: { path: MIDDLE },
       to: { path: ROOT },
     },
@@ -62,6 +69,13 @@ module.exports = {
       severity: 'error',
       from: { path: LEAVES },
       to: { path: `${MIDDLE}|${ROOT}|${LIBRARIES}` },
+    },
+    {
+      name: 'errors-is-the-bottom',
+      severity: 'error',
+      comment: 'errors sits under config and telemetry; it imports neither.',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/(config|telemetry)/' },
     },
     {
       name: 'public-index-is-for-embedders',

@@ -2,6 +2,8 @@
  * Harness failures of a run. A failure the model should reason about (a tool that failed, a
  * denied call, an unknown tool) is never one of these: it is returned as data in a tool result.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 
 /** The closed set of run failure classes. */
 export const AGENT_ERROR_CODES = [
@@ -25,13 +27,30 @@ export interface RunError {
 }
 
 /** A harness failure raised inside the loop and turned into an outcome at its edge. */
-export class AgentError extends Error {
-  readonly code: AgentErrorCode;
-
+export class AgentError extends FiskError<AgentErrorCode> {
   constructor(code: AgentErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'AgentError';
-    this.code = code;
+  }
+
+  get category(): ErrorCategory {
+    switch (this.code) {
+      case 'pii':
+        return 'configuration';
+      case 'options':
+        return 'usage';
+      case 'crashed':
+        return 'internal';
+      case 'model':
+      case 'journal':
+      case 'hook':
+      case 'taken_over':
+        return 'runtime';
+      default: {
+        const never: never = this.code;
+        return never;
+      }
+    }
   }
 
   /** The stackless value an outcome carries. */

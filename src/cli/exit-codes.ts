@@ -1,28 +1,3 @@
-/**
- * Every exit status the `fisk` command uses, in one table. Scripts can tell a configuration
- * mistake from a run that hit its budget from a crash.
- */
-export const EXIT = {
-  /** The command did what was asked (a run completed, or was suspended cleanly). */
-  ok: 0,
-  /** A runtime failure: a tool set that would not load, an unreachable service, a model error. */
-  error: 1,
-  /** Bad flags or arguments. */
-  usage: 2,
-  /** agent.yaml could not be used; the message names the key to change. */
-  config: 3,
-  /** The run stopped at llm.budget.max_tokens. */
-  budget: 4,
-  /** The run stopped at llm.budget.max_iterations. */
-  maxIterations: 5,
-  /** An opt-in "found nothing" status (`knowledge match --exit-code`). */
-  noMatch: 6,
-  /** A command this build does not provide yet. */
-  unavailable: 69,
-  /** fisk-ai itself failed: a bug, not a model or tool failure. */
-  crashed: 70,
-  /** The run was aborted by the operator (Ctrl-C). */
-  aborted: 130,
-} as const;
-
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+/** The exit-status table lives beside `exitFor` in src/errors; commands import it from here too. */
+export { EXIT, exitFor } from '../errors/exit-codes.js';
+export type { ExitCode } from '../errors/exit-codes.js';

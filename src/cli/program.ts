@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
-import { CliError, ExitWith } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import { isFiskError } from '../errors/fisk-error.js';
+import { ExitWith } from './errors.js';
+import { EXIT, exitFor } from './exit-codes.js';
 import type { Io } from './io.js';
 import { println } from './io.js';
 import { packageVersion } from './version.js';
@@ -56,11 +57,7 @@ function reportError(err: unknown, io: Io): number {
     for (const line of err.message.split('\n')) println(io.err, `  ${line}`);
     return EXIT.config;
   }
-  if (err instanceof CliError) {
-    println(io.err, `fisk: ${err.message}`);
-    return err.exitCode;
-  }
   const message = err instanceof Error ? err.message : String(err);
   println(io.err, `fisk: ${message}`);
-  return EXIT.error;
+  return isFiskError(err) ? exitFor(err) : EXIT.error;
 }

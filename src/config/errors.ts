@@ -2,6 +2,8 @@
  * Configuration errors. Every one names the key to change (a dotted path such as
  * `harness.memory.backend`) and, where the file is known, where in it the problem sits.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 
 /** The closed set of configuration failure classes. */
 export const CONFIG_ERROR_CODES = [
@@ -33,18 +35,17 @@ export function formatIssue(issue: ConfigIssue): string {
 }
 
 /** A configuration that cannot be used. Carries every issue found, the first one first. */
-export class ConfigError extends Error {
+export class ConfigError extends FiskError<ConfigErrorCode> {
+  readonly category: ErrorCategory = 'configuration';
   readonly issues: readonly ConfigIssue[];
-  readonly code: ConfigErrorCode;
   readonly key: string;
 
   constructor(issues: readonly ConfigIssue[], options?: { cause?: unknown }) {
     const first = issues[0];
     if (first === undefined) throw new TypeError('ConfigError needs at least one issue');
-    super(issues.map(formatIssue).join('\n'), options);
+    super(first.code, issues.map(formatIssue).join('\n'), options);
     this.name = 'ConfigError';
     this.issues = issues;
-    this.code = first.code;
     this.key = first.key;
   }
 

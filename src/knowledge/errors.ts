@@ -2,6 +2,8 @@
  * Knowledge failures that cross a boundary carry a code from one closed set, so callers (the CLI,
  * the tools, the doctor) decide by class and never by message text.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 export const KNOWLEDGE_ERROR_CODES = [
   'locked', // another writer holds the store's lock
   'symlink', // a symlink sits where the store keeps a file
@@ -19,14 +21,24 @@ export const KNOWLEDGE_ERROR_CODES = [
 export type KnowledgeErrorCode = (typeof KNOWLEDGE_ERROR_CODES)[number];
 
 /** The one error class of the knowledge module. The message names what to change. */
-export class KnowledgeError extends Error {
-  constructor(
-    readonly code: KnowledgeErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class KnowledgeError extends FiskError<KnowledgeErrorCode> {
+  constructor(code: KnowledgeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.name = 'KnowledgeError';
+  }
+
+  /** An embedding identity that disagrees with the file is the operator's to change; a refused query is the caller's. */
+  get category(): ErrorCategory {
+    switch (this.code) {
+      case 'vector_mismatch':
+      case 'dimension_mismatch':
+        return 'configuration';
+      case 'bad_query':
+      case 'bad_citation':
+        return 'usage';
+      default:
+        return 'runtime';
+    }
   }
 }
 

@@ -3,6 +3,8 @@
  * `code`, so the agent loop decides what to do (give up, tell the operator to wait, stop quietly)
  * from the class of failure and never from message text.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 
 /** The closed set of model-call failure classes. */
 export const LLM_ERROR_CODES = [
@@ -33,16 +35,15 @@ export interface LlmErrorOptions {
  * A model call that failed. `message` already carries the hint when there is one, so printing the
  * error is enough; `hint` is kept apart for surfaces that lay it out separately.
  */
-export class LlmError extends Error {
-  readonly code: LlmErrorCode;
+export class LlmError extends FiskError<LlmErrorCode> {
+  readonly category: ErrorCategory = 'runtime';
   readonly status: number | undefined;
   readonly requestId: string | undefined;
   readonly hint: string | undefined;
 
   constructor(code: LlmErrorCode, message: string, options: LlmErrorOptions = {}) {
-    super(options.hint === undefined ? message : `${message}; ${options.hint}`, { cause: options.cause });
+    super(code, options.hint === undefined ? message : `${message}; ${options.hint}`, { cause: options.cause });
     this.name = 'LlmError';
-    this.code = code;
     this.status = options.status;
     this.requestId = options.requestId;
     this.hint = options.hint;

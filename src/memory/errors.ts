@@ -2,6 +2,8 @@
  * The one error class of the memory module. `code` is a closed vocabulary, so callers branch on
  * it rather than on message text; the message names what to change.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 
 export const MEMORY_ERROR_CODES = [
   'invalid_key', // the key breaks the key rules; nothing was touched
@@ -25,16 +27,28 @@ export const MEMORY_ERROR_CODES = [
 export type MemoryErrorCode = (typeof MEMORY_ERROR_CODES)[number];
 
 /** A memory failure with a closed code. */
-export class MemoryError extends Error {
-  readonly code: MemoryErrorCode;
+export class MemoryError extends FiskError<MemoryErrorCode> {
   /** The key concerned, when the failure is about one memory. */
   readonly key: string | undefined;
 
   constructor(code: MemoryErrorCode, message: string, options?: { cause?: unknown; key?: string }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MemoryError';
-    this.code = code;
     this.key = options?.key;
+  }
+
+  /** A backend the configuration cannot get is the operator's file to fix; the rest happen at run time. */
+  get category(): ErrorCategory {
+    switch (this.code) {
+      case 'unknown_backend':
+      case 'backend_mismatch':
+      case 'missing_dependency':
+      case 'bucket_missing':
+      case 'bucket_unsuitable':
+        return 'configuration';
+      default:
+        return 'runtime';
+    }
   }
 }
 

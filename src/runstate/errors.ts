@@ -2,6 +2,8 @@
  * The closed set of ways a run store or a journal can fail. A caller branches on `code`, never on
  * message text.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 export const RUN_STATE_ERROR_CODES = [
   /** A run id that is not `^[A-Za-z0-9][A-Za-z0-9_-]*$` or is longer than 128 characters. */
   'invalid_run_id',
@@ -34,14 +36,17 @@ export type RunStateErrorCode = (typeof RUN_STATE_ERROR_CODES)[number];
  * Every failure of `runstate` and its backends. Failures the model should reason about never take
  * this path; this is for the harness and the operator.
  */
-export class RunStateError extends Error {
-  constructor(
-    readonly code: RunStateErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class RunStateError extends FiskError<RunStateErrorCode> {
+  constructor(code: RunStateErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.name = 'RunStateError';
+  }
+
+  /** A bad run id is the caller's argument, a bad backend block the operator's file; the rest happen at run time. */
+  get category(): ErrorCategory {
+    if (this.code === 'invalid_run_id') return 'usage';
+    if (this.code === 'config') return 'configuration';
+    return 'runtime';
   }
 }
 

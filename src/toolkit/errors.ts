@@ -2,6 +2,8 @@
  * Harness failures from the toolkit. Failures a model should reason about (a refused argument, a
  * non-zero exit) are returned as outcomes instead; these are the ones that stop a load or a run.
  */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 
 /** The closed set of toolkit failure classes. */
 export const TOOLKIT_ERROR_CODES = [
@@ -14,12 +16,14 @@ export const TOOLKIT_ERROR_CODES = [
 export type ToolkitErrorCode = (typeof TOOLKIT_ERROR_CODES)[number];
 
 /** A toolkit failure with a closed `code`; the message names what to change. */
-export class ToolkitError extends Error {
-  readonly code: ToolkitErrorCode;
-
+export class ToolkitError extends FiskError<ToolkitErrorCode> {
   constructor(code: ToolkitErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'ToolkitError';
-    this.code = code;
+  }
+
+  /** An application that cannot be introspected fails at run time; everything else is the operator's file. */
+  get category(): ErrorCategory {
+    return this.code === 'introspect' ? 'runtime' : 'configuration';
   }
 }
