@@ -5,36 +5,10 @@
  * present. There is no standing denial: a run that ended before the operator answered cannot
  * persist a decision they never made.
  */
-import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
-import { isConfirmable, isTagged } from '../toolkit/tool.js';
+import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 
-/** The reserved tag that always gates. */
-export const CONFIRM_TAG = 'ai:confirm';
-
-/** Whether a tool is gated, and what put it there. */
-export interface GateInfo {
-  readonly gated: boolean;
-  readonly trigger: string;
-}
-
-/**
- * Resolves a tool's gate. The tool's own answer and its tags against the operator's
- * `harness.confirm_tags` are both consulted and either one gates: a tool that reports no gate but
- * carries a gated tag is still gated, because the gate must fail closed.
- */
-export function gateOf(tool: Tool, confirmTags: readonly string[]): GateInfo {
-  if (isConfirmable(tool)) {
-    const g = tool.confirmGate();
-    if (g.gated) return { gated: true, trigger: g.trigger ?? CONFIRM_TAG };
-  }
-  if (isTagged(tool)) {
-    const tags = tool.tags();
-    if (tags.includes(CONFIRM_TAG)) return { gated: true, trigger: CONFIRM_TAG };
-    const hit = tags.find((t) => confirmTags.includes(t));
-    if (hit !== undefined) return { gated: true, trigger: hit };
-  }
-  return { gated: false, trigger: '' };
-}
+export { CONFIRM_TAG, denialOutput, gateOf } from '../toolkit/invoke/gate.js';
+export type { GateInfo } from '../toolkit/invoke/gate.js';
 
 /** The gate's answer for one call. */
 export type GateVerdict =
@@ -44,11 +18,6 @@ export type GateVerdict =
   | { readonly verdict: 'deny'; readonly reason: string }
   /** The run was cancelled before the operator could be asked. */
   | { readonly verdict: 'abort' };
-
-/** The result a declined call is answered with: authoritative, and not an error. */
-export function denialOutput(reason: string): string {
-  return JSON.stringify({ allowed: false, reason });
-}
 
 export const NO_OPERATOR_REASON =
   'this tool needs an operator to approve each call and none is present; the call was not run and will not be approved in this run';

@@ -4,6 +4,7 @@
  * the full-screen view, a remote peer and a journal replay render from the same values. Warning,
  * question and crash are local additions the a2a protocol carries differently or not at all.
  */
+import type { RefusalReason } from '../toolkit/invoke/types.js';
 import type { Presentation } from '../toolkit/tool.js';
 import type { RunPhase } from './status.js';
 
@@ -13,6 +14,16 @@ export interface TextEvent {
   readonly text: string;
   /** True for the run's answer; false for prose that accompanied tool calls. */
   readonly final: boolean;
+}
+
+/**
+ * A piece of the answer as the model generates it, for a surface that shows text as it streams.
+ * The whole text still arrives as a `text` event when the turn completes, so a surface that
+ * ignores fragments loses nothing and journals are the same either way.
+ */
+export interface TextFragmentEvent {
+  readonly type: 'text_fragment';
+  readonly text: string;
 }
 
 /** Model reasoning, as the provider summarized it. Its signature never leaves the loop. */
@@ -47,6 +58,11 @@ export interface ToolResultEvent {
   /** For a command, its captured output (not the envelope); otherwise the tool's own text. */
   readonly output: string;
   readonly exec?: ExecInfo;
+  /**
+   * Set when the tool never ran (an unknown tool, invalid arguments, a declined approval), so a
+   * surface shows a refusal rather than a result. Local: the a2a block carries only the output.
+   */
+  readonly refused?: RefusalReason;
 }
 
 /** Something the operator should know that is not a failure of the run. */
@@ -76,6 +92,8 @@ export type QuestionKind = (typeof QUESTION_KINDS)[number];
 /** A question is being put to the operator; the run is blocked until it is answered. */
 export interface QuestionEvent {
   readonly type: 'question';
+  /** Set when the question is answered through the run handle (`RunHandle.answer`), not a prompter. */
+  readonly id?: string;
   readonly kind: QuestionKind;
   /** Sanitized question text (for approval, the resolved command line). */
   readonly text: string;
@@ -95,6 +113,7 @@ export interface CrashEvent {
 /** Every event a run emits. */
 export type AgentEvent =
   | TextEvent
+  | TextFragmentEvent
   | ThinkingEvent
   | ToolCallEvent
   | ToolResultEvent
@@ -103,7 +122,7 @@ export type AgentEvent =
   | QuestionEvent
   | CrashEvent;
 
-export const AGENT_EVENT_TYPES = ['text', 'thinking', 'tool_call', 'tool_result', 'warning', 'status', 'question', 'crash'] as const;
+export const AGENT_EVENT_TYPES = ['text', 'text_fragment', 'thinking', 'tool_call', 'tool_result', 'warning', 'status', 'question', 'crash'] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
 /**

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import type { ToolResultBlock } from '../llm/types.js';
-import { isOperatorPaced, needsPrompter } from '../toolkit/tool.js';
+
 import { EventLog } from './events.js';
 import { HUMAN_NOTE, HUMAN_TOOL_NAMES, humanTools } from './human-tools.js';
 import { runAgent } from './run-agent.js';
-import { ScriptedPrompter, sourceOf, testConfig } from './test-support.js';
+import { ScriptedPrompter, sourceOf, testSettings } from './test-support.js';
 
 const hitl = 'harness:\n  human_in_the_loop: { enabled: true }\n';
 
 async function ask(calls: { name: string; input: unknown }[], prompter: ScriptedPrompter | undefined): Promise<{ results: string[]; provider: ScriptedProvider; events: EventLog }> {
   const provider = new ScriptedProvider([toolUseResponse(calls), textResponse('ok')]);
   const events = new EventLog();
-  await runAgent({ config: testConfig(hitl), provider, tools: sourceOf(humanTools()), prompt: 'go', events, ...(prompter === undefined ? {} : { prompter }) });
+  await runAgent({ settings: testSettings(hitl), provider, tools: sourceOf(humanTools()), prompt: 'go', events, ...(prompter === undefined ? {} : { prompter }) });
   const results = (provider.requests[1]?.messages[2]?.content ?? []).filter((b): b is ToolResultBlock => b.type === 'tool_result').map((b) => b.content);
   return { results, provider, events };
 }
@@ -25,8 +25,8 @@ describe('human-in-the-loop built-ins', () => {
       expect(t.kind).toBe('builtin');
       expect(t.mcpExposable()).toBe(false);
       expect(t.a2aExposable()).toBe(false);
-      expect(needsPrompter(t)).toBe(true);
-      expect(isOperatorPaced(t)).toBe(true);
+      expect(t.capabilities.prompter).toBe(true);
+      expect(t.capabilities.operatorPaced).toBe(true);
     }
   });
 

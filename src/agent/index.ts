@@ -5,7 +5,10 @@
  */
 export { runAgent, TRUNCATED_CALL } from './run-agent.js';
 export type { RunOptions } from './run-agent.js';
-export type { RunOutcome, DeferredCall } from './outcome.js';
+export { answerOf, deferredOf, errorOf, messageOf } from './outcome.js';
+export type { RunOutcome, DeferredCall, OutcomeCommon, CompletedOutcome, SuspendedOutcome, StoppedOutcome, FailedOutcome } from './outcome.js';
+export { settingsFromConfig } from './settings.js';
+export type { RunSettings } from './settings.js';
 export { RUN_STATUSES, RUN_PHASES } from './status.js';
 export type { RunStatus, RunPhase } from './status.js';
 export { AgentError, AGENT_ERROR_CODES, CRASH_MESSAGE } from './errors.js';
@@ -21,6 +24,7 @@ export type {
   QuestionKind,
   StatusEvent,
   TextEvent,
+  TextFragmentEvent,
   ThinkingEvent,
   ToolCallEvent,
   ToolResultEvent,

@@ -5,7 +5,7 @@ import { EventLog } from './events.js';
 import type { AgentEvent } from './events.js';
 import { replayEvents, splitEnvelope } from './replay.js';
 import { runAgent } from './run-agent.js';
-import { recordingTool, sourceOf, testConfig } from './test-support.js';
+import { recordingTool, sourceOf, testSettings } from './test-support.js';
 
 const shown = (events: readonly AgentEvent[]): AgentEvent[] =>
   events
@@ -31,7 +31,7 @@ describe('replaying a conversation', () => {
       textResponse('All done.'),
     ]);
     const live = new EventLog();
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([command, recordingTool('echo', [])]), prompt: 'go', events: live });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([command, recordingTool('echo', [])]), prompt: 'go', events: live });
     expect(shown(replayEvents(out.messages))).toEqual(shown(live.events));
   });
 

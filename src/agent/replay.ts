@@ -4,6 +4,7 @@
  */
 import type { Message, ToolResultBlock, ToolUseBlock } from '../llm/types.js';
 import type { AgentEvent, ExecInfo } from './events.js';
+import { refusalOf } from '../toolkit/invoke/messages.js';
 import { inputObject } from './sanitize.js';
 
 /**
@@ -54,7 +55,8 @@ export function replayEvents(messages: readonly Message[]): AgentEvent[] {
       if (r === undefined) continue;
       const { output, exec } = splitEnvelope(r.content);
       const isError = r.isError === true;
-      events.push(exec === undefined ? { type: 'tool_result', call_id: r.toolUseId, is_error: isError, output } : { type: 'tool_result', call_id: r.toolUseId, is_error: isError, output, exec });
+      const refused = exec === undefined ? refusalOf(r.content, isError) : undefined;
+      events.push({ type: 'tool_result', call_id: r.toolUseId, is_error: isError, output, ...(exec === undefined ? {} : { exec }), ...(refused === undefined ? {} : { refused }) });
     }
   });
   return events;

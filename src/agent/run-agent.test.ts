@@ -9,7 +9,8 @@ import { CRASH_MESSAGE } from './errors.js';
 import { EventLog } from './events.js';
 import { MemoryJournal } from './journal.js';
 import { runAgent, TRUNCATED_CALL } from './run-agent.js';
-import { ScriptedPrompter, recordingTool, sourceOf, testConfig } from './test-support.js';
+import { ScriptedPrompter, recordingTool, sourceOf, testSettings } from './test-support.js';
+import { answerOf, deferredOf, errorOf, messageOf } from './outcome.js';
 
 function resultsIn(message: Message | undefined): ToolResultBlock[] {
   return (message?.content ?? []).filter((b): b is ToolResultBlock => b.type === 'tool_result');
@@ -19,9 +20,9 @@ describe('runAgent: the iteration', () => {
   it('completes with the answer and derives counters from what happened', async () => {
     const provider = new ScriptedProvider([textResponse('hello there', { usage: { input: 10, output: 5 } })]);
     const events = new EventLog();
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'hi', events });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'hi', events });
     expect(out.status).toBe('completed');
-    expect(out.answer).toBe('hello there');
+    expect(answerOf(out)).toBe('hello there');
     expect(out.counters.llmCalls).toBe(1);
     expect(out.counters.usage.input).toBe(10);
     expect(provider.requests[0]?.system).toEqual([{ text: 'You test things.' }]);
@@ -40,7 +41,7 @@ describe('runAgent: the iteration', () => {
       textResponse('done'),
     ]);
     const journal = new MemoryJournal();
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([tool]), prompt: 'go', journal });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([tool]), prompt: 'go', journal });
     expect(out.status).toBe('completed');
     expect(calls).toEqual([{ text: 'a' }, { text: 'b' }]);
     const second = provider.requests[1]?.messages ?? [];
@@ -54,7 +55,7 @@ describe('runAgent: the iteration', () => {
   it('answers an unknown tool with an error result, warns, and never dispatches', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'nope', input: {}, id: 'u1' }]), textResponse('ok')]);
     const events = new EventLog();
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go', events });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', events });
     expect(out.status).toBe('completed');
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
     expect(r?.isError).toBe(true);
@@ -69,7 +70,7 @@ describe('runAgent: the iteration', () => {
       toolUseResponse([{ name: 'echo', input: '{"text": "trunc', id: 'c1' }], { stopReason: 'max_tokens' }),
       textResponse('fine'),
     ]);
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
     expect(out.status).toBe('completed');
     expect(calls).toEqual([]);
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
@@ -78,7 +79,7 @@ describe('runAgent: the iteration', () => {
 
   it('passes an unknown stop reason through', async () => {
     const provider = new ScriptedProvider([textResponse('x', { stopReason: 'brand_new_reason' })]);
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go' });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go' });
     expect(out.status).toBe('completed');
     expect(out.stopReason).toEqual({ unified: 'other', raw: 'brand_new_reason' });
   });
@@ -88,16 +89,16 @@ describe('runAgent: the iteration', () => {
       scriptedResponse([{ type: 'text', text: 'part' }], { stopReason: 'pause_turn' }),
       textResponse('whole'),
     ]);
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go' });
-    expect(out.answer).toBe('whole');
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go' });
+    expect(answerOf(out)).toBe('whole');
     expect(provider.requests[1]?.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
   it('ends with error, not an exception, when the model call fails', async () => {
     const provider = new ScriptedProvider([new LlmError('auth', 'HTTP 401 unauthorized')]);
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go' });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go' });
     expect(out.status).toBe('error');
-    expect(out.error).toEqual({ code: 'model', message: 'model call failed: HTTP 401 unauthorized' });
+    expect(errorOf(out)).toEqual({ code: 'model', message: 'model call failed: HTTP 401 unauthorized' });
   });
 });
 
@@ -105,9 +106,9 @@ describe('runAgent: budgets', () => {
   it('stops at max_iterations with a message naming the key', async () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }]), toolUseResponse([{ name: 'echo', input: {} }])]);
-    const out = await runAgent({ config: testConfig('  budget: { max_iterations: 2 }\n'), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
+    const out = await runAgent({ settings: testSettings('  budget: { max_iterations: 2 }\n'), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
     expect(out.status).toBe('max_iterations');
-    expect(out.message).toContain('llm.budget.max_iterations');
+    expect(messageOf(out)).toContain('llm.budget.max_iterations');
     expect(out.counters.llmCalls).toBe(2);
   });
 
@@ -116,17 +117,17 @@ describe('runAgent: budgets', () => {
     const provider = new ScriptedProvider([
       toolUseResponse([{ name: 'echo', input: {} }], { usage: { input: 400, output: 100, cacheRead: 300, cacheWrite: 200 } }),
     ]);
-    const out = await runAgent({ config: testConfig('  budget: { max_tokens: 1000 }\n'), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
+    const out = await runAgent({ settings: testSettings('  budget: { max_tokens: 1000 }\n'), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
     expect(out.status).toBe('budget');
-    expect(out.message).toContain('llm.budget.max_tokens');
+    expect(messageOf(out)).toContain('llm.budget.max_tokens');
     expect(calls).toEqual([]);
   });
 
   it('still returns a completed answer that went past the budget', async () => {
     const provider = new ScriptedProvider([textResponse('spent', { usage: { input: 5000 } })]);
-    const out = await runAgent({ config: testConfig('  budget: { max_tokens: 1000 }\n'), provider, tools: sourceOf([]), prompt: 'go' });
+    const out = await runAgent({ settings: testSettings('  budget: { max_tokens: 1000 }\n'), provider, tools: sourceOf([]), prompt: 'go' });
     expect(out.status).toBe('completed');
-    expect(out.answer).toBe('spent');
+    expect(answerOf(out)).toBe('spent');
   });
 });
 
@@ -136,7 +137,7 @@ describe('runAgent: the confirm gate', () => {
   it('denies a gated call with no prompter, before asking anything, as a non-error result', async () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: { text: 'x' } }]), textResponse('ok')]);
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([gated(calls)]), prompt: 'go' });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([gated(calls)]), prompt: 'go' });
     expect(calls).toEqual([]);
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
     expect(r?.isError).toBeUndefined();
@@ -148,7 +149,7 @@ describe('runAgent: the confirm gate', () => {
     const prompter = new ScriptedPrompter(['decline']);
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: { text: 'prod\u001b[2J' } }]), textResponse('ok')]);
     const events = new EventLog();
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', prompter, events });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', prompter, events });
     expect(calls).toEqual([]);
     expect(prompter.approvals).toEqual([{ tool: 'deploy', commandLine: 'deploy text=prod', trigger: 'ai:confirm' }]);
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
@@ -161,7 +162,7 @@ describe('runAgent: the confirm gate', () => {
     const tool = recordingTool('write', calls, { tags: ['impact:rw'] });
     const prompter = new ScriptedPrompter(['once']);
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'write', input: {} }]), textResponse('ok')]);
-    await runAgent({ config: testConfig('harness:\n  confirm_tags: [impact:rw]\n'), provider, tools: sourceOf([tool]), prompt: 'go', prompter });
+    await runAgent({ settings: testSettings('harness:\n  confirm_tags: [impact:rw]\n'), provider, tools: sourceOf([tool]), prompt: 'go', prompter });
     expect(prompter.approvals[0]?.trigger).toBe('impact:rw');
     expect(calls).toHaveLength(1);
   });
@@ -177,7 +178,7 @@ describe('runAgent: the confirm gate', () => {
       textResponse('ok'),
     ]);
     const journal = new MemoryJournal();
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', prompter, journal });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', prompter, journal });
     expect(prompter.approvals).toHaveLength(1);
     expect(calls).toHaveLength(2);
     expect(journal.entries().map((e) => e.type)).toEqual(['assistant', 'tool_result', 'grant', 'tool_result', 'assistant', 'terminal']);
@@ -186,7 +187,7 @@ describe('runAgent: the confirm gate', () => {
   it('does not honour a restored grant with nobody present', async () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: {} }]), textResponse('ok')]);
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', grants: { standing: ['deploy'] } });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', grants: { standing: ['deploy'] } });
     expect(calls).toEqual([]);
   });
 
@@ -204,7 +205,7 @@ describe('runAgent: the confirm gate', () => {
     });
     const prompter = new ScriptedPrompter(['once']);
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'need', input: {} }]), textResponse('ok')]);
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([tool]), prompt: 'go', prompter });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([tool]), prompt: 'go', prompter });
     expect(prompter.approvals).toEqual([]);
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
     expect(r?.isError).toBe(true);
@@ -217,7 +218,7 @@ describe('runAgent: hooks', () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }]), textResponse('ok')]);
     await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('echo', calls)]),
       prompt: 'go',
@@ -233,7 +234,7 @@ describe('runAgent: hooks', () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'safe', input: {} }]), textResponse('ok')]);
     const prompter = new ScriptedPrompter(['decline']);
     await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('safe', safe), recordingTool('risky', risky, { confirm: { trigger: 'ai:confirm' } })]),
       prompt: 'go',
@@ -252,21 +253,21 @@ describe('runAgent: hooks', () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }])]);
     const out = await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('echo', calls)]),
       prompt: 'go',
       hooks: { preToolUse: () => decision },
     });
     expect(out.status).toBe('error');
-    expect(out.error?.code).toBe('hook');
+    expect(errorOf(out)?.code).toBe('hook');
     expect(calls).toEqual([]);
   });
 
   it('fires RunEnd exactly once, with the outcome', async () => {
     const seen: string[] = [];
     const provider = new ScriptedProvider([textResponse('x')]);
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void seen.push(o.status) } });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void seen.push(o.status) } });
     expect(seen).toEqual(['completed']);
   });
 
@@ -275,7 +276,7 @@ describe('runAgent: hooks', () => {
     const journal = new MemoryJournal();
     const events = new EventLog();
     await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('echo', [])]),
       prompt: 'go',
@@ -309,19 +310,19 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'slow', input: {} }]), textResponse('ok')]);
     const seenByHook: string[] = [];
     await runAgent({
-      config: testConfig('  budget: { tool_timeout: 50ms }\n'),
+      settings: testSettings('  budget: { tool_timeout: 50ms }\n'),
       provider,
       tools: sourceOf([slow('slow', false)]),
       prompt: 'go',
       hooks: { postToolUse: (r) => void seenByHook.push(r.output) },
     });
-    expect(seenByHook[0]).toContain('did not finish within 0.05s');
+    expect(seenByHook[0]).toContain('did not finish within 50ms');
     expect(resultsIn(provider.requests[1]?.messages[2])[0]?.content).toBe(seenByHook[0]);
   });
 
   it('exempts an operator-paced tool from the tool timeout', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'paced', input: {} }]), textResponse('ok')]);
-    await runAgent({ config: testConfig('  budget: { tool_timeout: 50ms }\n'), provider, tools: sourceOf([slow('paced', true)]), prompt: 'go' });
+    await runAgent({ settings: testSettings('  budget: { tool_timeout: 50ms }\n'), provider, tools: sourceOf([slow('paced', true)]), prompt: 'go' });
     expect(resultsIn(provider.requests[1]?.messages[2])[0]?.content).toBe('answered');
   });
 
@@ -334,9 +335,9 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     });
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'later', input: {}, id: 'd1' }])]);
     const journal = new MemoryJournal();
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([later]), prompt: 'go', journal });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([later]), prompt: 'go', journal });
     expect(out.status).toBe('suspended');
-    expect(out.deferred).toEqual([{ toolUseId: 'd1', name: 'later', reason: 'waiting on a person' }]);
+    expect(deferredOf(out)).toEqual([{ toolUseId: 'd1', name: 'later', reason: 'waiting on a person' }]);
     expect(out.messages.at(-1)?.role).toBe('assistant');
     expect(journal.entries().map((e) => e.type)).toEqual(['assistant', 'tool_deferred', 'terminal']);
   });
@@ -345,7 +346,7 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }])]);
     let polls = 0;
     const out = await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('echo', [])]),
       prompt: 'go',
@@ -360,7 +361,7 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     const ac = new AbortController();
     const provider = new ScriptedProvider([hangingStep()]);
     const events = new EventLog();
-    const run = runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go', signal: ac.signal, events });
+    const run = runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', signal: ac.signal, events });
     await new Promise((r) => setTimeout(r, 10));
     ac.abort();
     const out = await run;
@@ -371,22 +372,22 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }])]);
     const out = await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('echo', calls)]),
       prompt: 'go',
       journal: { append: () => Promise.resolve(), stillOwned: () => Promise.resolve(false) },
     });
     expect(out.status).toBe('error');
-    expect(out.error?.code).toBe('taken_over');
+    expect(errorOf(out)?.code).toBe('taken_over');
     expect(calls).toEqual([]);
   });
 
   it('ends with a journal error when the journal refuses a record', async () => {
     const provider = new ScriptedProvider([textResponse('x')]);
-    const out = await runAgent({ config: testConfig(), provider, tools: sourceOf([]), prompt: 'go', journal: { append: () => Promise.reject(new Error('disk full')) } });
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', journal: { append: () => Promise.reject(new Error('disk full')) } });
     expect(out.status).toBe('error');
-    expect(out.error?.code).toBe('journal');
+    expect(errorOf(out)?.code).toBe('journal');
   });
 });
 
@@ -396,7 +397,7 @@ describe('runAgent: the crash barrier', () => {
     const events = new EventLog();
     const ends: string[] = [];
     const out = await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('echo', [])]),
       prompt: 'go',
@@ -409,8 +410,8 @@ describe('runAgent: the crash barrier', () => {
       },
     });
     expect(out.status).toBe('crashed');
-    expect(out.error).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
-    expect(JSON.stringify(out.error)).not.toContain('hook bug');
+    expect(errorOf(out)).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
+    expect(JSON.stringify(errorOf(out))).not.toContain('hook bug');
     expect(ends).toEqual(['crashed']);
     const [crash] = events.ofType('crash');
     expect(crash?.message).toBe('hook bug');
@@ -420,7 +421,7 @@ describe('runAgent: the crash barrier', () => {
   it('fires RunEnd only once even when RunEnd itself throws', async () => {
     let fired = 0;
     const out = await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider: new ScriptedProvider([textResponse('x')]),
       tools: sourceOf([]),
       prompt: 'go',
@@ -441,7 +442,7 @@ describe('runAgent: advisories', () => {
     const source = sourceOf([]);
     source.advise('MCP server "docs" changed its tool list');
     const events = new EventLog();
-    await runAgent({ config: testConfig(), provider: new ScriptedProvider([textResponse('x')]), tools: source, prompt: 'go', events });
+    await runAgent({ settings: testSettings(), provider: new ScriptedProvider([textResponse('x')]), tools: source, prompt: 'go', events });
     expect(events.ofType('warning').map((w) => w.text)).toEqual(['MCP server "docs" changed its tool list']);
   });
 });
@@ -450,9 +451,9 @@ describe('runAgent: the crash barrier holds when the run state itself is broken'
   it('returns crashed rather than throwing when a provider breaks its contract', async () => {
     const ends: string[] = [];
     const broken = { capabilities: () => new ScriptedProvider().capabilities(), call: () => Promise.resolve({} as Response) };
-    const out = await runAgent({ config: testConfig(), provider: broken, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void ends.push(o.status) } });
+    const out = await runAgent({ settings: testSettings(), provider: broken, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void ends.push(o.status) } });
     expect(out.status).toBe('crashed');
-    expect(out.error).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
+    expect(errorOf(out)).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
     expect(ends).toEqual(['crashed']);
   });
 });

@@ -4,7 +4,6 @@
  * feeds all results back as one user message. The run ends with a closed status and never throws:
  * a budget stop, a model failure and a crash are all outcomes.
  */
-import type { Config } from '../config/types.js';
 import { LlmError } from '../llm/errors.js';
 import type { Provider, Request, Response } from '../llm/provider.js';
 import { addUsage, ZERO_USAGE } from '../llm/types.js';
@@ -19,18 +18,18 @@ import { DISCARD_EVENTS } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { JournalEntry, RunJournal } from './journal.js';
 import { observedPrompter } from './observed-prompter.js';
-import type { DeferredCall, RunOutcome } from './outcome.js';
+import { messageOf } from './outcome.js';
+import type { DeferredCall, OutcomeCommon, RunOutcome } from './outcome.js';
 import { withPiiGuard } from './pii/guard.js';
-import { settingsFromConfig } from './settings.js';
 import type { RunSettings } from './settings.js';
-import type { RunPhase, RunStatus } from './status.js';
+import type { RunPhase } from './status.js';
 import { systemBlocks } from './system-prompt.js';
 import { executeToolCall } from './tool-call.js';
 
 /** Everything one run needs. Every resource is borrowed: the run never closes what it is given. */
 export interface RunOptions {
-  /** The prepared configuration; the loop reads only the model, budget, harness and prompt keys. */
-  readonly config: Config;
+  /** The few configuration values the loop reads (`settingsFromConfig` derives them from a `Config`). */
+  readonly settings: RunSettings;
   readonly provider: Provider;
   /** Where the tool set comes from; one snapshot per model call. */
   readonly tools: ToolSetSource;
@@ -38,6 +37,11 @@ export interface RunOptions {
   readonly prompt: string;
   /** Who answers questions; absent means nobody, so every gated call is denied. */
   readonly prompter?: Prompter;
+  /**
+   * The prompter puts each question on the event stream itself (a run handle's prompter, with an
+   * id to answer by), so the loop does not announce it a second time.
+   */
+  readonly questionsAnnounced?: boolean;
   readonly hooks?: Hooks;
   readonly events?: EventSink;
   readonly signal?: AbortSignal;
@@ -120,36 +124,29 @@ class Run {
   }
 
   /** An outcome that reads nothing from the entries, for a crash that may have corrupted them. */
-  outcomeWithout(status: RunStatus, message: string): RunOutcome {
-    return {
-      status,
-      answer: '',
-      stopReason: undefined,
-      message,
-      error: { code: 'crashed', message },
-      counters: deriveCounters([]),
-      model: this.model,
-      durationMs: Date.now() - this.started,
-      nextIteration: this.iteration,
-      deferred: [],
-      messages: [],
-    };
+  crashedWithout(message: string): RunOutcome {
+    const common: OutcomeCommon = { stopReason: undefined, counters: deriveCounters([]), model: this.model, durationMs: Date.now() - this.started, nextIteration: this.iteration, messages: [] };
+    return { ...common, status: 'crashed', message, error: { code: 'crashed', message } };
   }
 
-  outcome(status: RunStatus, fields: { answer?: string; message?: string; error?: RunError } = {}): RunOutcome {
-    return {
-      status,
-      answer: fields.answer ?? '',
-      stopReason: this.lastStop,
-      message: fields.message ?? fields.error?.message ?? '',
-      error: fields.error,
-      counters: deriveCounters(this.entries),
-      model: this.model,
-      durationMs: Date.now() - this.started,
-      nextIteration: this.iteration,
-      deferred: this.deferred,
-      messages: this.messages,
-    };
+  #common(): OutcomeCommon {
+    return { stopReason: this.lastStop, counters: deriveCounters(this.entries), model: this.model, durationMs: Date.now() - this.started, nextIteration: this.iteration, messages: this.messages };
+  }
+
+  completed(answer: string): RunOutcome {
+    return { ...this.#common(), status: 'completed', answer };
+  }
+
+  suspended(message: string): RunOutcome {
+    return { ...this.#common(), status: 'suspended', message, deferred: this.deferred };
+  }
+
+  stopped(status: 'budget' | 'max_iterations' | 'aborted', message: string): RunOutcome {
+    return { ...this.#common(), status, message };
+  }
+
+  failed(error: RunError, status: 'error' | 'crashed' = 'error'): RunOutcome {
+    return { ...this.#common(), status, message: error.message, error };
   }
 }
 
@@ -177,12 +174,12 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
   // UserPromptSubmit, with the PII guard reading what the caller's hook left behind
   if (o.prompt !== '') {
     const decided = hooks.userPromptSubmit === undefined ? undefined : await hooks.userPromptSubmit(o.prompt);
-    if (decided?.action === 'deny') return run.outcome('error', { error: { code: 'hook', message: `the prompt was refused: ${decided.reason}` } });
+    if (decided?.action === 'deny') return run.failed({ code: 'hook', message: `the prompt was refused: ${decided.reason}` });
     const prompt = decided?.action === 'continue' && decided.prompt !== undefined ? decided.prompt : o.prompt;
     run.messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
   }
   if (run.messages.length === 0) {
-    return run.outcome('error', { error: { code: 'options', message: 'nothing to run: the prompt is empty and there is no conversation to continue' } });
+    return run.failed({ code: 'options', message: 'nothing to run: the prompt is empty and there is no conversation to continue' });
   }
 
   // a resumed batch: its model call is journaled, so only its unanswered calls run
@@ -195,10 +192,10 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
 
   for (;;) {
     // 1. suspend only at the boundary, before the iteration index is consumed
-    if (o.suspendRequested?.() === true) return run.outcome('suspended', { message: 'suspended at the operator\'s request' });
-    if (signal.aborted) return run.outcome('aborted', { message: 'the run was cancelled' });
+    if (o.suspendRequested?.() === true) return run.suspended('suspended at the operator\'s request');
+    if (signal.aborted) return run.stopped('aborted', 'the run was cancelled');
     if (run.iteration >= s.maxIterations) {
-      return run.outcome('max_iterations', { message: `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further` });
+      return run.stopped('max_iterations', `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further`);
     }
     if (run.iteration > startIteration && run.tokens() >= s.maxTokens) return budgetStop(run);
 
@@ -223,9 +220,9 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     try {
       response = await o.provider.call(request, signal);
     } catch (err) {
-      if (isAbort(err, signal)) return run.outcome('aborted', { message: 'the run was cancelled during a model call' });
+      if (isAbort(err, signal)) return run.stopped('aborted', 'the run was cancelled during a model call');
       const message = err instanceof Error ? err.message : String(err);
-      return run.outcome('error', { error: { code: 'model', message: `model call failed: ${message}` } });
+      return run.failed({ code: 'model', message: `model call failed: ${message}` });
     }
     if (response.model !== undefined) run.model = response.model;
     run.lastStop = response.stopReason;
@@ -260,7 +257,7 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
         run.events.emit({ type: 'warning', text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}) and may be incomplete` });
       }
       // a completed answer is returned even past the budget: those tokens are already spent
-      return run.outcome('completed', { answer: textOf(response.message) });
+      return run.completed(textOf(response.message));
     }
 
     // the cumulative budget is checked before a tool batch
@@ -324,8 +321,8 @@ async function runBatch(
         run.deferred.push({ toolUseId: call.id, name: call.name, reason: r.reason });
         break;
       case 'end_run':
-        if (r.status === 'aborted') return run.outcome('aborted', { message: r.message });
-        return run.outcome('error', { error: { code: r.code === 'taken_over' ? 'taken_over' : 'hook', message: r.message } });
+        if (r.status === 'aborted') return run.stopped('aborted', r.message);
+        return run.failed({ code: r.code === 'taken_over' ? 'taken_over' : 'hook', message: r.message });
       default: {
         const never: never = r;
         throw new TypeError(`unknown call result ${JSON.stringify(never)}`);
@@ -335,7 +332,7 @@ async function runBatch(
     if (r.grant !== undefined) await run.record({ type: 'grant', tool: r.grant, toolUseId: call.id });
   }
   if (run.deferred.length > 0) {
-    return run.outcome('suspended', { message: `suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later` });
+    return run.suspended(`suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later`);
   }
   run.messages.push({ role: 'user', content: results });
   return undefined;
@@ -343,9 +340,7 @@ async function runBatch(
 
 function budgetStop(run: Run): RunOutcome {
   const s = run.settings;
-  return run.outcome('budget', {
-    message: `stopped at the token budget: ${run.tokens()} tokens processed, llm.budget.max_tokens is ${s.maxTokens}; raise it to let the run go further`,
-  });
+  return run.stopped('budget', `stopped at the token budget: ${run.tokens()} tokens processed, llm.budget.max_tokens is ${s.maxTokens}; raise it to let the run go further`);
 }
 
 /**
@@ -356,7 +351,7 @@ function budgetStop(run: Run): RunOutcome {
 export async function runAgent(options: RunOptions): Promise<RunOutcome> {
   const events = options.events ?? DISCARD_EVENTS;
   const signal = options.signal ?? NEVER_ABORTED;
-  const settings = settingsFromConfig(options.config);
+  const settings = options.settings;
   const run = new Run(settings, events, options.journal, options.history ?? [], options.startIteration ?? 0);
   let runEndFired = false;
   const fireRunEnd = async (outcome: RunOutcome): Promise<void> => {
@@ -372,16 +367,16 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
       hooks = withPiiGuard(options.hooks ?? {}, settings.piiMode, (text) => events.emit({ type: 'warning', text }));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      outcome = run.outcome('error', { error: { code: 'pii', message: `the PII scanner could not be built (${why}); set harness.pii.mode to off to run without it` } });
+      outcome = run.failed({ code: 'pii', message: `the PII scanner could not be built (${why}); set harness.pii.mode to off to run without it` });
       await fireRunEnd(outcome);
       return outcome;
     }
-    const prompter = options.prompter === undefined ? undefined : observedPrompter(options.prompter, events);
+    const prompter = options.prompter === undefined || options.questionsAnnounced === true ? options.prompter : observedPrompter(options.prompter, events);
     try {
       outcome = await loop(run, options, hooks, prompter, signal);
     } catch (err) {
       if (!(err instanceof AgentError)) throw err;
-      outcome = run.outcome('error', { error: err.toRunError() });
+      outcome = run.failed(err.toRunError());
     }
     await finish(run, outcome);
     run.status('finished');
@@ -397,10 +392,10 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
     }
     let crashed: RunOutcome;
     try {
-      crashed = run.outcome('crashed', { error: { code: 'crashed', message: CRASH_MESSAGE } });
+      crashed = run.failed({ code: 'crashed', message: CRASH_MESSAGE }, 'crashed');
     } catch {
       // whatever broke may have broken the entries too: report the crash without counting them
-      crashed = run.outcomeWithout('crashed', CRASH_MESSAGE);
+      crashed = run.crashedWithout(CRASH_MESSAGE);
     }
     try {
       await fireRunEnd(crashed);
@@ -412,8 +407,8 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
 }
 
 async function finish(run: Run, outcome: RunOutcome): Promise<void> {
-  const terminal: JournalEntry =
-    outcome.message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message: outcome.message };
+  const message = messageOf(outcome);
+  const terminal: JournalEntry = message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message };
   try {
     await run.record(terminal);
   } catch (err) {

@@ -3,7 +3,7 @@ import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/sc
 import { appendNext, fold, memorySessionStore, metaBody } from '../runstate/index.js';
 import { runAgent } from './run-agent.js';
 import { sessionJournal } from './runstate-journal.js';
-import { ScriptedPrompter, recordingTool, sourceOf, testConfig } from './test-support.js';
+import { ScriptedPrompter, recordingTool, sourceOf, testSettings } from './test-support.js';
 
 describe('the session journal adapter', () => {
   it('writes records the session store accepts, and folding them gives the run back', async () => {
@@ -15,7 +15,7 @@ describe('the session journal adapter', () => {
       textResponse('done', { usage: { input: 11, output: 2 } }),
     ]);
     const out = await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([recordingTool('deploy', [], { confirm: { trigger: 'ai:confirm' } })]),
       prompt: 'go',
@@ -39,7 +39,7 @@ describe('the session journal adapter', () => {
     await appendNext(journal, metaBody({ runId: 'run-2', created: new Date(), fingerprint: {}, prompt: 'go' }));
     const ac = new AbortController();
     ac.abort();
-    const out = await runAgent({ config: testConfig(), provider: new ScriptedProvider([]), tools: sourceOf([]), prompt: 'go', signal: ac.signal, journal: sessionJournal(journal) });
+    const out = await runAgent({ settings: testSettings(), provider: new ScriptedProvider([]), tools: sourceOf([]), prompt: 'go', signal: ac.signal, journal: sessionJournal(journal) });
     expect(out.status).toBe('aborted');
     expect(fold(await store.load('run-2')).status).toBe('open');
   });

@@ -8,10 +8,13 @@ import type { JournalEntry, RunJournal } from './journal.js';
 
 /**
  * Adapts a session journal. An aborted or crashed run writes no terminal record: it stays open, so
- * it can be resumed, which is what a cancelled or crashed run needs.
+ * it can be resumed, which is what a cancelled or crashed run needs. Ownership is the store's:
+ * before each tool runs, the loop asks whether another runner has claimed the run since.
  */
 export function sessionJournal(journal: Journal): RunJournal {
   return {
+    // the store's own check: nobody else appended since our last record (fails closed)
+    stillOwned: () => journal.isHeld(),
     async append(entry: JournalEntry): Promise<void> {
       switch (entry.type) {
         case 'assistant':

@@ -4,6 +4,8 @@
  */
 import { parseConfigForMode } from '../config/index.js';
 import type { Config } from '../config/types.js';
+import { settingsFromConfig } from './settings.js';
+import type { RunSettings } from './settings.js';
 import { newFuncTool } from '../toolkit/functool/index.js';
 import type { FuncToolSpec } from '../toolkit/functool/index.js';
 import { FrozenToolSet, PublishedToolSetSource } from '../toolkit/tool-set.js';
@@ -12,6 +14,11 @@ import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolk
 /** A prepared configuration from YAML lines appended to a minimal agent. */
 export function testConfig(extra = ''): Config {
   return parseConfigForMode({ text: `identity: tester\nsystem_prompt: You test things.\nllm:\n  model: test-model\n${extra}` }, 'run');
+}
+
+/** The loop's settings from YAML lines appended to a minimal agent. */
+export function testSettings(extra = ''): RunSettings {
+  return settingsFromConfig(testConfig(extra));
 }
 
 /** A prompter answering from queues, recording every question. Empty queues answer conservatively. */

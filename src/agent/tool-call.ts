@@ -1,18 +1,17 @@
 /**
- * One tool call, through its eight exits in order: registry lookup; describe and gating on the
- * original call; PreToolUse; argument validation; the confirm gate; dependencies; the takeover
- * check; execute, then PostToolUse. Each exit answers the call (or ends the run) and says why.
+ * One tool call of a run, through the shared invocation pipeline (`toolkit/invoke`). This adapter
+ * supplies what the loop owns (the confirm gate with its grants, the caller's hooks, the takeover
+ * check) and turns what the pipeline reports into the run's events.
  */
 import type { ToolResultBlock, ToolUseBlock } from '../llm/types.js';
-import type { CommandResult, ExecDeps, Kind, Outcome, Prompter, Tool, ToolSet } from '../toolkit/tool.js';
-import { isOperatorPaced, needsPrompter, needsWorkDir } from '../toolkit/tool.js';
-import { validateRequired } from '../toolkit/required.js';
-import { denialOutput, gateOf } from './confirm-gate.js';
-import type { ConfirmGate, GateInfo } from './confirm-gate.js';
-import type { EventSink, ExecInfo } from './events.js';
+import { invokeTool } from '../toolkit/invoke/invoke.js';
+import type { ApprovalVerdict, InvokeContext, InvokeEvent, InvokeWrapper } from '../toolkit/invoke/types.js';
+import type { Kind, Prompter, ToolSet } from '../toolkit/tool.js';
+import type { ConfirmGate } from './confirm-gate.js';
+import type { EventSink, ToolResultEvent } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { RunJournal } from './journal.js';
-import { formatCall, inputObject, oneLine } from './sanitize.js';
+import { inputObject } from './sanitize.js';
 
 /** What the loop needs to run one call. */
 export interface ToolCallContext {
@@ -26,6 +25,10 @@ export interface ToolCallContext {
   readonly confirmTags: readonly string[];
   readonly journal: RunJournal | undefined;
   readonly signal: AbortSignal;
+  /** Answers a call the set holds but the model may not call yet (a deferred tool not loaded). */
+  readonly notCallable?: (name: string) => string | undefined;
+  /** Wrappers around each call (telemetry, scrubbing), outermost first. */
+  readonly wrappers?: readonly InvokeWrapper[];
 }
 
 /** A call answered now. */
@@ -44,192 +47,94 @@ export type CallResult =
   /** The run must end: a hook asked for something malformed, the run was taken over, or cancelled. */
   | { readonly kind: 'end_run'; readonly status: 'aborted' | 'error'; readonly code: 'hook' | 'taken_over' | 'aborted'; readonly message: string };
 
-function answer(call: ToolUseBlock, toolKind: Kind, content: string, isError: boolean, ctx: ToolCallContext, exec?: ExecInfo, output?: string): AnsweredCall {
-  const block: ToolResultBlock = isError ? { type: 'tool_result', toolUseId: call.id, content, isError: true } : { type: 'tool_result', toolUseId: call.id, content };
-  const shown = output ?? content;
-  ctx.events.emit(exec === undefined ? { type: 'tool_result', call_id: call.id, is_error: isError, output: shown } : { type: 'tool_result', call_id: call.id, is_error: isError, output: shown, exec });
-  return { kind: 'answered', block, toolKind };
-}
+export { timeoutMessage } from '../toolkit/invoke/messages.js';
 
-/**
- * What the operator sees for a call: the tool's own rendering of the resolved command line when it
- * has one (a command tool's `traceLine`), else the generic `name key=value` line.
- */
-function commandLine(tool: Tool, input: string): string {
-  const describer = tool as unknown as { traceLine?: unknown };
-  if (typeof describer.traceLine === 'function') {
-    try {
-      const line: unknown = (describer.traceLine as (input: string) => unknown).call(tool, input);
-      if (typeof line === 'string' && line !== '') return oneLine(line);
-    } catch {
-      // input the tool refuses to render still gets the generic line
+function emitFor(events: EventSink): (e: InvokeEvent) => void {
+  return (e) => {
+    switch (e.type) {
+      case 'call':
+        events.emit(
+          e.tool === undefined
+            ? { type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input) }
+            : { type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input), presentation: e.tool.presentation },
+        );
+        return;
+      case 'warning':
+        events.emit({ type: 'warning', text: e.text });
+        return;
+      case 'ungated':
+        events.emit({ type: 'warning', text: `${e.tool.name} ran without approval: ${e.reason}` });
+        return;
+      case 'started':
+        return;
+      default: {
+        const never: never = e;
+        throw new TypeError(`unknown invocation event ${JSON.stringify(never)}`);
+      }
     }
-  }
-  return formatCall(tool.name, inputObject(input));
+  };
 }
 
-function isJsonObject(text: string): boolean {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v);
-  } catch {
-    return false;
-  }
-}
-
-/** The message substituted for a tool's output when it ran past the tool timeout. */
-export function timeoutMessage(name: string, ms: number): string {
-  return `the tool ${name} did not finish within ${ms / 1000}s and was stopped; its output is lost (llm.budget.tool_timeout)`;
-}
-
-async function runTool(tool: Tool, input: string, deps: ExecDeps, ctx: ToolCallContext): Promise<Outcome | { readonly status: 'timeout' } | { readonly status: 'aborted' }> {
-  const exempt = ctx.toolTimeoutMs === undefined || isOperatorPaced(tool);
-  if (exempt) {
-    try {
-      const outcome = await tool.execute(input, deps, ctx.signal);
-      return ctx.signal.aborted ? { status: 'aborted' } : outcome;
-    } catch (err) {
-      if (ctx.signal.aborted) return { status: 'aborted' };
-      return { status: 'completed', output: `the tool failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
-    }
-  }
-  // one controller per call, fed by the run's signal and the timer (cheaper than AbortSignal.any)
-  const call = new AbortController();
-  let timedOut = false;
-  const onRunAbort = (): void => call.abort(ctx.signal.reason);
-  if (ctx.signal.aborted) call.abort(ctx.signal.reason);
-  else ctx.signal.addEventListener('abort', onRunAbort, { once: true });
-  const handle = setTimeout(() => {
-    timedOut = true;
-    call.abort(new Error('tool timeout'));
-  }, ctx.toolTimeoutMs);
-  try {
-    const outcome = await tool.execute(input, deps, call.signal);
-    if (ctx.signal.aborted) return { status: 'aborted' };
-    if (timedOut) return { status: 'timeout' };
-    return outcome;
-  } catch (err) {
-    if (ctx.signal.aborted) return { status: 'aborted' };
-    if (timedOut) return { status: 'timeout' };
-    // a tool that throws failed in a way the model can still reason about
-    return { status: 'completed', output: `the tool failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
-  } finally {
-    clearTimeout(handle);
-    ctx.signal.removeEventListener('abort', onRunAbort);
-  }
-}
-
-/** Runs one tool call through every exit. Throws only for a bug (a hook that throws, say). */
+/** Runs one tool call through the pipeline. Throws only for a bug (a hook that throws, say). */
 export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext): Promise<CallResult> {
-  // 1. registry lookup
-  const original = ctx.set.get(call.name);
-  if (original === undefined) {
-    ctx.events.emit({ type: 'tool_call', id: call.id, name: call.name, input: inputObject(call.input) });
-    ctx.events.emit({ type: 'warning', text: `the model called ${JSON.stringify(call.name)}, which is not one of this run's tools; it was told so and nothing ran` });
-    return answer(call, 'unknown', `tool ${JSON.stringify(call.name)} is not available; call only the tools in your tool list`, true, ctx);
-  }
-  ctx.events.emit({ type: 'tool_call', id: call.id, name: call.name, input: inputObject(call.input), presentation: original.presentation });
-
-  // 2. describe and gate the original call, before any hook can change it
-  const originalGate: GateInfo = gateOf(original, ctx.confirmTags);
-
-  // 3. PreToolUse
-  let tool = original;
-  let input = call.input;
-  const pre = ctx.hooks.preToolUse === undefined ? undefined : await ctx.hooks.preToolUse({ id: call.id, name: call.name, input: call.input });
-  if (pre !== undefined) {
-    switch (pre.action) {
-      case 'allow':
-        break;
-      case 'deny':
-        return answer(call, original.kind, denialOutput(pre.reason), false, ctx);
-      case 'rewrite': {
-        const target = ctx.set.get(pre.name);
-        if (target === undefined) {
-          return { kind: 'end_run', status: 'error', code: 'hook', message: `PreToolUse rewrote ${call.name} to ${JSON.stringify(pre.name)}, which is not one of this run's tools; the run was stopped rather than dispatch it` };
+  const hooks = ctx.hooks;
+  const invoke: InvokeContext = {
+    tools: ctx.set,
+    confirmTags: ctx.confirmTags,
+    approve: async (q, signal): Promise<ApprovalVerdict> => {
+      const v = await ctx.gate.check(q.callId, { tool: q.tool.name, commandLine: q.commandLine, trigger: q.trigger }, signal);
+      switch (v.verdict) {
+        case 'abort':
+          return { verdict: 'abort' };
+        case 'deny':
+          return { verdict: 'deny', reason: v.reason };
+        case 'allow':
+          return v.via === 'new_grant' ? { verdict: 'allow', grant: v.grant } : { verdict: 'allow' };
+        default: {
+          const never: never = v;
+          throw new TypeError(`unknown gate verdict ${JSON.stringify(never)}`);
         }
-        if (!isJsonObject(pre.input)) {
-          return { kind: 'end_run', status: 'error', code: 'hook', message: `PreToolUse rewrote the arguments of ${call.name} to something that is not a JSON object; the run was stopped rather than dispatch it` };
-        }
-        if (target.name !== call.name || pre.input !== call.input) {
-          ctx.events.emit({ type: 'warning', text: `a PreToolUse hook rewrote the call: ${commandLine(target, pre.input)}` });
-        }
-        tool = target;
-        input = pre.input;
-        break;
       }
-      default: {
-        const never: never = pre;
-        throw new TypeError(`unknown PreToolUse decision ${JSON.stringify(never)}`);
-      }
+    },
+    hooks: {
+      ...(hooks.preToolUse === undefined ? {} : { pre: async (c) => (await hooks.preToolUse?.(c)) ?? undefined }),
+      ...(hooks.postToolUse === undefined
+        ? {}
+        : { post: async (r) => (await hooks.postToolUse?.({ id: r.call.id, name: r.name, input: r.input, output: r.output, isError: r.isError })) ?? undefined }),
+    },
+    ...(ctx.prompter === undefined ? {} : { prompter: ctx.prompter }),
+    ...(ctx.workDir === undefined ? {} : { workDir: ctx.workDir }),
+    ...(ctx.toolTimeoutMs === undefined ? {} : { timeout: { ms: ctx.toolTimeoutMs, key: 'llm.budget.tool_timeout' } }),
+    ...(ctx.notCallable === undefined ? {} : { notCallable: ctx.notCallable }),
+    ...(ctx.journal?.stillOwned === undefined ? {} : { stillOwned: () => ctx.journal?.stillOwned?.() ?? Promise.resolve(true) }),
+    ...(ctx.wrappers === undefined ? {} : { wrappers: ctx.wrappers }),
+    observe: emitFor(ctx.events),
+    signal: ctx.signal,
+  };
+  const r = await invokeTool({ id: call.id, name: call.name, input: call.input }, invoke);
+  switch (r.kind) {
+    case 'end_run':
+      return r;
+    case 'deferred':
+      return r.grant === undefined ? { kind: 'deferred', reason: r.reason, toolKind: r.toolKind } : { kind: 'deferred', reason: r.reason, toolKind: r.toolKind, grant: r.grant };
+    case 'answered': {
+      const block: ToolResultBlock = r.isError ? { type: 'tool_result', toolUseId: call.id, content: r.content, isError: true } : { type: 'tool_result', toolUseId: call.id, content: r.content };
+      const exec = r.exec === undefined ? undefined : { command: r.exec.command, exit_code: r.exec.exitCode, truncated: r.exec.truncated };
+      const event: ToolResultEvent = {
+        type: 'tool_result',
+        call_id: call.id,
+        is_error: r.isError,
+        output: r.output,
+        ...(exec === undefined ? {} : { exec }),
+        ...(r.refused === undefined ? {} : { refused: r.refused }),
+      };
+      ctx.events.emit(event);
+      const answered: AnsweredCall = { kind: 'answered', block, toolKind: r.toolKind };
+      return r.grant === undefined ? answered : { ...answered, grant: r.grant };
+    }
+    default: {
+      const never: never = r;
+      throw new TypeError(`unknown invocation result ${JSON.stringify(never)}`);
     }
   }
-
-  // 4. argument validation, before the gate: nobody is asked to approve a call that cannot run
-  const invalid = validateRequired(tool.inputSchema, input);
-  if (invalid !== undefined) return answer(call, tool.kind, `invalid arguments for ${tool.name}: ${invalid}`, true, ctx);
-
-  // 5. the confirm gate fires if either the original or the effective tool is gated
-  const effectiveGate = tool === original ? originalGate : gateOf(tool, ctx.confirmTags);
-  let grant: string | undefined;
-  if (originalGate.gated || effectiveGate.gated) {
-    const trigger = originalGate.gated ? originalGate.trigger : effectiveGate.trigger;
-    const line = commandLine(tool, input);
-    const verdict = await ctx.gate.check(call.id, { tool: tool.name, commandLine: line, trigger }, ctx.signal);
-    switch (verdict.verdict) {
-      case 'abort':
-        return { kind: 'end_run', status: 'aborted', code: 'aborted', message: 'the run was cancelled while a call waited for approval' };
-      case 'deny':
-        return answer(call, tool.kind, denialOutput(verdict.reason), false, ctx);
-      case 'allow':
-        if (verdict.via === 'new_grant') grant = verdict.grant;
-        break;
-      default: {
-        const never: never = verdict;
-        throw new TypeError(`unknown gate verdict ${JSON.stringify(never)}`);
-      }
-    }
-  }
-
-  // 6. dependencies go only to tools that declared the need
-  const deps: { prompter?: Prompter; workDir?: string; timeoutMs?: number } = {};
-  if (needsPrompter(tool) && ctx.prompter !== undefined) deps.prompter = ctx.prompter;
-  if (needsWorkDir(tool) && ctx.workDir !== undefined) deps.workDir = ctx.workDir;
-  if (ctx.toolTimeoutMs !== undefined && !isOperatorPaced(tool)) deps.timeoutMs = ctx.toolTimeoutMs;
-
-  // 7. takeover: the last check before an irreversible effect
-  if (ctx.journal?.stillOwned !== undefined && !(await ctx.journal.stillOwned())) {
-    return { kind: 'end_run', status: 'error', code: 'taken_over', message: 'another runner took this run over; stopped before running a tool' };
-  }
-
-  // 8. execute, then PostToolUse
-  const ran = await runTool(tool, input, deps, ctx);
-  if (ran.status === 'aborted') return { kind: 'end_run', status: 'aborted', code: 'aborted', message: `the run was cancelled while ${tool.name} ran` };
-  if (ran.status === 'deferred') return grant === undefined ? { kind: 'deferred', reason: ran.reason, toolKind: tool.kind } : { kind: 'deferred', reason: ran.reason, toolKind: tool.kind, grant };
-
-  let output: string;
-  let isError: boolean;
-  let exec: ExecInfo | undefined;
-  if (ran.status === 'timeout') {
-    // substituted before the hook, so hook, journal, events and model all see the same text
-    output = timeoutMessage(tool.name, ctx.toolTimeoutMs ?? 0);
-    isError = true;
-  } else {
-    output = ran.output;
-    isError = ran.isError;
-    if (ran.exec !== undefined) exec = { command: ran.exec.command, exit_code: ran.exec.exitCode, truncated: ran.exec.truncated };
-  }
-  const post = ctx.hooks.postToolUse === undefined ? undefined : await ctx.hooks.postToolUse({ id: call.id, name: tool.name, input, output, isError });
-  if (post?.action === 'replace') output = post.output;
-
-  // a command's output travels in its envelope; a non-zero exit is an answer, not an error
-  let content = output;
-  if (exec !== undefined) {
-    const envelope: CommandResult = exec.truncated
-      ? { command: exec.command, exit_code: exec.exit_code, output, truncated: true }
-      : { command: exec.command, exit_code: exec.exit_code, output };
-    content = JSON.stringify(envelope);
-  }
-  const result = answer(call, tool.kind, content, isError, ctx, exec, output);
-  return grant === undefined ? result : { ...result, grant };
 }

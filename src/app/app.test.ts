@@ -154,7 +154,7 @@ describe('a TypeScript application as a tool', () => {
     expect(r1).toMatchObject({ isError: false, exec: { command: 'greet --region=eu --shout --no-punctuation --times=2 -- ops', exitCode: 0 } });
     if (r1.status === 'completed') expect(JSON.parse(r1.output)).toEqual({ text: 'HELLO OPS', times: 2, region: 'eu' });
     const rm = loaded.source.tools[1] as FiskCommandTool;
-    expect(rm.confirmGate()).toEqual({ gated: true, trigger: 'impact:rw' });
+    expect(rm.capabilities.gate).toEqual({ gated: true, trigger: 'impact:rw' });
     const r2 = await rm.execute('{"paths":["a","b c"],"mode":"hard"}', {}, signal);
     if (r2.status === 'completed') expect(r2.output).toBe('{"removed":["a","b c"],"mode":"hard"}\ndone\n');
   });

@@ -4,6 +4,7 @@
  * zod, so every command fails the same way on the same bad entry.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { prepare } from './prepare.js';
 import { unmarshal } from './unmarshal.js';
@@ -37,7 +38,10 @@ export { allKeyPaths } from './schema.js';
 export type { RawConfig } from './schema.js';
 
 /** Where a configuration comes from: a file path, or text with a name for messages. */
-export type ConfigInput = { readonly path: string } | { readonly text: string; readonly name?: string };
+export type ConfigInput =
+  | { readonly path: string }
+  /** Text with a name for messages; relative paths in it resolve against `baseDir` (default: the working directory). */
+  | { readonly text: string; readonly name?: string; readonly baseDir?: string };
 
 /**
  * Reads, prepares and validates agent.yaml for one command. Throws `ConfigError`, whose message
@@ -46,8 +50,10 @@ export type ConfigInput = { readonly path: string } | { readonly text: string; r
 export function parseConfigForMode(input: ConfigInput, mode: Mode): Config {
   let text: string;
   let name: string;
+  let baseDir: string;
   if ('path' in input) {
     name = input.path;
+    baseDir = dirname(resolve(input.path));
     try {
       text = readFileSync(input.path, 'utf8');
     } catch (err) {
@@ -61,9 +67,10 @@ export function parseConfigForMode(input: ConfigInput, mode: Mode): Config {
   } else {
     text = input.text;
     name = input.name ?? 'agent.yaml';
+    baseDir = resolve(input.baseDir ?? '.');
   }
   const { raw, present } = unmarshal(text, name);
-  const config = prepare(raw, name, present);
+  const config = prepare(raw, name, present, baseDir);
   validateForMode(config, mode);
   return config;
 }

@@ -1,4 +1,4 @@
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
 import type { RawConfig } from './schema.js';
@@ -53,7 +53,7 @@ export const DEFAULTS = {
  * defaults. Checks that hold whatever the command land here; checks a command needs are in
  * `validateForMode`.
  */
-export function prepare(raw: RawConfig, source: string, present: ReadonlySet<string>): Config {
+export function prepare(raw: RawConfig, source: string, present: ReadonlySet<string>, baseDir: string = dirname(resolve(source))): Config {
   const { identity, identitySource } = deriveIdentity(raw);
   const llm = prepareLlm(raw);
   const knowledge = prepareKnowledge(raw, identity);
@@ -69,6 +69,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
 
   return {
     source,
+    baseDir,
     identity,
     identitySource,
     iconUrl: trimmed(raw.icon_url),

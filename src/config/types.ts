@@ -194,6 +194,12 @@ export interface TelemetryConfig {
 export interface Config {
   /** Where the configuration came from, for messages (`agent.yaml`). */
   readonly source: string;
+  /**
+   * The absolute directory holding the file. Relative paths in it (the application, knowledge paths
+   * and store directories) resolve here, never against the working directory, so an agent behaves
+   * the same from any directory.
+   */
+  readonly baseDir: string;
   readonly identity: string;
   readonly identitySource: IdentitySource;
   readonly iconUrl: string | undefined;

@@ -12,6 +12,7 @@ export const KNOWLEDGE_ERROR_CODES = [
   'vector_mismatch', // the pinned embedding identity differs from the configured one
   'dimension_mismatch', // the live model answers with a different dimension than the index holds
   'embeddings', // the embeddings server failed or answered malformed data
+  'missing_key', // the variable api_key_env names is not set
   'no_fts5', // this SQLite build has no FTS5
   'bad_query', // a query the language refuses (OR, NEAR, a trailing *)
   'bad_citation', // a citation that is not `<path>#<ordinal>`
@@ -32,6 +33,7 @@ export class KnowledgeError extends FiskError<KnowledgeErrorCode> {
     switch (this.code) {
       case 'vector_mismatch':
       case 'dimension_mismatch':
+      case 'missing_key':
         return 'configuration';
       case 'bad_query':
       case 'bad_citation':

@@ -5,6 +5,7 @@ import { OPENAI_CREDENTIAL_ENV_NAMES } from './openai/client.js';
 import type { ProviderFactory, ProviderOptions } from './options.js';
 import type { Provider } from './provider.js';
 import { ProviderRegistry } from './registry.js';
+import type { ProviderFacts, ProviderRegistration } from './registry.js';
 
 /**
  * The process-wide provider registry, with every provider this build links in already
@@ -12,19 +13,21 @@ import { ProviderRegistry } from './registry.js';
  * module, so whoever imports the registry sees every linked provider and their credentials.
  */
 const defaultRegistry = new ProviderRegistry();
-defaultRegistry.register('anthropic', newAnthropicProvider, ANTHROPIC_CREDENTIAL_ENV_NAMES);
-defaultRegistry.register('openai', newOpenAIResponsesProvider, OPENAI_CREDENTIAL_ENV_NAMES);
-defaultRegistry.register('openai-chat', newOpenAIChatProvider, OPENAI_CREDENTIAL_ENV_NAMES);
-
-/** The provider name used when `llm.provider` is not set. */
-export const DEFAULT_PROVIDER = 'anthropic';
+defaultRegistry.register('anthropic', newAnthropicProvider, ANTHROPIC_CREDENTIAL_ENV_NAMES, { baseUrlEnv: 'ANTHROPIC_BASE_URL', toolSearch: true });
+defaultRegistry.register('openai', newOpenAIResponsesProvider, OPENAI_CREDENTIAL_ENV_NAMES, { baseUrlEnv: 'OPENAI_BASE_URL', toolSearch: true });
+defaultRegistry.register('openai-chat', newOpenAIChatProvider, OPENAI_CREDENTIAL_ENV_NAMES, { baseUrlEnv: 'OPENAI_BASE_URL', toolSearch: false });
 
 /**
  * Adds a provider to the process-wide registry (an embedder's own backend). Throws on an empty
  * name, a missing factory, a missing credential list or a name already taken.
  */
-export function register(name: string, factory: ProviderFactory, credentialEnvNames: readonly string[]): void {
-  defaultRegistry.register(name, factory, credentialEnvNames);
+export function register(name: string, factory: ProviderFactory, credentialEnvNames: readonly string[], more?: ProviderRegistration): void {
+  defaultRegistry.register(name, factory, credentialEnvNames, more);
+}
+
+/** What the named provider declared (credentials, base URL variable, tool search); `undefined` when unknown. */
+export function providerFacts(name: string): ProviderFacts | undefined {
+  return defaultRegistry.facts(name);
 }
 
 /**
@@ -47,7 +50,6 @@ export function providerNames(): string[] {
 export function providerCredentialEnvNames(): string[] {
   return defaultRegistry.credentialEnvNames();
 }
-
 /** What a caller adds to the `llm` settings when building the provider for a run. */
 export type ProviderExtras = Omit<ProviderOptions, 'callTimeoutMs'>;
 

@@ -2,9 +2,28 @@ import { ConfigError } from '../config/index.js';
 import type { ProviderFactory, ProviderOptions } from './options.js';
 import type { Provider } from './provider.js';
 
+/**
+ * What the host needs to know about a provider before it builds one, declared at registration so
+ * nothing else in the tree keeps its own table of provider names.
+ */
+export interface ProviderFacts {
+  /** The environment variables carrying the provider's secrets, stripped from every tool subprocess. */
+  readonly credentialEnvNames: readonly string[];
+  /** The variable the provider reads its base URL from (beats `llm.base_url`), when it reads one. */
+  readonly baseUrlEnv: string | undefined;
+  /** Whether the provider offers server-side tool search, so definitions may be deferred. */
+  readonly toolSearch: boolean;
+}
+
+/** The optional facts a registration may add to the required credential list. */
+export interface ProviderRegistration {
+  readonly baseUrlEnv?: string;
+  readonly toolSearch?: boolean;
+}
+
 interface Entry {
   readonly factory: ProviderFactory;
-  readonly credentialEnvNames: readonly string[];
+  readonly facts: ProviderFacts;
 }
 
 /**
@@ -19,7 +38,7 @@ export class ProviderRegistry {
    * Adds a provider. Throws on an empty name, a missing factory, a missing credential list or a
    * name already taken: these are programming errors, caught the first time the module loads.
    */
-  register(name: string, factory: ProviderFactory, credentialEnvNames: readonly string[]): void {
+  register(name: string, factory: ProviderFactory, credentialEnvNames: readonly string[], more: ProviderRegistration = {}): void {
     if (typeof name !== 'string' || name.trim() === '') throw new TypeError('provider registration needs a non-empty name');
     if (typeof factory !== 'function') throw new TypeError(`provider "${name}" registered without a factory`);
     // Checked at run time too: a JavaScript caller can omit the positional argument.
@@ -28,7 +47,13 @@ export class ProviderRegistry {
       throw new TypeError(`provider "${name}" must declare the environment variables carrying its secrets (an array of names, possibly empty)`);
     }
     if (this.#entries.has(name)) throw new TypeError(`provider "${name}" is already registered`);
-    this.#entries.set(name, { factory, credentialEnvNames: Object.freeze([...credentialEnvNames]) });
+    if (more.baseUrlEnv !== undefined && more.baseUrlEnv.trim() === '') throw new TypeError(`provider "${name}" declares an empty base URL variable`);
+    const facts: ProviderFacts = Object.freeze({
+      credentialEnvNames: Object.freeze([...credentialEnvNames]),
+      baseUrlEnv: more.baseUrlEnv,
+      toolSearch: more.toolSearch ?? false,
+    });
+    this.#entries.set(name, { factory, facts });
   }
 
   /** The registered names, sorted. */
@@ -53,10 +78,15 @@ export class ProviderRegistry {
     return entry.factory(options);
   }
 
+  /** What a registered provider declared; `undefined` for an unknown name. */
+  facts(name: string): ProviderFacts | undefined {
+    return this.#entries.get(name)?.facts;
+  }
+
   /** The union of every registered provider's secret-bearing variables, sorted and deduplicated. */
   credentialEnvNames(): string[] {
     const all = new Set<string>();
-    for (const e of this.#entries.values()) for (const n of e.credentialEnvNames) all.add(n);
+    for (const e of this.#entries.values()) for (const n of e.facts.credentialEnvNames) all.add(n);
     return [...all].sort();
   }
 }

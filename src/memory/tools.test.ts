@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isBehaviorDescriber } from '../toolkit/tool.js';
+
 import type { Outcome, Tool } from '../toolkit/tool.js';
 import { MemoryError } from './errors.js';
 import { FileStore } from './file/file-store.js';
@@ -46,7 +46,7 @@ describe('memoryTools', () => {
       expect(t.a2aExposable()).toBe(false);
     }
     const list = tool(tools, 'memory_list');
-    expect(isBehaviorDescriber(list) && list.behavior().readOnly).toBe('true');
+    expect((list.capabilities.behavior !== null) && list.capabilities.behavior.readOnly).toBe('true');
   });
 
   it('registers only list and read when read-only', () => {

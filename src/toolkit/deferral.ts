@@ -1,4 +1,3 @@
-import { isDeferrable } from './tool.js';
 import type { Tool } from './tool.js';
 
 /** Past this many tools (deferrable ones plus built-ins), deferrable definitions are deferred. */
@@ -21,7 +20,7 @@ export interface DeferralDecision {
 }
 
 function canDefer(tool: Tool): boolean {
-  return tool.kind !== 'builtin' && isDeferrable(tool) && tool.deferrable();
+  return tool.kind !== 'builtin' && tool.capabilities.deferrable;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** The tool contract, its capability interfaces, and how a run's one tool set is chosen. */
+/** The tool contract, its declared capabilities, and how a run's one tool set is chosen. */
 export * from './tool.js';
 export { ToolkitError, TOOLKIT_ERROR_CODES } from './errors.js';
 export type { ToolkitErrorCode } from './errors.js';
@@ -8,7 +8,6 @@ export {
   RESERVED_TAGS,
   BEHAVIOR_TAGS,
   KNOWN_AI_TAGS,
-  CONSERVATIVE_BEHAVIOR,
   isDenied,
   allowsDefer,
   confirmGateFor,

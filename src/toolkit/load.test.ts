@@ -5,7 +5,7 @@ import { ToolkitError } from './errors.js';
 import type { FiskCommandTool } from './fisk/command-tool.js';
 import { loadApplicationTools } from './load.js';
 import type { LoadApplicationOptions } from './load.js';
-import { isConfirmable } from './tool.js';
+
 
 const app = fileURLToPath(new URL('../../test/fixtures/fisk-app.mjs', import.meta.url));
 const none = { tools: [], tags: [] };
@@ -65,8 +65,8 @@ describe('loadApplicationTools', () => {
     const loaded = await loadApplicationTools(options({ confirmTags: ['impact:rw'] }));
     const gate = (name: string) => {
       const t = loaded.source.tools.find((x) => x.name === name);
-      if (t === undefined || !isConfirmable(t)) throw new Error(name);
-      return t.confirmGate();
+      if (t === undefined || !(t.capabilities.gate !== null)) throw new Error(name);
+      return t.capabilities.gate;
     };
     expect(gate('stream_rm')).toEqual({ gated: true, trigger: 'impact:rw' });
     expect(gate('stream_purge')).toEqual({ gated: true, trigger: 'ai:confirm' });

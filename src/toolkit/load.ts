@@ -3,6 +3,7 @@
  * surfaces: introspect, resolve `global_flags`, build the command tools, apply `ai:deny` and the
  * include/exclude filters. Every command left out is recorded with its reason.
  */
+import { isAbsolute, resolve } from 'node:path';
 import { credentialEnvNames } from '../config/credentials.js';
 import type { Config, Filter } from '../config/types.js';
 import { applyFilters, compileFilters } from './filter.js';
@@ -45,11 +46,21 @@ export interface LoadedApplication {
   readonly globalFlags: readonly GlobalFlagReport[];
 }
 
+/**
+ * Where the application binary is: a path with a directory part that is not absolute resolves
+ * against the directory holding agent.yaml, so the agent runs the same from anywhere; a bare name
+ * (`nats`) is looked up on PATH as a shell would.
+ */
+export function resolveApplicationPath(applicationPath: string, baseDir: string): string {
+  if (isAbsolute(applicationPath) || !/[\\/]/.test(applicationPath)) return applicationPath;
+  return resolve(baseDir, applicationPath);
+}
+
 /** The load options a prepared configuration implies. */
 export function applicationLoadOptions(config: Config, env?: Readonly<Record<string, string | undefined>>): LoadApplicationOptions | undefined {
   if (config.applicationPath === undefined) return undefined;
   return {
-    applicationPath: config.applicationPath,
+    applicationPath: resolveApplicationPath(config.applicationPath, config.baseDir),
     globalFlags: config.globalFlags,
     confirmTags: config.harness.confirmTags,
     include: config.include,

@@ -6,7 +6,6 @@ import type { FilteredTool, SourceName, ToolSource, ToolWarning } from './source
 import { behaviorConflicts, isDenied, RESERVED_TAGS, unknownAiTags } from './tags.js';
 import { FrozenToolSet } from './tool-set.js';
 import type { ToolEntry } from './tool-set.js';
-import { isTagged } from './tool.js';
 import type { Tool } from './tool.js';
 
 /** Everything the one selection function needs. */
@@ -56,7 +55,7 @@ export function selectTools(input: SelectionInput): Selection {
     filtered.push(...(src.filtered ?? []));
     for (const tool of src.tools) {
       // ai:deny holds for every source that carries tags, not only the application's filters.
-      if (isTagged(tool) && isDenied(tool.tags())) {
+      if (isDenied(tool.capabilities.tags)) {
         filtered.push(record(tool.name, src, 'denied', `tagged ${RESERVED_TAGS.deny}`));
         continue;
       }
@@ -80,8 +79,7 @@ export function selectTools(input: SelectionInput): Selection {
   const warnings: ToolWarning[] = [];
   const allTags = new Set<string>();
   for (const { tool } of tools) {
-    if (!isTagged(tool)) continue;
-    const tags = tool.tags();
+    const tags = tool.capabilities.tags;
     for (const t of tags) allTags.add(t);
     const unknown = unknownAiTags(tags);
     if (unknown.length > 0) {

@@ -75,14 +75,6 @@ export function resolveBehavior(tags: readonly string[]): Behavior {
   return { readOnly, destructive, idempotent, openWorld: 'unset' };
 }
 
-/** The hints a consumer assumes for a tool that cannot describe itself. */
-export const CONSERVATIVE_BEHAVIOR: Behavior = Object.freeze({
-  readOnly: 'false',
-  destructive: 'true',
-  idempotent: 'false',
-  openWorld: 'true',
-});
-
 /** The model-facing description: the plain one plus a trailing `Tags:` line when there are tags. */
 export function modelDescription(description: string, tags: readonly string[]): string {
   if (tags.length === 0) return description;

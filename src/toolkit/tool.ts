@@ -2,9 +2,8 @@ import type { ToolDef } from '../llm/types.js';
 
 /**
  * The tool contract every source implements: fisk application commands, built-ins, remote agents'
- * tools, MCP servers' tools and custom functions. Kind-specific policy is not folded in here;
- * consumers reach for the narrow capability interfaces below and fall back to conservative
- * defaults when one is absent.
+ * tools, MCP servers' tools and custom functions. What a tool needs and how it behaves is declared
+ * in its `capabilities`, never discovered by probing for methods.
  */
 export interface Tool {
   /** The flat name the model addresses the tool by. */
@@ -19,6 +18,8 @@ export interface Tool {
   readonly kind: Kind;
   /** The visibility axis: how a surface renders a call. */
   readonly presentation: Presentation;
+  /** What the tool needs and how it behaves (prompter, work dir, gate, tags, ...). */
+  readonly capabilities: ToolCapabilities;
   /** The definition sent to the model. */
   definition(deferLoading: boolean): ToolDef;
   /**
@@ -106,7 +107,7 @@ export interface Prompter {
 
 /**
  * What a call receives besides its input. A tool gets a prompter or a work directory only when it
- * declared the need through the matching capability.
+ * declared the need in its capabilities.
  */
 export interface ExecDeps {
   readonly prompter?: Prompter;
@@ -126,10 +127,8 @@ export interface Behavior {
   readonly openWorld: Hint;
 }
 
-/** A tool that can say how it behaves. Absent, consumers assume the conservative answer. */
-export interface BehaviorDescriber {
-  behavior(): Behavior;
-}
+/** What a surface assumes of a tool that says nothing about its behaviour. */
+export const CONSERVATIVE_BEHAVIOR: Behavior = Object.freeze({ readOnly: 'false', destructive: 'true', idempotent: 'false', openWorld: 'true' });
 
 /** Whether a tool stands behind the confirm gate, and the tag that put it there. */
 export interface ConfirmGate {
@@ -138,60 +137,38 @@ export interface ConfirmGate {
   readonly trigger?: string;
 }
 
-/** A tool that can report whether it needs approval. Serving surfaces refuse a tool that cannot. */
-export interface Confirmable {
-  confirmGate(): ConfirmGate;
+/**
+ * What a tool needs and how it behaves, declared once in one object. Nothing probes a tool for
+ * optional methods: a misspelt capability is a type error, never a silent default.
+ */
+export interface ToolCapabilities {
+  /** Calls receive a prompter; a tool that does not declare it never gets one. */
+  readonly prompter: boolean;
+  /** Calls receive the working directory. */
+  readonly workDir: boolean;
+  /** The tool waits on a person, so the tool timeout does not apply to it. */
+  readonly operatorPaced: boolean;
+  /** The definition may be deferred behind tool search (never for a built-in or an `ai:no_defer` tool). */
+  readonly deferrable: boolean;
+  /**
+   * Whether the tool is confirm-gated. `null` means it cannot say, which serving surfaces refuse:
+   * "needs no gate" and "cannot report a gate" must not look the same.
+   */
+  readonly gate: ConfirmGate | null;
+  /** Tags from the tool's source (application commands), in source order. */
+  readonly tags: readonly string[];
+  /** Behaviour hints; `null` means the conservative answer (`CONSERVATIVE_BEHAVIOR`). */
+  readonly behavior: Behavior | null;
+  /**
+   * Renders the resolved call a person approves (a command line), or `null` for the generic
+   * `name key=value` line. May throw for input the tool refuses.
+   */
+  readonly describeCall: ((input: string) => string) | null;
 }
 
-/** A tool whose calls need a prompter (and receive one only by declaring it). */
-export interface NeedsPrompter {
-  needsPrompter(): true;
-}
-
-/** A tool whose calls need a working directory. */
-export interface NeedsWorkDir {
-  needsWorkDir(): true;
-}
-
-/** A tool paced by the operator (it waits on a person), exempt from the tool timeout. */
-export interface OperatorPaced {
-  operatorPaced(): true;
-}
-
-/** A tool that may be deferred behind tool search (not a built-in, not tagged `ai:no_defer`). */
-export interface Deferrable {
-  deferrable(): boolean;
-}
-
-/** A tool that carries tags from its source (fisk application commands). */
-export interface Tagged {
-  tags(): readonly string[];
-}
-
-function hasMethod(tool: Tool, name: string): boolean {
-  return typeof (tool as unknown as Record<string, unknown>)[name] === 'function';
-}
-
-export function isBehaviorDescriber(tool: Tool): tool is Tool & BehaviorDescriber {
-  return hasMethod(tool, 'behavior');
-}
-export function isConfirmable(tool: Tool): tool is Tool & Confirmable {
-  return hasMethod(tool, 'confirmGate');
-}
-export function needsPrompter(tool: Tool): tool is Tool & NeedsPrompter {
-  return hasMethod(tool, 'needsPrompter');
-}
-export function needsWorkDir(tool: Tool): tool is Tool & NeedsWorkDir {
-  return hasMethod(tool, 'needsWorkDir');
-}
-export function isOperatorPaced(tool: Tool): tool is Tool & OperatorPaced {
-  return hasMethod(tool, 'operatorPaced');
-}
-export function isDeferrable(tool: Tool): tool is Tool & Deferrable {
-  return hasMethod(tool, 'deferrable');
-}
-export function isTagged(tool: Tool): tool is Tool & Tagged {
-  return hasMethod(tool, 'tags');
+/** The behaviour a surface reports for a tool: its own hints, else the conservative answer. */
+export function behaviorOf(tool: Tool): Behavior {
+  return tool.capabilities.behavior ?? CONSERVATIVE_BEHAVIOR;
 }
 
 /**

@@ -3,6 +3,7 @@
  * Anthropic SDK talking to the fake Messages server, and the tool set chosen by the same
  * selection `fisk run` uses.
  */
+import { settingsFromConfig } from '../../src/agent/settings.js';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/run-agent.js';
@@ -19,6 +20,7 @@ import { applicationLoadOptions } from '../../src/toolkit/load.js';
 import { resolveRunTools } from '../../src/toolkit/run-tools.js';
 import { PublishedToolSetSource } from '../../src/toolkit/tool-set.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../../src/toolkit/tool.js';
+import { answerOf, errorOf, messageOf } from '../../src/agent/outcome.js';
 
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/fisk-app.mjs');
 
@@ -67,7 +69,7 @@ async function options(cfg: Config, extra: Partial<RunOptions> = {}): Promise<Ru
     confirmTags: cfg.harness.confirmTags,
     deferral: { noToolSearch: true, providerToolSearch: false },
   });
-  return { config: cfg, provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'tidy the streams', ...extra };
+  return { settings: settingsFromConfig(cfg), provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'tidy the streams', ...extra };
 }
 
 interface WireResult {
@@ -104,7 +106,7 @@ describe('the loop against the Anthropic wire', () => {
     const out = await runAgent(await options(config(), { prompter: approver, events, journal }));
 
     expect(out.status).toBe('completed');
-    expect(out.answer).toBe('Purged orders; removing audit was declined.');
+    expect(answerOf(out)).toBe('Purged orders; removing audit was declined.');
     expect(approver.asked.map((a) => [a.tool, a.trigger])).toEqual([
       ['stream_purge', 'ai:confirm'],
       ['stream_rm', 'impact:rw'],
@@ -145,8 +147,8 @@ describe('the loop against the Anthropic wire', () => {
       await options(config(), { events, hooks: { preToolUse: () => ({ action: 'rewrite', name: 'stream_nuke', input: '{}' }) } }),
     );
     expect(out.status).toBe('error');
-    expect(out.error?.code).toBe('hook');
-    expect(out.message).toContain('stream_nuke');
+    expect(errorOf(out)?.code).toBe('hook');
+    expect(messageOf(out)).toContain('stream_nuke');
     expect(fake.requests).toHaveLength(1);
     expect(events.ofType('tool_result')).toHaveLength(0);
   });
@@ -158,7 +160,7 @@ describe('the loop against the Anthropic wire', () => {
     const out = await runAgent(await options(config('  budget: { max_tokens: 1000 }\n')));
     expect(out.status).toBe('budget');
     expect(out.counters.usage).toMatchObject({ input: 300, cacheRead: 500, output: 250 });
-    expect(out.message).toContain('1050 tokens processed');
+    expect(messageOf(out)).toContain('1050 tokens processed');
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -192,7 +194,7 @@ describe('the loop against the Anthropic wire', () => {
     );
     expect(out.status).toBe('crashed');
     expect(ends).toEqual(['crashed']);
-    expect(out.error?.message).not.toContain('post hook bug');
+    expect(errorOf(out)?.message).not.toContain('post hook bug');
     expect(events.ofType('crash')[0]?.stack).toContain('RangeError: post hook bug');
   });
 });

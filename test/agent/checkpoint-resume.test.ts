@@ -8,6 +8,8 @@ import { runAgent } from '../../src/agent/run-agent.js';
 import { recordingTool, sourceOf, testConfig } from '../../src/agent/test-support.js';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../../src/agenttest/scripted-provider.js';
 import { appendNext, assistantBody, deferralBody, isRunStateError, loadRun, memorySessionStore, toolResultBody } from '../../src/runstate/index.js';
+import { answerOf } from '../../src/agent/outcome.js';
+import { settingsFromConfig } from '../../src/agent/settings.js';
 
 describe('checkpoint and resume', () => {
   it('resumes a suspended run and completes it without repeating a model call', async () => {
@@ -20,7 +22,7 @@ describe('checkpoint and resume', () => {
 
     const cp = await startCheckpoint(store, { runId: 'r1', fingerprint, prompt: 'probe it' });
     let boundaries = 0;
-    const first = await runAgent({ config, provider, tools, prompt: 'probe it', ...cp.options, suspendRequested: () => ++boundaries > 1 });
+    const first = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: 'probe it', ...cp.options, suspendRequested: () => ++boundaries > 1 });
     await cp.journal.close();
     expect(first.status).toBe('suspended');
     expect(provider.requests).toHaveLength(1);
@@ -28,7 +30,7 @@ describe('checkpoint and resume', () => {
 
     const resumed = await resumeCheckpoint(store, 'r1', { fingerprint, force: false });
     expect(resumed.run.nextIteration).toBe(1);
-    const second = await runAgent({ config, provider, tools, prompt: '', ...resumed.options });
+    const second = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: '', ...resumed.options });
     await resumed.journal.close();
     expect(second.status).toBe('completed');
     expect(provider.requests).toHaveLength(2);
@@ -74,10 +76,10 @@ describe('checkpoint and resume', () => {
 
     const provider = new ScriptedProvider([textResponse('both done')]);
     const resumed = await resumeCheckpoint(store, 'r3', { fingerprint, force: false });
-    const outcome = await runAgent({ config, provider, tools, prompt: '', ...resumed.options });
+    const outcome = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: '', ...resumed.options });
     await resumed.journal.close();
     expect(outcome.status).toBe('completed');
-    expect(outcome.answer).toBe('both done');
+    expect(answerOf(outcome)).toBe('both done');
     expect(calls).toEqual([{ n: 2 }]);
     expect(provider.requests).toHaveLength(1);
     const sent = JSON.stringify(provider.requests[0]?.messages);
@@ -110,7 +112,7 @@ describe('checkpoint and resume', () => {
     const tools = sourceOf([]);
     const fingerprint = runFingerprint(config, tools, []);
     const cp = await startCheckpoint(store, { runId: 'r4', fingerprint, prompt: 'p' });
-    const done = await runAgent({ config, provider: new ScriptedProvider([textResponse('ok')]), tools, prompt: 'p', ...cp.options });
+    const done = await runAgent({ settings: settingsFromConfig(config), provider: new ScriptedProvider([textResponse('ok')]), tools, prompt: 'p', ...cp.options });
     await cp.journal.close();
     expect(done.status).toBe('completed');
     await expect(resumeCheckpoint(store, 'r4', { fingerprint, force: false })).rejects.toThrow(/already completed/);

@@ -15,6 +15,8 @@ import { applicationLoadOptions } from '../../src/toolkit/load.js';
 import { resolveRunTools } from '../../src/toolkit/run-tools.js';
 import { PublishedToolSetSource } from '../../src/toolkit/tool-set.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../../src/toolkit/tool.js';
+import { answerOf } from '../../src/agent/outcome.js';
+import { settingsFromConfig } from '../../src/agent/settings.js';
 
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/fisk-app.mjs');
 
@@ -75,7 +77,7 @@ async function options(wire: Wire, extra: Partial<RunOptions>): Promise<RunOptio
     confirmTags: config.harness.confirmTags,
     deferral: { noToolSearch: true, providerToolSearch: false },
   });
-  return { config, provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'tidy the streams', ...extra };
+  return { settings: settingsFromConfig(config), provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'tidy the streams', ...extra };
 }
 
 describe.each(WIRES)('the loop against the $provider wire', (wire) => {
@@ -90,7 +92,7 @@ describe.each(WIRES)('the loop against the $provider wire', (wire) => {
     const prompter = approver(['once', 'decline']);
     const out = await runAgent(await options(wire, { prompter }));
     expect(out.status).toBe('completed');
-    expect(out.answer).toBe('Purged orders; audit stays.');
+    expect(answerOf(out)).toBe('Purged orders; audit stays.');
     expect(prompter.asked.map((a) => a.tool)).toEqual(['stream_purge', 'stream_rm']);
     const second = fake.requests[1]?.bodyText ?? '';
     expect(second).toContain('call_purge');

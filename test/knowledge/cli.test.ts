@@ -80,7 +80,7 @@ describe('fisk knowledge', () => {
     expect(neg.out).toContain('docs/policy.md');
     expect(neg.out).not.toContain('docs/retention.md');
     const or = await fisk(['match', 'retention OR policy']);
-    expect(or.code).toBe(EXIT.error);
+    expect(or.code).toBe(EXIT.usage);
     expect(or.err).toContain('OR is not part of the enumeration language');
     expect((await fisk(['match', 'retent*'])).err).toContain('trailing *');
     expect((await fisk(['match', 'zebra', '--exit-code'])).code).toBe(EXIT.noMatch);
@@ -207,7 +207,7 @@ describe('fisk knowledge with embeddings', () => {
 
   it('refuses an unset api_key_env variable, naming it', async () => {
     const r = await fisk(['index']);
-    expect(r.code).toBe(EXIT.error);
+    expect(r.code).toBe(EXIT.config);
     expect(r.err).toContain('TOY_KEY');
   });
 

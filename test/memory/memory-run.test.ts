@@ -21,6 +21,8 @@ import { prepareRunMemory } from '../../src/memory/index.js';
 import type { Store } from '../../src/memory/index.js';
 import { decodeRecord, encodeRecord, memoryScopeBody } from '../../src/runstate/index.js';
 import { FrozenToolSet, PublishedToolSetSource } from '../../src/toolkit/tool-set.js';
+import { answerOf } from '../../src/agent/outcome.js';
+import { settingsFromConfig } from '../../src/agent/settings.js';
 
 let base: string;
 let server: NatsServer;
@@ -56,11 +58,11 @@ async function startRun(config: Config, provider: ScriptedProvider, prompt: stri
   if (memory === undefined) throw new Error('memory is enabled in every configuration here');
   const { store, tools, notes } = memory;
   const source = new PublishedToolSetSource(new FrozenToolSet(tools.map((tool) => ({ tool, source: 'memory' as const, deferred: false }))));
-  const out = await runAgent({ config, provider, tools: source, prompt, systemNotes: notes });
+  const out = await runAgent({ settings: settingsFromConfig(config), provider, tools: source, prompt, systemNotes: notes });
   expect(out.status).toBe('completed');
   const results = (): ToolResultBlock[] =>
     provider.requests.flatMap((r) => r.messages.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result')));
-  return { store, results, answer: out.answer };
+  return { store, results, answer: answerOf(out) };
 }
 
 describe.each(['file', 'jetstream'] as const)('memory across runs: %s', (backend) => {

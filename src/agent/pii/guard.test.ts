@@ -3,8 +3,9 @@ import { ScriptedProvider, textResponse, toolUseResponse } from '../../agenttest
 import type { ToolResultBlock } from '../../llm/types.js';
 import { EventLog } from '../events.js';
 import { runAgent } from '../run-agent.js';
-import { recordingTool, sourceOf, testConfig } from '../test-support.js';
+import { recordingTool, sourceOf, testSettings } from '../test-support.js';
 import { PII_WITHHELD, withPiiGuard } from './guard.js';
+import { messageOf } from '../outcome.js';
 
 const leaky = (calls: Record<string, unknown>[]) => recordingTool('lookup', calls, {}, () => 'owner: jane.doe@example.com, card 4111 1111 1111 1111');
 
@@ -20,7 +21,7 @@ describe('the PII guard in a run', () => {
       textResponse('ok'),
     ]);
     const events = new EventLog();
-    await runAgent({ config: testConfig(), provider, tools: sourceOf([leaky([])]), prompt: 'email bob@corp.example.net please', events });
+    await runAgent({ settings: testSettings(), provider, tools: sourceOf([leaky([])]), prompt: 'email bob@corp.example.net please', events });
     expect(JSON.stringify(provider.requests[0]?.messages)).toContain('email [EMAIL-REDACTED] please');
     expect(JSON.stringify(provider.requests)).not.toContain('bob@corp.example.net');
     expect(firstResult(provider)?.content).toBe('owner: [EMAIL-REDACTED], card [CREDIT-CARD-REDACTED]');
@@ -29,28 +30,28 @@ describe('the PII guard in a run', () => {
 
   it('under reject, refuses a prompt with PII without calling the model', async () => {
     const provider = new ScriptedProvider([]);
-    const out = await runAgent({ config: testConfig('harness:\n  pii: { mode: reject }\n'), provider, tools: sourceOf([]), prompt: 'ssn 123-45-6789' });
+    const out = await runAgent({ settings: testSettings('harness:\n  pii: { mode: reject }\n'), provider, tools: sourceOf([]), prompt: 'ssn 123-45-6789' });
     expect(out.status).toBe('error');
-    expect(out.message).toContain('harness.pii.mode');
+    expect(messageOf(out)).toContain('harness.pii.mode');
     expect(provider.requests).toHaveLength(0);
   });
 
   it('under reject, replaces tool output with the withholding message', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'lookup', input: {} }]), textResponse('ok')]);
-    await runAgent({ config: testConfig('harness:\n  pii: { mode: reject }\n'), provider, tools: sourceOf([leaky([])]), prompt: 'go' });
+    await runAgent({ settings: testSettings('harness:\n  pii: { mode: reject }\n'), provider, tools: sourceOf([leaky([])]), prompt: 'go' });
     expect(firstResult(provider)?.content).toBe(PII_WITHHELD);
   });
 
   it('does nothing under off', async () => {
     const provider = new ScriptedProvider([textResponse('ok')]);
-    await runAgent({ config: testConfig('harness:\n  pii: { mode: off }\n'), provider, tools: sourceOf([]), prompt: 'to a@b.io' });
+    await runAgent({ settings: testSettings('harness:\n  pii: { mode: off }\n'), provider, tools: sourceOf([]), prompt: 'to a@b.io' });
     expect(JSON.stringify(provider.requests[0]?.messages)).toContain('a@b.io');
   });
 
   it('scans what the caller hook left behind (caller first)', async () => {
     const provider = new ScriptedProvider([textResponse('ok')]);
     await runAgent({
-      config: testConfig(),
+      settings: testSettings(),
       provider,
       tools: sourceOf([]),
       prompt: 'clean',

@@ -3,16 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runAgent } from '../../agent/run-agent.js';
 import { ScriptedProvider, textResponse } from '../../agenttest/scripted-provider.js';
 import { parseConfigForMode } from '../../config/index.js';
-import { PublishedToolSetSource } from '../../toolkit/tool-set.js';
+import { openRuntime, startRun } from '../../host/index.js';
 import { prepareRunKnowledge } from '../../knowledge/run-knowledge.js';
 import { EXIT } from '../exit-codes.js';
 import { runCli } from '../program.js';
 import { captureIo } from '../test-io.js';
 import type { InfoReport } from './info.js';
-import { loadInfoTools } from './info.js';
 
 const app = fileURLToPath(new URL('../../../test/fixtures/fisk-app.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fisk-info-'));
@@ -53,11 +51,14 @@ exclude: {tools: ['^flood$']}
     expect(r.code).toBe(EXIT.ok);
     const report = JSON.parse(r.out) as InfoReport;
 
-    // The run: the same loader, then the agent loop against a scripted model that records requests.
+    // The run: the same host, then the agent loop against a scripted model that records requests.
     const config = parseConfigForMode({ path }, 'run');
-    const tools = await loadInfoTools(config, env);
     const provider = new ScriptedProvider([textResponse('done')], { caps: { toolSearch: true } });
-    await runAgent({ config, provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'hello' });
+    const runtime = await openRuntime(config, 'run', { env, provider });
+    const handle = await startRun(runtime, { prompt: 'hello' });
+    await handle.outcome;
+    await handle.close();
+    await runtime.close();
     const sent = provider.requests[0]?.tools ?? [];
 
     expect(sent.length).toBeGreaterThan(10);

@@ -1,23 +1,18 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { humanTools } from '../../agent/human-tools.js';
+import { systemBlocks } from '../../agent/system-prompt.js';
 import { memoryInfoRows } from '../../memory/backends.js';
 import type { InfoRow } from '../../memory/registry.js';
-import { memoryToolsForListing } from '../../memory/tools.js';
-import { knowledgeToolsForListing } from '../../knowledge/run-knowledge.js';
 import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
 import type { Config, Override, Setting } from '../../config/index.js';
+import { assembleTools, openRuntime } from '../../host/index.js';
+import type { AssembledTools, Runtime } from '../../host/index.js';
 import type { ToolDef } from '../../llm/types.js';
 import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
-import { ToolkitError } from '../../toolkit/errors.js';
 import { stripControl } from '../../toolkit/fisk/trace.js';
-import { applicationLoadOptions } from '../../toolkit/load.js';
-import { resolveRunTools } from '../../toolkit/run-tools.js';
-import type { RunTools } from '../../toolkit/run-tools.js';
-import type { FilteredTool, SourceName, ToolSource, ToolWarning } from '../../toolkit/source.js';
-import { isConfirmable, isTagged } from '../../toolkit/tool.js';
+import { gateOf } from '../../toolkit/invoke/gate.js';
+import type { FilteredTool, SourceName, ToolWarning } from '../../toolkit/source.js';
 import type { Kind } from '../../toolkit/tool.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 
@@ -43,9 +38,6 @@ export interface InfoTool {
   readonly definition: ToolDef;
 }
 
-/** Tool search support by provider name, until providers report their own capabilities here. */
-const TOOL_SEARCH_PROVIDERS: Readonly<Record<string, boolean>> = { anthropic: true, openai: true, 'openai-chat': false };
-
 /** The machine-readable `fisk info` document. Field names are stable. */
 export interface InfoReport {
   readonly config: string;
@@ -58,7 +50,10 @@ export interface InfoReport {
   } | null;
   readonly settings: readonly Setting[];
   readonly warnings: readonly { readonly key: string; readonly message: string }[];
+  /** The operator's `system_prompt` as written. */
   readonly prompt: string;
+  /** The system prompt segments exactly as the model is sent them on a run's first call. */
+  readonly system: readonly string[];
   /** The run's tool set, in the order the model is sent it. */
   readonly tools: readonly InfoTool[];
   /** Every tool left out of the set, with the reason. */
@@ -70,56 +65,12 @@ export interface InfoReport {
 }
 
 /** Values set outside the file that a run would use, so their origin can be reported. */
-function environmentOverrides(config: Config, env: Io['env']): Override[] {
+function environmentOverrides(runtime: Runtime, env: Io['env']): Override[] {
   const out: Override[] = [];
-  const baseUrlVar = config.llm.provider.startsWith('openai') ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
-  const baseUrl = env[baseUrlVar];
+  const baseUrlVar = runtime.facts?.baseUrlEnv;
+  const baseUrl = baseUrlVar === undefined ? undefined : env[baseUrlVar];
   if (baseUrl !== undefined && baseUrl !== '') out.push({ key: 'llm.base_url', value: baseUrl, origin: 'environment' });
   return out;
-}
-
-/** Whether the configured provider offers tool search, as far as this build knows. */
-export function providerToolSearch(provider: string): boolean {
-  return TOOL_SEARCH_PROVIDERS[provider] === true;
-}
-
-/**
- * The built-in sources a run of this configuration gets, built as listings that need no open
- * store. Peers and MCP servers are not listed here yet.
- */
-function builtinSources(config: Config): ToolSource[] {
-  const out: ToolSource[] = [];
-  if (config.harness.humanInTheLoop) out.push({ source: 'human', tools: humanTools() });
-  if (config.harness.memory.enabled) {
-    out.push({ source: 'memory', tools: memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) });
-  }
-  if (config.harness.knowledge.enabled) {
-    out.push({ source: 'knowledge', tools: knowledgeToolsForListing(config.harness.knowledge) });
-  }
-  return out;
-}
-
-/**
- * Loads the tools a run of this configuration would have, through the same function the run
- * uses. A load failure is a runtime error naming what to change; a bad `global_flags` entry or
- * filter pattern is a configuration error.
- */
-export async function loadInfoTools(config: Config, env: Io['env']): Promise<RunTools> {
-  const application = applicationLoadOptions(config, env);
-  try {
-    return await resolveRunTools({
-      ...(application === undefined ? {} : { application }),
-      sources: builtinSources(config),
-      confirmTags: config.harness.confirmTags,
-      deferral: { noToolSearch: config.llm.noToolSearch, providerToolSearch: providerToolSearch(config.llm.provider) },
-    });
-  } catch (err) {
-    if (err instanceof ToolkitError) {
-      const exit = err.code === 'global_flag' || err.code === 'filter' ? EXIT.config : EXIT.error;
-      throw new CliError(err.message, exit, { cause: err });
-    }
-    throw err;
-  }
 }
 
 function warningKey(w: ToolWarning): string {
@@ -140,50 +91,55 @@ function warningKey(w: ToolWarning): string {
   }
 }
 
-function infoTools(tools: RunTools): InfoTool[] {
+function infoTools(tools: AssembledTools, confirmTags: readonly string[]): InfoTool[] {
+  const definitions = tools.toolSet.definitions();
   return tools.toolSet.entries.map((e, i) => {
     const t = e.tool;
-    const gate = isConfirmable(t) ? t.confirmGate() : { gated: true, trigger: '(cannot report a gate)' };
+    const gate = t.capabilities.gate === null ? { gated: true, trigger: '(cannot report a gate)' } : gateOf(t, confirmTags);
     return {
       name: t.name,
       source: e.source,
       ...(e.label === undefined ? {} : { label: e.label }),
       kind: t.kind,
       description: t.description,
-      tags: isTagged(t) ? [...t.tags()] : [],
+      tags: [...t.capabilities.tags],
       gated: gate.gated,
-      ...(gate.trigger === undefined ? {} : { trigger: gate.trigger }),
+      ...(gate.trigger === '' ? {} : { trigger: gate.trigger }),
       deferred: e.deferred,
-      definition: tools.toolSet.definitions()[i] as ToolDef,
+      definition: definitions[i] as ToolDef,
     };
   });
 }
 
-function toolSearch(config: Config): string {
+function toolSearch(runtime: Runtime): string {
+  const config = runtime.config;
   if (config.llm.noToolSearch) return 'disabled (llm.no_tool_search)';
-  const supported = TOOL_SEARCH_PROVIDERS[config.llm.provider];
-  if (supported === undefined) return `unknown (provider "${config.llm.provider}" is not available)`;
-  if (!supported) return `unavailable (provider "${config.llm.provider}" does not support it; every tool is sent)`;
+  const facts = runtime.facts;
+  if (facts === undefined) return `unknown (provider "${config.llm.provider}" is not available)`;
+  if (!facts.toolSearch) return `unavailable (provider "${config.llm.provider}" does not support it; every tool is sent)`;
   return 'enabled (definitions are deferred once more than 10 tools are available)';
 }
 
-/** Builds the report `fisk info` prints from the configuration and the run's tools. */
-export function buildInfoReport(config: Config, env: Io['env'], tools?: RunTools): InfoReport {
-  const toolWarnings = (tools?.warnings ?? []).map((w) => ({ key: warningKey(w), message: w.message }));
+/** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
+export function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): InfoReport {
+  const config = runtime.config;
+  const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
+  const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
   return {
     config: config.source,
     identity: { name: config.identity, source: config.identitySource },
     model:
       config.llm.model === ''
         ? null
-        : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(config) },
-    settings: describeSettings(config, environmentOverrides(config, env)),
-    warnings: [...configWarnings(config), ...toolWarnings],
+        : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(runtime) },
+    settings: describeSettings(config, environmentOverrides(runtime, env)),
+    warnings: [...configWarnings(config), ...toolWarnings, ...runtimeWarnings],
     prompt: config.systemPrompt,
-    tools: tools === undefined ? [] : infoTools(tools),
-    filtered: tools?.filtered ?? [],
-    globalFlags: tools?.application?.globalFlags ?? null,
-    memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext }) : null,
+    system: systemBlocks(config.systemPrompt, config.harness.humanInTheLoop, [...tools.notes, ...tools.volatileNotes]).map((b) => b.text),
+    tools: infoTools(tools, config.harness.confirmTags),
+    filtered: tools.filtered,
+    globalFlags: runtime.application?.globalFlags ?? null,
+    memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
   };
 }
 
@@ -272,12 +228,12 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
   }
   renderTools(report, all, out);
   println(out);
-  println(out, 'Prompt');
-  if (report.prompt.trim() === '') {
-    println(out, '  (no system_prompt defined)');
-  } else {
-    for (const line of report.prompt.replace(/\n+$/, '').split('\n')) println(out, `  ${line}`);
-  }
+  println(out, 'System prompt (exactly as the model receives it)');
+  if (report.prompt.trim() === '') println(out, '  (no system_prompt defined)');
+  report.system.forEach((segment, i) => {
+    if (i > 0) println(out, '  ---');
+    for (const line of stripControl(segment).replace(/\n+$/, '').split('\n')) println(out, `  ${line}`);
+  });
 }
 
 export function registerInfo(program: Command, io: Io): void {
@@ -288,13 +244,18 @@ export function registerInfo(program: Command, io: Io): void {
     .option('--json', 'print a stable machine-readable document')
     .option('--all', 'also list the tools left out of the set, with the reason')
     .action(async (opts: InfoOptions) => {
-      const config = parseConfigForMode({ path: opts.config }, 'info');
-      const tools = await loadInfoTools(config, io.env);
-      const report = buildInfoReport(config, io.env, tools);
-      if (opts.json === true) {
-        io.out.write(`${JSON.stringify(report, null, 2)}\n`);
-      } else {
-        renderText(report, opts.all === true, io);
+      const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'info');
+      const runtime = await openRuntime(config, 'listing', { env: io.env });
+      try {
+        const tools = await assembleTools(runtime, 'listing');
+        const report = buildInfoReport(runtime, io.env, tools);
+        if (opts.json === true) {
+          io.out.write(`${JSON.stringify(report, null, 2)}\n`);
+        } else {
+          renderText(report, opts.all === true, io);
+        }
+      } finally {
+        await runtime.close();
       }
     });
 }

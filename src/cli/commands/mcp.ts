@@ -3,14 +3,14 @@
  * elicitation as the approval gate. No model is involved. The library does the work; this file
  * resolves flags, prints what is served and handles Ctrl-C.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import { KnowledgeError } from '../../knowledge/errors.js';
-import { loadMcpTools, McpServeError, mcpNotes, startMcpServer } from '../../mcp/index.js';
-import type { McpTools, RunningMcpServer } from '../../mcp/index.js';
-import { ToolkitError } from '../../toolkit/errors.js';
+import { assembleTools, openRuntime } from '../../host/index.js';
+import type { AssembledTools, Runtime } from '../../host/index.js';
+import { mcpNotes, startMcpServer } from '../../mcp/index.js';
+import type { RunningMcpServer } from '../../mcp/index.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -61,19 +61,8 @@ export function resolveListenAddress(flags: { readonly port?: string; readonly a
   return { host, port };
 }
 
-/** Maps a loading failure onto the exit table: what the operator fixes in the file is a config error. */
-function loadFailure(err: unknown): never {
-  if (err instanceof McpServeError) throw new CliError(err.message, err.code === 'listen' ? EXIT.error : EXIT.config, { cause: err });
-  if (err instanceof ToolkitError) {
-    const exit = err.code === 'global_flag' || err.code === 'filter' || err.code === 'collision' ? EXIT.config : EXIT.error;
-    throw new CliError(err.message, exit, { cause: err });
-  }
-  if (err instanceof KnowledgeError) throw new CliError(err.message, EXIT.config, { cause: err });
-  throw err;
-}
-
-function printStartup(io: Io, tools: McpTools, server: RunningMcpServer, name: string, version: string): void {
-  for (const w of tools.run.warnings) println(io.err, `warning: ${w.message}`);
+function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, name: string, version: string): void {
+  for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
   for (const f of tools.filtered) println(io.err, `note: not serving ${f.name} (${f.reason}): ${f.detail}`);
   println(io.err, `Serving ${tools.served.length} tools over MCP on ${server.host}:${server.port} as ${name}/${version}`);
   for (const t of tools.served) println(io.err, `  ${t.name}`);
@@ -111,38 +100,36 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
-  const storeBase = io.env['FISK_AI_STORE_DIR'];
-  if (storeBase !== undefined && storeBase !== '' && !isAbsolute(storeBase)) {
-    throw new UsageError(`FISK_AI_STORE_DIR must be an absolute path, got ${JSON.stringify(storeBase)}`);
-  }
-  let tools: McpTools;
+  const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env });
   try {
-    tools = await loadMcpTools(config, { env: io.env, cwd: io.cwd, ...(storeBase === undefined || storeBase === '' ? {} : { storeBase }) });
-  } catch (err) {
-    loadFailure(err);
+    await serveWith(runtime, mcp, address, io);
+  } finally {
+    await runtime.close();
   }
+}
+
+async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io): Promise<void> {
+  const config = runtime.config;
+  const tools = await assembleTools(runtime, 'mcp');
   const name = config.identity === '' ? FALLBACK_NAME : config.identity;
-  const version = tools.run.application?.model.version || packageVersion();
-  let server: RunningMcpServer;
-  try {
-    server = await startMcpServer({
+  const version = runtime.application?.model.version || packageVersion();
+  const server = await startMcpServer({
       host: address.host,
       port: address.port,
       identity: { name, version, instructions: mcp.instructions },
       tools: tools.served,
       confirmOverMcp: mcp.confirmOverMcp,
+      confirmTags: config.harness.confirmTags,
       maxConcurrentTools: mcp.maxConcurrentTools,
       toolTimeoutMs: mcp.toolTimeout.ms,
       workDir: io.cwd,
       observe: (e) => {
         // one line per answered call, names only: arguments may hold what the operator would not log
         if (e.type === 'denied') println(io.err, `denied ${e.tool}: ${e.reason}`);
+        else if (e.type === 'ungated') println(io.err, `ungated ${e.tool}: ${e.reason}`);
         else if (e.type === 'finished') println(io.err, `called ${e.tool}${e.isError ? ' (error)' : ''}`);
       },
     });
-  } catch (err) {
-    loadFailure(err);
-  }
   printStartup(io, tools, server, name, version);
   await stopRequested(io);
   await server.close();

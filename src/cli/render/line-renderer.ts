@@ -43,6 +43,20 @@ export function resultLines(output: string, isError: boolean, exec: ExecInfo | u
   return lines;
 }
 
+/** The reason of a denial (`{"allowed":false,"reason":...}`), else the text as it is. */
+function refusalText(output: string): string {
+  try {
+    const v: unknown = JSON.parse(output);
+    if (typeof v === 'object' && v !== null && (v as Record<string, unknown>)['allowed'] === false) {
+      const reason = (v as Record<string, unknown>)['reason'];
+      if (typeof reason === 'string') return reason;
+    }
+  } catch {
+    // not a denial body
+  }
+  return output;
+}
+
 /** The lines one event renders to on stderr. The final answer is not among them: it goes to stdout. */
 export function renderEvent(event: AgentEvent, options: LineOptions): string[] {
   switch (event.type) {
@@ -50,7 +64,12 @@ export function renderEvent(event: AgentEvent, options: LineOptions): string[] {
       if (event.presentation === 'self-rendered' && !options.verbose) return [];
       return [`${CALL_PREFIX}${formatCall(event.name, event.input)}`];
     case 'tool_result':
+      // a call that never ran is always shown, so a refusal never reads as a call that ran
+      if (event.refused !== undefined) return [`${RESULT_PREFIX}refused: ${oneLine(refusalText(event.output))}`];
       return options.toolOutput ? resultLines(event.output, event.is_error, event.exec) : [];
+    case 'text_fragment':
+      // streamed text goes to stdout as it arrives; the lines on stderr never carry the answer
+      return [];
     case 'warning':
       return [`${WARNING_PREFIX}${oneLine(event.text)}`];
     case 'thinking':

@@ -3,8 +3,7 @@
  * not expressed here: annotations are advice a client may ignore, and a gate stated as advice
  * would look like an enforcement it is not.
  */
-import { CONSERVATIVE_BEHAVIOR } from '../../toolkit/tags.js';
-import { isBehaviorDescriber } from '../../toolkit/tool.js';
+import { behaviorOf } from '../../toolkit/tool.js';
 import type { Hint, Tool } from '../../toolkit/tool.js';
 
 /** The annotation object a served tool is listed with. */
@@ -43,7 +42,7 @@ function hint(h: Hint): boolean | undefined {
  * out so the client applies its own default.
  */
 export function toolAnnotations(tool: Tool): ServedAnnotations {
-  const b = isBehaviorDescriber(tool) ? tool.behavior() : CONSERVATIVE_BEHAVIOR;
+  const b = behaviorOf(tool);
   const out: { -readonly [K in keyof ServedAnnotations]: ServedAnnotations[K] } = { title: readableTitle(tool.name) };
   const readOnly = hint(b.readOnly);
   const destructive = hint(b.destructive);

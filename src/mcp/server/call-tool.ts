@@ -1,17 +1,18 @@
 /**
- * One served call, in order: lookup, the confirm gate (elicitation, outside the timeout and before
- * a slot is taken, so a person deliberating holds no slot), a concurrency slot, then the tool under
- * the per-call timeout with a default-deny prompter. Every answer is a result, never a throw.
+ * One served call, through the shared invocation pipeline: lookup, argument validation, the
+ * confirm gate (elicitation, outside the timeout and before a slot is taken, so a person
+ * deliberating holds no slot), a concurrency slot, then the tool under the per-call timeout with a
+ * default-deny prompter. Every answer is a result, never a throw.
  */
 import type { ConfirmOverMcp } from '../../config/types.js';
-import { formatGoDuration } from '../../config/duration.js';
-import { validateRequired } from '../../toolkit/required.js';
-import { isConfirmable, needsPrompter, needsWorkDir } from '../../toolkit/tool.js';
-import type { ExecDeps, Outcome, Prompter, Tool } from '../../toolkit/tool.js';
+import { invokeTool } from '../../toolkit/invoke/invoke.js';
+import { deferralNotCarriedMessage } from '../../toolkit/invoke/messages.js';
+import type { ApprovalVerdict, InvokeEvent, InvokeWrapper } from '../../toolkit/invoke/types.js';
+import type { Tool } from '../../toolkit/tool.js';
 import { approvalForm, denialReason, gateAction, isApproval } from './approval.js';
 import type { ApprovalForm } from './approval.js';
 import { DENY_PROMPTER } from './deny-prompter.js';
-import { denialResult, outcomeResult, textResult } from './result.js';
+import { textResult } from './result.js';
 import type { ServedResult } from './result.js';
 import type { Semaphore } from './semaphore.js';
 
@@ -19,6 +20,8 @@ import type { Semaphore } from './semaphore.js';
 export type CallEvent =
   | { readonly type: 'asking'; readonly tool: string }
   | { readonly type: 'denied'; readonly tool: string; readonly reason: string }
+  /** A gated tool ran without anybody approving it, by `confirm_over_mcp`; `reason` says why. */
+  | { readonly type: 'ungated'; readonly tool: string; readonly reason: string }
   | { readonly type: 'queued'; readonly tool: string }
   | { readonly type: 'started'; readonly tool: string }
   | { readonly type: 'finished'; readonly tool: string; readonly isError: boolean };
@@ -27,12 +30,16 @@ export type CallEvent =
 export interface CallPolicy {
   readonly tools: ReadonlyMap<string, Tool>;
   readonly confirmOverMcp: ConfirmOverMcp;
+  /** `harness.confirm_tags`: a served tool carrying one is gated. */
+  readonly confirmTags?: readonly string[];
   readonly slots: Semaphore;
   readonly toolTimeoutMs: number;
   readonly elicitationTimeoutMs: number;
   /** The working directory command tools run in. */
   readonly workDir: string | undefined;
   readonly observe?: (event: CallEvent) => void;
+  /** Wrappers around each call (telemetry, scrubbing), outermost first. */
+  readonly wrappers?: readonly InvokeWrapper[];
 }
 
 /** The calling session, as far as a call needs it. */
@@ -43,50 +50,11 @@ export interface CallPeer {
   elicit(form: ApprovalForm, opts: { readonly signal: AbortSignal; readonly timeoutMs: number }): Promise<unknown>;
 }
 
-/** Drops control characters (newline and tab survive) so a call line cannot restyle a client's screen. */
-function stripControl(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const c = ch.codePointAt(0) ?? 0;
-    if ((c < 0x20 && ch !== '\n' && ch !== '\t') || (c >= 0x7f && c <= 0x9f)) continue;
-    out += ch;
-  }
-  return out;
-}
-
-/** The resolved call a person approves: the command tool's own rendering when it has one. */
-function callLine(tool: Tool, input: string): string {
-  const describer = tool as unknown as { traceLine?: unknown };
-  if (typeof describer.traceLine === 'function') {
-    try {
-      const line: unknown = (describer.traceLine as (input: string) => unknown).call(tool, input);
-      if (typeof line === 'string' && line !== '') return stripControl(line);
-    } catch {
-      // input the tool refuses to render still gets the generic line
-    }
-  }
-  return stripControl(`${tool.name} ${input}`);
-}
-
-/** The message a call gets when it outlives the per-call timeout. */
-export function timeoutText(name: string, ms: number): string {
-  return `the tool ${name} did not finish within ${formatGoDuration(ms)} and was stopped (a command is killed with its process group); its output is lost (expose.agent.mcp.tool_timeout)`;
-}
-
-async function runWithTimeout(tool: Tool, input: string, deps: ExecDeps, ms: number, signal: AbortSignal): Promise<Outcome | 'timeout' | 'cancelled'> {
-  const timer = new AbortController();
-  const handle = setTimeout(() => timer.abort(new Error('tool timeout')), ms);
-  try {
-    const outcome = await tool.execute(input, deps, AbortSignal.any([signal, timer.signal]));
-    if (signal.aborted) return 'cancelled';
-    return timer.signal.aborted ? 'timeout' : outcome;
-  } catch (err) {
-    if (signal.aborted) return 'cancelled';
-    if (timer.signal.aborted) return 'timeout';
-    return { status: 'completed', output: `the tool failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
-  } finally {
-    clearTimeout(handle);
-  }
+/** Why a gated call ran unasked under each policy that lets one through. */
+function ungatedReason(policy: ConfirmOverMcp): string {
+  return policy === 'never'
+    ? 'expose.agent.mcp.confirm_over_mcp is never, so gated tools run without approval'
+    : 'this client cannot be asked (it did not offer form elicitation) and expose.agent.mcp.confirm_over_mcp is auto';
 }
 
 /**
@@ -94,66 +62,84 @@ async function runWithTimeout(tool: Tool, input: string, deps: ExecDeps, ms: num
  * aborts when the client cancels or the session closes.
  */
 export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<ServedResult> {
-  const tool = policy.tools.get(name);
-  if (tool === undefined) {
-    return textResult(`tool ${JSON.stringify(name)} is not served here; call one of the tools in tools/list`, true);
-  }
-  const input = JSON.stringify(args ?? {});
-  // Served tools were checked at startup; this is the backstop for a set built some other way.
-  const deny = (reason: string): ServedResult => {
-    policy.observe?.({ type: 'denied', tool: name, reason });
-    return denialResult(reason);
-  };
-  if (!isConfirmable(tool)) return deny(`${name} cannot report whether it needs approval, so it is not run`);
-  // before the gate, as in a run: nobody is asked to approve a call that cannot run
-  const invalid = validateRequired(tool.inputSchema, input);
-  if (invalid !== undefined) return textResult(`invalid arguments for ${name}: ${invalid}`, true);
-  const gate = tool.confirmGate();
-  const action = gateAction(policy.confirmOverMcp, gate.gated, peer.canElicit());
-  switch (action) {
-    case 'run':
-      break;
-    case 'refuse':
-      return deny(`${name} needs approval and this client cannot be asked (it did not offer form elicitation); expose.agent.mcp.confirm_over_mcp is always`);
-    case 'ask': {
-      policy.observe?.({ type: 'asking', tool: name });
-      let answer: unknown;
-      try {
-        answer = await peer.elicit(approvalForm(name, callLine(tool, input), gate.trigger), { signal, timeoutMs: policy.elicitationTimeoutMs });
-      } catch (err) {
-        return deny(`the approval request failed, so the call was not run: ${err instanceof Error ? err.message : String(err)}`);
+  const observe = policy.observe;
+  const approve = async (q: { readonly tool: Tool; readonly commandLine: string; readonly trigger: string }, sig: AbortSignal): Promise<ApprovalVerdict> => {
+    const action = gateAction(policy.confirmOverMcp, true, peer.canElicit());
+    switch (action) {
+      case 'run':
+        return { verdict: 'ungated', reason: ungatedReason(policy.confirmOverMcp) };
+      case 'refuse':
+        return { verdict: 'deny', reason: `${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation); expose.agent.mcp.confirm_over_mcp is always` };
+      case 'ask': {
+        observe?.({ type: 'asking', tool: q.tool.name });
+        let answer: unknown;
+        try {
+          answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), { signal: sig, timeoutMs: policy.elicitationTimeoutMs });
+        } catch (err) {
+          return { verdict: 'deny', reason: `the approval request failed, so the call was not run: ${err instanceof Error ? err.message : String(err)}` };
+        }
+        return isApproval(answer) ? { verdict: 'allow' } : { verdict: 'deny', reason: denialReason(answer) };
       }
-      if (!isApproval(answer)) return deny(denialReason(answer));
-      break;
+      default: {
+        const never: never = action;
+        return never;
+      }
     }
+  };
+  const onEvent = (e: InvokeEvent): void => {
+    if (e.type === 'ungated') observe?.({ type: 'ungated', tool: e.tool.name, reason: e.reason });
+    else if (e.type === 'started') observe?.({ type: 'started', tool: e.tool.name });
+  };
+  const r = await invokeTool(
+    { id: '', name, input: JSON.stringify(args ?? {}) },
+    {
+      tools: policy.tools,
+      confirmTags: policy.confirmTags ?? [],
+      approve,
+      prompter: DENY_PROMPTER,
+      ...(policy.workDir === undefined ? {} : { workDir: policy.workDir }),
+      timeout: { ms: policy.toolTimeoutMs, key: 'expose.agent.mcp.tool_timeout' },
+      refuseUngateable: true,
+      acquireSlot: (sig) => {
+        observe?.({ type: 'queued', tool: name });
+        return policy.slots.acquire(sig);
+      },
+      observe: onEvent,
+      ...(policy.wrappers === undefined ? {} : { wrappers: policy.wrappers }),
+      signal,
+    },
+  );
+  let result: ServedResult;
+  switch (r.kind) {
+    case 'answered':
+      if (r.refused === 'denied' || r.refused === 'ungateable') {
+        observe?.({ type: 'denied', tool: name, reason: deniedReason(r.content) });
+        // a denial is an error to the client, with the same allowed/reason body the loop uses
+        return textResult(r.content, true);
+      }
+      result = textResult(r.content, r.isError);
+      if (r.refused !== undefined) return result;
+      break;
+    case 'deferred':
+      result = textResult(deferralNotCarriedMessage(name, r.reason), true);
+      break;
+    case 'end_run':
+      return textResult(signal.aborted ? `the call to ${name} was cancelled by the client` : r.message, true);
     default: {
-      const never: never = action;
+      const never: never = r;
       return never;
     }
   }
+  observe?.({ type: 'finished', tool: name, isError: result.isError === true });
+  return result;
+}
 
-  policy.observe?.({ type: 'queued', tool: name });
-  let release: () => void;
+function deniedReason(content: string): string {
   try {
-    release = await policy.slots.acquire(signal);
+    const v: unknown = JSON.parse(content);
+    if (typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)['reason'] === 'string') return (v as Record<string, string>)['reason'] ?? content;
   } catch {
-    return textResult(`the call to ${name} was cancelled while it waited for a free slot`, true);
+    // not the denial body; report it whole
   }
-  try {
-    policy.observe?.({ type: 'started', tool: name });
-    const deps: { prompter?: Prompter; workDir?: string; timeoutMs?: number } = { timeoutMs: policy.toolTimeoutMs };
-    if (needsPrompter(tool)) deps.prompter = DENY_PROMPTER;
-    if (needsWorkDir(tool) && policy.workDir !== undefined) deps.workDir = policy.workDir;
-    const ran = await runWithTimeout(tool, input, deps, policy.toolTimeoutMs, signal);
-    let result: ServedResult;
-    if (ran === 'timeout') result = textResult(timeoutText(name, policy.toolTimeoutMs), true);
-    else if (ran === 'cancelled') result = textResult(`the call to ${name} was cancelled by the client`, true);
-    else if (ran.status === 'deferred') {
-      result = textResult(`${name} deferred its answer (${ran.reason}), which cannot be carried over MCP: a served call has no session to answer later`, true);
-    } else result = outcomeResult(ran);
-    policy.observe?.({ type: 'finished', tool: name, isError: result.isError === true });
-    return result;
-  } finally {
-    release();
-  }
+  return content;
 }

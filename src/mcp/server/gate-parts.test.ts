@@ -32,7 +32,7 @@ describe('isApproval', () => {
 
 describe('toolAnnotations', () => {
   it('gives a tool that cannot describe itself the conservative hints', () => {
-    const bare = { name: 'raw_tool', kind: 'custom' } as unknown as Tool;
+    const bare = { name: 'raw_tool', kind: 'custom', capabilities: { behavior: null } } as unknown as Tool;
     expect(toolAnnotations(bare)).toEqual({ title: 'Raw tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   });
   it('leaves out hints a tool does not state', () => {

@@ -89,7 +89,7 @@ describe('calls', () => {
     const c = await client(await serve([tool('plain')]));
     const r = await c.callTool({ name: 'nope', arguments: {} });
     expect(r.isError).toBe(true);
-    expect(resultText(r)).toMatch(/"nope" is not served here/);
+    expect(resultText(r)).toMatch(/"nope" is not available; call only the tools in your tool list/);
   });
 
   it('turns a tool that throws into an error result', async () => {
@@ -110,7 +110,7 @@ describe('calls', () => {
     const c = await client(await serve([tool('later', { handler: () => Promise.resolve({ status: 'deferred', reason: 'waiting on a ticket' }) })]));
     const r = await c.callTool({ name: 'later', arguments: {} });
     expect(r.isError).toBe(true);
-    expect(resultText(r)).toMatch(/deferred its answer \(waiting on a ticket\), which cannot be carried over MCP/);
+    expect(resultText(r)).toMatch(/deferred its answer \(waiting on a ticket\), which this surface cannot carry/);
   });
 
   it('gives a tool that asks a question the default-deny prompter', async () => {
@@ -225,7 +225,7 @@ describe('the elicitation gate', () => {
     const params = r.asked[0] as { message: string; requestedSchema: { properties: Record<string, { type: string }>; required: string[] } };
     expect(params.message).toMatch(/purge/);
     expect(params.message).toMatch(/impact:rw/);
-    expect(params.message).toMatch(/"word":"all"/);
+    expect(params.message).toMatch(/word=all/);
     expect(Object.keys(params.requestedSchema.properties)).toEqual(['approve']);
     expect(params.requestedSchema.properties['approve']?.type).toBe('boolean');
     expect(params.requestedSchema.required).toEqual(['approve']);

@@ -32,6 +32,8 @@ export interface McpServerOptions {
   /** The served tools, from `selectServedTools`, in registration order. */
   readonly tools: readonly Tool[];
   readonly confirmOverMcp: ConfirmOverMcp;
+  /** `harness.confirm_tags`: a served tool carrying one is gated. */
+  readonly confirmTags?: readonly string[];
   readonly maxConcurrentTools: number;
   readonly toolTimeoutMs: number;
   /** Default two minutes. */
@@ -121,6 +123,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   const policy: CallPolicy = {
     tools: byName,
     confirmOverMcp: opts.confirmOverMcp,
+    ...(opts.confirmTags === undefined ? {} : { confirmTags: opts.confirmTags }),
     slots: new Semaphore(opts.maxConcurrentTools),
     toolTimeoutMs: opts.toolTimeoutMs,
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,

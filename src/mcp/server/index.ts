@@ -3,7 +3,7 @@ export { startMcpServer, endpointUrl, SHUTDOWN_BUDGET_MS } from './http-server.j
 export type { McpServerOptions, RunningMcpServer } from './http-server.js';
 export { selectServedTools } from './served-tools.js';
 export type { ServedSelection, ServedSelectionInput } from './served-tools.js';
-export { serveCall, timeoutText } from './call-tool.js';
+export { serveCall } from './call-tool.js';
 export type { CallEvent, CallPeer, CallPolicy } from './call-tool.js';
 export { gateAction, isApproval, approvalForm, denialReason, ELICITATION_TIMEOUT_MS, GATE_ACTIONS, APPROVAL_FIELD } from './approval.js';
 export type { ApprovalForm, GateAction } from './approval.js';
@@ -17,7 +17,5 @@ export { Semaphore } from './semaphore.js';
 export { DENY_PROMPTER } from './deny-prompter.js';
 export { McpServeError, MCP_SERVE_ERROR_CODES } from './errors.js';
 export type { McpServeErrorCode } from './errors.js';
-export { loadMcpTools } from './load-served.js';
-export type { LoadMcpToolsOptions, McpTools } from './load-served.js';
 export { mcpNotes, NOTE_LEVELS } from './notes.js';
 export type { McpNote, NoteLevel } from './notes.js';

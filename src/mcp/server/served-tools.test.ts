@@ -27,9 +27,8 @@ function app(name: string, tags: string[] = []): Tool {
     execute: () => Promise.resolve({ status: 'completed', output: '', isError: false }),
     mcpExposable: () => true,
     a2aExposable: () => true,
-    confirmGate: () => ({ gated: false }),
-    tags: () => tags,
-  } as Tool;
+    capabilities: { prompter: false, workDir: true, operatorPaced: false, deferrable: true, gate: { gated: false }, tags, behavior: null, describeCall: null },
+  };
 }
 
 function entry(tool: Tool, source: SourceName): ToolEntry {
@@ -71,6 +70,7 @@ describe('selectServedTools', () => {
       execute: () => Promise.resolve({ status: 'completed', output: '', isError: false }),
       mcpExposable: () => true,
       a2aExposable: () => true,
+      capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: true, gate: null, tags: [], behavior: null, describeCall: null },
     };
     const r = selectServedTools({ entries: [entry(bare, 'application')], expose: { include: none, exclude: none }, builtins: [] });
     expect(r.tools).toEqual([]);

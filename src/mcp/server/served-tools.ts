@@ -6,7 +6,6 @@ import type { Filter } from '../../config/types.js';
 import { compileFilters, filterVerdict } from '../../toolkit/filter.js';
 import type { FilteredTool } from '../../toolkit/source.js';
 import type { ToolEntry } from '../../toolkit/tool-set.js';
-import { isConfirmable, isTagged } from '../../toolkit/tool.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { McpServeError } from './errors.js';
 
@@ -48,7 +47,7 @@ export function selectServedTools(input: ServedSelectionInput): ServedSelection 
   const claimed = new Map<string, ToolEntry>();
   for (const e of ordered) {
     const t = e.tool;
-    const verdict = filterVerdict({ name: t.name, tags: isTagged(t) ? t.tags() : [] }, filters);
+    const verdict = filterVerdict({ name: t.name, tags: t.capabilities.tags }, filters);
     if (verdict !== undefined) {
       filtered.push(leftOut(e, verdict.reason, verdict.reason === 'denied' ? verdict.detail : `expose.agent.tools: ${verdict.detail}`));
       continue;
@@ -61,7 +60,7 @@ export function selectServedTools(input: ServedSelectionInput): ServedSelection 
       filtered.push(leftOut(e, 'not_exposed', 'a built-in not listed in expose.agent.mcp.builtins'));
       continue;
     }
-    if (!isConfirmable(t)) {
+    if (t.capabilities.gate === null) {
       filtered.push(leftOut(e, 'not_confirmable', 'cannot report whether it needs approval, so it is refused rather than served ungated'));
       continue;
     }

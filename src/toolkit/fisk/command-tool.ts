@@ -6,20 +6,7 @@ import { formatGoDuration } from '../../config/duration.js';
 import type { ToolDef } from '../../llm/types.js';
 import { validateRequired } from '../required.js';
 import { allowsDefer, confirmGateFor, modelDescription, resolveBehavior } from '../tags.js';
-import type {
-  Behavior,
-  BehaviorDescriber,
-  ConfirmGate,
-  Confirmable,
-  Deferrable,
-  ExecDeps,
-  Kind,
-  NeedsWorkDir,
-  Outcome,
-  Presentation,
-  Tagged,
-  Tool,
-} from '../tool.js';
+import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities } from '../tool.js';
 import { ArgvError, renderArgvFromJson } from './argv.js';
 import type { CommandShape } from './argv.js';
 import { toolEnvironment } from './env.js';
@@ -51,12 +38,12 @@ function freezeDeep<T>(value: T): T {
 }
 
 /**
- * A leaf command as a tool. It is confirmable (by `ai:confirm` or an operator tag), describes its
- * behaviour from its tags, may be deferred unless tagged `ai:no_defer`, and may be served over MCP
- * and a2a (the serving surfaces apply their own gates). Refused arguments and non-zero exits come
+ * A leaf command as a tool. Its capabilities: gated by `ai:confirm` or an operator tag, behaviour
+ * from its tags, deferrable unless tagged `ai:no_defer`, runs in the work directory; it may be
+ * served over MCP and a2a (the serving surfaces apply their own gates). Refused arguments and non-zero exits come
  * back as outcomes; only an abort rejects.
  */
-export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, Deferrable, Tagged, NeedsWorkDir {
+export class FiskCommandTool implements Tool {
   readonly name: string;
   readonly description: string;
   readonly modelDescription: string;
@@ -65,9 +52,8 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
   readonly presentation: Presentation = 'command';
   /** The command path words, e.g. `['stream', 'ls']`. */
   readonly path: readonly string[];
+  readonly capabilities: ToolCapabilities;
   readonly #spec: CommandToolSpec;
-  readonly #gate: ConfirmGate;
-  readonly #behavior: Behavior;
 
   constructor(spec: CommandToolSpec) {
     this.#spec = spec;
@@ -76,8 +62,16 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
     this.modelDescription = modelDescription(spec.description, spec.tags);
     this.inputSchema = freezeDeep(structuredClone(spec.inputSchema) as Record<string, unknown>);
     this.path = Object.freeze([...spec.shape.path]);
-    this.#gate = Object.freeze(confirmGateFor(spec.tags, spec.confirmTags));
-    this.#behavior = Object.freeze(resolveBehavior(spec.tags));
+    this.capabilities = Object.freeze({
+      prompter: false,
+      workDir: true,
+      operatorPaced: false,
+      deferrable: allowsDefer(spec.tags),
+      gate: Object.freeze(confirmGateFor(spec.tags, spec.confirmTags)),
+      tags: Object.freeze([...spec.tags]),
+      behavior: Object.freeze(resolveBehavior(spec.tags)),
+      describeCall: (input: string) => traceLine(spec.shape, input),
+    });
   }
 
   definition(deferLoading: boolean): ToolDef {
@@ -140,23 +134,8 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
     return true;
   }
 
-  confirmGate(): ConfirmGate {
-    return this.#gate;
-  }
-
-  behavior(): Behavior {
-    return this.#behavior;
-  }
-
-  deferrable(): boolean {
-    return allowsDefer(this.#spec.tags);
-  }
-
+  /** The command's tags, in the order the application declared them. */
   tags(): readonly string[] {
-    return this.#spec.tags;
-  }
-
-  needsWorkDir(): true {
-    return true;
+    return this.capabilities.tags;
   }
 }

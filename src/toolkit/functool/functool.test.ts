@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolkitError } from '../errors.js';
-import { isConfirmable, isDeferrable, needsPrompter, needsWorkDir, isOperatorPaced } from '../tool.js';
+
 import { errorOutcome, jsonOutcome, newFuncTool } from './functool.js';
 import type { FuncToolSpec } from './spec.js';
 
@@ -54,10 +54,10 @@ describe('FuncTool', () => {
     expect(t.presentation).toBe('traced');
     expect(t.mcpExposable()).toBe(false);
     expect(t.a2aExposable()).toBe(false);
-    expect(t.confirmGate()).toEqual({ gated: false });
+    expect(t.capabilities.gate).toEqual({ gated: false });
     expect(t.definition(true)).toEqual({ name: 'echo', description: 'Echoes its input\n\nTags: team:ops', inputSchema: base.inputSchema, deferLoading: true });
-    expect(isConfirmable(t) && isDeferrable(t) && t.deferrable()).toBe(true);
-    expect(needsPrompter(t) || needsWorkDir(t) || isOperatorPaced(t)).toBe(false);
+    expect((t.capabilities.gate !== null) && true && t.capabilities.deferrable).toBe(true);
+    expect(t.capabilities.prompter || t.capabilities.workDir || t.capabilities.operatorPaced).toBe(false);
   });
   it('takes kind and presentation from the origin', () => {
     const t = newFuncTool({ ...base, origin: mcp });
@@ -66,9 +66,9 @@ describe('FuncTool', () => {
   });
   it('never defers a built-in and grants only the capabilities asked for', () => {
     const t = newFuncTool({ ...base, kind: 'builtin', exposure: { mcp: false, a2a: false }, deferrable: true, needsPrompter: true, operatorPaced: true });
-    expect(t.deferrable()).toBe(false);
-    expect(needsPrompter(t) && isOperatorPaced(t)).toBe(true);
-    expect(needsWorkDir(t)).toBe(false);
+    expect(t.capabilities.deferrable).toBe(false);
+    expect(t.capabilities.prompter && t.capabilities.operatorPaced).toBe(true);
+    expect(t.capabilities.workDir).toBe(false);
   });
   it('does not share or allow mutation of its schema', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
@@ -87,6 +87,6 @@ describe('FuncTool', () => {
     expect(await imported.execute('null', {}, signal)).toEqual(jsonOutcome({}));
   });
   it('reports a confirm gate with its trigger', () => {
-    expect(newFuncTool({ ...base, confirm: { trigger: 'ai:confirm' } }).confirmGate()).toEqual({ gated: true, trigger: 'ai:confirm' });
+    expect(newFuncTool({ ...base, confirm: { trigger: 'ai:confirm' } }).capabilities.gate).toEqual({ gated: true, trigger: 'ai:confirm' });
   });
 });

@@ -3,19 +3,7 @@ import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
 import { parseToolInput, validateRequired } from '../required.js';
 import { modelDescription } from '../tags.js';
-import type {
-  Behavior,
-  BehaviorDescriber,
-  ConfirmGate,
-  Confirmable,
-  Deferrable,
-  ExecDeps,
-  Kind,
-  Outcome,
-  Presentation,
-  Tagged,
-  Tool,
-} from '../tool.js';
+import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities } from '../tool.js';
 import type { FuncOrigin, FuncToolSpec } from './spec.js';
 
 /** The construction rules, each refused with a message naming the rule and why it exists. */
@@ -64,7 +52,7 @@ function freezeDeep<T>(value: T): T {
  * A tool backed by a function: built-ins, custom tools, and tools imported from peers or MCP
  * servers (discriminated by the spec's origin).
  */
-export class FuncTool implements Tool, Confirmable, BehaviorDescriber, Deferrable, Tagged {
+export class FuncTool implements Tool {
   readonly name: string;
   readonly description: string;
   readonly modelDescription: string;
@@ -73,31 +61,35 @@ export class FuncTool implements Tool, Confirmable, BehaviorDescriber, Deferrabl
   readonly presentation: Presentation;
   /** Present for an imported tool. */
   readonly origin: FuncOrigin | undefined;
+  readonly capabilities: ToolCapabilities;
   readonly #spec: FuncToolSpec;
-  readonly #tags: readonly string[];
-  readonly #behavior: Behavior;
 
   constructor(spec: FuncToolSpec) {
     checkSpec(spec);
     this.#spec = spec;
     this.name = spec.name;
     this.description = spec.description;
-    this.#tags = Object.freeze([...(spec.tags ?? [])]);
-    this.modelDescription = modelDescription(spec.description, this.#tags);
+    const tags = Object.freeze([...(spec.tags ?? [])]);
+    this.modelDescription = modelDescription(spec.description, tags);
     this.inputSchema = freezeDeep(structuredClone(spec.inputSchema) as Record<string, unknown>);
     this.kind = kindOf(spec);
     this.origin = spec.origin;
     this.presentation = spec.presentation ?? (spec.origin === undefined ? 'traced' : 'remote');
-    this.#behavior = {
-      readOnly: spec.behavior?.readOnly ?? 'unset',
-      destructive: spec.behavior?.destructive ?? 'unset',
-      idempotent: spec.behavior?.idempotent ?? 'unset',
-      openWorld: spec.behavior?.openWorld ?? 'unset',
-    };
-    // Capabilities a spec did not ask for stay absent, so the type guards answer truthfully.
-    if (spec.needsPrompter === true) Object.defineProperty(this, 'needsPrompter', { value: () => true });
-    if (spec.needsWorkDir === true) Object.defineProperty(this, 'needsWorkDir', { value: () => true });
-    if (spec.operatorPaced === true) Object.defineProperty(this, 'operatorPaced', { value: () => true });
+    this.capabilities = Object.freeze({
+      prompter: spec.needsPrompter === true,
+      workDir: spec.needsWorkDir === true,
+      operatorPaced: spec.operatorPaced === true,
+      deferrable: this.kind !== 'builtin' && (spec.deferrable ?? true),
+      gate: Object.freeze(spec.confirm === undefined ? { gated: false } : { gated: true, trigger: spec.confirm.trigger }),
+      tags,
+      behavior: Object.freeze({
+        readOnly: spec.behavior?.readOnly ?? 'unset',
+        destructive: spec.behavior?.destructive ?? 'unset',
+        idempotent: spec.behavior?.idempotent ?? 'unset',
+        openWorld: spec.behavior?.openWorld ?? 'unset',
+      }),
+      describeCall: null,
+    });
   }
 
   definition(deferLoading: boolean): ToolDef {
@@ -122,23 +114,6 @@ export class FuncTool implements Tool, Confirmable, BehaviorDescriber, Deferrabl
     return this.#spec.exposure?.a2a ?? false;
   }
 
-  confirmGate(): ConfirmGate {
-    const c = this.#spec.confirm;
-    return c === undefined ? { gated: false } : { gated: true, trigger: c.trigger };
-  }
-
-  behavior(): Behavior {
-    return this.#behavior;
-  }
-
-  deferrable(): boolean {
-    if (this.kind === 'builtin') return false;
-    return this.#spec.deferrable ?? true;
-  }
-
-  tags(): readonly string[] {
-    return this.#tags;
-  }
 }
 
 /**

@@ -1,0 +1,45 @@
+/**
+ * One NATS connection per context, shared by every store and peer of a runtime that needs it. A
+ * store or a peer borrows the connection; only the pool closes it, when the runtime closes.
+ */
+import { connectNats } from '../conns/index.js';
+import type { NatsConn } from '../conns/index.js';
+
+/** Connections by context name, opened on first use. */
+export class ConnectionPool {
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #name: string;
+  readonly #open = new Map<string, Promise<NatsConn>>();
+
+  constructor(env: Readonly<Record<string, string | undefined>>, name: string) {
+    this.#env = env;
+    this.#name = name;
+  }
+
+  /** The connection for `context`, connecting once; a failed connect is not cached. */
+  connection(context: string): Promise<NatsConn> {
+    let conn = this.#open.get(context);
+    if (conn === undefined) {
+      conn = connectNats(context, { env: this.#env, name: this.#name });
+      this.#open.set(context, conn);
+      conn.catch(() => this.#open.delete(context));
+    }
+    return conn;
+  }
+
+  /** Closes every connection opened here. Idempotent. */
+  async close(): Promise<void> {
+    const all = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.all(
+      all.map(async (p) => {
+        try {
+          const c = (await p).connection;
+          if (!c.isClosed()) await c.close();
+        } catch {
+          // a connection that never opened has nothing to close
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * `startRun`: one run of an agent over a runtime, as a handle every surface consumes alike (the
+ * line surface, the full-screen view, a browser, an a2a channel). The handle carries the event
+ * stream, suspend and cancel, answers to questions, follow-ups in the same session, and the
+ * outcome. The run borrows the runtime; the handle owns only the journal it opened.
+ */
+import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../agent/checkpoint.js';
+import type { Checkpoint } from '../agent/checkpoint.js';
+import type { AgentEvent, EventSink } from '../agent/events.js';
+import type { Hooks } from '../agent/hooks.js';
+import type { RunOutcome } from '../agent/outcome.js';
+import { withPiiGuard } from '../agent/pii/guard.js';
+import { replayEvents } from '../agent/replay.js';
+import { runAgent } from '../agent/run-agent.js';
+import type { RunOptions } from '../agent/run-agent.js';
+import { settingsFromConfig } from '../agent/settings.js';
+import type { RunSettings } from '../agent/settings.js';
+import { systemBlocks } from '../agent/system-prompt.js';
+import type { SystemBlock } from '../llm/types.js';
+import { appendNext, loadRun, memoryScopeBody, userBody } from '../runstate/index.js';
+import type { FingerprintChange } from '../runstate/index.js';
+import { PublishedToolSetSource } from '../toolkit/tool-set.js';
+import type { Prompter } from '../toolkit/tool.js';
+import { EventHub } from './event-hub.js';
+import { HostError } from './errors.js';
+import { HandlePrompter } from './handle-prompter.js';
+import type { QuestionAnswer } from './handle-prompter.js';
+import type { Runtime } from './runtime.js';
+import { assembleTools } from './tools.js';
+import type { AssembledTools } from './tools.js';
+
+/** The prompt used when the operator gave none. */
+export const DEFAULT_PROMPT = 'assist the user';
+
+/**
+ * Told to the model on a resume, after the fingerprint is computed so it cannot perturb the
+ * comparison: time has passed and what tools report may have changed.
+ */
+export const RESUME_REMINDER =
+  'This conversation was interrupted and has now been resumed. Time may have passed since the earlier turns: what tools reported then may have changed, so check again before relying on it.';
+
+/** What to run: a new prompt (journaled with `checkpoint`), or a stored run to continue. */
+export type RunInput =
+  | { readonly prompt: string; readonly checkpoint?: { readonly runId?: string } }
+  | { readonly resume: string; readonly force?: boolean };
+
+/** Limits a caller may lower for one run (a peer's or a job's budget); never raised. */
+export interface BudgetOverride {
+  readonly maxTokens?: number;
+  readonly maxIterations?: number;
+}
+
+/** How one run is driven. */
+export interface StartRunOptions {
+  /**
+   * Who answers questions: a prompter (a terminal), `'handle'` (questions go out as events with
+   * ids and come back through `RunHandle.answer`), or absent: nobody, so every gated call is
+   * declined.
+   */
+  readonly prompter?: Prompter | 'handle';
+  readonly hooks?: Hooks;
+  /** The directory command tools run in. */
+  readonly workDir?: string;
+  /** An operator is present at a chat surface (longer cache lifetime). */
+  readonly interactive?: boolean;
+  readonly budget?: BudgetOverride;
+  /** Receives every event from the first; the same as subscribing at once. */
+  readonly events?: EventSink;
+}
+
+/** How the run began. */
+export type RunStart =
+  | { readonly kind: 'new'; readonly runId: string | undefined }
+  | {
+      readonly kind: 'resumed';
+      readonly runId: string;
+      /** Configuration changes a forced resume let through, each as a line naming the field. */
+      readonly changes: readonly FingerprintChange[];
+      readonly nextIteration: number;
+      /** The stored conversation, as events, rendered before anything live. */
+      readonly replay: readonly AgentEvent[];
+    };
+
+/** One run in progress, and the session it belongs to. */
+export interface RunHandle {
+  readonly start: RunStart;
+  /** The run id of a journaled run; `undefined` for a run kept in memory only. */
+  readonly runId: string | undefined;
+  /** The system prompt segments the model is sent on this turn, exactly. */
+  readonly system: readonly SystemBlock[];
+  /** Replays every event so far into `sink`, then delivers each later one. Returns the unsubscribe. */
+  subscribe(sink: EventSink): () => void;
+  /** Every event from the first, ending when the turn ends. */
+  events(): AsyncIterable<AgentEvent>;
+  /** Ends the run at its next boundary, resumable (a journaled run), without cutting a step short. */
+  suspend(): void;
+  /** Cancels the run now: a running tool is killed, a model call abandoned. */
+  cancel(): void;
+  /** Answers a question put out as an event with an id; false when no such question waits. */
+  answer(questionId: string, answer: QuestionAnswer): boolean;
+  /** Resolves when the turn ends. Never rejects. */
+  readonly outcome: Promise<RunOutcome>;
+  /** Continues the conversation with another prompt, in the same session and journal. */
+  followUp(prompt: string): Promise<RunHandle>;
+  /** Releases what the handle opened (the journal). Call once the session is over. */
+  close(): Promise<void>;
+}
+
+function lowered(settings: RunSettings, budget: BudgetOverride | undefined): RunSettings {
+  if (budget === undefined) return settings;
+  const min = (a: number, b: number | undefined): number => (b === undefined || b <= 0 ? a : Math.min(a, b));
+  return { ...settings, maxTokens: min(settings.maxTokens, budget.maxTokens), maxIterations: min(settings.maxIterations, budget.maxIterations) };
+}
+
+/**
+ * Refuses or redacts a prompt under `harness.pii.mode` before anything stores it, so a journal
+ * never keeps what the operator asked to keep from the provider. Returns the prompt to store.
+ */
+async function guardedPrompt(settings: RunSettings, prompt: string, hooks: Hooks | undefined, events: EventSink): Promise<string> {
+  if (settings.piiMode === 'off') return prompt;
+  const guard = withPiiGuard(hooks ?? {}, settings.piiMode, (text) => events.emit({ type: 'warning', text }));
+  const decided = await guard.userPromptSubmit?.(prompt);
+  if (decided?.action === 'deny') throw new HostError('resume', `the prompt was refused and nothing was stored: ${decided.reason}`);
+  return decided?.action === 'continue' && decided.prompt !== undefined ? decided.prompt : prompt;
+}
+
+interface Turn {
+  readonly tools: AssembledTools;
+  readonly source: PublishedToolSetSource;
+  readonly checkpoint: Checkpoint | undefined;
+  readonly settings: RunSettings;
+}
+
+/**
+ * Starts a run. Everything that can refuse (a resume the gate stops, a tool set that will not
+ * assemble, a prompt the PII guard rejects before it is journaled) throws here, before the model
+ * is contacted; once the handle is returned, the run's end is its outcome.
+ */
+export async function startRun(runtime: Runtime, input: RunInput, opts: StartRunOptions = {}): Promise<RunHandle> {
+  const provider = runtime.provider;
+  if (provider === undefined) throw new HostError('usage', 'this runtime was opened without a model provider; open it in run mode');
+  const config = runtime.config;
+  const settings = lowered(settingsFromConfig(config), opts.budget);
+  const resuming = 'resume' in input;
+  if (!resuming && 'checkpoint' in input && input.checkpoint !== undefined && runtime.sessions === undefined) {
+    throw new HostError('usage', 'a journaled run needs the session store: open the runtime with sessions');
+  }
+  const sessions = runtime.sessions;
+  if (resuming && sessions === undefined) throw new HostError('usage', 'resuming needs the session store: open the runtime with sessions');
+
+  const hub = new EventHub();
+  if (opts.events !== undefined) hub.subscribe(opts.events);
+  // a resume seeds the memory read record the run journaled, so its authority to overwrite survives
+  const memorySnapshot = resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
+  const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
+  for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
+  const source = new PublishedToolSetSource(tools.toolSet);
+
+  let checkpoint: Checkpoint | undefined;
+  let start: RunStart;
+  let prompt = '';
+  if (resuming) {
+    const store = sessions as NonNullable<typeof sessions>;
+    const fingerprint = runFingerprint(config, source, tools.notes);
+    const resumed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
+    checkpoint = resumed;
+    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages) };
+  } else {
+    prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
+    if (input.checkpoint !== undefined && sessions !== undefined) {
+      const stored = await guardedPrompt(settings, prompt, opts.hooks, hub);
+      const fingerprint = runFingerprint(config, source, tools.notes);
+      checkpoint = await startCheckpoint(sessions, { ...(input.checkpoint.runId === undefined ? {} : { runId: input.checkpoint.runId }), fingerprint, prompt: stored });
+      prompt = stored;
+    }
+    start = { kind: 'new', runId: checkpoint?.runId };
+  }
+
+  const system = systemBlocks(settings.systemPrompt, settings.humanInTheLoop, [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])]);
+  const handlePrompter = opts.prompter === 'handle' ? new HandlePrompter(hub) : undefined;
+  const prompter = opts.prompter === 'handle' ? handlePrompter : opts.prompter;
+  return launch(runtime, { tools, source, checkpoint, settings }, {
+    hub,
+    start,
+    system,
+    prompter,
+    handlePrompter,
+    opts,
+    runOptions: {
+      prompt: resuming ? '' : prompt,
+      systemNotes: [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])],
+      ...(checkpoint === undefined ? {} : checkpoint.options),
+    },
+  });
+}
+
+interface LaunchParts {
+  readonly hub: EventHub;
+  readonly start: RunStart;
+  readonly system: readonly SystemBlock[];
+  readonly prompter: Prompter | undefined;
+  readonly handlePrompter: HandlePrompter | undefined;
+  readonly opts: StartRunOptions;
+  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'grants' | 'pendingBatch'>>;
+}
+
+function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
+  const { hub, opts } = parts;
+  const controller = new AbortController();
+  let suspendAsked = false;
+  const provider = runtime.provider as NonNullable<Runtime['provider']>;
+  const outcome = (async (): Promise<RunOutcome> => {
+    const result = await runAgent({
+      ...parts.runOptions,
+      settings: turn.settings,
+      provider,
+      tools: turn.source,
+      ...(parts.prompter === undefined ? {} : { prompter: parts.prompter, questionsAnnounced: parts.handlePrompter !== undefined }),
+      ...(opts.hooks === undefined ? {} : { hooks: opts.hooks }),
+      events: hub,
+      signal: controller.signal,
+      suspendRequested: () => suspendAsked,
+      workDir: opts.workDir ?? process.cwd(),
+      interactive: opts.interactive ?? false,
+    });
+    const scope = turn.tools.memoryScope;
+    if (turn.checkpoint !== undefined && scope !== undefined && result.status !== 'crashed') {
+      try {
+        await appendNext(turn.checkpoint.journal, memoryScopeBody(scope.snapshot()));
+      } catch (err) {
+        hub.emit({ type: 'warning', text: `the memory read record was not journaled: ${err instanceof Error ? err.message : String(err)}; a resume will need to read memories again before overwriting them` });
+      }
+    }
+    parts.handlePrompter?.close();
+    hub.close();
+    return result;
+  })();
+
+  let closed = false;
+  const handle: RunHandle = {
+    start: parts.start,
+    runId: turn.checkpoint?.runId,
+    system: parts.system,
+    subscribe: (sink) => hub.subscribe(sink),
+    events: () => hub.events(),
+    suspend: () => {
+      suspendAsked = true;
+    },
+    cancel: () => {
+      parts.handlePrompter?.close();
+      controller.abort(new Error('cancelled'));
+    },
+    answer: (id, value) => parts.handlePrompter?.answer(id, value) ?? false,
+    outcome,
+    async followUp(prompt: string): Promise<RunHandle> {
+      const previous = await outcome;
+      if (previous.status !== 'completed') {
+        throw new HostError('resume', `a follow-up continues a completed turn; this one ended ${previous.status}${turn.checkpoint === undefined ? '' : `: resume it with fisk run --resume ${turn.checkpoint.runId}`}`);
+      }
+      const text = prompt.trim();
+      if (text === '') throw new HostError('usage', 'a follow-up needs a prompt');
+      const nextHub = new EventHub();
+      if (opts.events !== undefined) nextHub.subscribe(opts.events);
+      let stored = text;
+      if (turn.checkpoint !== undefined) {
+        stored = await guardedPrompt(turn.settings, text, opts.hooks, nextHub);
+        await appendNext(turn.checkpoint.journal, userBody({ role: 'user', content: [{ type: 'text', text: stored }] }));
+      }
+      const nextPrompter = opts.prompter === 'handle' ? new HandlePrompter(nextHub) : opts.prompter;
+      return launch(runtime, turn, {
+        hub: nextHub,
+        start: { kind: 'new', runId: turn.checkpoint?.runId },
+        system: parts.system,
+        prompter: nextPrompter,
+        handlePrompter: nextPrompter instanceof HandlePrompter ? nextPrompter : undefined,
+        opts,
+        runOptions: {
+          // a journaled follow-up is already stored as a user record: it continues the history
+          prompt: turn.checkpoint === undefined ? stored : '',
+          systemNotes: parts.runOptions.systemNotes ?? [],
+          history: turn.checkpoint === undefined ? previous.messages : [...previous.messages, { role: 'user', content: [{ type: 'text', text: stored }] }],
+          startIteration: previous.nextIteration,
+          ...(turn.checkpoint === undefined ? {} : { journal: turn.checkpoint.options.journal }),
+        },
+      });
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      controller.abort(new Error('closed'));
+      await outcome;
+      await turn.checkpoint?.journal.close();
+    },
+  };
+  return handle;
+}

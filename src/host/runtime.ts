@@ -1,0 +1,265 @@
+/**
+ * `openRuntime`: the one place a prepared configuration becomes what runs borrow. It builds, once,
+ * the provider (through the registry), one NATS connection per context, the memory, session and
+ * knowledge stores (verified), and the tool sources (the application's commands, the built-ins,
+ * an embedder's custom tools). Warnings come back as data; nothing here prints. `close` releases
+ * everything in reverse order of opening.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { humanTools } from '../agent/human-tools.js';
+import { ConfigError, credentialEnvNames as configCredentialNames } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import { prepareRunKnowledge } from '../knowledge/run-knowledge.js';
+import type { RunKnowledge } from '../knowledge/run-knowledge.js';
+import { knowledgeToolsForListing } from '../knowledge/run-knowledge.js';
+import { knowledgeSystemNote } from '../knowledge/tools.js';
+import type { FetchLike, FetchMiddleware } from '../llm/http.js';
+import type { Provider } from '../llm/provider.js';
+import { newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/providers.js';
+import type { ProviderFacts } from '../llm/registry.js';
+import { memoryBackend, openMemoryStore } from '../memory/backends.js';
+import { decodeFileOptions, fileDirectory } from '../memory/file/backend.js';
+import type { Store as MemoryStore } from '../memory/store.js';
+import { openSessionStore, sessionBackendNeeds } from '../runstate/registry.js';
+import type { SessionStore } from '../runstate/store.js';
+import { applicationLoadOptions, loadApplicationTools } from '../toolkit/load.js';
+import type { LoadedApplication } from '../toolkit/load.js';
+import type { Tool } from '../toolkit/tool.js';
+import { ConnectionPool } from './connections.js';
+import { HostError } from './errors.js';
+
+/** What a runtime is for, which decides what it opens. */
+export const RUNTIME_MODES = [
+  'run', // a run or a served agent: provider, stores, every tool source
+  'mcp', // `fisk mcp`: tools and the knowledge store, no model
+  'listing', // `fisk info`: nothing opened but what shows what a run would get
+] as const;
+export type RuntimeMode = (typeof RUNTIME_MODES)[number];
+
+/** Something the operator should hear about the runtime; never printed by the library. */
+export interface RuntimeNote {
+  readonly level: 'warning' | 'note';
+  /** The key or flag the note is about, when there is one. */
+  readonly key?: string;
+  readonly message: string;
+}
+
+/** What a caller can supply or replace. */
+export interface RuntimeDeps {
+  /** The environment secrets, `${VAR}` values and tool subprocesses come from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** An absolute store base (`--store-dir`, `FISK_AI_STORE_DIR`) for relative store directories. */
+  readonly storeBase?: string;
+  /** A provider to use instead of the one `llm.provider` names. */
+  readonly provider?: Provider;
+  /** Provider construction overrides: a `--api-key`/`--base-url` flag, HTTP hooks, a fetch. */
+  readonly providerOptions?: {
+    readonly apiKey?: string;
+    readonly baseUrl?: string;
+    readonly fetch?: FetchLike;
+    readonly fetchMiddleware?: readonly FetchMiddleware[];
+  };
+  /** Open the session store (journaled runs); `stateDir` is a `--state-dir` flag, already absolute. */
+  readonly sessions?: { readonly stateDir?: string };
+  /** A memory store built elsewhere, shared with other runtimes. */
+  readonly memoryStore?: MemoryStore;
+  /** An embedder's own tools, last in the namespace. */
+  readonly customTools?: readonly Tool[];
+  /** Cancels startup (introspection, connections). */
+  readonly signal?: AbortSignal;
+}
+
+/** Knowledge as a runtime holds it: the tools, the system note, and the store when one is open. */
+export interface RuntimeKnowledge {
+  readonly tools: readonly Tool[];
+  readonly notes: readonly string[];
+  readonly reader: RunKnowledge['reader'] | undefined;
+}
+
+/** What runs borrow. Every member is shared; runs never close any of it. */
+export interface Runtime {
+  readonly config: Config;
+  readonly mode: RuntimeMode;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Absent in `mcp` and `listing` runtimes, which call no model. */
+  readonly provider: Provider | undefined;
+  /** What the configured provider declared; absent for a name no provider registered. */
+  readonly facts: ProviderFacts | undefined;
+  /**
+   * Every variable no tool subprocess may inherit: every registered provider's credentials
+   * (computed from the registry now, so a provider registered at run time counts), the OTLP and
+   * Slack credentials, the embeddings key and the variables MCP endpoints refer to.
+   */
+  readonly credentialEnvNames: readonly string[];
+  readonly sessions: SessionStore | undefined;
+  readonly memoryStore: MemoryStore | undefined;
+  /**
+   * For a listing without an open memory store: whether the store is known to be empty (a file
+   * directory that does not exist yet) or could not be read. `opened` otherwise.
+   */
+  readonly memoryIndex: 'opened' | 'empty' | 'unavailable';
+  readonly knowledge: RuntimeKnowledge | undefined;
+  readonly application: LoadedApplication | undefined;
+  readonly human: readonly Tool[];
+  readonly custom: readonly Tool[];
+  readonly notes: readonly RuntimeNote[];
+  readonly connections: ConnectionPool;
+  /** Releases everything in reverse order of opening. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The store base from `FISK_AI_STORE_DIR`, which must be absolute when set. */
+export function storeBaseFromEnv(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const base = env['FISK_AI_STORE_DIR'];
+  if (base === undefined || base === '') return undefined;
+  if (!isAbsolute(base)) throw new HostError('usage', `FISK_AI_STORE_DIR is ${base}, a relative path; set it to an absolute directory or unset it`);
+  return base;
+}
+
+/** The credential union for a configuration, from the registry as it stands now. */
+export function credentialUnion(config: Config): string[] {
+  return [...new Set([...providerCredentialEnvNames(), ...configCredentialNames(config)])].sort();
+}
+
+function requireNatsContext(config: Config, key: string, backend: string): string {
+  if (config.natsContext === undefined) throw ConfigError.of('missing', 'nats_context', `is required by ${key}: ${backend}`);
+  return config.natsContext;
+}
+
+/**
+ * Builds what runs of `config` borrow. Throws before any model is contacted when something the
+ * configuration names cannot be had (an application that will not introspect, a missing bucket,
+ * a stale knowledge index), with an error naming what to change. Whatever was opened before a
+ * failure is closed again.
+ */
+export async function openRuntime(config: Config, mode: RuntimeMode, deps: RuntimeDeps): Promise<Runtime> {
+  const closers: (() => Promise<void> | void)[] = [];
+  const notes: RuntimeNote[] = [];
+  const connections = new ConnectionPool(deps.env, `fisk-ai ${config.identity}`);
+  closers.push(() => connections.close());
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    for (const c of closers.reverse()) {
+      try {
+        await c();
+      } catch {
+        // one resource failing to close must not keep the others open
+      }
+    }
+  };
+  try {
+    const facts = providerFacts(config.llm.provider);
+    const credentials = credentialUnion(config);
+    const storeBase = deps.storeBase ?? storeBaseFromEnv(deps.env);
+
+    let provider: Provider | undefined;
+    if (mode === 'run') {
+      const o = deps.providerOptions ?? {};
+      provider =
+        deps.provider ??
+        newProviderFromConfig(config.llm, {
+          ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+          ...(o.baseUrl === undefined ? {} : { baseUrl: o.baseUrl, baseUrlKey: '--base-url' }),
+          ...(o.fetch === undefined ? {} : { fetch: o.fetch }),
+          ...(o.fetchMiddleware === undefined ? {} : { fetchMiddleware: o.fetchMiddleware }),
+          env: deps.env,
+        });
+    }
+
+    let sessions: SessionStore | undefined;
+    if (mode === 'run' && deps.sessions !== undefined) {
+      const choice = config.harness.sessions;
+      const stateDir = deps.sessions.stateDir;
+      const needsNats = sessionBackendNeeds(choice.backend).includes('nats') && stateDir === undefined;
+      const nats = needsNats ? await connections.connection(requireNatsContext(config, 'harness.sessions.backend', choice.backend)) : undefined;
+      sessions = await openSessionStore(choice, {
+        env: deps.env,
+        cwd: config.baseDir,
+        ...(stateDir === undefined ? {} : { stateDir }),
+        ...(nats === undefined ? {} : { nats }),
+      });
+    }
+
+    let memoryStore: MemoryStore | undefined;
+    let memoryIndex: Runtime['memoryIndex'] = 'opened';
+    const memory = config.harness.memory;
+    if (mode === 'listing' && memory.enabled && !memory.noIndex) {
+      // a listing shows the index a run would inject, without creating anything to do so
+      const context = { identity: config.identity, baseDir: storeBase ?? config.baseDir, natsContext: config.natsContext };
+      try {
+        if (memory.backend === 'file') {
+          if (existsSync(fileDirectory(decodeFileOptions(memory.options), context))) memoryStore = await openMemoryStore(memory, context);
+          else memoryIndex = 'empty';
+        } else {
+          const needsNats = memoryBackend(memory.backend).needs.includes('nats');
+          const nats = needsNats ? (await connections.connection(requireNatsContext(config, 'harness.memory.backend', memory.backend))).connection : undefined;
+          memoryStore = await openMemoryStore(memory, { ...context, ...(nats === undefined ? {} : { nats }) });
+        }
+      } catch (err) {
+        memoryIndex = 'unavailable';
+        notes.push({ level: 'warning', key: 'harness.memory', message: `the memory index a run adds to the prompt is not shown: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    }
+    if (mode === 'run' && memory.enabled) {
+      if (deps.memoryStore !== undefined) {
+        memoryStore = deps.memoryStore;
+      } else {
+        const needsNats = memoryBackend(memory.backend).needs.includes('nats');
+        const nats = needsNats ? (await connections.connection(requireNatsContext(config, 'harness.memory.backend', memory.backend))).connection : undefined;
+        memoryStore = await openMemoryStore(memory, {
+          identity: config.identity,
+          baseDir: storeBase ?? config.baseDir,
+          natsContext: config.natsContext,
+          ...(nats === undefined ? {} : { nats }),
+        });
+      }
+    }
+
+    let knowledge: RuntimeKnowledge | undefined;
+    const k = config.harness.knowledge;
+    const servesKnowledge = mode === 'mcp' ? (config.expose.mcp?.builtins.length ?? 0) > 0 : true;
+    if (k.enabled && servesKnowledge) {
+      if (mode === 'listing') {
+        knowledge = { tools: knowledgeToolsForListing(k), notes: [knowledgeSystemNote(k.readTool)], reader: undefined };
+      } else {
+        // verified here, before any model or client is served: a stale index stops startup
+        const opened = prepareRunKnowledge(k, { cwd: config.baseDir, storeBase, env: deps.env });
+        if (opened !== undefined) {
+          closers.push(() => opened.reader.close());
+          knowledge = { tools: opened.tools, notes: opened.notes, reader: opened.reader };
+        }
+      }
+    }
+
+    const loadOptions = applicationLoadOptions(config, deps.env);
+    const application =
+      loadOptions === undefined
+        ? undefined
+        : await loadApplicationTools({ ...loadOptions, credentialEnvNames: credentials, ...(deps.signal === undefined ? {} : { signal: deps.signal }) });
+
+    return {
+      config,
+      mode,
+      env: deps.env,
+      provider,
+      facts,
+      credentialEnvNames: credentials,
+      sessions,
+      memoryStore,
+      memoryIndex,
+      knowledge,
+      application,
+      human: config.harness.humanInTheLoop ? humanTools() : [],
+      custom: deps.customTools ?? [],
+      notes,
+      connections,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

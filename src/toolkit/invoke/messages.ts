@@ -1,0 +1,87 @@
+/**
+ * The words a call is answered with when the tool did not give the answer itself. One place, so a
+ * model reads the same sentence for the same failure whether it called through a run, `fisk mcp`
+ * or a peer.
+ */
+import { formatGoDuration } from '../../config/duration.js';
+import { requiredNames } from '../required.js';
+
+/** The answer to a call naming a tool that is not in the set. */
+export function unknownToolMessage(name: string): string {
+  return `tool ${JSON.stringify(name)} is not available; call only the tools in your tool list`;
+}
+
+/** The operator-facing warning for the same. */
+export function unknownToolWarning(name: string): string {
+  return `the model called ${JSON.stringify(name)}, which is not one of this run's tools; it was told so and nothing ran`;
+}
+
+function typeOf(schema: unknown): string {
+  if (typeof schema !== 'object' || schema === null) return '';
+  const t = (schema as Record<string, unknown>)['type'];
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === 'string').join('|');
+  return '';
+}
+
+/**
+ * The parameters a schema takes, required first, each with its type, so a model that got the call
+ * wrong can correct it without another round trip: `required: name (string); optional: force (boolean)`.
+ */
+export function describeParameters(schema: Readonly<Record<string, unknown>>): string {
+  const props = schema['properties'];
+  const names = typeof props === 'object' && props !== null ? Object.keys(props) : [];
+  const required = requiredNames(schema);
+  const render = (n: string): string => {
+    const t = typeOf((props as Record<string, unknown> | undefined)?.[n]);
+    return t === '' ? n : `${n} (${t})`;
+  };
+  const optional = names.filter((n) => !required.includes(n));
+  const parts: string[] = [];
+  parts.push(`required: ${required.length === 0 ? 'none' : required.map(render).join(', ')}`);
+  parts.push(`optional: ${optional.length === 0 ? 'none' : optional.map(render).join(', ')}`);
+  return parts.join('; ');
+}
+
+/** The answer to a call whose arguments cannot be run, with the parameters the tool takes. */
+export function invalidArgumentsMessage(name: string, problem: string, schema: Readonly<Record<string, unknown>>): string {
+  return `invalid arguments for ${name}: ${problem}; the call was not run. ${name} takes ${describeParameters(schema)}`;
+}
+
+/** The answer to a call that ran past its deadline. */
+export function timeoutMessage(name: string, ms: number, key: string): string {
+  return `the tool ${name} did not finish within ${formatGoDuration(ms)} and was stopped (a command is killed with its process group); its output is lost (${key})`;
+}
+
+/** The answer to a call whose tool threw. */
+export function toolFailedMessage(err: unknown): string {
+  return `the tool failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** A serving surface's answer for a tool that cannot report whether it needs approval. */
+export function ungateableMessage(name: string): string {
+  return `${name} cannot report whether it needs approval, so it is not run`;
+}
+
+/** The answer when nobody can carry a deferred answer (a served call has no session to answer later). */
+export function deferralNotCarriedMessage(name: string, reason: string): string {
+  return `${name} deferred its answer (${reason}), which this surface cannot carry: a served call has no session to answer later`;
+}
+
+/**
+ * Which refusal a stored answer is, read back from the fixed words above, so a replayed journal
+ * shows a refused call as refused, exactly as the live run did. Anything else is a tool's answer.
+ */
+export function refusalOf(content: string, isError: boolean): 'unknown_tool' | 'invalid_arguments' | 'denied' | 'not_loaded' | undefined {
+  if (isError && /^tool ".*" is not available; call only the tools in your tool list$/su.test(content)) return 'unknown_tool';
+  if (isError && /^invalid arguments for [A-Za-z0-9_-]+: .*; the call was not run\. /su.test(content)) return 'invalid_arguments';
+  if (content.startsWith('{"allowed":false,"reason":')) {
+    try {
+      const v = JSON.parse(content) as Record<string, unknown>;
+      if (Object.keys(v).length === 2 && v['allowed'] === false && typeof v['reason'] === 'string') return 'denied';
+    } catch {
+      // not a denial body
+    }
+  }
+  return undefined;
+}
