@@ -1,4 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolkitError } from './errors.js';
@@ -121,6 +123,58 @@ describe('loadApplicationTools', () => {
     const loading = loadApplicationTools(options({ signal: ac.signal }, 'hang'));
     setTimeout(() => ac.abort(new Error('operator stopped')), 200);
     await expect(loading).rejects.toThrow('operator stopped');
+  });
+  it('cleans terminal sequences out of the excerpt of a broken answer and of its stderr', async () => {
+    const message = (await refusal(options({}, 'invalid-escape'))).message;
+    expect(message).toMatch(/answer is not JSON/);
+    expect(message.includes('\u001b') || message.includes('\u0007')).toBe(false);
+    // the fixture's stderr for a failing exit is coloured and retitles the window
+    const exit = (await refusal(options({}, 'exit'))).message;
+    expect(exit).toMatch(/introspection is broken here/);
+    expect(exit.includes('\u001b') || exit.includes('\u0007') || exit.includes('retitled')).toBe(false);
+  });
+  describe('with a descendant that left the process group holding stdout', () => {
+    let dir = '';
+    function withPidFile(extra: Partial<LoadApplicationOptions>, mode: string): LoadApplicationOptions {
+      dir = mkdtempSync(join(tmpdir(), 'fisk-introspect-'));
+      const base = options(extra, mode);
+      return { ...base, env: { ...base.env, FIXTURE_PIDFILE: join(dir, 'pid') } };
+    }
+    async function killDetached(): Promise<void> {
+      const file = join(dir, 'pid');
+      for (let i = 0; i < 2000 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 5));
+      if (existsSync(file)) {
+        try {
+          process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+    it('decodes what the application wrote once it has exited', async () => {
+      try {
+        const loaded = await loadApplicationTools(withPidFile({}, 'detached'));
+        expect(loaded.source.tools.map((t) => t.name)).toContain('stream_ls');
+      } finally {
+        await killDetached();
+      }
+    });
+    it('keeps its deadline and honours an abort', async () => {
+      try {
+        expect((await refusal(withPidFile({ timeoutMs: 300 }, 'detached-hang'))).message).toMatch(/did not answer within 0.3s/);
+      } finally {
+        await killDetached();
+      }
+      const ac = new AbortController();
+      const loading = loadApplicationTools(withPidFile({ signal: ac.signal }, 'detached-hang'));
+      setTimeout(() => ac.abort(new Error('operator stopped')), 300);
+      try {
+        await expect(loading).rejects.toThrow('operator stopped');
+      } finally {
+        await killDetached();
+      }
+    });
   });
   it('refuses an invalid include pattern naming the key', async () => {
     expect((await refusal(options({ include: { tools: ['[a'], tags: [] } }))).message).toMatch(/^include\.tools: "\[a"/);

@@ -23,6 +23,7 @@ import type {
 import { ArgvError, renderArgvFromJson } from './argv.js';
 import type { CommandShape } from './argv.js';
 import { toolEnvironment } from './env.js';
+import { heldOpenNote } from './held-output.js';
 import { runCaptured } from './run-captured.js';
 import { traceLine } from './trace.js';
 
@@ -48,6 +49,10 @@ function freezeDeep<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+function withNote(output: string, note: string): string {
+  return output === '' || output.endsWith('\n') ? `${output}${note}` : `${output}\n${note}`;
 }
 
 /**
@@ -115,11 +120,16 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
     });
     switch (r.kind) {
       case 'exited':
-        return { status: 'completed', output: r.output, exec: { command, exitCode: r.exitCode, truncated: r.truncated }, isError: false };
+        return {
+          status: 'completed',
+          output: r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output,
+          exec: { command, exitCode: r.exitCode, truncated: r.truncated },
+          isError: false,
+        };
       case 'timed_out':
         return {
           status: 'completed',
-          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group`,
+          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group${r.heldOpen ? `; ${heldOpenNote()}` : ''}`,
           exec: { command, exitCode: -1, truncated: false },
           isError: true,
         };
