@@ -4,6 +4,7 @@
  * through here first.
  */
 
+import { sortedJson } from '../util/sorted-json.js';
 import { cleanText, oneLine } from '../util/terminal-text.js';
 
 /** Strips escape sequences, control characters (keeping newline and tab) and bidi overrides. */
@@ -21,18 +22,8 @@ function renderValue(value: unknown): string {
     return BARE.test(clean) ? clean : JSON.stringify(clean);
   }
   if (value === undefined) return 'null';
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (typeof value === 'string') return stripControl(value);
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
-    return out;
-  }
-  return value;
+  // written without recursion: a model can nest its arguments thousands of levels deep
+  return sortedJson(value, { mapString: stripControl });
 }
 
 /**

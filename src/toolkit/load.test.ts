@@ -112,6 +112,7 @@ describe('loadApplicationTools', () => {
     expect((await refusal(options({}, 'invalid-json'))).message).toMatch(/answer is not JSON/);
     expect((await refusal(options({}, 'exit'))).message).toMatch(/exited with status 2: introspection is broken here/);
     expect((await refusal(options({}, 'huge'))).message).toMatch(/exceeds 16 MiB/);
+    expect((await refusal(options({}, 'deep-schema'))).message).toMatch(/nests deeper than 256 levels/);
     expect((await refusal(options({ applicationPath: '/nonexistent/app' }))).message).toMatch(/cannot be started/);
     const clash = await refusal(options({}, 'clash'));
     expect(clash.code).toBe('collision');

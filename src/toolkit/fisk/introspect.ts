@@ -6,6 +6,7 @@
  * terminal sequences first.
  */
 import { spawn } from 'node:child_process';
+import { jsonTextDepth } from '../../util/json-depth.js';
 import { oneLine } from '../../util/terminal-text.js';
 import { ToolkitError } from '../errors.js';
 import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
@@ -14,6 +15,8 @@ import type { ApplicationModel } from './model.js';
 
 /** The largest introspection document accepted: 16 MiB. */
 export const INTROSPECT_MAX_BYTES = 16 * 1024 * 1024;
+/** The deepest nesting accepted in an introspection document; the model is walked recursively. */
+export const INTROSPECT_MAX_DEPTH = 256;
 /** The introspection deadline when the caller gives none: 30 s. */
 export const INTROSPECT_DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -87,8 +90,12 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
     throw fail(opts.binary, `it exited with status ${outcome.code ?? 'unknown'}${said}; is it a fisk application?`);
   }
   let decoded: unknown;
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (jsonTextDepth(text, INTROSPECT_MAX_DEPTH) > INTROSPECT_MAX_DEPTH) {
+    throw fail(opts.binary, `its answer nests deeper than ${INTROSPECT_MAX_DEPTH} levels of arrays and objects; no command tree or schema needs that, so it is refused`);
+  }
   try {
-    decoded = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    decoded = JSON.parse(text);
   } catch (err) {
     const held = end === 'held_open' ? `; its output was still held open ${OUTPUT_GRACE_MS} ms after it exited, by a descendant that left its process group, and was cut there` : '';
     throw fail(opts.binary, `its answer is not JSON (${(err as Error).message})${held}; is it a fisk application?`, err);
