@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -201,6 +202,26 @@ describe('FiskCommandTool execution', () => {
     expect(seen['KEEP_ME']).toBe('yes');
     expect(seen['ANTHROPIC_API_KEY']).toBeUndefined();
     expect(seen['MY_SECRET']).toBeUndefined();
+  });
+  it('scrubs the credentials it holds from what a tool prints, even read from another process', async () => {
+    const key = 'sk-ant-api03-LEAKED-0123456789abcdef';
+    const secret = 'correct-horse-battery';
+    // a process whose environment holds the credentials, as the harness's own does
+    const holder = spawn('sleep', ['30'], { env: { PATH: process.env['PATH'], ANTHROPIC_API_KEY: key, MY_SECRET: secret }, stdio: 'ignore' });
+    try {
+      const base = options();
+      const env = { ...base.env, ANTHROPIC_API_KEY: key, MY_SECRET: secret, FIXTURE_READ_ENVIRON: String(holder.pid) };
+      const loaded = await loadApplicationTools({ ...base, env });
+      const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+      const out = await echo.execute('{"first":"x"}', {}, signal);
+      if (out.status !== 'completed') throw new Error('unreachable');
+      expect(out.output).toContain('ANTHROPIC_API_KEY=[ANTHROPIC_API_KEY-REDACTED]');
+      expect(out.output).toContain('MY_SECRET=[MY_SECRET-REDACTED]');
+      expect(out.output).not.toContain(key);
+      expect(out.output).not.toContain(secret);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
   it('runs in the work directory it is given, with PWD set to it', async () => {
     const loaded = await loadApplicationTools(options());

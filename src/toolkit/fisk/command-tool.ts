@@ -3,6 +3,8 @@
  * as argv; the subprocess runs in its own process group with a credential-free environment.
  */
 import { formatGoDuration } from '../../config/duration.js';
+import { secretScrubber, secretsFromEnv } from '../../util/secret-scrub.js';
+import type { Scrubber } from '../../util/secret-scrub.js';
 import type { ToolDef } from '../../llm/types.js';
 import { validateRequired } from '../required.js';
 import { allowsDefer, confirmGateFor, modelDescription, resolveBehavior } from '../tags.js';
@@ -73,6 +75,7 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
   readonly #spec: CommandToolSpec;
   readonly #gate: ConfirmGate;
   readonly #behavior: Behavior;
+  readonly #scrub: Scrubber;
 
   constructor(spec: CommandToolSpec) {
     this.#spec = spec;
@@ -83,6 +86,8 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
     this.path = Object.freeze([...spec.shape.path]);
     this.#gate = Object.freeze(confirmGateFor(spec.tags, spec.confirmTags));
     this.#behavior = Object.freeze(resolveBehavior(spec.tags));
+    // the credentials kept from the subprocess can still come back through what it prints
+    this.#scrub = secretScrubber(secretsFromEnv(spec.env ?? process.env, spec.credentialEnvNames));
   }
 
   definition(deferLoading: boolean): ToolDef {
@@ -122,7 +127,7 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
       case 'exited':
         return {
           status: 'completed',
-          output: r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output,
+          output: this.#scrub(r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output),
           exec: { command, exitCode: r.exitCode, truncated: r.truncated },
           isError: false,
         };
@@ -134,7 +139,7 @@ export class FiskCommandTool implements Tool, Confirmable, BehaviorDescriber, De
           isError: true,
         };
       case 'failed':
-        return { status: 'completed', output: r.message, isError: true };
+        return { status: 'completed', output: this.#scrub(r.message), isError: true };
       default: {
         const never: never = r;
         return never;
