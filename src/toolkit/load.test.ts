@@ -75,6 +75,24 @@ describe('loadApplicationTools', () => {
     expect(gate('stream_purge')).toEqual({ gated: true, trigger: 'ai:confirm' });
     expect(gate('stream_ls')).toEqual({ gated: false });
   });
+  it('passes a group\'s ai:deny, ai:confirm, ai:no_defer and confirm tags down to every leaf under it', async () => {
+    const loaded = await loadApplicationTools(options({ confirmTags: ['ops:high'], exclude: { tools: [], tags: ['ops:high'] } }, 'group-tags'));
+    const all = (name: string): FiskCommandTool => loaded.all.find((t) => t.name === name) as FiskCommandTool;
+    // the group's ai:deny keeps its leaf out, recorded as any denial
+    expect(loaded.source.filtered?.find((f) => f.name === 'deep_inner_leaf')).toMatchObject({ reason: 'denied' });
+    expect(all('deep_inner_leaf').tags()).toEqual(['ai:no_defer', 'team:core', 'ai:bogus', 'ai:deny']);
+    expect(all('deep_inner_leaf').deferrable()).toBe(false);
+    // ai:confirm and the operator's confirm tag reach the leaves and count in filters too
+    expect(all('stream_ls').tags()).toEqual(['ai:read_only', 'ai:idempotent', 'ai:confirm', 'ops:high']);
+    expect(all('stream_rm').confirmGate()).toEqual({ gated: true, trigger: 'ai:confirm' });
+    expect(all('stream_ls').modelDescription).toMatch(/Tags: ai:read_only, ai:idempotent, ai:confirm, ops:high$/);
+    expect(loaded.source.filtered?.find((f) => f.name === 'stream_ls')?.reason).toBe('excluded');
+    // a tag that grants rather than restricts stays on the group
+    expect(all('stream_rm').tags()).not.toContain('ai:read_only');
+    const plain = await loadApplicationTools(options({}, 'group-tags'));
+    const rm = plain.source.tools.find((t) => t.name === 'stream_rm');
+    expect(rm !== undefined && isConfirmable(rm) ? rm.confirmGate() : undefined).toEqual({ gated: true, trigger: 'ai:confirm' });
+  });
   it('applies include and exclude after ai:deny', async () => {
     const loaded = await loadApplicationTools(options({ include: { tools: ['^stream_'], tags: [''] }, exclude: { tools: [], tags: ['ai:destructive'] } }));
     expect(loaded.source.tools.map((t) => t.name)).toEqual(['echo', 'stream_ls', 'stream_purge', 'interleave', 'flood', 'sleep', 'spawn', 'fail']);

@@ -1,6 +1,8 @@
 /**
  * From an application model to command tools: hidden commands and their subtrees are skipped,
  * grouping nodes are not tools, and each leaf becomes a tool named by its path joined with `_`.
+ * A grouping node's restricting tags (`ai:deny`, `ai:confirm`, `ai:no_defer` and the operator's
+ * confirm tags) pass down to every leaf under it, so `db` tagged `ai:deny` denies `db_drop`.
  */
 import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
@@ -19,12 +21,26 @@ export interface BuildToolsOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-function leaves(commands: readonly CommandModel[], prefix: readonly string[], out: { path: string[]; cmd: CommandModel }[]): void {
+/** The tags a grouping node passes to its leaves: those that restrict, never those that grant. */
+const INHERITED_TAGS: readonly string[] = ['ai:deny', 'ai:confirm', 'ai:no_defer'];
+
+interface Leaf {
+  readonly path: string[];
+  readonly cmd: CommandModel;
+  /** The leaf's own tags, then those inherited from its groups, without repeats. */
+  readonly tags: readonly string[];
+}
+
+function leaves(commands: readonly CommandModel[], prefix: readonly string[], inherited: readonly string[], passes: (tag: string) => boolean, out: Leaf[]): void {
   for (const cmd of commands) {
     if (cmd.hidden) continue;
     const path = [...prefix, cmd.name];
-    if (cmd.commands.length > 0) leaves(cmd.commands, path, out);
-    else out.push({ path, cmd });
+    if (cmd.commands.length > 0) {
+      const down = [...inherited, ...cmd.tags.filter((t) => passes(t) && !inherited.includes(t))];
+      leaves(cmd.commands, path, down, passes, out);
+    } else {
+      out.push({ path, cmd, tags: [...cmd.tags, ...inherited.filter((t) => !cmd.tags.includes(t))] });
+    }
   }
 }
 
@@ -38,12 +54,14 @@ function describe(cmd: CommandModel): string {
  * schema, when a path makes a name the model APIs refuse, or when two paths make one name.
  */
 export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptions): { tools: FiskCommandTool[]; warnings: ToolWarning[] } {
-  const found: { path: string[]; cmd: CommandModel }[] = [];
-  leaves(model.commands, [], found);
+  const found: Leaf[] = [];
+  // a deliberate departure from grouping nodes that carry nothing: the conservative reading
+  const passes = (tag: string): boolean => INHERITED_TAGS.includes(tag) || opts.confirmTags.includes(tag);
+  leaves(model.commands, [], [], passes, found);
   const tools: FiskCommandTool[] = [];
   const warnings: ToolWarning[] = [];
   const seen = new Map<string, string>();
-  for (const { path, cmd } of found) {
+  for (const { path, cmd, tags } of found) {
     const name = path.join('_');
     const spoken = path.join(' ');
     if (cmd.restricted_schema === undefined) {
@@ -76,7 +94,7 @@ export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptio
         binary: opts.binary,
         name,
         description: describe(cmd),
-        tags: cmd.tags,
+        tags,
         inputSchema: mergeGlobals(cmd.restricted_schema, globals),
         shape: { path, globals, flags: cmd.flags.filter((f) => !f.hidden), args: cmd.args },
         confirmTags: opts.confirmTags,
