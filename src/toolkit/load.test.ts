@@ -93,6 +93,22 @@ describe('loadApplicationTools', () => {
     const rm = plain.source.tools.find((t) => t.name === 'stream_rm');
     expect(rm !== undefined && isConfirmable(rm) ? rm.confirmGate() : undefined).toEqual({ gated: true, trigger: 'ai:confirm' });
   });
+  it('skips a command whose schema root is not an object, with a warning and a filtered entry naming it', async () => {
+    const loaded = await loadApplicationTools(options({}, 'scalar-schema'));
+    expect(loaded.source.tools.map((t) => t.name)).not.toContain('stream_rm');
+    expect(loaded.source.tools.map((t) => t.name)).toContain('stream_ls');
+    expect(loaded.source.filtered).toContainEqual({
+      name: 'stream_rm',
+      source: 'application',
+      reason: 'unusable_schema',
+      detail: 'its restricted schema\'s root is of type "string", not an object',
+    });
+    expect(loaded.warnings).toContainEqual({
+      code: 'unusable_schema',
+      tool: 'stream_rm',
+      message: 'command "stream rm" is not offered as a tool: its restricted schema\'s root is of type "string", not an object; fix its arguments in the application',
+    });
+  });
   it('applies include and exclude after ai:deny', async () => {
     const loaded = await loadApplicationTools(options({ include: { tools: ['^stream_'], tags: [''] }, exclude: { tools: [], tags: ['ai:destructive'] } }));
     expect(loaded.source.tools.map((t) => t.name)).toEqual(['echo', 'stream_ls', 'stream_purge', 'interleave', 'flood', 'sleep', 'spawn', 'fail']);

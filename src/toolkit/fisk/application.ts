@@ -6,7 +6,7 @@
  */
 import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
-import type { ToolWarning } from '../source.js';
+import type { FilteredTool, ToolWarning } from '../source.js';
 import { FiskCommandTool } from './command-tool.js';
 import { mergeGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
@@ -53,13 +53,17 @@ function describe(cmd: CommandModel): string {
  * Builds every leaf's tool. Fails the whole load (`ToolkitError`) when a leaf lacks its restricted
  * schema, when a path makes a name the model APIs refuse, or when two paths make one name.
  */
-export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptions): { tools: FiskCommandTool[]; warnings: ToolWarning[] } {
+export function buildCommandTools(
+  model: ApplicationModel,
+  opts: BuildToolsOptions,
+): { tools: FiskCommandTool[]; warnings: ToolWarning[]; unusable: FilteredTool[] } {
   const found: Leaf[] = [];
   // a deliberate departure from grouping nodes that carry nothing: the conservative reading
   const passes = (tag: string): boolean => INHERITED_TAGS.includes(tag) || opts.confirmTags.includes(tag);
   leaves(model.commands, [], [], passes, found);
   const tools: FiskCommandTool[] = [];
   const warnings: ToolWarning[] = [];
+  const unusable: FilteredTool[] = [];
   const seen = new Map<string, string>();
   for (const { path, cmd, tags } of found) {
     const name = path.join('_');
@@ -78,6 +82,14 @@ export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptio
       throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior}" and "${spoken}"; rename or hide one`);
     }
     seen.set(name, spoken);
+    const rootType = cmd.restricted_schema['type'];
+    if (rootType !== 'object') {
+      // model APIs take only an object as a tool's input: offering this one would fail every request
+      const detail = `its restricted schema's root is ${rootType === undefined ? 'untyped' : `of type ${JSON.stringify(rootType)}`}, not an object`;
+      unusable.push({ name, source: 'application', reason: 'unusable_schema', detail });
+      warnings.push({ code: 'unusable_schema', tool: name, message: `command "${spoken}" is not offered as a tool: ${detail}; fix its arguments in the application` });
+      continue;
+    }
     const own = new Set([...cmd.flags.map((f) => f.name), ...cmd.args.map((a) => a.name)]);
     const globals = opts.globals.filter((g) => !own.has(g.name));
     for (const g of opts.globals) {
@@ -103,5 +115,5 @@ export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptio
       }),
     );
   }
-  return { tools, warnings };
+  return { tools, warnings, unusable };
 }
