@@ -4,6 +4,7 @@
  * through here first.
  */
 
+import { revealInvisible } from '../util/shell-quote.js';
 import { sortedJson } from '../util/sorted-json.js';
 import { cleanText, oneLine } from '../util/terminal-text.js';
 
@@ -16,24 +17,25 @@ export { oneLine };
 
 const BARE = /^[A-Za-z0-9_./:@+,=-]+$/;
 
+// JSON quoting shows where a padded value ends and escapes control characters; what JSON leaves
+// raw but a person cannot see (zero-width, bidirectional controls) is spelled out as \uXXXX.
 function renderValue(value: unknown): string {
-  if (typeof value === 'string') {
-    const clean = stripControl(value);
-    return BARE.test(clean) ? clean : JSON.stringify(clean);
-  }
+  if (typeof value === 'string') return BARE.test(value) ? value : revealInvisible(JSON.stringify(value));
   if (value === undefined) return 'null';
   // written without recursion: a model can nest its arguments thousands of levels deep
-  return sortedJson(value, { mapString: stripControl });
+  return revealInvisible(sortedJson(value));
 }
 
 /**
  * One line describing a call: `name key=value ...` with keys sorted, because a decoded object has
- * no order and a line that changed between renderings would read as two different calls. Control
- * characters are stripped so a model cannot draw on the operator's terminal through an argument.
+ * no order and a line that changed between renderings would read as two different calls. A value
+ * that is not a plain word is JSON-quoted, and control, zero-width and bidirectional characters are
+ * written as escapes, so a model can neither draw on the operator's terminal through an argument
+ * nor hide part of one.
  */
 export function formatCall(name: string, input: Readonly<Record<string, unknown>>): string {
   const parts = [name];
-  for (const key of Object.keys(input).sort()) parts.push(`${key}=${renderValue(input[key])}`);
+  for (const key of Object.keys(input).sort()) parts.push(`${BARE.test(key) ? key : revealInvisible(JSON.stringify(key))}=${renderValue(input[key])}`);
   return oneLine(parts.join(' '));
 }
 

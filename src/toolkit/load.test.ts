@@ -278,10 +278,13 @@ describe('FiskCommandTool execution', () => {
     const slow = await get('sleep').execute('{"seconds":30}', { timeoutMs: 300 }, signal);
     expect(slow).toMatchObject({ isError: true, exec: { exitCode: -1 }, output: 'the command timed out after 300ms and was killed with its process group' });
   });
-  it('renders a trace line with sorted flags and no control characters', async () => {
+  it('renders a trace line with sorted flags, each argument quoted as a shell would, invisible characters spelled out', async () => {
     const loaded = await loadApplicationTools(options());
     const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
-    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe('echo --count=2 --level=warn -- ab');
+    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe("echo --count=2 --level=warn -- $'a\\x1b[2Jb'");
+    // padding and look-alikes cannot hide where an argument ends
+    expect(echo.traceLine('{"first":"TEST   stream info -- TEST   "}')).toBe("echo -- 'TEST   stream info -- TEST   '");
+    expect(echo.traceLine('{"first":"prod\\u200b","rest":["a b"]}')).toBe("echo -- $'prod\\u200b' two 'a b'");
     expect(echo.traceLine('{"nope":"\\u0007x"}')).toBe('echo {"nope":"\\u0007x"}');
   });
 });
