@@ -226,6 +226,21 @@ describe('FiskCommandTool execution', () => {
     if (out.status !== 'completed') throw new Error('unreachable');
     expect(JSON.parse(out.output)).toEqual({ path: ['echo'], flags: ['--no-color', '--count=3'], positionals: ['a b', 'two', 'x'] });
   });
+  it('hands shell syntax and flag look-alikes to the program as plain argv elements', async () => {
+    const loaded = await loadApplicationTools(options());
+    const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+    const dir = mkdtempSync(join(tmpdir(), 'fisk-inject-'));
+    try {
+      const marker = join(dir, 'pwned');
+      const first = `$(touch ${marker}); touch ${marker} \`touch ${marker}\``;
+      const out = await echo.execute(JSON.stringify({ first, rest: ['--help', '-rf'] }), {}, signal);
+      if (out.status !== 'completed') throw new Error('unreachable');
+      expect(JSON.parse(out.output)).toMatchObject({ positionals: [first, 'two', '--help', '-rf'] });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('strips credentials from the environment and sets LLMFORMAT=1', async () => {
     const loaded = await loadApplicationTools(options());
     const env = loaded.source.tools.find((t) => t.name === 'env') as FiskCommandTool;
