@@ -100,6 +100,19 @@ describe('fisk session on the file backend', () => {
     expect(t.out).toContain('thinking: secret reasoning');
   });
 
+  it('shows a run whose model nested a tool call 5,000 levels deep, pending call included', async () => {
+    const where = join(dir, 'deep-runs');
+    const store = fileSessionStore(where);
+    const j = await startRun(store, { runId: 'deep', fingerprint, prompt: 'p' });
+    const input = `{"q":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    await appendNext(j, assistantBody({ iteration: 0, message: { role: 'assistant', content: [{ type: 'tool_use', id: 'd1', name: 'echo', input }] }, usage: ZERO_USAGE }));
+    await j.close();
+    expect((await loadRun(store, 'deep')).pending?.calls[0]?.state).toBe('unanswered');
+    const r = await cli('--state-dir', where, 'show', 'deep', '--transcript');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toContain('-> echo q=[[[');
+  });
+
   it('refuses an unknown or malformed id', async () => {
     const r = await cli('--state-dir', runs, 'show', 'nope');
     expect(r.code).toBe(EXIT.error);
