@@ -2,9 +2,10 @@
  * A JSON reader that keeps each number's text exactly as written, so `1e5` or
  * `12345678901234567890` reach the application's argv unchanged rather than through a float.
  */
+import { MAX_TOOL_INPUT_DEPTH } from '../../util/json-depth.js';
 
-/** The deepest nesting the reader accepts; model arguments past it are refused, not walked. */
-export const EXACT_JSON_MAX_DEPTH = 64;
+/** The deepest nesting the reader accepts (the bound on all model tool input); past it, refused. */
+export const EXACT_JSON_MAX_DEPTH = MAX_TOOL_INPUT_DEPTH;
 
 /** A number as the model wrote it. */
 export class JsonNumber {
