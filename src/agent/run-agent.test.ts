@@ -151,7 +151,7 @@ describe('runAgent: the confirm gate', () => {
     const events = new EventLog();
     await runAgent({ settings: testSettings(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', prompter, events });
     expect(calls).toEqual([]);
-    expect(prompter.approvals).toEqual([{ tool: 'deploy', commandLine: 'deploy text=prod', trigger: 'ai:confirm' }]);
+    expect(prompter.approvals).toEqual([{ tool: 'deploy', commandLine: 'deploy text="prod\\u001b[2J"', trigger: 'ai:confirm' }]);
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
     expect(JSON.parse(r?.content ?? '{}')).toEqual({ allowed: false, reason: DECLINED_REASON });
     expect(events.ofType('question')).toHaveLength(1);

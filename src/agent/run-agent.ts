@@ -8,6 +8,7 @@ import { LlmError } from '../llm/errors.js';
 import type { Provider, Request, Response } from '../llm/provider.js';
 import { addUsage, ZERO_USAGE } from '../llm/types.js';
 import type { ContentBlock, Message, StopReason, ToolResultBlock, ToolUseBlock, Usage } from '../llm/types.js';
+import type { InvokeWrapper } from '../toolkit/invoke/types.js';
 import type { Prompter, ToolSet, ToolSetSource } from '../toolkit/tool.js';
 import { ConfirmGate } from './confirm-gate.js';
 import { deriveCounters, tokensProcessed } from './counters.js';
@@ -61,6 +62,10 @@ export interface RunOptions {
   readonly systemNotes?: readonly string[];
   /** Whether an operator is present at a chat surface (longer cache lifetime). */
   readonly interactive?: boolean;
+  /** Replaces every credential value the host holds in tool output, before the model or a person sees it. */
+  readonly scrub?: (text: string) => string;
+  /** Wrappers around each tool call (telemetry), outermost first. */
+  readonly toolWrappers?: readonly InvokeWrapper[];
   /**
    * A journaled model turn whose tool calls were not all answered (a resume after a crash or a
    * suspend inside a batch). Its unanswered calls run first, then the turn is committed with every
@@ -288,6 +293,8 @@ function batchContext(run: Run, o: RunOptions, set: ToolSet, gate: ConfirmGate, 
     confirmTags: s.confirmTags,
     journal: o.journal,
     signal,
+    ...(o.scrub === undefined ? {} : { scrub: o.scrub }),
+    ...(o.toolWrappers === undefined ? {} : { wrappers: o.toolWrappers }),
   };
 }
 

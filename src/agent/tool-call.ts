@@ -27,8 +27,10 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
   /** Answers a call the set holds but the model may not call yet (a deferred tool not loaded). */
   readonly notCallable?: (name: string) => string | undefined;
-  /** Wrappers around each call (telemetry, scrubbing), outermost first. */
+  /** Wrappers around each call (telemetry), outermost first. */
   readonly wrappers?: readonly InvokeWrapper[];
+  /** Replaces credential values in tool output. */
+  readonly scrub?: (text: string) => string;
 }
 
 /** A call answered now. */
@@ -108,6 +110,7 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
     ...(ctx.notCallable === undefined ? {} : { notCallable: ctx.notCallable }),
     ...(ctx.journal?.stillOwned === undefined ? {} : { stillOwned: () => ctx.journal?.stillOwned?.() ?? Promise.resolve(true) }),
     ...(ctx.wrappers === undefined ? {} : { wrappers: ctx.wrappers }),
+    ...(ctx.scrub === undefined ? {} : { scrub: ctx.scrub }),
     observe: emitFor(ctx.events),
     signal: ctx.signal,
   };

@@ -36,6 +36,15 @@ describe('the line prompter', () => {
     expect(shown).toContain('impact:rw');
   });
 
+  it('shows the call line as given, spelling out any invisible character left in it', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const decision = p.approve({ tool: 'x', commandLine: "stream info -- 'TEST   ' prod\u200b\u001b[2J", trigger: 'ai:confirm' }, never);
+    t.input.write('\n');
+    expect(await decision).toBe('decline');
+    expect(t.shown()).toContain("  stream info -- 'TEST   ' prod\\u200b\\u001b[2J\n");
+  });
+
   it('maps 2 to once and 3 to always', async () => {
     const t = terminal();
     const p = prompter(t);

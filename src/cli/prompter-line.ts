@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import { oneLine, stripControl } from '../agent/sanitize.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { revealInvisible } from '../util/shell-quote.js';
 
 /** The streams a line prompter uses. */
 export interface PrompterStreams {
@@ -80,7 +81,8 @@ export class LinePrompter implements Prompter {
     const text = [
       '',
       `Approval needed (${oneLine(request.trigger)}):`,
-      `  ${oneLine(request.commandLine)}`,
+      // spelled out, never stripped: a character that vanished here would still reach the command
+      `  ${oneLine(revealInvisible(request.commandLine))}`,
       '  1) No, do not run it',
       '  2) Yes, run it once',
       `  3) Yes, and allow ${oneLine(request.tool)} for the rest of this run`,

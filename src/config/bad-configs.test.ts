@@ -66,6 +66,8 @@ const CASES: readonly Case[] = [
   { name: 'embeddings without base_url', yaml: 'harness: {knowledge: {enabled: true, embeddings: {model: e}}}', key: 'harness.knowledge.embeddings.base_url' },
   { name: 'embeddings without model', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.0.0.1:1"}}}', key: 'harness.knowledge.embeddings.model' },
   { name: 'embeddings over plain http to another host', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://embed.example.com", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /use https/ },
+  { name: 'embeddings over plain http to a name that starts like loopback', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.0.0.1.nip.io/v1", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /use https/ },
+  { name: 'embeddings over plain http to a 127-prefixed name', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.attacker.example/v1", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /use https/ },
   { name: 'embeddings url with credentials', yaml: 'harness: {knowledge: {embeddings: {base_url: "https://u:p@embed.example.com", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /user name or password/ },
   { name: 'embeddings zero timeout', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.0.0.1:1", model: e, timeout: 0s}}}', key: 'harness.knowledge.embeddings.timeout' },
   { name: 'bad citation pattern', yaml: 'harness: {knowledge: {citations: [{pattern: "[", replace: x}]}}', key: 'harness.knowledge.citations[0].pattern' },

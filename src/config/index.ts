@@ -19,6 +19,7 @@ export type { ConfigErrorCode, ConfigIssue } from './errors.js';
 export { MODES, validateForMode } from './validate.js';
 export type { Mode } from './validate.js';
 export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl } from './prepare.js';
+export { isLoopbackHost, isLoopbackUrl } from './loopback.js';
 export { decodeOptions } from './options.js';
 export { parseGoDuration, formatGoDuration, DurationSyntaxError } from './duration.js';
 export {

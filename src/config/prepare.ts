@@ -1,6 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
+import { isLoopbackUrl } from './loopback.js';
 import type { RawConfig } from './schema.js';
 import { CONFIRM_OVER_MCP, PII_MODES } from './types.js';
 import type {
@@ -387,8 +388,6 @@ function isOneOf<T extends string>(list: readonly T[], value: string): value is 
   return (list as readonly string[]).includes(value);
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
-
 /**
  * A service URL must be https unless it points at this machine, and never carries credentials in
  * userinfo (they would be printed and logged). Shared by every configured endpoint.
@@ -405,7 +404,7 @@ export function checkServiceUrl(value: string, key: string, opts: { allowHttpWhe
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:') {
-    if (LOOPBACK.has(url.hostname) || url.hostname.startsWith('127.') || opts.allowHttpWhen === true) return url;
+    if (isLoopbackUrl(url) || opts.allowHttpWhen === true) return url;
     throw ConfigError.of('value', key, `"${value}" uses http to a host that is not this machine; use https, or a loopback address (127.0.0.1, ::1, localhost)`);
   }
   throw ConfigError.of('value', key, `"${value}" must be an http(s) URL`);

@@ -221,6 +221,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
       signal: controller.signal,
       suspendRequested: () => suspendAsked,
       workDir: opts.workDir ?? process.cwd(),
+      scrub: runtime.scrub,
       interactive: opts.interactive ?? false,
     });
     const scope = turn.tools.memoryScope;

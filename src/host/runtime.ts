@@ -26,6 +26,7 @@ import type { SessionStore } from '../runstate/store.js';
 import { applicationLoadOptions, loadApplicationTools } from '../toolkit/load.js';
 import type { LoadedApplication } from '../toolkit/load.js';
 import type { Tool } from '../toolkit/tool.js';
+import { secretScrubber, secretsFromEnv } from '../util/secret-scrub.js';
 import { ConnectionPool } from './connections.js';
 import { HostError } from './errors.js';
 
@@ -92,6 +93,8 @@ export interface Runtime {
    * Slack credentials, the embeddings key and the variables MCP endpoints refer to.
    */
   readonly credentialEnvNames: readonly string[];
+  /** Replaces the value of every credential above (8+ characters, longest first) in text a tool produced. */
+  readonly scrub: (text: string) => string;
   readonly sessions: SessionStore | undefined;
   readonly memoryStore: MemoryStore | undefined;
   /**
@@ -247,6 +250,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       provider,
       facts,
       credentialEnvNames: credentials,
+      scrub: secretScrubber(secretsFromEnv(deps.env, credentials)),
       sessions,
       memoryStore,
       memoryIndex,

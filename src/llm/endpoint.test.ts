@@ -22,6 +22,13 @@ describe('resolveEndpoint', () => {
     }
   });
 
+  it('takes names that only start like loopback as remote: plain http is refused and a key is needed', () => {
+    for (const url of ['http://127.0.0.1.nip.io/', 'http://127.attacker.example:11434/v1']) {
+      expect(() => resolveEndpoint({ baseUrl: url, callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars)).toThrow(/not this machine/);
+    }
+    expect(() => resolveEndpoint({ baseUrl: 'https://127.0.0.1.nip.io/', callTimeoutMs: 1, env: {} }, vars)).toThrow(/export X_API_KEY/);
+  });
+
   it('needs the key for a remote endpoint, naming the variable, and ignores blank values', () => {
     let caught: unknown;
     try {

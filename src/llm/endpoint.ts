@@ -1,4 +1,4 @@
-import { ConfigError, checkServiceUrl } from '../config/index.js';
+import { ConfigError, checkServiceUrl, isLoopbackUrl } from '../config/index.js';
 import type { ProviderOptions } from './options.js';
 
 /** Where one provider finds its endpoint and key in the environment. */
@@ -19,13 +19,6 @@ export interface Endpoint {
   readonly local: boolean;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
-
-/** Whether a parsed URL points at this machine. */
-export function isLoopback(url: URL): boolean {
-  return LOOPBACK.has(url.hostname) || url.hostname.startsWith('127.');
-}
-
 /**
  * Resolves the base URL and key for one provider: an explicit URL first, then that provider's own
  * variable, then the configured fallback. Refuses a plain-http URL to another host, a URL with userinfo, and a remote endpoint
@@ -42,7 +35,7 @@ export function resolveEndpoint(options: ProviderOptions, vars: EndpointEnv): En
   let baseUrl: string | undefined;
   if (raw !== undefined) {
     const url = checkServiceUrl(raw, key);
-    local = isLoopback(url);
+    local = isLoopbackUrl(url);
     baseUrl = raw.replace(/\/+$/, '');
   }
   const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(env[vars.apiKeyVar]);

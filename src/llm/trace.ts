@@ -1,6 +1,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import type { FetchMiddleware } from './http.js';
 import { requestBodyText, requestMethod, requestUrl } from './http.js';
+import { jsonTextDepth } from '../util/json-depth.js';
 
 /** One HTTP event of a `--trace` file. Fields that do not apply are omitted. */
 export type TraceHttpEvent =
@@ -97,7 +98,11 @@ function retryAttempt(init?: RequestInit): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
+/** Nesting past this is kept as text: the trace line is written with the recursive `JSON.stringify`. */
+const TRACE_MAX_DEPTH = 256;
+
 function jsonOrString(text: string): unknown {
+  if (jsonTextDepth(text, TRACE_MAX_DEPTH) > TRACE_MAX_DEPTH) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -191,6 +191,45 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       expect(await code(h.store.load(id))).toBe('corrupt');
     });
 
+    it('refuses a sequence gap on read, naming the sequence', async () => {
+      if (h.injectRaw === undefined) return;
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await j.close();
+      await h.injectRaw(id, 7, JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }), false);
+      let caught: unknown;
+      try {
+        await loadRun(h.store, id);
+      } catch (err) {
+        caught = err;
+      }
+      expect(isRunStateError(caught, 'corrupt')).toBe(true);
+      expect((caught as Error).message).toMatch(/seq 7 does not follow (seq )?1 \(a gap/);
+    });
+
+    it('refuses a record nested past the bound on read, saying why', async () => {
+      if (h.injectRaw === undefined) return;
+      const id = freshId();
+      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      await j.close();
+      // an optional record of a newer kind is otherwise accepted and skipped: only its depth is wrong
+      const record = (extra: unknown): string => JSON.stringify({ seq: 2, protocol: 'io.choria.fisk-ai.v1.session.future', optional: true, extra });
+      const nest = (n: number): unknown => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`);
+      await h.injectRaw(id, 2, record(nest(1200)), false);
+      let read: unknown;
+      try {
+        await loadRun(h.store, id);
+      } catch (err) {
+        read = err;
+      }
+      expect((read as Error).message).toMatch(/seq 2 nests deeper than 1000 levels.*cannot be resumed/);
+      const fine = freshId();
+      const k = await startRun(h.store, { runId: fine, fingerprint, prompt: 'p' });
+      await k.close();
+      await h.injectRaw(fine, 2, record(nest(900)), false);
+      expect((await loadRun(h.store, fine)).lastSeq).toBe(2);
+    });
+
     it('drops a torn final line and appends after it', async () => {
       if (h.injectRaw === undefined || !h.tornTails) return;
       const id = freshId();
@@ -355,6 +394,19 @@ describe('file backend specifics', () => {
     const err = await loadRun(fileSessionStore(runs), 'v4').catch((e: unknown) => e);
     expect(isRunStateError(err, 'version')).toBe(true);
     expect((err as Error).message).toContain('snapshot version 4, supported 3');
+  });
+
+  it('names the file, line and sequence of a gap, and refuses to reopen the run', async () => {
+    const runs = join(dir, 'g');
+    const store = fileSessionStore(runs);
+    const j = await startRun(store, { runId: 'gap', fingerprint, prompt: 'p' });
+    await j.close();
+    const file = join(runs, 'gap.json');
+    appendFileSync(file, `${JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } })}\n`);
+    const err = await store.load('gap').catch((e: unknown) => e);
+    expect(isRunStateError(err, 'corrupt')).toBe(true);
+    expect((err as Error).message).toBe(`corrupt record sequence: ${file} line 2: seq 7 does not follow seq 1 (a gap: records are missing)`);
+    expect(isRunStateError(await store.open('gap').catch((e: unknown) => e), 'corrupt')).toBe(true);
   });
 
   it('completes a final record that lost only its newline', async () => {

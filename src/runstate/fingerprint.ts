@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SystemBlock, ThinkingMode, ToolDef } from '../llm/types.js';
+import { sortedJson } from '../util/sorted-json.js';
 import { RunStateError } from './errors.js';
 import type { Fingerprint, FingerprintThinking } from './records.js';
 
@@ -47,15 +48,8 @@ export interface FingerprintInput {
 
 /** JSON with sorted keys and Go's HTML escaping, so equal values always hash equal. */
 function canonicalJson(value: unknown): string {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (typeof v === 'object' && v !== null) {
-      const obj = v as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, sorted(obj[k])]));
-    }
-    return v;
-  };
-  return JSON.stringify(sorted(value))
+  // tool schemas come from applications, peers and MCP servers: written without recursion
+  return sortedJson(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026')

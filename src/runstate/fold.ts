@@ -4,6 +4,7 @@
  * cannot drift from what happened. Pure: no I/O, no clock.
  */
 import type { Message, ToolResultBlock, ToolUseBlock, Usage } from '../llm/types.js';
+import { checkAppend } from './check-append.js';
 import { RunStateError } from './errors.js';
 import { decodeMessage, decodeToolResult } from './message-codec.js';
 import { FORMAT_VERSION, isKnownRecord, recordKind } from './records.js';
@@ -127,7 +128,8 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
 
   for (let i = 1; i < records.length; i++) {
     const record = records[i] as StoredRecord;
-    if (record.seq <= lastSeq) throw corrupt(`seq ${record.seq} does not follow ${lastSeq}`);
+    // the append rule, applied on read: only the next sequence follows; a gap is refused too
+    if (checkAppend(record.seq, lastSeq) !== 'next') throw corrupt(`seq ${record.seq} does not follow ${lastSeq}${record.seq > lastSeq ? ' (a gap: records are missing)' : ''}`);
     lastSeq = record.seq;
     if (!isKnownRecord(record)) continue; // optional by construction: skipping is the conservative reading
     const kind = recordKind(record);

@@ -98,16 +98,19 @@ export function memorySessionStore(): SessionStore {
     list(): Promise<readonly RunSummary[]> {
       const out: RunSummary[] = [];
       for (const [runId, run] of runs) {
-        const records = run.lines.map(decodeRecord);
-        out.push(summarize(runId, records, run.updated));
+        try {
+          out.push(summarize(runId, run.lines.map(decodeRecord), run.updated));
+        } catch (err) {
+          out.push({ runId, status: 'corrupt', problem: (err as Error).message, updated: run.updated });
+        }
       }
       out.sort((a, b) => b.updated.getTime() - a.updated.getTime());
       return Promise.resolve(out);
     },
-    remove(runId: string): Promise<void> {
+    remove(runId: string): Promise<boolean> {
       return attempt(() => {
         checkRunId(runId);
-        runs.delete(runId);
+        return runs.delete(runId);
       });
     },
   };

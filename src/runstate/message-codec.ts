@@ -1,14 +1,22 @@
 /**
  * Converts the neutral conversation types of `llm` to and from the journal's block shape. The
  * thinking signature travels as standard base64; tool inputs and provider blocks are embedded as
- * JSON (text that is not valid JSON is kept verbatim as a JSON string, so nothing the model or
- * provider produced is lost or reinterpreted).
+ * JSON (text that is not valid JSON, or nests deeper than `EMBED_MAX_DEPTH`, is kept verbatim as a
+ * JSON string, so nothing the model or provider produced is lost or reinterpreted).
  */
 import type { ContentBlock, Message, ToolResultBlock } from '../llm/types.js';
+import { jsonTextDepth } from '../util/json-depth.js';
 import { RunStateError } from './errors.js';
 import type { WireBlock, WireMessage, WireToolResult } from './records.js';
 
+/**
+ * Past this nesting a value is kept verbatim as a JSON string: records are serialised with the
+ * recursive `JSON.stringify`, and a model can nest a tool call's arguments thousands deep.
+ */
+export const EMBED_MAX_DEPTH = 256;
+
 function embedJson(text: string): unknown {
+  if (jsonTextDepth(text, EMBED_MAX_DEPTH) > EMBED_MAX_DEPTH) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

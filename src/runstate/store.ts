@@ -31,15 +31,24 @@ export interface Journal {
 }
 
 /** How `fisk session ls` and embedders see a stored run without reading it whole. */
-export interface RunSummary {
-  readonly runId: string;
-  readonly model: string;
-  /** The last terminal reason, or `open` for a run that is running, crashed or mid-resume. */
-  readonly status: TerminalReason | 'open';
-  /** When the last record was written. */
-  readonly updated: Date;
-  readonly prompt: string;
-}
+export type RunSummary =
+  | {
+      readonly runId: string;
+      readonly model: string;
+      /** The last terminal reason, or `open` for a run that is running, crashed or mid-resume. */
+      readonly status: TerminalReason | 'open';
+      /** When the last record was written. */
+      readonly updated: Date;
+      readonly prompt: string;
+    }
+  | {
+      readonly runId: string;
+      /** A journal that cannot be read back: listed so it can be found and removed, never hidden. */
+      readonly status: 'corrupt';
+      /** Why it cannot be read, as loading it would say. */
+      readonly problem: string;
+      readonly updated: Date;
+    };
 
 /**
  * Where runs are kept. Run ids are checked by every method (`invalid_run_id`).
@@ -48,7 +57,10 @@ export interface RunSummary {
  * - `open` refuses an unknown id (`not_found`) and a run another writer holds (`locked`).
  * - `load` reads every record without taking the run, validating each; a torn final record is
  *   dropped, an interior bad one is `corrupt`.
- * - `remove` deletes a run; removing an unknown id is not an error.
+ * - `list` summarises every run, listing one that cannot be read as `corrupt` with the reason.
+ * - `remove` deletes whatever is stored under the id without reading it, so a corrupt journal or
+ *   records orphaned by a lost meta record can be removed too. It answers whether anything was
+ *   there; removing an unknown id is not an error.
  */
 export interface SessionStore {
   /** The registered backend name (`file`, `jetstream`, `memory`). */
@@ -59,7 +71,7 @@ export interface SessionStore {
   open(runId: string): Promise<Journal>;
   load(runId: string): Promise<readonly StoredRecord[]>;
   list(): Promise<readonly RunSummary[]>;
-  remove(runId: string): Promise<void>;
+  remove(runId: string): Promise<boolean>;
 }
 
 /** Appends `body` as the journal's next record (`lastSeq() + 1`). */

@@ -19,7 +19,7 @@ export function statusOf(records: readonly StoredRecord[]): TerminalReason | 'op
 }
 
 /** A summary from a run's records (the meta record gives model and prompt). */
-export function summarize(runId: string, records: readonly StoredRecord[], updated: Date): RunSummary {
+export function summarize(runId: string, records: readonly StoredRecord[], updated: Date): Exclude<RunSummary, { status: 'corrupt' }> {
   const first = records[0];
   const meta = first !== undefined && isKnownRecord(first) && 'meta' in first ? first.meta : undefined;
   return {

@@ -6,6 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { jsonTextDepth } from '../util/json-depth.js';
 import { RunStateError } from './errors.js';
 import { FORMAT_VERSION, PROTOCOL_PREFIX, RECORD_KINDS, protocolOf } from './records.js';
 import type { RecordKind, SessionRecord, StoredRecord } from './records.js';
@@ -84,10 +85,29 @@ export function checkRecord(value: unknown): StoredRecord {
   return value as unknown as SessionRecord;
 }
 
-/** Serializes a record to its one-line body after validating it; the body is the same in every backend. */
+/**
+ * The deepest nesting a record may hold. Every walk over a record is bounded or iterative, but the
+ * provider SDKs serialise a replayed conversation recursively; a record past this bound is refused
+ * when written and when read, so a journal never holds a conversation that cannot be sent again.
+ */
+export const MAX_RECORD_DEPTH = 1000;
+
+function tooDeep(seq: unknown): RunStateError {
+  return new RunStateError(
+    'schema',
+    `record seq ${String(seq)} nests deeper than ${MAX_RECORD_DEPTH} levels of arrays and objects (tool arguments or results too deep to send to a model again); a run holding it cannot be resumed: remove it with fisk session rm`,
+  );
+}
+
+/**
+ * Serializes a record to its one-line body after validating it; the body is the same in every
+ * backend. A record nested deeper than `MAX_RECORD_DEPTH` is refused (`schema`).
+ */
 export function encodeRecord(record: SessionRecord): string {
   checkRecord(record);
-  return JSON.stringify(record);
+  const body = JSON.stringify(record);
+  if (jsonTextDepth(body, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH) throw tooDeep(record.seq);
+  return body;
 }
 
 /** Parses and validates one stored body. Throws `RunStateError` (`corrupt` for bad JSON, `schema` for a bad shape). */
@@ -98,6 +118,8 @@ export function decodeRecord(body: string): StoredRecord {
   } catch (err) {
     throw new RunStateError('corrupt', `record is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
+  // measured on the text, after it parsed: a torn line stays `corrupt` and is dropped as a torn write
+  if (jsonTextDepth(body, MAX_RECORD_DEPTH) > MAX_RECORD_DEPTH) throw tooDeep(isObject(value) ? value.seq : undefined);
   return checkRecord(value);
 }
 

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ToolkitError } from './errors.js';
@@ -72,6 +75,40 @@ describe('loadApplicationTools', () => {
     expect(gate('stream_purge')).toEqual({ gated: true, trigger: 'ai:confirm' });
     expect(gate('stream_ls')).toEqual({ gated: false });
   });
+  it('passes a group\'s ai:deny, ai:confirm, ai:no_defer and confirm tags down to every leaf under it', async () => {
+    const loaded = await loadApplicationTools(options({ confirmTags: ['ops:high'], exclude: { tools: [], tags: ['ops:high'] } }, 'group-tags'));
+    const all = (name: string): FiskCommandTool => loaded.all.find((t) => t.name === name) as FiskCommandTool;
+    // the group's ai:deny keeps its leaf out, recorded as any denial
+    expect(loaded.source.filtered?.find((f) => f.name === 'deep_inner_leaf')).toMatchObject({ reason: 'denied' });
+    expect(all('deep_inner_leaf').tags()).toEqual(['ai:no_defer', 'team:core', 'ai:bogus', 'ai:deny']);
+    expect(all('deep_inner_leaf').capabilities.deferrable).toBe(false);
+    // ai:confirm and the operator's confirm tag reach the leaves and count in filters too
+    expect(all('stream_ls').tags()).toEqual(['ai:read_only', 'ai:idempotent', 'ai:confirm', 'ops:high']);
+    expect(all('stream_rm').capabilities.gate).toEqual({ gated: true, trigger: 'ai:confirm' });
+    expect(all('stream_ls').modelDescription).toMatch(/Tags: ai:read_only, ai:idempotent, ai:confirm, ops:high$/);
+    expect(loaded.source.filtered?.find((f) => f.name === 'stream_ls')?.reason).toBe('excluded');
+    // a tag that grants rather than restricts stays on the group
+    expect(all('stream_rm').tags()).not.toContain('ai:read_only');
+    const plain = await loadApplicationTools(options({}, 'group-tags'));
+    const rm = plain.source.tools.find((t) => t.name === 'stream_rm');
+    expect(rm !== undefined && (rm.capabilities.gate !== null) ? rm.capabilities.gate : undefined).toEqual({ gated: true, trigger: 'ai:confirm' });
+  });
+  it('skips a command whose schema root is not an object, with a warning and a filtered entry naming it', async () => {
+    const loaded = await loadApplicationTools(options({}, 'scalar-schema'));
+    expect(loaded.source.tools.map((t) => t.name)).not.toContain('stream_rm');
+    expect(loaded.source.tools.map((t) => t.name)).toContain('stream_ls');
+    expect(loaded.source.filtered).toContainEqual({
+      name: 'stream_rm',
+      source: 'application',
+      reason: 'unusable_schema',
+      detail: 'its restricted schema\'s root is of type "string", not an object',
+    });
+    expect(loaded.warnings).toContainEqual({
+      code: 'unusable_schema',
+      tool: 'stream_rm',
+      message: 'command "stream rm" is not offered as a tool: its restricted schema\'s root is of type "string", not an object; fix its arguments in the application',
+    });
+  });
   it('applies include and exclude after ai:deny', async () => {
     const loaded = await loadApplicationTools(options({ include: { tools: ['^stream_'], tags: [''] }, exclude: { tools: [], tags: ['ai:destructive'] } }));
     expect(loaded.source.tools.map((t) => t.name)).toEqual(['echo', 'stream_ls', 'stream_purge', 'interleave', 'flood', 'sleep', 'spawn', 'fail']);
@@ -110,6 +147,7 @@ describe('loadApplicationTools', () => {
     expect((await refusal(options({}, 'invalid-json'))).message).toMatch(/answer is not JSON/);
     expect((await refusal(options({}, 'exit'))).message).toMatch(/exited with status 2: introspection is broken here/);
     expect((await refusal(options({}, 'huge'))).message).toMatch(/exceeds 16 MiB/);
+    expect((await refusal(options({}, 'deep-schema'))).message).toMatch(/nests deeper than 256 levels/);
     expect((await refusal(options({ applicationPath: '/nonexistent/app' }))).message).toMatch(/cannot be started/);
     const clash = await refusal(options({}, 'clash'));
     expect(clash.code).toBe('collision');
@@ -121,6 +159,58 @@ describe('loadApplicationTools', () => {
     const loading = loadApplicationTools(options({ signal: ac.signal }, 'hang'));
     setTimeout(() => ac.abort(new Error('operator stopped')), 200);
     await expect(loading).rejects.toThrow('operator stopped');
+  });
+  it('cleans terminal sequences out of the excerpt of a broken answer and of its stderr', async () => {
+    const message = (await refusal(options({}, 'invalid-escape'))).message;
+    expect(message).toMatch(/answer is not JSON/);
+    expect(message.includes('\u001b') || message.includes('\u0007')).toBe(false);
+    // the fixture's stderr for a failing exit is coloured and retitles the window
+    const exit = (await refusal(options({}, 'exit'))).message;
+    expect(exit).toMatch(/introspection is broken here/);
+    expect(exit.includes('\u001b') || exit.includes('\u0007') || exit.includes('retitled')).toBe(false);
+  });
+  describe('with a descendant that left the process group holding stdout', () => {
+    let dir = '';
+    function withPidFile(extra: Partial<LoadApplicationOptions>, mode: string): LoadApplicationOptions {
+      dir = mkdtempSync(join(tmpdir(), 'fisk-introspect-'));
+      const base = options(extra, mode);
+      return { ...base, env: { ...base.env, FIXTURE_PIDFILE: join(dir, 'pid') } };
+    }
+    async function killDetached(): Promise<void> {
+      const file = join(dir, 'pid');
+      for (let i = 0; i < 2000 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 5));
+      if (existsSync(file)) {
+        try {
+          process.kill(Number(readFileSync(file, 'utf8').trim()), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+    it('decodes what the application wrote once it has exited', async () => {
+      try {
+        const loaded = await loadApplicationTools(withPidFile({}, 'detached'));
+        expect(loaded.source.tools.map((t) => t.name)).toContain('stream_ls');
+      } finally {
+        await killDetached();
+      }
+    });
+    it('keeps its deadline and honours an abort', async () => {
+      try {
+        expect((await refusal(withPidFile({ timeoutMs: 300 }, 'detached-hang'))).message).toMatch(/did not answer within 0.3s/);
+      } finally {
+        await killDetached();
+      }
+      const ac = new AbortController();
+      const loading = loadApplicationTools(withPidFile({ signal: ac.signal }, 'detached-hang'));
+      setTimeout(() => ac.abort(new Error('operator stopped')), 300);
+      try {
+        await expect(loading).rejects.toThrow('operator stopped');
+      } finally {
+        await killDetached();
+      }
+    });
   });
   it('refuses an invalid include pattern naming the key', async () => {
     expect((await refusal(options({ include: { tools: ['[a'], tags: [] } }))).message).toMatch(/^include\.tools: "\[a"/);
@@ -136,6 +226,21 @@ describe('FiskCommandTool execution', () => {
     if (out.status !== 'completed') throw new Error('unreachable');
     expect(JSON.parse(out.output)).toEqual({ path: ['echo'], flags: ['--no-color', '--count=3'], positionals: ['a b', 'two', 'x'] });
   });
+  it('hands shell syntax and flag look-alikes to the program as plain argv elements', async () => {
+    const loaded = await loadApplicationTools(options());
+    const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+    const dir = mkdtempSync(join(tmpdir(), 'fisk-inject-'));
+    try {
+      const marker = join(dir, 'pwned');
+      const first = `$(touch ${marker}); touch ${marker} \`touch ${marker}\``;
+      const out = await echo.execute(JSON.stringify({ first, rest: ['--help', '-rf'] }), {}, signal);
+      if (out.status !== 'completed') throw new Error('unreachable');
+      expect(JSON.parse(out.output)).toMatchObject({ positionals: [first, 'two', '--help', '-rf'] });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
   it('strips credentials from the environment and sets LLMFORMAT=1', async () => {
     const loaded = await loadApplicationTools(options());
     const env = loaded.source.tools.find((t) => t.name === 'env') as FiskCommandTool;
@@ -146,6 +251,26 @@ describe('FiskCommandTool execution', () => {
     expect(seen['KEEP_ME']).toBe('yes');
     expect(seen['ANTHROPIC_API_KEY']).toBeUndefined();
     expect(seen['MY_SECRET']).toBeUndefined();
+  });
+  it('scrubs the credentials it holds from what a tool prints, even read from another process', async () => {
+    const key = 'sk-ant-api03-LEAKED-0123456789abcdef';
+    const secret = 'correct-horse-battery';
+    // a process whose environment holds the credentials, as the harness's own does
+    const holder = spawn('sleep', ['30'], { env: { PATH: process.env['PATH'], ANTHROPIC_API_KEY: key, MY_SECRET: secret }, stdio: 'ignore' });
+    try {
+      const base = options();
+      const env = { ...base.env, ANTHROPIC_API_KEY: key, MY_SECRET: secret, FIXTURE_READ_ENVIRON: String(holder.pid) };
+      const loaded = await loadApplicationTools({ ...base, env });
+      const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
+      const out = await echo.execute('{"first":"x"}', {}, signal);
+      if (out.status !== 'completed') throw new Error('unreachable');
+      expect(out.output).toContain('ANTHROPIC_API_KEY=[ANTHROPIC_API_KEY-REDACTED]');
+      expect(out.output).toContain('MY_SECRET=[MY_SECRET-REDACTED]');
+      expect(out.output).not.toContain(key);
+      expect(out.output).not.toContain(secret);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
   it('runs in the work directory it is given, with PWD set to it', async () => {
     const loaded = await loadApplicationTools(options());
@@ -168,10 +293,13 @@ describe('FiskCommandTool execution', () => {
     const slow = await get('sleep').execute('{"seconds":30}', { timeoutMs: 300 }, signal);
     expect(slow).toMatchObject({ isError: true, exec: { exitCode: -1 }, output: 'the command timed out after 300ms and was killed with its process group' });
   });
-  it('renders a trace line with sorted flags and no control characters', async () => {
+  it('renders a trace line with sorted flags, each argument quoted as a shell would, invisible characters spelled out', async () => {
     const loaded = await loadApplicationTools(options());
     const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
-    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe('echo --count=2 --level=warn -- ab');
+    expect(echo.traceLine('{"level":"warn","count":2,"first":"a\\u001b[2Jb"}')).toBe("echo --count=2 --level=warn -- $'a\\x1b[2Jb'");
+    // padding and look-alikes cannot hide where an argument ends
+    expect(echo.traceLine('{"first":"TEST   stream info -- TEST   "}')).toBe("echo -- 'TEST   stream info -- TEST   '");
+    expect(echo.traceLine('{"first":"prod\\u200b","rest":["a b"]}')).toBe("echo -- $'prod\\u200b' two 'a b'");
     expect(echo.traceLine('{"nope":"\\u0007x"}')).toBe('echo {"nope":"\\u0007x"}');
   });
 });

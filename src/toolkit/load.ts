@@ -99,7 +99,7 @@ export async function loadApplicationTools(opts: LoadApplicationOptions): Promis
   );
   return {
     model,
-    source: { source: 'application', tools: kept.map((k) => k.tool), filtered },
+    source: { source: 'application', tools: kept.map((k) => k.tool), filtered: [...built.unusable, ...filtered] },
     all: built.tools,
     warnings: built.warnings,
     globalFlags: reportGlobalFlags(model.flags, globals),

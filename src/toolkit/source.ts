@@ -16,6 +16,7 @@ export const FILTER_REASONS = [
   'gated', // a serving surface that cannot ask anyone: the tool is confirm-gated
   'not_confirmable', // a serving surface: the tool cannot report whether it is gated
   'collision', // a later list change claimed a name already taken (skipped, not fatal)
+  'unusable_schema', // its input schema cannot be offered to a model (the root is not an object)
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 
@@ -45,6 +46,7 @@ export const TOOL_WARNING_CODES = [
   'confirm_tag_unmatched',
   'tool_search_unavailable',
   'global_flag_clash',
+  'unusable_schema',
 ] as const;
 export type ToolWarningCode = (typeof TOOL_WARNING_CODES)[number];
 

@@ -4,58 +4,31 @@
  * elicitation, a replayed journal) renders calls through here, so one call reads the same
  * everywhere and a model cannot draw on an operator's terminal through an argument.
  */
+import { revealInvisible } from './shell-quote.js';
+import { sortedJson } from './sorted-json.js';
 import { cleanText, oneLine } from './terminal-text.js';
 
 const BARE = /^[A-Za-z0-9_./:@+,=-]+$/;
 
-/** Object nesting past this depth is shown as `…` rather than walked. */
-const MAX_RENDER_DEPTH = 32;
-
-function sortKeys(value: unknown): unknown {
-  // an explicit stack, not recursion: model input can nest thousands of levels deep
-  const root: { v: unknown } = { v: undefined };
-  const stack: { src: unknown; set: (v: unknown) => void; depth: number }[] = [{ src: value, set: (v) => (root.v = v), depth: 0 }];
-  while (stack.length > 0) {
-    const { src, set, depth } = stack.pop() as (typeof stack)[number];
-    if (typeof src === 'string') {
-      set(cleanText(src));
-    } else if (typeof src !== 'object' || src === null) {
-      set(src);
-    } else if (depth >= MAX_RENDER_DEPTH) {
-      set('…');
-    } else if (Array.isArray(src)) {
-      const out: unknown[] = new Array<unknown>(src.length);
-      set(out);
-      src.forEach((item, i) => stack.push({ src: item, set: (v) => (out[i] = v), depth: depth + 1 }));
-    } else {
-      const out: Record<string, unknown> = {};
-      set(out);
-      const obj = src as Record<string, unknown>;
-      for (const k of Object.keys(obj).sort()) {
-        out[k] = undefined;
-        stack.push({ src: obj[k], set: (v) => (out[k] = v), depth: depth + 1 });
-      }
-    }
-  }
-  return root.v;
-}
-
+// JSON quoting shows where a padded value ends and escapes control characters; what JSON leaves
+// raw but a person cannot see (zero-width, bidirectional controls) is spelled out as \uXXXX.
 function renderValue(value: unknown): string {
-  if (typeof value === 'string') {
-    const clean = cleanText(value);
-    return BARE.test(clean) ? clean : JSON.stringify(clean);
-  }
+  if (typeof value === 'string') return BARE.test(value) ? value : revealInvisible(JSON.stringify(value));
   if (value === undefined) return 'null';
-  return JSON.stringify(sortKeys(value));
+  // written without recursion: a model can nest its arguments thousands of levels deep
+  return revealInvisible(sortedJson(value));
 }
 
 /**
  * One line describing a call: `name key=value ...` with keys sorted, because a decoded object has
- * no order and a line that changed between renderings would read as two different calls.
+ * no order and a line that changed between renderings would read as two different calls. A value
+ * that is not a plain word is JSON-quoted, and control, zero-width and bidirectional characters are
+ * written as escapes, so a model can neither draw on the operator's terminal through an argument
+ * nor hide part of one.
  */
 export function formatCall(name: string, input: Readonly<Record<string, unknown>>): string {
   const parts = [cleanText(name)];
-  for (const key of Object.keys(input).sort()) parts.push(`${cleanText(key)}=${renderValue(input[key])}`);
+  for (const key of Object.keys(input).sort()) parts.push(`${BARE.test(key) ? key : revealInvisible(JSON.stringify(key))}=${renderValue(input[key])}`);
   return oneLine(parts.join(' '));
 }
 

@@ -4,7 +4,7 @@
  * technical text (UUIDs, hashes, version numbers, timestamps) is left alone. Written here rather
  * than taken from a package: the maintained libraries on npm either need Node 22 or ship hundreds
  * of loose patterns that redact identifiers in ordinary technical documentation, and none covers
- * the token formats (GitHub, Slack, Stripe, AWS, JWT) with checksums on the personal ones.
+ * the token formats (GitHub, Slack, Stripe, AWS, model provider keys, JWT) with checksums on the personal ones.
  */
 import { isIPv6 } from 'node:net';
 
@@ -20,6 +20,7 @@ export const PII_KINDS = [
   'github_token',
   'slack_token',
   'stripe_key',
+  'api_key',
   'jwt',
   'private_key',
   'url_credential',
@@ -125,6 +126,12 @@ function bearerValid(match: string): boolean {
   return /\d/.test(token) || token.length >= 24;
 }
 
+/** A provider key mixes letters and digits; a long hyphenated word after `sk-` does not. */
+function apiKeyValid(match: string): boolean {
+  const body = match.slice(3);
+  return /\d/.test(body) && /[A-Za-z]/.test(body);
+}
+
 const NOT_WORD_BEFORE = '(?<![A-Za-z0-9_.+-])';
 const NOT_WORD_AFTER = '(?![A-Za-z0-9_])';
 
@@ -141,6 +148,9 @@ export const DETECTORS: readonly Detector[] = [
   { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
   { kind: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g },
   { kind: 'stripe_key', pattern: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b|\bwhsec_[A-Za-z0-9]{16,}\b/g },
+  // model provider keys: Anthropic's sk-ant-..., OpenAI's sk-..., sk-proj-..., sk-svcacct-...
+  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'api_key', pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g, confirm: apiKeyValid },
   { kind: 'aws_key', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b/g },
   {
     kind: 'aws_key',

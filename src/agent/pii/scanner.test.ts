@@ -31,6 +31,14 @@ describe('PII detection: each kind is found and replaced by its marker', () => {
     ['url_credential', 'see https://api.example.com/v1?access_token=abc123secret&x=1', 'abc123secret'],
     ['url_credential', 'clone https://bob:hunter22@git.example.com/repo', 'hunter22'],
     ['bearer_token', 'header Authorization: Bearer 0123456789abcdefXYZ', 'Bearer 0123456789abcdefXYZ'],
+    ['bearer_token', 'curl -H "authorization: bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9abc"', 'bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9abc'],
+    [
+      'api_key',
+      'ANTHROPIC_API_KEY=sk-ant-api03-Xy7_kq2LmN4pQr8sTu1vWx3yZa5bCd6eFg9hIj0kLm-AbCdEfGh\u0000PATH=/bin',
+      'sk-ant-api03-Xy7_kq2LmN4pQr8sTu1vWx3yZa5bCd6eFg9hIj0kLm-AbCdEfGh',
+    ],
+    ['api_key', 'OPENAI_API_KEY=sk-proj-4fT9qL2mX8vB1nR7kW3zY6hJ0dG5sA ok', 'sk-proj-4fT9qL2mX8vB1nR7kW3zY6hJ0dG5sA'],
+    ['api_key', 'key: sk-Ab12Cd34Ef56Gh78Ij90Kl12', 'sk-Ab12Cd34Ef56Gh78Ij90Kl12'],
   ];
   it.each(cases)('%s in %j', (kind, text, secret) => {
     const r = scanner.redact(text);
@@ -93,6 +101,12 @@ sk_test is a prefix we document, and ghp_ alone is not a token; "Bearer" authent
 `;
 
 describe('PII detection: false positives on technical documentation', () => {
+  it('does not take hyphenated words or short ids after sk- for provider keys', () => {
+    for (const text of ['use sk-learn-model-selection-and-tuning here', 'flag sk-12345 set', 'task-sk-Ab12Cd34Ef56Gh78Ij90Kl12x']) {
+      expect(scanner.scan(text), text).toEqual([]);
+    }
+  });
+
   it('leaves UUIDs, hashes, versions, timestamps, loopback addresses and code alone', () => {
     const found = scanner.scan(TECHNICAL_CORPUS).map((f) => `${f.kind}: ${TECHNICAL_CORPUS.slice(f.start, f.end)}`);
     expect(found).toEqual([]);

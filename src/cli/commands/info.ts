@@ -83,6 +83,7 @@ function warningKey(w: ToolWarning): string {
       return 'global_flags';
     case 'unknown_ai_tag':
     case 'behavior_conflict':
+    case 'unusable_schema':
       return 'application_path';
     default: {
       const never: never = w.code;

@@ -120,6 +120,7 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
       tools: tools.served,
       confirmOverMcp: mcp.confirmOverMcp,
       confirmTags: config.harness.confirmTags,
+      scrub: runtime.scrub,
       maxConcurrentTools: mcp.maxConcurrentTools,
       toolTimeoutMs: mcp.toolTimeout.ms,
       workDir: io.cwd,

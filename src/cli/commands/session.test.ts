@@ -100,6 +100,19 @@ describe('fisk session on the file backend', () => {
     expect(t.out).toContain('thinking: secret reasoning');
   });
 
+  it('shows a run whose model nested a tool call 5,000 levels deep, pending call included', async () => {
+    const where = join(dir, 'deep-runs');
+    const store = fileSessionStore(where);
+    const j = await startRun(store, { runId: 'deep', fingerprint, prompt: 'p' });
+    const input = `{"q":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    await appendNext(j, assistantBody({ iteration: 0, message: { role: 'assistant', content: [{ type: 'tool_use', id: 'd1', name: 'echo', input }] }, usage: ZERO_USAGE }));
+    await j.close();
+    expect((await loadRun(store, 'deep')).pending?.calls[0]?.state).toBe('unanswered');
+    const r = await cli('--state-dir', where, 'show', 'deep', '--transcript');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toContain('-> echo q=[[[');
+  });
+
   it('refuses an unknown or malformed id', async () => {
     const r = await cli('--state-dir', runs, 'show', 'nope');
     expect(r.code).toBe(EXIT.error);
@@ -132,6 +145,28 @@ describe('fisk session on the file backend', () => {
     expect(r.out).toContain('Removed session gamma');
     expect((await cli('--state-dir', runs, 'show', 'gamma')).code).toBe(EXIT.error);
     expect((await cli('--state-dir', runs, 'rm', 'gamma')).err).toContain('run not found');
+  });
+
+  it('lists a corrupt journal marked corrupt with the reason, and removes it', async () => {
+    const where = join(dir, 'corrupt-runs');
+    await writeRun(fileSessionStore(where), 'fine', 'p');
+    const broken = fileSessionStore(where);
+    const j = await startRun(broken, { runId: 'broken', fingerprint, prompt: 'p' });
+    await j.close();
+    // seq 1 straight to seq 7: records are missing
+    writeFileSync(join(where, 'broken.json'), `${JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } })}\n`, { flag: 'a' });
+    const ls = await cli('--state-dir', where, 'ls');
+    expect(ls.code).toBe(EXIT.ok);
+    const row = ls.out.split('\n').find((l) => l.startsWith('broken'));
+    expect(row).toMatch(/^broken\s+corrupt\s+\S+ \S+\s+corrupt record sequence: .*broken\.json line 2: seq 7 does not follow seq 1/);
+    expect(ls.out).toMatch(/^fine\s+claude-test/m);
+    const show = await cli('--state-dir', where, 'show', 'broken');
+    expect(show.code).toBe(EXIT.error);
+    expect(show.err).toMatch(/broken\.json line 2: seq 7 does not follow seq 1 \(a gap/);
+    const rm = await cli('--state-dir', where, 'rm', 'broken');
+    expect(rm.code).toBe(EXIT.ok);
+    expect(rm.out).toContain('Removed session broken');
+    expect((await cli('--state-dir', where, 'ls')).out).not.toContain('broken');
   });
 
   it('uses the directory a configuration names, and the XDG default without flags', async () => {

@@ -75,7 +75,11 @@ function when(d: Date): string {
 export function formatRunTable(rows: readonly RunSummary[]): string[] {
   const cells = [
     ['ID', 'Model', 'Status', 'Updated', 'Prompt'],
-    ...rows.map((r) => [r.runId, truncate(r.model, 40), r.status, when(r.updated), truncate(r.prompt, 50)]),
+    ...rows.map((r) =>
+      r.status === 'corrupt'
+        ? [r.runId, '', 'corrupt', when(r.updated), truncate(r.problem, 120)]
+        : [r.runId, truncate(r.model, 40), r.status, when(r.updated), truncate(r.prompt, 50)],
+    ),
   ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => (c[i] as string).length)));
   return cells.map((c) => c.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] as number) : cell)).join('  ').trimEnd());
@@ -216,8 +220,9 @@ export function registerSession(program: Command, io: Io): void {
     .argument('<id>', 'the run id')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       await withStore(io, flagsOf(cmd), async (store) => {
-        await store.load(id); // an unknown id is an error, not a silent success
-        await store.remove(id);
+        // removed without reading it first, so a corrupt journal or orphaned records go too;
+        // an unknown id is still an error, not a silent success
+        if (!(await store.remove(id))) throw new RunStateError('not_found', `run not found: ${JSON.stringify(id)} in ${store.location}`);
       });
       println(io.out, `Removed session ${id}`);
     });

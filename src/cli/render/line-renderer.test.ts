@@ -6,9 +6,10 @@ const plain = { toolOutput: false, verbose: false };
 const withOutput = { toolOutput: true, verbose: false };
 
 describe('line rendering', () => {
-  it('renders a tool call with sorted arguments and control characters stripped', () => {
+  it('renders a tool call with sorted arguments and control characters shown as escapes, never raw', () => {
     const lines = renderEvent({ type: 'tool_call', id: '1', name: 'deploy', input: { zone: 'b', app: 'web\u001b]0;owned\u0007', n: 2 } }, plain);
-    expect(lines).toEqual(['-> deploy app=web n=2 zone=b']);
+    expect(lines).toEqual(['-> deploy app="web\\u001b]0;owned\\u0007" n=2 zone=b']);
+    expect(lines.join('')).not.toMatch(/[\u0000-\u001f]/);
   });
 
   it('keeps self-rendered calls off the line unless verbose', () => {

@@ -38,8 +38,10 @@ export interface CallPolicy {
   /** The working directory command tools run in. */
   readonly workDir: string | undefined;
   readonly observe?: (event: CallEvent) => void;
-  /** Wrappers around each call (telemetry, scrubbing), outermost first. */
+  /** Wrappers around each call (telemetry), outermost first. */
   readonly wrappers?: readonly InvokeWrapper[];
+  /** Replaces every credential value the server holds in tool output. */
+  readonly scrub?: (text: string) => string;
 }
 
 /** The calling session, as far as a call needs it. */
@@ -106,6 +108,7 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
       },
       observe: onEvent,
       ...(policy.wrappers === undefined ? {} : { wrappers: policy.wrappers }),
+      ...(policy.scrub === undefined ? {} : { scrub: policy.scrub }),
       signal,
     },
   );

@@ -343,6 +343,33 @@ describe('the listener', () => {
     expect(status).toBe(403);
   });
 
+  async function statusWithHost(s: RunningMcpServer, host: string, origin?: string): Promise<number | undefined> {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebind', version: '1' } } };
+    return new Promise<number | undefined>((resolve, reject) => {
+      const headers: Record<string, string> = { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (origin !== undefined) headers['origin'] = origin;
+      const req = request(s.url, { method: 'POST', headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(init));
+    });
+  }
+
+  it.each(['127.attacker.example', '127.0.0.1.nip.io', 'localhost.attacker.example'])('refuses a rebinding Host %s that only looks like loopback', async (name) => {
+    const s = await serve([tool('plain')]);
+    const port = new URL(s.url).port;
+    expect(await statusWithHost(s, `${name}:${port}`)).toBe(403);
+    expect(await statusWithHost(s, `127.0.0.1:${port}`, `http://${name}:${port}`)).toBe(403);
+  });
+
+  it.each(['127.0.0.1', 'localhost', '[::1]'])('answers a loopback Host %s', async (name) => {
+    const s = await serve([tool('plain')]);
+    const port = new URL(s.url).port;
+    expect(await statusWithHost(s, `${name}:${port}`, `http://${name}:${port}`)).toBe(200);
+  });
+
   it('refuses a request from a non-loopback web origin on a loopback bind', async () => {
     const s = await serve([tool('plain')]);
     const res = await fetch(s.url, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });

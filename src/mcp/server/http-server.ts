@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmOverMcp } from '../../config/types.js';
+import { isLoopbackHost } from '../../config/loopback.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { ELICITATION_TIMEOUT_MS } from './approval.js';
 import type { CallEvent, CallPolicy } from './call-tool.js';
@@ -34,6 +35,8 @@ export interface McpServerOptions {
   readonly confirmOverMcp: ConfirmOverMcp;
   /** `harness.confirm_tags`: a served tool carrying one is gated. */
   readonly confirmTags?: readonly string[];
+  /** Replaces every credential value the server holds in tool output. */
+  readonly scrub?: (text: string) => string;
   readonly maxConcurrentTools: number;
   readonly toolTimeoutMs: number;
   /** Default two minutes. */
@@ -57,12 +60,6 @@ export interface RunningMcpServer {
    * listener, cutting connections still open after five seconds. Idempotent.
    */
   close(): Promise<void>;
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.startsWith('127.');
 }
 
 /** `http://host:port`, with `localhost` for an unspecified bind and brackets for IPv6. */
@@ -124,6 +121,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     tools: byName,
     confirmOverMcp: opts.confirmOverMcp,
     ...(opts.confirmTags === undefined ? {} : { confirmTags: opts.confirmTags }),
+    ...(opts.scrub === undefined ? {} : { scrub: opts.scrub }),
     slots: new Semaphore(opts.maxConcurrentTools),
     toolTimeoutMs: opts.toolTimeoutMs,
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,
@@ -133,7 +131,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   const listing = listTools(served);
   const transports = new Map<string, StreamableHTTPServerTransport>();
   // A loopback bind is guarded against DNS rebinding: a page in a browser must not reach it by name.
-  const guardHost = isLoopback(opts.host);
+  const guardHost = isLoopbackHost(opts.host);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
@@ -141,10 +139,10 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     if (path !== '/') return jsonError(res, 404, 'not found: the MCP endpoint is the root path');
     if (guardHost) {
       const name = hostName(headerValue(req, 'host'));
-      if (name === undefined || !isLoopback(name)) return jsonError(res, 403, 'forbidden: this server answers only to a loopback Host');
+      if (name === undefined || !isLoopbackHost(name)) return jsonError(res, 403, 'forbidden: this server answers only to a loopback Host');
       // a browser names the page that sent a request; only a loopback page may call local tools
       const origin = headerValue(req, 'origin');
-      if (origin !== undefined && !isLoopback(originHost(origin))) return jsonError(res, 403, 'forbidden: requests from a non-loopback web origin are refused');
+      if (origin !== undefined && !isLoopbackHost(originHost(origin))) return jsonError(res, 403, 'forbidden: requests from a non-loopback web origin are refused');
     }
     let body: unknown;
     if (req.method === 'POST') {

@@ -1,3 +1,4 @@
+import { checkAppend } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { StoredRecord } from '../records.js';
 import { decodeRecord } from '../validate.js';
@@ -28,14 +29,22 @@ export function parseJournal(text: string, file: string): ParsedJournal {
     lineNo++;
     const isLast = nl === -1 || nl === text.length - 1;
     if (line.trim() !== '') {
+      let record: StoredRecord;
       try {
-        records.push(decodeRecord(line));
+        record = decodeRecord(line);
       } catch (err) {
         const torn = isLast && err instanceof RunStateError && err.code === 'corrupt';
         if (torn) return { records, validBytes: Buffer.byteLength(text.slice(0, offset)), missingNewline: false };
         if (err instanceof RunStateError && err.code === 'version') throw err;
         throw new RunStateError('corrupt', `corrupt record sequence: ${file} line ${lineNo}: ${(err as Error).message}`, { cause: err });
       }
+      // the append rule, applied on read: a record follows only the one before it, never skipping ahead
+      const prev = records[records.length - 1];
+      if (prev !== undefined && checkAppend(record.seq, prev.seq) !== 'next') {
+        const why = record.seq > prev.seq ? ' (a gap: records are missing)' : '';
+        throw new RunStateError('corrupt', `corrupt record sequence: ${file} line ${lineNo}: seq ${record.seq} does not follow seq ${prev.seq}${why}`);
+      }
+      records.push(record);
     }
     if (nl === -1) return { records, validBytes: Buffer.byteLength(text), missingNewline: line.trim() !== '' };
     offset = nl + 1;

@@ -185,34 +185,46 @@ export function fileSessionStore(dir: string): SessionStore {
         try {
           const file = join(dir, name);
           const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-          const { records } = parseJournal(text, file);
+          let records: readonly StoredRecord[];
+          try {
+            records = parseJournal(text, file).records;
+          } catch (err) {
+            // listed, not hidden: the operator must be able to find it and remove it
+            out.push({ runId, status: 'corrupt', problem: (err as Error).message, updated: info.mtime });
+            continue;
+          }
           if (records.length > 0) out.push(summarize(runId, records, info.mtime));
         } catch {
-          // an unreadable run is left out of the listing; `show` reports why
+          // vanished or unreadable between readdir and read: nothing to list
         }
       }
       out.sort((a, b) => b.updated.getTime() - a.updated.getTime());
       return out;
     },
 
-    async remove(runId: string): Promise<void> {
+    async remove(runId: string): Promise<boolean> {
       checkRunId(runId);
       const { json, lock: lockPath } = paths(runId);
       let lock: HeldLock | undefined;
       try {
         lock = tryLock(lockPath);
       } catch (err) {
-        if (errno(err) === 'ENOENT') return; // no directory, so no run
+        if (errno(err) === 'ENOENT') return false; // no directory, so no run
         throw err;
       }
       if (lock === undefined) throw new RunStateError('locked', `run ${JSON.stringify(runId)} is in use by another process; stop it before removing the run`);
       try {
-        await unlink(json).catch((err: unknown) => {
-          if (errno(err) !== 'ENOENT') throw err;
-        });
+        const removed = await unlink(json).then(
+          () => true,
+          (err: unknown) => {
+            if (errno(err) !== 'ENOENT') throw err;
+            return false;
+          },
+        );
         await unlink(lockPath).catch((err: unknown) => {
           if (errno(err) !== 'ENOENT') throw err;
         });
+        return removed;
       } finally {
         lock.release();
       }

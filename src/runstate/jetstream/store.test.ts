@@ -9,6 +9,9 @@ import type { NatsServer } from '../../agenttest/nats-server.js';
 import { connectNats } from '../../conns/nats-connect.js';
 import type { NatsConn } from '../../conns/nats-connect.js';
 import { isRunStateError } from '../errors.js';
+import type { SessionRecord } from '../records.js';
+import { startRun } from '../run-ops.js';
+import type { SessionStore } from '../store.js';
 import { jetstreamSessionStore } from './store.js';
 
 let nats: NatsServer;
@@ -78,5 +81,64 @@ describe('jetstream session backend binding', () => {
 
   it('refuses a stream without exactly one wildcard subject', async () => {
     expect(await refusal('FLAT', { ...good, subjects: ['flat.a', 'flat.b'] })).toContain('exactly one subject of the form');
+  });
+});
+
+describe('jetstream session backend under loss and corruption', () => {
+  const fingerprint = { provider: 'anthropic', model: 'm1' };
+  const terminal = (seq: number): SessionRecord => ({ seq, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } });
+
+  async function fresh(name: string, subject: string): Promise<SessionStore> {
+    await jsm.streams.add({ name, ...good, subjects: [`${subject}.>`] });
+    return jetstreamSessionStore(conn, name);
+  }
+
+  async function failure(p: Promise<unknown>): Promise<Error> {
+    try {
+      await p;
+    } catch (err) {
+      return err as Error;
+    }
+    throw new Error('expected a failure');
+  }
+
+  it('stops an append whose meta record was purged, and rm removes the orphaned records', async () => {
+    const store = await fresh('LOSTMETA', 'lm');
+    const j = await startRun(store, { runId: 'r', fingerprint, prompt: 'p' });
+    await j.append(terminal(2));
+    await jsm.streams.purge('LOSTMETA', { filter: 'lm.r._meta' });
+    const err = await failure(j.append(terminal(3)));
+    expect(isRunStateError(err, 'not_found')).toBe(true);
+    expect(err.message).toMatch(/its meta record is gone from stream "LOSTMETA".*fisk session rm r/);
+    // only the orphan is left: load cannot find the run, rm removes it, then it is gone
+    expect(isRunStateError(await failure(store.load('r')), 'not_found')).toBe(true);
+    expect(await store.remove('r')).toBe(true);
+    expect((await jsm.streams.info('LOSTMETA')).state.messages).toBe(0);
+    expect(await store.remove('r')).toBe(false);
+  });
+
+  it('stops an append when the stream was deleted and recreated empty', async () => {
+    const store = await fresh('RECREATED', 'rc');
+    const j = await startRun(store, { runId: 'r', fingerprint, prompt: 'p' });
+    await jsm.streams.delete('RECREATED');
+    const gone = await failure(j.append(terminal(2)));
+    expect(gone.message).toMatch(/stream "RECREATED" no longer exists/);
+    await jsm.streams.add({ name: 'RECREATED', ...good, subjects: ['rc.>'] });
+    const err = await failure(j.append(terminal(2)));
+    expect(err.message).toMatch(/meta record is gone/);
+    expect((await jsm.streams.info('RECREATED')).state.messages).toBe(0);
+  });
+
+  it('lists a corrupt journal as corrupt with the reason, and rm removes it', async () => {
+    const store = await fresh('CORRUPTLS', 'cl');
+    const j = await startRun(store, { runId: 'bad', fingerprint, prompt: 'p' });
+    await j.close();
+    await conn.connection.request('cl.bad.2', '{"seq":2,"protocol":"io.choria.fisk-ai.v1.session.terminal","terminal":{"reason":"nope"}}');
+    const rows = await store.list();
+    const row = rows.find((r) => r.runId === 'bad');
+    expect(row?.status).toBe('corrupt');
+    expect(row !== undefined && row.status === 'corrupt' ? row.problem : '').toMatch(/corrupt record sequence: cl\.bad\.2/);
+    expect(await store.remove('bad')).toBe(true);
+    expect((await store.list()).some((r) => r.runId === 'bad')).toBe(false);
   });
 });

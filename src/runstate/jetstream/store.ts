@@ -85,6 +85,29 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
     return record;
   };
 
+  /**
+   * Before every append after the first: the run's meta record must still be there. A stream that
+   * was deleted, purged or recreated under a running run would otherwise take records nobody can
+   * find again; the run stops instead, saying what happened.
+   */
+  const requireMeta = async (runId: string): Promise<void> => {
+    let meta: StoredMsg | null;
+    try {
+      meta = await lastMsg(subject(runId, 1));
+    } catch (err) {
+      if (apiCode(err) === 10059) {
+        throw new RunStateError('unavailable', `cannot append to run ${JSON.stringify(runId)}: stream ${JSON.stringify(stream)} no longer exists; the run cannot continue`);
+      }
+      throw unavailable(`cannot append to run ${JSON.stringify(runId)} in stream ${JSON.stringify(stream)}`, err);
+    }
+    if (meta === null) {
+      throw new RunStateError(
+        'not_found',
+        `cannot append to run ${JSON.stringify(runId)}: its meta record is gone from stream ${JSON.stringify(stream)} (the stream was purged, recreated or edited); the run cannot continue. Remove what is left with: fisk session rm ${runId}`,
+      );
+    }
+  };
+
   const journal = (runId: string, last: number): Journal => {
     const nonce = randomBytes(16).toString('hex');
     let lastSeq = last;
@@ -97,6 +120,7 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
       const check = checkAppend(record.seq, lastSeq);
       if (check === 'duplicate') return 'duplicate';
       if (check === 'gap') throw gapError(record.seq, lastSeq);
+      if (record.seq > 1) await requireMeta(runId);
       const target = subject(runId, record.seq);
       const msgID = `${nonce}-${record.seq}`;
       try {
@@ -217,10 +241,12 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
         const out: RunSummary[] = [];
         for (const subj of Object.keys(info.state.subjects ?? {})) {
           const runId = subj.slice(prefix.length + 1, -'._meta'.length);
+          let updated = new Date(0);
           try {
             const meta = await lastMsg(subj);
             const last = await lastMsg(runSubjects(runId));
             if (meta === null || last === null) continue;
+            updated = last.time;
             // a summary from the meta record and the tail, walking back over inert records
             const tail: StoredRecord[] = [decodeAt(last)];
             let status = statusOf([decodeAt(meta), ...tail]);
@@ -234,8 +260,11 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
             }
             const summary = summarize(runId, [decodeAt(meta)], last.time);
             out.push({ ...summary, status });
-          } catch {
-            // an unreadable run is left out of the listing; `show` reports why
+          } catch (err) {
+            // listed, not hidden: the operator must be able to find it and remove it
+            if (isRunStateError(err, 'corrupt') || isRunStateError(err, 'schema') || isRunStateError(err, 'version')) {
+              out.push({ runId, status: 'corrupt', problem: err.message, updated });
+            }
           }
         }
         out.sort((a, b) => b.updated.getTime() - a.updated.getTime());
@@ -245,7 +274,9 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
     remove: (runId) =>
       guard(`cannot remove run ${JSON.stringify(runId)}`, async () => {
         checkRunId(runId);
-        await jsm.streams.purge(stream, { filter: runSubjects(runId) });
+        // every subject of the run, meta or not: records orphaned by a lost meta record go too
+        const purged = await jsm.streams.purge(stream, { filter: runSubjects(runId) });
+        return purged.purged > 0;
       }),
   };
 }

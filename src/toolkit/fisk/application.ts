@@ -1,10 +1,12 @@
 /**
  * From an application model to command tools: hidden commands and their subtrees are skipped,
  * grouping nodes are not tools, and each leaf becomes a tool named by its path joined with `_`.
+ * A grouping node's restricting tags (`ai:deny`, `ai:confirm`, `ai:no_defer` and the operator's
+ * confirm tags) pass down to every leaf under it, so `db` tagged `ai:deny` denies `db_drop`.
  */
 import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
-import type { ToolWarning } from '../source.js';
+import type { FilteredTool, ToolWarning } from '../source.js';
 import { FiskCommandTool } from './command-tool.js';
 import { mergeGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
@@ -19,12 +21,26 @@ export interface BuildToolsOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-function leaves(commands: readonly CommandModel[], prefix: readonly string[], out: { path: string[]; cmd: CommandModel }[]): void {
+/** The tags a grouping node passes to its leaves: those that restrict, never those that grant. */
+const INHERITED_TAGS: readonly string[] = ['ai:deny', 'ai:confirm', 'ai:no_defer'];
+
+interface Leaf {
+  readonly path: string[];
+  readonly cmd: CommandModel;
+  /** The leaf's own tags, then those inherited from its groups, without repeats. */
+  readonly tags: readonly string[];
+}
+
+function leaves(commands: readonly CommandModel[], prefix: readonly string[], inherited: readonly string[], passes: (tag: string) => boolean, out: Leaf[]): void {
   for (const cmd of commands) {
     if (cmd.hidden) continue;
     const path = [...prefix, cmd.name];
-    if (cmd.commands.length > 0) leaves(cmd.commands, path, out);
-    else out.push({ path, cmd });
+    if (cmd.commands.length > 0) {
+      const down = [...inherited, ...cmd.tags.filter((t) => passes(t) && !inherited.includes(t))];
+      leaves(cmd.commands, path, down, passes, out);
+    } else {
+      out.push({ path, cmd, tags: [...cmd.tags, ...inherited.filter((t) => !cmd.tags.includes(t))] });
+    }
   }
 }
 
@@ -37,13 +53,19 @@ function describe(cmd: CommandModel): string {
  * Builds every leaf's tool. Fails the whole load (`ToolkitError`) when a leaf lacks its restricted
  * schema, when a path makes a name the model APIs refuse, or when two paths make one name.
  */
-export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptions): { tools: FiskCommandTool[]; warnings: ToolWarning[] } {
-  const found: { path: string[]; cmd: CommandModel }[] = [];
-  leaves(model.commands, [], found);
+export function buildCommandTools(
+  model: ApplicationModel,
+  opts: BuildToolsOptions,
+): { tools: FiskCommandTool[]; warnings: ToolWarning[]; unusable: FilteredTool[] } {
+  const found: Leaf[] = [];
+  // a deliberate departure from grouping nodes that carry nothing: the conservative reading
+  const passes = (tag: string): boolean => INHERITED_TAGS.includes(tag) || opts.confirmTags.includes(tag);
+  leaves(model.commands, [], [], passes, found);
   const tools: FiskCommandTool[] = [];
   const warnings: ToolWarning[] = [];
+  const unusable: FilteredTool[] = [];
   const seen = new Map<string, string>();
-  for (const { path, cmd } of found) {
+  for (const { path, cmd, tags } of found) {
     const name = path.join('_');
     const spoken = path.join(' ');
     if (cmd.restricted_schema === undefined) {
@@ -60,6 +82,14 @@ export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptio
       throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior}" and "${spoken}"; rename or hide one`);
     }
     seen.set(name, spoken);
+    const rootType = cmd.restricted_schema['type'];
+    if (rootType !== 'object') {
+      // model APIs take only an object as a tool's input: offering this one would fail every request
+      const detail = `its restricted schema's root is ${rootType === undefined ? 'untyped' : `of type ${JSON.stringify(rootType)}`}, not an object`;
+      unusable.push({ name, source: 'application', reason: 'unusable_schema', detail });
+      warnings.push({ code: 'unusable_schema', tool: name, message: `command "${spoken}" is not offered as a tool: ${detail}; fix its arguments in the application` });
+      continue;
+    }
     const own = new Set([...cmd.flags.map((f) => f.name), ...cmd.args.map((a) => a.name)]);
     const globals = opts.globals.filter((g) => !own.has(g.name));
     for (const g of opts.globals) {
@@ -76,7 +106,7 @@ export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptio
         binary: opts.binary,
         name,
         description: describe(cmd),
-        tags: cmd.tags,
+        tags,
         inputSchema: mergeGlobals(cmd.restricted_schema, globals),
         shape: { path, globals, flags: cmd.flags.filter((f) => !f.hidden), args: cmd.args },
         confirmTags: opts.confirmTags,
@@ -85,5 +115,5 @@ export function buildCommandTools(model: ApplicationModel, opts: BuildToolsOptio
       }),
     );
   }
-  return { tools, warnings };
+  return { tools, warnings, unusable };
 }

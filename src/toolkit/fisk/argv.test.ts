@@ -52,6 +52,9 @@ describe('renderArgvFromJson', () => {
   it('keeps model text as one argv element, never interpreting it', () => {
     expect(render('{"first":"$(rm -rf /); echo `x` | cat"}')).toEqual(['stream', 'add', '--', '$(rm -rf /); echo `x` | cat']);
     expect(render('{"first":"--force"}')).toEqual(['stream', 'add', '--', '--force']);
+    // a flag value that looks like more flags stays inside its own element
+    expect(render('{"count":"3 --force","context":"--trace","label":["a\\n--upper"]}')).toEqual(['stream', 'add', '--context=--trace', '--count=3 --force', '--label=a\n--upper']);
+    expect(render('{"first":"-rf","rest":["--","; rm -rf ~"]}')).toEqual(['stream', 'add', '--', '-rf', 'two', '--', '; rm -rf ~']);
   });
   it('refuses unknown properties, lists for single positionals and malformed input', () => {
     expect(() => render('{"nope":1}')).toThrow(ArgvError);

@@ -3,6 +3,8 @@
  * as argv; the subprocess runs in its own process group with a credential-free environment.
  */
 import { formatGoDuration } from '../../config/duration.js';
+import { secretScrubber, secretsFromEnv } from '../../util/secret-scrub.js';
+import type { Scrubber } from '../../util/secret-scrub.js';
 import type { ToolDef } from '../../llm/types.js';
 import { validateRequired } from '../required.js';
 import { allowsDefer, confirmGateFor, modelDescription, resolveBehavior } from '../tags.js';
@@ -10,6 +12,7 @@ import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities } fr
 import { ArgvError, renderArgvFromJson } from './argv.js';
 import type { CommandShape } from './argv.js';
 import { toolEnvironment } from './env.js';
+import { heldOpenNote } from './held-output.js';
 import { runCaptured } from './run-captured.js';
 import { traceLine } from './trace.js';
 
@@ -37,6 +40,10 @@ function freezeDeep<T>(value: T): T {
   return value;
 }
 
+function withNote(output: string, note: string): string {
+  return output === '' || output.endsWith('\n') ? `${output}${note}` : `${output}\n${note}`;
+}
+
 /**
  * A leaf command as a tool. Its capabilities: gated by `ai:confirm` or an operator tag, behaviour
  * from its tags, deferrable unless tagged `ai:no_defer`, runs in the work directory; it may be
@@ -54,6 +61,7 @@ export class FiskCommandTool implements Tool {
   readonly path: readonly string[];
   readonly capabilities: ToolCapabilities;
   readonly #spec: CommandToolSpec;
+  readonly #scrub: Scrubber;
 
   constructor(spec: CommandToolSpec) {
     this.#spec = spec;
@@ -72,6 +80,8 @@ export class FiskCommandTool implements Tool {
       behavior: Object.freeze(resolveBehavior(spec.tags)),
       describeCall: (input: string) => traceLine(spec.shape, input),
     });
+    // the credentials kept from the subprocess can still come back through what it prints
+    this.#scrub = secretScrubber(secretsFromEnv(spec.env ?? process.env, spec.credentialEnvNames));
   }
 
   definition(deferLoading: boolean): ToolDef {
@@ -109,16 +119,21 @@ export class FiskCommandTool implements Tool {
     });
     switch (r.kind) {
       case 'exited':
-        return { status: 'completed', output: r.output, exec: { command, exitCode: r.exitCode, truncated: r.truncated }, isError: false };
+        return {
+          status: 'completed',
+          output: this.#scrub(r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output),
+          exec: { command, exitCode: r.exitCode, truncated: r.truncated },
+          isError: false,
+        };
       case 'timed_out':
         return {
           status: 'completed',
-          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group`,
+          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group${r.heldOpen ? `; ${heldOpenNote()}` : ''}`,
           exec: { command, exitCode: -1, truncated: false },
           isError: true,
         };
       case 'failed':
-        return { status: 'completed', output: r.message, isError: true };
+        return { status: 'completed', output: this.#scrub(r.message), isError: true };
       default: {
         const never: never = r;
         return never;

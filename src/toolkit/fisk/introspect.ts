@@ -1,14 +1,22 @@
 /**
  * Runs `<binary> --fisk-introspect` once and decodes the application model. The document must
- * decode whole, so output past 16 MiB is refused rather than cut.
+ * decode whole, so output past 16 MiB is refused rather than cut. A descendant that left the
+ * process group and holds the output open is waited for only a short grace period; the deadline
+ * and an abort always win. Everything the application wrote that reaches a message is cleaned of
+ * terminal sequences first.
  */
 import { spawn } from 'node:child_process';
+import { jsonTextDepth } from '../../util/json-depth.js';
+import { oneLine } from '../../util/terminal-text.js';
 import { ToolkitError } from '../errors.js';
+import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
 import { readApplicationModel } from './model.js';
 import type { ApplicationModel } from './model.js';
 
 /** The largest introspection document accepted: 16 MiB. */
 export const INTROSPECT_MAX_BYTES = 16 * 1024 * 1024;
+/** The deepest nesting accepted in an introspection document; the model is walked recursively. */
+export const INTROSPECT_MAX_DEPTH = 256;
 /** The introspection deadline when the caller gives none: 30 s. */
 export const INTROSPECT_DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -24,7 +32,7 @@ export interface IntrospectOptions {
 function fail(binary: string, why: string, cause?: unknown): ToolkitError {
   return new ToolkitError(
     'introspect',
-    `cannot introspect application_path ${JSON.stringify(binary)}: ${why}`,
+    `cannot introspect application_path ${JSON.stringify(binary)}: ${oneLine(why)}`,
     cause === undefined ? undefined : { cause },
   );
 }
@@ -47,9 +55,12 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   let size = 0;
   let stderr = '';
   let problem: string | undefined;
-  const stop = (why: string): void => {
+  // Ends the wait for the output when the deadline passes or the signal aborts, whatever holds it.
+  const cut = new AbortController();
+  const stop = (why: string, final = false): void => {
     problem ??= why;
     killGroup(child.pid);
+    if (final) cut.abort();
   };
   child.stdout.on('data', (c: Buffer) => {
     size += c.length;
@@ -59,13 +70,16 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   child.stderr.on('data', (c: Buffer) => {
     if (stderr.length < 4096) stderr += c.toString('utf8');
   });
-  const timer = setTimeout(() => stop(`it did not answer within ${timeoutMs / 1000}s`), timeoutMs);
-  const onAbort = (): void => stop('aborted');
+  const timer = setTimeout(() => stop(`it did not answer within ${timeoutMs / 1000}s`, true), timeoutMs);
+  const onAbort = (): void => stop('aborted', true);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const outcome = await new Promise<{ code: number | null } | { error: Error }>((resolve) => {
     child.once('error', (error) => resolve({ error }));
-    child.once('close', (code) => resolve({ code }));
+    child.once('exit', (code) => resolve({ code }));
   });
+  // The group ends with its leader; a descendant that left it may still hold stdout or stderr.
+  killGroup(child.pid);
+  const end = await awaitOutputEnd([child.stdout, child.stderr], OUTPUT_GRACE_MS, cut.signal);
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   if (opts.signal?.aborted === true) throw opts.signal.reason;
@@ -76,10 +90,15 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
     throw fail(opts.binary, `it exited with status ${outcome.code ?? 'unknown'}${said}; is it a fisk application?`);
   }
   let decoded: unknown;
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (jsonTextDepth(text, INTROSPECT_MAX_DEPTH) > INTROSPECT_MAX_DEPTH) {
+    throw fail(opts.binary, `its answer nests deeper than ${INTROSPECT_MAX_DEPTH} levels of arrays and objects; no command tree or schema needs that, so it is refused`);
+  }
   try {
-    decoded = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    decoded = JSON.parse(text);
   } catch (err) {
-    throw fail(opts.binary, `its answer is not JSON (${(err as Error).message}); is it a fisk application?`, err);
+    const held = end === 'held_open' ? `; its output was still held open ${OUTPUT_GRACE_MS} ms after it exited, by a descendant that left its process group, and was cut there` : '';
+    throw fail(opts.binary, `its answer is not JSON (${(err as Error).message})${held}; is it a fisk application?`, err);
   }
   try {
     return readApplicationModel(decoded);

@@ -15,4 +15,11 @@ describe('parseExactJson', () => {
       expect(() => parseExactJson(bad), bad).toThrow(SyntaxError);
     }
   });
+  it('refuses nesting past its bound with a SyntaxError instead of overflowing the stack', () => {
+    const deep = (n: number): string => `${'{"a":['.repeat(n)}1${']}'.repeat(n)}`;
+    expect(() => parseExactJson(deep(32))).not.toThrow();
+    expect(() => parseExactJson(deep(33))).toThrow(/nested deeper than 64 levels/);
+    expect(() => parseExactJson(`${'['.repeat(3000)}${']'.repeat(3000)}`)).toThrow(SyntaxError);
+    expect(() => parseExactJson(`${'['.repeat(64)}${']'.repeat(64)},`)).toThrow(/trailing/);
+  });
 });

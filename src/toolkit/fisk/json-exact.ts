@@ -2,6 +2,10 @@
  * A JSON reader that keeps each number's text exactly as written, so `1e5` or
  * `12345678901234567890` reach the application's argv unchanged rather than through a float.
  */
+import { MAX_TOOL_INPUT_DEPTH } from '../../util/json-depth.js';
+
+/** The deepest nesting the reader accepts (the bound on all model tool input); past it, refused. */
+export const EXACT_JSON_MAX_DEPTH = MAX_TOOL_INPUT_DEPTH;
 
 /** A number as the model wrote it. */
 export class JsonNumber {
@@ -17,6 +21,7 @@ const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 
 class Parser {
   pos = 0;
+  depth = 0;
   constructor(readonly s: string) {}
 
   fail(what: string): never {
@@ -72,29 +77,41 @@ class Parser {
     return JSON.parse(m[0]) as string;
   }
 
+  enter(): void {
+    this.depth++;
+    if (this.depth > EXACT_JSON_MAX_DEPTH) this.fail(`nested deeper than ${EXACT_JSON_MAX_DEPTH} levels`);
+  }
+
   array(): ExactJson[] {
+    this.enter();
     this.pos++;
     const out: ExactJson[] = [];
     this.ws();
     if (this.s[this.pos] === ']') {
       this.pos++;
+      this.depth--;
       return out;
     }
     for (;;) {
       out.push(this.value());
       this.ws();
       const c = this.s[this.pos++];
-      if (c === ']') return out;
+      if (c === ']') {
+        this.depth--;
+        return out;
+      }
       if (c !== ',') this.fail('expected "," or "]"');
     }
   }
 
   object(): Record<string, ExactJson> {
+    this.enter();
     this.pos++;
     const out: Record<string, ExactJson> = Object.create(null) as Record<string, ExactJson>;
     this.ws();
     if (this.s[this.pos] === '}') {
       this.pos++;
+      this.depth--;
       return out;
     }
     for (;;) {
@@ -106,7 +123,10 @@ class Parser {
       out[key] = this.value();
       this.ws();
       const c = this.s[this.pos++];
-      if (c === '}') return out;
+      if (c === '}') {
+        this.depth--;
+        return out;
+      }
       if (c !== ',') this.fail('expected "," or "}"');
     }
   }

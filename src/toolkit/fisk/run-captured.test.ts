@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { afterEach } from 'vitest';
 import { TRUNCATION_MARKER } from './capture.js';
 import { runCaptured } from './run-captured.js';
 
@@ -67,5 +70,70 @@ describe('runCaptured', () => {
     const r = await runCaptured({ binary: '/nonexistent/tool', argv: [], env, signal });
     expect(r).toMatchObject({ kind: 'failed' });
     if (r.kind === 'failed') expect(r.message).toMatch(/cannot start \/nonexistent\/tool: .*ENOENT/);
+  });
+
+  describe('with a descendant that left the process group holding the output', () => {
+    const dirs: string[] = [];
+    const detached: number[] = [];
+    afterEach(() => {
+      for (const pid of detached.splice(0)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    });
+
+    /** A shell line whose detached grandchild (own session) keeps stdout and records its pid. */
+    function leaver(then: string): { argv: string[]; pidFile: string } {
+      const dir = mkdtempSync(join(tmpdir(), 'fisk-held-'));
+      dirs.push(dir);
+      const pidFile = join(dir, 'pid');
+      const line = `setsid sh -c 'echo $$ > "$0.tmp"; mv "$0.tmp" "$0"; exec sleep 120' "${pidFile}" & while [ ! -s "${pidFile}" ]; do sleep 0.01; done; echo leader wrote this; ${then}`;
+      return { argv: ['-c', line], pidFile };
+    }
+
+    function remember(pidFile: string): void {
+      if (existsSync(pidFile)) detached.push(Number(readFileSync(pidFile, 'utf8').trim()));
+    }
+
+    it('returns what the leader wrote, with the fact noted, once the group is gone', async () => {
+      const { argv, pidFile } = leaver('exit 3');
+      const r = await runCaptured({ binary: '/bin/sh', argv, env, signal });
+      remember(pidFile);
+      expect(r).toMatchObject({ kind: 'exited', exitCode: 3, heldOpen: true });
+      if (r.kind === 'exited') expect(r.output).toBe('leader wrote this\n');
+      expect(alive(detached[0] ?? 0)).toBe(true);
+    });
+
+    it('still times out at the deadline', async () => {
+      const { argv, pidFile } = leaver('sleep 60');
+      const r = await runCaptured({ binary: '/bin/sh', argv, env, signal, timeoutMs: 300 });
+      remember(pidFile);
+      expect(r).toMatchObject({ kind: 'timed_out', heldOpen: true, output: 'leader wrote this\n' });
+    });
+
+    it('still rejects at once on abort', async () => {
+      const { argv, pidFile } = leaver('exit 0');
+      const ac = new AbortController();
+      // Aborted as soon as the leader has gone, while only the detached descendant holds the output.
+      const running = runCaptured({ binary: '/bin/sh', argv, env, signal: ac.signal });
+      const poll = setInterval(() => {
+        if (existsSync(pidFile)) {
+          clearInterval(poll);
+          ac.abort(new Error('interrupted'));
+        }
+      }, 5);
+      await expect(running).rejects.toThrow('interrupted');
+      clearInterval(poll);
+      remember(pidFile);
+    });
+
+    it('reports a clean close as not held open', async () => {
+      const r = await runCaptured({ binary: '/bin/sh', argv: ['-c', 'echo fine'], env, signal });
+      expect(r).toMatchObject({ kind: 'exited', heldOpen: false, output: 'fine\n' });
+    });
   });
 });

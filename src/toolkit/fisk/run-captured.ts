@@ -1,7 +1,9 @@
 /**
  * Runs a program in its own process group with stdout and stderr on one socket, so the two
  * streams keep the order the program wrote them in, and kills the whole group on timeout, abort,
- * or when the leader exits leaving children behind holding the output open.
+ * or when the leader exits leaving children behind holding the output open. A descendant that left
+ * the group (`setsid`) is out of a group kill's reach; its hold on the output is cut after a short
+ * grace period, so neither the deadline nor an interrupt ever waits on it.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +12,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadTailCapture, OUTPUT_CAP } from './capture.js';
+import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
 
 /** One command to run: binary, argv (never a shell line), environment and limits. */
 export interface RunOptions {
@@ -24,10 +27,21 @@ export interface RunOptions {
   readonly cap?: number;
 }
 
-/** How a run ended. An abort is not here: it rejects with the signal's reason. */
+/**
+ * How a run ended. An abort is not here: it rejects with the signal's reason. `heldOpen` says a
+ * descendant outside the process group still held the output when reading stopped.
+ */
 export type RunResult =
-  | { readonly kind: 'exited'; readonly exitCode: number; readonly signal: string | null; readonly output: string; readonly truncated: boolean; readonly bytes: number }
-  | { readonly kind: 'timed_out'; readonly output: string; readonly truncated: boolean }
+  | {
+      readonly kind: 'exited';
+      readonly exitCode: number;
+      readonly signal: string | null;
+      readonly output: string;
+      readonly truncated: boolean;
+      readonly bytes: number;
+      readonly heldOpen: boolean;
+    }
+  | { readonly kind: 'timed_out'; readonly output: string; readonly truncated: boolean; readonly heldOpen: boolean }
   | { readonly kind: 'failed'; readonly message: string };
 
 // A filesystem socket inside a private (0700) directory, deliberately not Linux's abstract
@@ -118,10 +132,8 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   const { reader, writer } = await takePair();
   const capture = new HeadTailCapture(opts.cap ?? OUTPUT_CAP);
   reader.on('data', (chunk: Buffer) => capture.write(chunk));
-  const readerDone = new Promise<void>((resolve) => {
-    reader.once('close', () => resolve());
-    reader.once('error', () => resolve());
-  });
+  // Registered now so an error before the end is handled; the end itself is awaited below.
+  reader.on('error', () => undefined);
 
   let child;
   try {
@@ -167,13 +179,14 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   // Descendants left behind would hold the output socket open; the call's lifetime is theirs too.
   killGroup(pid);
   if ('error' in ended) reader.destroy();
-  await readerDone;
+  const end = await awaitOutputEnd([reader], OUTPUT_GRACE_MS, opts.signal);
+  const heldOpen = end === 'held_open';
   if (timer !== undefined) clearTimeout(timer);
   opts.signal.removeEventListener('abort', onAbort);
 
   if (aborted) throw opts.signal.reason;
   if ('error' in ended) return { kind: 'failed', message: `cannot start ${opts.binary}: ${ended.error.message}` };
-  if (timedOut) return { kind: 'timed_out', output: capture.text(), truncated: capture.truncated };
+  if (timedOut) return { kind: 'timed_out', output: capture.text(), truncated: capture.truncated, heldOpen };
   return {
     kind: 'exited',
     exitCode: ended.code ?? -1,
@@ -181,5 +194,6 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
     output: capture.text(),
     truncated: capture.truncated,
     bytes: capture.total,
+    heldOpen,
   };
 }

@@ -8,6 +8,7 @@
 import { parseToolInput, validateRequired } from '../required.js';
 import type { CommandResult, Kind, Prompter, Tool } from '../tool.js';
 import { callLine } from '../../util/call-line.js';
+import { toolInputDepthError } from '../../util/json-depth.js';
 import { denialOutput, gateOf } from './gate.js';
 import type { GateInfo } from './gate.js';
 import { invalidArgumentsMessage, timeoutMessage, unknownToolMessage, unknownToolWarning, ungateableMessage } from './messages.js';
@@ -51,6 +52,9 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
     observe({ type: 'warning', text: unknownToolWarning(call.name) });
     return refused(unknownToolMessage(call.name), 'unknown_tool', 'unknown', true);
   }
+  // model input can nest thousands of levels deep; refuse it before anything walks it
+  const tooDeep = toolInputDepthError(call.input);
+  if (tooDeep !== undefined) return refused(invalidArgumentsMessage(original.name, tooDeep, original.inputSchema), 'invalid_arguments', original.kind, true, original.name);
   const notCallable = ctx.notCallable?.(call.name);
   if (notCallable !== undefined) return refused(notCallable, 'not_loaded', original.kind, true, original.name);
   if (ctx.refuseUngateable === true && original.capabilities.gate === null) {
@@ -164,7 +168,8 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
     output = timeoutMessage(tool.name, timeout?.ms ?? 0, timeout?.key ?? 'the tool timeout');
     isError = true;
   } else {
-    output = ran.output;
+    // what a tool printed may carry a credential it read from elsewhere (/proc, a file)
+    output = ctx.scrub === undefined ? ran.output : ctx.scrub(ran.output);
     isError = ran.isError;
     exec = ran.exec;
   }

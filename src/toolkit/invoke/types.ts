@@ -95,6 +95,8 @@ export interface InvokeContext {
   /** Takes a concurrency slot after the gate and before the tool runs; resolves to its release. */
   readonly acquireSlot?: (signal: AbortSignal) => Promise<() => void>;
   readonly observe?: (event: InvokeEvent) => void;
+  /** Replaces every credential value the harness holds in a tool's output before anyone sees it. */
+  readonly scrub?: (text: string) => string;
   /** Wrappers around the whole handling of each call, outermost first (tracing, telemetry, scrubbing). */
   readonly wrappers?: readonly InvokeWrapper[];
   readonly signal: AbortSignal;

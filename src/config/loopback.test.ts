@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { isLoopbackHost, isLoopbackUrl } from './loopback.js';
+import { checkServiceUrl } from './prepare.js';
+
+describe('isLoopbackHost', () => {
+  it.each(['localhost', 'LOCALHOST', '127.0.0.1', '127.255.0.9', '::1', '[::1]', '0:0:0:0:0:0:0:1', '[0::1]', '::ffff:127.0.0.1', '[::ffff:7f00:1]'])(
+    'takes %s as this machine',
+    (host) => expect(isLoopbackHost(host)).toBe(true),
+  );
+
+  it.each([
+    '127.attacker.example',
+    '127.0.0.1.nip.io',
+    'localhost.attacker.example',
+    'localhostx',
+    '128.0.0.1',
+    '0.0.0.0',
+    '::',
+    '::2',
+    '[::1].example',
+    '::ffff:10.0.0.1',
+    '1::1',
+    '',
+    '127.1',
+  ])('refuses %s', (host) => expect(isLoopbackHost(host)).toBe(false));
+
+  it('reads the host of a parsed URL, whatever spelling the URL parser normalised', () => {
+    expect(isLoopbackUrl(new URL('http://[0:0::1]:8080/'))).toBe(true);
+    expect(isLoopbackUrl(new URL('http://127.0.0.1.nip.io/'))).toBe(false);
+    expect(isLoopbackUrl(new URL('http://127.attacker.example:11434/v1'))).toBe(false);
+  });
+});
+
+describe('checkServiceUrl: https unless this machine', () => {
+  it.each(['http://127.0.0.1.nip.io/', 'http://127.attacker.example/v1', 'http://localhost.attacker.example/'])('refuses plain http to %s', (url) => {
+    expect(() => checkServiceUrl(url, 'llm.base_url')).toThrow(/uses http to a host that is not this machine/);
+  });
+  it.each(['http://127.0.0.1:11434/v1', 'http://[::1]:8080', 'http://localhost:1/'])('accepts plain http to %s', (url) => {
+    expect(checkServiceUrl(url, 'llm.base_url').protocol).toBe('http:');
+  });
+});

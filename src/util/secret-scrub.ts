@@ -1,0 +1,57 @@
+/**
+ * Removes known secret values from text. A tool's own environment is stripped of credentials, but
+ * a tool can still read them elsewhere (another process's `/proc/<pid>/environ` or `cmdline`, a
+ * config file) and print them; whatever the harness holds as a credential is therefore cut out of
+ * every tool output, error and log line before a model or a person sees it.
+ */
+
+/** One credential the harness holds: the variable (or key) it came from and its resolved value. */
+export interface Secret {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Values shorter than this are left alone: replacing `1` or `dev` everywhere would wreck output. */
+export const MIN_SECRET_LENGTH = 8;
+
+/** The text that stands in for a secret. */
+export function secretMarker(name: string): string {
+  return `[${name}-REDACTED]`;
+}
+
+/** A function that scrubs text of the secrets it was built with. */
+export type Scrubber = (text: string) => string;
+
+/**
+ * Builds a scrubber for `secrets`: each value of at least `MIN_SECRET_LENGTH` characters (after
+ * trimming) is replaced wherever it occurs by `[NAME-REDACTED]`, longest value first so a secret
+ * that contains another is replaced whole. Duplicate values keep the first name. With nothing to
+ * scrub it returns the text unchanged.
+ */
+export function secretScrubber(secrets: Iterable<Secret>): Scrubber {
+  const byValue = new Map<string, string>();
+  for (const s of secrets) {
+    const value = s.value.trim();
+    if (value.length >= MIN_SECRET_LENGTH && !byValue.has(value)) byValue.set(value, s.name);
+  }
+  const ordered = [...byValue.entries()].sort((a, b) => b[0].length - a[0].length);
+  if (ordered.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const [value, name] of ordered) if (out.includes(value)) out = out.split(value).join(secretMarker(name));
+    return out;
+  };
+}
+
+/**
+ * The secrets among `env` named by `names`: the credentials a command must not see, as values to
+ * scrub from what it prints. Unset and empty variables are skipped.
+ */
+export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>, names: Iterable<string>): Secret[] {
+  const out: Secret[] = [];
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value !== '') out.push({ name, value });
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * JSON text with object keys sorted, written without recursion. Rendering a call for a person and
+ * hashing a configuration both want one spelling per value; the values come from models, peers and
+ * applications, so the walk uses an explicit stack and never overflows on deep nesting.
+ */
+
+/** How to write each string: the default is `JSON.stringify`'s quoting of the string as it is. */
+export interface SortedJsonOptions {
+  /** Rewrites every string (keys excluded) before it is quoted, e.g. to strip control characters. */
+  readonly mapString?: (s: string) => string;
+}
+
+type Frame = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'value'; readonly value: unknown };
+
+/**
+ * `JSON.stringify(value)` with object keys sorted by code unit at every level. `undefined`,
+ * functions and symbols inside objects are left out and inside arrays become `null`, as
+ * `JSON.stringify` does; a value with `toJSON` is written as what that returns.
+ */
+export function sortedJson(value: unknown, opts: SortedJsonOptions = {}): string {
+  const out: string[] = [];
+  const stack: Frame[] = [{ kind: 'value', value }];
+  for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
+    if (f.kind === 'text') {
+      out.push(f.text);
+      continue;
+    }
+    let v = f.value;
+    if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      v = (v as { toJSON: () => unknown }).toJSON();
+    }
+    if (typeof v === 'string') {
+      out.push(JSON.stringify(opts.mapString === undefined ? v : opts.mapString(v)));
+    } else if (Array.isArray(v)) {
+      // frames are pushed in reverse so they pop in order
+      stack.push({ kind: 'text', text: ']' });
+      for (let i = v.length - 1; i >= 0; i--) {
+        const e: unknown = v[i];
+        stack.push({ kind: 'value', value: skipped(e) ? null : e });
+        if (i > 0) stack.push({ kind: 'text', text: ',' });
+      }
+      out.push('[');
+    } else if (typeof v === 'object' && v !== null) {
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj)
+        .filter((k) => !skipped(obj[k]))
+        .sort();
+      stack.push({ kind: 'text', text: '}' });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i] ?? '';
+        stack.push({ kind: 'value', value: obj[k] });
+        stack.push({ kind: 'text', text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` });
+      }
+      out.push('{');
+    } else {
+      out.push(JSON.stringify(v) ?? 'null');
+    }
+  }
+  return out.join('');
+}
+
+function skipped(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
