@@ -136,7 +136,8 @@ describe('attachToolSearch', () => {
 describe('the search tool', () => {
   it('ranks an exact name first, then by words in names, descriptions, parameter names and tags', () => {
     const { set } = harnessSet();
-    expect(set.search('dns_lookup')[0]).toBe('dns_lookup');
+    expect(set.search('dns_lookup')).toEqual(['dns_lookup']);
+    expect(set.search('mail_send, ping_host')).toEqual(['mail_send', 'ping_host']);
     expect(set.search('DNS_LOOKUP', 1)).toEqual(['dns_lookup']);
     expect(set.search('weather', 2).sort()).toEqual(['weather_forecast', 'weather_now']);
     expect(set.search('billing document', 2).sort()).toEqual(['invoice_create', 'invoice_void']);

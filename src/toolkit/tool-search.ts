@@ -215,7 +215,7 @@ export class SearchableToolSet implements ToolSet {
   /**
    * The deferred tools matching `query`, best first, at most `limit`: names written exactly (the
    * whole query, or any of its words) first, then BM25 over names, descriptions, parameter names
-   * and tags.
+   * and tags. A query made only of exact names loads just those tools.
    */
   search(query: string, limit: number = TOOL_SEARCH_DEFAULT_LIMIT): string[] {
     const { deferred, folded, index } = this.#shared;
@@ -223,14 +223,14 @@ export class SearchableToolSet implements ToolSet {
     const out: string[] = [];
     const exact = (word: string): string | undefined => (deferred.has(word) ? word : folded.get(word.toLowerCase()));
     const whole = exact(query.trim());
-    if (whole !== undefined) out.push(whole);
-    else {
-      for (const word of query.split(/[\s,;]+/)) {
-        const hit = exact(word);
-        if (hit !== undefined && !out.includes(hit)) out.push(hit);
-      }
+    if (whole !== undefined) return [whole];
+    const words = query.split(/[\s,;]+/).filter((w) => w !== '');
+    for (const word of words) {
+      const hit = exact(word);
+      if (hit !== undefined && !out.includes(hit)) out.push(hit);
     }
-    if (out.length >= cap) return out.slice(0, cap);
+    // names alone load just those tools; other words also rank by BM25
+    if (out.length >= cap || (out.length > 0 && out.length === words.length)) return out.slice(0, cap);
     for (const hit of index.search(query, cap + out.length)) {
       if (out.length >= cap) break;
       if (!out.includes(hit.id)) out.push(hit.id);
