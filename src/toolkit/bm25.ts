@@ -30,9 +30,11 @@ function stem(word: string): string {
  * one-letter words and stop words are dropped, and plurals are reduced.
  */
 export function tokenize(text: string): string[] {
-  const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+  const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  // plain ASCII text splits without the Unicode tables
+  const words = /[\u0080-\uffff]/.test(spaced) ? spaced.split(/[^\p{L}\p{N}]+/u) : spaced.split(/[^a-z0-9]+/);
   const out: string[] = [];
-  for (const raw of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+  for (const raw of words) {
     if (raw.length < 2 || STOP_WORDS.has(raw)) continue;
     out.push(stem(raw));
   }
@@ -57,23 +59,24 @@ export interface Bm25Hit {
   readonly score: number;
 }
 
-interface Indexed {
-  readonly id: string;
-  readonly tf: ReadonlyMap<string, number>;
-  readonly length: number;
+interface Posting {
+  readonly doc: number;
+  readonly tf: number;
 }
 
 /** An immutable BM25 index, built once per tool set. */
 export class Bm25Index {
-  readonly #docs: readonly Indexed[];
-  readonly #df: ReadonlyMap<string, number>;
+  readonly #ids: readonly string[];
+  readonly #lengths: Float64Array;
+  readonly #postings: ReadonlyMap<string, readonly Posting[]>;
   readonly #avgLength: number;
 
   constructor(documents: readonly Bm25Document[]) {
-    const df = new Map<string, number>();
-    const docs: Indexed[] = [];
+    const postings = new Map<string, Posting[]>();
+    this.#ids = documents.map((d) => d.id);
+    this.#lengths = new Float64Array(documents.length);
     let total = 0;
-    for (const d of documents) {
+    documents.forEach((d, doc) => {
       const tf = new Map<string, number>();
       let length = 0;
       for (const f of d.fields) {
@@ -82,18 +85,21 @@ export class Bm25Index {
           length += f.weight;
         }
       }
-      for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
-      docs.push({ id: d.id, tf, length });
+      for (const [term, n] of tf) {
+        const list = postings.get(term);
+        if (list === undefined) postings.set(term, [{ doc, tf: n }]);
+        else list.push({ doc, tf: n });
+      }
+      this.#lengths[doc] = length;
       total += length;
-    }
-    this.#docs = docs;
-    this.#df = df;
-    this.#avgLength = docs.length === 0 ? 0 : total / docs.length;
+    });
+    this.#postings = postings;
+    this.#avgLength = documents.length === 0 ? 0 : total / documents.length;
   }
 
   /** The number of documents indexed. */
   get size(): number {
-    return this.#docs.length;
+    return this.#ids.length;
   }
 
   /**
@@ -101,27 +107,22 @@ export class Bm25Index {
    * so equal queries always answer alike.
    */
   search(query: string, limit: number): Bm25Hit[] {
-    const terms = [...new Set(tokenize(query))];
-    if (terms.length === 0 || limit <= 0) return [];
-    const n = this.#docs.length;
-    const idf = new Map<string, number>();
-    for (const t of terms) {
-      const df = this.#df.get(t) ?? 0;
-      if (df > 0) idf.set(t, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
-    }
-    if (idf.size === 0) return [];
-    const scored: { id: string; score: number; order: number }[] = [];
-    this.#docs.forEach((d, order) => {
-      let score = 0;
-      const norm = K1 * (1 - B + (B * d.length) / (this.#avgLength || 1));
-      for (const [t, w] of idf) {
-        const tf = d.tf.get(t);
-        if (tf === undefined) continue;
-        score += (w * tf * (K1 + 1)) / (tf + norm);
+    const n = this.#ids.length;
+    if (limit <= 0 || n === 0) return [];
+    const scores = new Float64Array(n);
+    const touched: number[] = [];
+    const avg = this.#avgLength || 1;
+    for (const term of new Set(tokenize(query))) {
+      const list = this.#postings.get(term);
+      if (list === undefined) continue;
+      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
+      for (const { doc, tf } of list) {
+        if (scores[doc] === 0) touched.push(doc);
+        const norm = K1 * (1 - B + (B * (this.#lengths[doc] ?? 0)) / avg);
+        scores[doc] = (scores[doc] ?? 0) + (idf * tf * (K1 + 1)) / (tf + norm);
       }
-      if (score > 0) scored.push({ id: d.id, score, order });
-    });
-    scored.sort((a, b) => b.score - a.score || a.order - b.order);
-    return scored.slice(0, limit).map(({ id, score }) => ({ id, score }));
+    }
+    touched.sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b);
+    return touched.slice(0, limit).map((doc) => ({ id: this.#ids[doc] ?? '', score: scores[doc] ?? 0 }));
   }
 }

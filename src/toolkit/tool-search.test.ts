@@ -83,6 +83,7 @@ describe('tokenize', () => {
   it('splits snake_case and camelCase, lower-cases, drops stop words and one-letter words, and reduces plurals', () => {
     expect(tokenize('listStreams of the key_value Entries, boxes & x')).toEqual(['list', 'stream', 'key', 'value', 'entry', 'box']);
     expect(tokenize('status address class')).toEqual(['status', 'address', 'class']);
+    expect(tokenize('Übersetzt Wörter, café-Menü')).toEqual(['übersetzt', 'wörter', 'café', 'menü']);
   });
 });
 
@@ -294,6 +295,18 @@ describe('describeToolReach', () => {
     expect(reach(false, false, { noToolSearch: false, providerToolSearch: false }).mode).toBe('no_search');
     const few = selectTools({ sources: [{ source: 'application', tools: tools().slice(0, 3) }], confirmTags: [], deferral: harness });
     expect(describeToolReach(harness, few.deferral, few.toolSet.entries)).toMatchObject({ mode: 'all_sent', deferred: [] });
+    const pinned = selectTools({
+      sources: [
+        { source: 'application', tools: [fakeTool('pinned', { deferrable: false })] },
+        { source: 'memory', tools: Array.from({ length: 11 }, (_, i) => builtin(`memory_${i}`)) },
+      ],
+      confirmTags: [],
+      deferral: harness,
+    });
+    const allPinned = describeToolReach(harness, pinned.deferral, pinned.toolSet.entries);
+    expect(allPinned.mode).toBe('all_sent');
+    expect(allPinned.summary).toContain('no tool may be deferred');
+    expect(attachToolSearch(pinned, new PublishedToolSetSource(EMPTY_TOOL_SET))).toBe(pinned.toolSet);
   });
 });
 

@@ -413,7 +413,10 @@ export function describeToolReach(policy: DeferralPolicy, decision: DeferralDeci
         summary: `${n} definitions are deferred (${counted}); the provider has no tool search, so the model finds them with the built-in ${TOOL_SEARCH_NAME} tool, which loads the matching definitions for the rest of the run`,
       };
     case 'none':
-      if (!decision.sentAllInstead) return { mode: 'all_sent', deferred, summary: `nothing is deferred (${decision.counted} tools, at most ${DEFER_THRESHOLD}): every definition is sent with each request` };
+      if (!decision.sentAllInstead) {
+        const why = decision.counted <= DEFER_THRESHOLD ? `${decision.counted} tools, at most ${DEFER_THRESHOLD}` : 'no tool may be deferred: built-ins and ai:no_defer';
+        return { mode: 'all_sent', deferred, summary: `nothing is deferred (${why}): every definition is sent with each request` };
+      }
       if (policy.noToolSearch) return { mode: 'search_off', deferred, summary: `nothing is deferred: llm.no_tool_search is set, so all ${decision.counted} definitions are sent with each request` };
       return { mode: 'no_search', deferred, summary: `nothing is deferred: the provider has no tool search and the harness search is not in use, so all ${decision.counted} definitions are sent with each request` };
     default: {
