@@ -30,3 +30,5 @@ export {
   openaiText,
 } from './openai-wire.js';
 export type { ChatCompletionOptions, OpenAIResponseOptions, OpenAIUsage } from './openai-wire.js';
+export { generatedApplication } from './generated-app.js';
+export type { GeneratedApplication, GeneratedCommand } from './generated-app.js';

@@ -21,8 +21,25 @@ export { SOURCE_ORDER, FILTER_REASONS, TOOL_WARNING_CODES, describeSource } from
 export type { SourceName, FilterReason, FilteredTool, ToolSource, ToolWarning, ToolWarningCode } from './source.js';
 export { compileFilters, filterVerdict, applyFilters } from './filter.js';
 export type { CompiledFilters, Filterable } from './filter.js';
-export { DEFER_THRESHOLD, decideDeferral } from './deferral.js';
-export type { DeferralPolicy, DeferralDecision } from './deferral.js';
+export { DEFER_THRESHOLD, DEFERRAL_VIA, decideDeferral, deferralPolicy } from './deferral.js';
+export type { DeferralPolicy, DeferralDecision, DeferralVia } from './deferral.js';
+export {
+  TOOL_SEARCH_NAME,
+  TOOL_SEARCH_DEFAULT_LIMIT,
+  TOOL_SEARCH_MAX_LIMIT,
+  TOOL_REACH_MODES,
+  SearchableToolSet,
+  attachToolSearch,
+  deferredNotLoaded,
+  notLoadedMessage,
+  loadedToolNames,
+  loadedFromHistory,
+  fingerprintDefinitions,
+  describeToolReach,
+} from './tool-search.js';
+export type { ToolSetPublisher, ToolReach, ToolReachMode } from './tool-search.js';
+export { Bm25Index, tokenize } from './bm25.js';
+export type { Bm25Document, Bm25Hit, WeightedText } from './bm25.js';
 export { FrozenToolSet, PublishedToolSetSource, EMPTY_TOOL_SET } from './tool-set.js';
 export type { ToolEntry } from './tool-set.js';
 export { selectTools } from './selection.js';

@@ -1,6 +1,6 @@
 import { ToolkitError } from './errors.js';
 import { decideDeferral } from './deferral.js';
-import type { DeferralPolicy } from './deferral.js';
+import type { DeferralDecision, DeferralPolicy } from './deferral.js';
 import { describeSource, SOURCE_ORDER } from './source.js';
 import type { FilteredTool, SourceName, ToolSource, ToolWarning } from './source.js';
 import { behaviorConflicts, isDenied, RESERVED_TAGS, unknownAiTags } from './tags.js';
@@ -28,6 +28,8 @@ export interface Selection {
   readonly toolSet: FrozenToolSet;
   readonly filtered: readonly FilteredTool[];
   readonly warnings: readonly ToolWarning[];
+  /** The deferral decided for this set: which names are deferred, and who answers searches for them. */
+  readonly deferral: DeferralDecision;
 }
 
 function claimant(source: SourceName, label: string | undefined): string {
@@ -123,5 +125,5 @@ export function selectTools(input: SelectionInput): Selection {
       ? { tool, source, deferred: decision.deferred.has(tool.name) }
       : { tool, source, label, deferred: decision.deferred.has(tool.name) },
   );
-  return { toolSet: new FrozenToolSet(entries), filtered, warnings };
+  return { toolSet: new FrozenToolSet(entries), filtered, warnings, deferral: decision };
 }
