@@ -90,9 +90,10 @@ export interface EncodedMessages {
 }
 
 /**
- * Encodes messages within `budget` JSON bytes, keeping the newest suffix. Tool responses at the
- * front of what is kept whose calls were cut away go too: orphaned ids would read as output of
- * calls that never happened. A response to a call outside this list (exported earlier) stays.
+ * Encodes messages within `budget` JSON bytes, keeping the newest suffix. Tool responses whose
+ * calls were cut away go too (in practice the leading ones of what is kept): orphaned ids would
+ * read as output of calls that never happened. A response to a call outside this list (exported
+ * by an earlier model call) stays.
  */
 export function encodeMessages(messages: readonly CapturedMessage[], budget: number): EncodedMessages {
   const exported = messages.map(exportMessage);
@@ -108,20 +109,15 @@ export function encodeMessages(messages: readonly CapturedMessage[], budget: num
     start++;
   };
   while (start < exported.length && total > budget) dropFront();
-  // Cut orphaned responses from the front of what remains.
-  while (start < exported.length && droppedCalls.size > 0) {
-    const m = exported[start];
-    if (m === undefined) break;
-    const kept = m.parts.filter((p) => !(p.type === 'tool_call_response' && droppedCalls.has(p.id)));
-    if (kept.length === m.parts.length) break;
-    if (kept.length > 0) {
-      exported[start] = { ...m, parts: kept };
-      break;
-    }
-    dropFront();
+  // Responses to calls that were cut away would read as output of calls that never happened.
+  const kept: ExportedMessage[] = [];
+  let dropped = start;
+  for (const m of exported.slice(start)) {
+    const parts = droppedCalls.size === 0 ? m.parts : m.parts.filter((p) => !(p.type === 'tool_call_response' && droppedCalls.has(p.id)));
+    if (parts.length === 0) dropped++;
+    else kept.push(parts.length === m.parts.length ? m : { ...m, parts });
   }
-  const kept = exported.slice(start);
-  return { json: JSON.stringify(kept), dropped: start };
+  return { json: JSON.stringify(kept), dropped };
 }
 
 /**

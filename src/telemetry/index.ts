@@ -3,7 +3,7 @@
  * it imports Node, OpenTelemetry and the error base only, and takes primitives rather than the
  * rest of the project's types.
  */
-export { resolveTelemetrySettings, OTLP_PROTOCOLS, TELEMETRY_OFF_VARIABLE, SDK_DISABLED_VARIABLE, DEFAULT_OTLP_ENDPOINT, CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
+export { resolveTelemetrySettings, OTLP_CREDENTIAL_VARIABLES, OTLP_PROTOCOLS, TELEMETRY_OFF_VARIABLE, SDK_DISABLED_VARIABLE, DEFAULT_OTLP_ENDPOINT, CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
 export type { ExportPlan, OtlpProtocol, ResolveTelemetryInput, Setting, TelemetryConfigValues, TelemetrySettings } from './settings.js';
 export {
   startTelemetry,
