@@ -76,6 +76,8 @@ export interface OtlpReceiver {
   readonly metrics: readonly ReceivedMetric[];
   /** Answer every later request with this HTTP status (200 by default), to test failed delivery. */
   respondWith(status: number): void;
+  /** Never answer later requests (until `close`), to test a flush that runs out of time. */
+  hang(): void;
   /** Every received body, decompressed, joined: for "this text never left" assertions. */
   allBodies(): Buffer;
   close(): Promise<void>;
@@ -210,6 +212,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
   let status = 200;
+  let hanging = false;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://receiver').pathname;
@@ -219,6 +222,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       return;
     }
     const raw = await readBody(req);
+    if (hanging) return;
     const gzip = (req.headers['content-encoding'] ?? '').toLowerCase() === 'gzip';
     const body = gzip ? gunzipSync(raw) : raw;
     const encoding: OtlpEncoding = (req.headers['content-type'] ?? '').includes('json') ? 'json' : 'protobuf';
@@ -255,6 +259,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     metrics,
     respondWith(code: number): void {
       status = code;
+    },
+    hang(): void {
+      hanging = true;
     },
     allBodies: () => Buffer.concat(exports.map((e) => e.body)),
     close: () =>

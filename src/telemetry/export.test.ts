@@ -18,6 +18,7 @@ import {
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { composeFetch } from '../llm/http.js';
 import type { CapturedMessage } from './content.js';
 import type { OtlpProtocol } from './settings.js';
 import { resolveTelemetrySettings } from './settings.js';
@@ -76,7 +77,8 @@ async function driveRun(tel: Telemetry, model: FakeModelServer): Promise<void> {
   model.reply({ status: 429, body: { error: 'slow down' } }, { status: 200, body: { ok: true } });
   const chat = run.chat({ provider: 'anthropic', model: 'claude-test', serverAddress: '127.0.0.1' });
   chat.recordInput(() => conversation.slice(0, 1));
-  const f = chat.fetchMiddleware()(fetch);
+  // Composed the way the model clients compose their fetch, with this middleware last (innermost).
+  const f = composeFetch(fetch, [chat.fetchMiddleware()]);
   const first = await f(`${model.url}/v1/messages`, { method: 'POST', body: '{}' });
   expect(first.status).toBe(429);
   const second = await f(`${model.url}/v1/messages`, { method: 'POST', body: '{}' });
@@ -266,6 +268,25 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     expect(report.spans.delivered).toBe(0);
     expect(report.spans.firstError).toBeDefined();
     expect(report.summary).toMatch(/^0 of 2 spans delivered \(first error: /);
+  });
+});
+
+describe('shutdown', () => {
+  it('gives up on a collector that never answers within its own flush timeout and says so', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      receiver.hang();
+      const tel = open(receiver, 'http/protobuf');
+      tel.startRun({ agentName: 'helper' }).end();
+      const report = await tel.shutdown(200);
+      expect(report.timedOut).toBe(true);
+      expect(report.spans.delivered).toBe(0);
+      expect(report.summary).toContain('ran out of time');
+      // A second call returns the same report rather than flushing again.
+      expect(await tel.shutdown()).toBe(report);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -3,8 +3,8 @@
  * it imports Node, OpenTelemetry and the error base only, and takes primitives rather than the
  * rest of the project's types.
  */
-export { resolveTelemetrySettings, OTLP_CREDENTIAL_VARIABLES, OTLP_PROTOCOLS, TELEMETRY_OFF_VARIABLE, SDK_DISABLED_VARIABLE, DEFAULT_OTLP_ENDPOINT, CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
-export type { ExportPlan, OtlpProtocol, ResolveTelemetryInput, Setting, TelemetryConfigValues, TelemetrySettings } from './settings.js';
+export { resolveTelemetrySettings, telemetrySettingRows, OTLP_CREDENTIAL_VARIABLES, OTLP_PROTOCOLS, TELEMETRY_OFF_VARIABLE, SDK_DISABLED_VARIABLE, DEFAULT_OTLP_ENDPOINT, CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
+export type { ExportPlan, OtlpProtocol, ResolveTelemetryInput, Setting, TelemetrySettingRow, TelemetryConfigValues, TelemetrySettings } from './settings.js';
 export {
   startTelemetry,
   exportShape,

@@ -3,7 +3,7 @@ import { OTLP_CREDENTIAL_ENV_NAMES } from '../config/index.js';
 import { TelemetryError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
 import type { ResolveTelemetryInput, TelemetryConfigValues } from './settings.js';
-import { OTLP_CREDENTIAL_VARIABLES, resolveTelemetrySettings } from './settings.js';
+import { OTLP_CREDENTIAL_VARIABLES, resolveTelemetrySettings, telemetrySettingRows } from './settings.js';
 
 const on: TelemetryConfigValues = { enabled: true, captureContent: false, noMetrics: false };
 const off: TelemetryConfigValues = { enabled: false, captureContent: false, noMetrics: false };
@@ -139,6 +139,25 @@ describe('values', () => {
 
   it('mirrors the OTLP credential variable names config strips from tool subprocesses', () => {
     expect([...OTLP_CREDENTIAL_VARIABLES].sort()).toEqual([...OTLP_CREDENTIAL_ENV_NAMES].sort());
+  });
+});
+
+describe('telemetrySettingRows', () => {
+  it('lists every effective value under its agent.yaml key with its origin', () => {
+    const s = resolve({
+      config: { ...on, sampleRatio: 0, noMetrics: true },
+      present: new Set(['telemetry.enabled', 'telemetry.sample_ratio', 'telemetry.no_metrics']),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://env.example' },
+    });
+    expect(telemetrySettingRows(s)).toEqual([
+      { key: 'telemetry.enabled', value: 'true', origin: 'agent.yaml' },
+      { key: 'telemetry.endpoint', value: 'https://env.example', origin: 'OTEL_EXPORTER_OTLP_ENDPOINT' },
+      { key: 'telemetry.protocol', value: 'http/protobuf', origin: 'default' },
+      { key: 'telemetry.service_name', value: 'helper', origin: 'identity' },
+      { key: 'telemetry.sample_ratio', value: '0', origin: 'agent.yaml' },
+      { key: 'telemetry.capture_content', value: 'false', origin: 'default' },
+      { key: 'telemetry.no_metrics', value: 'true', origin: 'agent.yaml' },
+    ]);
   });
 });
 

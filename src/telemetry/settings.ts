@@ -259,3 +259,31 @@ function exporterVariableNote(
         : 'telemetry.enabled is not true in agent.yaml';
   return `telemetry is off (${why}), so ${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} not used; OTLP variables never turn export on by themselves`;
 }
+
+/** One line of `fisk info`: an agent.yaml key, its effective value as text, and where it came from. */
+export interface TelemetrySettingRow {
+  readonly key: string;
+  readonly value: string;
+  readonly origin: string;
+}
+
+/**
+ * The effective settings as rows under their agent.yaml keys, for `fisk info`. Values the
+ * environment supplied show that variable as their origin.
+ */
+export function telemetrySettingRows(s: TelemetrySettings): readonly TelemetrySettingRow[] {
+  const row = <T extends string | number | boolean>(key: string, v: Setting<T>, show: (value: T) => string = String): TelemetrySettingRow => ({
+    key,
+    value: show(v.value),
+    origin: v.origin,
+  });
+  return [
+    row('telemetry.enabled', s.enabled),
+    row('telemetry.endpoint', s.endpoint),
+    row('telemetry.protocol', s.protocol),
+    row('telemetry.service_name', s.serviceName),
+    row('telemetry.sample_ratio', s.sampleRatio),
+    row('telemetry.capture_content', s.captureContent),
+    row('telemetry.no_metrics', s.metrics, (on) => String(!on)),
+  ];
+}
