@@ -96,23 +96,27 @@ export interface EncodedMessages {
  * by an earlier model call) stays.
  */
 export function encodeMessages(messages: readonly CapturedMessage[], budget: number): EncodedMessages {
-  const exported = messages.map(exportMessage);
-  const costs = exported.map((m) => jsonCost(m));
-  // "[" + "]" plus one comma between elements.
-  let total = 2 + costs.reduce((a, b) => a + b, 0) + Math.max(0, exported.length - 1);
-  let start = 0;
+  // Walk from the newest message back, so a long conversation costs only the suffix that fits.
+  const suffix: ExportedMessage[] = [];
+  let total = 2; // "[" and "]"
+  let start = messages.length;
+  while (start > 0) {
+    const m = messages[start - 1];
+    if (m === undefined) break;
+    const exported = exportMessage(m);
+    const cost = jsonCost(exported) + (suffix.length > 0 ? 1 : 0);
+    if (total + cost > budget) break;
+    total += cost;
+    suffix.push(exported);
+    start--;
+  }
+  suffix.reverse();
   const droppedCalls = new Set<string>();
-  const dropFront = (): void => {
-    const m = exported[start];
-    if (m !== undefined) for (const p of m.parts) if (p.type === 'tool_call') droppedCalls.add(p.id);
-    total -= (costs[start] ?? 0) + (exported.length - start > 1 ? 1 : 0);
-    start++;
-  };
-  while (start < exported.length && total > budget) dropFront();
+  for (const m of messages.slice(0, start)) for (const p of m.parts) if (p.type === 'tool_call') droppedCalls.add(p.id);
   // Responses to calls that were cut away would read as output of calls that never happened.
   const kept: ExportedMessage[] = [];
   let dropped = start;
-  for (const m of exported.slice(start)) {
+  for (const m of suffix) {
     const parts = droppedCalls.size === 0 ? m.parts : m.parts.filter((p) => !(p.type === 'tool_call_response' && droppedCalls.has(p.id)));
     if (parts.length === 0) dropped++;
     else kept.push(parts.length === m.parts.length ? m : { ...m, parts });

@@ -7,7 +7,9 @@ import { ExportResultCode } from '@opentelemetry/core';
 import type { ExportResult } from '@opentelemetry/core';
 import { AggregationTemporality, AggregationType } from '@opentelemetry/sdk-metrics';
 import type { InstrumentType, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { Context } from '@opentelemetry/api';
+import { TraceFlags } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** Counts for one signal. */
 export interface DeliveryCount {
@@ -72,6 +74,55 @@ export class CountingSpanExporter implements SpanExporter {
   count(): DeliveryCount {
     return this.#tally.snapshot();
   }
+}
+
+/**
+ * Counts every sampled span that ended, in front of the batching processor: a span the batch
+ * queue drops never reaches the exporter, and would otherwise be missing from both sides of
+ * "N of M".
+ */
+export class RecordedSpanCounter implements SpanProcessor {
+  readonly #inner: SpanProcessor;
+  #ended = 0;
+
+  constructor(inner: SpanProcessor) {
+    this.#inner = inner;
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    this.#inner.onStart(span, parentContext);
+  }
+
+  onEnding(span: Span): void {
+    this.#inner.onEnding?.(span);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0) this.#ended++;
+    this.#inner.onEnd(span);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.#inner.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#inner.shutdown();
+  }
+
+  get ended(): number {
+    return this.#ended;
+  }
+}
+
+/**
+ * The span count of a report: every sampled span that ended against those delivered. Spans that
+ * never reached the exporter are named when no export error explains the gap.
+ */
+export function spanDelivery(ended: number, exported: DeliveryCount): DeliveryCount {
+  const lost = ended - exported.attempted;
+  const firstError = exported.firstError ?? (lost > 0 ? `${lost} spans never reached the exporter` : undefined);
+  return { attempted: Math.max(ended, exported.attempted), delivered: exported.delivered, firstError };
 }
 
 /** Data points in one collection. */

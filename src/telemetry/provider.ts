@@ -63,7 +63,7 @@ import {
 import type { CapturedMessage } from './content.js';
 import { encodeMessages, fitText, jsonCost, MessageCursor } from './content.js';
 import type { DeliveryReport } from './delivery.js';
-import { CountingMetricExporter, CountingSpanExporter, deliverySummary } from './delivery.js';
+import { CountingMetricExporter, CountingSpanExporter, deliverySummary, RecordedSpanCounter, spanDelivery } from './delivery.js';
 import type { ExportPlan, TelemetrySettings } from './settings.js';
 import { CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
 import type { DegradeReason, ErrorClass, ToolExit, ToolKind } from './vocabulary.js';
@@ -192,6 +192,7 @@ export class Telemetry {
   readonly #tracerProvider: BasicTracerProvider | undefined;
   readonly #meterProvider: MeterProvider | undefined;
   readonly #spanCounter: CountingSpanExporter | undefined;
+  readonly #recorded: RecordedSpanCounter | undefined;
   readonly #metricCounter: CountingMetricExporter | undefined;
   #report: Promise<DeliveryReport> | undefined;
 
@@ -201,6 +202,7 @@ export class Telemetry {
       tracer: BasicTracerProvider;
       meter: MeterProvider | undefined;
       spans: CountingSpanExporter;
+      recorded: RecordedSpanCounter;
       metrics: CountingMetricExporter | undefined;
     },
   ) {
@@ -208,6 +210,7 @@ export class Telemetry {
     this.#tracerProvider = providers?.tracer;
     this.#meterProvider = providers?.meter;
     this.#spanCounter = providers?.spans;
+    this.#recorded = providers?.recorded;
     this.#metricCounter = providers?.metrics;
   }
 
@@ -230,13 +233,16 @@ export class Telemetry {
     );
     const traceConfig = { url: plan.tracesUrl, compression, timeoutMillis };
     const spans = new CountingSpanExporter(plan.protocol === 'http/json' ? new JsonTraceExporter(traceConfig) : new ProtoTraceExporter(traceConfig));
+    const recorded = new RecordedSpanCounter(
+      new BatchSpanProcessor(spans, { maxExportBatchSize: shape.maxExportBatchSize, maxQueueSize: Math.max(2048, shape.maxExportBatchSize) }),
+    );
     const ratio = new TraceIdRatioBasedSampler(plan.sampleRatio);
     const tracerProvider = new BasicTracerProvider({
       resource,
       // Follows a remote parent that claims sampled, so a delegation stays one trace; one that
       // claims not sampled gets this process's own ratio, so a peer cannot switch recording off.
       sampler: new ParentBasedSampler({ root: ratio, remoteParentNotSampled: ratio }),
-      spanProcessors: [new BatchSpanProcessor(spans, { maxExportBatchSize: shape.maxExportBatchSize, maxQueueSize: Math.max(2048, shape.maxExportBatchSize) })],
+      spanProcessors: [recorded],
     });
     let meterProvider: MeterProvider | undefined;
     let metrics: CountingMetricExporter | undefined;
@@ -257,7 +263,7 @@ export class Telemetry {
     const meter = meterProvider?.getMeter('fisk-ai', options.serviceVersion) ?? createNoopMeter();
     return new Telemetry(
       { tracer: tracerProvider.getTracer('fisk-ai', options.serviceVersion), inst: instruments(meter), capture: plan.captureContent, limit },
-      { tracer: tracerProvider, meter: meterProvider, spans, metrics },
+      { tracer: tracerProvider, meter: meterProvider, spans, recorded, metrics },
     );
   }
 
@@ -338,7 +344,7 @@ export class Telemetry {
       clearTimeout(timer);
     }
     const none = { attempted: 0, delivered: 0, firstError: undefined };
-    const spans = this.#spanCounter?.count() ?? none;
+    const spans = this.#spanCounter === undefined ? none : spanDelivery(this.#recorded?.ended ?? 0, this.#spanCounter.count());
     const metricPoints = this.#metricCounter?.count() ?? none;
     const summary = this.enabled ? deliverySummary(spans, metricPoints, timedOut) : 'telemetry off';
     return { spans, metricPoints, timedOut, summary };
