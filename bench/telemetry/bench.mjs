@@ -67,7 +67,7 @@ try {
       tool_call_telemetry_on_ns: Math.round(enabled),
       chat_span_capture_delta_ns: Math.round(chatNs),
       trim_200_messages_to_32k_us: Math.round(median(trims)),
-      delivery: report.summary,
+      delivery_under_flood: report.summary,
     })}\n`,
   );
 } finally {
