@@ -8,6 +8,8 @@ import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-met
 import type { Config } from '../config/index.js';
 import { CountingMetricExporter, deliverySummary, spanDelivery } from './delivery.js';
 import type { TelemetryConfigValues } from './settings.js';
+import { ERROR_CLASSES } from './vocabulary.js';
+import { ERROR_TYPE_VALUE_OTHER } from '@opentelemetry/semantic-conventions';
 
 /** A metric exporter that answers every export with a fixed result and remembers what it got. */
 class FixedExporter implements PushMetricExporter {
@@ -64,6 +66,12 @@ describe('spanDelivery', () => {
     expect(deliverySummary(spanDelivery(3, { attempted: 3, delivered: 3, firstError: undefined }), { attempted: 0, delivered: 0, firstError: undefined }, false)).toBe(
       '3 of 3 spans delivered',
     );
+  });
+});
+
+describe('error classes', () => {
+  it('fall back to the conventions own value for an unclassified failure', () => {
+    expect(ERROR_CLASSES).toContain(ERROR_TYPE_VALUE_OTHER);
   });
 });
 

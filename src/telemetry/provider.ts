@@ -296,7 +296,7 @@ export class Telemetry {
       [ATTR_GEN_AI_AGENT_NAME]: options.agentName,
     };
     if (options.conversationId !== undefined) attrs[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
-    const span = this.#start(`${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${options.agentName}`, SpanKind.INTERNAL, attrs, parent);
+    const span = startSpan(this.#i, `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${options.agentName}`, SpanKind.INTERNAL, attrs, parent);
     return new RunSpan(this.#i, span, trace.setSpan(parent, span));
   }
 
@@ -348,10 +348,6 @@ export class Telemetry {
     const metricPoints = this.#metricCounter?.count() ?? none;
     const summary = this.enabled ? deliverySummary(spans, metricPoints, timedOut) : 'telemetry off';
     return { spans, metricPoints, timedOut, summary };
-  }
-
-  #start(name: string, kind: SpanKind, attributes: Attributes, parent: Context): Span {
-    return this.#i.tracer?.startSpan(name, { kind, attributes }, parent) ?? NOOP_SPAN;
   }
 }
 
