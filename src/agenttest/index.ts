@@ -1,6 +1,6 @@
 /**
  * Test doubles and helpers for fisk-ai and for embedders testing their own agents: a private
- * nats-server, scripted providers and fake model servers.
+ * nats-server, scripted providers, fake model servers and an OTLP receiver.
  */
 export { startNatsServer, freePort } from './nats-server.js';
 export type { NatsServer, NatsServerOptions } from './nats-server.js';
@@ -32,3 +32,16 @@ export {
 export type { ChatCompletionOptions, OpenAIResponseOptions, OpenAIUsage } from './openai-wire.js';
 export { generatedApplication } from './generated-app.js';
 export type { GeneratedApplication, GeneratedCommand } from './generated-app.js';
+export { startOtlpReceiver, OTLP_SIGNALS } from './otlp-receiver.js';
+export type {
+  OtlpAttributes,
+  OtlpEncoding,
+  OtlpReceiver,
+  OtlpSignal,
+  OtlpValue,
+  ReceivedDataPoint,
+  ReceivedExport,
+  ReceivedMetric,
+  ReceivedSpan,
+  ReceivedSpanEvent,
+} from './otlp-receiver.js';

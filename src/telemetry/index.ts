@@ -1,0 +1,40 @@
+/**
+ * OpenTelemetry traces and metrics for fisk-ai, following the GenAI semantic conventions. A leaf:
+ * it imports Node, OpenTelemetry and the error base only, and takes primitives rather than the
+ * rest of the project's types.
+ */
+export { resolveTelemetrySettings, telemetrySettingRows, OTLP_CREDENTIAL_VARIABLES, OTLP_PROTOCOLS, TELEMETRY_OFF_VARIABLE, SDK_DISABLED_VARIABLE, DEFAULT_OTLP_ENDPOINT, CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
+export type { ExportPlan, OtlpProtocol, ResolveTelemetryInput, Setting, TelemetrySettingRow, TelemetryConfigValues, TelemetrySettings } from './settings.js';
+export {
+  startTelemetry,
+  exportShape,
+  Telemetry,
+  RunSpan,
+  StartupSpan,
+  ChatSpan,
+  ToolSpan,
+  SECONDS_BUCKETS,
+  TOKEN_BUCKETS,
+  METRIC_KNOWLEDGE_DEGRADED,
+  METRIC_SESSION_APPEND_DURATION,
+  HTTP_ATTEMPT_EVENT,
+  STARTUP_SPAN,
+} from './provider.js';
+export type {
+  ChatOptions,
+  ChatResponse,
+  ExportShape,
+  RunOptions,
+  TelemetryFetch,
+  TelemetryFetchMiddleware,
+  TelemetryOptions,
+  ToolOptions,
+} from './provider.js';
+export { encodeMessages, fitText, jsonCost, MessageCursor, OMITTED, CAPTURED_ROLES } from './content.js';
+export type { CapturedMessage, CapturedPart, CapturedRole, EncodedMessages } from './content.js';
+export type { DeliveryCount, DeliveryReport } from './delivery.js';
+export { ERROR_CLASSES, TOOL_KINDS, TOOL_EXITS, DEGRADE_REASONS, toolExitClass } from './vocabulary.js';
+export type { DegradeReason, ErrorClass, ToolExit, ToolKind } from './vocabulary.js';
+export { TelemetryError, TELEMETRY_ERROR_CODES } from './errors.js';
+export type { TelemetryErrorCode } from './errors.js';
+export { isLoopbackHost } from './loopback.js';
