@@ -16,6 +16,7 @@ export const FILTER_REASONS = [
   'gated', // a serving surface that cannot ask anyone: the tool is confirm-gated
   'not_confirmable', // a serving surface: the tool cannot report whether it is gated
   'collision', // a later list change claimed a name already taken (skipped, not fatal)
+  'unusable', // a later list change brought a descriptor no model API accepts (skipped, not fatal)
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 
