@@ -74,11 +74,19 @@ describe('mcpNotes', () => {
   it('says which settings do nothing over MCP', () => {
     const config = parseConfigForMode({ text: 'harness: {human_in_the_loop: {enabled: true}, memory: {enabled: true}, knowledge: {enabled: true}}\nexpose: {agent: {mcp: {}}}\n' }, 'mcp');
     const keys = mcpNotes(config).map((n) => `${n.level} ${n.key}`);
-    expect(keys).toEqual(['note application_path', 'warning harness.human_in_the_loop', 'warning harness.memory', 'note expose.agent.mcp.builtins']);
+    expect(keys).toEqual(['note application_path', 'warning harness.human_in_the_loop', 'warning harness.memory', 'note expose.agent.mcp.builtins', 'warning expose.agent.mcp.confirm_over_mcp']);
+  });
+
+  it('warns that gated tools run ungated unless confirm_over_mcp is always', () => {
+    const notes = (value: string) =>
+      mcpNotes(parseConfigForMode({ text: `identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {confirm_over_mcp: ${value}}}}\n` }, 'mcp'));
+    expect(notes('auto')).toEqual([expect.objectContaining({ level: 'warning', key: 'expose.agent.mcp.confirm_over_mcp', message: expect.stringMatching(/run ungated for clients that cannot be asked/) as unknown })]);
+    expect(notes('never')[0]?.message).toMatch(/run without asking any client/);
+    expect(notes('always')).toEqual([]);
   });
 
   it('warns what a client loses when only one knowledge tool is served', () => {
-    const config = parseConfigForMode({ text: `identity: t\napplication_path: ${PID_APP}\nharness: {knowledge: {enabled: true}}\nexpose: {agent: {mcp: {builtins: [knowledge_enumerate]}}}\n` }, 'mcp');
+    const config = parseConfigForMode({ text: `identity: t\napplication_path: ${PID_APP}\nharness: {knowledge: {enabled: true}}\nexpose: {agent: {mcp: {builtins: [knowledge_enumerate], confirm_over_mcp: always}}}\n` }, 'mcp');
     const notes = mcpNotes(config);
     expect(notes).toHaveLength(1);
     expect(notes[0]?.message).toMatch(/knowledge_enumerate .* without knowledge_search/);

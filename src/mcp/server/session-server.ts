@@ -10,6 +10,8 @@ import type { Tool } from '../../toolkit/tool.js';
 import { toolAnnotations } from './annotations.js';
 import { serveCall } from './call-tool.js';
 import type { CallPeer, CallPolicy } from './call-tool.js';
+import { ungatedCall } from './ungated.js';
+import type { UngatedCall } from './ungated.js';
 
 /** Who the server says it is at initialize. */
 export interface ServerIdentity {
@@ -37,8 +39,11 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
   });
 }
 
-/** Builds a protocol server for one session, sharing the listing and the call policy. */
-export function sessionServer(identity: ServerIdentity, listing: readonly ListedTool[], policy: CallPolicy): Server {
+/**
+ * Builds a protocol server for one session, sharing the listing and the call policy.
+ * `observeUngated` hears every call of a gated tool that runs without approval, before it runs.
+ */
+export function sessionServer(identity: ServerIdentity, listing: readonly ListedTool[], policy: CallPolicy, observeUngated?: (call: UngatedCall) => void): Server {
   const server = new Server(
     { name: identity.name, version: identity.version },
     identity.instructions === '' ? { capabilities: { tools: {} } } : { capabilities: { tools: {} }, instructions: identity.instructions },
@@ -62,6 +67,11 @@ export function sessionServer(identity: ServerIdentity, listing: readonly Listed
           { signal: opts.signal, timeout: opts.timeoutMs },
         ),
     };
+    const tool = policy.tools.get(request.params.name);
+    if (tool !== undefined && observeUngated !== undefined) {
+      const ungated = ungatedCall(tool, request.params.arguments, policy.confirmOverMcp, peer.canElicit());
+      if (ungated !== undefined) observeUngated(ungated);
+    }
     return serveCall(policy, peer, request.params.name, request.params.arguments, extra.signal);
   });
   return server;
