@@ -37,7 +37,7 @@ describe('openMcpSessions over stdio against server-everything', () => {
   const changes: McpToolsChange[] = [];
   beforeAll(async () => {
     set = await openMcpSessions(
-      [entry({ name: 'everything', args: [EVERYTHING, 'stdio'], env: { GIVEN: '${SERVER_TOKEN}' }, exclude: { tools: ['^toggle-'], tags: [] } })],
+      [entry({ name: 'everything', args: [EVERYTHING, 'stdio'], env: { GIVEN: '${SERVER_TOKEN}', SHORT: 'abc' }, exclude: { tools: ['^toggle-'], tags: [] } })],
       opts,
     );
     set.onToolsChanged((c) => changes.push(c));
@@ -87,8 +87,14 @@ describe('openMcpSessions over stdio against server-everything', () => {
     const out = completed(await tool(set, 'everything', 'get-env').execute('{}', {}, signal));
     const env = JSON.parse(out.output) as Record<string, string>;
     expect(env['ANTHROPIC_API_KEY']).toBeUndefined();
+    expect(out.output).not.toContain('sk-ant-must-not-leak');
     expect(env['PATH']).toBe(process.env['PATH']);
-    expect(env['GIVEN']).toBe('token-for-the-server-123');
+    expect(env['HOME']).toBe(process.env['HOME']);
+    expect(env['SHORT']).toBe('abc');
+    // the child got the expanded secret, and echoing it back to the model replaces it
+    expect(env['GIVEN']).toBe('[REDACTED]');
+    expect(out.output).not.toContain('token-for-the-server-123');
+    expect(JSON.stringify(out.content)).not.toContain('token-for-the-server-123');
   });
 
   it('answers a call the server refuses as an error result the model can read', async () => {

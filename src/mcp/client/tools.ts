@@ -12,6 +12,7 @@ import type { CompiledFilters } from '../../toolkit/filter.js';
 import type { FilteredTool } from '../../toolkit/source.js';
 import type { ExecDeps, Outcome } from '../../toolkit/tool.js';
 import { outcomeOf } from './content.js';
+import type { McpOutcome } from './content.js';
 import { checkDescriptor, shownName } from './descriptor.js';
 import { McpClientError } from './errors.js';
 import { errorText } from './redact.js';
@@ -57,11 +58,27 @@ export function callerFor(server: string, client: () => Client | undefined, reda
         signal,
         timeout: deps.timeoutMs ?? NO_TIMEOUT_MS,
       });
-      return outcomeOf(answer);
+      return redactOutcome(outcomeOf(answer), redact);
     } catch (err) {
       return { status: 'completed', output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}: ${errorText(err, redact)}`, isError: true };
     }
   };
+}
+
+/**
+ * A server that echoes the credential it was given would hand it to the model provider; its own
+ * secrets are replaced in what it answers, as everywhere else they might be shown.
+ */
+function redactOutcome(outcome: McpOutcome, redact: Redactor): McpOutcome {
+  const output = redact(outcome.output);
+  if (output === outcome.output) return outcome;
+  let content: readonly unknown[];
+  try {
+    content = JSON.parse(redact(JSON.stringify(outcome.content))) as unknown[];
+  } catch {
+    content = [{ type: 'text', text: output }];
+  }
+  return { ...outcome, output, content };
 }
 
 function notCallable(server: string, name: string): never {
