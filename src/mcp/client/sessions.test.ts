@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,12 @@ describe('openMcpSessions over stdio against server-everything', () => {
     const out = completed(await tool(set, 'everything', 'echo').execute('{"message":"hello there"}', {}, signal));
     expect(out).toMatchObject({ isError: false });
     expect(out.output).toContain('hello there');
+  });
+
+  it('leaves no listener behind on the caller\'s signal, however many calls share it', async () => {
+    const shared = new AbortController().signal;
+    for (let i = 0; i < 20; i++) await tool(set, 'everything', 'echo').execute(`{"message":"${i}"}`, {}, shared);
+    expect(getEventListeners(shared, 'abort')).toHaveLength(0);
   });
 
   it('keeps an image and its surrounding parts faithfully', async () => {

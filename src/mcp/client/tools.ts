@@ -53,14 +53,22 @@ export function callerFor(server: string, client: () => Client | undefined, reda
   return async (remoteName, args, deps, signal) => {
     const c = client();
     if (c === undefined) throw new McpClientError('closed', server, `MCP server ${JSON.stringify(server)} was closed before the call to ${remoteName}; sessions must outlive the runs that use them`);
+    // A signal of its own per call: the protocol layer leaves a listener on the signal it is given,
+    // and a run-wide signal would collect one per call.
+    const own = new AbortController();
+    const forward = (): void => own.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener('abort', forward, { once: true });
     try {
       const answer = await c.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CallAnswer, {
-        signal,
+        signal: own.signal,
         timeout: deps.timeoutMs ?? NO_TIMEOUT_MS,
       });
       return redactOutcome(outcomeOf(answer), redact);
     } catch (err) {
       return { status: 'completed', output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}: ${errorText(err, redact)}`, isError: true };
+    } finally {
+      signal.removeEventListener('abort', forward);
     }
   };
 }
