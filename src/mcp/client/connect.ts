@@ -20,6 +20,8 @@ import type { Redactor } from './redact.js';
 
 /** The most `tools/list` pages read from one server; a server paging forever is refused. */
 export const MAX_LIST_PAGES = 100;
+/** How long closing waits for an HTTP server to acknowledge the end of its session. */
+const TERMINATE_BUDGET_MS = 2_000;
 /** How much of a stdio server's stderr is kept to explain a failed start. */
 const STDERR_TAIL = 2_048;
 
@@ -137,6 +139,11 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
   });
   stopped.catch(() => undefined);
   const close = async (): Promise<void> => {
+    // an HTTP session is ended on the server too, within a bound: a dead server must not hold up closing
+    if (opened.transport instanceof StreamableHTTPClientTransport && opened.transport.sessionId !== undefined) {
+      const transport = opened.transport;
+      await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, TERMINATE_BUDGET_MS).unref())]);
+    }
     await client.close().catch(() => undefined);
     await opened.transport.close().catch(() => undefined);
   };

@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOutcome, newFuncTool } from '../../toolkit/functool/index.js';
 import type { Outcome, Tool } from '../../toolkit/tool.js';
+import { startMcpServer } from '../server/http-server.js';
 import { isConfirmable, isDeferrable } from '../../toolkit/tool.js';
 import { until } from '../server/test-support.js';
 import { discoverMcpTools } from './discover.js';
@@ -172,6 +174,29 @@ describe('tools/list_changed over streamable HTTP', () => {
       }
     } finally {
       await sdk.stop();
+    }
+  });
+});
+
+describe('closing an HTTP session', () => {
+  it('ends the session on the server, so it is not left for the server to expire', async () => {
+    const served = await startMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      identity: { name: 'peer', version: '1.0.0', instructions: '' },
+      tools: [newFuncTool({ name: 'hello', description: 'says hello', inputSchema: { type: 'object' }, exposure: { mcp: true, a2a: false }, kind: 'builtin', handler: () => Promise.resolve(jsonOutcome('hi')) })],
+      confirmOverMcp: 'always',
+      maxConcurrentTools: 1,
+      toolTimeoutMs: 5_000,
+    });
+    try {
+      const set = await openMcpSessions([entry({ name: 'peer', transport: 'http', command: undefined, url: served.endpoint })], opts);
+      expect(completed(await tool(set, 'peer', 'hello').execute('{}', {}, signal)).output).toBe('"hi"');
+      expect(served.sessions()).toBe(1);
+      await set.close();
+      expect(served.sessions()).toBe(0);
+    } finally {
+      await served.close();
     }
   });
 });
