@@ -202,19 +202,20 @@ describe('closing an HTTP session', () => {
 });
 
 describe('openMcpSessions failures', () => {
+  // long enough for the hung child to start and record its pid on a loaded machine
   it('times out a server that hangs in the handshake and closes every server already opened', async () => {
     const firstPid = join(dir, 'first.pid');
     const hungPid = join(dir, 'hung.pid');
     const err = await openMcpSessions(
       [
         entry({ name: 'first', args: [RAW_SERVER, 'refuse', firstPid] }),
-        entry({ name: 'hung', args: [RAW_SERVER, 'hang', hungPid], startupTimeout: { text: '1s', ms: 1_000 } }),
+        entry({ name: 'hung', args: [RAW_SERVER, 'hang', hungPid], startupTimeout: { text: '3s', ms: 3_000 } }),
       ],
       opts,
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     expect(err).toMatchObject({ code: 'timeout', server: 'hung' });
-    expect((err as Error).message).toMatch(/"hung".*did not finish starting within 1s.*mcp_clients\[1\]\.startup_timeout/);
+    expect((err as Error).message).toMatch(/"hung".*did not finish starting within 3s.*mcp_clients\[1\]\.startup_timeout/);
     const pids = [firstPid, hungPid].map((p) => Number(readFileSync(p, 'utf8')));
     await until(() => pids.every((p) => !alive(p)), 'both children to exit');
   });
@@ -292,7 +293,7 @@ describe('discoverMcpTools', () => {
     const hungPid = join(dir, 'discover-hung.pid');
     const found = await discoverMcpTools(
       [
-        entry({ name: 'hung', args: [RAW_SERVER, 'hang', hungPid], startupTimeout: { text: '1s', ms: 1_000 } }),
+        entry({ name: 'hung', args: [RAW_SERVER, 'hang', hungPid], startupTimeout: { text: '3s', ms: 3_000 } }),
         entry({ name: 'odd', args: [RAW_SERVER, 'bad-schema'] }),
         entry({ name: 'everything', args: [EVERYTHING, 'stdio'] }),
       ],
