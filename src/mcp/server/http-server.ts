@@ -161,6 +161,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   };
   const listing = listTools(served);
   const transports = new Map<string, SessionState>();
+  let starting = 0;
   const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleMs = opts.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS;
   const idleFor = (s: SessionState, now: number): number => (s.open > 0 ? 0 : now - s.lastSeen);
@@ -170,16 +171,17 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   };
   const sweep = setInterval(expire, Math.min(60_000, Math.max(50, Math.floor(idleMs / 4))));
   sweep.unref();
-  /** Makes room for one more session: the longest-idle one goes; `false` when all are in use. */
+  /** Makes room for one more session: the longest-idle ones go; `false` when the rest are in use. */
   const makeRoom = (): boolean => {
-    if (transports.size < maxSessions) return true;
-    let oldest: SessionState | undefined;
-    for (const s of transports.values()) {
-      if (s.open === 0 && (oldest === undefined || s.lastSeen < oldest.lastSeen)) oldest = s;
+    while (transports.size + starting >= maxSessions) {
+      let oldest: [string, SessionState] | undefined;
+      for (const entry of transports) {
+        if (entry[1].open === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+      }
+      if (oldest === undefined) return false;
+      transports.delete(oldest[0]);
+      void oldest[1].transport.close();
     }
-    if (oldest === undefined) return false;
-    if (oldest.transport.sessionId !== undefined) transports.delete(oldest.transport.sessionId);
-    void oldest.transport.close();
     return true;
   };
   const track = (state: SessionState, res: ServerResponse): void => {
@@ -235,8 +237,14 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
       if (transport.sessionId !== undefined && transports.get(transport.sessionId)?.transport === transport) transports.delete(transport.sessionId);
     };
     const server = sessionServer(opts.identity, listing, policy, opts.observeUngated);
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    // counted while it initializes, so simultaneous newcomers cannot all slip under the cap
+    starting++;
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      starting--;
+    }
   }
 
   const http: HttpServer = createServer((req, res) => {

@@ -124,6 +124,14 @@ describe('open sessions', () => {
     expect(resultText(await active.callTool({ name: 'plain', arguments: {} }))).toContain('"tool":"plain"');
   });
 
+  it('stays within the cap under a burst of simultaneous newcomers', async () => {
+    const s = await serve({ maxSessions: 5 });
+    const statuses = await Promise.all(Array.from({ length: 30 }, () => abandonOne(s.endpoint)));
+    expect(statuses.filter((x) => x !== 200 && x !== 503)).toEqual([]);
+    expect(statuses).toContain(200);
+    expect(s.sessions()).toBeLessThanOrEqual(5);
+  });
+
   it('refuses a new client with 503 when every session is in use', async () => {
     const s = await serve({ maxSessions: 2 });
     await client(s.endpoint);
