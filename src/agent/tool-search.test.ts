@@ -31,6 +31,8 @@ import { runAgent } from './run-agent.js';
 import type { PendingToolBatch } from './run-agent.js';
 import { systemBlocks } from './system-prompt.js';
 import { testConfig } from './test-support.js';
+import { settingsFromConfig } from './settings.js';
+import { answerOf } from './outcome.js';
 
 interface WireTool {
   readonly type: string;
@@ -107,9 +109,9 @@ describe('harness tool search over openai-chat', () => {
       chatCompletion('made the bucket'),
     );
     const events: AgentEvent[] = [];
-    const out = await runAgent({ config, provider: provider(), tools: source, prompt: 'make an orders bucket', events: { emit: (e) => events.push(e) } });
+    const out = await runAgent({ settings: settingsFromConfig(config), provider: provider(), tools: source, prompt: 'make an orders bucket', events: { emit: (e) => events.push(e) } });
     expect(out.status).toBe('completed');
-    expect(out.answer).toBe('made the bucket');
+    expect(answerOf(out)).toBe('made the bucket');
     expect(server.requests).toHaveLength(3);
 
     // first call: the search tool alone (the application has no always-loaded commands)
@@ -145,7 +147,7 @@ describe('harness tool search over openai-chat', () => {
     server.reply(chatCompletion(null, { tool_calls: [{ id: 'call_s1', name: TOOL_SEARCH_NAME, arguments: { query: 'stream_watch' } }] }));
     let searched = false;
     const first = await runAgent({
-      config,
+      settings: settingsFromConfig(config),
       provider: provider(),
       tools: source,
       prompt: 'watch the orders stream',
@@ -173,7 +175,7 @@ describe('harness tool search over openai-chat', () => {
     expect(fingerprintOf(config, restored)).toEqual(fingerprint);
 
     server.reply(chatCompletion(null, { tool_calls: [{ id: 'call_w', name: 'stream_watch', arguments: { name: 'orders' } }] }), chatCompletion('watching'));
-    const second = await runAgent({ config, provider: provider(), tools: restored, prompt: '', ...resumed.options });
+    const second = await runAgent({ settings: settingsFromConfig(config), provider: provider(), tools: restored, prompt: '', ...resumed.options });
     await resumed.journal.close();
     expect(second.status).toBe('completed');
     const [again, after] = server.requests.slice(1);

@@ -17,6 +17,7 @@ export const FILTER_REASONS = [
   'not_confirmable', // a serving surface: the tool cannot report whether it is gated
   'collision', // a later list change claimed a name already taken (skipped, not fatal)
   'unusable_schema', // its input schema cannot be offered to a model (the root is not an object)
+  'unusable', // a later list change brought a descriptor no model API accepts (skipped, not fatal)
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
 

@@ -14,8 +14,7 @@ import { ToolkitError } from './errors.js';
 import { errorOutcome, jsonOutcome, newFuncTool } from './functool/functool.js';
 import { isValidToolName } from './names.js';
 import type { FrozenToolSet, ToolEntry } from './tool-set.js';
-import { isTagged } from './tool.js';
-import type { ConfirmGate, ExecDeps, Kind, Outcome, Presentation, Tool, ToolSet } from './tool.js';
+import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities, ToolSet } from './tool.js';
 
 /** The name of the built-in search tool. */
 export const TOOL_SEARCH_NAME = 'tool_search';
@@ -65,6 +64,17 @@ class NotLoadedTool implements Tool {
   readonly modelDescription: string;
   readonly inputSchema: Readonly<Record<string, unknown>> = Object.freeze({ type: 'object' });
   readonly presentation: Presentation = 'traced';
+  /** Nothing runs, so there is nothing to approve, defer or describe. */
+  readonly capabilities: ToolCapabilities = Object.freeze({
+    prompter: false,
+    workDir: false,
+    operatorPaced: false,
+    deferrable: false,
+    gate: Object.freeze({ gated: false }),
+    tags: Object.freeze([]),
+    behavior: null,
+    describeCall: null,
+  });
 
   constructor(
     readonly name: string,
@@ -81,11 +91,6 @@ class NotLoadedTool implements Tool {
 
   execute(_input: string, _deps: ExecDeps, _signal: AbortSignal): Promise<Outcome> {
     return Promise.resolve({ status: 'completed', output: notLoadedMessage(this.name), isError: true });
-  }
-
-  /** Nothing runs, so there is nothing to approve. */
-  confirmGate(): ConfirmGate {
-    return { gated: false };
   }
 
   mcpExposable(): boolean {
@@ -110,7 +115,7 @@ function documentOf(tool: Tool): Bm25Document {
       { text: tool.name, weight: NAME_WEIGHT },
       { text: tool.description, weight: TEXT_WEIGHT },
       { text: parameterNames(tool.inputSchema), weight: PARAM_WEIGHT },
-      { text: isTagged(tool) ? tool.tags().join(' ') : '', weight: TEXT_WEIGHT },
+      { text: tool.capabilities.tags.join(' '), weight: TEXT_WEIGHT },
     ],
   };
 }

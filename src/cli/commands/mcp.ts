@@ -127,7 +127,7 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
       observe: (e) => {
         // one line per answered call, names only: arguments may hold what the operator would not log
         if (e.type === 'denied') println(io.err, `denied ${e.tool}: ${e.reason}`);
-        else if (e.type === 'ungated') println(io.err, `ungated ${e.tool}: ${e.reason}`);
+        else if (e.type === 'ungated') println(io.err, `ungated: ${e.message}`);
         else if (e.type === 'finished') println(io.err, `called ${e.tool}${e.isError ? ' (error)' : ''}`);
       },
     });

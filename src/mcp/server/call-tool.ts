@@ -12,6 +12,9 @@ import type { Tool } from '../../toolkit/tool.js';
 import { approvalForm, denialReason, gateAction, isApproval } from './approval.js';
 import type { ApprovalForm } from './approval.js';
 import { DENY_PROMPTER } from './deny-prompter.js';
+import { ungatedCall, ungatedReason } from './ungated.js';
+import type { UngatedCall } from './ungated.js';
+import { gateOf } from '../../toolkit/invoke/gate.js';
 import { textResult } from './result.js';
 import type { ServedResult } from './result.js';
 import type { Semaphore } from './semaphore.js';
@@ -20,8 +23,8 @@ import type { Semaphore } from './semaphore.js';
 export type CallEvent =
   | { readonly type: 'asking'; readonly tool: string }
   | { readonly type: 'denied'; readonly tool: string; readonly reason: string }
-  /** A gated tool ran without anybody approving it, by `confirm_over_mcp`; `reason` says why. */
-  | { readonly type: 'ungated'; readonly tool: string; readonly reason: string }
+  /** A gated tool ran without anybody approving it, by `confirm_over_mcp`. */
+  | UngatedCall
   | { readonly type: 'queued'; readonly tool: string }
   | { readonly type: 'started'; readonly tool: string }
   | { readonly type: 'finished'; readonly tool: string; readonly isError: boolean };
@@ -52,12 +55,6 @@ export interface CallPeer {
   elicit(form: ApprovalForm, opts: { readonly signal: AbortSignal; readonly timeoutMs: number }): Promise<unknown>;
 }
 
-/** Why a gated call ran unasked under each policy that lets one through. */
-function ungatedReason(policy: ConfirmOverMcp): string {
-  return policy === 'never'
-    ? 'expose.agent.mcp.confirm_over_mcp is never, so gated tools run without approval'
-    : 'this client cannot be asked (it did not offer form elicitation) and expose.agent.mcp.confirm_over_mcp is auto';
-}
 
 /**
  * Serves one `tools/call`. `args` is the client's arguments object (absent means `{}`); `signal`
@@ -69,7 +66,7 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
     const action = gateAction(policy.confirmOverMcp, true, peer.canElicit());
     switch (action) {
       case 'run':
-        return { verdict: 'ungated', reason: ungatedReason(policy.confirmOverMcp) };
+        return { verdict: 'ungated', reason: ungatedCall(q.tool.name, q.trigger, ungatedReason(policy.confirmOverMcp)).message };
       case 'refuse':
         return { verdict: 'deny', reason: `${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation); expose.agent.mcp.confirm_over_mcp is always` };
       case 'ask': {
@@ -89,7 +86,7 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
     }
   };
   const onEvent = (e: InvokeEvent): void => {
-    if (e.type === 'ungated') observe?.({ type: 'ungated', tool: e.tool.name, reason: e.reason });
+    if (e.type === 'ungated') observe?.({ ...ungatedCall(e.tool.name, gateOf(e.tool, policy.confirmTags ?? []).trigger, ungatedReason(policy.confirmOverMcp)) });
     else if (e.type === 'started') observe?.({ type: 'started', tool: e.tool.name });
   };
   const r = await invokeTool(

@@ -19,10 +19,25 @@ import { Semaphore } from './semaphore.js';
 import { listTools, sessionServer } from './session-server.js';
 import type { ServerIdentity } from './session-server.js';
 
+/** One open client session: its transport and whether it is in use. */
+interface SessionState {
+  readonly transport: StreamableHTTPServerTransport;
+  /** Requests of this session still open (a held-open event stream counts). */
+  open: number;
+  /** When the last request of this session ended or began. */
+  lastSeen: number;
+}
+
 /** How long shutdown waits for open requests before cutting their connections. */
 export const SHUTDOWN_BUDGET_MS = 5_000;
 /** The largest request body read. */
 const MAX_BODY = 4 << 20;
+/** Open client sessions allowed at once, by default. */
+export const DEFAULT_MAX_SESSIONS = 64;
+/** How long a session with no request open and none arriving lives, by default. */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+/** The path printed for clients to use; every path serves the endpoint. */
+export const ENDPOINT_PATH = '/mcp';
 
 /** Everything the server needs; values already resolved from configuration and flags. */
 export interface McpServerOptions {
@@ -44,6 +59,13 @@ export interface McpServerOptions {
   /** The directory command tools run in. */
   readonly workDir?: string;
   readonly observe?: (event: CallEvent) => void;
+  /**
+   * Open sessions allowed at once (default 64). A new client over the limit takes the place of
+   * the session idle longest; when every session is busy it is refused with 503.
+   */
+  readonly maxSessions?: number;
+  /** A session with no open request and no new one for this long is closed (default ten minutes). */
+  readonly sessionIdleTimeoutMs?: number;
 }
 
 /** A running server. */
@@ -51,8 +73,13 @@ export interface RunningMcpServer {
   /** The bound address and port (the port is the real one when 0 was asked for). */
   readonly host: string;
   readonly port: number;
-  /** The endpoint URL a client connects to; `localhost` stands in for an unspecified bind. */
+  /** The listener's base URL; `localhost` stands in for an unspecified bind. */
   readonly url: string;
+  /**
+   * The endpoint URL to print for clients: the base URL with `/mcp`. Every path serves the
+   * endpoint, so clients configured with the bare base URL work as well.
+   */
+  readonly endpoint: string;
   /** Open client sessions. */
   sessions(): number;
   /**
@@ -107,7 +134,9 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
 }
 
 /**
- * Starts serving `tools` over streamable HTTP at the listener root. Throws `McpServeError`
+ * Starts serving `tools` over streamable HTTP on every path of the listener (clients are told
+ * `/mcp`). Open sessions are capped and idle ones expire, so clients that vanish without closing
+ * cannot pile sessions up. Throws `McpServeError`
  * (`listen`) when the address cannot be bound, naming the flags that choose another.
  */
 export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcpServer> {
@@ -129,14 +158,43 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     ...(opts.observe === undefined ? {} : { observe: opts.observe }),
   };
   const listing = listTools(served);
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const transports = new Map<string, SessionState>();
+  let starting = 0;
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = opts.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS;
+  const idleFor = (s: SessionState, now: number): number => (s.open > 0 ? 0 : now - s.lastSeen);
+  const expire = (): void => {
+    const now = Date.now();
+    for (const s of transports.values()) if (idleFor(s, now) >= idleMs) void s.transport.close();
+  };
+  const sweep = setInterval(expire, Math.min(60_000, Math.max(50, Math.floor(idleMs / 4))));
+  sweep.unref();
+  /** Makes room for one more session: the longest-idle ones go; `false` when the rest are in use. */
+  const makeRoom = (): boolean => {
+    while (transports.size + starting >= maxSessions) {
+      let oldest: [string, SessionState] | undefined;
+      for (const entry of transports) {
+        if (entry[1].open === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+      }
+      if (oldest === undefined) return false;
+      transports.delete(oldest[0]);
+      void oldest[1].transport.close();
+    }
+    return true;
+  };
+  const track = (state: SessionState, res: ServerResponse): void => {
+    state.open++;
+    state.lastSeen = Date.now();
+    res.once('close', () => {
+      state.open--;
+      state.lastSeen = Date.now();
+    });
+  };
   // A loopback bind is guarded against DNS rebinding: a page in a browser must not reach it by name.
   const guardHost = isLoopbackHost(opts.host);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/') return jsonError(res, 404, 'not found: the MCP endpoint is the root path');
     if (guardHost) {
       const name = hostName(headerValue(req, 'host'));
       if (name === undefined || !isLoopbackHost(name)) return jsonError(res, 403, 'forbidden: this server answers only to a loopback Host');
@@ -154,25 +212,37 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     }
     const sessionId = headerValue(req, 'mcp-session-id');
     if (sessionId !== undefined) {
-      const transport = transports.get(sessionId);
-      if (transport === undefined) return jsonError(res, 404, 'unknown or closed session; initialize a new one');
-      return transport.handleRequest(req, res, body);
+      const state = transports.get(sessionId);
+      if (state === undefined) return jsonError(res, 404, 'unknown or closed session; initialize a new one');
+      track(state, res);
+      return state.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonError(res, 400, 'no session: send an initialize request first');
     }
+    if (!makeRoom()) {
+      return jsonError(res, 503, `too many open sessions (${maxSessions}, all in use); close a client that is no longer needed and retry`);
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        transports.set(id, transport);
+        const state: SessionState = { transport, open: 0, lastSeen: Date.now() };
+        transports.set(id, state);
+        track(state, res);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) transports.delete(transport.sessionId);
+      if (transport.sessionId !== undefined && transports.get(transport.sessionId)?.transport === transport) transports.delete(transport.sessionId);
     };
     const server = sessionServer(opts.identity, listing, policy);
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    // counted while it initializes, so simultaneous newcomers cannot all slip under the cap
+    starting++;
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      starting--;
+    }
   }
 
   const http: HttpServer = createServer((req, res) => {
@@ -182,6 +252,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', (err) => {
+      clearInterval(sweep);
       reject(new McpServeError('listen', `cannot listen on ${endpointUrl(opts.host, opts.port)}: ${err.message}; choose another with --port/--address (or FISK_AI_MCP_PORT/FISK_AI_MCP_ADDRESS, or expose.agent.mcp.port/address)`, { cause: err }));
     });
     http.listen(opts.port, opts.host, () => resolve());
@@ -191,9 +262,10 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
     shutdown.abort(new Error('the server is shutting down'));
+    clearInterval(sweep);
     // Held-open GET streams first: closing a session also aborts its in-flight calls (a command
     // is killed with its process group). The listener would otherwise wait on them.
-    await Promise.allSettled([...transports.values()].map((t) => t.close()));
+    await Promise.allSettled([...transports.values()].map((s) => s.transport.close()));
     transports.clear();
     await new Promise<void>((resolve) => {
       const cut = setTimeout(() => http.closeAllConnections(), SHUTDOWN_BUDGET_MS);
@@ -209,6 +281,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     host: opts.host,
     port: bound.port,
     url: endpointUrl(opts.host, bound.port),
+    endpoint: `${endpointUrl(opts.host, bound.port)}${ENDPOINT_PATH}`,
     sessions: () => transports.size,
     close: () => (closing ??= close()),
   };

@@ -1,5 +1,5 @@
 /** Serving a run's tools over MCP (streamable HTTP), with elicitation as the approval gate. */
-export { startMcpServer, endpointUrl, SHUTDOWN_BUDGET_MS } from './http-server.js';
+export { startMcpServer, endpointUrl, SHUTDOWN_BUDGET_MS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, ENDPOINT_PATH } from './http-server.js';
 export type { McpServerOptions, RunningMcpServer } from './http-server.js';
 export { selectServedTools } from './served-tools.js';
 export type { ServedSelection, ServedSelectionInput } from './served-tools.js';
@@ -19,3 +19,5 @@ export { McpServeError, MCP_SERVE_ERROR_CODES } from './errors.js';
 export type { McpServeErrorCode } from './errors.js';
 export { mcpNotes, NOTE_LEVELS } from './notes.js';
 export type { McpNote, NoteLevel } from './notes.js';
+export { ungatedCall, ungatedReason, UNGATED_REASONS } from './ungated.js';
+export type { UngatedCall, UngatedReason } from './ungated.js';

@@ -36,6 +36,30 @@ export function mcpNotes(config: Config): McpNote[] {
       message: 'knowledge is enabled but not served over MCP; add knowledge_search (and knowledge_enumerate) to expose.agent.mcp.builtins to let clients search it',
     });
   }
+  const confirm = config.expose.mcp?.confirmOverMcp ?? 'auto';
+  switch (confirm) {
+    case 'auto':
+      out.push({
+        level: 'warning',
+        key: 'expose.agent.mcp.confirm_over_mcp',
+        message:
+          'confirm_over_mcp is auto: confirm-gated tools run ungated for clients that cannot be asked (no form elicitation), and each such call is logged as ungated; set it to always to refuse those calls, and tag ai:deny what must never run',
+      });
+      break;
+    case 'never':
+      out.push({
+        level: 'warning',
+        key: 'expose.agent.mcp.confirm_over_mcp',
+        message: 'confirm_over_mcp is never: confirm-gated tools run without asking any client, and each such call is logged as ungated; tag ai:deny what must never run',
+      });
+      break;
+    case 'always':
+      break;
+    default: {
+      const never: never = confirm;
+      return never;
+    }
+  }
   const lost = exposureWarning(builtins);
   if (lost !== undefined) out.push({ level: 'warning', key: 'expose.agent.mcp.builtins', message: lost });
   return out;

@@ -1,0 +1,61 @@
+/**
+ * Checks a third-party tool descriptor before it can reach a model API. Every definition travels
+ * in one request, so one bad descriptor would fail every call of the run: it is refused at import,
+ * naming the server and the tool.
+ */
+import { isValidToolName } from '../../toolkit/names.js';
+
+/** How deep an imported input schema may nest. Deeper schemas are refused rather than walked. */
+export const MAX_SCHEMA_DEPTH = 32;
+
+/** A descriptor that passed every check. */
+export interface McpDescriptor {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/** A descriptor's verdict: usable, or the reason in words (the tool's name when it has one). */
+export type DescriptorVerdict =
+  | { readonly ok: true; readonly descriptor: McpDescriptor }
+  | { readonly ok: false; readonly tool: string; readonly reason: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether `value` nests deeper than `limit`, walked with an explicit stack. */
+export function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 0 }];
+  while (stack.length > 0) {
+    const { v, d } = stack.pop() as { v: unknown; d: number };
+    if (typeof v !== 'object' || v === null) continue;
+    if (d >= limit) return true;
+    for (const child of Object.values(v)) stack.push({ v: child, d: d + 1 });
+  }
+  return false;
+}
+
+/** A name as it may appear in a message: quoted, control characters escaped, long ones cut. */
+export function shownName(name: string): string {
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}...` : name);
+}
+
+/** Checks one entry of a `tools/list` answer; `position` names a tool that has no usable name. */
+export function checkDescriptor(raw: unknown, position: number): DescriptorVerdict {
+  const unnamed = `#${position + 1} in the list`;
+  if (!isRecord(raw)) return { ok: false, tool: unnamed, reason: 'the entry is not an object' };
+  const name = raw['name'];
+  if (typeof name !== 'string' || name === '') return { ok: false, tool: unnamed, reason: 'it has no name' };
+  const refuse = (reason: string): DescriptorVerdict => ({ ok: false, tool: shownName(name), reason });
+  if (!isValidToolName(name)) return refuse('the name must be 1 to 64 letters, digits, "_" or "-" (the model APIs accept nothing else)');
+  const description = raw['description'];
+  if (typeof description !== 'string' || description.trim() === '') {
+    return refuse('it has no description, and a model cannot decide to call a tool it has no words for');
+  }
+  const schema = raw['inputSchema'];
+  if (!isRecord(schema)) return refuse('its input schema is not a JSON object');
+  if (schema['type'] !== 'object') return refuse(`its input schema's root type is ${JSON.stringify(schema['type'] ?? null)}, not "object"`);
+  if (deeperThan(schema, MAX_SCHEMA_DEPTH)) return refuse(`its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  return { ok: true, descriptor: { name, description, inputSchema: schema } };
+}

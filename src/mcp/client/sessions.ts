@@ -1,0 +1,200 @@
+/**
+ * The MCP servers of one runtime: opened once, strictly, in configuration order, and reused by
+ * every run. A server that edits its list mid-conversation (`tools/list_changed`) gets its tools
+ * rebuilt, and a listener hears about the new set so the host can publish it.
+ */
+import type { McpClientConfig } from '../../config/types.js';
+import { compileFilters } from '../../toolkit/filter.js';
+import type { CompiledFilters } from '../../toolkit/filter.js';
+import type { FuncTool } from '../../toolkit/functool/functool.js';
+import type { FilteredTool, ToolSource } from '../../toolkit/source.js';
+import { connectServer, listAll } from './connect.js';
+import type { ConnectOptions, OpenServer } from './connect.js';
+import { McpClientError } from './errors.js';
+import { errorText } from './redact.js';
+import { buildTools, callerFor } from './tools.js';
+import type { BuiltTools } from './tools.js';
+
+/** How long a rebuild's `tools/list` may take. */
+export const REBUILD_TIMEOUT_MS = 30_000;
+
+/** What `openMcpSessions` needs besides the entries. */
+export interface OpenMcpOptions extends ConnectOptions {
+  /**
+   * Names other sources already hold, consulted when a server's list changes: an imported tool
+   * claiming one is skipped and recorded (reason `collision`) instead of failing the run.
+   */
+  readonly reservedNames?: () => ReadonlySet<string>;
+}
+
+/** One server's new tools after `tools/list_changed`. */
+export interface McpToolsChange {
+  readonly server: string;
+  /** The server's source as it now stands (unchanged when `error` is set). */
+  readonly source: ToolSource;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** Tools left out of the rebuilt set because their name was taken or their descriptor is unusable. */
+  readonly skipped: readonly FilteredTool[];
+  /** Set when the new list could not be read; the previous tools stay. */
+  readonly error?: string;
+  /** One sentence for the model about what changed, to queue with its next tool snapshot. */
+  readonly advisory: string;
+}
+
+export type McpToolsListener = (change: McpToolsChange) => void;
+
+/** The open MCP servers of a runtime. */
+export interface McpSessionSet {
+  /** One source per server, in configuration order, each its current immutable tool list. */
+  sources(): ToolSource[];
+  /** Registers a listener for rebuilt tool lists; returns the function that removes it. */
+  onToolsChanged(listener: McpToolsListener): () => void;
+  /** Closes every server (stdio children are stopped). Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Live {
+  readonly entry: McpClientConfig;
+  readonly filters: CompiledFilters;
+  open: OpenServer | undefined;
+  tools: readonly FuncTool[];
+  filtered: readonly FilteredTool[];
+  /** Serialises rebuilds, so two notifications cannot interleave their lists. */
+  rebuilding: Promise<void>;
+  /** A notification came while the server was still starting: rebuild once it is open. */
+  notifiedEarly: boolean;
+}
+
+function sourceOf(live: Live): ToolSource {
+  return { source: 'mcp', label: live.entry.name, tools: live.tools, filtered: live.filtered };
+}
+
+function problemsMessage(server: string, index: number, built: BuiltTools): string {
+  const lines = built.problems.map((p) => `tool ${p.tool}: ${p.reason}`);
+  return `MCP server ${JSON.stringify(server)} lists tools that cannot be sent to a model: ${lines.join('; ')}; exclude them with mcp_clients[${index}].exclude.tools or fix the server`;
+}
+
+/**
+ * Opens every entry in order, each within its own `startup_timeout`, and builds its tools. Strict:
+ * a server that fails to start, a descriptor that cannot reach a model, or two servers claiming
+ * one name closes everything already opened and throws an `McpClientError` naming the server.
+ * Collisions with other sources are the tool assembly's to find (it aborts on them).
+ */
+export async function openMcpSessions(entries: readonly McpClientConfig[], opts: OpenMcpOptions): Promise<McpSessionSet> {
+  const lives: Live[] = [];
+  const listeners = new Set<McpToolsListener>();
+  let closed = false;
+
+  const closeAll = async (): Promise<void> => {
+    closed = true;
+    const open = lives.map((l) => l.open).filter((o): o is OpenServer => o !== undefined);
+    for (const l of lives) l.open = undefined;
+    await Promise.allSettled(open.map((o) => o.close()));
+  };
+
+  const takenElsewhere = (self: Live): Map<string, string> => {
+    const taken = new Map<string, string>();
+    for (const name of opts.reservedNames?.() ?? []) taken.set(name, 'another tool source');
+    for (const l of lives) {
+      if (l === self) continue;
+      for (const t of l.tools) taken.set(t.name, `MCP server ${JSON.stringify(l.entry.name)}`);
+    }
+    return taken;
+  };
+
+  const rebuild = async (live: Live): Promise<void> => {
+    const open = live.open;
+    if (open === undefined || closed) return;
+    const before = new Set(live.tools.map((t) => t.name));
+    let change: McpToolsChange;
+    try {
+      const listing = await listAll(open.client, { timeout: REBUILD_TIMEOUT_MS });
+      const built = buildTools(live.entry.name, listing, live.filters, callerFor(live.entry.name, () => live.open?.client, open.redact));
+      const taken = takenElsewhere(live);
+      const skipped: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: live.entry.name, reason: 'unusable', detail: p.reason }));
+      const kept = built.tools.filter((t) => {
+        const holder = taken.get(t.name);
+        if (holder === undefined) return true;
+        skipped.push({ name: t.name, source: 'mcp', label: live.entry.name, reason: 'collision', detail: `the name is already taken by ${holder}` });
+        return false;
+      });
+      if (live.open === undefined || closed) return;
+      live.tools = kept;
+      live.filtered = [...built.filtered, ...skipped];
+      const after = new Set(kept.map((t) => t.name));
+      const added = [...after].filter((n) => !before.has(n));
+      const removed = [...before].filter((n) => !after.has(n));
+      change = { server: live.entry.name, source: sourceOf(live), added, removed, skipped, advisory: advisoryFor(live.entry.name, added, removed, skipped) };
+    } catch (err) {
+      const error = errorText(err, open.redact);
+      change = {
+        server: live.entry.name,
+        source: sourceOf(live),
+        added: [],
+        removed: [],
+        skipped: [],
+        error,
+        advisory: `The MCP server ${JSON.stringify(live.entry.name)} said its tools changed, but the new list could not be read; its tools are unchanged.`,
+      };
+    }
+    for (const l of [...listeners]) l(change);
+  };
+
+  try {
+    for (const [index, entry] of entries.entries()) {
+      if (opts.signal?.aborted === true) throw new McpClientError('connect', entry.name, `opening MCP server ${JSON.stringify(entry.name)} was cancelled`);
+      const filters = compileFilters(entry.include, entry.exclude, `mcp_clients[${index}].`);
+      const live: Live = { entry, filters, open: undefined, tools: [], filtered: [], rebuilding: Promise.resolve(), notifiedEarly: false };
+      lives.push(live);
+      const notified = (): void => {
+        if (live.open === undefined) live.notifiedEarly = true;
+        else live.rebuilding = live.rebuilding.then(() => rebuild(live));
+      };
+      live.open = await connectServer(entry, index, opts, notified);
+      const open = live.open;
+      const built = buildTools(entry.name, open.listing, filters, callerFor(entry.name, () => live.open?.client, open.redact));
+      if (built.problems.length > 0) throw new McpClientError('descriptor', entry.name, problemsMessage(entry.name, index, built));
+      const taken = takenElsewhere(live);
+      for (const t of built.tools) {
+        const holder = taken.get(t.name);
+        if (holder !== undefined) {
+          throw new McpClientError(
+            'collision',
+            entry.name,
+            `MCP server ${JSON.stringify(entry.name)} lists ${t.name}, a name ${holder} already has; exclude it from one of them (mcp_clients[${index}].exclude.tools)`,
+          );
+        }
+      }
+      live.tools = built.tools;
+      live.filtered = built.filtered;
+      // the first listing may already predate the change, so it is read again
+      if (live.notifiedEarly) notified();
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    sources: () => lives.map(sourceOf),
+    onToolsChanged: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: () => (closing ??= (async () => {
+      await Promise.allSettled(lives.map((l) => l.rebuilding));
+      await closeAll();
+    })()),
+  };
+}
+
+function advisoryFor(server: string, added: readonly string[], removed: readonly string[], skipped: readonly FilteredTool[]): string {
+  const parts: string[] = [];
+  if (added.length > 0) parts.push(`added ${added.join(', ')}`);
+  if (removed.length > 0) parts.push(`removed ${removed.join(', ')}`);
+  if (skipped.length > 0) parts.push(`left out ${skipped.map((s) => `${s.name} (${s.detail})`).join(', ')}`);
+  const what = parts.length === 0 ? 'its tools are otherwise the same' : parts.join('; ');
+  return `The MCP server ${JSON.stringify(server)} changed its tool list: ${what}.`;
+}

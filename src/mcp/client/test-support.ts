@@ -1,0 +1,124 @@
+/** Shared pieces for the MCP client tests. Not exported from the module index. */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { McpClientConfig } from '../../config/types.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** The reference server from the MCP project, a devDependency. */
+export const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+/** Our raw JSON-RPC server for the cases a well-behaved server cannot produce. */
+export const RAW_SERVER = join(ROOT, 'test', 'mcp', 'fixtures', 'raw-mcp-server.mjs');
+
+const NONE = { tools: [], tags: [] } as const;
+
+/** A complete `mcp_clients` entry with defaults a test can override. */
+export function entry(over: Partial<McpClientConfig> & Pick<McpClientConfig, 'name'>): McpClientConfig {
+  return {
+    transport: 'stdio',
+    command: process.execPath,
+    args: [],
+    env: {},
+    url: undefined,
+    headers: {},
+    startupTimeout: { text: '20s', ms: 20_000 },
+    include: NONE,
+    exclude: NONE,
+    ...over,
+  };
+}
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The reference server over streamable HTTP on a free port, endpoint `/mcp`. */
+export async function startEverythingHttp(): Promise<{ readonly url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      if (seen.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited (${String(code)}): ${seen}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Whether a process id is still alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An official-SDK server over streamable HTTP with one tool, `grow`, whose call registers a second
+ * tool: the SDK then sends `tools/list_changed` on the session's event stream.
+ */
+export async function startGrowingHttpServer(): Promise<{ readonly url: string; stop(): Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http = createHttpServer((req, res) => {
+    void (async () => {
+      const id = req.headers['mcp-session-id'];
+      const known = typeof id === 'string' ? transports.get(id) : undefined;
+      if (known !== undefined) return known.handleRequest(req, res);
+      const server = new McpServer({ name: 'growing', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+      server.registerTool('grow', { description: 'adds a tool' }, () => {
+        if (!server.isConnected()) return { content: [] };
+        server.registerTool('grown', { description: 'appears after growing' }, () => ({ content: [{ type: 'text', text: 'I am new' }] }));
+        return { content: [{ type: 'text', text: 'grew' }] };
+      });
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => {
+          transports.set(sid, transport);
+        },
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    })();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const port = (http.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: async () => {
+      await Promise.allSettled([...transports.values()].map((t) => t.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
