@@ -19,6 +19,7 @@ export { MODES, validateForMode } from './validate.js';
 export type { Mode } from './validate.js';
 export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl } from './prepare.js';
 export { decodeOptions } from './options.js';
+export { DEFAULT_KNOWLEDGE_EXTENSIONS } from './knowledge-extensions.js';
 export { parseGoDuration, formatGoDuration, DurationSyntaxError } from './duration.js';
 export {
   credentialEnvNames,

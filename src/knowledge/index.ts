@@ -17,7 +17,7 @@ export { EmbeddingsClient, EmbeddingsError, EMBED_FAILURES } from './embeddings.
 export type { EmbeddingsOptions, EmbedFailure, ProbeResult } from './embeddings.js';
 export { indexCorpus, PRUNE_SCOPES } from './indexer.js';
 export type { IndexOptions, IndexProgress, IndexResult, PruneScope, VectorTier } from './indexer.js';
-export { MAX_FILE_BYTES, SKIP_REASONS } from './walk.js';
+export { MAX_FILE_BYTES, SKIP_REASONS, DEFAULT_EXTENSIONS, isDocumentName } from './walk.js';
 export type { SkipReason, SkippedFile } from './walk.js';
 export { freeTextQuery, MAX_QUERY_TERMS } from './query.js';
 export type { FreeTextQuery } from './query.js';

@@ -2,6 +2,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { chunkMarkdown, DEFAULT_CHUNK_CHARS } from './chunker.js';
 import type { Chunk } from './chunker.js';
 import type { EmbeddingsClient } from './embeddings.js';
@@ -36,6 +37,8 @@ export interface IndexOptions {
   readonly cwd: string;
   /** Directories never walked: the store's own, a sibling memory directory. */
   readonly excludeDirs: readonly string[];
+  /** File-name endings to index (lower case, with the dot); documentation text by default. */
+  readonly extensions?: readonly string[];
   /** Re-process files whose hash is unchanged (and re-embed them). */
   readonly reindex?: boolean;
   /** Count what would change and write nothing. */
@@ -148,6 +151,9 @@ async function planVectors(
   return { identity, recreate: true, clear: false };
 }
 
+/** How long a pass runs before it lets signal handlers and timers in. */
+const YIELD_MS = 50;
+
 /** Chunks queued before a batch commits: large enough to amortize FTS5's per-commit flush. */
 const BATCH_CHUNKS = 2000;
 /** Bytes of chunk text queued before a batch commits, bounding memory and transaction length. */
@@ -250,7 +256,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   const plan = dryRun
     ? { identity: undefined, recreate: false, clear: false }
     : await planVectors(db, opts.vector, reindex, signal, stored.size);
-  const walk = walkRoots(opts.roots, opts.cwd, opts.excludeDirs);
+  const walk = walkRoots(opts.roots, opts.cwd, opts.excludeDirs, opts.extensions);
   const skipped: SkippedFile[] = [...walk.skipped];
   const withVectors = !dryRun && plan.identity !== undefined;
 
@@ -347,8 +353,15 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     opts.onNote?.(`first full build: about to embed ${n} chunks across ${walk.files.length} files; run with --dry-run to preview`);
   }
 
+  // a lexical pass never waits on I/O, so it gives the event loop a turn now and then: that is
+  // when a Ctrl-C handler can run and abort the signal checked between files
+  let turnAt = Date.now();
   try {
     for (const file of walk.files) {
+      if (Date.now() - turnAt >= YIELD_MS) {
+        await nextTurn();
+        turnAt = Date.now();
+      }
       if (signal.aborted) {
         canceled = true;
         break;
