@@ -180,7 +180,17 @@ class Writer {
   #pendingChunks = 0;
   #pendingBytes = 0;
 
-  constructor(db: Db, vectors: boolean) {
+  readonly #deferExact: boolean;
+  #wrote = false;
+  readonly #db: Db;
+
+  /**
+   * `deferExact`: leave the exact-word table to one pass over all chunks at the end (a first
+   * build, where that is cheaper than a second insert per chunk).
+   */
+  constructor(db: Db, vectors: boolean, deferExact: boolean) {
+    this.#db = db;
+    this.#deferExact = deferExact;
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#updateDoc = db.prepare('UPDATE documents SET title = ?, mtime = ?, size = ?, hash = ?, indexed_at = ? WHERE id = ?');
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE document_id = ?');
@@ -210,7 +220,7 @@ class Writer {
     p.chunks.forEach((c, i) => {
       const chunkId = this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid;
       this.#insertFts.run(chunkId, c.content, c.headingPath);
-      this.#insertExact.run(chunkId, c.content, c.headingPath);
+      if (!this.#deferExact) this.#insertExact.run(chunkId, c.content, c.headingPath);
       const v = vecs?.[i];
       if (this.#insertVec !== undefined && v !== undefined) this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
     });
@@ -232,6 +242,12 @@ class Writer {
     this.#pendingChunks = 0;
     this.#pendingBytes = 0;
     this.#commit(batch);
+    this.#wrote = true;
+  }
+
+  /** Builds the deferred exact-word table from every stored chunk, in one pass. */
+  finish(): void {
+    if (this.#deferExact && this.#wrote) this.#db.exec(`INSERT INTO chunks_exact(chunks_exact) VALUES ('rebuild')`);
   }
 
   remove(id: number): void {
@@ -270,7 +286,9 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     db.transaction(() => writeIdentity(db, plan.identity))();
   }
   const forceAll = reindex || plan.recreate;
-  const writer = !dryRun && db !== undefined ? new Writer(db, withVectors) : undefined;
+  // a first build into an empty store fills the exact-word table in one pass at the end
+  const deferExact = !dryRun && db !== undefined && stored.size === 0;
+  const writer = !dryRun && db !== undefined ? new Writer(db, withVectors, deferExact) : undefined;
 
   let added = 0;
   let updated = 0;
@@ -399,6 +417,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   } finally {
     // queued documents are complete: commit them even when the pass stops early
     writer?.flush();
+    writer?.finish();
   }
 
   let removed = 0;

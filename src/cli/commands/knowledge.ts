@@ -137,7 +137,7 @@ async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boole
     r.close();
     return;
   }
-  const store = k.openWriter(ctx.setup.storeDir);
+  const store = k.openWriter(ctx.setup.storeDir, { bulk: true });
   try {
     const res = await withInterrupt((signal) => k.indexCorpus(store.db, { ...common, signal }));
     if (progress !== undefined) ctx.io.err.write('\n');
