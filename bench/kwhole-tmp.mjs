@@ -1,0 +1,11 @@
+import Database from 'better-sqlite3';
+import { readdirSync, readFileSync, lstatSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+rmSync('/tmp/kwhole/bare.db', { force: true });
+const db = new Database('/tmp/kwhole/bare.db');
+db.pragma('journal_mode = WAL');
+db.exec(`CREATE VIRTUAL TABLE f USING fts5(path UNINDEXED, body, tokenize='porter unicode61')`);
+const ins = db.prepare('INSERT INTO f(path, body) VALUES (?, ?)');
+const walk = (d, out) => { for (const n of readdirSync(d)) { const p = join(d, n); const s = lstatSync(p); if (s.isDirectory()) walk(p, out); else if (/\.(md|markdown)$/i.test(n)) out.push(p); } return out; };
+db.transaction(() => { for (const p of walk('/tmp/kqcorpus', [])) ins.run(p, readFileSync(p, 'utf8')); })();
+db.close();
