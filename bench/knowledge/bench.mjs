@@ -141,7 +141,8 @@ try {
   // 1. full lexical index
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
-  let w = openWriter(storeDir);
+  // as `fisk knowledge index` opens it (KNOWLEDGE_BENCH_BULK=0: as a long-lived writer does)
+  let w = openWriter(storeDir, { bulk: process.env.KNOWLEDGE_BENCH_BULK !== '0' });
   let t = process.hrtime.bigint();
   const full = await indexCorpus(w.db, { roots: [corpus], cwd: root, excludeDirs: [storeDir] });
   const fullMs = ms(t);

@@ -70,6 +70,8 @@ const CASES: readonly Case[] = [
   { name: 'embeddings over plain http to a 127-prefixed name', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.attacker.example/v1", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /use https/ },
   { name: 'embeddings url with credentials', yaml: 'harness: {knowledge: {embeddings: {base_url: "https://u:p@embed.example.com", model: e}}}', key: 'harness.knowledge.embeddings.base_url', says: /user name or password/ },
   { name: 'embeddings zero timeout', yaml: 'harness: {knowledge: {embeddings: {base_url: "http://127.0.0.1:1", model: e, timeout: 0s}}}', key: 'harness.knowledge.embeddings.timeout' },
+  { name: 'knowledge extensions empty', yaml: 'harness: {knowledge: {extensions: []}}', key: 'harness.knowledge.extensions', says: /nothing would be indexed/ },
+  { name: 'knowledge extension that is a glob', yaml: 'harness: {knowledge: {extensions: ["*.md"]}}', key: 'harness.knowledge.extensions[0]', says: /not a file-name ending/ },
   { name: 'bad citation pattern', yaml: 'harness: {knowledge: {citations: [{pattern: "[", replace: x}]}}', key: 'harness.knowledge.citations[0].pattern' },
   { name: 'citation without replace', yaml: 'harness: {knowledge: {citations: [{pattern: x}]}}', key: 'harness.knowledge.citations[0].replace', says: /required/ },
   { name: 'sample ratio above one', yaml: 'telemetry: {sample_ratio: 1.5}', key: 'telemetry.sample_ratio' },

@@ -21,6 +21,7 @@ export type { Mode } from './validate.js';
 export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl } from './prepare.js';
 export { isLoopbackHost, isLoopbackUrl } from './loopback.js';
 export { decodeOptions } from './options.js';
+export { DEFAULT_KNOWLEDGE_EXTENSIONS } from './knowledge-extensions.js';
 export { parseGoDuration, formatGoDuration, DurationSyntaxError } from './duration.js';
 export {
   credentialEnvNames,

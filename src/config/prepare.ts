@@ -1,5 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
+import { prepareKnowledgeExtensions } from './knowledge-extensions.js';
 import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
 import { isLoopbackUrl } from './loopback.js';
 import type { RawConfig } from './schema.js';
@@ -228,6 +229,7 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
   return {
     enabled: k?.enabled ?? false,
     paths: normalizeList(k?.paths),
+    extensions: prepareKnowledgeExtensions(k?.extensions),
     directory: trimmed(k?.directory) ?? `knowledge/${identity}`,
     topK: topK <= 0 ? DEFAULTS.knowledgeTopK : Math.min(topK, DEFAULTS.knowledgeTopKMax),
     maxInjectedTokens: maxInjected <= 0 ? DEFAULTS.knowledgeMaxInjectedTokens : maxInjected,

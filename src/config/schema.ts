@@ -74,6 +74,7 @@ export const CitationSchema = z.strictObject({
 export const KnowledgeSchema = z.strictObject({
   enabled: bool.optional(),
   paths: strList.optional(),
+  extensions: strList.optional(),
   directory: str.optional(),
   top_k: int.optional(),
   max_injected_tokens: int.optional(),

@@ -86,6 +86,8 @@ export interface CitationRule {
 export interface KnowledgeConfig {
   readonly enabled: boolean;
   readonly paths: readonly string[];
+  /** File-name endings indexed (lower case, with the dot). */
+  readonly extensions: readonly string[];
   /** The store directory as configured (relative paths resolve against the store base or cwd). */
   readonly directory: string;
   readonly topK: number;

@@ -13,6 +13,15 @@ describe('chunkMarkdown', () => {
     ]);
   });
 
+  it('reads underlined headings, and a rule after a blank line as a rule', () => {
+    const doc = chunkMarkdown('Guide\n=====\n\nIntro.\n\nInstall\n-------\n\nSteps.\n\n---\n\nMore steps.\n');
+    expect(doc.title).toBe('Guide');
+    expect(doc.chunks).toEqual([
+      { headingPath: 'Guide', content: 'Intro.' },
+      { headingPath: 'Guide > Install', content: 'Steps.\n\n---\n\nMore steps.' },
+    ]);
+  });
+
   it('never splits a fenced code block and does not read # inside it as a heading', () => {
     const code = ['```sh', ...Array.from({ length: 60 }, (_, i) => `# step ${i} ${'x'.repeat(20)}`), '```'].join('\n');
     const doc = chunkMarkdown(`# A\n\nbefore\n\n${code}\n\nafter\n`, 300);

@@ -24,6 +24,8 @@ export const HEADING_SEPARATOR = ' > ';
 
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
+/** The underline of a setext heading: `===` makes level one, `---` level two. */
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 
 interface Block {
   readonly text: string;
@@ -118,10 +120,12 @@ export function chunkMarkdown(text: string, maxChars: number = DEFAULT_CHUNK_CHA
       continue;
     }
     const h = HEADING.exec(line);
-    if (h !== null) {
+    const underline = h === null && para.length === 1 ? SETEXT.exec(line) : null;
+    if (h !== null || underline !== null) {
+      // an underlined single-line paragraph is a heading; `---` after a blank line stays a rule
+      const textOf = (h !== null ? (h[2] ?? '') : (para.pop() ?? '')).trim();
       flush();
-      const level = (h[1] ?? '#').length;
-      const textOf = (h[2] ?? '').trim();
+      const level = h !== null ? (h[1] ?? '#').length : underline?.[1]?.startsWith('=') === true ? 1 : 2;
       if (level === 1 && title === '' && textOf !== '') title = textOf;
       while (stack.length > 0 && (stack[stack.length - 1]?.level ?? 0) >= level) stack.pop();
       if (textOf !== '') stack.push({ level, text: textOf });

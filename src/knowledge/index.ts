@@ -6,8 +6,8 @@
  */
 export { KnowledgeError, KNOWLEDGE_ERROR_CODES, isKnowledgeError } from './errors.js';
 export type { KnowledgeErrorCode } from './errors.js';
-export { openWriter, KnowledgeReader } from './store.js';
-export type { WriterStore } from './store.js';
+export { openWriter, KnowledgeReader, BUILD_FILE } from './store.js';
+export type { WriterOptions, WriterStore } from './store.js';
 export { resolveStoreDir, DB_FILE, LOCK_FILE } from './store-files.js';
 export { FORMAT_VERSION } from './schema.js';
 export type { VectorIdentity, VectorSettings } from './identity.js';
@@ -17,11 +17,13 @@ export { EmbeddingsClient, EmbeddingsError, EMBED_FAILURES } from './embeddings.
 export type { EmbeddingsOptions, EmbedFailure, ProbeResult } from './embeddings.js';
 export { indexCorpus, PRUNE_SCOPES } from './indexer.js';
 export type { IndexOptions, IndexProgress, IndexResult, PruneScope, VectorTier } from './indexer.js';
-export { MAX_FILE_BYTES, SKIP_REASONS } from './walk.js';
+export { MAX_FILE_BYTES, SKIP_REASONS, DEFAULT_EXTENSIONS, isDocumentName } from './walk.js';
 export type { SkipReason, SkippedFile } from './walk.js';
 export { freeTextQuery, MAX_QUERY_TERMS } from './query.js';
 export type { FreeTextQuery } from './query.js';
-export { search, fuse, configuredTier, SEARCH_STATUSES, CANDIDATES, RRF_K } from './search.js';
+export { search, fuse, fuseWeighted, configuredTier, SEARCH_STATUSES, CANDIDATES, RRF_K, FUSE_K, VECTOR_WEIGHT } from './search.js';
+export { rankDocuments, STOP_WORDS, isStopWord } from './rank.js';
+export type { RankedDocument } from './rank.js';
 export type { SearchHit, SearchOptions, SearchResult, SearchStatus, SearchVector } from './search.js';
 export { tierLine, DEGRADE_STEPS } from './tier.js';
 export type { DegradeStep, Tier } from './tier.js';

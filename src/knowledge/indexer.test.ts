@@ -1,11 +1,13 @@
-import { chmodSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/knowledge/support.js';
 import type { TempDir } from '../../test/knowledge/support.js';
 import { indexCorpus } from './indexer.js';
 import { search } from './search.js';
-import { KnowledgeReader, openWriter } from './store.js';
+import { checkIntegrity, vocabulary } from './maintenance.js';
+import { DB_FILE } from './store-files.js';
+import { BUILD_FILE, KnowledgeReader, openWriter } from './store.js';
 
 let tmp: TempDir;
 let storeDir: string;
@@ -121,5 +123,56 @@ describe('indexCorpus', () => {
     writeFileSync(join(tmp.path, 'docs/new.md'), 'new words');
     await index();
     expect(statSync(join(storeDir, 'knowledge.db')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('a bulk first build', () => {
+  it('writes a side file readers cannot see, renames it into place on close, and then writes in place', async () => {
+    const w = openWriter(storeDir, { bulk: true });
+    const reader = new KnowledgeReader(storeDir);
+    try {
+      await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir] });
+      expect(existsSync(join(storeDir, BUILD_FILE))).toBe(true);
+      // until the build is closed, the store reads as never built
+      expect(reader.handle()).toBeUndefined();
+    } finally {
+      w.close();
+    }
+    expect(existsSync(join(storeDir, BUILD_FILE))).toBe(false);
+    expect(statSync(join(storeDir, DB_FILE)).mode & 0o777).toBe(0o600);
+    const db = reader.handle();
+    expect(db?.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect((await search(reader, 'retention', { topK: 5 })).hits[0]?.path).toBe('docs/install.md');
+    // the exact-word table, filled in one pass at the end, agrees with the chunks
+    reader.close();
+    const again = openWriter(storeDir, { bulk: true });
+    try {
+      expect(checkIntegrity(again).every((i) => i.state !== 'fail')).toBe(true);
+      expect(vocabulary(reader, 'retention', 5)).toEqual([{ term: 'retention', chunks: 1, occurrences: 1 }]);
+      // a store that holds an index is written in place, never rebuilt aside
+      tmp.write('docs/new.md', '# New\n\nA new page.\n');
+      const res = await indexCorpus(again.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir] });
+      expect(res.added).toBe(1);
+      expect(existsSync(join(storeDir, BUILD_FILE))).toBe(false);
+    } finally {
+      again.close();
+      reader.close();
+    }
+  });
+
+  it('starts over from a side file a crashed build left behind', async () => {
+    mkdirSync(storeDir, { recursive: true });
+    writeFileSync(join(storeDir, BUILD_FILE), 'half a database from a build that died');
+    expect(new KnowledgeReader(storeDir).handle()).toBeUndefined();
+    const w = openWriter(storeDir, { bulk: true });
+    try {
+      const res = await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir] });
+      expect(res.added).toBe(2);
+    } finally {
+      w.close();
+    }
+    const reader = new KnowledgeReader(storeDir);
+    expect((await search(reader, 'nightly', { topK: 5 })).hits[0]?.path).toBe('docs/ops/backup.md');
+    reader.close();
   });
 });

@@ -2,6 +2,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { chunkMarkdown, DEFAULT_CHUNK_CHARS } from './chunker.js';
 import type { Chunk } from './chunker.js';
 import type { EmbeddingsClient } from './embeddings.js';
@@ -36,6 +37,8 @@ export interface IndexOptions {
   readonly cwd: string;
   /** Directories never walked: the store's own, a sibling memory directory. */
   readonly excludeDirs: readonly string[];
+  /** File-name endings to index (lower case, with the dot); documentation text by default. */
+  readonly extensions?: readonly string[];
   /** Re-process files whose hash is unchanged (and re-embed them). */
   readonly reindex?: boolean;
   /** Count what would change and write nothing. */
@@ -148,6 +151,9 @@ async function planVectors(
   return { identity, recreate: true, clear: false };
 }
 
+/** How long a pass runs before it lets signal handlers and timers in. */
+const YIELD_MS = 50;
+
 /** Chunks queued before a batch commits: large enough to amortize FTS5's per-commit flush. */
 const BATCH_CHUNKS = 2000;
 /** Bytes of chunk text queued before a batch commits, bounding memory and transaction length. */
@@ -174,7 +180,17 @@ class Writer {
   #pendingChunks = 0;
   #pendingBytes = 0;
 
-  constructor(db: Db, vectors: boolean) {
+  readonly #deferExact: boolean;
+  #wrote = false;
+  readonly #db: Db;
+
+  /**
+   * `deferExact`: leave the exact-word table to one pass over all chunks at the end (a first
+   * build, where that is cheaper than a second insert per chunk).
+   */
+  constructor(db: Db, vectors: boolean, deferExact: boolean) {
+    this.#db = db;
+    this.#deferExact = deferExact;
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#updateDoc = db.prepare('UPDATE documents SET title = ?, mtime = ?, size = ?, hash = ?, indexed_at = ? WHERE id = ?');
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE document_id = ?');
@@ -204,7 +220,7 @@ class Writer {
     p.chunks.forEach((c, i) => {
       const chunkId = this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid;
       this.#insertFts.run(chunkId, c.content, c.headingPath);
-      this.#insertExact.run(chunkId, c.content, c.headingPath);
+      if (!this.#deferExact) this.#insertExact.run(chunkId, c.content, c.headingPath);
       const v = vecs?.[i];
       if (this.#insertVec !== undefined && v !== undefined) this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
     });
@@ -226,6 +242,12 @@ class Writer {
     this.#pendingChunks = 0;
     this.#pendingBytes = 0;
     this.#commit(batch);
+    this.#wrote = true;
+  }
+
+  /** Builds the deferred exact-word table from every stored chunk, in one pass. */
+  finish(): void {
+    if (this.#deferExact && this.#wrote) this.#db.exec(`INSERT INTO chunks_exact(chunks_exact) VALUES ('rebuild')`);
   }
 
   remove(id: number): void {
@@ -250,7 +272,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   const plan = dryRun
     ? { identity: undefined, recreate: false, clear: false }
     : await planVectors(db, opts.vector, reindex, signal, stored.size);
-  const walk = walkRoots(opts.roots, opts.cwd, opts.excludeDirs);
+  const walk = walkRoots(opts.roots, opts.cwd, opts.excludeDirs, opts.extensions);
   const skipped: SkippedFile[] = [...walk.skipped];
   const withVectors = !dryRun && plan.identity !== undefined;
 
@@ -264,7 +286,9 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     db.transaction(() => writeIdentity(db, plan.identity))();
   }
   const forceAll = reindex || plan.recreate;
-  const writer = !dryRun && db !== undefined ? new Writer(db, withVectors) : undefined;
+  // a first build into an empty store fills the exact-word table in one pass at the end
+  const deferExact = !dryRun && db !== undefined && stored.size === 0;
+  const writer = !dryRun && db !== undefined ? new Writer(db, withVectors, deferExact) : undefined;
 
   let added = 0;
   let updated = 0;
@@ -347,8 +371,15 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     opts.onNote?.(`first full build: about to embed ${n} chunks across ${walk.files.length} files; run with --dry-run to preview`);
   }
 
+  // a lexical pass never waits on I/O, so it gives the event loop a turn now and then: that is
+  // when a Ctrl-C handler can run and abort the signal checked between files
+  let turnAt = Date.now();
   try {
     for (const file of walk.files) {
+      if (Date.now() - turnAt >= YIELD_MS) {
+        await nextTurn();
+        turnAt = Date.now();
+      }
       if (signal.aborted) {
         canceled = true;
         break;
@@ -386,6 +417,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   } finally {
     // queued documents are complete: commit them even when the pass stops early
     writer?.flush();
+    writer?.finish();
   }
 
   let removed = 0;

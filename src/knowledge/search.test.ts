@@ -87,6 +87,37 @@ describe('search', () => {
   });
 });
 
+describe('lexical ranking', () => {
+  it('answers with one passage per document, ranks by the whole question and by the title', async () => {
+    const t2 = tempDir();
+    try {
+      // a long document that repeats one of the words in every section
+      const sections = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\nThe cache is mentioned here, cache and cache again.\n`).join('\n');
+      t2.write('docs/big.md', `# Handbook\n\n${sections}`);
+      t2.write('docs/ttl.md', '# Expiry\n\nEntries in the cache expire after their time to live.\n');
+      t2.write('docs/memory-cache.md', '# Memory cache\n\nKeeps values in process memory.\n');
+      t2.write('docs/other.md', '# Other\n\nNothing related at all.\n');
+      const dir = join(t2.path, 'store');
+      const w = openWriter(dir);
+      await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [] });
+      w.close();
+      const r = new KnowledgeReader(dir);
+      const res = await search(r, 'how do I expire cache entries after a time to live', { topK: 5 });
+      const paths = res.hits.map((h) => h.path);
+      // five hits would be five documents: no document appears twice
+      expect(new Set(paths).size).toBe(paths.length);
+      expect(paths[0]).toBe('docs/ttl.md');
+      expect(paths).toContain('docs/big.md');
+      // a query word in the title and path lifts the document over one that merely repeats it
+      const named = await search(r, 'memory cache', { topK: 5 });
+      expect(named.hits[0]?.path).toBe('docs/memory-cache.md');
+      r.close();
+    } finally {
+      t2.cleanup();
+    }
+  });
+});
+
 describe('indexing with vectors', () => {
   it('reports a cancellation during an embeddings call as canceled, keeping what was written', async () => {
     const t2 = tempDir();

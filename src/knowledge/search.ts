@@ -5,9 +5,9 @@ import type { EmbeddingsClient } from './embeddings.js';
 import { KnowledgeError } from './errors.js';
 import { readIdentity, requireCompatibleIdentity } from './identity.js';
 import type { VectorSettings } from './identity.js';
-import { freeTextQuery, quoteTerm } from './query.js';
+import { freeTextQuery } from './query.js';
+import { rankDocuments } from './rank.js';
 import { splitCommonTerms } from './term-stats.js';
-import { BM25_WEIGHTS } from './schema.js';
 import type { KnowledgeReader } from './store.js';
 import type { DegradeStep, Tier } from './tier.js';
 
@@ -15,6 +15,18 @@ import type { DegradeStep, Tier } from './tier.js';
 export const CANDIDATES = 50;
 /** The reciprocal rank fusion constant. */
 export const RRF_K = 60;
+/**
+ * The rank constant of document fusion: small, so the lexical order of the first few documents
+ * holds unless the vectors agree on a neighbour. (With the classic 60 the top ranks are nearly
+ * level and a weak embedding model reorders them at will.)
+ */
+export const FUSE_K = 1;
+/**
+ * The vector list's weight in fusion against the lexical list's 1. Below one because the lexical
+ * ranking is shaped (titles, phrases, documents) and a weak embedding model must not outvote it;
+ * the vectors still lift documents the words missed.
+ */
+export const VECTOR_WEIGHT = 0.3;
 
 /**
  * How a search ended. `not_built` and `empty_index` are kept apart from `no_results`, and
@@ -80,6 +92,16 @@ export function fuse(lists: readonly (readonly number[])[]): { id: number; score
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
 }
 
+/** Reciprocal rank fusion of document lists with a weight per list; ties to the lower id. */
+export function fuseWeighted(lists: readonly { readonly ids: readonly number[]; readonly weight: number }[]): { id: number; score: number }[] {
+  const scores = new Map<number, number>();
+  for (const { ids, weight } of lists) {
+    ids.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + weight / (FUSE_K + rank + 1)));
+  }
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+
 function hydrate(db: Db, fused: readonly { id: number; score: number }[]): SearchHit[] {
   if (fused.length === 0) return [];
   const rows = db
@@ -100,7 +122,6 @@ function hydrate(db: Db, fused: readonly { id: number; score: number }[]): Searc
 }
 
 interface Statements {
-  readonly lexical: Statement;
   readonly vector: Statement | undefined;
   readonly anyDocument: Statement;
 }
@@ -112,8 +133,9 @@ function statements(db: Db, withVectors: boolean): Statements {
   let st = cache.get(db);
   if (st === undefined || (withVectors && st.vector === undefined)) {
     st = {
-      lexical: db.prepare(`SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')}) LIMIT ${CANDIDATES}`),
-      vector: withVectors ? db.prepare(`SELECT chunk_id AS id FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance`) : undefined,
+      vector: withVectors
+        ? db.prepare(`SELECT v.id AS id, c.document_id AS doc FROM (SELECT chunk_id AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance) v JOIN chunks c ON c.id = v.id ORDER BY v.distance`)
+        : undefined,
       anyDocument: db.prepare('SELECT EXISTS (SELECT 1 FROM documents) AS n'),
     };
     cache.set(db, st);
@@ -140,10 +162,12 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   if (parsed.match === undefined) return { ...base, status: 'no_terms', tier: tier0, hits: [] };
 
   const { keep, common } = splitCommonTerms(db, parsed.terms);
-  const lexical = (st.lexical.all(keep.map(quoteTerm).join(' OR ')) as { id: number }[]).map((r) => r.id);
+  const ranked = rankDocuments(db, keep);
+  // one chunk per document: the best one found for it
+  const chunkOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.chunkId]));
+  let vectorDocs: number[] | undefined;
 
   let tier: Tier = { kind: 'lexical' };
-  const lists: number[][] = [lexical];
   const vector = opts.vector;
   if (vector !== undefined && pinned !== undefined) {
     const signal = opts.signal ?? new AbortController().signal;
@@ -161,14 +185,27 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
         throw new KnowledgeError('dimension_mismatch', `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`);
       }
       try {
-        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number }[];
-        lists.push(rows.map((r) => r.id));
+        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number; doc: number }[];
+        vectorDocs = [];
+        for (const r of rows) {
+          if (vectorDocs.includes(r.doc)) continue;
+          vectorDocs.push(r.doc);
+          if (!chunkOf.has(r.doc)) chunkOf.set(r.doc, r.id);
+        }
         tier = { kind: 'hybrid', model: vector.settings.model, dimension: pinned.dimension };
       } catch (err) {
         tier = degrade('vector_search', 'failed', (err as Error).message);
       }
     }
   }
-  const hits = hydrate(db, fuse(lists).slice(0, Math.max(1, opts.topK)));
+  const top = Math.max(1, opts.topK);
+  const docs =
+    vectorDocs === undefined
+      ? ranked.slice(0, top).map((r) => ({ id: r.documentId, score: r.score }))
+      : fuseWeighted([
+          { ids: ranked.slice(0, CANDIDATES).map((r) => r.documentId), weight: 1 },
+          { ids: vectorDocs, weight: VECTOR_WEIGHT },
+        ]).slice(0, top);
+  const hits = hydrate(db, docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })));
   return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }

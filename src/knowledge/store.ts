@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { closeSync, constants, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { KnowledgeError } from './errors.js';
@@ -41,8 +41,11 @@ export interface WriterStore {
   close(): void;
 }
 
-/** A writer over an open connection and its lock; closing re-asserts the file modes, then releases the lock. */
-function writerStore(dir: string, path: string, db: Db, lock: WriterLock, created: boolean): WriterStore {
+/**
+ * A writer over an open connection and its lock; closing re-asserts the file modes, then releases
+ * the lock. A bulk build's side file is switched to WAL and renamed over the store's file first.
+ */
+function writerStore(dir: string, path: string, db: Db, lock: WriterLock, created: boolean, building?: string): WriterStore {
   let open = true;
   return {
     dir,
@@ -53,7 +56,13 @@ function writerStore(dir: string, path: string, db: Db, lock: WriterLock, create
       if (!open) return;
       open = false;
       try {
-        db.close();
+        if (building !== undefined) {
+          db.pragma('journal_mode = WAL');
+          db.close();
+          renameSync(building, path);
+        } else {
+          db.close();
+        }
         assertStoreModes(dir);
       } finally {
         lock.release();
@@ -62,17 +71,60 @@ function writerStore(dir: string, path: string, db: Db, lock: WriterLock, create
   };
 }
 
+/** The side file a bulk build writes before it is renamed into place. */
+export const BUILD_FILE = 'knowledge.db.build';
+
+/** How a writer is opened. */
+export interface WriterOptions {
+  /**
+   * For a one-shot pass (`fisk knowledge index`): when the store is empty, build it in a side file
+   * without write-ahead logging and rename it into place on close. Readers see nothing until then,
+   * and a crash leaves the store as it was (empty). A long-lived writer (watch) leaves this off.
+   */
+  readonly bulk?: boolean;
+}
+
+function isEmpty(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch {
+    return true;
+  }
+}
+
+function openBulk(dir: string, path: string, lock: WriterLock): WriterStore {
+  const building = join(dir, BUILD_FILE);
+  // a side file left by a crashed build is garbage: start again
+  rmSync(building, { force: true });
+  closeSync(openSync(building, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600));
+  let db: Db | undefined;
+  try {
+    db = openDatabase(building, false);
+    // the rollback journal in memory still lets a failed transaction roll back; a crash loses only the side file
+    db.pragma('journal_mode = MEMORY');
+    db.pragma('synchronous = OFF');
+    const handle = db;
+    handle.transaction(() => createSchema(handle))();
+    return writerStore(dir, path, handle, lock, true, building);
+  } catch (err) {
+    db?.close();
+    rmSync(building, { force: true });
+    throw err;
+  }
+}
+
 /**
  * Opens the store for writing: creates the directory (0700) and file (0600), refuses symlinks,
  * takes the writer lock (failing at once when another writer holds it), applies the format gate
  * and creates the schema on a fresh file.
  */
-export function openWriter(dir: string): WriterStore {
+export function openWriter(dir: string, opts: WriterOptions = {}): WriterStore {
   prepareStoreFiles(dir);
   const lock: WriterLock = acquireWriterLock(dir);
   const path = join(dir, DB_FILE);
   let db: Db | undefined;
   try {
+    if (opts.bulk === true && isEmpty(path)) return openBulk(dir, path, lock);
     db = openDatabase(path, false);
     db.pragma('journal_mode = WAL');
     // WAL with NORMAL sync: a crash can lose the last commits but never corrupts the file

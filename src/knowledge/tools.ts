@@ -79,7 +79,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
   const tools: Tool[] = [
     newFuncTool({
       name: 'knowledge_search',
-      description: 'Searches the knowledge base and returns the best matching passages, each with a citation ref, its section and its text. Use several searches with different wording for broad questions.',
+      description: 'Searches the knowledge base and returns the best matching passages, one per document, each with a citation ref, its section and its text. Use several searches with different wording for broad questions; knowledge_enumerate lists every document holding given words.',
       inputSchema: {
         type: 'object',
         properties: {

@@ -1,12 +1,13 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_KNOWLEDGE_EXTENSIONS } from '../config/index.js';
 
 /** Files larger than this are skipped: they are rarely prose, and one would crowd out the rest. */
 export const MAX_FILE_BYTES = 512 * 1024;
 
 /** Why the walk left something out. Closed, so a report can count by reason. */
-export const SKIP_REASONS = ['symlink', 'too_large', 'not_utf8', 'unreadable', 'missing'] as const;
+export const SKIP_REASONS = ['symlink', 'too_large', 'not_utf8', 'name_not_utf8', 'not_documentation', 'unreadable', 'missing'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** A file the walk will index. */
@@ -45,12 +46,41 @@ export function isUnder(path: string, dir: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
+/** The file-name endings indexed when none are configured. */
+export const DEFAULT_EXTENSIONS: readonly string[] = DEFAULT_KNOWLEDGE_EXTENSIONS;
+
 /**
- * Walks the roots depth-first in name order. Skips dot directories, the excluded directories (the
- * store's own, a sibling memory directory), symlinks (a link could lead out of the corpus or into
- * a loop) and files over 512 KiB. A root that is a file is taken as is.
+ * Whether a file name is documentation text the index takes: not a dotfile, and ending in one of
+ * the extensions (lower case, with their dot; compared case-insensitively).
  */
-export function walkRoots(roots: readonly string[], cwd: string, excludeDirs: readonly string[]): WalkResult {
+export function isDocumentName(name: string, extensions: readonly string[]): boolean {
+  if (name.startsWith('.')) return false;
+  const lower = name.toLowerCase();
+  return extensions.some((e) => lower.endsWith(e) && lower.length > e.length);
+}
+
+const utf8Name = new TextDecoder('utf-8', { fatal: true });
+
+/** A file name that is not UTF-8, shown with each byte that is not printable ASCII as `\xNN`. */
+export function escapeName(raw: Buffer): string {
+  let out = '';
+  for (const b of raw) out += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
+  return out;
+}
+
+/**
+ * Walks the roots depth-first in name order. Takes only documentation files (by extension), and
+ * skips dotfiles and dot directories, the excluded directories (the store's own, the agent's memory
+ * and session directories), symlinks (a link could lead out of the corpus or into a loop), names
+ * that are not UTF-8 (reported as such) and files over 512 KiB. A root that is a file is taken
+ * when it passes the same name rules, and reported as skipped otherwise.
+ */
+export function walkRoots(
+  roots: readonly string[],
+  cwd: string,
+  excludeDirs: readonly string[],
+  extensions: readonly string[] = DEFAULT_EXTENSIONS,
+): WalkResult {
   const files: WalkedFile[] = [];
   const skipped: SkippedFile[] = [];
   const rootKeys: string[] = [];
@@ -64,13 +94,23 @@ export function walkRoots(roots: readonly string[], cwd: string, excludeDirs: re
     }
     if (st.isDirectory()) {
       if (excluded.some((d) => isUnder(abs, d))) return;
-      let names: string[];
+      let raw: Buffer[];
       try {
-        names = readdirSync(abs).sort();
+        raw = readdirSync(abs, { encoding: 'buffer' });
       } catch {
         skipped.push({ path: storedKey(abs, cwd, relRoot), reason: 'unreadable' });
         return;
       }
+      const names: string[] = [];
+      for (const r of raw) {
+        try {
+          names.push(utf8Name.decode(r));
+        } catch {
+          // a name the system would only give back mangled: say so rather than "unreadable"
+          if (r[0] !== 0x2e) skipped.push({ path: storedKey(join(abs, escapeName(r)), cwd, relRoot), reason: 'name_not_utf8' });
+        }
+      }
+      names.sort();
       for (const name of names) {
         const child = join(abs, name);
         let cst: Stats;
@@ -80,7 +120,8 @@ export function walkRoots(roots: readonly string[], cwd: string, excludeDirs: re
           skipped.push({ path: storedKey(child, cwd, relRoot), reason: 'unreadable' });
           continue;
         }
-        if (name.startsWith('.') && cst.isDirectory()) continue;
+        if (name.startsWith('.')) continue;
+        if (!cst.isDirectory() && !isDocumentName(name, extensions)) continue;
         visit(child, relRoot, cst);
       }
       return;
@@ -105,6 +146,10 @@ export function walkRoots(roots: readonly string[], cwd: string, excludeDirs: re
       st = lstatSync(abs);
     } catch {
       skipped.push({ path: root, reason: 'missing' });
+      continue;
+    }
+    if (!st.isDirectory() && !st.isSymbolicLink() && !isDocumentName(basename(abs), extensions)) {
+      skipped.push({ path: storedKey(abs, cwd, relRoot), reason: 'not_documentation' });
       continue;
     }
     visit(abs, relRoot, st);

@@ -6,7 +6,7 @@ import { indexCorpus } from './indexer.js';
 import type { IndexOptions, IndexResult } from './indexer.js';
 import { removeSources } from './maintenance.js';
 import type { WriterStore } from './store.js';
-import { isUnder, storedKey } from './walk.js';
+import { DEFAULT_EXTENSIONS, isDocumentName, isUnder, storedKey } from './walk.js';
 
 /** What a watcher reports to whoever presents it. */
 export interface WatchEvents {
@@ -19,7 +19,7 @@ export interface WatchEvents {
 }
 
 /** What a watch needs: the roots and exclusions of an index pass, and the debounce time. */
-export interface WatchOptions extends Pick<IndexOptions, 'roots' | 'cwd' | 'excludeDirs' | 'vector' | 'maxChunkChars'> {
+export interface WatchOptions extends Pick<IndexOptions, 'roots' | 'cwd' | 'excludeDirs' | 'extensions' | 'vector' | 'maxChunkChars'> {
   /** Quiet time after the last change before a pass starts. */
   readonly debounceMs: number;
   readonly events?: WatchEvents;
@@ -48,6 +48,7 @@ export async function startWatch(store: WriterStore, opts: WatchOptions): Promis
   const excluded = opts.excludeDirs.map((d) => resolve(cwd, d));
   const roots = opts.roots.map((r) => ({ abs: resolve(cwd, r), relative: !isAbsolute(r) }));
   const events = opts.events ?? {};
+  const extensions = opts.extensions ?? DEFAULT_EXTENSIONS;
   const changed = new Set<string>();
   const deleted = new Set<string>();
   let dirty = false;
@@ -63,10 +64,10 @@ export async function startWatch(store: WriterStore, opts: WatchOptions): Promis
     if (excluded.some((d) => isUnder(abs, d))) return true;
     const root = rootOf(abs);
     if (root === undefined || abs === root.abs) return false;
-    // dot directories are skipped as the walk skips them; a dot file is still a source
+    // the walk's own rules: no dot entries, and only documentation files by extension
     const parts = relative(root.abs, abs).split(sep);
-    if (parts.slice(0, -1).some((s) => s.startsWith('.'))) return true;
-    return basename(abs).startsWith('.') && isDir(abs);
+    if (parts.some((s) => s.startsWith('.'))) return true;
+    return !isDir(abs) && !isDocumentName(basename(abs), extensions);
   };
   const keyOf = (abs: string): string => storedKey(abs, cwd, rootOf(abs)?.relative ?? !isAbsolute(abs));
 
@@ -132,6 +133,7 @@ export async function startWatch(store: WriterStore, opts: WatchOptions): Promis
       roots: present.map((p) => (rootOf(p)?.relative === true ? relative(cwd, p) : p)),
       cwd,
       excludeDirs: opts.excludeDirs,
+      extensions,
       vector: opts.vector,
       ...(opts.maxChunkChars === undefined ? {} : { maxChunkChars: opts.maxChunkChars }),
       signal: ac.signal,

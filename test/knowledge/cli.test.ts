@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
@@ -168,6 +169,65 @@ CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN SELECT 1; END;`);
     const r = await fisk(['index', '--dry-run']);
     expect(r.out).toContain('would index: added=2');
     expect((await fisk(['stats'])).out).toContain('not built');
+  });
+
+  it('indexes only documentation text: no dotfiles, dot directories, other extensions or the memory directory', async () => {
+    tmp.write('docs/.env', 'API_KEY=sk-secret-value\n');
+    tmp.write('docs/.notes.md', '# Hidden\n\nsecretword in a dotfile\n');
+    tmp.write('docs/.git/HEAD.md', '# Head\n\nsecretword in a dot directory\n');
+    tmp.write('docs/agent.yaml', 'identity: secretword\n');
+    tmp.write('docs/settings.json', '{"secretword": true}\n');
+    tmp.write('docs/guide.markdown', '# Guide\n\nThe guide explains onboarding.\n');
+    tmp.write('docs/readme.TXT', 'Plain text about onboarding.\n');
+    tmp.write('docs/notes.text', 'More text about onboarding.\n');
+    tmp.write('agent.yaml', `${CONFIG}  memory:\n    enabled: true\n    backend: file\n    options: {directory: docs/mem}\n`);
+    tmp.write('docs/mem/secret.md', '# Remembered\n\nsecretword remembered by the agent\n');
+    const idx = await fisk(['index']);
+    expect(idx.code).toBe(EXIT.ok);
+    expect(idx.out).toContain('(5 files,');
+    expect((await fisk(['match', 'secretword'])).out).toContain('0 of 5 documents');
+    expect((await fisk(['match', 'onboarding'])).out).toContain('3 of 5 documents');
+    // a file named on the command line is held to the same rules, and says why it was left out
+    const named = await fisk(['index', 'docs/agent.yaml', 'docs/.env']);
+    expect(named.err).toContain('skipped docs/agent.yaml: not a documentation file (see harness.knowledge.extensions)');
+    expect(named.err).toContain('skipped docs/.env: not a documentation file');
+
+    // the extensions are configurable
+    tmp.write('docs/manual.rst', 'Restructured onboarding text.\n');
+    tmp.write('agent.yaml', `${CONFIG}    extensions: [rst, .MD]\n`);
+    const re = await fisk(['index']);
+    expect(re.out).toContain('removed=3');
+    const sources = (await fisk(['sources'])).out;
+    expect(sources).toContain('docs/manual.rst');
+    expect(sources).not.toContain('docs/guide.markdown');
+  });
+
+  it('reports a file whose name is not UTF-8 as such, not as unreadable', async () => {
+    const name = Buffer.concat([Buffer.from(join(tmp.path, 'docs/caf')), Buffer.from([0xe9]), Buffer.from('.md')]);
+    writeFileSync(name, '# Cafe\n\nLatin-1 named.\n');
+    const idx = await fisk(['index']);
+    expect(idx.code).toBe(EXIT.ok);
+    expect(idx.err).toContain('skipped docs/caf\\xe9.md: its file name is not UTF-8');
+    expect(idx.err).not.toContain('unreadable');
+    expect(idx.out).toContain('(2 files,');
+  });
+
+  it('shows store sizes in units a person reads', async () => {
+    await fisk(['index']);
+    const stats = await fisk(['stats']);
+    expect(stats.out).toMatch(/DB size\s+\d+(\.\d)? KiB \(\d+ bytes\)/);
+    expect(stats.out).toMatch(/WAL size\s+(\d+ B|\d+(\.\d)? [KMG]iB \(\d+ bytes\))\n/);
+  });
+
+  it('refuses to watch when no path exists, naming the configured paths', async () => {
+    tmp.write('agent.yaml', CONFIG.replace('paths: [docs]', 'paths: [docs/gone, handbook]'));
+    const r = await fisk(['watch']);
+    expect(r.code).toBe(EXIT.error);
+    expect(r.err).toContain('none of the paths from harness.knowledge.paths');
+    expect(r.err).toContain('"docs/gone", "handbook"');
+    const named = await fisk(['watch', 'nowhere']);
+    expect(named.code).toBe(EXIT.error);
+    expect(named.err).toContain('"nowhere"');
   });
 
   it('needs a path when none is configured', async () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
@@ -31,6 +32,17 @@ function memoryDirectory(config: Config): string {
   return `memory/${config.identity}`;
 }
 
+function sessionsDirectory(config: Config): string | undefined {
+  const s = config.harness.sessions;
+  if (s.backend !== 'file') return undefined;
+  try {
+    const opts = JSON.parse(s.options) as { directory?: unknown };
+    return typeof opts.directory === 'string' && opts.directory !== '' ? opts.directory : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function context(cmd: Command, io: Io): Ctx {
   const opts = cmd.optsWithGlobals<{ config: string; storeDir?: string }>();
   const storeBase = opts.storeDir ?? io.env['FISK_AI_STORE_DIR'];
@@ -42,7 +54,9 @@ function context(cmd: Command, io: Io): Ctx {
   const base = storeBase === '' ? undefined : storeBase;
   const setup = k.knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: io.cwd, storeBase: base, env: io.env });
   const memoryDir = k.resolveStoreDir(memoryDirectory(config), io.cwd, base);
-  return { io, config, setup, excludeDirs: [setup.storeDir, memoryDir] };
+  const sessionsDir = sessionsDirectory(config);
+  const excludeDirs = [setup.storeDir, memoryDir, ...(sessionsDir === undefined ? [] : [resolve(io.cwd, sessionsDir)])];
+  return { io, config, setup, excludeDirs };
 }
 
 /** Runs a command body with a signal that the first Ctrl-C aborts (a second one kills as usual). */
@@ -80,6 +94,8 @@ const SKIP_WORDS: Record<k.SkipReason, string> = {
   symlink: 'a symlink',
   too_large: `larger than ${k.MAX_FILE_BYTES / 1024} KiB`,
   not_utf8: 'not UTF-8 text',
+  name_not_utf8: 'its file name is not UTF-8 (rename it to index it)',
+  not_documentation: 'not a documentation file (see harness.knowledge.extensions)',
   unreadable: 'unreadable',
   missing: 'does not exist',
 };
@@ -113,7 +129,7 @@ async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boole
   const { roots, fromConfig } = rootsFor(ctx, paths);
   const prune: k.PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
   const progress = progressPrinter(ctx);
-  const common = { roots, cwd: ctx.io.cwd, excludeDirs: ctx.excludeDirs, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
+  const common = { roots, cwd: ctx.io.cwd, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
   if (o.dryRun === true) {
     const r = reader(ctx);
     printTier(ctx, r);
@@ -121,15 +137,15 @@ async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boole
     r.close();
     return;
   }
-  const store = k.openWriter(ctx.setup.storeDir);
+  const store = k.openWriter(ctx.setup.storeDir, { bulk: true });
   try {
     const res = await withInterrupt((signal) => k.indexCorpus(store.db, { ...common, signal }));
     if (progress !== undefined) ctx.io.err.write('\n');
     // printed after the pass so it shows the identity the pass pinned
     println(ctx.io.out, k.tierLine(k.configuredTier(store.db, ctx.setup.vector)));
     if (res.canceled) {
-      println(ctx.io.err, '\nindex canceled; already-indexed files are skipped on re-run');
-      return;
+      println(ctx.io.err, `\nindex interrupted after ${res.added + res.updated + res.unchanged} files; what was indexed stays, and a re-run skips it`);
+      throw new ExitWith(EXIT.aborted);
     }
     reportIndex(ctx, res);
   } finally {
@@ -286,6 +302,21 @@ function runRm(ctx: Ctx, paths: readonly string[]): void {
   }
 }
 
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+/** A byte count as a person reads it, with the exact figure beside a rounded one. */
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  let v = n / 1024;
+  let unit: (typeof UNITS)[number] = 'KiB';
+  for (const u of UNITS.slice(1)) {
+    if (v < 1024) break;
+    v /= 1024;
+    unit = u;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${unit} (${n} bytes)`;
+}
+
 function runStats(ctx: Ctx): void {
   const r = reader(ctx);
   try {
@@ -301,8 +332,8 @@ function runStats(ctx: Ctx): void {
       println(out, `Dimension   ${s.identity.dimension}`);
       println(out, `Normalized  ${s.identity.normalized}`);
     }
-    println(out, `DB size     ${s.dbBytes}`);
-    println(out, `WAL size    ${s.walBytes}`);
+    println(out, `DB size     ${formatBytes(s.dbBytes)}`);
+    println(out, `WAL size    ${formatBytes(s.walBytes)}`);
     println(out, `Modified    ${date(s.modifiedMs)}`);
   } finally {
     r.close();
@@ -397,6 +428,12 @@ async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: strin
   if (debounceMs < 100) throw new UsageError('--debounce must be at least 100ms');
   const { roots, fromConfig } = rootsFor(ctx, paths);
   const io = ctx.io;
+  const missing = roots.filter((p) => !existsSync(resolve(io.cwd, p)));
+  if (missing.length === roots.length) {
+    const source = fromConfig ? `harness.knowledge.paths in ${ctx.config.source}` : 'the command line';
+    throw new CliError(`nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${io.cwd}); create one or name an existing path`);
+  }
+  for (const p of missing) println(io.err, `warning: ${JSON.stringify(p)} does not exist and is not watched`);
   const r = reader(ctx);
   try {
     printTier(ctx, r);
@@ -407,7 +444,7 @@ async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: strin
   try {
     await withInterrupt(async (signal) => {
       if (o.initial) {
-        const res = await k.indexCorpus(store.db, { roots, cwd: io.cwd, excludeDirs: ctx.excludeDirs, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
+        const res = await k.indexCorpus(store.db, { roots, cwd: io.cwd, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
         if (res.canceled) return;
         reportIndex(ctx, res);
       }
@@ -415,6 +452,7 @@ async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: strin
         roots,
         cwd: io.cwd,
         excludeDirs: ctx.excludeDirs,
+        extensions: ctx.config.harness.knowledge.extensions,
         vector: ctx.setup.vector,
         debounceMs,
         events: {

@@ -1,0 +1,179 @@
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { quoteTerm } from './query.js';
+import { BM25_WEIGHTS } from './schema.js';
+import { Stemmer } from './stems.js';
+
+/**
+ * Lexical ranking: BM25 over chunks as the base, then shaped by what a reader's question carries.
+ *
+ * - Stop words ("how", "do", "the") do not pick chunks on their own: they stay out of the BM25
+ *   expression while a content word remains, and count only inside phrase pairs.
+ * - Coverage: a chunk's score is scaled by the share of the query's distinct content stems that it
+ *   (with its heading path) holds, so one repeated word does not beat the whole question.
+ * - Documents, not chunks: each document is represented by its best chunk, its other matching
+ *   chunks add a little, its opening chunk (which says what it is about) counts a little more, and
+ *   a document whose title or path holds the query's content stems is raised.
+ *
+ * Each weight was chosen on the tuning half of `bench/knowledge-quality`. A phrase/proximity boost
+ * (neighbouring query words within a few words of each other) was measured there and lost, so it
+ * is not applied.
+ */
+
+/** Chunk candidates fetched from BM25 before ranking by document. */
+export const LEXICAL_CANDIDATES = 200;
+/** Weight of the share of content stems found in a document's title and path. */
+export const TITLE_WEIGHT = 0.6;
+/** Weight of a document's other matching chunks (its best chunk counts whole). */
+export const SPREAD_WEIGHT = 0.3;
+/** How strongly a chunk holding only part of the query's content words is lowered. */
+export const COVERAGE_POWER = 1;
+/** Candidates whose coverage is measured; those below count as half covered. */
+const COVERAGE_POOL = 60;
+/** A document's opening chunk says what it is about: its weight above the others. */
+export const LEAD_WEIGHT = 0.3;
+
+/**
+ * English function words. Closed on purpose: a word outside it is ranked as content even when it is
+ * common in one corpus; frequency-based demotion (`splitCommonTerms`) covers the rest.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  `a about above after again all am an and any are as at be because been before being below between both but by can
+could did do does doing down during each either else few for from further get gets got had has have having he her here
+hers him his how i if in into is it its itself just let lets like make me might more most much must my no nor not of
+off on once only or other our ours out over own same she should so some such than that the their them then there these
+they this those through to too under until up use used using very via want was we were what when where which while who
+whom why will with within without would you your yours`
+    .split(/\s+/)
+    .filter((w) => w !== ''),
+);
+
+/** Whether a query word is a stop word. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word.toLowerCase());
+}
+
+/** One document's best chunk and its score (higher is better). */
+export interface RankedDocument {
+  readonly documentId: number;
+  readonly chunkId: number;
+  readonly score: number;
+}
+
+interface Statements {
+  readonly candidates: Statement;
+  readonly doc: Statement;
+}
+
+interface Cache {
+  version: number;
+  readonly st: Statements;
+  /** Each document's title and path, by document id, for the current data version. */
+  readonly docNames: Map<number, string>;
+}
+
+const caches = new WeakMap<Db, Cache>();
+let sharedStemmer: Stemmer | undefined;
+
+function stemmer(): Stemmer {
+  sharedStemmer ??= new Stemmer();
+  return sharedStemmer;
+}
+
+function cacheFor(db: Db): Cache {
+  const version = db.pragma('data_version', { simple: true }) as number;
+  let c = caches.get(db);
+  if (c === undefined) {
+    const weights = BM25_WEIGHTS.join(', ');
+    c = {
+      version,
+      st: {
+        candidates: db.prepare(
+          `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
+        ),
+        doc: db.prepare('SELECT title, path FROM documents WHERE id = ?'),
+      },
+      docNames: new Map(),
+    };
+    caches.set(db, c);
+  }
+  if (c.version !== version) {
+    c.version = version;
+    c.docNames.clear();
+  }
+  return c;
+}
+
+function docName(c: Cache, id: number): string {
+  let s = c.docNames.get(id);
+  if (s === undefined) {
+    const row = c.st.doc.get(id) as { title: string; path: string } | undefined;
+    s = row === undefined ? '' : `${row.title}\n${row.path}`;
+    c.docNames.set(id, s);
+  }
+  return s;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A test for a stem at the start of a word, in lower-cased text. Porter mostly strips suffixes, so
+ * a word starts with its stem; its one common rewrite, a final y to i, is tried both ways.
+ */
+function stemTest(stem: string): (text: string) => boolean {
+  const forms = [stem];
+  if (stem.endsWith('i') && stem.length > 2) forms.push(`${stem.slice(0, -1)}y`);
+  const re = new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${forms.map(escapeRegExp).join('|')})`, 'u');
+  return (text) => re.test(text);
+}
+
+/**
+ * Ranks documents for query terms (already reduced to words). `keep` are the terms worth ranking
+ * (rare enough to carry weight). Returns every
+ * candidate document, best first, each with its best chunk.
+ */
+export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[] {
+  const c = cacheFor(db);
+  const content = keep.filter((t) => !isStopWord(t));
+  const base = content.length > 0 ? content : keep;
+  if (base.length === 0) return [];
+  const rows = c.st.candidates.all(base.map(quoteTerm).join(' OR ')) as { id: number; s: number; doc: number; ordinal: number; heading: string; content: string }[];
+  if (rows.length === 0) return [];
+  const chunkScore = new Map<number, number>();
+  for (const r of rows) chunkScore.set(r.id, -r.s);
+
+  // coverage: a chunk (with its headings) holding more of the distinct content words wins
+  const stems = [...new Set(stemmer().stems([base.join(' ')])[0])];
+  const tests = stems.map(stemTest);
+  const coverage = (text: string): number => {
+    if (tests.length === 0) return 1;
+    const lower = text.toLowerCase();
+    let n = 0;
+    for (const t of tests) if (t(lower)) n++;
+    return n / tests.length;
+  };
+
+  // by document: the best chunk stands for it, its other matching chunks add a little
+  const byDoc = new Map<number, { chunkId: number; best: number; rest: number }>();
+  rows.forEach((r, i) => {
+    let s = chunkScore.get(r.id) ?? 0;
+    if (i < COVERAGE_POOL) s *= coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
+    else s *= 0.5 ** COVERAGE_POWER;
+    if (r.ordinal === 0) s *= 1 + LEAD_WEIGHT;
+    const d = byDoc.get(r.doc);
+    if (d === undefined) byDoc.set(r.doc, { chunkId: r.id, best: s, rest: 0 });
+    else if (s > d.best) {
+      d.rest += d.best;
+      d.best = s;
+      d.chunkId = r.id;
+    } else d.rest += s;
+  });
+
+  // the document's own name: its title and path
+  const out: RankedDocument[] = [];
+  for (const [documentId, d] of byDoc) {
+    const share = coverage(docName(c, documentId));
+    const score = (d.best + SPREAD_WEIGHT * Math.min(d.rest, 2 * d.best)) * (1 + TITLE_WEIGHT * share);
+    out.push({ documentId, chunkId: d.chunkId, score });
+  }
+  return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
+}
