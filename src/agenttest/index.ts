@@ -30,3 +30,4 @@ export {
   openaiText,
 } from './openai-wire.js';
 export type { ChatCompletionOptions, OpenAIResponseOptions, OpenAIUsage } from './openai-wire.js';
+export { anthropicEventStream, chatCompletionEventStream, openaiResponseEventStream, streamIfAsked } from './sse-wire.js';
