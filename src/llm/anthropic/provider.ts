@@ -3,6 +3,7 @@ import { withCallTimeout } from '../call-timeout.js';
 import { resolveEndpoint } from '../endpoint.js';
 import { composeFetch } from '../http.js';
 import type { FetchLike } from '../http.js';
+import { nodeFetch } from '../node-fetch.js';
 import { DEFAULT_MAX_RETRIES } from '../options.js';
 import { wantsStream } from '../sse.js';
 import type { ProviderOptions } from '../options.js';
@@ -47,7 +48,7 @@ export class AnthropicProvider implements Provider {
   constructor(options: ProviderOptions) {
     const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
     this.#timeoutMs = options.callTimeoutMs;
-    const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+    const base: FetchLike = options.fetch ?? nodeFetch;
     this.#client = new Anthropic({
       apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
       authToken: null,
