@@ -4,7 +4,7 @@
  * sees the text as fragments, and the body assembled from remembered per-message texts is byte for
  * byte the body the full parameter tree serialises to.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ANTHROPIC_FIXTURES, anthropicMessage, anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer, FakeReply } from '../agenttest/fake-model-server.js';
@@ -24,6 +24,8 @@ import { buildResponsesParams, encodeResponsesParams } from './openai/responses-
 import type { Provider, Request, Response } from './provider.js';
 import { newProvider } from './providers.js';
 import { RawSlots } from './raw-splice.js';
+import { traceMiddleware } from './trace.js';
+import type { TraceHttpEvent } from './trace.js';
 import { signatureBytes } from './signature.js';
 import type { Message } from './types.js';
 
@@ -197,6 +199,24 @@ describe.each(wires)('$provider streaming', (wire) => {
       },
     });
     expect(textOf(r, 'text')).not.toBe('');
+  });
+
+  it('records a streamed answer in the trace once it has arrived, unchanged', async () => {
+    const events: TraceHttpEvent[] = [];
+    const traced = newProvider(wire.provider, {
+      baseUrl: `${server.url}${wire.basePath}`,
+      callTimeoutMs: 10_000,
+      maxRetries: 0,
+      env: {},
+      fetchMiddleware: [traceMiddleware((e) => events.push(e))],
+    });
+    const [, reply] = wire.replies[0] ?? ['', {}];
+    server.reply(streamIfAsked(reply, wire.toStream));
+    const plainText = String(wire.toStream(reply).body);
+    await traced.call(req(), new AbortController().signal, { onText: () => undefined });
+    await vi.waitFor(() => expect(events.map((e) => e.type)).toEqual(['request', 'response']));
+    const response = events[1];
+    expect(response?.type === 'response' ? response.body : undefined).toBe(plainText);
   });
 
   it('reports an HTTP error before the stream as the unstreamed call does', async () => {
