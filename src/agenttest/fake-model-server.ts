@@ -55,6 +55,12 @@ export interface FakeModelServerOptions {
   readonly fallback?: FakeReplyStep;
   /** Keep every request in `requests` (default true; a benchmark turns it off to bound memory). */
   readonly record?: boolean;
+  /**
+   * How long an idle connection stays open, in milliseconds (default 1000). Node's fetch reuses a
+   * connection only when this is comfortably longer than its own idle threshold, so a benchmark
+   * that wants kept-alive connections sets several seconds.
+   */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 /** Starts a fake model server on a free loopback port. */
@@ -100,7 +106,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   };
 
   const server = createServer(handle);
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -45,3 +45,4 @@ export type {
   ReceivedSpan,
   ReceivedSpanEvent,
 } from './otlp-receiver.js';
+export { anthropicEventStream, chatCompletionEventStream, openaiResponseEventStream, streamIfAsked } from './sse-wire.js';

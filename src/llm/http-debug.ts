@@ -1,6 +1,6 @@
 import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
 import type { FetchMiddleware } from './http.js';
-import { requestBodyText, requestMethod, requestUrl } from './http.js';
+import { isEventStream, requestBodyText, requestMethod, requestUrl } from './http.js';
 
 /** An open HTTP debug log: install `middleware` on the provider, `close` when the run ends. */
 export interface HttpDebugLog {
@@ -31,8 +31,13 @@ export function openHttpDebugLog(path: string): HttpDebugLog {
     const body = requestBodyText(init);
     write(`\n=== HTTP request: ${requestMethod(input, init)} ${requestUrl(input)} ===\n${body === undefined ? '(body not available)' : pretty(body)}\n`);
     const res = await next(input, init);
-    const text = await res.clone().text();
-    write(`\n=== HTTP response: ${res.status} ===\n${pretty(text)}\n`);
+    const record = res
+      .clone()
+      .text()
+      .then((text) => write(`\n=== HTTP response: ${res.status} ===\n${pretty(text)}\n`));
+    // A streamed answer is logged once it has arrived whole, without holding it back meanwhile.
+    if (isEventStream(res)) record.catch(() => undefined);
+    else await record;
     return res;
   };
   return {

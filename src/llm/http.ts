@@ -48,3 +48,8 @@ export function requestBodyText(init?: RequestInit): string | undefined {
   if (body instanceof ArrayBuffer) return new TextDecoder().decode(new Uint8Array(body));
   return undefined;
 }
+
+/** Whether a response is a server-sent event stream, which arrives over time rather than at once. */
+export function isEventStream(res: globalThis.Response): boolean {
+  return (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}

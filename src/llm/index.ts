@@ -4,7 +4,7 @@
  * installs without importing a vendor SDK.
  */
 export * from './types.js';
-export type { Caps, Provider, Request, Response } from './provider.js';
+export type { Caps, Provider, Request, Response, StreamObserver } from './provider.js';
 export { LlmError, LLM_ERROR_CODES, codeForStatus, isRetryable } from './errors.js';
 export type { LlmErrorCode, LlmErrorOptions } from './errors.js';
 export type { ProviderFactory, ProviderOptions } from './options.js';

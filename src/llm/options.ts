@@ -34,7 +34,10 @@ export interface ProviderOptions {
   readonly maxRetries?: number;
   /** Hooks wrapped around every HTTP exchange, first one outermost (HTTP debug log, trace). */
   readonly fetchMiddleware?: readonly FetchMiddleware[];
-  /** The fetch the hooks wrap; the global `fetch` when absent. */
+  /**
+   * The fetch the hooks wrap. When absent, Node's HTTP client with kept-alive connections, which
+   * hands anything it does not handle itself (a redirect, an unusual body) to the global `fetch`.
+   */
   readonly fetch?: FetchLike;
   /** Where credential variables are read from; `process.env` when absent. */
   readonly env?: Readonly<Record<string, string | undefined>>;

@@ -20,7 +20,10 @@ export interface Request {
   readonly noPromptCache: boolean;
 }
 
-/** The completed assistant turn. There is no streaming: one request, one response. */
+/**
+ * The completed assistant turn. A streamed call returns exactly what the same call unstreamed
+ * would: the same message, usage, stop reason and model.
+ */
 export interface Response {
   readonly message: Message;
   readonly stopReason: StopReason;
@@ -47,10 +50,25 @@ export interface Caps {
 }
 
 /**
- * A model provider. `call` is a single blocking request; the provider alone enforces the
- * per-call timeout it was constructed with, and honours `signal` for cancellation.
+ * Fragments of the answer as the model generates them, for a surface that shows the answer while it
+ * is written. Purely a view: the fragments of one kind, concatenated, are that kind's text in the
+ * final response, and nothing a callback does changes the response. A callback that throws is
+ * ignored, so a broken display never fails a call.
+ */
+export interface StreamObserver {
+  /** A fragment of answer text. */
+  onText?(delta: string): void;
+  /** A fragment of reasoning (the summary a provider shows, never a signature). */
+  onThinking?(delta: string): void;
+}
+
+/**
+ * A model provider. `call` is a single request; the provider alone enforces the per-call timeout
+ * it was constructed with, and honours `signal` for cancellation. With an `observer` that has at
+ * least one callback the provider streams the answer and reports fragments as they arrive; the
+ * response it returns is the same either way.
  */
 export interface Provider {
-  call(request: Request, signal: AbortSignal): Promise<Response>;
+  call(request: Request, signal: AbortSignal, observer?: StreamObserver): Promise<Response>;
   capabilities(): Caps;
 }

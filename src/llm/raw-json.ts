@@ -124,3 +124,29 @@ export function rootArrayElements(text: string, key: string): Span[] {
   if (span === undefined) return [];
   return arrayElements(text, span.start);
 }
+
+/**
+ * The span of one member of the top-level object, scanning only as far as that member: what
+ * follows it is never read. Undefined when the object has no such member.
+ */
+export function rootMemberSpan(text: string, key: string): Span | undefined {
+  const start = skipWs(text, 0);
+  if (text.charCodeAt(start) !== 0x7b) throw new RawJsonError('expected an object', start);
+  let i = skipWs(text, start + 1);
+  if (text.charCodeAt(i) === 0x7d) return undefined;
+  for (;;) {
+    if (text.charCodeAt(i) !== 0x22) throw new RawJsonError('expected a key', i);
+    const keyEnd = skipString(text, i);
+    const name = keyAt(text, i, keyEnd);
+    i = skipWs(text, keyEnd);
+    if (text.charCodeAt(i) !== 0x3a) throw new RawJsonError('expected a colon', i);
+    i = skipWs(text, i + 1);
+    const end = skipValue(text, i);
+    if (name === key) return { start: i, end };
+    i = skipWs(text, end);
+    const sep = text.charCodeAt(i);
+    if (sep === 0x7d) return undefined;
+    if (sep !== 0x2c) throw new RawJsonError('expected a comma', i);
+    i = skipWs(text, i + 1);
+  }
+}

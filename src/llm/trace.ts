@@ -1,6 +1,6 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import type { FetchMiddleware } from './http.js';
-import { requestBodyText, requestMethod, requestUrl } from './http.js';
+import { isEventStream, requestBodyText, requestMethod, requestUrl } from './http.js';
 import { jsonTextDepth } from '../util/json-depth.js';
 
 /** One HTTP event of a `--trace` file. Fields that do not apply are omitted. */
@@ -71,17 +71,24 @@ export function traceMiddleware(sink: (event: TraceHttpEvent) => void, options: 
     });
     try {
       const res = await next(input, init);
-      const text = await res.clone().text();
-      const t = now();
-      sink({
-        type: 'response',
-        ...common,
-        time: new Date(t).toISOString(),
-        status: `${res.status} ${res.statusText}`.trim(),
-        status_code: res.status,
-        duration_ms: t - started,
-        body: jsonOrString(text),
-      });
+      const record = res
+        .clone()
+        .text()
+        .then((text) => {
+          const t = now();
+          sink({
+            type: 'response',
+            ...common,
+            time: new Date(t).toISOString(),
+            status: `${res.status} ${res.statusText}`.trim(),
+            status_code: res.status,
+            duration_ms: t - started,
+            body: jsonOrString(text),
+          });
+        });
+      // A streamed answer is recorded once it has arrived whole, without holding it back meanwhile.
+      if (isEventStream(res)) record.catch(() => undefined);
+      else await record;
       return res;
     } catch (err) {
       const t = now();

@@ -5,10 +5,12 @@ import type {
   MessageParam,
   OutputConfig,
   TextBlockParam,
+  ThinkingConfigParam,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { LlmError } from '../errors.js';
-import type { RawSlots } from '../raw-splice.js';
+import { EncodedCache, objectText } from '../encoded-cache.js';
+import { RawSlots } from '../raw-splice.js';
 import type { Request } from '../provider.js';
 import { signatureText } from '../signature.js';
 import { stripThinking } from '../strip-thinking.js';
@@ -38,32 +40,80 @@ export function isAnthropicReasoningKind(kind: string): boolean {
  * API would reject the turn anyway and the message can say which call it is.
  */
 export function buildParams(request: Request, slots?: RawSlots): MessageCreateParamsNonStreaming {
-  const cache: CacheControlEphemeral | undefined = request.noPromptCache
-    ? undefined
-    : { type: 'ephemeral', ttl: request.interactive ? '1h' : '5m' };
-
-  const system: TextBlockParam[] = request.system.map((b) => ({ type: 'text', text: b.text }));
-  const last = system[system.length - 1];
-  if (cache !== undefined && last !== undefined) system[system.length - 1] = { ...last, cache_control: cache };
-
-  const history = request.thinking === 'off' ? stripThinking(request.messages, isAnthropicReasoningKind) : request.messages;
-
+  const cache = cacheControl(request);
+  const system = systemParams(request, cache);
   const params: MessageCreateParamsNonStreaming = {
     model: request.model,
     max_tokens: request.maxOutputTokens,
-    messages: history.map((m) => messageParam(m, slots)),
+    messages: history(request).map((m) => messageParam(m, slots)),
   };
   if (system.length > 0) params.system = system;
   if (request.tools.length > 0) params.tools = toolParams(request.tools);
   if (cache !== undefined) params.cache_control = cache;
-  if (request.thinking === 'on') params.thinking = { type: 'adaptive', display: 'summarized' };
-  else if (request.thinking === 'off') params.thinking = { type: 'disabled' };
-  if (request.reasoningEffort !== undefined) {
-    // A plain string on purpose: the levels belong to the model, and a newer one may accept a level
-    // this SDK's types have not heard of.
-    params.output_config = { effort: request.reasoningEffort as OutputConfig['effort'] & string };
-  }
+  const thinking = thinkingParam(request);
+  if (thinking !== undefined) params.thinking = thinking;
+  const output = outputConfig(request);
+  if (output !== undefined) params.output_config = output;
   return params;
+}
+
+/** Each message's wire text, spliced once: a stored message never changes. */
+const MESSAGE_TEXTS = new EncodedCache<Message>((m) => {
+  const slots = new RawSlots();
+  return slots.serialize(messageParam(m, slots));
+});
+
+/** Each tool-set snapshot's wire text. */
+const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => JSON.stringify(toolParams(tools)));
+
+/**
+ * The request body text {@link buildParams} describes, byte for byte the same, assembled from
+ * per-message and per-tool-set texts remembered by identity, so a call encodes only the messages
+ * it has not seen. `stream` adds `"stream":true` last.
+ */
+export function encodeParams(request: Request, stream = false): string {
+  const cache = cacheControl(request);
+  const system = systemParams(request, cache);
+  const thinking = thinkingParam(request);
+  const output = outputConfig(request);
+  return objectText([
+    ['model', JSON.stringify(request.model)],
+    ['max_tokens', JSON.stringify(request.maxOutputTokens)],
+    ['messages', `[${MESSAGE_TEXTS.join(history(request))}]`],
+    ['system', system.length > 0 ? JSON.stringify(system) : undefined],
+    ['tools', request.tools.length > 0 ? TOOL_TEXTS.get(request.tools) : undefined],
+    ['cache_control', cache === undefined ? undefined : JSON.stringify(cache)],
+    ['thinking', thinking === undefined ? undefined : JSON.stringify(thinking)],
+    ['output_config', output === undefined ? undefined : JSON.stringify(output)],
+    ['stream', stream ? 'true' : undefined],
+  ]);
+}
+
+function cacheControl(request: Request): CacheControlEphemeral | undefined {
+  return request.noPromptCache ? undefined : { type: 'ephemeral', ttl: request.interactive ? '1h' : '5m' };
+}
+
+function systemParams(request: Request, cache: CacheControlEphemeral | undefined): TextBlockParam[] {
+  const system: TextBlockParam[] = request.system.map((b) => ({ type: 'text', text: b.text }));
+  const last = system[system.length - 1];
+  if (cache !== undefined && last !== undefined) system[system.length - 1] = { ...last, cache_control: cache };
+  return system;
+}
+
+function history(request: Request): readonly Message[] {
+  return request.thinking === 'off' ? stripThinking(request.messages, isAnthropicReasoningKind) : request.messages;
+}
+
+function thinkingParam(request: Request): ThinkingConfigParam | undefined {
+  if (request.thinking === 'on') return { type: 'adaptive', display: 'summarized' };
+  if (request.thinking === 'off') return { type: 'disabled' };
+  return undefined;
+}
+
+function outputConfig(request: Request): OutputConfig | undefined {
+  // A plain string on purpose: the levels belong to the model, and a newer one may accept a level
+  // this SDK's types have not heard of.
+  return request.reasoningEffort === undefined ? undefined : { effort: request.reasoningEffort as OutputConfig['effort'] & string };
 }
 
 /**

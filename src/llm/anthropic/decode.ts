@@ -2,7 +2,7 @@ import { LlmError } from '../errors.js';
 import { count, isObject, obj, str } from '../json-guards.js';
 import type { JsonObject } from '../json-guards.js';
 import type { Response } from '../provider.js';
-import { objectMembers, rootArrayElements } from '../raw-json.js';
+import { arrayElements, objectMembers, rootMemberSpan } from '../raw-json.js';
 import type { Span } from '../raw-json.js';
 import { signatureBytes } from '../signature.js';
 import type { ContentBlock, Usage } from '../types.js';
@@ -20,21 +20,34 @@ import { stopReason } from '../types.js';
  */
 export function decodeMessage(text: string): Response {
   let body: unknown;
-  let spans: Span[];
   try {
     body = JSON.parse(text) as unknown;
-    spans = rootArrayElements(text, 'content');
   } catch (err) {
     throw new LlmError('decode', 'the model answer is not valid JSON', { cause: err });
   }
-  if (!isObject(body) || !Array.isArray(body.content) || body.content.length !== spans.length) {
-    throw new LlmError('decode', 'the model answer has no content array');
-  }
-  const content: ContentBlock[] = [];
-  body.content.forEach((raw: unknown, i) => {
+  if (!isObject(body) || !Array.isArray(body.content)) throw new LlmError('decode', 'the model answer has no content array');
+  const blocks = body.content as unknown[];
+  // Exact bytes are needed only for tool inputs and blocks kept whole, so the text is scanned
+  // (once, and only up to the content array) when such a block is present.
+  let spans: Span[] | undefined;
+  const spanOf = (i: number): Span => {
+    if (spans === undefined) {
+      try {
+        const at = rootMemberSpan(text, 'content');
+        spans = at === undefined ? [] : arrayElements(text, at.start);
+      } catch (err) {
+        throw new LlmError('decode', 'the model answer is not valid JSON', { cause: err });
+      }
+      if (spans.length !== blocks.length) throw new LlmError('decode', 'the model answer has no content array');
+    }
     const span = spans[i];
-    if (!isObject(raw) || span === undefined) throw new LlmError('decode', `content block ${i} is not an object`);
-    content.push(decodeBlock(raw, text, span));
+    if (span === undefined) throw new LlmError('decode', `content block ${i} is not an object`);
+    return span;
+  };
+  const content: ContentBlock[] = [];
+  blocks.forEach((raw: unknown, i) => {
+    if (!isObject(raw)) throw new LlmError('decode', `content block ${i} is not an object`);
+    content.push(decodeBlock(raw, text, () => spanOf(i)));
   });
   const model = typeof body.model === 'string' ? body.model : undefined;
   const response: Response = {
@@ -45,7 +58,7 @@ export function decodeMessage(text: string): Response {
   return model === undefined ? response : { ...response, model };
 }
 
-function decodeBlock(b: JsonObject, text: string, span: Span): ContentBlock {
+function decodeBlock(b: JsonObject, text: string, spanOf: () => Span): ContentBlock {
   const type = str(b, 'type');
   switch (type) {
     case 'text':
@@ -57,7 +70,7 @@ function decodeBlock(b: JsonObject, text: string, span: Span): ContentBlock {
         : { type: 'thinking', text: str(b, 'thinking') };
     }
     case 'tool_use': {
-      const input = objectMembers(text, span.start).get('input');
+      const input = objectMembers(text, spanOf().start).get('input');
       return {
         type: 'tool_use',
         id: str(b, 'id'),
@@ -72,10 +85,10 @@ function decodeBlock(b: JsonObject, text: string, span: Span): ContentBlock {
           ? { type: 'tool_result', toolUseId: str(b, 'tool_use_id'), content: plain, isError: true }
           : { type: 'tool_result', toolUseId: str(b, 'tool_use_id'), content: plain };
       }
-      return { type: 'provider', kind: type, raw: text.slice(span.start, span.end) };
+      return rawBlock(type, text, spanOf());
     }
     default:
-      return { type: 'provider', kind: type, raw: text.slice(span.start, span.end) };
+      return rawBlock(type, text, spanOf());
   }
 }
 
@@ -93,7 +106,12 @@ export function decodeContentBlock(text: string): ContentBlock {
   }
   if (!isObject(raw)) throw new LlmError('decode', 'the content block is not an object');
   const start = text.length - text.trimStart().length;
-  return decodeBlock(raw, text, { start, end: start + text.trim().length });
+  const span = { start, end: start + text.trim().length };
+  return decodeBlock(raw, text, () => span);
+}
+
+function rawBlock(kind: string, text: string, span: Span): ContentBlock {
+  return { type: 'provider', kind, raw: text.slice(span.start, span.end) };
 }
 
 function plainToolResultText(content: unknown): string | undefined {

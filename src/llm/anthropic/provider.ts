@@ -3,12 +3,15 @@ import { withCallTimeout } from '../call-timeout.js';
 import { resolveEndpoint } from '../endpoint.js';
 import { composeFetch } from '../http.js';
 import type { FetchLike } from '../http.js';
+import { nodeFetch } from '../node-fetch.js';
 import { DEFAULT_MAX_RETRIES } from '../options.js';
-import { RawSlots } from '../raw-splice.js';
+import { wantsStream } from '../sse.js';
 import type { ProviderOptions } from '../options.js';
-import type { Caps, Provider, Request, Response } from '../provider.js';
-import { buildParams } from './build-params.js';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { Caps, Provider, Request, Response, StreamObserver } from '../provider.js';
+import { encodeParams } from './build-params.js';
 import { decodeMessage } from './decode.js';
+import { decodeMessageStream } from './stream.js';
 import { toLlmError } from './errors.js';
 
 /** The secret-bearing variables the Anthropic provider and its SDK read. */
@@ -32,8 +35,9 @@ const CAPS: Caps = Object.freeze({
 const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
 
 /**
- * The Anthropic Messages API provider (`llm.provider: anthropic`). One blocking request per call,
- * no streaming; the per-call timeout covers the SDK's retries, which honour `retry-after` headers.
+ * The Anthropic Messages API provider (`llm.provider: anthropic`). One request per call, streamed
+ * when the caller observes fragments; the per-call timeout covers the SDK's retries, which honour
+ * `retry-after` headers.
  * The SDK is given the key and base URL explicitly, so it never falls back to other ambient
  * credentials (an auth token, a profile).
  */
@@ -44,7 +48,7 @@ export class AnthropicProvider implements Provider {
   constructor(options: ProviderOptions) {
     const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
     this.#timeoutMs = options.callTimeoutMs;
-    const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+    const base: FetchLike = options.fetch ?? nodeFetch;
     this.#client = new Anthropic({
       apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
       authToken: null,
@@ -62,24 +66,27 @@ export class AnthropicProvider implements Provider {
     return CAPS;
   }
 
-  async call(request: Request, signal: AbortSignal): Promise<Response> {
-    const slots = new RawSlots();
-    const params = buildParams(request, slots);
-    // The body is sent as text so stored tool inputs and provider blocks go out byte for byte.
-    const body = slots.serialize(params);
+  async call(request: Request, signal: AbortSignal, observer?: StreamObserver): Promise<Response> {
+    const stream = wantsStream(observer);
+    // The body is sent as text, assembled from per-message texts remembered across calls, so stored
+    // tool inputs and provider blocks go out byte for byte and only new messages are encoded. The
+    // SDK is handed just the fields it reads for itself (the model, the token cap, streaming).
+    const body = encodeParams(request, stream);
+    const shell: MessageCreateParamsNonStreaming = { model: request.model, max_tokens: request.maxOutputTokens, messages: [] };
+    const params = stream ? { ...shell, stream: true as const } : shell;
     return withCallTimeout(
       this.#timeoutMs,
       signal,
       async (inner) => {
-        const res = await this.#client.messages
-          .create(params, { signal: inner, body, headers: { 'content-type': 'application/json' } })
-          .asResponse();
-        return decodeMessage(await res.text());
+        const res = await this.#client.messages.create(params, { signal: inner, body, headers: JSON_CONTENT }).asResponse();
+        return stream ? decodeMessageStream(res.body, observer) : decodeMessage(await res.text());
       },
       (err) => toLlmError(err, request),
     );
   }
 }
+
+const JSON_CONTENT = Object.freeze({ 'content-type': 'application/json' });
 
 /** The registry factory for `anthropic`. */
 export function newAnthropicProvider(options: ProviderOptions): Provider {

@@ -26,6 +26,11 @@ export function decodeChat(text: string): Response {
   } catch (err) {
     throw new LlmError('decode', 'the model answer is not valid JSON', { cause: err });
   }
+  return decodeChatBody(body);
+}
+
+/** {@link decodeChat} for an answer already parsed (or assembled from a stream). */
+export function decodeChatBody(body: unknown): Response {
   const choice = isObject(body) && Array.isArray(body.choices) ? (body.choices as unknown[])[0] : undefined;
   if (!isObject(body) || !isObject(choice)) throw new LlmError('decode', 'the model answer has no choices');
   const message = obj(choice, 'message') ?? {};

@@ -7,6 +7,7 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import type { ReasoningEffort } from 'openai/resources/shared';
 import type { Request } from '../provider.js';
+import { EncodedCache, objectText } from '../encoded-cache.js';
 import type { Message, ToolDef } from '../types.js';
 
 /**
@@ -21,7 +22,7 @@ import type { Message, ToolDef } from '../types.js';
  */
 export function buildChatParams(request: Request): ChatCompletionCreateParamsNonStreaming {
   const messages: ChatCompletionMessageParam[] = [];
-  const system = request.system.map((b) => b.text).join('\n\n');
+  const system = systemText(request);
   if (system !== '') messages.push({ role: 'system', content: system });
   for (const m of request.messages) appendMessage(messages, m);
   const params: ChatCompletionCreateParamsNonStreaming = {
@@ -33,6 +34,40 @@ export function buildChatParams(request: Request): ChatCompletionCreateParamsNon
   // A plain string on purpose: the levels belong to the model.
   if (request.reasoningEffort !== undefined) params.reasoning_effort = request.reasoningEffort as ReasoningEffort;
   return params;
+}
+
+/** Each message's wire messages as text (without brackets), encoded once: a stored message never changes. */
+const MESSAGE_TEXTS = new EncodedCache<Message>((m) => {
+  const out: ChatCompletionMessageParam[] = [];
+  appendMessage(out, m);
+  return JSON.stringify(out).slice(1, -1);
+});
+
+/** Each tool-set snapshot's wire text. */
+const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => JSON.stringify(chatTools(tools)));
+
+/**
+ * The request body text {@link buildChatParams} describes, byte for byte the same, assembled from
+ * per-message and per-tool-set texts remembered by identity. `stream` adds `"stream":true` and asks
+ * for the usage chunk (`stream_options.include_usage`), last.
+ */
+export function encodeChatParams(request: Request, stream = false): string {
+  const system = systemText(request);
+  const tail = MESSAGE_TEXTS.join(request.messages);
+  const head = system === '' ? '' : JSON.stringify({ role: 'system', content: system });
+  return objectText([
+    ['model', JSON.stringify(request.model)],
+    ['messages', `[${head}${head !== '' && tail !== '' ? ',' : ''}${tail}]`],
+    ['max_tokens', JSON.stringify(request.maxOutputTokens)],
+    ['tools', request.tools.length > 0 ? TOOL_TEXTS.get(request.tools) : undefined],
+    ['reasoning_effort', request.reasoningEffort === undefined ? undefined : JSON.stringify(request.reasoningEffort)],
+    ['stream', stream ? 'true' : undefined],
+    ['stream_options', stream ? '{"include_usage":true}' : undefined],
+  ]);
+}
+
+function systemText(request: Request): string {
+  return request.system.map((b) => b.text).join('\n\n');
 }
 
 /** Function tools with the schema forwarded verbatim. */

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { resolveEndpoint } from '../endpoint.js';
 import { composeFetch } from '../http.js';
 import type { FetchLike } from '../http.js';
+import { nodeFetch } from '../node-fetch.js';
 import { DEFAULT_MAX_RETRIES } from '../options.js';
 import type { ProviderOptions } from '../options.js';
 
@@ -18,7 +19,7 @@ const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
  */
 export function openaiClient(options: ProviderOptions): OpenAI {
   const endpoint = resolveEndpoint(options, { baseUrlVar: 'OPENAI_BASE_URL', apiKeyVar: 'OPENAI_API_KEY', vendor: 'OpenAI' });
-  const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const base: FetchLike = options.fetch ?? nodeFetch;
   return new OpenAI({
     apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
     organization: null,

@@ -1,13 +1,16 @@
 import type OpenAI from 'openai';
 import { withCallTimeout } from '../call-timeout.js';
 import type { ProviderOptions } from '../options.js';
-import { RawSlots } from '../raw-splice.js';
-import type { Caps, Provider, Request, Response } from '../provider.js';
-import { buildChatParams } from './chat-params.js';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions/completions';
+import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
+import type { Caps, Provider, Request, Response, StreamObserver } from '../provider.js';
+import { wantsStream } from '../sse.js';
+import { encodeChatParams } from './chat-params.js';
 import { decodeChat } from './chat-decode.js';
 import { openaiClient } from './client.js';
 import { toLlmError } from './errors.js';
-import { buildResponsesParams } from './responses-params.js';
+import { encodeResponsesParams } from './responses-params.js';
+import { decodeChatStream, decodeResponsesStream } from './stream.js';
 import { decodeResponses } from './responses-decode.js';
 
 const RESPONSES_CAPS: Caps = Object.freeze({
@@ -28,8 +31,8 @@ const CHAT_CAPS: Caps = Object.freeze({
 
 /**
  * `llm.provider: openai`, over the Responses API: tool search, and reasoning carried across turns
- * as encrypted reasoning items. One blocking request per call; the per-call timeout covers the
- * SDK's retries. Needs `OPENAI_API_KEY` unless the base URL is this machine.
+ * as encrypted reasoning items. One request per call, streamed when the caller observes
+ * fragments; the per-call timeout covers the SDK's retries. Needs `OPENAI_API_KEY` unless the base URL is this machine.
  */
 export class OpenAIResponsesProvider implements Provider {
   readonly #client: OpenAI;
@@ -44,20 +47,21 @@ export class OpenAIResponsesProvider implements Provider {
     return RESPONSES_CAPS;
   }
 
-  async call(request: Request, signal: AbortSignal): Promise<Response> {
-    const slots = new RawSlots();
-    const params = buildResponsesParams(request, slots);
-    // Sent as text so reasoning items and provider blocks go out byte for byte.
-    const body = slots.serialize(params);
+  async call(request: Request, signal: AbortSignal, observer?: StreamObserver): Promise<Response> {
+    const stream = wantsStream(observer);
+    // Sent as text assembled from per-message texts remembered across calls, so reasoning items and
+    // provider blocks go out byte for byte and only new messages are encoded. The SDK is handed just
+    // the fields it reads for itself.
+    const body = encodeResponsesParams(request, stream);
+    const shell: ResponseCreateParamsNonStreaming = { model: request.model, input: [] };
+    const params = stream ? { ...shell, stream: true as const } : shell;
     const sent = { thinking: request.thinking === 'on', reasoningEffort: request.reasoningEffort !== undefined };
     return withCallTimeout(
       this.#timeoutMs,
       signal,
       async (inner) => {
-        const res = await this.#client.responses
-          .create(params, { signal: inner, body, headers: { 'content-type': 'application/json' } })
-          .asResponse();
-        return decodeResponses(await res.text());
+        const res = await this.#client.responses.create(params, { signal: inner, body, headers: JSON_CONTENT }).asResponse();
+        return stream ? decodeResponsesStream(res.body, observer) : decodeResponses(await res.text());
       },
       (err) => toLlmError(err, request, sent, 'OpenAI'),
     );
@@ -82,20 +86,25 @@ export class OpenAIChatProvider implements Provider {
     return CHAT_CAPS;
   }
 
-  async call(request: Request, signal: AbortSignal): Promise<Response> {
-    const params = buildChatParams(request);
+  async call(request: Request, signal: AbortSignal, observer?: StreamObserver): Promise<Response> {
+    const stream = wantsStream(observer);
+    const body = encodeChatParams(request, stream);
+    const shell: ChatCompletionCreateParamsNonStreaming = { model: request.model, messages: [] };
+    const params = stream ? { ...shell, stream: true as const } : shell;
     const sent = { thinking: false, reasoningEffort: request.reasoningEffort !== undefined };
     return withCallTimeout(
       this.#timeoutMs,
       signal,
       async (inner) => {
-        const res = await this.#client.chat.completions.create(params, { signal: inner }).asResponse();
-        return decodeChat(await res.text());
+        const res = await this.#client.chat.completions.create(params, { signal: inner, body, headers: JSON_CONTENT }).asResponse();
+        return stream ? decodeChatStream(res.body, observer) : decodeChat(await res.text());
       },
       (err) => toLlmError(err, request, sent, 'the OpenAI-compatible server'),
     );
   }
 }
+
+const JSON_CONTENT = Object.freeze({ 'content-type': 'application/json' });
 
 /** The registry factory for `openai`. */
 export function newOpenAIResponsesProvider(options: ProviderOptions): Provider {

@@ -2,7 +2,7 @@ import { LlmError } from '../errors.js';
 import { count, isObject, obj, str } from '../json-guards.js';
 import type { JsonObject } from '../json-guards.js';
 import type { Response } from '../provider.js';
-import { rootArrayElements } from '../raw-json.js';
+import { arrayElements, rootMemberSpan } from '../raw-json.js';
 import type { Span } from '../raw-json.js';
 import { signatureBytes } from '../signature.js';
 import type { ContentBlock, KnownStopReason, StopReason, Usage } from '../types.js';
@@ -18,21 +18,34 @@ import type { ContentBlock, KnownStopReason, StopReason, Usage } from '../types.
  */
 export function decodeResponses(text: string): Response {
   let body: unknown;
-  let spans: Span[];
   try {
     body = JSON.parse(text) as unknown;
-    spans = rootArrayElements(text, 'output');
   } catch (err) {
     throw new LlmError('decode', 'the model answer is not valid JSON', { cause: err });
   }
-  if (!isObject(body) || !Array.isArray(body.output) || body.output.length !== spans.length) {
-    throw new LlmError('decode', 'the model answer has no output array');
-  }
+  if (!isObject(body) || !Array.isArray(body.output)) throw new LlmError('decode', 'the model answer has no output array');
+  const output = body.output as unknown[];
+  // Exact bytes are needed only for reasoning items and items kept whole, so the text is scanned
+  // (once, and only up to the output array) when such an item is present.
+  let spans: Span[] | undefined;
+  const rawOf = (i: number): string => {
+    if (spans === undefined) {
+      try {
+        const at = rootMemberSpan(text, 'output');
+        spans = at === undefined ? [] : arrayElements(text, at.start);
+      } catch (err) {
+        throw new LlmError('decode', 'the model answer is not valid JSON', { cause: err });
+      }
+      if (spans.length !== output.length) throw new LlmError('decode', 'the model answer has no output array');
+    }
+    const span = spans[i];
+    if (span === undefined) throw new LlmError('decode', `output item ${i} is not an object`);
+    return text.slice(span.start, span.end);
+  };
   const content: ContentBlock[] = [];
   let refused = false;
-  body.output.forEach((raw: unknown, i) => {
-    const span = spans[i];
-    if (!isObject(raw) || span === undefined) throw new LlmError('decode', `output item ${i} is not an object`);
+  output.forEach((raw: unknown, i) => {
+    if (!isObject(raw)) throw new LlmError('decode', `output item ${i} is not an object`);
     const type = str(raw, 'type');
     switch (type) {
       case 'message':
@@ -51,11 +64,11 @@ export function decodeResponses(text: string): Response {
       case 'reasoning': {
         const summary = Array.isArray(raw.summary) ? (raw.summary as unknown[]) : [];
         const textParts = summary.filter(isObject).map((s) => str(s, 'text'));
-        content.push({ type: 'thinking', text: textParts.join('\n\n'), signature: signatureBytes(text.slice(span.start, span.end)) });
+        content.push({ type: 'thinking', text: textParts.join('\n\n'), signature: signatureBytes(rawOf(i)) });
         break;
       }
       default:
-        content.push({ type: 'provider', kind: type, raw: text.slice(span.start, span.end) });
+        content.push({ type: 'provider', kind: type, raw: rawOf(i) });
     }
   });
   const model = typeof body.model === 'string' ? body.model : undefined;

@@ -4,10 +4,11 @@ import type {
   ResponseInputItem,
   Tool,
 } from 'openai/resources/responses/responses';
-import type { ReasoningEffort } from 'openai/resources/shared';
+import type { Reasoning, ReasoningEffort } from 'openai/resources/shared';
 import { LlmError } from '../errors.js';
 import type { Request } from '../provider.js';
-import type { RawSlots } from '../raw-splice.js';
+import { EncodedCache, objectText } from '../encoded-cache.js';
+import { RawSlots } from '../raw-splice.js';
 import { signatureText } from '../signature.js';
 import { stripThinking } from '../strip-thinking.js';
 import type { ContentBlock, Message, ToolDef } from '../types.js';
@@ -31,27 +32,69 @@ export function isResponsesReasoningKind(kind: string): boolean {
  * splice back byte for byte; without, they are parsed (for inspection in tests).
  */
 export function buildResponsesParams(request: Request, slots?: RawSlots): ResponseCreateParamsNonStreaming {
-  const history = request.thinking === 'off' ? stripThinking(request.messages, isResponsesReasoningKind) : request.messages;
   const input: ResponseInputItem[] = [];
-  for (const m of history) appendMessage(input, m, slots);
+  for (const m of history(request)) appendMessage(input, m, slots);
   const params: ResponseCreateParamsNonStreaming = {
     model: request.model,
     input,
     max_output_tokens: request.maxOutputTokens,
     store: false,
   };
-  const instructions = request.system.map((b) => b.text).join('\n\n');
+  const instructions = instructionsText(request);
   if (instructions !== '') params.instructions = instructions;
   if (request.tools.length > 0) params.tools = responsesTools(request.tools);
   if (request.thinking !== 'off') params.include = ['reasoning.encrypted_content'];
-  if (request.thinking === 'on' || request.reasoningEffort !== undefined) {
-    params.reasoning = {
-      ...(request.thinking === 'on' ? { summary: 'auto' as const } : {}),
-      // A plain string on purpose: the levels belong to the model.
-      ...(request.reasoningEffort === undefined ? {} : { effort: request.reasoningEffort as ReasoningEffort }),
-    };
-  }
+  const reasoning = reasoningParam(request);
+  if (reasoning !== undefined) params.reasoning = reasoning;
   return params;
+}
+
+/** Each message's input items as wire text (without brackets), spliced once: a stored message never changes. */
+const MESSAGE_TEXTS = new EncodedCache<Message>((m) => {
+  const slots = new RawSlots();
+  const items: ResponseInputItem[] = [];
+  appendMessage(items, m, slots);
+  return slots.serialize(items).slice(1, -1);
+});
+
+/** Each tool-set snapshot's wire text. */
+const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => JSON.stringify(responsesTools(tools)));
+
+/**
+ * The request body text {@link buildResponsesParams} describes, byte for byte the same, assembled
+ * from per-message and per-tool-set texts remembered by identity. `stream` adds `"stream":true` last.
+ */
+export function encodeResponsesParams(request: Request, stream = false): string {
+  const instructions = instructionsText(request);
+  const reasoning = reasoningParam(request);
+  return objectText([
+    ['model', JSON.stringify(request.model)],
+    ['input', `[${MESSAGE_TEXTS.join(history(request))}]`],
+    ['max_output_tokens', JSON.stringify(request.maxOutputTokens)],
+    ['store', 'false'],
+    ['instructions', instructions === '' ? undefined : JSON.stringify(instructions)],
+    ['tools', request.tools.length > 0 ? TOOL_TEXTS.get(request.tools) : undefined],
+    ['include', request.thinking === 'off' ? undefined : '["reasoning.encrypted_content"]'],
+    ['reasoning', reasoning === undefined ? undefined : JSON.stringify(reasoning)],
+    ['stream', stream ? 'true' : undefined],
+  ]);
+}
+
+function history(request: Request): readonly Message[] {
+  return request.thinking === 'off' ? stripThinking(request.messages, isResponsesReasoningKind) : request.messages;
+}
+
+function instructionsText(request: Request): string {
+  return request.system.map((b) => b.text).join('\n\n');
+}
+
+function reasoningParam(request: Request): Reasoning | undefined {
+  if (request.thinking !== 'on' && request.reasoningEffort === undefined) return undefined;
+  return {
+    ...(request.thinking === 'on' ? { summary: 'auto' as const } : {}),
+    // A plain string on purpose: the levels belong to the model.
+    ...(request.reasoningEffort === undefined ? {} : { effort: request.reasoningEffort as ReasoningEffort }),
+  };
 }
 
 /** Function tools with `defer_loading` always present, schemas forwarded verbatim, tool search last when needed. */
