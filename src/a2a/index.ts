@@ -20,3 +20,5 @@ export { startToolService, toolEndpoints, DENY_PROMPTER } from './tool-service.j
 export type { ToolServiceOptions } from './tool-service.js';
 export { A2aClient } from './client.js';
 export type { CallOptions } from './client.js';
+export { startPromptServer, delegate, deriveSessionId, applyBudget, parseDurationMs, KEEPALIVE_INTERVAL_MS } from './delegation.js';
+export type { DelegatedRun, DelegationHandler, RunEnding, AskResult, PromptServer, PromptServerOptions, DelegateOptions, DelegationUpdate, RunLimits } from './delegation.js';
