@@ -18,6 +18,10 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:
 /** Nesting deeper than this is refused before validation: a peer's JSON is walked with a bound. */
 export const MAX_DEPTH = 64;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const ENCODER = new TextEncoder();
+const KNOWN_KEYS = new Map(PROTOCOLS.map((p) => [p, knownKeys(p)]));
+
 const compiled: Partial<Record<SchemaMode, Map<ProtocolId, ValidateFunction>>> = {};
 
 function validators(mode: SchemaMode): Map<ProtocolId, ValidateFunction> {
@@ -79,7 +83,7 @@ export function validateOutgoing(message: Message): void {
 /** Validates strictly and serializes; refuses a result over the size cap. */
 export function encode(message: Message): Uint8Array {
   validateOutgoing(message);
-  const data = new TextEncoder().encode(JSON.stringify(message));
+  const data = ENCODER.encode(JSON.stringify(message));
   if (data.byteLength > MAX_MESSAGE_BYTES) {
     throw new A2aError('oversize', `outgoing ${message.protocol} is ${data.byteLength} bytes, over the ${MAX_MESSAGE_BYTES} byte limit`);
   }
@@ -104,7 +108,7 @@ export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Mess
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(data));
+    parsed = JSON.parse(UTF8.decode(data));
   } catch (err) {
     throw new A2aError('malformed', `message is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
@@ -116,7 +120,7 @@ export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Mess
   if (expected !== undefined && !expected.includes(protocol)) {
     throw new A2aError('unexpected_protocol', `unexpected message protocol: got ${JSON.stringify(protocol)}, want ${expected.map((e) => JSON.stringify(e)).join(' or ')}`);
   }
-  const keys = knownKeys(protocol);
+  const keys = KNOWN_KEYS.get(protocol) as ReadonlySet<string>;
   for (const key of Object.keys(parsed)) if (!keys.has(key) && !isSiblingCandidate(key)) delete parsed[key];
   const v = validators('lenient').get(protocol) as ValidateFunction;
   if (!v(parsed)) throw new A2aError('invalid', `${protocol} ${describe(v)}`);

@@ -109,17 +109,14 @@ class NatsTransport implements Transport {
     });
     const slots = new Slots(spec.slots);
     const inFlight = new Set<Promise<void>>();
-    let halt: () => void = () => undefined;
-    // an endpoint's iterator is not guaranteed to end when the service stops, so intake also ends on stop
-    const halted = new Promise<{ value: undefined; done: true }>((resolve) => {
-      halt = () => resolve({ value: undefined, done: true });
-    });
+    const iterators: Array<{ stop(err?: Error): void }> = [];
     const loops = spec.endpoints.map((endpoint) => {
       const iter = service.addEndpoint(endpoint.name, { subject: endpoint.subject, queue: spec.name });
+      iterators.push(iter);
       const it = iter[Symbol.asyncIterator]();
       const intake: Intake = {
         pull: async () => {
-          const r = await Promise.race([it.next(), halted]);
+          const r = await it.next();
           if (r.done === true) return { value: undefined, done: true };
           return { value: incoming(r.value), done: false };
         },
@@ -129,8 +126,9 @@ class NatsTransport implements Transport {
     await this.nc.flush();
     return {
       stop: async () => {
-        halt();
         await service.stop();
+        // an endpoint's iterator is not guaranteed to end when the service stops, so intake is ended here
+        for (const i of iterators) i.stop();
         await Promise.all(loops);
         await Promise.allSettled([...inFlight]);
       },
