@@ -11,6 +11,7 @@ import { InprocBus } from './inproc.js';
 import { subjects } from './protocol.js';
 import { createTransport } from './registry.js';
 import { stampReply } from './stamp.js';
+import { startToolService } from './tool-service.js';
 import type { ServiceHandle, Transport } from './transport.js';
 import { decode } from './codec.js';
 
@@ -193,5 +194,30 @@ describe('budgets', () => {
     expect(parseDurationMs('250ms')).toBe(250);
     expect(parseDurationMs('2h')).toBe(7_200_000);
     expect(parseDurationMs('5 minutes')).toBeUndefined();
+  });
+});
+
+describe('prompts beside tools on one micro service', () => {
+  it('serves discovery, tools and prompts under one identity and answers a delegation', async () => {
+    const nc = await connect({ servers: server.url });
+    conns.push(nc);
+    const transport = createTransport('nats', { connection: nc });
+    const prompts = startPromptServer({ identity: 'combo', transport, handler: async (run) => {
+      await run.emit({ type: 'text', text: `echo ${run.request.prompt}` });
+      return { stop_reason: 'end_turn', text: 'done' };
+    } });
+    const svc = await startToolService(transport, { identity: 'combo', card: { name: 'combo', version: '1', tools: [] }, tools: [], extraEndpoints: [prompts.endpoint] });
+    const info = (await nc.request('$SRV.INFO.combo', undefined, { timeout: 2000 })).json<{ endpoints: Array<{ name: string; subject: string }> }>();
+    expect(info.endpoints.map((e) => [e.name, e.subject])).toEqual([
+      ['discovery', 'choria.fisk-ai.discovery.combo'],
+      ['tool', 'choria.fisk-ai.tool.combo'],
+      ['prompt', 'choria.fisk-ai.prompt.combo'],
+    ]);
+    const seen: string[] = [];
+    const end = await delegate(transport, 'boss', 'combo', { prompt: 'hi', onUpdate: (u) => seen.push(u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' ? u.block.text : u.protocol) });
+    expect(end.protocol === 'io.choria.fisk-ai.v1.result' ? end.text : '').toBe('done');
+    expect(seen).toEqual(['echo hi']);
+    await prompts.drain();
+    await svc.stop();
   });
 });
