@@ -57,9 +57,14 @@ function respondMessage(request: IncomingRequest, build: () => Uint8Array): void
 }
 
 async function runTool(tool: Tool, input: Readonly<Record<string, unknown>> | undefined, timeoutMs: number): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  // a plain timer cleared on return: AbortSignal.timeout leaves one behind per call until it fires
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('timed out')), timeoutMs);
+  const signal = controller.signal;
   try {
-    const outcome = await tool.execute(JSON.stringify(input ?? {}), { prompter: DENY_PROMPTER, timeoutMs }, signal);
+    // the limit holds even for a tool that ignores its signal, so a slot is never held past it
+    const expired = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }));
+    const outcome = await Promise.race([tool.execute(JSON.stringify(input ?? {}), { prompter: DENY_PROMPTER, timeoutMs }, signal), expired]);
     if (outcome.status === 'deferred') return { is_error: true, output: `tool ${JSON.stringify(tool.name)} deferred its answer (${outcome.reason}), which a remote call cannot carry` };
     const exec = outcome.exec;
     return {
@@ -72,6 +77,8 @@ async function runTool(tool: Tool, input: Readonly<Record<string, unknown>> | un
     };
   } catch (err) {
     return { is_error: true, output: signal.aborted ? `tool ${JSON.stringify(tool.name)} did not finish within ${timeoutMs} ms` : (err as Error).message };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

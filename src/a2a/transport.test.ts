@@ -237,3 +237,14 @@ describe('the transport registry', () => {
     expect(() => createTransport('nats', {})).toThrow(/needs a NATS connection/);
   });
 });
+
+describe('the per-call limit', () => {
+  it('answers in-band when a tool outlives it, even one that ignores its signal', async () => {
+    const bus = new InprocBus();
+    const tools = selectExposed([fakeTool('stuck', { ...exposed, handler: () => new Promise(() => undefined) })]).exposed;
+    const svc = await startToolService(createTransport('inproc', { bus }), { identity: 'slowpoke', card: buildAgentCard({ name: 'slowpoke', version: '1', tools }), tools, toolTimeoutMs: 100 });
+    const reply = await new A2aClient(createTransport('inproc', { bus }), 'caller').callTool('slowpoke', 'stuck', {});
+    expect([reply.is_error, reply.output]).toEqual([true, 'tool "stuck" did not finish within 100 ms']);
+    await svc.stop();
+  });
+});
