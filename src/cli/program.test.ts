@@ -100,7 +100,7 @@ remote_agents: [{name: other}]
 });
 
 describe('commands not yet available', () => {
-  it.each([['serve'], ['discover', 'peer']])('%s says so and exits 69', async (...args) => {
+  it.each([['serve']])('%s says so and exits 69', async (...args) => {
     const io = captureIo();
     const code = await runCli(args, io);
     expect(code).toBe(EXIT.unavailable);

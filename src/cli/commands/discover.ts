@@ -1,13 +1,101 @@
+/**
+ * `fisk discover <agent>`: fetches a peer's agent card over NATS and prints it, with each tool's
+ * parameters. Everything printed comes from the peer, so control sequences are stripped first.
+ */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { A2aClient, A2aError, createTransport } from '../../a2a/index.js';
+import type { DiscoveryReplyMessage } from '../../a2a/index.js';
+import { stripControl } from '../../agent/sanitize.js';
+import { parseConfigForMode } from '../../config/index.js';
+import { connectNats } from '../../conns/index.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { notAvailable } from '../unavailable.js';
+import { println } from '../io.js';
 
-export function registerDiscover(program: Command, _io: Io): void {
+interface DiscoverFlags {
+  readonly config: string;
+  readonly context?: string;
+  readonly timeout?: string;
+}
+
+/** The sender identity when no configuration is read. */
+const ANONYMOUS = 'fisk-ai';
+
+function parameters(schema: Readonly<Record<string, unknown>> | undefined): string[] {
+  const props = schema?.['properties'];
+  if (typeof props !== 'object' || props === null) return [];
+  const required = new Set(Array.isArray(schema?.['required']) ? (schema['required'] as unknown[]).filter((r): r is string => typeof r === 'string') : []);
+  return Object.entries(props as Record<string, unknown>).map(([name, p]) => {
+    const def = typeof p === 'object' && p !== null ? (p as Record<string, unknown>) : {};
+    const type = typeof def['type'] === 'string' ? def['type'] : Array.isArray(def['type']) ? (def['type'] as unknown[]).join('|') : 'any';
+    const desc = typeof def['description'] === 'string' ? ` - ${def['description']}` : '';
+    return stripControl(`${name} (${type}${required.has(name) ? ', required' : ''})${desc}`);
+  });
+}
+
+/** The card as text, one line per fact. */
+export function renderCard(agent: string, card: DiscoveryReplyMessage): string[] {
+  const lines = [
+    `Agent card for ${stripControl(agent)}`,
+    '',
+    `  Agent:       ${stripControl(card.name)}`,
+    `  Version:     ${stripControl(card.version)}`,
+    `  Description: ${card.description !== undefined && card.description !== '' ? stripControl(card.description) : '(none)'}`,
+    `  Protocols:   ${(card.protocols ?? []).map(stripControl).join(', ') || '(none)'}`,
+    '',
+  ];
+  const tools = card.tools ?? [];
+  if (tools.length === 0) return [...lines, 'The agent exposes no tools.'];
+  lines.push(`Tools (${tools.length}):`);
+  for (const t of tools) {
+    lines.push('', `  ${stripControl(t.name)}`);
+    for (const l of stripControl(t.description ?? '').split('\n')) lines.push(`    ${l}`);
+    const params = parameters(t.input_schema);
+    lines.push(params.length === 0 ? '    parameters: none' : '    parameters:');
+    for (const p of params) lines.push(`      ${p}`);
+  }
+  return lines;
+}
+
+async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<void> {
+  let contextName = flags.context;
+  let identity = ANONYMOUS;
+  if (contextName === undefined || contextName === '') {
+    const path = resolve(io.cwd, flags.config);
+    const config = parseConfigForMode({ path }, 'discover');
+    if (config.natsContext === undefined || config.natsContext === '') {
+      throw new CliError(`no nats_context in ${JSON.stringify(flags.config)}; set nats_context there or pass --context`, EXIT.config);
+    }
+    contextName = config.natsContext;
+    identity = config.identity;
+  }
+  const timeoutMs = flags.timeout !== undefined ? Number(flags.timeout) * 1000 : 30_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CliError(`--timeout ${JSON.stringify(flags.timeout)} is not a positive number of seconds`, EXIT.usage);
+  const conn = await connectNats(contextName, { env: io.env, name: `fisk-ai ${identity}` });
+  try {
+    const client = new A2aClient(createTransport('nats', { connection: conn.connection, timeoutMs }), identity);
+    let card: DiscoveryReplyMessage;
+    try {
+      card = await client.discover(agent);
+    } catch (err) {
+      if (err instanceof A2aError) throw new CliError(`cannot discover agent ${JSON.stringify(agent)} on NATS context ${JSON.stringify(contextName)}: ${err.message}`, err.code === 'identity' ? EXIT.usage : EXIT.error, { cause: err });
+      throw err;
+    }
+    for (const line of renderCard(agent, card)) println(io.out, line);
+  } finally {
+    await conn.connection.close();
+  }
+}
+
+export function registerDiscover(program: Command, io: Io): void {
   program
     .command('discover')
     .description("fetch a peer agent's card over NATS and list its tools")
     .argument('<agent>', 'the identity of the agent to discover')
     .option('--config <file>', 'read nats_context from this configuration', 'agent.yaml')
     .option('--context <name>', 'the NATS context to use instead of the configuration')
-    .action(() => notAvailable('fisk discover', 'the agent-to-agent protocol is still being built'));
+    .option('--timeout <seconds>', 'how long to wait for the card', '30')
+    .action((agent: string, flags: DiscoverFlags) => discover(agent, flags, io));
 }

@@ -1,0 +1,46 @@
+/**
+ * The calling side of discovery and tool calls. The request is validated against the schema the
+ * receiver uses before it leaves; the reply is size-capped, validated and checked to be the
+ * protocol that answers the request.
+ */
+import { decode, encode } from './codec.js';
+import { checkIdentity, subjects } from './protocol.js';
+import { stampRequest } from './stamp.js';
+import type { Transport } from './transport.js';
+import type { DiscoveryReplyMessage, Identity, ToolReplyMessage } from './types.js';
+
+export interface CallOptions {
+  /** Overrides the transport's default timeout for this call. */
+  readonly timeoutMs?: number;
+}
+
+export class A2aClient {
+  private readonly self: Identity;
+
+  constructor(
+    private readonly transport: Transport,
+    self: string,
+  ) {
+    this.self = { name: checkIdentity(self, 'the calling identity') };
+  }
+
+  /** Fetches an agent's card. */
+  async discover(agent: string, opts: CallOptions = {}): Promise<DiscoveryReplyMessage> {
+    const req = stampRequest('io.choria.fisk-ai.v1.discovery.request', {}, { sender: this.self, recipient: { name: checkIdentity(agent, 'agent') } });
+    const data = await this.transport.request(subjects.discovery(agent), encode(req), opts);
+    return decode(data, ['io.choria.fisk-ai.v1.discovery.reply']);
+  }
+
+  /**
+   * Calls one tool by the name the serving agent gave it. A `null` or absent input is sent as no
+   * input at all (models send `null` for tools without arguments; the server reads absence as `{}`).
+   */
+  async callTool(agent: string, name: string, input: Readonly<Record<string, unknown>> | null | undefined, opts: CallOptions = {}): Promise<ToolReplyMessage> {
+    const req = stampRequest('io.choria.fisk-ai.v1.tool.request', input === null || input === undefined ? { name } : { name, input }, {
+      sender: this.self,
+      recipient: { name: checkIdentity(agent, 'agent') },
+    });
+    const data = await this.transport.request(subjects.tool(agent), encode(req), opts);
+    return decode(data, ['io.choria.fisk-ai.v1.tool.reply']);
+  }
+}

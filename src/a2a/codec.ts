@@ -1,0 +1,137 @@
+/**
+ * Encoding and decoding with the size cap first and the schema of the protocol id second.
+ * Outgoing messages validate strictly (a message a peer would refuse is refused here); incoming
+ * ones drop unknown properties, carry unknown stop reasons and block kinds, and are refused for an
+ * unknown protocol id, a body over the cap, a body that is not a JSON object, or a schema failure.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { A2aError } from './errors.js';
+import { MAX_MESSAGE_BYTES, PROTOCOLS, isProtocolId } from './protocol.js';
+import type { ProtocolId } from './protocol.js';
+import { allSchemas, knownKeys, SCHEMA_BASE } from './schemas.js';
+import type { SchemaMode } from './schemas.js';
+import { BLOCK_TYPES } from './types.js';
+import type { Block, MessageMap, Message } from './types.js';
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/** Nesting deeper than this is refused before validation: a peer's JSON is walked with a bound. */
+export const MAX_DEPTH = 64;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const ENCODER = new TextEncoder();
+const KNOWN_KEYS = new Map(PROTOCOLS.map((p) => [p, knownKeys(p)]));
+
+const compiled: Partial<Record<SchemaMode, Map<ProtocolId, ValidateFunction>>> = {};
+
+function validators(mode: SchemaMode): Map<ProtocolId, ValidateFunction> {
+  let map = compiled[mode];
+  if (map === undefined) {
+    const ajv = new Ajv2020({
+      strict: true,
+      strictTypes: false,
+      allErrors: false,
+      ...(mode === 'lenient' ? { removeAdditional: true } : {}),
+    });
+    ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
+    for (const schema of allSchemas(mode)) ajv.addSchema(schema);
+    map = new Map();
+    for (const p of PROTOCOLS) {
+      const v = ajv.getSchema(`${SCHEMA_BASE}${p.slice('io.choria.fisk-ai.v1.'.length)}.json`);
+      if (v === undefined) throw new A2aError('registry', `schema for ${p} did not compile`);
+      map.set(p, v as ValidateFunction);
+    }
+    compiled[mode] = map;
+  }
+  return map;
+}
+
+function describe(v: ValidateFunction): string {
+  const first = v.errors?.[0];
+  if (first === undefined) return 'does not match its schema';
+  const where = first.instancePath === '' ? 'message' : first.instancePath;
+  const params = first.params as Record<string, unknown>;
+  const prop = params.unevaluatedProperty ?? params.additionalProperty;
+  if (first.keyword === 'false schema') return `${where} is a field of another protocol`;
+  return `${where} ${first.message ?? 'is invalid'}${typeof prop === 'string' ? ` (${prop})` : ''}`;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The nesting depth of a JSON value, walked with an explicit stack and stopping past `limit`. */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+/** Checks an outgoing message against the strict schema of its protocol id. */
+export function validateOutgoing(message: Message): void {
+  const protocol: string = message.protocol;
+  const v = isProtocolId(protocol) ? validators('strict').get(protocol) : undefined;
+  if (v === undefined) throw new A2aError('unknown_protocol', `unknown message protocol ${JSON.stringify(protocol)}`);
+  if (!v(message)) throw new A2aError('invalid', `outgoing ${protocol} ${describe(v)}`);
+}
+
+/** Validates strictly and serializes; refuses a result over the size cap. */
+export function encode(message: Message): Uint8Array {
+  validateOutgoing(message);
+  const data = ENCODER.encode(JSON.stringify(message));
+  if (data.byteLength > MAX_MESSAGE_BYTES) {
+    throw new A2aError('oversize', `outgoing ${message.protocol} is ${data.byteLength} bytes, over the ${MAX_MESSAGE_BYTES} byte limit`);
+  }
+  return data;
+}
+
+function toBlock(raw: Record<string, unknown>): Block {
+  const kind = raw.type;
+  if (typeof kind === 'string' && (BLOCK_TYPES as readonly string[]).includes(kind)) return raw as unknown as Block;
+  return { type: 'opaque', kind: String(kind), raw };
+}
+
+/**
+ * Decodes one incoming body. `expected` lists the protocol ids the caller can take here; any
+ * other known id is `unexpected_protocol`, so the subject is never trusted to say what arrived.
+ */
+export function decode<P extends ProtocolId>(data: Uint8Array, expected: readonly P[]): MessageMap[P];
+export function decode(data: Uint8Array): Message;
+export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Message {
+  if (data.byteLength > MAX_MESSAGE_BYTES) {
+    throw new A2aError('oversize', `message of ${data.byteLength} bytes is over the ${MAX_MESSAGE_BYTES} byte limit`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(UTF8.decode(data));
+  } catch (err) {
+    throw new A2aError('malformed', `message is not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  if (!isObject(parsed)) throw new A2aError('malformed', 'message is not a JSON object');
+  if (depthExceeds(parsed, MAX_DEPTH)) throw new A2aError('malformed', `message nests deeper than ${MAX_DEPTH} levels`);
+  const protocol = parsed.protocol;
+  if (typeof protocol !== 'string') throw new A2aError('invalid', 'message has no protocol id');
+  if (!isProtocolId(protocol)) throw new A2aError('unknown_protocol', `unknown message protocol ${JSON.stringify(protocol.slice(0, 100))}`);
+  if (expected !== undefined && !expected.includes(protocol)) {
+    throw new A2aError('unexpected_protocol', `unexpected message protocol: got ${JSON.stringify(protocol)}, want ${expected.map((e) => JSON.stringify(e)).join(' or ')}`);
+  }
+  const keys = KNOWN_KEYS.get(protocol) as ReadonlySet<string>;
+  for (const key of Object.keys(parsed)) if (!keys.has(key) && !isSiblingCandidate(key)) delete parsed[key];
+  const v = validators('lenient').get(protocol) as ValidateFunction;
+  if (!v(parsed)) throw new A2aError('invalid', `${protocol} ${describe(v)}`);
+  if (protocol === 'io.choria.fisk-ai.v1.event' && isObject(parsed.block)) parsed.block = toBlock(parsed.block);
+  return parsed as unknown as Message;
+}
+
+const SIBLINGS = new Set(
+  PROTOCOLS.flatMap((p) => [...knownKeys(p)]),
+);
+/** A key some protocol defines is kept for the schema to refuse by name; anything else is discarded. */
+function isSiblingCandidate(key: string): boolean {
+  return SIBLINGS.has(key);
+}

@@ -1,0 +1,407 @@
+/**
+ * Delegating a whole prompt to another agent: the serving side a run handler plugs into, and
+ * the calling side. Subjects, all inside `choria.fisk-ai.`:
+ *
+ * - `prompt.<identity>`: a request or follow-up; the synchronous reply is the ack (sequence one),
+ *   and the rest of the reply set (events, text fragments, warnings, questions, keepalives, then a
+ *   result or an error) is published to the same inbox, numbered without gaps.
+ * - `cancel.<identity>.<request id>` and `elicit.<identity>.<request id>`: cancels, answers and
+ *   keepalives from the caller. Both are subscribed before the ack goes out, because a cancel
+ *   arriving at nobody cannot be fixed, while one arriving early merely waits.
+ */
+import { createHash } from 'node:crypto';
+import { decode, encode } from './codec.js';
+import { A2aError } from './errors.js';
+import { MAX_MESSAGE_BYTES, checkIdentity, checkRequestId, mintId, subjects } from './protocol.js';
+import type { ProtocolId } from './protocol.js';
+import { stampReply, stampRequest } from './stamp.js';
+import { refuseBadBody } from './tool-service.js';
+import type { EndpointSpec, IncomingRequest, Subscription, Transport } from './transport.js';
+import type {
+  BodyOf,
+  Budget,
+  ErrorMessage,
+  FollowupMessage,
+  Header,
+  Identity,
+  KnownBlock,
+  Message,
+  QuestionKind,
+  QuestionMessage,
+  RequestMessage,
+  ResultMessage,
+  StopReason,
+  Usage,
+} from './types.js';
+
+/** How often the serving side says it is alive, and how often a caller holding a question should. */
+export const KEEPALIVE_INTERVAL_MS = 10_000;
+
+/** Session ids are derived, never taken from a caller: a hash of who asked and which conversation. */
+export function deriveSessionId(caller: string, conversation: string): string {
+  return `a2a-${createHash('sha256').update(`fisk-ai a2a session\0${caller}\0${conversation}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The answer to a question, or silence once the window closed without one. */
+export type AskResult = { readonly answered: true; readonly value: string | boolean | null } | { readonly answered: false };
+
+/** What a run handler gets for one delegated request. */
+export interface DelegatedRun {
+  readonly request: RequestMessage | FollowupMessage;
+  /** Derived from the caller and the conversation; the request's own ids are never used as one. */
+  readonly sessionId: string;
+  /** The caller's asserted name: for logs, never for authorization. */
+  readonly caller: string;
+  /** Aborted when the caller cancels: park at the next boundary and end suspended. */
+  readonly park: AbortSignal;
+  /** Sends one of the blocks a terminal renders. */
+  emit(block: KnownBlock): Promise<void>;
+  /** Streams a fragment of model text. */
+  text(fragment: string): Promise<void>;
+  warn(text: string): Promise<void>;
+  /**
+   * Puts a question to the caller. Silence is `{ answered: false }`: the question tools defer on
+   * it and the confirm gate aborts, which is the handler's call. A cancel gives the question up.
+   */
+  ask(question: { readonly kind: QuestionKind; readonly text: string; readonly options?: readonly string[] }): Promise<AskResult>;
+}
+
+export type RunEnding = { readonly stop_reason: StopReason; readonly text?: string; readonly usage?: Usage } | { readonly error: string; readonly stop_reason?: StopReason; readonly code?: string };
+
+export type DelegationHandler = (run: DelegatedRun) => Promise<RunEnding>;
+
+export interface PromptServerOptions {
+  readonly identity: string;
+  readonly transport: Transport;
+  readonly handler: DelegationHandler;
+  /** Runs at once (default 1); a request beyond that is refused with a negative ack and an error. */
+  readonly workers?: number;
+  /** How long a question waits for an answer, restarted by each keepalive (default 5 min). */
+  readonly questionWindowMs?: number;
+  readonly keepaliveMs?: number;
+}
+
+export interface PromptServer {
+  /** The endpoint to add to the agent's service (`startToolService`'s `extraEndpoints`). */
+  readonly endpoint: EndpointSpec;
+  /** Refuses new requests from now on; resolves when running ones have ended. */
+  drain(): Promise<void>;
+}
+
+/** Parses a duration such as `90s`, `1m30s`, `500ms`; `undefined` for anything else. */
+export function parseDurationMs(text: string): number | undefined {
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const n = Number(m[1]);
+    total += n * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 3_600_000);
+    matched = re.lastIndex;
+  }
+  return matched === text.length && text.length > 0 ? total : undefined;
+}
+
+/** Limits as configured. */
+export interface RunLimits {
+  readonly maxTokens: number;
+  readonly maxIterations: number;
+  readonly callTimeoutMs: number;
+}
+
+/** A caller's budget can only lower the configured limits, never raise them; an unparsable timeout is ignored. */
+export function applyBudget(limits: RunLimits, budget: Budget | undefined): RunLimits {
+  if (budget === undefined) return limits;
+  const low = (configured: number, asked: number | undefined): number => (asked !== undefined && asked > 0 && asked < configured ? asked : configured);
+  const timeout = budget.call_timeout !== undefined ? parseDurationMs(budget.call_timeout) : undefined;
+  return { maxTokens: low(limits.maxTokens, budget.max_tokens), maxIterations: low(limits.maxIterations, budget.max_iterations), callTimeoutMs: low(limits.callTimeoutMs, timeout) };
+}
+
+/** Trims the longest text field of an outgoing message until it fits the cap: a dropped message would leave a gap. */
+function fit(message: Message): Uint8Array {
+  try {
+    return encode(message);
+  } catch (err) {
+    if (!(err instanceof A2aError) || err.code !== 'oversize') throw err;
+  }
+  const over = new TextEncoder().encode(JSON.stringify(message)).byteLength - MAX_MESSAGE_BYTES + 1024;
+  const cut = (s: string): string => `${s.slice(0, Math.max(0, s.length - over - 64))}\n...[trimmed to fit the message limit]`;
+  const m = message as unknown as Record<string, unknown>;
+  if (typeof m['text'] === 'string') return encode({ ...message, text: cut(m['text']) } as Message);
+  const block = m['block'] as Record<string, unknown> | undefined;
+  if (block !== undefined) {
+    const key = typeof block['output'] === 'string' ? 'output' : 'text';
+    if (typeof block[key] === 'string') return encode({ ...message, block: { ...block, [key]: cut(block[key]) } } as unknown as Message);
+  }
+  return encode(message);
+}
+
+/** The reply set of one request: numbered from one, advancing only after a successful publish. */
+class ReplySet {
+  private next = 1;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly inbox: string,
+    private readonly request: Header,
+    private readonly self: Identity,
+  ) {}
+
+  /** The ack goes out through the single-reply path, synchronously, as sequence one. */
+  ack(incoming: IncomingRequest, accepted: boolean, reason?: string): void {
+    const data = encode(stampReply('io.choria.fisk-ai.v1.ack', { accepted, ...(reason !== undefined ? { reason } : {}) }, this.request, { self: this.self, sequence: this.next }));
+    if (incoming.respond(data)) this.next++;
+  }
+
+  send<P extends ProtocolId>(protocol: P, body: BodyOf<P>): Promise<void> {
+    const run = async (): Promise<void> => {
+      const data = fit(stampReply(protocol, body, this.request, { self: this.self, sequence: this.next }));
+      await this.transport.publish(this.inbox, data);
+      this.next++;
+    };
+    const p = this.chain.then(run);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+}
+
+interface PendingQuestion {
+  resolve(r: AskResult): void;
+  restart(): void;
+}
+
+/** The serving side of delegation for one identity. */
+export function startPromptServer(opts: PromptServerOptions): PromptServer {
+  const self: Identity = { name: checkIdentity(opts.identity) };
+  const workers = Math.max(1, opts.workers ?? 1);
+  const windowMs = opts.questionWindowMs ?? 300_000;
+  const keepaliveMs = opts.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;
+  const running = new Set<Promise<void>>();
+  // the worker is free once the handler returns, before the terminal message goes out, so a caller
+  // that saw the end of one run and sends the next is never refused as busy
+  let active = 0;
+  let draining = false;
+
+  const refuse = async (incoming: IncomingRequest, replies: ReplySet, reason: string, code: string): Promise<void> => {
+    // a refusing ack closes nothing, so a terminal error always follows it
+    replies.ack(incoming, false, reason);
+    await replies.send('io.choria.fisk-ai.v1.error', { error: reason, code });
+  };
+
+  const handle = async (incoming: IncomingRequest): Promise<void> => {
+    let req: RequestMessage | FollowupMessage;
+    try {
+      req = decode(incoming.data, ['io.choria.fisk-ai.v1.request', 'io.choria.fisk-ai.v1.followup']);
+      checkRequestId(req.request);
+    } catch (err) {
+      if (refuseBadBody(incoming, err)) return;
+      throw err;
+    }
+    if (incoming.replyTo === undefined) {
+      incoming.respondError(400, 'a delegated request needs a reply inbox');
+      return;
+    }
+    const replies = new ReplySet(opts.transport, incoming.replyTo, req, self);
+    if (draining) return refuse(incoming, replies, `agent ${self.name} is shutting down`, 'draining');
+    if (active >= workers) return refuse(incoming, replies, `agent ${self.name} is busy: all ${workers} workers are running`, 'busy');
+
+    const park = new AbortController();
+    const questions = new Map<string, PendingQuestion>();
+    const subs: Subscription[] = [];
+    subs.push(
+      await opts.transport.subscribe(subjects.cancel(self.name, req.request), (data) => {
+        try {
+          decode(data, ['io.choria.fisk-ai.v1.cancel']);
+        } catch {
+          return;
+        }
+        park.abort(new Error('canceled by the caller'));
+        // a question is not a boundary: closing the gate gives it up
+        for (const q of questions.values()) q.resolve({ answered: false });
+      }),
+    );
+    subs.push(
+      await opts.transport.subscribe(subjects.elicit(self.name, req.request), (data) => {
+        let m;
+        try {
+          m = decode(data, ['io.choria.fisk-ai.v1.answer', 'io.choria.fisk-ai.v1.keepalive']);
+        } catch {
+          return;
+        }
+        const q = m.question === undefined ? undefined : questions.get(m.question);
+        if (q === undefined) return;
+        if (m.protocol === 'io.choria.fisk-ai.v1.answer') q.resolve({ answered: true, value: m.value });
+        else q.restart();
+      }),
+    );
+    replies.ack(incoming, true);
+
+    const caller = req.sender.name;
+    const run: DelegatedRun = {
+      request: req,
+      sessionId: deriveSessionId(caller, req.protocol === 'io.choria.fisk-ai.v1.followup' ? req.conversation : req.request),
+      caller,
+      park: park.signal,
+      emit: (block) => replies.send('io.choria.fisk-ai.v1.event', { block }),
+      text: (fragment) => replies.send('io.choria.fisk-ai.v1.text', { text: fragment }),
+      warn: (text) => replies.send('io.choria.fisk-ai.v1.warning', { text }),
+      ask: async (q) => {
+        if (park.signal.aborted) return { answered: false };
+        const id = mintId();
+        const answer = new Promise<AskResult>((resolve) => {
+          let timer: NodeJS.Timeout | undefined;
+          const done = (r: AskResult): void => {
+            if (timer !== undefined) clearTimeout(timer);
+            questions.delete(id);
+            resolve(r);
+          };
+          const restart = (): void => {
+            if (timer !== undefined) clearTimeout(timer);
+            timer = setTimeout(() => done({ answered: false }), windowMs);
+          };
+          questions.set(id, { resolve: done, restart });
+          restart();
+        });
+        await replies.send('io.choria.fisk-ai.v1.question', { question: id, kind: q.kind, text: q.text, ...(q.options !== undefined ? { options: q.options } : {}) });
+        return answer;
+      },
+    };
+    active++;
+    const alive = setInterval(() => void replies.send('io.choria.fisk-ai.v1.keepalive', {}).catch(() => undefined), keepaliveMs);
+    const work = (async () => {
+      let ending: RunEnding;
+      try {
+        ending = await opts.handler(run);
+      } catch (err) {
+        ending = { error: `the run failed: ${(err as Error).message}`, stop_reason: 'error', code: 'crashed' };
+      }
+      active--;
+      clearInterval(alive);
+      for (const q of questions.values()) q.resolve({ answered: false });
+      try {
+        if ('error' in ending) await replies.send('io.choria.fisk-ai.v1.error', ending);
+        else await replies.send('io.choria.fisk-ai.v1.result', ending);
+      } finally {
+        for (const s of subs) s.close();
+      }
+    })().finally(() => running.delete(work));
+    running.add(work);
+  };
+
+  return {
+    endpoint: { name: 'prompt', subject: subjects.prompt(self.name), slotted: false, handle },
+    drain: async () => {
+      draining = true;
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+/** What the caller sees of a reply set, in order, apart from the ack and the terminal message. */
+export type DelegationUpdate = Exclude<Message, RequestMessage | FollowupMessage | ResultMessage | ErrorMessage>;
+
+export interface DelegateOptions {
+  readonly prompt: string;
+  readonly context?: string;
+  readonly toolHints?: readonly string[];
+  readonly budget?: Budget;
+  /** Continue this conversation (a follow-up) instead of starting one. */
+  readonly conversation?: string;
+  /** The longest silence accepted between two messages; floored at three keepalive intervals. */
+  readonly idleTimeoutMs?: number;
+  readonly keepaliveMs?: number;
+  /** Every event, text fragment, warning, question and keepalive, in sequence order. */
+  readonly onUpdate?: (update: DelegationUpdate) => void;
+  /**
+   * Answers a question. `keepalive` restarts the serving side's window while somebody is still
+   * deciding. Without it, questions go unanswered and the serving side treats them as silence.
+   */
+  readonly onQuestion?: (question: QuestionMessage, keepalive: () => Promise<void>) => Promise<string | boolean | null>;
+  /** Aborting it sends a cancel: the remote run parks at its next boundary and ends suspended. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Delegates one prompt and resolves with the terminal message (a result or an error). Throws
+ * `A2aError`: `unavailable` when the agent does not answer or goes silent past the idle limit,
+ * `sequence` for a reply set with a gap, `rejected` for a transport refusal.
+ */
+export async function delegate(transport: Transport, self: string, agent: string, opts: DelegateOptions): Promise<ResultMessage | ErrorMessage> {
+  const me: Identity = { name: checkIdentity(self, 'the calling identity') };
+  checkIdentity(agent, 'agent');
+  const body = {
+    prompt: opts.prompt,
+    ...(opts.context !== undefined ? { context: opts.context } : {}),
+    ...(opts.toolHints !== undefined ? { tool_hints: opts.toolHints } : {}),
+    ...(opts.budget !== undefined ? { budget: opts.budget } : {}),
+  };
+  const req =
+    opts.conversation === undefined
+      ? stampRequest('io.choria.fisk-ai.v1.request', body, { sender: me, recipient: { name: agent } })
+      : stampRequest('io.choria.fisk-ai.v1.followup', body, { sender: me, recipient: { name: agent }, conversation: opts.conversation });
+  const keepaliveMs = opts.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;
+  const idleMs = Math.max(opts.idleTimeoutMs ?? 0, 3 * keepaliveMs);
+  let outSeq = 1;
+  const sendBack = async <P extends 'io.choria.fisk-ai.v1.cancel' | 'io.choria.fisk-ai.v1.answer' | 'io.choria.fisk-ai.v1.keepalive'>(subject: string, protocol: P, b: BodyOf<P>): Promise<void> => {
+    const m = stampReply(protocol, b, req, { self: me, sequence: outSeq });
+    // these go from the caller to the agent: the reply stamping swapped the parties, so put them back
+    await transport.publish(subject, encode({ ...m, sender: me, recipient: { name: agent } }));
+    outSeq++;
+  };
+  const stream = await transport.requestStream(subjects.prompt(agent), encode(req));
+  const onAbort = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.cancel', { reason: 'canceled by the caller' }).catch(() => undefined);
+  try {
+    let expected = 1;
+    for (;;) {
+      const m = decode(await stream.next(expected === 1 ? Math.min(idleMs, 30_000) : idleMs));
+      if (m.request !== req.request) throw new A2aError('sequence', `reply for request ${JSON.stringify(m.request)} arrived on the inbox of ${JSON.stringify(req.request)}`);
+      if (m.sequence !== expected) throw new A2aError('sequence', `reply set from ${agent} skipped from ${expected} to ${m.sequence}`);
+      expected++;
+      switch (m.protocol) {
+        case 'io.choria.fisk-ai.v1.ack':
+          if (m.sequence !== 1) throw new A2aError('sequence', `an ack arrived at position ${m.sequence}`);
+          if (m.accepted && opts.signal !== undefined) {
+            if (opts.signal.aborted) onAbort();
+            else opts.signal.addEventListener('abort', onAbort, { once: true });
+          }
+          break;
+        case 'io.choria.fisk-ai.v1.result':
+        case 'io.choria.fisk-ai.v1.error':
+          return m;
+        case 'io.choria.fisk-ai.v1.question': {
+          opts.onUpdate?.(m);
+          const ask = opts.onQuestion;
+          if (ask !== undefined) {
+            const keepalive = (): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.keepalive', { question: m.question });
+            void ask(m, keepalive)
+              .then((value) => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question: m.question, value }))
+              .catch(() => undefined);
+          }
+          break;
+        }
+        case 'io.choria.fisk-ai.v1.event':
+        case 'io.choria.fisk-ai.v1.text':
+        case 'io.choria.fisk-ai.v1.warning':
+        case 'io.choria.fisk-ai.v1.keepalive':
+          opts.onUpdate?.(m);
+          break;
+        case 'io.choria.fisk-ai.v1.request':
+        case 'io.choria.fisk-ai.v1.followup':
+        case 'io.choria.fisk-ai.v1.cancel':
+        case 'io.choria.fisk-ai.v1.answer':
+        case 'io.choria.fisk-ai.v1.tool.request':
+        case 'io.choria.fisk-ai.v1.tool.reply':
+        case 'io.choria.fisk-ai.v1.discovery.request':
+        case 'io.choria.fisk-ai.v1.discovery.reply':
+          throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+        default: {
+          const never: never = m;
+          return never;
+        }
+      }
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    stream.close();
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Protocol ids, subjects and the identity rule of the agent-to-agent protocol. The ten reference
+ * ids and both subjects are shared with every other implementation of the protocol; the ids under
+ * `EXTENDED_PROTOCOLS` are this project's own additions for flows the reference leaves undefined.
+ */
+import { randomBytes } from 'node:crypto';
+import { A2aError } from './errors.js';
+
+export const PROTOCOL_NAMESPACE = 'io.choria.fisk-ai.v1';
+
+/** The messages every implementation shares. None of them may ever gain a field. */
+export const REFERENCE_PROTOCOLS = [
+  'io.choria.fisk-ai.v1.request',
+  'io.choria.fisk-ai.v1.event',
+  'io.choria.fisk-ai.v1.result',
+  'io.choria.fisk-ai.v1.error',
+  'io.choria.fisk-ai.v1.cancel',
+  'io.choria.fisk-ai.v1.ack',
+  'io.choria.fisk-ai.v1.tool.request',
+  'io.choria.fisk-ai.v1.tool.reply',
+  'io.choria.fisk-ai.v1.discovery.request',
+  'io.choria.fisk-ai.v1.discovery.reply',
+] as const;
+
+/** Delegation flows the reference does not define, each with its own id and schema. */
+export const EXTENDED_PROTOCOLS = [
+  'io.choria.fisk-ai.v1.followup',
+  'io.choria.fisk-ai.v1.question',
+  'io.choria.fisk-ai.v1.answer',
+  'io.choria.fisk-ai.v1.keepalive',
+  'io.choria.fisk-ai.v1.warning',
+  'io.choria.fisk-ai.v1.text',
+] as const;
+
+export const PROTOCOLS = [...REFERENCE_PROTOCOLS, ...EXTENDED_PROTOCOLS] as const;
+export type ProtocolId = (typeof PROTOCOLS)[number];
+
+const KNOWN = new Set<string>(PROTOCOLS);
+export function isProtocolId(value: string): value is ProtocolId {
+  return KNOWN.has(value);
+}
+
+/** The schema file name of a protocol id: `tool.request.json` for `io.choria.fisk-ai.v1.tool.request`. */
+export function schemaFileOf(protocol: ProtocolId): string {
+  return `${protocol.slice(PROTOCOL_NAMESPACE.length + 1)}.json`;
+}
+
+/** Bodies over this size are refused before any decode, on both sides (under the NATS 1 MiB default). */
+export const MAX_MESSAGE_BYTES = 768 * 1024;
+
+/** An agent identity: it keys NATS subjects and queue groups, so nothing else is allowed. */
+export const IDENTITY_PATTERN = /^[a-zA-Z0-9_-]+$/;
+export const IDENTITY_PATTERN_SOURCE = '^[a-zA-Z0-9_-]+$';
+
+/**
+ * A delegation request id becomes a subject token of the cancel and elicit subjects, so its
+ * characters and length are bounded: a caller choosing those bytes freely would shape a subscription.
+ */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const REQUEST_ID_PATTERN_SOURCE = '^[A-Za-z0-9_-]{1,64}$';
+
+/** Refuses an identity that could not key a subject; `what` names it in the message. */
+export function checkIdentity(name: string, what = 'identity'): string {
+  if (!IDENTITY_PATTERN.test(name)) {
+    throw new A2aError('identity', `${what} ${JSON.stringify(name)} is invalid: it must contain only letters, digits, '-' or '_' (it keys the NATS subjects)`);
+  }
+  return name;
+}
+
+/** Refuses a request id that could not be a subject token. */
+export function checkRequestId(id: string): string {
+  if (!REQUEST_ID_PATTERN.test(id)) {
+    throw new A2aError('identity', `request id ${JSON.stringify(id.slice(0, 80))} is invalid: it must be 1 to 64 letters, digits, '-' or '_' (it keys the cancel and elicit subjects)`);
+  }
+  return id;
+}
+
+export const SUBJECT_PREFIX = 'choria.fisk-ai';
+
+/** The five subject families, each a permission boundary an account can grant on its own. */
+export const subjects = {
+  /** discovery.request -> discovery.reply */
+  discovery: (identity: string): string => `${SUBJECT_PREFIX}.discovery.${checkIdentity(identity)}`,
+  /** tool.request -> tool.reply */
+  tool: (identity: string): string => `${SUBJECT_PREFIX}.tool.${checkIdentity(identity)}`,
+  /** request or followup -> ack; the rest of the reply set goes to the same inbox. */
+  prompt: (identity: string): string => `${SUBJECT_PREFIX}.prompt.${checkIdentity(identity)}`,
+  /** cancel, published by the caller for one running request. */
+  cancel: (identity: string, request: string): string => `${SUBJECT_PREFIX}.cancel.${checkIdentity(identity)}.${checkRequestId(request)}`,
+  /** answer and keepalive, published by the caller for one running request. */
+  elicit: (identity: string, request: string): string => `${SUBJECT_PREFIX}.elicit.${checkIdentity(identity)}.${checkRequestId(request)}`,
+} as const;
+
+/** The version the micro service registers: transport metadata only; the agent card carries the real one. */
+export const SERVICE_VERSION = '0.0.0';
+export const SERVICE_DESCRIPTION = 'fisk-ai a2a tool server';
+/** The request timeout when neither the caller nor the transport configuration gives one. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Served tool calls in flight at once, and the per-call limit, when the configuration sets none. */
+export const DEFAULT_SLOTS = 2;
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KSUID_EPOCH_SECONDS = 1_400_000_000;
+
+const ENTROPY_POOL = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = ENTROPY_POOL;
+
+/** Sixteen random bytes from a pooled buffer: one system call per 256 ids, not one per id. */
+function entropy(into: Uint8Array, at: number): void {
+  if (poolAt + 16 > pool.length) {
+    pool = randomBytes(ENTROPY_POOL);
+    poolAt = 0;
+  }
+  into.set(pool.subarray(poolAt, poolAt + 16), at);
+  poolAt += 16;
+}
+
+/**
+ * A new message id in the KSUID layout (27 base62 characters, time-ordered), as the reference
+ * mints. The base conversion is long division over the 20 bytes, which is what a hot path can afford.
+ */
+export function mintId(now: Date = new Date()): string {
+  const bytes = new Uint8Array(20);
+  entropy(bytes, 4);
+  // five 32-bit words, most significant first; the remainder times 2^32 stays exact in a double
+  const words = [Math.max(0, Math.floor(now.getTime() / 1000) - KSUID_EPOCH_SECONDS) >>> 0, 0, 0, 0, 0];
+  for (let w = 1; w < 5; w++) {
+    const i = w * 4;
+    words[w] = (((bytes[i] as number) << 24) | ((bytes[i + 1] as number) << 16) | ((bytes[i + 2] as number) << 8) | (bytes[i + 3] as number)) >>> 0;
+  }
+  let out = '';
+  for (let n = 0; n < 27; n++) {
+    let remainder = 0;
+    for (let w = 0; w < 5; w++) {
+      const acc = remainder * 4294967296 + (words[w] as number);
+      words[w] = Math.floor(acc / 62);
+      remainder = acc - (words[w] as number) * 62;
+    }
+    out = (BASE62[remainder] as string) + out;
+  }
+  return out;
+}

@@ -1,0 +1,250 @@
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNatsServer } from '../agenttest/nats-server.js';
+import type { NatsServer } from '../agenttest/nats-server.js';
+import { fakeTool } from '../toolkit/test-tools.js';
+import type { Outcome } from '../toolkit/tool.js';
+import { buildAgentCard, selectExposed } from './card.js';
+import { A2aClient } from './client.js';
+import { encode } from './codec.js';
+import { A2aError } from './errors.js';
+import { InprocBus } from './inproc.js';
+import { MAX_MESSAGE_BYTES, subjects } from './protocol.js';
+import { createTransport } from './registry.js';
+import { stampRequest } from './stamp.js';
+import { startToolService } from './tool-service.js';
+import type { ServiceHandle, Transport } from './transport.js';
+import { registerTransport } from './transport.js';
+
+let server: NatsServer;
+const conns: NatsConnection[] = [];
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  for (const c of conns) await c.close();
+  await server.stop();
+});
+
+/** Two transports on one network: a serving side and a calling side. */
+type Pair = { serving: Transport; calling: Transport };
+const bindings: Array<[string, () => Promise<Pair>]> = [
+  [
+    'inproc',
+    () => {
+      const bus = new InprocBus();
+      return Promise.resolve({ serving: createTransport('inproc', { bus }), calling: createTransport('inproc', { bus, timeoutMs: 5000 }) });
+    },
+  ],
+  [
+    'nats',
+    async () => {
+      const a = await connect({ servers: server.url });
+      const b = await connect({ servers: server.url });
+      conns.push(a, b);
+      return { serving: createTransport('nats', { connection: a }), calling: createTransport('nats', { connection: b, timeoutMs: 5000 }) };
+    },
+  ],
+];
+
+const exposed = { exposure: { mcp: false, a2a: true } } as const;
+const completed = (output: string, extra: Partial<Extract<Outcome, { status: 'completed' }>> = {}): Promise<Outcome> => Promise.resolve({ status: 'completed', output, isError: false, ...extra });
+
+function errorOf(p: Promise<unknown>): Promise<A2aError> {
+  return p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (err: unknown) => {
+      if (!(err instanceof A2aError)) throw err;
+      return err;
+    },
+  );
+}
+
+describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
+  let pair: Pair;
+  let service: ServiceHandle;
+  let release: () => void = () => undefined;
+  const started: string[] = [];
+  const tools = [
+    fakeTool('echo', { ...exposed, handler: (input) => completed(JSON.stringify(input)) }),
+    fakeTool('fails', { ...exposed, handler: () => completed('exit status 3', { exec: { command: 'fails --now', exitCode: 3, truncated: false } }) }),
+    fakeTool('broken', { ...exposed, handler: () => completed('no such file: /bin/app', { isError: true }) }),
+    fakeTool('hold', {
+      ...exposed,
+      handler: (input) => {
+        started.push(String(input['tag']));
+        return new Promise((resolve) => {
+          const prev = release;
+          release = () => {
+            prev();
+            resolve({ status: 'completed', output: 'released', isError: false });
+          };
+        });
+      },
+    }),
+    fakeTool('secret', { handler: () => completed('never') }),
+  ];
+  const selection = selectExposed(tools);
+
+  beforeAll(async () => {
+    pair = await make();
+    service = await startToolService(pair.serving, {
+      identity: 'peer-1',
+      card: buildAgentCard({ name: 'peer-1', version: '1.2.3', tools: selection.exposed }),
+      tools: selection.exposed,
+      slots: 1,
+    });
+  });
+  afterAll(async () => {
+    release();
+    await service.stop();
+  });
+
+  it('serves the card with only exposed tools', async () => {
+    expect(selection.dropped).toEqual([{ name: 'secret', reason: 'not_exposed', detail: expect.any(String) as string }]);
+    const card = await new A2aClient(pair.calling, 'caller').discover('peer-1');
+    expect(card.name).toBe('peer-1');
+    expect(card.version).toBe('1.2.3');
+    expect(card.protocols).toEqual(['io.choria.fisk-ai.v1']);
+    expect(card.tools?.map((t) => t.name)).toEqual(['echo', 'fails', 'broken', 'hold']);
+    expect(card.sender).toEqual({ name: 'peer-1' });
+    expect(card.recipient).toEqual({ name: 'caller' });
+  });
+
+  it('answers calls in-band: a result, a non-zero exit, a failed command, an unknown and an unexposed tool', async () => {
+    const c = new A2aClient(pair.calling, 'caller');
+    const ok = await c.callTool('peer-1', 'echo', { a: 1 });
+    expect([ok.output, ok.is_error, ok.exec]).toEqual(['{"a":1}', undefined, undefined]);
+    const noInput = await c.callTool('peer-1', 'echo', null);
+    expect(noInput.output).toBe('{}');
+    const exit = await c.callTool('peer-1', 'fails', {});
+    expect(exit.is_error).toBeUndefined();
+    expect(exit.exec).toEqual({ command: 'fails --now', exit_code: 3 });
+    const broken = await c.callTool('peer-1', 'broken', {});
+    expect([broken.is_error, broken.output]).toEqual([true, 'no such file: /bin/app']);
+    const unknown = await c.callTool('peer-1', 'nope', {});
+    expect([unknown.is_error, unknown.output]).toEqual([true, 'tool "nope" is not available']);
+    const hidden = await c.callTool('peer-1', 'secret', {});
+    expect(hidden.is_error).toBe(true);
+  });
+
+  it('reports nobody listening as unavailable', async () => {
+    const err = await errorOf(new A2aClient(pair.calling, 'caller').discover('nobody-here', { timeoutMs: 1000 }));
+    expect(err.code).toBe('unavailable');
+  });
+
+  it('refuses oversized, malformed and mislabelled bodies as transport errors (400), never in-band', async () => {
+    const t = pair.calling;
+    const cases: Array<[string, Uint8Array]> = [
+      ['oversized', new Uint8Array(MAX_MESSAGE_BYTES + 10).fill(0x7b)],
+      ['malformed', new TextEncoder().encode('{"protocol": "io.choria')],
+      ['not an object', new TextEncoder().encode('[1,2,3]')],
+      ['mislabelled', encode(stampRequest('io.choria.fisk-ai.v1.discovery.request', {}, { sender: { name: 'x' } }))],
+      ['unknown protocol', new TextEncoder().encode(JSON.stringify({ ...stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo' }, { sender: { name: 'x' } }), protocol: 'io.choria.fisk-ai.v2.tool.request' }))],
+      ['forged sender', new TextEncoder().encode(JSON.stringify({ ...stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo' }, { sender: { name: 'x' } }), sender: { name: 'a.>' } }))],
+    ];
+    for (const [what, body] of cases) {
+      const err = await errorOf(t.request(subjects.tool('peer-1'), body));
+      expect([what, err.code, err.status]).toEqual([what, 'rejected', 400]);
+    }
+    // still serving afterwards
+    expect((await new A2aClient(t, 'caller').callTool('peer-1', 'echo', {})).output).toBe('{}');
+  });
+
+  it('takes the slot before the worker starts: a second call waits for the first to free it', async () => {
+    const c = new A2aClient(pair.calling, 'caller');
+    started.length = 0;
+    const first = c.callTool('peer-1', 'hold', { tag: 'first' });
+    while (started.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const second = c.callTool('peer-1', 'hold', { tag: 'second' });
+    // a discovery round trip sent after the second call proves the server has received it
+    await c.discover('peer-1');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(started).toEqual(['first']);
+    release();
+    expect((await first).output).toBe('released');
+    while (started.length < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(started).toEqual(['first', 'second']);
+    release();
+    expect((await second).output).toBe('released');
+  });
+
+  it('carries a reply set on one inbox and publishes to subscribers', async () => {
+    const got: string[] = [];
+    const sub = await pair.serving.subscribe('choria.fisk-ai.test.sub', (d) => got.push(new TextDecoder().decode(d)));
+    await pair.calling.publish('choria.fisk-ai.test.sub', new TextEncoder().encode('hello'));
+    while (got.length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(got).toEqual(['hello']);
+    sub.close();
+    const svc = await pair.serving.serve({
+      name: 'streamer',
+      version: '0.0.0',
+      description: 'x',
+      slots: 1,
+      endpoints: [
+        {
+          name: 'stream',
+          subject: 'choria.fisk-ai.test.stream',
+          slotted: false,
+          handle: async (req) => {
+            req.respond(new TextEncoder().encode('1'));
+            for (const n of ['2', '3']) await pair.serving.publish(req.replyTo as string, new TextEncoder().encode(n));
+          },
+        },
+      ],
+    });
+    const stream = await pair.calling.requestStream('choria.fisk-ai.test.stream', new Uint8Array());
+    const seen = [];
+    for (let i = 0; i < 3; i++) seen.push(new TextDecoder().decode(await stream.next(5000)));
+    expect(seen).toEqual(['1', '2', '3']);
+    expect((await errorOf(stream.next(50))).code).toBe('unavailable');
+    stream.close();
+    await svc.stop();
+  });
+});
+
+describe('the nats binding as a micro service', () => {
+  it('answers $SRV.PING, $SRV.INFO and $SRV.STATS to plain NATS requests', async () => {
+    const nc = await connect({ servers: server.url });
+    conns.push(nc);
+    const tools = selectExposed([fakeTool('echo', { ...exposed, handler: (i) => completed(JSON.stringify(i)) })]).exposed;
+    const svc = await startToolService({ connection: nc }, { identity: 'micro-1', card: buildAgentCard({ name: 'micro-1', version: '9', tools }), tools });
+    const ping = (await nc.request('$SRV.PING.micro-1', undefined, { timeout: 2000 })).json<Record<string, unknown>>();
+    expect([ping['name'], ping['version'], ping['type']]).toEqual(['micro-1', '0.0.0', 'io.nats.micro.v1.ping_response']);
+    const info = (await nc.request('$SRV.INFO.micro-1', undefined, { timeout: 2000 })).json<{ description: string; endpoints: Array<Record<string, unknown>> }>();
+    expect(info.description).toBe('fisk-ai a2a tool server');
+    expect(info.endpoints.map((e) => [e['name'], e['subject'], e['queue_group']])).toEqual([
+      ['discovery', 'choria.fisk-ai.discovery.micro-1', 'micro-1'],
+      ['tool', 'choria.fisk-ai.tool.micro-1', 'micro-1'],
+    ]);
+    const client = new A2aClient(createTransport('nats', { connection: nc }), 'caller');
+    await client.callTool('micro-1', 'echo', {});
+    const stats = (await nc.request('$SRV.STATS.micro-1', undefined, { timeout: 2000 })).json<{ endpoints: Array<{ name: string; num_requests: number }> }>();
+    expect(stats.endpoints.find((e) => e.name === 'tool')?.num_requests).toBe(1);
+    await svc.stop();
+  });
+});
+
+describe('the transport registry', () => {
+  it('refuses an empty name, a missing factory, a duplicate and an unknown name', () => {
+    expect(() => registerTransport('', () => createTransport('inproc', { bus: new InprocBus() }))).toThrow(/needs a name/);
+    expect(() => registerTransport('x', undefined as unknown as () => Transport)).toThrow(/no factory/);
+    expect(() => registerTransport('nats', () => createTransport('inproc', { bus: new InprocBus() }))).toThrow(/already registered/);
+    expect(() => createTransport('carrier-pigeon', {})).toThrow(/unknown a2a transport "carrier-pigeon"; known: inproc, nats/);
+    expect(() => createTransport('nats', {})).toThrow(/needs a NATS connection/);
+  });
+});
+
+describe('the per-call limit', () => {
+  it('answers in-band when a tool outlives it, even one that ignores its signal', async () => {
+    const bus = new InprocBus();
+    const tools = selectExposed([fakeTool('stuck', { ...exposed, handler: () => new Promise(() => undefined) })]).exposed;
+    const svc = await startToolService(createTransport('inproc', { bus }), { identity: 'slowpoke', card: buildAgentCard({ name: 'slowpoke', version: '1', tools }), tools, toolTimeoutMs: 100 });
+    const reply = await new A2aClient(createTransport('inproc', { bus }), 'caller').callTool('slowpoke', 'stuck', {});
+    expect([reply.is_error, reply.output]).toEqual([true, 'tool "stuck" did not finish within 100 ms']);
+    await svc.stop();
+  });
+});

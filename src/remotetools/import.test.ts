@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAgentCard, selectExposed } from '../a2a/card.js';
+import { InprocBus } from '../a2a/inproc.js';
+import { createTransport } from '../a2a/registry.js';
+import { startToolService } from '../a2a/tool-service.js';
+import type { ServiceHandle, Transport } from '../a2a/transport.js';
+import type { RemoteToolsConfig } from '../config/types.js';
+import { fakeTool } from '../toolkit/test-tools.js';
+import { isConfirmable } from '../toolkit/tool.js';
+import type { Outcome, Tool } from '../toolkit/tool.js';
+import { RemoteToolsError } from './errors.js';
+import { importRemoteTools } from './import.js';
+import { nameRemoteTools } from './naming.js';
+
+const exposed = { exposure: { mcp: false, a2a: true } } as const;
+const seen: Array<Record<string, unknown>> = [];
+const cmd = (name: string, exitCode: number): Tool =>
+  fakeTool(name, {
+    ...exposed,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    validateRequired: false,
+    handler: (input): Promise<Outcome> => {
+      seen.push(input);
+      return Promise.resolve({ status: 'completed', output: `listing of ${String(input['path'])}`, exec: { command: `${name} ${String(input['path'])}`, exitCode, truncated: exitCode > 1 }, isError: false });
+    },
+  });
+
+const host = (name: string, extra: Partial<RemoteToolsConfig> = {}): RemoteToolsConfig => ({ name, alias: name, include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] }, ...extra });
+
+let bus: InprocBus;
+let caller: Transport;
+const services: ServiceHandle[] = [];
+const peerTools: Record<string, Tool[]> = {
+  alpha: [cmd('ls', 0), cmd('status', 2), cmd('deploy', 0)],
+  beta: [cmd('status', 0), cmd('logs', 1), cmd('alpha_status', 0)],
+};
+
+beforeAll(async () => {
+  bus = new InprocBus();
+  caller = createTransport('inproc', { bus, timeoutMs: 2000 });
+  for (const [identity, tools] of Object.entries(peerTools)) {
+    const sel = selectExposed(tools).exposed;
+    services.push(await startToolService(createTransport('inproc', { bus }), { identity, card: buildAgentCard({ name: identity, version: '1', tools: sel }), tools: sel }));
+  }
+});
+afterAll(async () => {
+  for (const s of services) await s.stop();
+});
+
+const names = (r: Awaited<ReturnType<typeof importRemoteTools>>): string[][] => r.sources.map((s) => s.tools.map((t) => t.name));
+
+describe('importing remote tools', () => {
+  it('names globally: shared and local-clashing names are prefixed, residual collisions skipped on both sides', async () => {
+    const r = await importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: ['ls'], mode: 'lenient', identity: 'me' });
+    // status is on both hosts: both prefixed; alpha_status then collides with beta's own alpha_status: both skipped
+    expect(names(r)).toEqual([['alpha_ls', 'deploy'], ['beta_status', 'logs']]);
+    expect(r.filtered.map((f) => [f.label, f.name, f.reason])).toEqual([
+      ['alpha', 'alpha_status', 'collision'],
+      ['beta', 'alpha_status', 'collision'],
+    ]);
+    expect(r.sources.map((s) => [s.source, s.label])).toEqual([['a2a', 'alpha'], ['a2a', 'beta']]);
+  });
+
+  it('is deterministic: the same inputs give the same names', async () => {
+    const a = await importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: ['ls'], mode: 'lenient', identity: 'me' });
+    const b = await importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: ['ls'], mode: 'lenient', identity: 'me' });
+    expect(names(a)).toEqual(names(b));
+    expect(nameRemoteTools([{ host: 'a', alias: 'x', remoteName: 't' }, { host: 'b', alias: 'y', remoteName: 't' }], new Set()).map((n) => n.name)).toEqual(['x_t', 'y_t']);
+  });
+
+  it('sends the remote name, shows the local one, and rebuilds the result a local command gives', async () => {
+    const r = await importRemoteTools(caller, [host('alpha')], { localNames: ['ls'], mode: 'strict', identity: 'me' });
+    const tool = r.sources[0]?.tools.find((t) => t.name === 'alpha_ls') as Tool;
+    const signal = new AbortController().signal;
+    const remote = await tool.execute('{"path":"/tmp"}', {}, signal);
+    const local = await cmd('ls', 0).execute('{"path":"/tmp"}', {}, signal);
+    expect(remote).toEqual(local);
+    const status = r.sources[0]?.tools.find((t) => t.name === 'status') as Tool;
+    const nonZero = await status.execute('{"path":"/"}', {}, signal);
+    expect(nonZero).toEqual(await cmd('status', 2).execute('{"path":"/"}', {}, signal));
+    expect(nonZero).toMatchObject({ isError: false, exec: { exitCode: 2, truncated: true } });
+  });
+
+  it('never gates an imported tool and leaves argument checks to the serving agent', async () => {
+    const r = await importRemoteTools(caller, [host('alpha')], { localNames: [], mode: 'strict', identity: 'me' });
+    const ls = r.sources[0]?.tools.find((t) => t.name === 'ls') as Tool;
+    expect(ls.kind).toBe('remote');
+    expect(isConfirmable(ls) ? ls.confirmGate().gated : false).toBe(false);
+    seen.length = 0;
+    const out = await ls.execute('{}', {}, new AbortController().signal);
+    // the required path was missing, and the call still went to the serving agent
+    expect(seen).toEqual([{}]);
+    expect(out.status).toBe('completed');
+  });
+
+  it('strict mode aborts on a host that cannot be discovered; lenient warns and lists the rest', async () => {
+    const hosts = [host('alpha'), host('ghost')];
+    await expect(importRemoteTools(caller, hosts, { localNames: [], mode: 'strict', identity: 'me', timeoutMs: 200 })).rejects.toMatchObject({ code: 'host_failed' });
+    const r = await importRemoteTools(caller, hosts, { localNames: [], mode: 'lenient', identity: 'me', timeoutMs: 200 });
+    expect(names(r)).toEqual([['ls', 'status', 'deploy']]);
+    expect(r.warnings.map((w) => [w.code, w.host])).toEqual([['host_unavailable', 'ghost']]);
+  });
+
+  it('strict mode aborts on a residual collision', async () => {
+    await expect(importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: [], mode: 'strict', identity: 'me' })).rejects.toBeInstanceOf(RemoteToolsError);
+  });
+
+  it('filters by name, warns about include by tags and refuses exclude by tags', async () => {
+    const r = await importRemoteTools(caller, [host('alpha', { include: { tools: ['^(ls|status)$'], tags: ['ops'] }, exclude: { tools: ['^status$'], tags: [] } })], { localNames: [], mode: 'strict', identity: 'me' });
+    expect(names(r)).toEqual([['ls']]);
+    expect(r.filtered.map((f) => [f.name, f.reason])).toEqual([
+      ['status', 'excluded'],
+      ['deploy', 'not_included'],
+    ]);
+    expect(r.warnings.map((w) => w.code)).toEqual(['include_tags_ignored']);
+    await expect(importRemoteTools(caller, [host('alpha', { exclude: { tools: [], tags: ['ops'] } })], { localNames: [], mode: 'lenient', identity: 'me' })).rejects.toMatchObject({ code: 'unusable_filter' });
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Importing other agents' tools (`remote_tools`). Each host's card is fetched, filtered by tool
+ * name, named globally, and turned into tools that call the host with the remote name while the
+ * model sees the local one. Authority sits with the serving agent: an imported tool is never
+ * confirm-gated here and its arguments are not validated here, so the two ends cannot disagree.
+ */
+import { A2aClient } from '../a2a/client.js';
+import { createTransport } from '../a2a/registry.js';
+import type { Transport } from '../a2a/transport.js';
+import type { DiscoveryReplyMessage, ToolDescriptor, ToolReplyMessage } from '../a2a/types.js';
+import type { RemoteToolsConfig } from '../config/types.js';
+import { newFuncTool } from '../toolkit/functool/functool.js';
+import { isValidToolName } from '../toolkit/names.js';
+import type { FilteredTool, ToolSource } from '../toolkit/source.js';
+import type { Outcome, Tool } from '../toolkit/tool.js';
+import { RemoteToolsError } from './errors.js';
+import { nameRemoteTools } from './naming.js';
+import type { Candidate } from './naming.js';
+
+/** `strict` for runs (any failure aborts: the prompt may depend on the missing tools); `lenient` for `fisk info`. */
+export type ImportMode = 'strict' | 'lenient';
+
+export const REMOTE_WARNING_CODES = ['host_unavailable', 'include_tags_ignored', 'descriptor_unusable', 'collision'] as const;
+export type RemoteWarningCode = (typeof REMOTE_WARNING_CODES)[number];
+
+export interface RemoteToolWarning {
+  readonly code: RemoteWarningCode;
+  readonly host: string;
+  readonly message: string;
+  readonly tool?: string;
+}
+
+export interface ImportOptions {
+  /** Names already taken by local tools: an imported tool with one of them is prefixed. */
+  readonly localNames: Iterable<string>;
+  readonly mode: ImportMode;
+  /** The importing agent's identity, sent as the sender. */
+  readonly identity: string;
+  /** Discovery and call timeout (the run's `llm.budget.call_timeout`; 30 s when absent). */
+  readonly timeoutMs?: number;
+}
+
+export interface ImportResult {
+  /** One `a2a` source per host that contributed, labelled with its alias, in configuration order. */
+  readonly sources: ToolSource[];
+  readonly warnings: RemoteToolWarning[];
+  readonly filtered: FilteredTool[];
+}
+
+function compile(patterns: readonly string[], key: string): RegExp[] {
+  return patterns.map((p) => {
+    try {
+      return new RegExp(p, 'u');
+    } catch (err) {
+      throw new RemoteToolsError('unusable_filter', `${key}: ${JSON.stringify(p)} is not a valid regular expression; fix the pattern`, { cause: err });
+    }
+  });
+}
+
+/** Rebuilds a reply into the outcome a local command gives, so the model sees the same JSON either way. */
+export function outcomeFromReply(reply: ToolReplyMessage): Outcome {
+  const output = reply.output ?? '';
+  const isError = reply.is_error === true;
+  if (reply.exec === undefined) return { status: 'completed', output, isError };
+  return {
+    status: 'completed',
+    output,
+    isError,
+    exec: { command: reply.exec.command ?? '', exitCode: reply.exec.exit_code ?? 0, truncated: reply.exec.truncated === true },
+  };
+}
+
+function remoteTool(client: A2aClient, host: string, remoteName: string, localName: string, d: ToolDescriptor, timeoutMs: number | undefined): Tool {
+  const schema = d.input_schema !== undefined && d.input_schema['type'] === 'object' ? d.input_schema : { type: 'object', properties: {} };
+  return newFuncTool({
+    name: localName,
+    description: d.description ?? '',
+    inputSchema: schema,
+    origin: { kind: 'remote', agent: host, remoteName },
+    validateRequired: false,
+    handler: async (input) => {
+      try {
+        const reply = await client.callTool(host, remoteName, input, timeoutMs !== undefined ? { timeoutMs } : {});
+        return outcomeFromReply(reply);
+      } catch (err) {
+        // the model can reason about a peer that went away; the run goes on
+        return { status: 'completed', output: `remote agent ${JSON.stringify(host)} could not run ${JSON.stringify(remoteName)}: ${(err as Error).message}`, isError: true };
+      }
+    },
+  });
+}
+
+/**
+ * Imports the tools of every configured host. Throws `RemoteToolsError` for an exclude-by-tags
+ * filter (always), and in strict mode for any host that cannot be discovered and any collision.
+ */
+export async function importRemoteTools(target: Transport | { readonly connection: unknown }, hosts: readonly RemoteToolsConfig[], opts: ImportOptions): Promise<ImportResult> {
+  const transport = 'serve' in target ? target : createTransport('nats', { connection: target.connection, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+  const client = new A2aClient(transport, opts.identity);
+  const warnings: RemoteToolWarning[] = [];
+  const filtered: FilteredTool[] = [];
+  for (const [i, h] of hosts.entries()) {
+    if (h.exclude.tags.length > 0) {
+      throw new RemoteToolsError('unusable_filter', `remote_tools[${i}].exclude.tags cannot be honored for host ${JSON.stringify(h.name)}: discovery does not carry tags, so a tool excluded by tag would be imported anyway; exclude by tool name instead`);
+    }
+    if (h.include.tags.length > 0) {
+      warnings.push({ code: 'include_tags_ignored', host: h.name, message: `remote_tools[${i}].include.tags is ignored for host ${JSON.stringify(h.name)}: discovery does not carry tags; include by tool name instead` });
+    }
+  }
+  const cards = await Promise.all(
+    hosts.map(async (h): Promise<DiscoveryReplyMessage | Error> => {
+      try {
+        return await client.discover(h.name, opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {});
+      } catch (err) {
+        return err as Error;
+      }
+    }),
+  );
+  const candidates: Array<Candidate & { descriptor: ToolDescriptor }> = [];
+  for (const [i, h] of hosts.entries()) {
+    const card = cards[i];
+    if (card instanceof Error || card === undefined) {
+      const message = `remote agent ${JSON.stringify(h.name)} could not be discovered: ${card?.message ?? 'no answer'}`;
+      if (opts.mode === 'strict') throw new RemoteToolsError('host_failed', `${message}; check that it is serving and that nats_context reaches it, or remove it from remote_tools`, { cause: card });
+      warnings.push({ code: 'host_unavailable', host: h.name, message });
+      continue;
+    }
+    const include = compile(h.include.tools, `remote_tools[${i}].include.tools`);
+    const exclude = compile(h.exclude.tools, `remote_tools[${i}].exclude.tools`);
+    for (const d of card.tools ?? []) {
+      if (!isValidToolName(d.name) || (d.description ?? '').trim() === '') {
+        warnings.push({ code: 'descriptor_unusable', host: h.name, tool: d.name, message: `remote agent ${JSON.stringify(h.name)} offers ${JSON.stringify(d.name)} ${isValidToolName(d.name) ? 'without a description' : 'under an invalid name'}; it is not imported` });
+        continue;
+      }
+      if (include.length > 0 && !include.some((r) => r.test(d.name))) {
+        filtered.push({ name: d.name, source: 'a2a', label: h.alias, reason: 'not_included', detail: `matches no remote_tools[${i}].include.tools pattern` });
+        continue;
+      }
+      const ex = exclude.find((r) => r.test(d.name));
+      if (ex !== undefined) {
+        filtered.push({ name: d.name, source: 'a2a', label: h.alias, reason: 'excluded', detail: `matches remote_tools[${i}].exclude.tools ${JSON.stringify(ex.source)}` });
+        continue;
+      }
+      candidates.push({ host: h.name, alias: h.alias, remoteName: d.name, descriptor: d });
+    }
+  }
+  const named = nameRemoteTools(candidates, new Set(opts.localNames));
+  const byHost = new Map<string, Tool[]>();
+  for (const [i, n] of named.entries()) {
+    const c = candidates[i] as (typeof candidates)[number];
+    if (n.status !== 'named') {
+      if (opts.mode === 'strict') throw new RemoteToolsError('collision', n.detail);
+      warnings.push({ code: 'collision', host: c.host, tool: n.name, message: n.detail });
+      filtered.push({ name: n.name, source: 'a2a', label: c.alias, reason: 'collision', detail: n.detail });
+      continue;
+    }
+    byHost.set(c.host, [...(byHost.get(c.host) ?? []), remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs)]);
+  }
+  const sources: ToolSource[] = [];
+  for (const h of hosts) {
+    const tools = byHost.get(h.name);
+    if (tools !== undefined) sources.push({ source: 'a2a', label: h.alias, tools });
+  }
+  return { sources, warnings, filtered };
+}
