@@ -7,6 +7,7 @@ import { DEFAULT_MAX_RETRIES } from '../options.js';
 import { RawSlots } from '../raw-splice.js';
 import type { ProviderOptions } from '../options.js';
 import type { Caps, Provider, Request, Response } from '../provider.js';
+import type { ProviderAccount } from '../remedy.js';
 import { buildParams } from './build-params.js';
 import { decodeMessage } from './decode.js';
 import { toLlmError } from './errors.js';
@@ -40,16 +41,19 @@ const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
 export class AnthropicProvider implements Provider {
   readonly #client: Anthropic;
   readonly #timeoutMs: number;
+  readonly #account: ProviderAccount;
 
   constructor(options: ProviderOptions) {
     const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
     this.#timeoutMs = options.callTimeoutMs;
+    const baseUrl = endpoint.baseUrl ?? 'https://api.anthropic.com';
+    this.#account = { keyVar: 'ANTHROPIC_API_KEY', baseUrl, api: 'anthropic' };
     const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
     this.#client = new Anthropic({
       apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
       authToken: null,
       webhookKey: null,
-      baseURL: endpoint.baseUrl ?? 'https://api.anthropic.com',
+      baseURL: baseUrl,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       // The SDK's own per-attempt timeout sits just past ours, so the provider's clock decides.
       ...(options.callTimeoutMs > 0 ? { timeout: options.callTimeoutMs + 1000 } : {}),
@@ -76,7 +80,7 @@ export class AnthropicProvider implements Provider {
           .asResponse();
         return decodeMessage(await res.text());
       },
-      (err) => toLlmError(err, request),
+      (err) => toLlmError(err, request, this.#account),
     );
   }
 }

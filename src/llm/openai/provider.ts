@@ -3,9 +3,10 @@ import { withCallTimeout } from '../call-timeout.js';
 import type { ProviderOptions } from '../options.js';
 import { RawSlots } from '../raw-splice.js';
 import type { Caps, Provider, Request, Response } from '../provider.js';
+import type { ProviderAccount } from '../remedy.js';
 import { buildChatParams } from './chat-params.js';
 import { decodeChat } from './chat-decode.js';
-import { openaiClient } from './client.js';
+import { openaiAccount, openaiClient } from './client.js';
 import { toLlmError } from './errors.js';
 import { buildResponsesParams } from './responses-params.js';
 import { decodeResponses } from './responses-decode.js';
@@ -44,6 +45,10 @@ export class OpenAIResponsesProvider implements Provider {
     return RESPONSES_CAPS;
   }
 
+  #account(): ProviderAccount {
+    return openaiAccount(this.#client);
+  }
+
   async call(request: Request, signal: AbortSignal): Promise<Response> {
     const slots = new RawSlots();
     const params = buildResponsesParams(request, slots);
@@ -59,7 +64,7 @@ export class OpenAIResponsesProvider implements Provider {
           .asResponse();
         return decodeResponses(await res.text());
       },
-      (err) => toLlmError(err, request, sent, 'OpenAI'),
+      (err) => toLlmError(err, request, sent, 'OpenAI', this.#account()),
     );
   }
 }
@@ -82,6 +87,10 @@ export class OpenAIChatProvider implements Provider {
     return CHAT_CAPS;
   }
 
+  #account(): ProviderAccount {
+    return openaiAccount(this.#client);
+  }
+
   async call(request: Request, signal: AbortSignal): Promise<Response> {
     const params = buildChatParams(request);
     const sent = { thinking: false, reasoningEffort: request.reasoningEffort !== undefined };
@@ -92,7 +101,7 @@ export class OpenAIChatProvider implements Provider {
         const res = await this.#client.chat.completions.create(params, { signal: inner }).asResponse();
         return decodeChat(await res.text());
       },
-      (err) => toLlmError(err, request, sent, 'the OpenAI-compatible server'),
+      (err) => toLlmError(err, request, sent, 'the OpenAI-compatible server', this.#account()),
     );
   }
 }
