@@ -8,6 +8,7 @@ import { println } from './io.js';
 import { packageVersion } from './version.js';
 import { registerDiscover } from './commands/discover.js';
 import { registerInfo } from './commands/info.js';
+import { registerInit } from './commands/init.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerRun } from './commands/run.js';
@@ -32,6 +33,7 @@ export function buildProgram(io: Io): Command {
   registerSession(program, io);
   registerInfo(program, io);
   registerDiscover(program, io);
+  registerInit(program, io);
   return program;
 }
 
