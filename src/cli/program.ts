@@ -9,6 +9,7 @@ import { packageVersion } from './version.js';
 import { registerDiscover } from './commands/discover.js';
 import { registerInfo } from './commands/info.js';
 import { registerInit } from './commands/init.js';
+import { applyHelpSettings } from './help.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerRun } from './commands/run.js';
@@ -34,6 +35,7 @@ export function buildProgram(io: Io): Command {
   registerInfo(program, io);
   registerDiscover(program, io);
   registerInit(program, io);
+  applyHelpSettings(program, io);
   return program;
 }
 
