@@ -12,6 +12,7 @@ import { registerInit } from './commands/init.js';
 import { applyHelpSettings } from './help.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerMemory } from './commands/memory.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSession } from './commands/session.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: Io): Command {
   registerInfo(program, io);
   registerDiscover(program, io);
   registerInit(program, io);
+  registerMemory(program, io);
   applyHelpSettings(program, io);
   return program;
 }
