@@ -2,7 +2,7 @@
  * The examples under examples/ as a person runs them: the built `fisk`, started in the example's
  * own directory (not the repository root), against the fake Messages API, with no terminal.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -70,10 +70,11 @@ describe('examples/shop: an application written with fisk-ai/app', () => {
 
 describe("examples/docs-assistant: this project's docs with citations", () => {
   const dir = join(ROOT, 'examples/docs-assistant');
-  const env = { FISK_AI_STORE_DIR: storeBase };
+  // read when the test runs: the store base is made in beforeAll
+  const env = (): Record<string, string> => ({ FISK_AI_STORE_DIR: storeBase });
 
   it('indexes docs/ and answers from a search whose results carry citations', async () => {
-    const index = await runFisk(['knowledge', 'index', '--config', 'agent.yaml'], dir, env);
+    const index = await runFisk(['knowledge', 'index', '--config', 'agent.yaml'], dir, env());
     expect(index.code).toBe(0);
     expect(index.stdout).toMatch(/indexed: added=\d+/);
 
@@ -81,11 +82,12 @@ describe("examples/docs-assistant: this project's docs with citations", () => {
       anthropicToolUse([{ id: 'toolu_1', name: 'knowledge_search', input: { query: 'approve a gated command' } }]),
       anthropicText('Answer 1, 2 or 3 at the prompt (docs/running.md#approving-gated-commands).'),
     );
-    const r = await runFisk(['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'How do I approve a gated command?'], dir, env);
+    const r = await runFisk(['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'How do I approve a gated command?'], dir, env());
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('docs/running.md');
     expect(toolNames(0)).toContain('knowledge_search');
     expect(toolResults(1)[0]).toMatch(/docs\/running\.md#[a-z-]+/);
+    expect(existsSync(join(dir, 'knowledge'))).toBe(false);
   });
 });
