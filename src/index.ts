@@ -9,3 +9,5 @@ export * as runstate from './runstate/index.js';
 export * as memory from './memory/index.js';
 export * as agent from './agent/index.js';
 export * as knowledge from './knowledge/index.js';
+export * as host from './host/index.js';
+export * as telemetry from './telemetry/index.js';

@@ -3,7 +3,6 @@
  * once from the selection, so what discovery advertises and what dispatch accepts cannot drift.
  */
 import { isValidToolName } from '../toolkit/names.js';
-import { isConfirmable } from '../toolkit/tool.js';
 import type { Tool } from '../toolkit/tool.js';
 import { PROTOCOL_NAMESPACE } from './protocol.js';
 import type { BodyOf, ToolDescriptor } from './types.js';
@@ -32,8 +31,8 @@ export interface ExposedSelection {
 function dropReason(tool: Tool): DroppedTool | undefined {
   const name = tool.name;
   if (!tool.a2aExposable()) return { name, reason: 'not_exposed', detail: `${tool.kind} tools are not served over a2a` };
-  if (!isConfirmable(tool)) return { name, reason: 'not_confirmable', detail: 'the tool cannot report whether it needs approval' };
-  const gate = tool.confirmGate();
+  const gate = tool.capabilities.gate;
+  if (gate === null) return { name, reason: 'not_confirmable', detail: 'the tool cannot report whether it needs approval' };
   if (gate.gated) return { name, reason: 'gated', detail: `tagged ${gate.trigger ?? 'for approval'}; nobody can approve a call over a2a (use ai:deny to hide a tool, not a gate)` };
   if (!isValidToolName(name)) return { name, reason: 'invalid_name', detail: 'names must be 1-64 letters, digits, "_" or "-"' };
   if (tool.modelDescription.trim() === '') return { name, reason: 'no_description', detail: 'the tool has no description' };

@@ -17,3 +17,32 @@ export function processIo(): Io {
 export function println(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(`${line}\n`);
 }
+
+/** Whether a stream error means the reader went away (`fisk info | head -1`, a pager quit early). */
+export function isClosedPipe(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
+  return err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED';
+}
+
+/**
+ * Makes a reader that stops early end the process quietly with status 0, as other command-line
+ * tools do: whoever closed the pipe has all the output they wanted. Any other write failure (a
+ * full disk) is reported in one line with status 1, never as a stack trace.
+ */
+export function endQuietlyOnClosedPipe(
+  streams: { readonly out: NodeJS.EventEmitter; readonly err: NodeJS.EventEmitter },
+  exit: (code: number) => void,
+  report: (message: string) => void,
+): void {
+  const onError = (err: unknown): void => {
+    if (isClosedPipe(err)) {
+      exit(0);
+      return;
+    }
+    report(`fisk: cannot write output: ${err instanceof Error ? err.message : String(err)}`);
+    exit(1);
+  };
+  streams.out.on('error', onError);
+  // a closed stderr must not turn into a report written to that same stderr
+  streams.err.on('error', (err: unknown) => exit(isClosedPipe(err) ? 0 : 1));
+}

@@ -8,8 +8,11 @@ import { println } from './io.js';
 import { packageVersion } from './version.js';
 import { registerDiscover } from './commands/discover.js';
 import { registerInfo } from './commands/info.js';
+import { registerInit } from './commands/init.js';
+import { applyHelpSettings } from './help.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerMemory } from './commands/memory.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSession } from './commands/session.js';
@@ -32,6 +35,9 @@ export function buildProgram(io: Io): Command {
   registerSession(program, io);
   registerInfo(program, io);
   registerDiscover(program, io);
+  registerInit(program, io);
+  registerMemory(program, io);
+  applyHelpSettings(program, io);
   return program;
 }
 

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LinePrompter } from './prompter-line.js';
+import { LinePrompter, parseApproval } from './prompter-line.js';
 
 function terminal(isTTY = true): { input: PassThrough & { isTTY?: boolean }; output: PassThrough; shown: () => string } {
   const input = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -55,6 +55,43 @@ describe('the line prompter', () => {
     const second = p.approve(req, never);
     t.input.write('3\n');
     expect(await second).toBe('always');
+  });
+
+  it('understands the words people type, in any case, and the numbers', () => {
+    for (const a of ['', '1', 'n', 'no', ' NO ']) expect(parseApproval(a)).toBe('decline');
+    for (const a of ['2', 'y', 'yes', 'once', 'Y']) expect(parseApproval(a)).toBe('once');
+    for (const a of ['3', 'a', 'always', 'Always']) expect(parseApproval(a)).toBe('always');
+    for (const a of ['4', 'sure', 'yess', 'constructor', 'toString', '0']) expect(parseApproval(a)).toBeUndefined();
+  });
+
+  it('asks again after an answer it does not understand, instead of declining', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const decision = p.approve({ tool: 't', commandLine: 't', trigger: 'ai:confirm' }, never);
+    t.input.write('sure\n');
+    await new Promise((r) => setImmediate(r));
+    expect(t.shown()).toContain('Please answer 1, 2 or 3');
+    t.input.write('yes\n');
+    expect(await decision).toBe('once');
+  });
+
+  it('says it will not ask again after always', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const decision = p.approve({ tool: 'stream_rm', commandLine: 'stream rm', trigger: 'ai:confirm' }, never);
+    t.input.write('a\n');
+    expect(await decision).toBe('always');
+    expect(t.shown()).toContain('fisk will not ask again for it');
+    expect(t.shown()).toContain('Allowed stream_rm for the rest of this run');
+  });
+
+  it('a re-asked question still declines at end of input', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const decision = p.approve({ tool: 't', commandLine: 't', trigger: 'x' }, never);
+    t.input.write('maybe\n');
+    t.input.end();
+    expect(await decision).toBe('decline');
   });
 
   it('answers no at end of input', async () => {

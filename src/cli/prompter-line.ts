@@ -1,7 +1,8 @@
 /**
  * The line-surface prompter: questions on stderr, answers read a line at a time from stdin. Every
  * choice list puts No first so a reflexive Enter declines, and end of input, an interrupt or a
- * stdin that is not a terminal all answer no. Nothing is asked unless stdin is a terminal: a piped
+ * stdin that is not a terminal all answer no. An approval answer that is not understood is asked
+ * again. Nothing is asked unless stdin is a terminal: a piped
  * stdin is data, not a person.
  */
 import { createInterface } from 'node:readline';
@@ -9,6 +10,30 @@ import type { Interface } from 'node:readline';
 import { oneLine, stripControl } from '../agent/sanitize.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import { revealInvisible } from '../util/shell-quote.js';
+
+const APPROVAL_ANSWERS: Readonly<Record<string, ApprovalDecision>> = {
+  '': 'decline',
+  '1': 'decline',
+  n: 'decline',
+  no: 'decline',
+  '2': 'once',
+  y: 'once',
+  yes: 'once',
+  once: 'once',
+  '3': 'always',
+  a: 'always',
+  always: 'always',
+};
+
+/**
+ * What a typed answer to the approval question means: Enter and the No answers decline, the Yes
+ * answers allow once, the always answers allow the tool for the run; anything else is undefined,
+ * so the question is asked again rather than a typo counting as a final answer.
+ */
+export function parseApproval(line: string): ApprovalDecision | undefined {
+  const key = line.trim().toLowerCase();
+  return Object.hasOwn(APPROVAL_ANSWERS, key) ? APPROVAL_ANSWERS[key] : undefined;
+}
 
 /** The streams a line prompter uses. */
 export interface PrompterStreams {
@@ -78,24 +103,27 @@ export class LinePrompter implements Prompter {
   }
 
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    const text = [
+    const tool = oneLine(request.tool);
+    let text = [
       '',
       `Approval needed (${oneLine(request.trigger)}):`,
       // spelled out, never stripped: a character that vanished here would still reach the command
       `  ${oneLine(revealInvisible(request.commandLine))}`,
-      '  1) No, do not run it',
-      '  2) Yes, run it once',
-      `  3) Yes, and allow ${oneLine(request.tool)} for the rest of this run`,
+      '  1) No, do not run it              (n, no)',
+      '  2) Yes, run it once               (y, yes, once)',
+      `  3) Yes, and allow ${tool} for the rest of this run (a, always)`,
       'Choose [1]: ',
     ].join('\n');
-    const answer = (await this.#ask(text, signal))?.trim();
-    switch (answer) {
-      case '2':
-        return 'once';
-      case '3':
-        return 'always';
-      default:
-        return 'decline';
+    for (;;) {
+      const line = await this.#ask(text, signal);
+      if (line === null) return 'decline';
+      const decision = parseApproval(line);
+      if (decision === undefined) {
+        text = `Please answer 1, 2 or 3 (or n, y, a) [1]: `;
+        continue;
+      }
+      if (decision === 'always') this.#streams.output.write(`Allowed ${tool} for the rest of this run: fisk will not ask again for it.\n`);
+      return decision;
     }
   }
 

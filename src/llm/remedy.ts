@@ -21,3 +21,46 @@ export function badRequestHint(request: Request, sent: SentFeatures): string | u
   }
   return hints.length === 0 ? undefined : hints.join('; ');
 }
+
+/** Where a provider's key lives and how its models are listed, for the remedy on a 401 or 404. */
+export interface ProviderAccount {
+  /** The variable holding the key, e.g. `ANTHROPIC_API_KEY`. */
+  readonly keyVar: string;
+  /** The base URL the client called, without a trailing slash. */
+  readonly baseUrl: string;
+  /** The API family, which decides how models are listed. */
+  readonly api: 'anthropic' | 'openai';
+}
+
+/** A command that lists the models an endpoint serves, with the key taken from its variable. */
+export function listModelsCommand(account: ProviderAccount): string {
+  const base = account.baseUrl.replace(/\/+$/, '');
+  switch (account.api) {
+    case 'anthropic':
+      return `curl -s ${base}/v1/models -H "x-api-key: $${account.keyVar}" -H "anthropic-version: 2023-06-01"`;
+    case 'openai':
+      return `curl -s ${base}/models -H "Authorization: Bearer $${account.keyVar}"`;
+    default: {
+      const never: never = account.api;
+      return never;
+    }
+  }
+}
+
+/**
+ * The remedy for an HTTP status that the operator fixes outside the request: a 401 or 403 names the
+ * variable holding the key, a 404 names the model and how to list the ones the endpoint serves.
+ * Undefined for any other status.
+ */
+export function statusHint(status: number, model: string, account: ProviderAccount): string | undefined {
+  if (status === 401) {
+    return `the key was refused: check the key in ${account.keyVar} (or llm.base_url, if it points at the wrong server)`;
+  }
+  if (status === 403) {
+    return `the key in ${account.keyVar} lacks permission for model "${model}": use a key with access, or change llm.model`;
+  }
+  if (status === 404) {
+    return `model "${model}" was not found at ${account.baseUrl}: set llm.model to a model this endpoint serves; list them with: ${listModelsCommand(account)}`;
+  }
+  return undefined;
+}

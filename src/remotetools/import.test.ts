@@ -6,7 +6,6 @@ import { startToolService } from '../a2a/tool-service.js';
 import type { ServiceHandle, Transport } from '../a2a/transport.js';
 import type { RemoteToolsConfig } from '../config/types.js';
 import { fakeTool } from '../toolkit/test-tools.js';
-import { isConfirmable } from '../toolkit/tool.js';
 import type { Outcome, Tool } from '../toolkit/tool.js';
 import { RemoteToolsError } from './errors.js';
 import { importRemoteTools } from './import.js';
@@ -85,7 +84,7 @@ describe('importing remote tools', () => {
     const r = await importRemoteTools(caller, [host('alpha')], { localNames: [], mode: 'strict', identity: 'me' });
     const ls = r.sources[0]?.tools.find((t) => t.name === 'ls') as Tool;
     expect(ls.kind).toBe('remote');
-    expect(isConfirmable(ls) ? ls.confirmGate().gated : false).toBe(false);
+    expect((ls.capabilities.gate !== null) ? ls.capabilities.gate.gated : false).toBe(false);
     seen.length = 0;
     const out = await ls.execute('{}', {}, new AbortController().signal);
     // the required path was missing, and the call still went to the serving agent

@@ -5,7 +5,7 @@ import { notAvailable } from '../unavailable.js';
 export function registerServe(program: Command, _io: Io): void {
   program
     .command('serve')
-    .description('serve the agent to peers, work queues and Slack as the configuration enables')
+    .description('(not built yet) serve the agent to peers, work queues and Slack as the configuration enables')
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .action(() => notAvailable('fisk serve', 'serving channels are still being built'));
 }

@@ -4,3 +4,6 @@ export type { LineOptions } from './line-renderer.js';
 export { formatAnswer, shouldRenderMarkdown } from './answer.js';
 export { summaryLine, formatLatency } from './summary.js';
 export { LineSurface } from './line-surface.js';
+export type { SurfaceStyle } from './line-surface.js';
+export { shouldColorLines, toneFor, paint, LINE_TONES } from './line-colour.js';
+export type { LineTone } from './line-colour.js';

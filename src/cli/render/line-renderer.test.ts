@@ -9,6 +9,7 @@ describe('line rendering', () => {
   it('renders a tool call with sorted arguments and control characters shown as escapes, never raw', () => {
     const lines = renderEvent({ type: 'tool_call', id: '1', name: 'deploy', input: { zone: 'b', app: 'web\u001b]0;owned\u0007', n: 2 } }, plain);
     expect(lines).toEqual(['-> deploy app="web\\u001b]0;owned\\u0007" n=2 zone=b']);
+    // eslint-disable-next-line no-control-regex -- the point is that no raw control character is printed
     expect(lines.join('')).not.toMatch(/[\u0000-\u001f]/);
   });
 

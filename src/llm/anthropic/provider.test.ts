@@ -117,6 +117,16 @@ describe('AnthropicProvider against the fake Messages API', () => {
     await expect(provider({ maxRetries: 0 }).call(req(), signal())).rejects.toMatchObject({ code: 'auth', status: 401 });
   });
 
+  it('says which variable holds the key on a 401 and how to list models on a 404', async () => {
+    server.reply(anthropicError(401, 'authentication_error', 'invalid x-api-key'), anthropicError(404, 'not_found_error', 'model: claude-nope'));
+    const auth = await provider({ maxRetries: 0 }).call(req(), signal()).catch((e: unknown) => e);
+    expect((auth as LlmError).hint).toMatch(/ANTHROPIC_API_KEY/);
+    const missing = await provider({ maxRetries: 0 }).call(req({ model: 'claude-nope' }), signal()).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'bad_request', status: 404 });
+    expect((missing as Error).message).toContain(`model "claude-nope" was not found at ${server.url}`);
+    expect((missing as Error).message).toContain(`curl -s ${server.url}/v1/models`);
+  });
+
   it('adds a remedy naming llm.thinking to a 400 on a call that sent thinking', async () => {
     server.reply(anthropicError(400, 'invalid_request_error', 'thinking is not supported'), anthropicError(400, 'invalid_request_error', 'bad'));
     const withThinking = await provider().call(req({ thinking: 'off' }), signal()).catch((e: unknown) => e);

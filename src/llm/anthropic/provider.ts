@@ -10,6 +10,7 @@ import type { ProviderOptions } from '../options.js';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Caps, Provider, Request, Response, StreamObserver } from '../provider.js';
 import { encodeParams } from './build-params.js';
+import type { ProviderAccount } from '../remedy.js';
 import { decodeMessage } from './decode.js';
 import { decodeMessageStream } from './stream.js';
 import { toLlmError } from './errors.js';
@@ -44,16 +45,19 @@ const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
 export class AnthropicProvider implements Provider {
   readonly #client: Anthropic;
   readonly #timeoutMs: number;
+  readonly #account: ProviderAccount;
 
   constructor(options: ProviderOptions) {
     const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
     this.#timeoutMs = options.callTimeoutMs;
+    const baseUrl = endpoint.baseUrl ?? 'https://api.anthropic.com';
+    this.#account = { keyVar: 'ANTHROPIC_API_KEY', baseUrl, api: 'anthropic' };
     const base: FetchLike = options.fetch ?? nodeFetch;
     this.#client = new Anthropic({
       apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
       authToken: null,
       webhookKey: null,
-      baseURL: endpoint.baseUrl ?? 'https://api.anthropic.com',
+      baseURL: baseUrl,
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       // The SDK's own per-attempt timeout sits just past ours, so the provider's clock decides.
       ...(options.callTimeoutMs > 0 ? { timeout: options.callTimeoutMs + 1000 } : {}),
@@ -81,7 +85,7 @@ export class AnthropicProvider implements Provider {
         const res = await this.#client.messages.create(params, { signal: inner, body, headers: JSON_CONTENT }).asResponse();
         return stream ? decodeMessageStream(res.body, observer) : decodeMessage(await res.text());
       },
-      (err) => toLlmError(err, request),
+      (err) => toLlmError(err, request, this.#account),
     );
   }
 }

@@ -5,6 +5,7 @@ import type { FetchLike } from '../http.js';
 import { nodeFetch } from '../node-fetch.js';
 import { DEFAULT_MAX_RETRIES } from '../options.js';
 import type { ProviderOptions } from '../options.js';
+import type { ProviderAccount } from '../remedy.js';
 
 /** The secret-bearing variables the OpenAI providers and their SDK read. */
 export const OPENAI_CREDENTIAL_ENV_NAMES = ['OPENAI_ADMIN_KEY', 'OPENAI_API_KEY', 'OPENAI_WEBHOOK_SECRET'] as const;
@@ -32,4 +33,9 @@ export function openaiClient(options: ProviderOptions): OpenAI {
     fetch: composeFetch(base, options.fetchMiddleware),
     logLevel: 'warn',
   });
+}
+
+/** Where an OpenAI client's key lives and what it calls, for error remedies. */
+export function openaiAccount(client: OpenAI): ProviderAccount {
+  return { keyVar: 'OPENAI_API_KEY', baseUrl: client.baseURL.replace(/\/+$/, ''), api: 'openai' };
 }

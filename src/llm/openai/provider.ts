@@ -6,8 +6,9 @@ import type { ResponseCreateParamsNonStreaming } from 'openai/resources/response
 import type { Caps, Provider, Request, Response, StreamObserver } from '../provider.js';
 import { wantsStream } from '../sse.js';
 import { encodeChatParams } from './chat-params.js';
+import type { ProviderAccount } from '../remedy.js';
 import { decodeChat } from './chat-decode.js';
-import { openaiClient } from './client.js';
+import { openaiAccount, openaiClient } from './client.js';
 import { toLlmError } from './errors.js';
 import { encodeResponsesParams } from './responses-params.js';
 import { decodeChatStream, decodeResponsesStream } from './stream.js';
@@ -47,6 +48,10 @@ export class OpenAIResponsesProvider implements Provider {
     return RESPONSES_CAPS;
   }
 
+  #account(): ProviderAccount {
+    return openaiAccount(this.#client);
+  }
+
   async call(request: Request, signal: AbortSignal, observer?: StreamObserver): Promise<Response> {
     const stream = wantsStream(observer);
     // Sent as text assembled from per-message texts remembered across calls, so reasoning items and
@@ -63,7 +68,7 @@ export class OpenAIResponsesProvider implements Provider {
         const res = await this.#client.responses.create(params, { signal: inner, body, headers: JSON_CONTENT }).asResponse();
         return stream ? decodeResponsesStream(res.body, observer) : decodeResponses(await res.text());
       },
-      (err) => toLlmError(err, request, sent, 'OpenAI'),
+      (err) => toLlmError(err, request, sent, 'OpenAI', this.#account()),
     );
   }
 }
@@ -86,6 +91,10 @@ export class OpenAIChatProvider implements Provider {
     return CHAT_CAPS;
   }
 
+  #account(): ProviderAccount {
+    return openaiAccount(this.#client);
+  }
+
   async call(request: Request, signal: AbortSignal, observer?: StreamObserver): Promise<Response> {
     const stream = wantsStream(observer);
     const body = encodeChatParams(request, stream);
@@ -99,7 +108,7 @@ export class OpenAIChatProvider implements Provider {
         const res = await this.#client.chat.completions.create(params, { signal: inner, body, headers: JSON_CONTENT }).asResponse();
         return stream ? decodeChatStream(res.body, observer) : decodeChat(await res.text());
       },
-      (err) => toLlmError(err, request, sent, 'the OpenAI-compatible server'),
+      (err) => toLlmError(err, request, sent, 'the OpenAI-compatible server', this.#account()),
     );
   }
 }

@@ -145,6 +145,15 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
     expect((err as Error).message).toMatch(/Unsupported value.*remove llm\.reasoning_effort/);
   });
 
+  it('names OPENAI_API_KEY on a 401 and the model and its listing on a 404', async () => {
+    server.reply(openaiError(401, 'invalid_api_key', 'Incorrect API key provided'), openaiError(404, 'model_not_found', 'The model does not exist'));
+    const auth = await provider().call(req(), signal()).catch((e: unknown) => e);
+    expect(auth).toMatchObject({ code: 'auth', status: 401 });
+    expect((auth as Error).message).toMatch(/check the key in OPENAI_API_KEY/);
+    const missing = await provider().call(req({ model: 'gpt-nope' }), signal()).catch((e: unknown) => e);
+    expect((missing as Error).message).toMatch(/model "gpt-nope" was not found at .*models -H "Authorization: Bearer \$OPENAI_API_KEY"/);
+  });
+
   it('refuses an answer without an output array', async () => {
     server.reply({ body: { object: 'response', status: 'completed' } });
     await expect(provider().call(req(), signal())).rejects.toMatchObject({ code: 'decode' });

@@ -61,7 +61,7 @@ describe('openMcpSessions over stdio against server-everything', () => {
     expect(echo.mcpExposable()).toBe(false);
     expect(echo.a2aExposable()).toBe(false);
     expect((echo.capabilities.gate !== null) && echo.capabilities.gate.gated).toBe(false);
-    expect(true && echo.capabilities.deferrable).toBe(true);
+    expect(echo.capabilities.deferrable).toBe(true);
     expect(echo.definition(false)).toMatchObject({ name: 'echo', inputSchema: { type: 'object' } });
   });
 

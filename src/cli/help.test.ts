@@ -1,0 +1,49 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Io } from './io.js';
+import { runCli } from './program.js';
+
+function terminalIo(columns: number | undefined): Io & { stdout(): string } {
+  let out = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      out += chunk.toString();
+      cb();
+    },
+  }) as Writable & { isTTY?: boolean; columns?: number };
+  if (columns !== undefined) {
+    stream.isTTY = true;
+    stream.columns = columns;
+  }
+  const err = new Writable({ write: (_c, _e, cb) => cb() });
+  return { out: stream, err, env: {}, cwd: process.cwd(), stdout: () => out };
+}
+
+const longest = (text: string): number => Math.max(...text.split('\n').map((l) => l.length));
+
+describe('fisk help', () => {
+  it('says which commands are not built yet and shows aliases', async () => {
+    const io = terminalIo(undefined);
+    expect(await runCli(['--help'], io)).toBe(0);
+    expect(io.stdout()).toMatch(/serve .*\(not built yet\)/);
+    expect(io.stdout()).toMatch(/knowledge\|rag/);
+    expect(io.stdout()).toMatch(/init /);
+  });
+
+  it('wraps to the terminal width, and to 80 columns when not a terminal', async () => {
+    const narrow = terminalIo(70);
+    await runCli(['knowledge', 'index', '--help'], narrow);
+    expect(longest(narrow.stdout())).toBeLessThanOrEqual(70);
+    const piped = terminalIo(undefined);
+    await runCli(['knowledge', 'index', '--help'], piped);
+    expect(longest(piped.stdout())).toBeLessThanOrEqual(80);
+    expect(longest(piped.stdout())).toBeGreaterThan(70);
+  });
+
+  it("lists the group's options in a subcommand's help", async () => {
+    const io = terminalIo(undefined);
+    await runCli(['knowledge', 'search', '--help'], io);
+    expect(io.stdout()).toMatch(/Global Options:[\s\S]*--config <file>/);
+    expect(io.stdout()).toMatch(/--store-dir <dir>/);
+  });
+});

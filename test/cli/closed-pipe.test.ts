@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, MAIN, ROOT } from './support.js';
+
+let elsewhere: string;
+beforeAll(() => {
+  ensureBuilt();
+  elsewhere = mkdtempSync(join(tmpdir(), 'fisk-pipe-'));
+}, 240_000);
+afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
+
+/** Runs fisk with a stdout whose reader is gone before the first byte is written. */
+async function withClosedStdout(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: elsewhere, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  return { code, stderr };
+}
+
+describe('a reader that closes the pipe early', () => {
+  it('ends fisk info quietly with status 0', async () => {
+    const r = await withClosedStdout(['info', '--config', join(ROOT, 'docs/examples/openvox.yaml')]);
+    expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
+    expect(r.code).toBe(0);
+  });
+
+  it('ends fisk --help quietly with status 0', async () => {
+    const r = await withClosedStdout(['--help']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+});

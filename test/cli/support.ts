@@ -1,0 +1,46 @@
+/** The built CLI for end-to-end tests that drive `fisk` as a person does, from another directory. */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const MAIN = join(ROOT, 'dist/cli/main.js');
+
+function newestMtime(path: string): number {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
+}
+
+/** Builds `dist/` when it is missing or older than any source file. */
+export function ensureBuilt(): void {
+  const sources = newestMtime(join(ROOT, 'src'));
+  const built = existsSync(MAIN) ? newestMtime(join(ROOT, 'dist')) : 0;
+  if (built >= sources) return;
+  try {
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  } catch {
+    // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
+  }
+  if (!existsSync(MAIN)) throw new Error('dist/cli/main.js is missing; run npm run build');
+}
+
+/** What a finished `fisk` process left behind. */
+export interface FiskResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built `fisk` with `args` in `cwd`, without a terminal, and waits for it to exit. */
+export async function runFisk(args: readonly string[], cwd: string, env: Record<string, string | undefined> = {}, stdin = ''): Promise<FiskResult> {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(stdin);
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  return { code, stdout, stderr };
+}
