@@ -72,6 +72,15 @@ export function depthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * Compiles every schema now rather than on the first message. A server calls this before it
+ * answers anything, so its first reply does not pay for compilation against the caller's deadline.
+ */
+export function prepareCodec(): void {
+  validators('strict');
+  validators('lenient');
+}
+
 /** Checks an outgoing message against the strict schema of its protocol id. */
 export function validateOutgoing(message: Message): void {
   const protocol: string = message.protocol;

@@ -10,7 +10,7 @@
  *   arriving at nobody cannot be fixed, while one arriving early merely waits.
  */
 import { createHash } from 'node:crypto';
-import { decode, encode } from './codec.js';
+import { decode, encode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
 import { MAX_MESSAGE_BYTES, checkIdentity, checkRequestId, mintId, subjects } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
@@ -173,6 +173,7 @@ interface PendingQuestion {
 /** The serving side of delegation for one identity. */
 export function startPromptServer(opts: PromptServerOptions): PromptServer {
   const self: Identity = { name: checkIdentity(opts.identity) };
+  prepareCodec();
   const workers = Math.max(1, opts.workers ?? 1);
   const windowMs = opts.questionWindowMs ?? 300_000;
   const keepaliveMs = opts.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;

@@ -6,7 +6,7 @@ export * from './errors.js';
 export * from './protocol.js';
 export type * from './types.js';
 export { BLOCK_TYPES, STOP_REASONS, QUESTION_KINDS } from './types.js';
-export { encode, decode, validateOutgoing, MAX_DEPTH } from './codec.js';
+export { encode, decode, prepareCodec, validateOutgoing, MAX_DEPTH } from './codec.js';
 export { messageSchema, definitionsSchema, allSchemas } from './schemas.js';
 export type { SchemaMode, JsonSchema } from './schemas.js';
 export { stampRequest, stampReply } from './stamp.js';

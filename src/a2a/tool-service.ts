@@ -4,7 +4,7 @@
  * big, not JSON, of the wrong protocol or failing its schema is a transport error (status 400).
  */
 import type { Prompter, Tool } from '../toolkit/tool.js';
-import { encode, decode } from './codec.js';
+import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
 import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, checkIdentity, subjects } from './protocol.js';
 import type { AgentCard } from './card.js';
@@ -129,6 +129,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
  */
 export async function startToolService(target: Transport | { readonly connection: unknown }, opts: ToolServiceOptions): Promise<ServiceHandle> {
   const transport = 'serve' in target ? target : createTransport('nats', { connection: target.connection });
+  prepareCodec();
   return transport.serve({
     name: checkIdentity(opts.identity),
     version: SERVICE_VERSION,

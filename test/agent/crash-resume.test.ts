@@ -67,7 +67,7 @@ describe('a run killed mid-batch', () => {
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
 
     // wait until the first call's result is durable, then kill the process while the second runs
-    for (let i = 0; i < 400 && resultsFor('toolu_quick') === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 2400 && resultsFor('toolu_quick') === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(resultsFor('toolu_quick')).toBe(1);
     child.kill('SIGKILL');
     await exited;

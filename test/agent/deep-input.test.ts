@@ -1,6 +1,7 @@
 /**
  * A model that nests a tool call's arguments thousands of levels deep: the run journals the turn,
- * answers the call, suspends, and resumes, without overflowing the stack anywhere on the way.
+ * refuses the call with an error the model sees (the tool never runs), suspends, and resumes,
+ * without overflowing the stack anywhere on the way.
  */
 import { describe, expect, it } from 'vitest';
 import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../../src/agent/checkpoint.js';
@@ -27,11 +28,14 @@ describe('deeply nested tool input', () => {
     const first = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: 'go', ...cp.options, suspendRequested: () => ++boundaries > 1 });
     await cp.journal.close();
     expect(first.status).toBe('suspended');
-    expect(calls).toHaveLength(1);
+    // refused where model output enters: nothing walks input nested that deep, the tool included
+    expect(calls).toHaveLength(0);
 
     const stored = await loadRun(store, 'deep');
     const call = stored.messages.flatMap((m) => m.content).find((b) => b.type === 'tool_use');
     expect(call?.type === 'tool_use' ? call.input : '').toBe(input);
+    const result = stored.messages.flatMap((m) => m.content).find((b) => b.type === 'tool_result');
+    expect(result?.type === 'tool_result' ? result.content : '').toMatch(/^invalid arguments for probe: .*nest/);
 
     const resumed = await resumeCheckpoint(store, 'deep', { fingerprint, force: false });
     const second = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: '', ...resumed.options });
