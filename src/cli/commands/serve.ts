@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
-import { startToolServer } from '../../serve/index.js';
+import { checkServable, startToolServer } from '../../serve/index.js';
 import type { ToolServer } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { UsageError } from '../errors.js';
@@ -91,6 +91,8 @@ async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): Promise
   const workDir = checkFlags(flags, io.cwd);
   const verbose = flags.verbose === true || envFlag(io.env, 'VERBOSE');
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'serve');
+  // refused before anything is opened: an endpoint this build cannot serve is not half-started
+  checkServable(config);
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   if (config.telemetry.enabled && flags.telemetry) println(io.err, 'note: fisk serve exports no telemetry for lent tool calls in this build');
 
