@@ -17,7 +17,7 @@ export { InprocBus } from './inproc.js';
 export { selectExposed, buildAgentCard, A2A_DROP_REASONS } from './card.js';
 export type { AgentCard, DroppedTool, ExposedSelection, A2aDropReason } from './card.js';
 export { startToolService, toolEndpoints, DENY_PROMPTER } from './tool-service.js';
-export type { ToolServiceOptions } from './tool-service.js';
+export type { ServedCall, ToolServiceOptions } from './tool-service.js';
 export { A2aClient } from './client.js';
 export type { CallOptions } from './client.js';
 export { startPromptServer, delegate, deriveSessionId, applyBudget, parseDurationMs, KEEPALIVE_INTERVAL_MS } from './delegation.js';

@@ -34,6 +34,29 @@ export interface ToolServiceOptions {
   readonly toolTimeoutMs?: number;
   /** Further endpoints on the same service (the prompt endpoint of a delegation server). */
   readonly extraEndpoints?: readonly EndpointSpec[];
+  /** The working directory of tools that declare they need one (command tools). */
+  readonly workDir?: string;
+  /** Replaces every credential value in what a tool produced before it leaves the process. */
+  readonly scrub?: (text: string) => string;
+  /** Told about every answered call, for an operator's log: names and outcomes, never arguments. */
+  readonly observe?: (call: ServedCall) => void;
+}
+
+/** One answered tool call, as `observe` hears of it. */
+export interface ServedCall {
+  readonly tool: string;
+  /** The caller's asserted name: for logs, never for authorization. */
+  readonly caller: string;
+  readonly isError: boolean;
+  /** The command's exit status, for a command tool that ran. */
+  readonly exitCode?: number;
+  readonly durationMs: number;
+}
+
+interface RunPolicy {
+  readonly timeoutMs: number;
+  readonly workDir: string | undefined;
+  readonly scrub: (text: string) => string;
 }
 
 /** Answers a body the transport cannot take as a 400 and says whether it did. */
@@ -56,7 +79,8 @@ function respondMessage(request: IncomingRequest, build: () => Uint8Array): void
   request.respond(data);
 }
 
-async function runTool(tool: Tool, input: Readonly<Record<string, unknown>> | undefined, timeoutMs: number): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
+async function runTool(tool: Tool, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
+  const timeoutMs = policy.timeoutMs;
   // a plain timer cleared on return: AbortSignal.timeout leaves one behind per call until it fires
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('timed out')), timeoutMs);
@@ -64,19 +88,23 @@ async function runTool(tool: Tool, input: Readonly<Record<string, unknown>> | un
   try {
     // the limit holds even for a tool that ignores its signal, so a slot is never held past it
     const expired = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }));
-    const outcome = await Promise.race([tool.execute(JSON.stringify(input ?? {}), { prompter: DENY_PROMPTER, timeoutMs }, signal), expired]);
+    const outcome = await Promise.race([tool.execute(
+        JSON.stringify(input ?? {}),
+        { prompter: DENY_PROMPTER, timeoutMs, ...(tool.capabilities.workDir && policy.workDir !== undefined ? { workDir: policy.workDir } : {}) },
+        signal,
+      ), expired]);
     if (outcome.status === 'deferred') return { is_error: true, output: `tool ${JSON.stringify(tool.name)} deferred its answer (${outcome.reason}), which a remote call cannot carry` };
     const exec = outcome.exec;
     return {
       // zero values are omitted, as every peer of this protocol writes them
       ...(outcome.isError ? { is_error: true } : {}),
-      ...(outcome.output !== '' ? { output: outcome.output } : {}),
+      ...(outcome.output !== '' ? { output: policy.scrub(outcome.output) } : {}),
       ...(exec !== undefined
-        ? { exec: { command: exec.command, ...(exec.exitCode !== 0 ? { exit_code: exec.exitCode } : {}), ...(exec.truncated ? { truncated: true } : {}) } }
+        ? { exec: { command: policy.scrub(exec.command), ...(exec.exitCode !== 0 ? { exit_code: exec.exitCode } : {}), ...(exec.truncated ? { truncated: true } : {}) } }
         : {}),
     };
   } catch (err) {
-    return { is_error: true, output: signal.aborted ? `tool ${JSON.stringify(tool.name)} did not finish within ${timeoutMs} ms` : (err as Error).message };
+    return { is_error: true, output: signal.aborted ? `tool ${JSON.stringify(tool.name)} did not finish within ${timeoutMs} ms` : policy.scrub((err as Error).message) };
   } finally {
     clearTimeout(timer);
   }
@@ -87,6 +115,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
   const self: Identity = { name: checkIdentity(opts.identity) };
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   const timeoutMs = opts.toolTimeoutMs !== undefined && opts.toolTimeoutMs > 0 ? opts.toolTimeoutMs : DEFAULT_TOOL_TIMEOUT_MS;
+  const policy: RunPolicy = { timeoutMs, workDir: opts.workDir, scrub: opts.scrub ?? ((text) => text) };
   const card = opts.card;
   return [
     {
@@ -116,7 +145,15 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
           throw err;
         }
         const tool = byName.get(req.name);
-        const body = tool === undefined ? { is_error: true, output: `tool ${JSON.stringify(req.name)} is not available` } : await runTool(tool, req.input, timeoutMs);
+        const started = performance.now();
+        const body = tool === undefined ? { is_error: true, output: `tool ${JSON.stringify(req.name)} is not available` } : await runTool(tool, req.input, policy);
+        opts.observe?.({
+          tool: req.name,
+          caller: req.sender.name,
+          isError: body.is_error === true,
+          ...(body.exec !== undefined ? { exitCode: body.exec.exit_code ?? 0 } : {}),
+          durationMs: performance.now() - started,
+        });
         respondMessage(request, () => encode(stampReply('io.choria.fisk-ai.v1.tool.reply', body, req, { self })));
       },
     },

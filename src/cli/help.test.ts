@@ -22,10 +22,10 @@ function terminalIo(columns: number | undefined): Io & { stdout(): string } {
 const longest = (text: string): number => Math.max(...text.split('\n').map((l) => l.length));
 
 describe('fisk help', () => {
-  it('says which commands are not built yet and shows aliases', async () => {
+  it('lists the commands and shows aliases', async () => {
     const io = terminalIo(undefined);
     expect(await runCli(['--help'], io)).toBe(0);
-    expect(io.stdout()).toMatch(/serve .*\(not built yet\)/);
+    expect(io.stdout()).toMatch(/serve .*lend the application's tools/);
     expect(io.stdout()).toMatch(/knowledge\|rag/);
     expect(io.stdout()).toMatch(/init /);
   });

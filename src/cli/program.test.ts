@@ -99,11 +99,11 @@ remote_agents: [{name: other}]
   });
 });
 
-describe('commands not yet available', () => {
-  it.each([['serve']])('%s says so and exits 69', async (...args) => {
+describe('fisk serve', () => {
+  it('refuses a configuration that enables endpoints this build does not serve, naming them', async () => {
     const io = captureIo();
-    const code = await runCli(args, io);
-    expect(code).toBe(EXIT.unavailable);
-    expect(io.stderr()).toMatch(/not available in this build yet/);
+    const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {a2a: {prompts: true}, slack: {channels: [C1]}}}\n');
+    expect(await runCli(['serve', '--config', path], io)).toBe(EXIT.unavailable);
+    expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.a2a\.prompts, expose\.agent\.slack in .* cannot be served by this build/);
   });
 });

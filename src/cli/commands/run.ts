@@ -24,6 +24,7 @@ import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
 import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
 import { openRunDebugFiles, HTTP_DEBUG_FILE } from './run-debug.js';
+import { isRemoteRun, runRemoteCommand } from './run-remote.js';
 
 export { DEFAULT_PROMPT } from '../../host/index.js';
 export { HTTP_DEBUG_FILE } from './run-debug.js';
@@ -43,6 +44,8 @@ interface RunFlags {
   readonly resume?: string;
   readonly force?: boolean;
   readonly stateDir?: string;
+  readonly natsContext?: string;
+  readonly identity?: string;
 }
 
 /** The flag combinations `fisk run` refuses, checked before the configuration is read. */
@@ -227,7 +230,10 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--resume <id>', 'resume a checkpointed run; no query (the prompt is restored from the run)')
     .option('--force', 'resume despite configuration changes (not a provider change); only with --resume')
     .option('--state-dir <dir>', 'the file session backend directory (default: $XDG_STATE_HOME/fisk-ai/runs)')
-    .action(async (query: string[], flags: RunFlags) => {
+    .option('--nats-context <name>', 'run on an agent served over this NATS context instead of hosting one here')
+    .option('--identity <agent>', 'with --nats-context: the agent to run on (default: the identity in --config)')
+    .action(async (query: string[], flags: RunFlags, command: Command) => {
+      if (isRemoteRun(flags)) return runRemoteCommand(query, flags, command, io, deps);
       await runCommand(query, flags, io, deps);
     });
 }

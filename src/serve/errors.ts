@@ -1,0 +1,32 @@
+/** Failures of starting a served agent that no lower module owns. */
+import { FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
+
+export const SERVE_ERROR_CODES = [
+  'no_endpoint', // the configuration enables nothing this build can serve
+  'not_built', // an endpoint or flag the configuration asks for that this build does not serve
+  'no_tools', // nothing is left to lend after filtering and gating
+] as const;
+export type ServeErrorCode = (typeof SERVE_ERROR_CODES)[number];
+
+/** A serving failure with a closed code; the message names the key or flag to change. */
+export class ServeError extends FiskError<ServeErrorCode> {
+  constructor(code: ServeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = 'ServeError';
+  }
+
+  get category(): ErrorCategory {
+    switch (this.code) {
+      case 'no_endpoint':
+      case 'no_tools':
+        return 'configuration';
+      case 'not_built':
+        return 'unavailable';
+      default: {
+        const never: never = this.code;
+        return never;
+      }
+    }
+  }
+}

@@ -1,0 +1,7 @@
+/** Serving an agent to others, and following a run another agent hosts. */
+export { startToolServer, checkServable } from './tool-server.js';
+export type { NotServed, ToolServer, ToolServerOptions } from './tool-server.js';
+export { runRemote, eventFromBlock, statusForStopReason } from './remote-run.js';
+export type { RemoteRunOptions, RemoteRunOutcome } from './remote-run.js';
+export { ServeError, SERVE_ERROR_CODES } from './errors.js';
+export type { ServeErrorCode } from './errors.js';
