@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkMarkdown } from './chunker.js';
+import { chunkMarkdown, headingText } from './chunker.js';
 
 describe('chunkMarkdown', () => {
   it('splits on headings and keeps the breadcrumb apart from the body', () => {
@@ -48,5 +48,15 @@ describe('chunkMarkdown', () => {
   it('pops the breadcrumb on a shallower heading and drops empty sections', () => {
     const doc = chunkMarkdown('## B\n\n### C\n\n# D\n\nbody\n');
     expect(doc.chunks).toEqual([{ headingPath: 'D', content: 'body' }]);
+  });
+
+  it('keeps only the words of a heading: badges dropped, links to their text, tags and ticks removed', () => {
+    const doc = chunkMarkdown('# tool [![Build](https://ci.example/b.svg)](https://ci.example)\n\nIntro.\n\n## The `run()` [method](https://x.example/m) <sub>new</sub>\n\nBody.\n');
+    expect(doc.title).toBe('tool');
+    expect(doc.chunks).toEqual([
+      { headingPath: 'tool', content: 'Intro.' },
+      { headingPath: 'tool > The run() method new', content: 'Body.' },
+    ]);
+    expect(headingText('![logo](l.svg)')).toBe('');
   });
 });

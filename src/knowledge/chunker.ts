@@ -27,6 +27,23 @@ const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 /** The underline of a setext heading: `===` makes level one, `---` level two. */
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 
+/**
+ * The words a reader sees in a heading: images (badges) dropped, links reduced to their text,
+ * HTML tags and inline-code ticks removed. A badge's URL repeated in every breadcrumb under it
+ * would otherwise count as heading words and dilute the heading's real ones.
+ */
+export function headingText(raw: string): string {
+  return raw
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/!\[[^\]]*\]\[[^\]]*\]/g, ' ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/`/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
 interface Block {
   readonly text: string;
   /** A fenced block is packed whole even when it alone exceeds the size. */
@@ -123,7 +140,7 @@ export function chunkMarkdown(text: string, maxChars: number = DEFAULT_CHUNK_CHA
     const underline = h === null && para.length === 1 ? SETEXT.exec(line) : null;
     if (h !== null || underline !== null) {
       // an underlined single-line paragraph is a heading; `---` after a blank line stays a rule
-      const textOf = (h !== null ? (h[2] ?? '') : (para.pop() ?? '')).trim();
+      const textOf = headingText(h !== null ? (h[2] ?? '') : (para.pop() ?? ''));
       flush();
       const level = h !== null ? (h[1] ?? '#').length : underline?.[1]?.startsWith('=') === true ? 1 : 2;
       if (level === 1 && title === '' && textOf !== '') title = textOf;

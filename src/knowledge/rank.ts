@@ -10,8 +10,8 @@ import { Stemmer } from './stems.js';
  *   expression while a content word remains, and count only inside phrase pairs.
  * - Coverage: a chunk's score is scaled by the share of the query's distinct content stems that it
  *   (with its heading path) holds, so one repeated word does not beat the whole question.
- * - Documents, not chunks: each document is represented by its best chunk, its other matching
- *   chunks add a little, its opening chunk (which says what it is about) counts a little more, and
+ * - Documents, not chunks: each document is represented by its best chunk, its second-best
+ *   matching chunk adds half of its score, its opening chunk (which says what it is about) counts a little more, and
  *   a document whose title or path holds the query's content stems is raised.
  *
  * Each weight was chosen on the tuning half of `bench/knowledge-quality`. A phrase/proximity boost
@@ -23,8 +23,12 @@ import { Stemmer } from './stems.js';
 export const LEXICAL_CANDIDATES = 200;
 /** Weight of the share of content stems found in a document's title and path. */
 export const TITLE_WEIGHT = 0.6;
-/** Weight of a document's other matching chunks (its best chunk counts whole). */
-export const SPREAD_WEIGHT = 0.3;
+/**
+ * Weight of a document's second-best matching chunk (its best chunk counts whole). Only the
+ * second counts: summing every other match made a long document with many weak matches beat a
+ * short one that answers the question outright.
+ */
+export const SPREAD_WEIGHT = 0.5;
 /** How strongly a chunk holding only part of the query's content words is lowered. */
 export const COVERAGE_POWER = 1;
 /** Candidates whose coverage is measured; those below count as half covered. */
@@ -152,27 +156,27 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
     return n / tests.length;
   };
 
-  // by document: the best chunk stands for it, its other matching chunks add a little
-  const byDoc = new Map<number, { chunkId: number; best: number; rest: number }>();
+  // by document: the best chunk stands for it, its second-best adds a part
+  const byDoc = new Map<number, { chunkId: number; best: number; second: number }>();
   rows.forEach((r, i) => {
     let s = chunkScore.get(r.id) ?? 0;
     if (i < COVERAGE_POOL) s *= coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
     else s *= 0.5 ** COVERAGE_POWER;
     if (r.ordinal === 0) s *= 1 + LEAD_WEIGHT;
     const d = byDoc.get(r.doc);
-    if (d === undefined) byDoc.set(r.doc, { chunkId: r.id, best: s, rest: 0 });
+    if (d === undefined) byDoc.set(r.doc, { chunkId: r.id, best: s, second: 0 });
     else if (s > d.best) {
-      d.rest += d.best;
+      d.second = d.best;
       d.best = s;
       d.chunkId = r.id;
-    } else d.rest += s;
+    } else if (s > d.second) d.second = s;
   });
 
   // the document's own name: its title and path
   const out: RankedDocument[] = [];
   for (const [documentId, d] of byDoc) {
     const share = coverage(docName(c, documentId));
-    const score = (d.best + SPREAD_WEIGHT * Math.min(d.rest, 2 * d.best)) * (1 + TITLE_WEIGHT * share);
+    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * share);
     out.push({ documentId, chunkId: d.chunkId, score });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);

@@ -26,7 +26,7 @@ export const FUSE_K = 1;
  * ranking is shaped (titles, phrases, documents) and a weak embedding model must not outvote it;
  * the vectors still lift documents the words missed.
  */
-export const VECTOR_WEIGHT = 0.3;
+export const VECTOR_WEIGHT = 0.2;
 
 /**
  * How a search ended. `not_built` and `empty_index` are kept apart from `no_results`, and
