@@ -39,7 +39,6 @@ const agentConfig = config.parseConfigForMode(
 const runtime = await host.openRuntime(agentConfig, 'run', { env: process.env, customTools: [lookupOrder] });
 try {
   const run = await host.startRun(runtime, { prompt: process.argv.slice(2).join(' ') || 'What is the status of order A-17?' });
-  run.subscribe({ emit: (event) => event.type === 'tool_call' && process.stderr.write(`-> ${event.name}\n`) });
   const outcome = await run.outcome;
   await run.close();
   if (outcome.status === 'completed') {

@@ -4,6 +4,8 @@
  * big, not JSON, of the wrong protocol or failing its schema is a transport error (status 400).
  */
 import type { Prompter, Tool } from '../toolkit/tool.js';
+import { invokeTool } from '../toolkit/invoke/invoke.js';
+import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
 import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
 import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, checkIdentity, subjects } from './protocol.js';
@@ -79,36 +81,52 @@ function respondMessage(request: IncomingRequest, build: () => Uint8Array): void
   request.respond(data);
 }
 
-async function runTool(tool: Tool, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
-  const timeoutMs = policy.timeoutMs;
-  // a plain timer cleared on return: AbortSignal.timeout leaves one behind per call until it fires
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('timed out')), timeoutMs);
-  const signal = controller.signal;
-  try {
-    // the limit holds even for a tool that ignores its signal, so a slot is never held past it
-    const expired = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }));
-    const outcome = await Promise.race([tool.execute(
-        JSON.stringify(input ?? {}),
-        { prompter: DENY_PROMPTER, timeoutMs, ...(tool.capabilities.workDir && policy.workDir !== undefined ? { workDir: policy.workDir } : {}) },
-        signal,
-      ), expired]);
-    if (outcome.status === 'deferred') return { is_error: true, output: `tool ${JSON.stringify(tool.name)} deferred its answer (${outcome.reason}), which a remote call cannot carry` };
-    const exec = outcome.exec;
-    return {
-      // zero values are omitted, as every peer of this protocol writes them
-      ...(outcome.isError ? { is_error: true } : {}),
-      ...(outcome.output !== '' ? { output: policy.scrub(outcome.output) } : {}),
-      ...(exec !== undefined
-        ? { exec: { command: policy.scrub(exec.command), ...(exec.exitCode !== 0 ? { exit_code: exec.exitCode } : {}), ...(exec.truncated ? { truncated: true } : {}) } }
-        : {}),
-    };
-  } catch (err) {
-    return { is_error: true, output: signal.aborted ? `tool ${JSON.stringify(tool.name)} did not finish within ${timeoutMs} ms` : policy.scrub((err as Error).message) };
-  } finally {
-    clearTimeout(timer);
+/**
+ * One served call through the shared invocation pipeline, so a peer's call meets the same checks
+ * and the same messages as a run's: a depth bound, required arguments, a gate that fails closed
+ * (gated tools are not lent, and a gated one that slipped in is refused: nobody can approve here),
+ * the timeout (which holds even for a tool that ignores its signal), and scrubbed output. The slot
+ * is the serving loop's, taken before this runs.
+ */
+async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
+  const r = await invokeTool(
+    { id: '', name, input: JSON.stringify(input ?? {}) },
+    {
+      tools,
+      confirmTags: [],
+      approve: () => Promise.resolve({ verdict: 'deny', reason: 'this tool needs approval and nobody can approve a call made over a2a' }),
+      prompter: DENY_PROMPTER,
+      ...(policy.workDir === undefined ? {} : { workDir: policy.workDir }),
+      timeout: { ms: policy.timeoutMs, key: 'the served tool timeout' },
+      refuseUngateable: true,
+      scrub: policy.scrub,
+      signal: NEVER,
+    },
+  );
+  switch (r.kind) {
+    case 'answered': {
+      const exec = r.exec;
+      return {
+        // zero values are omitted, as every peer of this protocol writes them
+        ...(r.isError || r.refused !== undefined ? { is_error: true } : {}),
+        ...(r.output !== '' ? { output: r.output } : {}),
+        ...(exec !== undefined
+          ? { exec: { command: policy.scrub(exec.command), ...(exec.exitCode !== 0 ? { exit_code: exec.exitCode } : {}), ...(exec.truncated ? { truncated: true } : {}) } }
+          : {}),
+      };
+    }
+    case 'deferred':
+      return { is_error: true, output: deferralNotCarriedMessage(name, r.reason) };
+    case 'end_run':
+      return { is_error: true, output: policy.scrub(r.message) };
+    default: {
+      const never: never = r;
+      return never;
+    }
   }
 }
+
+const NEVER = new AbortController().signal;
 
 /** The discovery and tool endpoints of one agent. */
 export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
@@ -144,9 +162,8 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
           if (refuseBadBody(request, err)) return;
           throw err;
         }
-        const tool = byName.get(req.name);
         const started = performance.now();
-        const body = tool === undefined ? { is_error: true, output: `tool ${JSON.stringify(req.name)} is not available` } : await runTool(tool, req.input, policy);
+        const body = await runTool(byName, req.name, req.input, policy);
         opts.observe?.({
           tool: req.name,
           caller: req.sender.name,

@@ -126,7 +126,7 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     const broken = await c.callTool('peer-1', 'broken', {});
     expect([broken.is_error, broken.output]).toEqual([true, 'no such file: /bin/app']);
     const unknown = await c.callTool('peer-1', 'nope', {});
-    expect([unknown.is_error, unknown.output]).toEqual([true, 'tool "nope" is not available']);
+    expect([unknown.is_error, unknown.output]).toEqual([true, 'tool "nope" is not available; call only the tools in your tool list']);
     const hidden = await c.callTool('peer-1', 'secret', {});
     expect(hidden.is_error).toBe(true);
   });
@@ -244,7 +244,7 @@ describe('the per-call limit', () => {
     const tools = selectExposed([fakeTool('stuck', { ...exposed, handler: () => new Promise(() => undefined) })]).exposed;
     const svc = await startToolService(createTransport('inproc', { bus }), { identity: 'slowpoke', card: buildAgentCard({ name: 'slowpoke', version: '1', tools }), tools, toolTimeoutMs: 100 });
     const reply = await new A2aClient(createTransport('inproc', { bus }), 'caller').callTool('slowpoke', 'stuck', {});
-    expect([reply.is_error, reply.output]).toEqual([true, 'tool "stuck" did not finish within 100 ms']);
+    expect([reply.is_error, reply.output]).toEqual([true, 'the tool stuck did not finish within 100ms and was stopped (a command is killed with its process group); its output is lost (the served tool timeout)']);
     await svc.stop();
   });
 });

@@ -5,17 +5,39 @@ import { toolFailedMessage } from './messages.js';
 /** What running a tool came to. */
 export type RunToolResult = Outcome | { readonly status: 'timeout' } | { readonly status: 'aborted' };
 
+/** Resolves when `signal` aborts, so a call can be answered even if its tool never looks at the signal. */
+function aborted(signal: AbortSignal): { readonly promise: Promise<'aborted'>; readonly dispose: () => void } {
+  let onAbort: (() => void) | undefined;
+  const promise = new Promise<'aborted'>((resolve) => {
+    if (signal.aborted) return resolve('aborted');
+    onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => onAbort !== undefined && signal.removeEventListener('abort', onAbort) };
+}
+
+/** Runs the tool until it answers or `signal` aborts, whichever is first. */
+async function raced(tool: Tool, input: string, deps: ExecDeps, signal: AbortSignal): Promise<Outcome | 'aborted'> {
+  const stop = aborted(signal);
+  try {
+    return await Promise.race([tool.execute(input, deps, signal), stop.promise]);
+  } finally {
+    stop.dispose();
+  }
+}
+
 /**
  * Runs `tool` with `deps`, stopping it when `signal` aborts (the run or client went away) or
  * `timeoutMs` passes (absent: no deadline). A command tool is killed with its process group; an
- * in-process tool stops when it observes the signal. A tool that throws failed in a way the model
- * can still reason about, so the throw becomes an error outcome.
+ * in-process tool is asked to stop through the signal, and the call is answered at the deadline
+ * even if the tool ignores it, so the deadline and the interrupt always win. A tool that throws
+ * failed in a way the model can still reason about, so the throw becomes an error outcome.
  */
 export async function runTool(tool: Tool, input: string, deps: ExecDeps, signal: AbortSignal, timeoutMs: number | undefined): Promise<RunToolResult> {
   if (timeoutMs === undefined) {
     try {
-      const outcome = await tool.execute(input, deps, signal);
-      return signal.aborted ? { status: 'aborted' } : outcome;
+      const outcome = await raced(tool, input, deps, signal);
+      return outcome === 'aborted' || signal.aborted ? { status: 'aborted' } : outcome;
     } catch (err) {
       if (signal.aborted) return { status: 'aborted' };
       return { status: 'completed', output: toolFailedMessage(err), isError: true };
@@ -32,9 +54,9 @@ export async function runTool(tool: Tool, input: string, deps: ExecDeps, signal:
     call.abort(new Error('tool timeout'));
   }, timeoutMs);
   try {
-    const outcome = await tool.execute(input, deps, call.signal);
+    const outcome = await raced(tool, input, deps, call.signal);
     if (signal.aborted) return { status: 'aborted' };
-    if (timedOut) return { status: 'timeout' };
+    if (timedOut || outcome === 'aborted') return { status: 'timeout' };
     return outcome;
   } catch (err) {
     if (signal.aborted) return { status: 'aborted' };
