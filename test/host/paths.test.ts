@@ -94,6 +94,9 @@ describe('relative paths resolve against the directory holding agent.yaml', () =
     expect(toolResultText(fake.requests[2]?.body, 'a1')).toContain('positionals');
     expect(readFileSync(join(agentDir, 'state/memory/retention.md'), 'utf8')).toContain('thirty days');
     expect(readdirSync(join(agentDir, 'state/runs')).join(' ')).toContain('wander-1');
+    const sessions = await fisk(['session', '--config', config, 'ls']);
+    expect(sessions.code, sessions.err).toBe(EXIT.ok);
+    expect(sessions.out).toContain('wander-1');
     // nothing was created where the commands were started
     expect(readdirSync(elsewhere)).toEqual([]);
   });
