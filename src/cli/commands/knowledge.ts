@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
@@ -17,6 +17,8 @@ interface Ctx {
   readonly config: Config;
   readonly setup: k.KnowledgeSetup;
   readonly excludeDirs: readonly string[];
+  /** The directory holding agent.yaml: relative configured paths and stored keys resolve here. */
+  readonly root: string;
 }
 
 function memoryDirectory(config: Config): string {
@@ -52,11 +54,11 @@ function context(cmd: Command, io: Io): Ctx {
   const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'knowledge');
   const kc = config.harness.knowledge;
   const base = storeBase === '' ? undefined : storeBase;
-  const setup = k.knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: io.cwd, storeBase: base, env: io.env });
-  const memoryDir = k.resolveStoreDir(memoryDirectory(config), io.cwd, base);
+  const setup = k.knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: config.baseDir, storeBase: base, env: io.env });
+  const memoryDir = k.resolveStoreDir(memoryDirectory(config), config.baseDir, base);
   const sessionsDir = sessionsDirectory(config);
-  const excludeDirs = [setup.storeDir, memoryDir, ...(sessionsDir === undefined ? [] : [resolve(io.cwd, sessionsDir)])];
-  return { io, config, setup, excludeDirs };
+  const excludeDirs = [setup.storeDir, memoryDir, ...(sessionsDir === undefined ? [] : [resolve(config.baseDir, sessionsDir)])];
+  return { io, config, setup, excludeDirs, root: config.baseDir };
 }
 
 /** Runs a command body with a signal that the first Ctrl-C aborts (a second one kills as usual). */
@@ -81,8 +83,19 @@ function printTier(ctx: Ctx, r: k.KnowledgeReader): void {
   println(ctx.io.out, k.tierLine(k.configuredTier(r.handle(), ctx.setup.vector)));
 }
 
+/**
+ * A path typed on the command line, relative to the working directory, spelled as the index
+ * stores it: relative to the directory holding agent.yaml when it lies under it, else absolute.
+ */
+function anchored(ctx: Ctx, typed: string): string {
+  const abs = resolve(ctx.io.cwd, typed);
+  const rel = relative(ctx.root, abs);
+  if (rel === '') return '.';
+  return isAbsolute(rel) || rel.split(sep)[0] === '..' ? abs : rel;
+}
+
 function rootsFor(ctx: Ctx, paths: readonly string[]): { roots: readonly string[]; fromConfig: boolean } {
-  if (paths.length > 0) return { roots: paths, fromConfig: false };
+  if (paths.length > 0) return { roots: paths.map((p) => anchored(ctx, p)), fromConfig: false };
   const configured = ctx.config.harness.knowledge.paths;
   if (configured.length === 0) {
     throw new UsageError('no paths given and harness.knowledge.paths is empty; pass a path or set harness.knowledge.paths');
@@ -129,7 +142,7 @@ async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boole
   const { roots, fromConfig } = rootsFor(ctx, paths);
   const prune: k.PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
   const progress = progressPrinter(ctx);
-  const common = { roots, cwd: ctx.io.cwd, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
+  const common = { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
   if (o.dryRun === true) {
     const r = reader(ctx);
     printTier(ctx, r);
@@ -287,11 +300,11 @@ function runRm(ctx: Ctx, paths: readonly string[]): void {
   if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
   const store = k.openWriter(ctx.setup.storeDir);
   try {
-    // a file indexed through a relative root is stored relative to the working directory, and one
-    // indexed through an absolute root absolutely: try both spellings of what was typed
+    // a file indexed through a relative root is stored relative to the directory holding
+    // agent.yaml, and one indexed through an absolute root absolutely: try both spellings
     const res = paths.map((p) => {
       const abs = resolve(ctx.io.cwd, p);
-      const rel = relative(ctx.io.cwd, abs);
+      const rel = relative(ctx.root, abs);
       const forms = [...new Set([abs, rel.startsWith('..') || rel === '' ? abs : rel])];
       return { source: p, removed: k.removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
     });
@@ -428,10 +441,10 @@ async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: strin
   if (debounceMs < 100) throw new UsageError('--debounce must be at least 100ms');
   const { roots, fromConfig } = rootsFor(ctx, paths);
   const io = ctx.io;
-  const missing = roots.filter((p) => !existsSync(resolve(io.cwd, p)));
+  const missing = roots.filter((p) => !existsSync(resolve(ctx.root, p)));
   if (missing.length === roots.length) {
     const source = fromConfig ? `harness.knowledge.paths in ${ctx.config.source}` : 'the command line';
-    throw new CliError(`nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${io.cwd}); create one or name an existing path`);
+    throw new CliError(`nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${ctx.root}); create one or name an existing path`);
   }
   for (const p of missing) println(io.err, `warning: ${JSON.stringify(p)} does not exist and is not watched`);
   const r = reader(ctx);
@@ -444,13 +457,13 @@ async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: strin
   try {
     await withInterrupt(async (signal) => {
       if (o.initial) {
-        const res = await k.indexCorpus(store.db, { roots, cwd: io.cwd, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
+        const res = await k.indexCorpus(store.db, { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
         if (res.canceled) return;
         reportIndex(ctx, res);
       }
       const w = await k.startWatch(store, {
         roots,
-        cwd: io.cwd,
+        cwd: ctx.root,
         excludeDirs: ctx.excludeDirs,
         extensions: ctx.config.harness.knowledge.extensions,
         vector: ctx.setup.vector,

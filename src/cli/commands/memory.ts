@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { ConfigError, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { connectNats } from '../../conns/index.js';
+import { storeBaseFromEnv } from '../../host/index.js';
 import { memoryBackend, openMemoryStore, sanitizeMemoryText } from '../../memory/index.js';
 import type { Store } from '../../memory/index.js';
 import { CliError } from '../errors.js';
@@ -28,6 +29,8 @@ function singleLine(text: string): string {
 async function withStore<T>(io: Io, flags: MemoryFlags, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'info');
   const memory = config.harness.memory;
+  // the directory a run uses: under FISK_AI_STORE_DIR when set, else beside agent.yaml
+  const baseDir = storeBaseFromEnv(io.env) ?? config.baseDir;
   if (!memory.enabled) println(io.err, `note: harness.memory.enabled is false in ${flags.config}; showing the ${memory.backend} store it would use`);
   let close: (() => Promise<void>) | undefined;
   try {
@@ -40,7 +43,7 @@ async function withStore<T>(io: Io, flags: MemoryFlags, fn: (store: Store, confi
     }
     const store = await openMemoryStore(memory, {
       identity: config.identity,
-      baseDir: io.cwd,
+      baseDir,
       natsContext: config.natsContext,
       ...(nats === undefined ? {} : { nats }),
     });

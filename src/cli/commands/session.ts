@@ -14,7 +14,7 @@ import type { Message } from '../../llm/types.js';
 import { RunStateError, answerDeferred, loadRun, openConfiguredSessionStore } from '../../runstate/index.js';
 import type { FoldedRun, RunSummary, SessionStore } from '../../runstate/index.js';
 import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { exitFor } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { renderEvent } from '../render/line-renderer.js';
@@ -30,16 +30,19 @@ const FILE_DEFAULT: BackendChoice = { backend: 'file', options: '{}' };
 async function withStore<T>(io: Io, flags: SessionFlags, fn: (store: SessionStore) => Promise<T>): Promise<T> {
   let sessions = FILE_DEFAULT;
   let natsContext: string | undefined;
+  // a relative sessions directory resolves against the directory holding agent.yaml
+  let base = io.cwd;
   if (flags.config !== undefined) {
     const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'session');
     sessions = config.harness.sessions;
     natsContext = config.natsContext;
+    base = config.baseDir;
   }
   let opened: Awaited<ReturnType<typeof openConfiguredSessionStore>>;
   try {
     opened = await openConfiguredSessionStore(sessions, natsContext, {
       env: io.env,
-      cwd: io.cwd,
+      cwd: base,
       connectionName: 'fisk-ai session',
       ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),
     });
@@ -56,8 +59,7 @@ async function withStore<T>(io: Io, flags: SessionFlags, fn: (store: SessionStor
 }
 
 function asCliError(err: unknown): unknown {
-  if (err instanceof RunStateError) return new CliError(err.message, err.code === 'config' ? EXIT.config : EXIT.error, { cause: err });
-  if (err instanceof ConnError) return new CliError(err.message, EXIT.error, { cause: err });
+  if (err instanceof RunStateError || err instanceof ConnError) return new CliError(err.message, exitFor(err), { cause: err });
   return err;
 }
 
