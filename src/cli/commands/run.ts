@@ -24,6 +24,7 @@ import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
 import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
 import { openRunDebugFiles, HTTP_DEBUG_FILE } from './run-debug.js';
+import { finishCommandTelemetry, NO_TELEMETRY_HELP, openCommandTelemetry } from './telemetry-flag.js';
 
 export { DEFAULT_PROMPT } from '../../host/index.js';
 export { HTTP_DEBUG_FILE } from './run-debug.js';
@@ -43,6 +44,7 @@ interface RunFlags {
   readonly resume?: string;
   readonly force?: boolean;
   readonly stateDir?: string;
+  readonly telemetry?: boolean;
 }
 
 /** The flag combinations `fisk run` refuses, checked before the configuration is read. */
@@ -131,6 +133,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
   let iteration: number | undefined;
+  const telemetry = openCommandTelemetry(config, io, flags);
   try {
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
@@ -142,7 +145,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
         ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
         ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-        fetchMiddleware: debug.middleware,
+        fetchMiddleware: [...debug.middleware, telemetry.fetchMiddleware],
       },
       ...(journaled ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
     });
@@ -178,7 +181,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     handle = await startRun(
       runtime,
       flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
-      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd },
+      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd, telemetry },
     );
     const start = handle.start;
     if (start.kind === 'resumed') {
@@ -204,6 +207,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     for (const c of cleanup.reverse()) c();
     await handle?.close();
     await runtime?.close();
+    await finishCommandTelemetry(telemetry, io);
   }
 }
 
@@ -227,6 +231,7 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--resume <id>', 'resume a checkpointed run; no query (the prompt is restored from the run)')
     .option('--force', 'resume despite configuration changes (not a provider change); only with --resume')
     .option('--state-dir <dir>', 'the file session backend directory (default: $XDG_STATE_HOME/fisk-ai/runs)')
+    .option('--no-telemetry', NO_TELEMETRY_HELP)
     .action(async (query: string[], flags: RunFlags) => {
       await runCommand(query, flags, io, deps);
     });
