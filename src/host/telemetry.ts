@@ -48,7 +48,8 @@ export function telemetrySettingsFor(config: Config, env: HostTelemetryOptions['
     config: config.telemetry,
     identity: config.identity,
     present: config.present,
-    source: config.source,
+    // the word `fisk info` uses for every other value the file set
+    source: 'file',
     ...(disabled ? { disabledBy: NO_TELEMETRY_FLAG } : {}),
     env,
   });
@@ -90,7 +91,8 @@ export function toolExitOf(result: InvokeResult): ToolExit {
       return result.code === 'hook' ? 'crashed' : 'cancelled';
     case 'answered':
       if (result.refused !== undefined) return refusalExit(result.refused);
-      return result.isError ? 'failed' : 'ok';
+      // a command that exited non-zero answered the model, but it failed all the same
+      return result.isError || (result.exec !== undefined && result.exec.exitCode !== 0) ? 'failed' : 'ok';
   }
 }
 
@@ -273,7 +275,10 @@ function toolWrapper(run: ToolRunner): InvokeWrapper {
         const result = await next();
         const kind = result.kind === 'end_run' ? undefined : TOOL_KIND[result.toolKind];
         if (kind !== undefined) span.attribute('fisk.tool.kind', kind);
-        if (result.kind === 'answered') span.recordResult(() => result.content);
+        if (result.kind === 'answered') {
+          if (result.exec !== undefined) span.attribute('fisk.tool.exit_code', result.exec.exitCode);
+          span.recordResult(() => result.content);
+        }
         span.exit(toolExitOf(result));
         return result;
       },

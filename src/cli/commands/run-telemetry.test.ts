@@ -106,7 +106,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('fisk run exporting over 
     expect(chats.map((c) => c.attributes['gen_ai.response.finish_reasons'])).toContainEqual(['tool_use']);
 
     const ls = one(spans, 'execute_tool stream_ls');
-    expect(ls.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'stream_ls', 'gen_ai.tool.call.id': 'toolu_ls', 'fisk.tool.kind': 'command', 'fisk.tool.exit': 'ok' });
+    expect(ls.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'stream_ls', 'gen_ai.tool.call.id': 'toolu_ls', 'fisk.tool.kind': 'command', 'fisk.tool.exit': 'ok', 'fisk.tool.exit_code': 0 });
     // a gated call with nobody to ask is declined without running; the span is there all the same
     const purge = one(spans, 'execute_tool stream_purge');
     expect(purge.attributes).toMatchObject({ 'fisk.tool.exit': 'denied', 'error.type': 'denied' });
