@@ -80,3 +80,17 @@ describe('captured messages', () => {
     expect(root?.attributes['error.type']).toBe('_OTHER');
   });
 });
+
+describe('knowledge fallback counter', () => {
+  it('counts each fallback by the step that failed', async () => {
+    const config = parseConfigForMode({ text: `identity: kn\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info');
+    const telemetry = HostTelemetry.open(config, { env: {} });
+    telemetry.knowledgeDegraded('vector_search');
+    telemetry.knowledgeDegraded('vector_search');
+    telemetry.knowledgeDegraded('embed_query');
+    await telemetry.finish();
+    const points = receiver.metrics.filter((m) => m.name === 'fisk.knowledge.degraded').flatMap((m) => m.points);
+    expect(points.find((p) => p.attributes['fisk.knowledge.degrade_reason'] === 'vector_search')?.value).toBe(2);
+    expect(points.find((p) => p.attributes['fisk.knowledge.degrade_reason'] === 'embed_query')?.value).toBe(1);
+  });
+});

@@ -16,6 +16,7 @@ import type {
   CapturedMessage,
   CapturedPart,
   ChatSpan,
+  DegradeReason,
   ErrorClass,
   RunSpan,
   StartupSpan,
@@ -241,6 +242,11 @@ export class HostTelemetry {
   readonly fetchMiddleware: FetchMiddleware = (next) => (input, init) => {
     const chat = this.#chat.getStore();
     return chat === undefined ? next(input, init) : chat.fetchMiddleware()(next)(input, init);
+  };
+
+  /** Counts a knowledge search that fell back to lexical: `RuntimeDeps.onKnowledgeDegraded`. */
+  readonly knowledgeDegraded = (step: DegradeReason): void => {
+    this.telemetry.recordDegradedKnowledge(step);
   };
 
   /** Starts the root span of one run, and its startup span. */

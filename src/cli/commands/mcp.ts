@@ -104,7 +104,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
   const telemetry = openCommandTelemetry(config, io, flags);
-  const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env });
+  const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
   try {
     await serveWith(runtime, mcp, address, io, telemetry.servedToolWrapper());
   } finally {

@@ -140,6 +140,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
     runtime = await openRuntime(config, 'run', {
       env,
+      onKnowledgeDegraded: telemetry.knowledgeDegraded,
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),
       providerOptions: {
         ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
