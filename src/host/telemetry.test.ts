@@ -23,6 +23,7 @@ describe('tool exits', () => {
     expect(toolExitOf(answered({}))).toBe('ok');
     expect(toolExitOf(answered({ exec: { command: 'x', exitCode: 2, truncated: false } }))).toBe('failed');
     expect(toolExitOf(answered({ isError: true }))).toBe('failed');
+    expect(toolExitOf(answered({ isError: true, timedOut: true }))).toBe('timeout');
     expect(toolExitOf(answered({ refused: 'unknown_tool' }))).toBe('unknown_tool');
     expect(toolExitOf(answered({ refused: 'not_loaded' }))).toBe('unknown_tool');
     expect(toolExitOf(answered({ refused: 'invalid_arguments' }))).toBe('invalid_arguments');

@@ -92,6 +92,7 @@ export function toolExitOf(result: InvokeResult): ToolExit {
       return result.code === 'hook' ? 'crashed' : 'cancelled';
     case 'answered':
       if (result.refused !== undefined) return refusalExit(result.refused);
+      if (result.timedOut === true) return 'timeout';
       // a command that exited non-zero answered the model, but it failed all the same
       return result.isError || (result.exec !== undefined && result.exec.exitCode !== 0) ? 'failed' : 'ok';
   }
