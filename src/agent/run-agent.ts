@@ -66,6 +66,8 @@ export interface RunOptions {
   readonly scrub?: (text: string) => string;
   /** Wrappers around each tool call (telemetry), outermost first. */
   readonly toolWrappers?: readonly InvokeWrapper[];
+  /** Wraps each model call (telemetry's chat span); `call` makes the request itself. */
+  readonly modelCall?: (request: Request, call: () => Promise<Response>) => Promise<Response>;
   /**
    * A journaled model turn whose tool calls were not all answered (a resume after a crash or a
    * suspend inside a batch). Its unanswered calls run first, then the turn is committed with every
@@ -223,7 +225,7 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     };
     let response: Response;
     try {
-      response = await o.provider.call(request, signal);
+      response = await (o.modelCall === undefined ? o.provider.call(request, signal) : o.modelCall(request, () => o.provider.call(request, signal)));
     } catch (err) {
       if (isAbort(err, signal)) return run.stopped('aborted', 'the run was cancelled during a model call');
       const message = err instanceof Error ? err.message : String(err);

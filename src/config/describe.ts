@@ -64,10 +64,6 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['expose.agent.mcp.tool_timeout', (c) => c.expose.mcp?.toolTimeout.text ?? null],
   ['expose.agent.a2a.serve_tools', (c) => c.expose.a2a.serveTools],
   ['expose.agent.a2a.prompts', (c) => c.expose.a2a.prompts],
-  ['telemetry.enabled', (c) => c.telemetry.enabled],
-  ['telemetry.endpoint', (c) => c.telemetry.endpoint ?? null],
-  ['telemetry.sample_ratio', (c) => c.telemetry.sampleRatio ?? 1],
-  ['telemetry.capture_content', (c) => c.telemetry.captureContent],
 ];
 
 /**

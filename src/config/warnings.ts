@@ -31,8 +31,5 @@ export function configWarnings(config: Config): ConfigWarning[] {
   if (config.remoteAgents.length > 0) {
     out.push({ key: 'remote_agents', message: 'is accepted but not used yet; import a peer\'s tools with remote_tools' });
   }
-  if (config.telemetry.enabled) {
-    out.push({ key: 'telemetry.enabled', message: 'is accepted but nothing is exported yet: this build has no OpenTelemetry exporter' });
-  }
   return out;
 }

@@ -14,3 +14,5 @@ export { HostError, HOST_ERROR_CODES } from './errors.js';
 export type { HostErrorCode } from './errors.js';
 export { ConnectionPool } from './connections.js';
 export { selectA2aTools } from './served.js';
+export { HostTelemetry, RunTelemetry, NO_TELEMETRY_FLAG, telemetrySettingsFor, telemetryInfo } from './telemetry.js';
+export type { HostTelemetryOptions, RunTelemetryOptions } from './telemetry.js';

@@ -25,6 +25,7 @@ import { EventHub } from './event-hub.js';
 import { HostError } from './errors.js';
 import { HandlePrompter } from './handle-prompter.js';
 import type { QuestionAnswer } from './handle-prompter.js';
+import type { HostTelemetry, RunTelemetry } from './telemetry.js';
 import type { Runtime } from './runtime.js';
 import { assembleTools } from './tools.js';
 import type { AssembledTools } from './tools.js';
@@ -66,6 +67,8 @@ export interface StartRunOptions {
   readonly budget?: BudgetOverride;
   /** Receives every event from the first; the same as subscribing at once. */
   readonly events?: EventSink;
+  /** The process's telemetry: each turn is a root span with chat and tool spans under it. */
+  readonly telemetry?: HostTelemetry;
 }
 
 /** How the run began. */
@@ -141,6 +144,7 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   if (provider === undefined) throw new HostError('usage', 'this runtime was opened without a model provider; open it in run mode');
   const config = runtime.config;
   const settings = lowered(settingsFromConfig(config), opts.budget);
+  const traced = opts.telemetry?.run({ agentName: config.identity });
   const resuming = 'resume' in input;
   if (!resuming && 'checkpoint' in input && input.checkpoint !== undefined && runtime.sessions === undefined) {
     throw new HostError('usage', 'a journaled run needs the session store: open the runtime with sessions');
@@ -186,6 +190,7 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
     prompter,
     handlePrompter,
     opts,
+    traced,
     runOptions: {
       prompt: resuming ? '' : prompt,
       systemNotes: [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])],
@@ -201,6 +206,7 @@ interface LaunchParts {
   readonly prompter: Prompter | undefined;
   readonly handlePrompter: HandlePrompter | undefined;
   readonly opts: StartRunOptions;
+  readonly traced?: RunTelemetry | undefined;
   readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'grants' | 'pendingBatch'>>;
 }
 
@@ -210,6 +216,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
   let suspendAsked = false;
   const provider = runtime.provider as NonNullable<Runtime['provider']>;
   const outcome = (async (): Promise<RunOutcome> => {
+    parts.traced?.systemInstructions(() => parts.system.map((b) => b.text).join('\n\n'));
     const result = await runAgent({
       ...parts.runOptions,
       settings: turn.settings,
@@ -223,6 +230,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
       workDir: opts.workDir ?? process.cwd(),
       scrub: runtime.scrub,
       interactive: opts.interactive ?? false,
+      ...(parts.traced === undefined ? {} : { modelCall: parts.traced.modelCall(provider), toolWrappers: [parts.traced.toolWrapper()] }),
     });
     const scope = turn.tools.memoryScope;
     if (turn.checkpoint !== undefined && scope !== undefined && result.status !== 'crashed') {
@@ -234,6 +242,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
     }
     parts.handlePrompter?.close();
     hub.close();
+    parts.traced?.end(result);
     return result;
   })();
 
@@ -275,6 +284,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
         prompter: nextPrompter,
         handlePrompter: nextPrompter instanceof HandlePrompter ? nextPrompter : undefined,
         opts,
+        traced: opts.telemetry?.run({ agentName: runtime.config.identity }),
         runOptions: {
           // a journaled follow-up is already stored as a user record: it continues the history
           prompt: turn.checkpoint === undefined ? stored : '',

@@ -69,6 +69,8 @@ export interface RuntimeDeps {
   readonly customTools?: readonly Tool[];
   /** Cancels startup (introspection, connections). */
   readonly signal?: AbortSignal;
+  /** Told each time a knowledge search falls back from hybrid to lexical (telemetry's counter). */
+  readonly onKnowledgeDegraded?: (step: 'embed_query' | 'vector_search') => void;
 }
 
 /** Knowledge as a runtime holds it: the tools, the system note, and the store when one is open. */
@@ -229,7 +231,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         knowledge = { tools: knowledgeToolsForListing(k), notes: [knowledgeSystemNote(k.readTool)], reader: undefined };
       } else {
         // verified here, before any model or client is served: a stale index stops startup
-        const opened = prepareRunKnowledge(k, { cwd: config.baseDir, storeBase, env: deps.env });
+        const opened = prepareRunKnowledge(k, { cwd: config.baseDir, storeBase, env: deps.env, onDegraded: deps.onKnowledgeDegraded });
         if (opened !== undefined) {
           closers.push(() => opened.reader.close());
           knowledge = { tools: opened.tools, notes: opened.notes, reader: opened.reader };

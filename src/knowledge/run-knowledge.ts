@@ -2,6 +2,7 @@ import type { KnowledgeConfig } from '../config/index.js';
 import type { Tool } from '../toolkit/tool.js';
 import { knowledgeSetup, verifyStore } from './setup.js';
 import { KnowledgeReader } from './store.js';
+import type { DegradeStep } from './tier.js';
 import { knowledgeSystemNote, knowledgeTools } from './tools.js';
 
 /** What a run gets from `harness.knowledge`: its tools, its system prompt note, and the store to close. */
@@ -17,6 +18,8 @@ export interface RunKnowledgeContext {
   readonly cwd: string;
   readonly storeBase?: string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told each time a hybrid search falls back to the lexical tier. */
+  readonly onDegraded?: ((step: DegradeStep) => void) | undefined;
 }
 
 /**
@@ -44,6 +47,7 @@ export function prepareRunKnowledge(config: KnowledgeConfig, ctx: RunKnowledgeCo
     expandToSection: config.expandToSection,
     readTool: config.readTool,
     citations: config.citations,
+    onDegraded: ctx.onDegraded,
   });
   return { tools, notes: [knowledgeSystemNote(config.readTool)], reader };
 }

@@ -11,6 +11,7 @@ import { search } from './search.js';
 import type { SearchVector } from './search.js';
 import type { KnowledgeReader } from './store.js';
 import { tierLine } from './tier.js';
+import type { DegradeStep } from './tier.js';
 
 /** Every knowledge tool name, in registration order. */
 export const KNOWLEDGE_TOOL_NAMES = ['knowledge_search', 'knowledge_enumerate', 'knowledge_read'] as const;
@@ -42,6 +43,8 @@ export interface KnowledgeToolsOptions {
   /** Registers `knowledge_read`. */
   readonly readTool: boolean;
   readonly citations: readonly CitationRuleInput[];
+  /** Told each time a hybrid search falls back to the lexical tier, with the step that failed (a metric). */
+  readonly onDegraded?: ((step: DegradeStep) => void) | undefined;
 }
 
 const SEARCH_EXPOSURE: Exposure = { mcp: true, a2a: false };
@@ -99,6 +102,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
         const k = input['top_k'];
         const topK = typeof k === 'number' && Number.isInteger(k) && k >= 1 ? Math.min(k, 20) : opts.topK;
         const res = await search(opts.reader, query, { topK, vector: opts.vector, signal });
+        if (res.tier.kind === 'degraded') opts.onDegraded?.(res.tier.step);
         const db = opts.reader.handle();
         const results: Record<string, string>[] = [];
         const seenSections = new Set<string>();

@@ -19,7 +19,7 @@ function newestMtime(path: string): number {
 
 /** Builds `dist/` when it is missing or older than the sources these tests exercise. */
 export function ensureBuilt(): void {
-  const sources = Math.max(newestMtime(join(ROOT, 'src/mcp')), newestMtime(join(ROOT, 'src/cli/commands/mcp.ts')));
+  const sources = Math.max(newestMtime(join(ROOT, 'src/mcp')), newestMtime(join(ROOT, 'src/host')), newestMtime(join(ROOT, 'src/cli/commands/mcp.ts')));
   const built = existsSync(MAIN) && existsSync(join(ROOT, 'dist/mcp/server/index.js')) ? newestMtime(join(ROOT, 'dist/mcp')) : 0;
   if (built >= sources) return;
   try {
@@ -63,9 +63,9 @@ export interface FiskMcp {
 }
 
 /** Starts `fisk mcp` and resolves once it printed its endpoint. */
-export async function startFiskMcp(config: string, cwd: string, env: Record<string, string> = {}): Promise<FiskMcp> {
+export async function startFiskMcp(config: string, cwd: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<FiskMcp> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN, 'mcp', '--config', config, '--port', String(port)], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'mcp', '--config', config, '--port', String(port), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout.resume();

@@ -5,9 +5,10 @@ import { memoryInfoRows } from '../../memory/backends.js';
 import type { InfoRow } from '../../memory/registry.js';
 import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
 import type { Config, Override, Setting } from '../../config/index.js';
-import { assembleTools, openRuntime } from '../../host/index.js';
+import { assembleTools, openRuntime, telemetryInfo } from '../../host/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
 import type { ToolDef } from '../../llm/types.js';
+import type { TelemetrySettingRow } from '../../telemetry/index.js';
 import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
 import { stripControl } from '../../toolkit/fisk/trace.js';
 import { gateOf } from '../../toolkit/invoke/gate.js';
@@ -62,6 +63,8 @@ export interface InfoReport {
   readonly globalFlags: readonly GlobalFlagReport[] | null;
   /** The Memory section (backend, where it stores, index, access, limits); null when memory is disabled. */
   readonly memory: readonly InfoRow[] | null;
+  /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
+  readonly telemetry: readonly TelemetrySettingRow[];
 }
 
 /** Values set outside the file that a run would use, so their origin can be reported. */
@@ -126,6 +129,7 @@ export function buildInfoReport(runtime: Runtime, env: Io['env'], tools: Assembl
   const config = runtime.config;
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
+  const telemetry = telemetryInfo(config, env);
   return {
     config: config.source,
     identity: { name: config.identity, source: config.identitySource },
@@ -134,12 +138,13 @@ export function buildInfoReport(runtime: Runtime, env: Io['env'], tools: Assembl
         ? null
         : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(runtime) },
     settings: describeSettings(config, environmentOverrides(runtime, env)),
-    warnings: [...configWarnings(config), ...toolWarnings, ...runtimeWarnings],
+    warnings: [...configWarnings(config), ...toolWarnings, ...runtimeWarnings, ...telemetry.warnings],
     prompt: config.systemPrompt,
     system: systemBlocks(config.systemPrompt, config.harness.humanInTheLoop, [...tools.notes, ...tools.volatileNotes]).map((b) => b.text),
     tools: infoTools(tools, config.harness.confirmTags),
     filtered: tools.filtered,
     globalFlags: runtime.application?.globalFlags ?? null,
+    telemetry: telemetry.rows,
     memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
   };
 }
@@ -217,10 +222,11 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
   }
   println(out);
   println(out, 'Settings');
-  const width = Math.max(...report.settings.map((s) => s.key.length));
+  const width = Math.max(...report.settings.map((s) => s.key.length), ...report.telemetry.map((r) => r.key.length));
   for (const s of report.settings) {
     println(out, `  ${s.key.padEnd(width)}  ${renderValue(s.value)}  [${s.origin}]`);
   }
+  for (const r of report.telemetry) println(out, `  ${r.key.padEnd(width)}  ${r.value}  [${r.origin}]`);
   if (report.memory !== null) {
     println(out);
     println(out, 'Memory');

@@ -11,11 +11,13 @@ import { assembleTools, openRuntime } from '../../host/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
 import { mcpNotes, startMcpServer } from '../../mcp/index.js';
 import type { RunningMcpServer } from '../../mcp/index.js';
+import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
+import { finishCommandTelemetry, NO_TELEMETRY_HELP, openCommandTelemetry } from './telemetry-flag.js';
 
 /** The port and address used when neither a flag, the environment nor the file names one. */
 export const DEFAULT_MCP_PORT = 8080;
@@ -27,6 +29,7 @@ interface McpFlags {
   readonly config: string;
   readonly port?: string;
   readonly address?: string;
+  readonly telemetry?: boolean;
 }
 
 /** Where to listen, and where each half came from. */
@@ -100,15 +103,17 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
-  const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env });
+  const telemetry = openCommandTelemetry(config, io, flags);
+  const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
   try {
-    await serveWith(runtime, mcp, address, io);
+    await serveWith(runtime, mcp, address, io, telemetry.servedToolWrapper());
   } finally {
     await runtime.close();
+    await finishCommandTelemetry(telemetry, io);
   }
 }
 
-async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io): Promise<void> {
+async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io, telemetry: InvokeWrapper): Promise<void> {
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
   const name = config.identity === '' ? FALLBACK_NAME : config.identity;
@@ -121,6 +126,7 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
       confirmOverMcp: mcp.confirmOverMcp,
       confirmTags: config.harness.confirmTags,
       scrub: runtime.scrub,
+      wrappers: [telemetry],
       maxConcurrentTools: mcp.maxConcurrentTools,
       toolTimeoutMs: mcp.toolTimeout.ms,
       workDir: io.cwd,
@@ -145,5 +151,6 @@ export function registerMcp(program: Command, io: Io): void {
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--port <port>', `the port to listen on (env FISK_AI_MCP_PORT; default expose.agent.mcp.port, else ${DEFAULT_MCP_PORT})`)
     .option('--address <host>', `the address to listen on (env FISK_AI_MCP_ADDRESS; default expose.agent.mcp.address, else ${DEFAULT_MCP_ADDRESS})`)
+    .option('--no-telemetry', NO_TELEMETRY_HELP)
     .action((flags: McpFlags) => serve(flags, io));
 }

@@ -25,6 +25,7 @@ import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
 import { openRunDebugFiles, HTTP_DEBUG_FILE } from './run-debug.js';
 import { isRemoteRun, runRemoteCommand } from './run-remote.js';
+import { finishCommandTelemetry, NO_TELEMETRY_HELP, openCommandTelemetry } from './telemetry-flag.js';
 
 export { DEFAULT_PROMPT } from '../../host/index.js';
 export { HTTP_DEBUG_FILE } from './run-debug.js';
@@ -46,6 +47,7 @@ interface RunFlags {
   readonly stateDir?: string;
   readonly natsContext?: string;
   readonly identity?: string;
+  readonly telemetry?: boolean;
 }
 
 /** The flag combinations `fisk run` refuses, checked before the configuration is read. */
@@ -134,18 +136,20 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
   let iteration: number | undefined;
+  const telemetry = openCommandTelemetry(config, io, flags);
   try {
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
     runtime = await openRuntime(config, 'run', {
       env,
+      onKnowledgeDegraded: telemetry.knowledgeDegraded,
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),
       providerOptions: {
         ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
         ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
         ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-        fetchMiddleware: debug.middleware,
+        fetchMiddleware: [...debug.middleware, telemetry.fetchMiddleware],
       },
       ...(journaled ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
     });
@@ -181,7 +185,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     handle = await startRun(
       runtime,
       flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
-      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd },
+      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd, telemetry },
     );
     const start = handle.start;
     if (start.kind === 'resumed') {
@@ -207,6 +211,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     for (const c of cleanup.reverse()) c();
     await handle?.close();
     await runtime?.close();
+    await finishCommandTelemetry(telemetry, io);
   }
 }
 
@@ -232,6 +237,7 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--state-dir <dir>', 'the file session backend directory (default: $XDG_STATE_HOME/fisk-ai/runs)')
     .option('--nats-context <name>', 'run on an agent served over this NATS context instead of hosting one here')
     .option('--identity <agent>', 'with --nats-context: the agent to run on (default: the identity in --config)')
+    .option('--no-telemetry', NO_TELEMETRY_HELP)
     .action(async (query: string[], flags: RunFlags, command: Command) => {
       if (isRemoteRun(flags)) return runRemoteCommand(query, flags, command, io, deps);
       await runCommand(query, flags, io, deps);

@@ -11,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { isLoopbackHost } from '../../config/loopback.js';
+import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { ELICITATION_TIMEOUT_MS } from './approval.js';
 import type { CallEvent, CallPolicy } from './call-tool.js';
@@ -52,6 +53,8 @@ export interface McpServerOptions {
   readonly confirmTags?: readonly string[];
   /** Replaces every credential value the server holds in tool output. */
   readonly scrub?: (text: string) => string;
+  /** Wrappers around the whole handling of each call, outermost first (telemetry). */
+  readonly wrappers?: readonly InvokeWrapper[];
   readonly maxConcurrentTools: number;
   readonly toolTimeoutMs: number;
   /** Default two minutes. */
@@ -151,6 +154,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     confirmOverMcp: opts.confirmOverMcp,
     ...(opts.confirmTags === undefined ? {} : { confirmTags: opts.confirmTags }),
     ...(opts.scrub === undefined ? {} : { scrub: opts.scrub }),
+    ...(opts.wrappers === undefined ? {} : { wrappers: opts.wrappers }),
     slots: new Semaphore(opts.maxConcurrentTools),
     toolTimeoutMs: opts.toolTimeoutMs,
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,

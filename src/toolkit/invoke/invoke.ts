@@ -184,6 +184,15 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
       : { command: exec.command, exit_code: exec.exitCode, output };
     content = JSON.stringify(envelope);
   }
-  const answered: AnsweredResult = { kind: 'answered', content, output, isError, toolKind: tool.kind, toolName: tool.name, ...(exec === undefined ? {} : { exec }) };
+  const answered: AnsweredResult = {
+    kind: 'answered',
+    content,
+    output,
+    isError,
+    toolKind: tool.kind,
+    toolName: tool.name,
+    ...(exec === undefined ? {} : { exec }),
+    ...(ran.status === 'timeout' ? { timedOut: true } : {}),
+  };
   return grant === undefined ? answered : { ...answered, grant };
 }

@@ -113,6 +113,8 @@ export interface AnsweredResult {
   readonly exec?: ExecRecord;
   /** Set when the tool never ran. */
   readonly refused?: RefusalReason;
+  /** Set when the tool was stopped at its deadline. */
+  readonly timedOut?: boolean;
   readonly toolKind: Kind;
   /** The tool that answered (after any rewrite); absent for an unknown name. */
   readonly toolName?: string;
