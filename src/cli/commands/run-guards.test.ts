@@ -134,3 +134,26 @@ describe('the PII guard on resume', () => {
     expect(JSON.stringify(fake.requests[1]?.body)).toContain('mail ');
   });
 });
+
+describe('the memory tools as the model meets them', () => {
+  it('reports a missing key honestly: an overwrite creates, a read miss points at memory_list, neither is an error', async () => {
+    fake.reply(
+      anthropicToolUse([
+        { id: 'toolu_w', name: 'memory_write', input: { key: 'fresh', description: 'a new note', content: 'one', overwrite: true } },
+        { id: 'toolu_r', name: 'memory_read', input: { key: 'absent' } },
+        { id: 'toolu_x', name: 'memory_write', input: { key: 'fresh', description: 'again', content: 'two' } },
+      ]),
+      anthropicText('noted'),
+    );
+    const r = await run(agent('', '  memory: { enabled: true }\n'), ['remember']);
+    expect(r.code).toBe(EXIT.ok);
+    const second = fake.requests[1]?.body as { messages: { content: unknown }[] };
+    const results = second.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : [])).filter((b) => b['type'] === 'tool_result');
+    const byId = new Map(results.map((b) => [b['tool_use_id'], b]));
+    const text = (id: string): string => JSON.stringify(byId.get(id)?.['content']);
+    expect(text('toolu_w')).toContain('\\"replaced\\":false');
+    expect(text('toolu_r')).toContain('memory_list');
+    expect(text('toolu_x')).toContain('already exists');
+    for (const id of ['toolu_w', 'toolu_r', 'toolu_x']) expect(byId.get(id)?.['is_error'] ?? false).toBe(false);
+  });
+});
