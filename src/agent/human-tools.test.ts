@@ -3,7 +3,7 @@ import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/sc
 import type { ToolResultBlock } from '../llm/types.js';
 
 import { EventLog } from './events.js';
-import { HUMAN_NOTE, HUMAN_TOOL_NAMES, humanTools } from './human-tools.js';
+import { HUMAN_NOTE, HUMAN_TOOL_NAMES, MAX_OPTIONS, MAX_QUESTION, humanTools } from './human-tools.js';
 import { runAgent } from './run-agent.js';
 import { ScriptedPrompter, sourceOf, testSettings } from './test-support.js';
 
@@ -54,12 +54,40 @@ describe('human-in-the-loop built-ins', () => {
       ],
       new ScriptedPrompter([], [true, 'red', 'x'], false),
     );
-    expect(results.map((r) => JSON.parse(r) as unknown)).toEqual([{ confirmed: false }, { selected: null }, { value: null }]);
+    const parsed = results.map((r) => JSON.parse(r) as Record<string, unknown>);
+    expect(parsed.map((r) => [r['confirmed'], r['selected'], r['value']].find((v) => v !== undefined))).toEqual([false, null, null]);
+    for (const r of parsed) expect(r['reason']).toMatch(/no operator is present/u);
+  });
+
+  it('say why there is no answer when the operator cancels', async () => {
+    const { results } = await ask(
+      [
+        { name: 'ask_human_select', input: { question: 'Colour?', options: ['red'] } },
+        { name: 'ask_human_input', input: { question: 'Name?' } },
+      ],
+      new ScriptedPrompter([], [null, null]),
+    );
+    for (const r of results) expect((JSON.parse(r) as { reason?: string }).reason).toMatch(/cancelled/u);
+  });
+
+  it('collapse line breaks in a question, and refuse one too long to show or too many options', async () => {
+    const prompter = new ScriptedPrompter([], [true]);
+    const { results } = await ask(
+      [
+        { name: 'ask_human_confirm', input: { question: 'Delete prod?\n\nyes means keep it\r\nreally' } },
+        { name: 'ask_human_confirm', input: { question: 'x'.repeat(MAX_QUESTION + 1) } },
+        { name: 'ask_human_select', input: { question: 'Pick', options: Array.from({ length: MAX_OPTIONS + 1 }, (_, i) => `o${i}`) } },
+      ],
+      prompter,
+    );
+    expect(prompter.questions).toEqual(['Delete prod? yes means keep it really']);
+    expect(results[1]).toContain(`at most ${MAX_QUESTION}`);
+    expect(results[2]).toMatch(new RegExp(`at most ${MAX_OPTIONS}`, 'u'));
   });
 
   it('treat an answer that is not one of the options as no choice', async () => {
     const { results } = await ask([{ name: 'ask_human_select', input: { question: 'Pick', options: ['a', 'b'] } }], new ScriptedPrompter([], ['c']));
-    expect(JSON.parse(results[0] ?? '{}')).toEqual({ selected: null });
+    expect(JSON.parse(results[0] ?? '{}')).toEqual({ selected: null, reason: 'the answer was not one of the options' });
   });
 
   it('refuse an empty question', async () => {

@@ -17,14 +17,30 @@ export const HUMAN_NOTE =
   'An operator is available through the ask_human_confirm, ask_human_select and ask_human_input tools. ' +
   'Use them when you need a decision or a value only a person can give; a missing answer means no.';
 
-/** The longest question shown; a longer one is cut, since a prompt that scrolls away cannot be read. */
-const MAX_QUESTION = 2000;
-const MAX_OPTIONS = 50;
+/**
+ * The longest question asked, in characters. A longer one is refused rather than cut: an operator
+ * must never answer a question whose end they were not shown.
+ */
+export const MAX_QUESTION = 2000;
+/** The most choices `ask_human_select` offers, and the longest one, in characters. */
+export const MAX_OPTIONS = 50;
+export const MAX_OPTION = 200;
 
+/** A question as shown: control characters removed and every line break collapsed into a space. */
 function question(text: unknown): string {
-  const q = stripControl(typeof text === 'string' ? text : '').trim();
-  return q.length > MAX_QUESTION ? `${q.slice(0, MAX_QUESTION)}...` : q;
+  return stripControl(typeof text === 'string' ? text : '').replace(/\s+/g, ' ').trim();
 }
+
+/** The refusal for a question that cannot be asked, or undefined when it can. */
+function badQuestion(q: string): Outcome | undefined {
+  if (q === '') return refuse('question must be a non-empty string');
+  if (q.length > MAX_QUESTION) return refuse(`question is ${q.length} characters; ask it in at most ${MAX_QUESTION}`);
+  return undefined;
+}
+
+/** Why there is no answer: the model is told, so it does not read silence as a decision. */
+const NOBODY = 'no operator is present to answer (no interactive terminal); treat this as no';
+const CANCELLED = 'the operator cancelled the question without answering; treat this as no';
 
 function done(value: unknown): Outcome {
   return { status: 'completed', output: JSON.stringify(value), isError: false };
@@ -55,9 +71,11 @@ const SPECS: readonly Spec[] = [
     },
     async run(args, prompter, signal) {
       const q = question(args['question']);
-      if (q === '') return refuse('question must be a non-empty string');
-      if (!present(prompter)) return done({ confirmed: false });
-      return done({ confirmed: (await prompter.confirm(q, signal)) === true });
+      const bad = badQuestion(q);
+      if (bad !== undefined) return bad;
+      if (!present(prompter)) return done({ confirmed: false, reason: NOBODY });
+      const yes = (await prompter.confirm(q, signal)) === true;
+      return done(yes ? { confirmed: true } : { confirmed: false, reason: signal.aborted ? CANCELLED : 'the operator did not answer yes' });
     },
   },
   {
@@ -67,7 +85,7 @@ const SPECS: readonly Spec[] = [
       type: 'object',
       properties: {
         question: { type: 'string', description: 'What the operator is choosing.' },
-        options: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'The choices, shown in this order.' },
+        options: { type: 'array', items: { type: 'string', maxLength: MAX_OPTION }, minItems: 1, maxItems: MAX_OPTIONS, description: `The choices, shown in this order (at most ${MAX_OPTIONS}).` },
       },
       required: ['question', 'options'],
       additionalProperties: false,
@@ -75,15 +93,18 @@ const SPECS: readonly Spec[] = [
     async run(args, prompter, signal) {
       const q = question(args['question']);
       const raw = args['options'];
-      if (q === '') return refuse('question must be a non-empty string');
+      const bad = badQuestion(q);
+      if (bad !== undefined) return bad;
       if (!Array.isArray(raw) || raw.length === 0 || raw.some((o) => typeof o !== 'string')) return refuse('options must be a non-empty list of strings');
-      if (raw.length > MAX_OPTIONS) return refuse(`options may hold at most ${MAX_OPTIONS} choices`);
+      if (raw.length > MAX_OPTIONS) return refuse(`options holds ${raw.length} choices; offer at most ${MAX_OPTIONS}`);
       const options = (raw as string[]).map((o) => stripControl(o).replace(/\s+/g, ' ').trim());
-      if (!present(prompter)) return done({ selected: null });
+      if (options.some((o) => o === '' || o.length > MAX_OPTION)) return refuse(`every option must be non-empty and at most ${MAX_OPTION} characters`);
+      if (!present(prompter)) return done({ selected: null, reason: NOBODY });
       const picked = await prompter.select(q, options, signal);
+      if (picked === null) return done({ selected: null, reason: CANCELLED });
       // only an offered option counts: a prompter answering anything else is treated as no choice
-      const index = picked === null ? -1 : options.indexOf(picked);
-      return done({ selected: index < 0 ? null : (raw as string[])[index] ?? null });
+      const index = options.indexOf(picked);
+      return index < 0 ? done({ selected: null, reason: 'the answer was not one of the options' }) : done({ selected: (raw as string[])[index] ?? null });
     },
   },
   {
@@ -97,9 +118,11 @@ const SPECS: readonly Spec[] = [
     },
     async run(args, prompter, signal) {
       const q = question(args['question']);
-      if (q === '') return refuse('question must be a non-empty string');
-      if (!present(prompter)) return done({ value: null });
-      return done({ value: await prompter.input(q, signal) });
+      const bad = badQuestion(q);
+      if (bad !== undefined) return bad;
+      if (!present(prompter)) return done({ value: null, reason: NOBODY });
+      const value = await prompter.input(q, signal);
+      return done(value === null ? { value: null, reason: CANCELLED } : { value });
     },
   },
 ];

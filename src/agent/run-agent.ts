@@ -164,6 +164,13 @@ function textOf(message: Message): string {
     .join('\n');
 }
 
+/** The failure a refusal ends the run with, quoting the model's own words (bounded) when it gave any. */
+export function refusalMessage(text: string): string {
+  const said = text.replace(/\s+/g, ' ').trim();
+  if (said === '') return 'the model refused to respond';
+  return `the model refused to respond: ${said.length > 500 ? `${said.slice(0, 500)}…` : said}`;
+}
+
 function isAbort(err: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (err instanceof LlmError && err.code === 'aborted');
 }
@@ -237,6 +244,10 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     // 4. journal the assistant turn before any tool runs
     await run.record({ type: 'assistant', iteration: run.iteration, message: response.message, stopReason: response.stopReason, usage: response.usage });
     run.messages.push(response.message);
+    if (response.stopReason.unified === 'refusal') {
+      run.iteration++;
+      return run.failed({ code: 'model', message: refusalMessage(textOf(response.message)) });
+    }
     const calls = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     for (const b of response.message.content) {
       if (b.type === 'thinking' && b.text !== '') run.events.emit({ type: 'thinking', text: b.text });

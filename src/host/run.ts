@@ -23,6 +23,7 @@ import { PublishedToolSetSource } from '../toolkit/tool-set.js';
 import type { Prompter } from '../toolkit/tool.js';
 import { EventHub } from './event-hub.js';
 import { HostError } from './errors.js';
+import { guardedResume } from './restored-guard.js';
 import { HandlePrompter } from './handle-prompter.js';
 import type { QuestionAnswer } from './handle-prompter.js';
 import type { HostTelemetry, RunTelemetry } from './telemetry.js';
@@ -166,7 +167,8 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   if (resuming) {
     const store = sessions as NonNullable<typeof sessions>;
     const fingerprint = runFingerprint(config, source, tools.notes);
-    const resumed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
+    const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
+    const resumed = await guardedResume(claimed, settings.piiMode, hub);
     checkpoint = resumed;
     start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages) };
   } else {

@@ -140,3 +140,14 @@ export interface ToolDef {
   readonly inputSchema: Readonly<Record<string, unknown>>;
   readonly deferLoading: boolean;
 }
+
+/**
+ * Sent in place of a tool output with no text: the APIs reject an empty text, and the model is
+ * better told plainly that the tool said nothing. Empty text blocks are dropped by every encoder.
+ */
+export const EMPTY_TOOL_OUTPUT = '(no output)';
+
+/** A tool output as an encoder sends it: never empty. */
+export function toolOutputText(content: string): string {
+  return content === '' ? EMPTY_TOOL_OUTPUT : content;
+}

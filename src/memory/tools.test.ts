@@ -74,7 +74,7 @@ describe('memoryTools', () => {
     const tools = memoryTools(store, scope);
     await call(tools, 'memory_write', { key: 'k', description: 'the original note', content: 'one' });
     const refused = await call(tools, 'memory_write', { key: 'k', description: 'another', content: 'two' });
-    expect(refused.isError).toBe(true);
+    expect(refused.isError).toBe(false);
     const body = JSON.parse(refused.output) as Record<string, string>;
     expect(body['error']).toBe('exists');
     expect(body['existing_description']).toBe('the original note');
@@ -88,7 +88,7 @@ describe('memoryTools', () => {
     const stale: Store = {
       info: (): StoreInfo => ({ backend: 'fake', location: '' }),
       list: (): Promise<readonly MemoryItem[]> => Promise.resolve([]),
-      read: (): Promise<MemoryEntry> => Promise.reject(new Error('unused')),
+      read: (key: string): Promise<MemoryEntry> => Promise.reject(new MemoryError('not_found', `no memory named ${key}`, { key })),
       create: (): Promise<void> => Promise.resolve(),
       update: (key: string, _d: string, _c: string, o?: CallOptions) =>
         Promise.reject(new MemoryError('stale', `stale ${key} ${o?.scope === undefined ? 'without' : 'with'} a scope`, { key })),
@@ -106,7 +106,9 @@ describe('memoryTools', () => {
     const bad = await call(tools, 'memory_read', { key: '../etc/passwd' });
     expect(bad.isError).toBe(true);
     expect(bad.output).toMatch(/invalid memory key/u);
-    expect((await call(tools, 'memory_read', { key: 'absent' })).output).toMatch(/no memory named "absent"/u);
+    const miss = await call(tools, 'memory_read', { key: 'absent' });
+    expect(miss.isError).toBe(false);
+    expect((JSON.parse(miss.output) as { message: string }).message).toMatch(/No memory is stored under "absent".*memory_list/u);
     expect((await call(tools, 'memory_write', { key: 'k', description: 'd', content: 'c', overwrite: 'yes' })).output).toMatch(/overwrite must be true or false/u);
     expect((await call(tools, 'memory_write', { key: 'k', description: 5, content: 'c' })).isError).toBe(true);
     expect((await call(tools, 'memory_write', { key: 'k', content: 'c' })).output).toMatch(/description/u);

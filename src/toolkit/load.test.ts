@@ -120,7 +120,7 @@ describe('loadApplicationTools', () => {
     const ls = loaded.all.find((t) => t.name === 'stream_ls') as FiskCommandTool;
     const echo = loaded.all.find((t) => t.name === 'echo') as FiskCommandTool;
     expect(Object.keys(ls.inputSchema['properties'] as object)).toEqual(['context', 'trace']);
-    expect((echo.inputSchema['properties'] as Record<string, { description: string }>)['context']?.description).toBe('The echo context (shadows the global)');
+    expect((echo.inputSchema['properties'] as Record<string, { description: string }>)['context']?.description).toBe('The echo context (shadows the global) (optional)');
     expect(loaded.warnings.map((w) => [w.code, w.tool])).toEqual([['global_flag_clash', 'echo']]);
     expect(ls.argv('{"context":"prod","trace":true}')).toEqual(['stream', 'ls', '--context=prod', '--trace']);
     expect(loaded.globalFlags).toEqual([

@@ -17,6 +17,7 @@ export const FILTER_REASONS = [
   'not_confirmable', // a serving surface: the tool cannot report whether it is gated
   'collision', // a later list change claimed a name already taken (skipped, not fatal)
   'unusable_schema', // its input schema cannot be offered to a model (the root is not an object)
+  'invalid_name', // its name is one the model APIs refuse (letters, digits, "_" and "-", at most 64)
   'unusable', // a later list change brought a descriptor no model API accepts (skipped, not fatal)
 ] as const;
 export type FilterReason = (typeof FILTER_REASONS)[number];
@@ -48,6 +49,7 @@ export const TOOL_WARNING_CODES = [
   'tool_search_unavailable',
   'global_flag_clash',
   'unusable_schema',
+  'invalid_name',
 ] as const;
 export type ToolWarningCode = (typeof TOOL_WARNING_CODES)[number];
 

@@ -87,6 +87,7 @@ function warningKey(w: ToolWarning): string {
     case 'unknown_ai_tag':
     case 'behavior_conflict':
     case 'unusable_schema':
+    case 'invalid_name':
       return 'application_path';
     default: {
       const never: never = w.code;

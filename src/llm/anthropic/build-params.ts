@@ -15,6 +15,7 @@ import type { Request } from '../provider.js';
 import { signatureText } from '../signature.js';
 import { stripThinking } from '../strip-thinking.js';
 import type { ContentBlock, Message, ToolDef } from '../types.js';
+import { toolOutputText } from '../types.js';
 
 /** The server-side tool-search tool appended when at least one definition is deferred. */
 export const TOOL_SEARCH_TOOL = Object.freeze({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' } as const);
@@ -94,7 +95,7 @@ function cacheControl(request: Request): CacheControlEphemeral | undefined {
 }
 
 function systemParams(request: Request, cache: CacheControlEphemeral | undefined): TextBlockParam[] {
-  const system: TextBlockParam[] = request.system.map((b) => ({ type: 'text', text: b.text }));
+  const system: TextBlockParam[] = request.system.filter((b) => b.text !== '').map((b) => ({ type: 'text', text: b.text }));
   const last = system[system.length - 1];
   if (cache !== undefined && last !== undefined) system[system.length - 1] = { ...last, cache_control: cache };
   return system;
@@ -138,7 +139,7 @@ export function toolParams(tools: readonly ToolDef[]): ToolUnion[] {
 }
 
 function messageParam(m: Message, slots: RawSlots | undefined): MessageParam {
-  return { role: m.role, content: m.content.map((b) => blockParam(b, slots)) };
+  return { role: m.role, content: m.content.filter((b) => b.type !== 'text' || b.text !== '').map((b) => blockParam(b, slots)) };
 }
 
 function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockParam {
@@ -155,7 +156,7 @@ function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockP
       return {
         type: 'tool_result',
         tool_use_id: b.toolUseId,
-        content: [{ type: 'text', text: b.content }],
+        content: [{ type: 'text', text: toolOutputText(b.content) }],
         is_error: b.isError ?? false,
       };
     case 'provider':

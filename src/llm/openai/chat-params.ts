@@ -9,6 +9,7 @@ import type { ReasoningEffort } from 'openai/resources/shared';
 import type { Request } from '../provider.js';
 import { EncodedCache, objectText } from '../encoded-cache.js';
 import type { Message, ToolDef } from '../types.js';
+import { toolOutputText } from '../types.js';
 
 /**
  * Assembles a Chat Completions body for one neutral request, for OpenAI-compatible servers
@@ -67,7 +68,7 @@ export function encodeChatParams(request: Request, stream = false): string {
 }
 
 function systemText(request: Request): string {
-  return request.system.map((b) => b.text).join('\n\n');
+  return request.system.filter((b) => b.text !== '').map((b) => b.text).join('\n\n');
 }
 
 /** Function tools with the schema forwarded verbatim. */
@@ -83,7 +84,7 @@ function appendMessage(out: ChatCompletionMessageParam[], m: Message): void {
     const texts: string[] = [];
     const calls: ChatCompletionMessageFunctionToolCall[] = [];
     for (const b of m.content) {
-      if (b.type === 'text') texts.push(b.text);
+      if (b.type === 'text' && b.text !== '') texts.push(b.text);
       else if (b.type === 'tool_use') calls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: b.input } });
     }
     if (texts.length === 0 && calls.length === 0) return;
@@ -98,10 +99,10 @@ function appendMessage(out: ChatCompletionMessageParam[], m: Message): void {
     texts = [];
   };
   for (const b of m.content) {
-    if (b.type === 'text') texts.push(b.text);
+    if (b.type === 'text' && b.text !== '') texts.push(b.text);
     else if (b.type === 'tool_result') {
       flush();
-      out.push({ role: 'tool', tool_call_id: b.toolUseId, content: b.content });
+      out.push({ role: 'tool', tool_call_id: b.toolUseId, content: toolOutputText(b.content) });
     }
   }
   flush();

@@ -12,6 +12,7 @@ import { RawSlots } from '../raw-splice.js';
 import { signatureText } from '../signature.js';
 import { stripThinking } from '../strip-thinking.js';
 import type { ContentBlock, Message, ToolDef } from '../types.js';
+import { toolOutputText } from '../types.js';
 
 /** Provider block kinds that are reasoning, stripped with thinking when it is explicitly off. */
 export function isResponsesReasoningKind(kind: string): boolean {
@@ -130,7 +131,7 @@ function appendMessage(out: ResponseInputItem[], m: Message, slots: RawSlots | u
   };
   for (const b of m.content) {
     if (b.type === 'text') {
-      texts.push(b.text);
+      if (b.text !== '') texts.push(b.text);
       continue;
     }
     flush();
@@ -154,7 +155,7 @@ function inputItem(b: Exclude<ContentBlock, { type: 'text' }>, slots: RawSlots |
       // The arguments go back as the exact text the model produced.
       return { type: 'function_call', call_id: b.id, name: b.name, arguments: b.input };
     case 'tool_result':
-      return { type: 'function_call_output', call_id: b.toolUseId, output: b.content };
+      return { type: 'function_call_output', call_id: b.toolUseId, output: toolOutputText(b.content) };
     case 'provider': {
       if (slots !== undefined) return slots.slot(b.raw, `provider block ${b.kind}`) as unknown as ResponseInputItem;
       const item = tryJson(b.raw);

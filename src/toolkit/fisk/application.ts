@@ -44,14 +44,37 @@ function leaves(commands: readonly CommandModel[], prefix: readonly string[], in
   }
 }
 
+/** Marks each parameter the schema does not require as optional in its description, for the model. */
+function markOptional(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema['properties'];
+  if (typeof props !== 'object' || props === null || Array.isArray(props)) return schema;
+  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
+  const marked: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(props as Record<string, unknown>)) {
+    if (required.has(name) || typeof value !== 'object' || value === null || Array.isArray(value)) {
+      marked[name] = value;
+      continue;
+    }
+    const p = value as Record<string, unknown>;
+    const d = typeof p['description'] === 'string' ? p['description'].trim() : '';
+    marked[name] = { ...p, description: d === '' ? '(optional)' : `${d} (optional)` };
+  }
+  return { ...schema, properties: marked };
+}
+
+/** The description the model gets: the long help alone when it already says what the short one does. */
 function describe(cmd: CommandModel): string {
-  if (cmd.help_long === '' || cmd.help_long === cmd.help) return cmd.help;
-  return cmd.help === '' ? cmd.help_long : `${cmd.help}\n\n${cmd.help_long}`;
+  const short = cmd.help.trim();
+  const long = cmd.help_long.trim();
+  if (long === '' || long === short) return cmd.help;
+  if (short === '' || long.includes(short)) return cmd.help_long;
+  return `${cmd.help}\n\n${cmd.help_long}`;
 }
 
 /**
  * Builds every leaf's tool. Fails the whole load (`ToolkitError`) when a leaf lacks its restricted
- * schema, when a path makes a name the model APIs refuse, or when two paths make one name.
+ * schema or when two paths make one name; a leaf whose name the model APIs refuse, or whose schema
+ * is not an object, is skipped with a warning and listed as unusable.
  */
 export function buildCommandTools(
   model: ApplicationModel,
@@ -75,7 +98,11 @@ export function buildCommandTools(
       );
     }
     if (!isValidToolName(name)) {
-      throw new ToolkitError('introspect', `command "${spoken}" makes the tool name ${JSON.stringify(name)}, which model APIs refuse (letters, digits, "_" and "-", at most 64); rename the command or hide it`);
+      // one badly named command is skipped, never the whole application
+      const detail = `the tool name ${JSON.stringify(name)} is one model APIs refuse (letters, digits, "_" and "-", at most 64)`;
+      unusable.push({ name, source: 'application', reason: 'invalid_name', detail });
+      warnings.push({ code: 'invalid_name', tool: name, message: `command "${spoken}" is not offered as a tool: ${detail}; rename the command or hide it` });
+      continue;
     }
     const prior = seen.get(name);
     if (prior !== undefined) {
@@ -107,7 +134,7 @@ export function buildCommandTools(
         name,
         description: describe(cmd),
         tags,
-        inputSchema: mergeGlobals(cmd.restricted_schema, globals),
+        inputSchema: markOptional(mergeGlobals(cmd.restricted_schema, globals)),
         shape: { path, globals, flags: cmd.flags.filter((f) => !f.hidden), args: cmd.args },
         confirmTags: opts.confirmTags,
         credentialEnvNames: opts.credentialEnvNames,

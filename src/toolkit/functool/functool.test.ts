@@ -89,4 +89,10 @@ describe('FuncTool', () => {
   it('reports a confirm gate with its trigger', () => {
     expect(newFuncTool({ ...base, confirm: { trigger: 'ai:confirm' } }).capabilities.gate).toEqual({ gated: true, trigger: 'ai:confirm' });
   });
+
+  it('answers a value with no JSON text (undefined) as null, never as an empty output', () => {
+    expect(jsonOutcome(undefined)).toEqual({ status: 'completed', output: 'null', isError: false });
+    expect(jsonOutcome(() => 1)).toEqual({ status: 'completed', output: 'null', isError: false });
+    expect(jsonOutcome({ a: undefined })).toEqual({ status: 'completed', output: '{}', isError: false });
+  });
 });

@@ -127,7 +127,9 @@ export function newFuncTool(spec: FuncToolSpec): FuncTool {
 
 /** A completed outcome carrying `value` as the JSON the caller asked for. */
 export function jsonOutcome(value: unknown): Outcome {
-  return { status: 'completed', output: JSON.stringify(value), isError: false };
+  // undefined, a function or a symbol has no JSON text: the model is told there was no value
+  const text = JSON.stringify(value) as string | undefined;
+  return { status: 'completed', output: text ?? 'null', isError: false };
 }
 
 /** A completed error outcome the model reads as a failed call. */
