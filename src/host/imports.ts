@@ -15,7 +15,21 @@ import type { ImportResult } from '../remotetools/index.js';
 import type { FilteredTool, ToolSource } from '../toolkit/source.js';
 import type { Tool } from '../toolkit/tool.js';
 import type { ConnectionPool } from './connections.js';
-import type { RuntimeMode, RuntimeNote } from './runtime.js';
+
+/** `strict` for runs (any failure stops startup), `lenient` for listings (failures are warnings). */
+export type ImportStance = 'strict' | 'lenient';
+
+/** A warning about an import, keyed by the configuration key it concerns. */
+export interface ImportNote {
+  readonly level: 'warning';
+  readonly key: string;
+  readonly message: string;
+}
+
+/** Where import warnings go: the runtime's notes. */
+export interface NoteSink {
+  push(note: ImportNote): unknown;
+}
 
 /** A listener for a rebuilt MCP tool list; runs subscribe while they are live. */
 export type ImportedToolsListener = (change: McpToolsChange) => void;
@@ -68,10 +82,10 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function remoteImport(config: Config, mode: RuntimeMode, ctx: ImportContext, notes: RuntimeNote[]): Promise<ToolSource[]> {
+async function remoteImport(config: Config, stance: ImportStance, ctx: ImportContext, notes: NoteSink): Promise<ToolSource[]> {
   if (config.remoteTools.length === 0) return [];
   const context = config.natsContext;
-  if (mode === 'listing') {
+  if (stance === 'lenient') {
     if (context === undefined) {
       notes.push({ level: 'warning', key: 'nats_context', message: 'remote_tools are not listed: nats_context is not set, and a run needs it to reach the peers' });
       return [];
@@ -94,16 +108,16 @@ async function remoteImport(config: Config, mode: RuntimeMode, ctx: ImportContex
 }
 
 /**
- * Imports the tools of `remote_tools` and `mcp_clients` for a runtime of `mode`. In `run` mode a
- * host that cannot be discovered, a server that will not start or a collision throws, after
- * closing whatever was opened; in `listing` mode each failure is a warning in `notes`.
+ * Imports the tools of `remote_tools` and `mcp_clients`. `strict`: a host that cannot be
+ * discovered, a server that will not start or a collision throws, after closing whatever was
+ * opened, and the MCP sessions stay open for every run; `lenient`: each failure is a warning in
+ * `notes` and the servers are only listed.
  */
-export async function openImports(config: Config, mode: RuntimeMode, ctx: ImportContext, notes: RuntimeNote[]): Promise<ImportedTools> {
-  if (mode === 'mcp') return NO_IMPORTS;
-  const remote = await remoteImport(config, mode, ctx, notes);
+export async function openImports(config: Config, stance: ImportStance, ctx: ImportContext, notes: NoteSink): Promise<ImportedTools> {
+  const remote = await remoteImport(config, stance, ctx, notes);
   if (config.mcpClients.length === 0) return remote.length === 0 ? NO_IMPORTS : { ...NO_IMPORTS, sources: () => [...remote] };
   const connect = { env: ctx.env, credentialEnvNames: ctx.credentialEnvNames, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
-  if (mode === 'listing') {
+  if (stance === 'lenient') {
     const found = await discoverMcpTools(config.mcpClients, connect);
     for (const w of found.warnings) notes.push({ level: 'warning', key: 'mcp_clients', message: w.message });
     const listed = [...found.sources];

@@ -29,7 +29,7 @@ import type { Tool } from '../toolkit/tool.js';
 import { secretScrubber, secretsFromEnv } from '../util/secret-scrub.js';
 import { ConnectionPool } from './connections.js';
 import { HostError } from './errors.js';
-import { localToolNames, openImports } from './imports.js';
+import { localToolNames, NO_IMPORTS, openImports } from './imports.js';
 import type { ImportedTools } from './imports.js';
 
 /** What a runtime is for, which decides what it opens. */
@@ -252,9 +252,10 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
 
     const human = config.harness.humanInTheLoop ? humanTools() : [];
     const custom = deps.customTools ?? [];
-    const imported = await openImports(
+    // imported tools are never served again: an `mcp` runtime imports none
+    const imported = mode === 'mcp' ? NO_IMPORTS : await openImports(
       config,
-      mode,
+      mode === 'run' ? 'strict' : 'lenient',
       {
         env: deps.env,
         credentialEnvNames: credentials,
