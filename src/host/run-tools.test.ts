@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../agent/test-support.js';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import { ConfigError } from '../config/index.js';
+import { entry, startGrowingHttpServer } from '../mcp/client/test-support.js';
 import { fakeTool } from '../toolkit/test-tools.js';
 import { openRuntime } from './runtime.js';
 import { startRun } from './run.js';
@@ -75,6 +76,41 @@ describe('the harness tool search in startRun', () => {
       expect(first).not.toContain('widget_3');
     } finally {
       await resumedRuntime.close();
+    }
+  });
+
+  it("publishes a rebuilt set to a live run when an MCP server changes its list, with an advisory", async () => {
+    const sdk = await startGrowingHttpServer();
+    let changed: () => void = () => undefined;
+    const rebuilt = new Promise<void>((resolve) => {
+      changed = resolve;
+    });
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ id: 'g1', name: 'grow', input: '{}' }]),
+      // the model's next answer waits until the server's new list has been read
+      async () => {
+        await rebuilt;
+        return toolUseResponse([{ id: 'g2', name: 'grow', input: '{}' }]);
+      },
+      toolUseResponse([{ id: 'n1', name: 'grown', input: '{}' }]),
+      textResponse('done'),
+    ]);
+    const mcpConfig = { ...testConfig(), mcpClients: [entry({ name: 'growing', transport: 'http', command: undefined, url: sdk.url })] };
+    const runtime = await openRuntime(mcpConfig, 'run', { env: {}, provider });
+    try {
+      runtime.imported.onToolsChanged(() => changed());
+      const handle = await startRun(runtime, { prompt: 'grow' });
+      const warnings: string[] = [];
+      handle.subscribe({ emit: (e) => (e.type === 'warning' ? warnings.push(e.text) : undefined) });
+      expect((await handle.outcome).status).toBe('completed');
+      await handle.close();
+      expect(names(provider.requests[0]?.tools ?? [])).toEqual(['grow']);
+      expect(names(provider.requests[2]?.tools ?? [])).toEqual(['grow', 'grown']);
+      expect(JSON.stringify(provider.requests[3]?.messages)).toContain('I am new');
+      expect(warnings.join('\n')).toMatch(/MCP server "growing" changed its tool list: added grown/);
+    } finally {
+      await runtime.close();
+      await sdk.stop();
     }
   });
 
