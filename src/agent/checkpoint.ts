@@ -7,6 +7,7 @@ import type { Config } from '../config/index.js';
 import { claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun } from '../runstate/index.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
+import { fingerprintDefinitions } from '../toolkit/tool-search.js';
 import type { ToolResultBlock } from '../llm/types.js';
 import type { PendingToolBatch, RunOptions } from './run-agent.js';
 import { sessionJournal } from './runstate-journal.js';
@@ -14,14 +15,15 @@ import { systemBlocks } from './system-prompt.js';
 
 /**
  * The fingerprint of the run `runAgent` would make with this configuration, tool set and system
- * notes: the same system segments and tool definitions the loop sends on its first call.
+ * notes: the same system segments and tool definitions the loop sends on its first call, with
+ * every definition the harness search defers counted whether or not it is loaded yet.
  */
 export function runFingerprint(config: Config, tools: ToolSetSource, systemNotes: readonly string[]): Fingerprint {
   return computeFingerprint({
     provider: config.llm.provider,
     model: config.llm.model,
     system: systemBlocks(config.systemPrompt, config.harness.humanInTheLoop, systemNotes),
-    tools: tools.current().definitions(),
+    tools: fingerprintDefinitions(tools.current()),
     thinking: config.llm.thinking,
     maxTokens: config.llm.budget.maxTokens,
     maxIterations: config.llm.budget.maxIterations,

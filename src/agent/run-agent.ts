@@ -64,6 +64,8 @@ export interface RunOptions {
   readonly interactive?: boolean;
   /** Replaces every credential value the host holds in tool output, before the model or a person sees it. */
   readonly scrub?: (text: string) => string;
+  /** Answers a call the snapshot holds but the model may not call yet (a deferred tool not loaded). */
+  readonly notCallable?: (set: ToolSet, name: string) => string | undefined;
   /** Wrappers around each tool call (telemetry), outermost first. */
   readonly toolWrappers?: readonly InvokeWrapper[];
   /** Wraps each model call (telemetry's chat span); `call` makes the request itself. */
@@ -308,6 +310,7 @@ function batchContext(run: Run, o: RunOptions, set: ToolSet, gate: ConfirmGate, 
     signal,
     ...(o.scrub === undefined ? {} : { scrub: o.scrub }),
     ...(o.toolWrappers === undefined ? {} : { wrappers: o.toolWrappers }),
+    ...(o.notCallable === undefined ? {} : { notCallable: (name: string) => o.notCallable?.(set, name) }),
   };
 }
 

@@ -1,7 +1,7 @@
 /** From a configuration to a running agent: the runtime, the tool sets, runs as handles. */
 export { openRuntime, RUNTIME_MODES, credentialUnion, storeBaseFromEnv } from './runtime.js';
 export type { Runtime, RuntimeDeps, RuntimeKnowledge, RuntimeMode, RuntimeNote } from './runtime.js';
-export { assembleTools, deferralPolicy, TOOL_PURPOSES } from './tools.js';
+export { assembleTools, deferralPolicy, reselectTools, TOOL_PURPOSES } from './tools.js';
 export type { AssembledTools, AssembleOptions, ToolPurpose } from './tools.js';
 export { startRun, DEFAULT_PROMPT, RESUME_REMINDER } from './run.js';
 export type { BudgetOverride, RunHandle, RunInput, RunStart, StartRunOptions } from './run.js';
@@ -16,3 +16,6 @@ export { ConnectionPool } from './connections.js';
 export { selectA2aTools } from './served.js';
 export { HostTelemetry, RunTelemetry, NO_TELEMETRY_FLAG, telemetrySettingsFor, telemetryInfo } from './telemetry.js';
 export type { HostTelemetryOptions, RunTelemetryOptions } from './telemetry.js';
+export type { ImportedTools, ImportedToolsListener } from './imports.js';
+export { runToolSource } from './run-tools.js';
+export type { RunToolSource } from './run-tools.js';

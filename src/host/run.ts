@@ -19,7 +19,8 @@ import { systemBlocks } from '../agent/system-prompt.js';
 import type { SystemBlock } from '../llm/types.js';
 import { appendNext, loadRun, memoryScopeBody, userBody } from '../runstate/index.js';
 import type { FingerprintChange } from '../runstate/index.js';
-import { PublishedToolSetSource } from '../toolkit/tool-set.js';
+import { deferredNotLoaded, loadedFromHistory } from '../toolkit/tool-search.js';
+import type { PublishedToolSetSource } from '../toolkit/tool-set.js';
 import type { Prompter } from '../toolkit/tool.js';
 import { EventHub } from './event-hub.js';
 import { HostError } from './errors.js';
@@ -27,6 +28,8 @@ import { guardedResume } from './restored-guard.js';
 import { HandlePrompter } from './handle-prompter.js';
 import type { QuestionAnswer } from './handle-prompter.js';
 import type { HostTelemetry, RunTelemetry } from './telemetry.js';
+import { runToolSource } from './run-tools.js';
+import type { RunToolSource } from './run-tools.js';
 import type { Runtime } from './runtime.js';
 import { assembleTools } from './tools.js';
 import type { AssembledTools } from './tools.js';
@@ -131,6 +134,7 @@ async function guardedPrompt(settings: RunSettings, prompt: string, hooks: Hooks
 interface Turn {
   readonly tools: AssembledTools;
   readonly source: PublishedToolSetSource;
+  readonly tooling: RunToolSource;
   readonly checkpoint: Checkpoint | undefined;
   readonly settings: RunSettings;
 }
@@ -159,8 +163,29 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   const memorySnapshot = resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
   const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
   for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
-  const source = new PublishedToolSetSource(tools.toolSet);
+  const tooling = runToolSource(runtime, tools);
+  try {
+    return await begin(runtime, input, opts, { hub, tools, tooling, settings, sessions, traced });
+  } catch (err) {
+    tooling.stop();
+    throw err;
+  }
+}
 
+interface Begun {
+  readonly hub: EventHub;
+  readonly tools: AssembledTools;
+  readonly tooling: RunToolSource;
+  readonly settings: RunSettings;
+  readonly sessions: Runtime['sessions'];
+  readonly traced: RunTelemetry | undefined;
+}
+
+async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b: Begun): Promise<RunHandle> {
+  const { hub, tools, tooling, settings, sessions, traced } = b;
+  const config = runtime.config;
+  const resuming = 'resume' in input;
+  const source = tooling.source;
   let checkpoint: Checkpoint | undefined;
   let start: RunStart;
   let prompt = '';
@@ -170,6 +195,9 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
     const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
     const resumed = await guardedResume(claimed, settings.piiMode, hub);
     checkpoint = resumed;
+    // definitions earlier searches loaded stay loaded: derived from the search results journaled
+    const pending = (resumed.options as Partial<Pick<RunOptions, 'pendingBatch'>>).pendingBatch;
+    tooling.restoreLoaded(loadedFromHistory(resumed.run.messages, pending));
     start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages) };
   } else {
     prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
@@ -185,7 +213,7 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   const system = systemBlocks(settings.systemPrompt, settings.humanInTheLoop, [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])]);
   const handlePrompter = opts.prompter === 'handle' ? new HandlePrompter(hub) : undefined;
   const prompter = opts.prompter === 'handle' ? handlePrompter : opts.prompter;
-  return launch(runtime, { tools, source, checkpoint, settings }, {
+  return launch(runtime, { tools, source, tooling, checkpoint, settings }, {
     hub,
     start,
     system,
@@ -224,6 +252,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
       settings: turn.settings,
       provider,
       tools: turn.source,
+      notCallable: deferredNotLoaded,
       ...(parts.prompter === undefined ? {} : { prompter: parts.prompter, questionsAnnounced: parts.handlePrompter !== undefined }),
       ...(opts.hooks === undefined ? {} : { hooks: opts.hooks }),
       events: hub,
@@ -300,6 +329,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      turn.tooling.stop();
       controller.abort(new Error('closed'));
       await outcome;
       await turn.checkpoint?.journal.close();

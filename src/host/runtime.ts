@@ -29,6 +29,8 @@ import type { Tool } from '../toolkit/tool.js';
 import { secretScrubber, secretsFromEnv } from '../util/secret-scrub.js';
 import { ConnectionPool } from './connections.js';
 import { HostError } from './errors.js';
+import { localToolNames, NO_IMPORTS, openImports } from './imports.js';
+import type { ImportedTools } from './imports.js';
 
 /** What a runtime is for, which decides what it opens. */
 export const RUNTIME_MODES = [
@@ -110,6 +112,11 @@ export interface Runtime {
   readonly custom: readonly Tool[];
   readonly notes: readonly RuntimeNote[];
   readonly connections: ConnectionPool;
+  /**
+   * Tools imported from peers (`remote_tools`) and MCP servers (`mcp_clients`): imported strictly
+   * and kept open for every run in `run` mode, discovered leniently in `listing` mode, none in `mcp`.
+   */
+  readonly imported: ImportedTools;
   /** Releases everything in reverse order of opening. Idempotent. */
   close(): Promise<void>;
 }
@@ -245,6 +252,24 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         ? undefined
         : await loadApplicationTools({ ...loadOptions, credentialEnvNames: credentials, ...(deps.signal === undefined ? {} : { signal: deps.signal }) });
 
+    const human = config.harness.humanInTheLoop ? humanTools() : [];
+    const custom = deps.customTools ?? [];
+    // imported tools are never served again: an `mcp` runtime imports none
+    const imported = mode === 'mcp' ? NO_IMPORTS : await openImports(
+      config,
+      mode === 'run' ? 'strict' : 'lenient',
+      {
+        env: deps.env,
+        credentialEnvNames: credentials,
+        connections,
+        localNames: localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
+        ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+      },
+      notes,
+    );
+    // closed first: a stdio server stops before the connections and stores it might still reach
+    closers.push(() => imported.close());
+
     return {
       config,
       mode,
@@ -258,10 +283,11 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       memoryIndex,
       knowledge,
       application,
-      human: config.harness.humanInTheLoop ? humanTools() : [],
-      custom: deps.customTools ?? [],
+      human,
+      custom,
       notes,
       connections,
+      imported,
       close,
     };
   } catch (err) {

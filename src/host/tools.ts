@@ -8,7 +8,8 @@ import type { Scope } from '../memory/scope.js';
 import { memoryIndexPrompt, memoryNote, renderMemoryIndex } from '../memory/prompt.js';
 import { memoryToolsForListing } from '../memory/tools.js';
 import { selectServedTools } from '../mcp/server/served-tools.js';
-import type { DeferralPolicy } from '../toolkit/deferral.js';
+import { deferralPolicy as toolkitDeferralPolicy } from '../toolkit/deferral.js';
+import type { DeferralDecision, DeferralPolicy } from '../toolkit/deferral.js';
 import { selectTools } from '../toolkit/selection.js';
 import type { FilteredTool, ToolSource, ToolWarning } from '../toolkit/source.js';
 import type { FrozenToolSet } from '../toolkit/tool-set.js';
@@ -51,11 +52,25 @@ export interface AssembledTools {
   readonly memoryScope: Scope | undefined;
   /** Runtime notes about this assembly (lenient listings report what they could not load). */
   readonly runtimeNotes: readonly RuntimeNote[];
+  /** The deferral policy the selection was made under, and what it decided for this set. */
+  readonly policy: DeferralPolicy;
+  readonly deferral: DeferralDecision;
+  /** The sources the selection was made from, to select again when an imported list changes. */
+  readonly sources: readonly ToolSource[];
 }
 
-/** The deferral policy of a runtime: the provider's declared search capability and `llm.no_tool_search`. */
+/**
+ * The deferral policy of a runtime: the provider's server-side search when it declares one, the
+ * harness's own search otherwise, and `llm.no_tool_search` over both.
+ */
 export function deferralPolicy(runtime: Runtime): DeferralPolicy {
-  return { noToolSearch: runtime.config.llm.noToolSearch, providerToolSearch: runtime.facts?.toolSearch ?? false };
+  return toolkitDeferralPolicy(runtime.facts?.toolSearch ?? false, runtime.config.llm.noToolSearch);
+}
+
+/** Serving surfaces send no model requests: the harness search is never attached there. */
+function policyFor(runtime: Runtime, purpose: ToolPurpose): DeferralPolicy {
+  const policy = deferralPolicy(runtime);
+  return purpose === 'run' || purpose === 'listing' ? policy : { ...policy, harnessToolSearch: false };
 }
 
 interface MemoryPart {
@@ -109,6 +124,8 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
   if (memory.source !== undefined) sources.push(memory.source);
   runtimeNotes.push(...memory.runtimeNotes);
   if (runtime.knowledge !== undefined) sources.push({ source: 'knowledge', tools: runtime.knowledge.tools });
+  // imported tools are used by runs and listed, never served again
+  if (purpose === 'run' || purpose === 'listing') sources.push(...runtime.imported.sources());
   if (runtime.custom.length > 0) sources.push({ source: 'custom', tools: runtime.custom });
 
   const app = runtime.application;
@@ -118,10 +135,11 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
     runtimeNotes.push({ level: 'warning', key: 'include', message });
   }
 
-  const selection = selectTools({ sources, confirmTags: config.harness.confirmTags, deferral: deferralPolicy(runtime) });
+  const policy = policyFor(runtime, purpose);
+  const selection = selectTools({ sources, confirmTags: config.harness.confirmTags, deferral: policy });
   const warnings: ToolWarning[] = [...(app?.warnings ?? []), ...selection.warnings];
   const notes = [...memory.notes, ...(runtime.knowledge?.notes ?? [])];
-  const base = { purpose, toolSet: selection.toolSet, warnings, notes, volatileNotes: memory.volatile, memoryScope: memory.scope, runtimeNotes };
+  const base = { purpose, toolSet: selection.toolSet, warnings, notes, volatileNotes: memory.volatile, memoryScope: memory.scope, runtimeNotes, policy, deferral: selection.deferral, sources };
 
   switch (purpose) {
     case 'run':
@@ -145,4 +163,15 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
       return never;
     }
   }
+}
+
+/**
+ * Selects a run's tools again after an MCP server changed its list: the same sources with that
+ * server's replaced. A name claimed twice is skipped and recorded rather than failing the run, so
+ * a third party's list cannot end it.
+ */
+export function reselectTools(runtime: Runtime, assembled: AssembledTools, replaced: ToolSource): AssembledTools {
+  const sources = assembled.sources.map((s) => (s.source === replaced.source && s.label === replaced.label ? replaced : s));
+  const selection = selectTools({ sources, confirmTags: runtime.config.harness.confirmTags, deferral: assembled.policy, collisions: 'skip' });
+  return { ...assembled, toolSet: selection.toolSet, served: selection.toolSet.tools, filtered: selection.filtered, deferral: selection.deferral, sources };
 }

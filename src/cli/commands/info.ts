@@ -14,6 +14,8 @@ import { stripControl } from '../../toolkit/fisk/trace.js';
 import { gateOf } from '../../toolkit/invoke/gate.js';
 import type { FilteredTool, SourceName, ToolWarning } from '../../toolkit/source.js';
 import type { Kind } from '../../toolkit/tool.js';
+import { describeToolReach } from '../../toolkit/tool-search.js';
+import type { ToolReach } from '../../toolkit/tool-search.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 
@@ -57,6 +59,8 @@ export interface InfoReport {
   readonly system: readonly string[];
   /** The run's tool set, in the order the model is sent it. */
   readonly tools: readonly InfoTool[];
+  /** Which tools are deferred and how the model reaches them. */
+  readonly toolReach: ToolReach;
   /** Every tool left out of the set, with the reason. */
   readonly filtered: readonly FilteredTool[];
   /** The application's visible global flags and whether each is exposed; null without an application. */
@@ -121,7 +125,7 @@ function toolSearch(runtime: Runtime): string {
   if (config.llm.noToolSearch) return 'disabled (llm.no_tool_search)';
   const facts = runtime.facts;
   if (facts === undefined) return `unknown (provider "${config.llm.provider}" is not available)`;
-  if (!facts.toolSearch) return `unavailable (provider "${config.llm.provider}" does not support it; every tool is sent)`;
+  if (!facts.toolSearch) return `harness (provider "${config.llm.provider}" has none; past 10 tools the built-in tool_search loads deferred definitions)`;
   return 'enabled (definitions are deferred once more than 10 tools are available)';
 }
 
@@ -143,6 +147,7 @@ export function buildInfoReport(runtime: Runtime, env: Io['env'], tools: Assembl
     prompt: config.systemPrompt,
     system: systemBlocks(config.systemPrompt, config.harness.humanInTheLoop, [...tools.notes, ...tools.volatileNotes]).map((b) => b.text),
     tools: infoTools(tools, config.harness.confirmTags),
+    toolReach: describeToolReach(tools.policy, tools.deferral, tools.toolSet.entries),
     filtered: tools.filtered,
     globalFlags: runtime.application?.globalFlags ?? null,
     telemetry: telemetry.rows,
@@ -180,6 +185,7 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     }
     for (const line of table(rows)) println(out, line);
   }
+  println(out, `  Reach: ${report.toolReach.summary}`);
   if (report.filtered.length > 0) {
     println(out);
     if (all) {
