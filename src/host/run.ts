@@ -24,6 +24,7 @@ import type { Prompter } from '../toolkit/tool.js';
 import { EventHub } from './event-hub.js';
 import { HostError } from './errors.js';
 import { HandlePrompter } from './handle-prompter.js';
+import { unattendedWarning } from './unattended.js';
 import type { QuestionAnswer } from './handle-prompter.js';
 import type { Runtime } from './runtime.js';
 import { assembleTools } from './tools.js';
@@ -66,6 +67,8 @@ export interface StartRunOptions {
   readonly budget?: BudgetOverride;
   /** Receives every event from the first; the same as subscribing at once. */
   readonly events?: EventSink;
+  /** Stream the model's answer as `text_fragment` events; journals are the same either way. */
+  readonly stream?: boolean;
 }
 
 /** How the run began. */
@@ -154,6 +157,8 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   const memorySnapshot = resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
   const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
   for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
+  const unattended = opts.prompter === undefined ? unattendedWarning(tools.toolSet.tools, settings.confirmTags) : undefined;
+  if (unattended !== undefined) hub.emit({ type: 'warning', text: unattended });
   const source = new PublishedToolSetSource(tools.toolSet);
 
   let checkpoint: Checkpoint | undefined;
@@ -223,6 +228,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
       workDir: opts.workDir ?? process.cwd(),
       scrub: runtime.scrub,
       interactive: opts.interactive ?? false,
+      ...(opts.stream === true ? { stream: true } : {}),
     });
     const scope = turn.tools.memoryScope;
     if (turn.checkpoint !== undefined && scope !== undefined && result.status !== 'crashed') {
