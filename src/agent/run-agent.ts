@@ -76,6 +76,8 @@ export interface RunOptions {
    * result in call order, so no journaled model call is made again.
    */
   readonly pendingBatch?: PendingToolBatch;
+  /** Ask the provider to stream, and emit each piece of answer text as a `text_fragment` event. */
+  readonly stream?: boolean;
 }
 
 /** A model turn from the journal and the results already recorded for its calls, by call id. */
@@ -234,7 +236,9 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     };
     let response: Response;
     try {
-      response = await (o.modelCall === undefined ? o.provider.call(request, signal) : o.modelCall(request, () => o.provider.call(request, signal)));
+      const call = (): Promise<Response> =>
+        o.stream === true ? o.provider.call(request, signal, { onText: (text) => run.events.emit({ type: 'text_fragment', text }) }) : o.provider.call(request, signal);
+      response = await (o.modelCall === undefined ? call() : o.modelCall(request, call));
     } catch (err) {
       if (isAbort(err, signal)) return run.stopped('aborted', 'the run was cancelled during a model call');
       const message = err instanceof Error ? err.message : String(err);

@@ -10,6 +10,7 @@ import type { Interface } from 'node:readline';
 import { oneLine, stripControl } from '../agent/sanitize.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import { revealInvisible } from '../util/shell-quote.js';
+import { APPROVAL_LINE_CAP, capLine } from './render/cap.js';
 
 const APPROVAL_ANSWERS: Readonly<Record<string, ApprovalDecision>> = {
   '': 'decline',
@@ -108,7 +109,7 @@ export class LinePrompter implements Prompter {
       '',
       `Approval needed (${oneLine(request.trigger)}):`,
       // spelled out, never stripped: a character that vanished here would still reach the command
-      `  ${oneLine(revealInvisible(request.commandLine))}`,
+      `  ${capLine(oneLine(revealInvisible(request.commandLine)), APPROVAL_LINE_CAP)}`,
       '  1) No, do not run it              (n, no)',
       '  2) Yes, run it once               (y, yes, once)',
       `  3) Yes, and allow ${tool} for the rest of this run (a, always)`,

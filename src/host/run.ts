@@ -26,6 +26,7 @@ import { EventHub } from './event-hub.js';
 import { HostError } from './errors.js';
 import { guardedResume } from './restored-guard.js';
 import { HandlePrompter } from './handle-prompter.js';
+import { unattendedWarning } from './unattended.js';
 import type { QuestionAnswer } from './handle-prompter.js';
 import type { HostTelemetry, RunTelemetry } from './telemetry.js';
 import { runToolSource } from './run-tools.js';
@@ -73,6 +74,8 @@ export interface StartRunOptions {
   readonly events?: EventSink;
   /** The process's telemetry: each turn is a root span with chat and tool spans under it. */
   readonly telemetry?: HostTelemetry;
+  /** Stream the model's answer as `text_fragment` events; journals are the same either way. */
+  readonly stream?: boolean;
 }
 
 /** How the run began. */
@@ -163,6 +166,8 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   const memorySnapshot = resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
   const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
   for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
+  const unattended = opts.prompter === undefined ? unattendedWarning(tools.toolSet.tools, settings.confirmTags) : undefined;
+  if (unattended !== undefined) hub.emit({ type: 'warning', text: unattended });
   const tooling = runToolSource(runtime, tools);
   try {
     return await begin(runtime, input, opts, { hub, tools, tooling, settings, sessions, traced });
@@ -262,6 +267,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
       scrub: runtime.scrub,
       interactive: opts.interactive ?? false,
       ...(parts.traced === undefined ? {} : { modelCall: parts.traced.modelCall(provider), toolWrappers: [parts.traced.toolWrapper()] }),
+      ...(opts.stream === true ? { stream: true } : {}),
     });
     const scope = turn.tools.memoryScope;
     if (turn.checkpoint !== undefined && scope !== undefined && result.status !== 'crashed') {

@@ -51,10 +51,14 @@ describe('fisk run', () => {
     expect(JSON.stringify(first.messages[0])).toContain('list the streams');
   });
 
-  it('denies a gated command with no terminal, without running it', async () => {
+  it('denies a gated command with no terminal, without running it, and says so', async () => {
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicText('ok'));
-    const r = await run([]);
+    const r = await run(['purge', 'orders']);
     expect(r.code).toBe(EXIT.ok);
+    expect(r.err).toMatch(/warning: \d+ tools? needs? approval and there is no interactive terminal: (they|it) will be declined/);
+    // the refusal is shown without --tool-output
+    expect(r.err).toContain('-> stream_purge');
+    expect(r.err).toMatch(/<- refused: .+/);
     const second = JSON.stringify(fake.requests[1]?.body);
     expect(second).toContain('allowed');
     expect(second).not.toContain('"path"');
@@ -200,6 +204,7 @@ describe('fisk run --checkpoint and --resume', () => {
     const r = await run(['--checkpoint', '--name', 'first', ...stateFlags(), 'list', 'streams']);
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toBe('done\n');
+    expect(r.err).toMatch(/Run summary: session=first model=claude-fake-1 /);
     const stored = await loadStored('first');
     expect(stored.status).toBe('completed');
     expect(stored.prompt).toBe('list streams');
@@ -216,7 +221,7 @@ describe('fisk run --checkpoint and --resume', () => {
     });
     const err = await runInterruptible(trigger, ['--checkpoint', '--name', 'susp', ...stateFlags(), 'list', 'streams']);
     expect(err).toContain('suspend requested');
-    expect(err).toContain('suspended; resume with: fisk run --resume susp');
+    expect(err).toContain(`suspended; resume with: fisk run --resume susp --config ${join(dir, 'agent.yaml')} --state-dir ${join(dir, 'runs')}`);
     expect(fake.requests).toHaveLength(1);
     const stored = await loadStored('susp');
     expect(stored.status).toBe('suspended');
@@ -278,13 +283,14 @@ describe('fisk run --checkpoint and --resume', () => {
     expect(refused.err).toContain('--force');
     expect(fake.requests).toHaveLength(1);
 
-    fake.reply(anthropicText('forced'));
+    fake.reply(anthropicText('forced', { model: 'claude-fake-2' }));
     const forced = await run(['--resume', 'drift', '--force', ...stateFlags(), '--config', other]);
     expect(forced.code).toBe(EXIT.ok);
     expect(forced.out).toBe('forced\n');
     expect(forced.err).toContain('resuming under a changed configuration');
     expect(fake.requests).toHaveLength(2);
     expect((fake.requests[1]?.body as { model: string }).model).toBe('claude-fake-2');
+    expect(forced.err).toMatch(/Run summary: session=drift model=claude-fake-2 /);
   });
 
   it('generates a run id when --checkpoint has no --name', async () => {

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import type { RunStatus } from '../../agent/status.js';
-import { parseConfigForMode } from '../../config/index.js';
+import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import { openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
 import type { FetchLike } from '../../llm/http.js';
@@ -21,11 +21,16 @@ import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
 import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { AnswerStream } from '../render/answer-stream.js';
+import { lineWidthFor } from '../render/cap.js';
+import { shouldColorLines } from '../render/line-colour.js';
+import { StatusLine, shouldShowProgress } from '../render/status-line.js';
 import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
 import { openRunDebugFiles, HTTP_DEBUG_FILE } from './run-debug.js';
 import { isRemoteRun, runRemoteCommand } from './run-remote.js';
 import { finishCommandTelemetry, NO_TELEMETRY_HELP, openCommandTelemetry } from './telemetry-flag.js';
+import { readPrompt, resumeCommand, withModel } from './run-surface.js';
 
 export { DEFAULT_PROMPT } from '../../host/index.js';
 export { HTTP_DEBUG_FILE } from './run-debug.js';
@@ -48,6 +53,7 @@ interface RunFlags {
   readonly natsContext?: string;
   readonly identity?: string;
   readonly telemetry?: boolean;
+  readonly model?: string;
 }
 
 /** The flag combinations `fisk run` refuses, checked before the configuration is read. */
@@ -64,7 +70,10 @@ function checkJournalFlags(query: readonly string[], flags: RunFlags): void {
  * SIGINT/SIGTERM, the global fetch.
  */
 export interface RunCommandDeps {
-  /** Where answers to questions are read from; `process.stdin` by default. */
+  /**
+   * Where answers to questions are read from; `process.stdin` by default. When it is not a
+   * terminal and no query is given, it is read to its end as the prompt.
+   */
   readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** A prompter to use instead of the line prompter. */
   readonly prompter?: Prompter;
@@ -114,12 +123,18 @@ export function exitCodeFor(status: RunStatus): ExitCode {
 }
 
 /** What `fisk run` prints once the run has ended. */
-function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean): void {
+function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): void {
   if (outcome.status === 'completed') {
+    const shown = streamed?.finish(answerOf(outcome)) === true;
     const markdown = shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env);
-    io.out.write(formatAnswer(answerOf(outcome), markdown));
+    if (!shown) io.out.write(formatAnswer(answerOf(outcome), markdown));
+  } else {
+    streamed?.finish('');
   }
-  if (outcome.status === 'suspended' && handle.runId !== undefined) println(io.err, `\nsuspended; resume with: fisk run --resume ${handle.runId}`);
+  if (outcome.status === 'suspended' && handle.runId !== undefined) {
+    const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
+    println(io.err, `\nsuspended; resume with: ${resumeCommand(handle.runId, resolve(io.cwd, flags.config), stateDir)}`);
+  }
   const tail = messageOf(outcome);
   if (outcome.status !== 'completed' && outcome.status !== 'suspended' && tail !== '') println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
   println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
@@ -127,11 +142,13 @@ function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io
 
 async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
   checkJournalFlags(query, flags);
-  const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
+  const config = withModel(parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run'), flags.model);
   const env = io.env;
   const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
   const toolOutput = flags.toolOutput === true || envFlag(env, 'TOOL_OUTPUT');
-  const surface = new LineSurface(io.err, { toolOutput, verbose });
+  const err = io.err as Io['err'] & { columns?: number };
+  const surface = new LineSurface(io.err, { toolOutput, verbose, width: lineWidthFor(err) }, { color: shouldColorLines(io.err.isTTY === true, !flags.color, env) });
+  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const cleanup: (() => void)[] = [];
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
@@ -156,8 +173,10 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
 
     let prompter: Prompter | undefined = deps.prompter;
+    const stdin = deps.stdin ?? process.stdin;
+    // a piped prompt uses up standard input: nothing is left there to answer questions with
+    const piped = flags.resume === undefined && query.join(' ').trim() === '' && stdin.isTTY !== true ? await readPrompt(stdin) : undefined;
     if (prompter === undefined) {
-      const stdin = deps.stdin ?? process.stdin;
       if (stdin.isTTY === true) {
         const line = new LinePrompter({ input: stdin, output: io.err });
         cleanup.push(() => line.close());
@@ -181,11 +200,14 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       }),
     );
 
-    const prompt = query.join(' ').trim();
+    const prompt = piped ?? query.join(' ').trim();
+    const streamed = io.out.isTTY === true ? new AnswerStream(io.out) : undefined;
+    const status = shouldShowProgress(io.err.isTTY === true, flags.tui, env, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
+    if (status !== undefined) cleanup.push(() => status.clear());
     handle = await startRun(
       runtime,
       flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
-      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd, telemetry },
+      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd, telemetry, ...(streamed === undefined ? {} : { stream: true }) },
     );
     const start = handle.start;
     if (start.kind === 'resumed') {
@@ -199,11 +221,14 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
     handle.subscribe({
       emit: (event) => {
         if (event.type === 'status') iteration = event.iteration;
+        status?.observe(event);
+        streamed?.observe(event);
         surface.emit(event);
       },
     });
     const outcome = await handle.outcome;
-    present(outcome, handle, flags, io, verbose);
+    status?.clear();
+    present(outcome, handle, flags, io, verbose, streamed);
     debug.summary(outcome);
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
@@ -225,15 +250,16 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--api-key <key>', "the model API key (default: the provider's own variable, e.g. ANTHROPIC_API_KEY)")
     .option('--base-url <url>', "the model API base URL (default: the provider's variable, e.g. ANTHROPIC_BASE_URL, then llm.base_url)")
     .option('--tool-output', 'print tool results on stderr (env TOOL_OUTPUT)')
-    .option('--no-color', 'print the answer as raw markdown (env NO_COLOR)')
+    .option('--no-color', 'print the answer as raw markdown and stderr lines without colour (env NO_COLOR)')
     .option('--verbose', 'print more on stderr: prose between tool calls, loop phases (env VERBOSE)')
     .option('--http-debug', `write every model API request and response body to ./${HTTP_DEBUG_FILE} (env HTTP_DEBUG)`)
-    .option('--no-tui', 'use the line surface (the only one in this build; env NO_TUI)')
+    .option('--no-tui', 'use the line surface (the only one in this build) without the status line (env NO_TUI)')
     .option('--trace <file>', 'write a JSON-lines trace of every model request and response to a new file (mode 0600)')
     .option('--checkpoint', 'journal the run so it can be suspended and resumed (harness.sessions)')
     .option('--name <id>', 'the run id for --checkpoint (default: a generated time-sortable id)')
     .option('--resume <id>', 'resume a checkpointed run; no query (the prompt is restored from the run)')
     .option('--force', 'resume despite configuration changes (not a provider change); only with --resume')
+    .option('--model <name>', 'the model to use for this run instead of llm.model')
     .option('--state-dir <dir>', 'the file session backend directory (default: $XDG_STATE_HOME/fisk-ai/runs)')
     .option('--nats-context <name>', 'run on an agent served over this NATS context instead of hosting one here')
     .option('--identity <agent>', 'with --nats-context: the agent to run on (default: the identity in --config)')

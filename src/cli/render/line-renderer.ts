@@ -5,6 +5,7 @@
  */
 import type { AgentEvent, ExecInfo } from '../../agent/events.js';
 import { formatCall, oneLine, stripControl } from '../../agent/sanitize.js';
+import { capLine } from './cap.js';
 
 /** What a line surface shows beyond the defaults. */
 export interface LineOptions {
@@ -12,6 +13,11 @@ export interface LineOptions {
   readonly toolOutput: boolean;
   /** Show prose that accompanied tool calls, self-rendered calls and phase changes. */
   readonly verbose: boolean;
+  /**
+   * Tool call and result lines are cut to this many characters, with a marker (the terminal
+   * width at a terminal); uncut when absent, as in a transcript.
+   */
+  readonly width?: number;
 }
 
 /** The prefixes shared with the full-screen view. */
@@ -59,6 +65,13 @@ function refusalText(output: string): string {
 
 /** The lines one event renders to on stderr. The final answer is not among them: it goes to stdout. */
 export function renderEvent(event: AgentEvent, options: LineOptions): string[] {
+  const lines = eventLines(event, options);
+  const width = options.width;
+  if (width === undefined || (event.type !== 'tool_call' && event.type !== 'tool_result')) return lines;
+  return lines.map((l) => capLine(l, width));
+}
+
+function eventLines(event: AgentEvent, options: LineOptions): string[] {
   switch (event.type) {
     case 'tool_call':
       if (event.presentation === 'self-rendered' && !options.verbose) return [];
