@@ -5,11 +5,8 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import { assembleTools, openRuntime } from '../../host/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
-import { mcpNotes, startMcpServer } from '../../mcp/index.js';
 import type { RunningMcpServer } from '../../mcp/index.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -93,6 +90,7 @@ function stopRequested(io: Io): Promise<void> {
 }
 
 async function serve(flags: McpFlags, io: Io): Promise<void> {
+  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { mcpNotes }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'mcp');
   const mcp = config.expose.mcp;
   if (mcp === undefined) throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
@@ -109,6 +107,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
 }
 
 async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io): Promise<void> {
+  const [{ assembleTools }, { startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
   const name = config.identity === '' ? FALLBACK_NAME : config.identity;

@@ -5,11 +5,8 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import type { RunStatus } from '../../agent/status.js';
-import { parseConfigForMode } from '../../config/index.js';
-import { openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
 import type { FetchLike } from '../../llm/http.js';
 import type { Provider } from '../../llm/provider.js';
@@ -19,13 +16,8 @@ import { EXIT } from '../exit-codes.js';
 import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
-import { LinePrompter } from '../prompter-line.js';
-import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
-import { LineSurface } from '../render/line-surface.js';
-import { summaryLine } from '../render/summary.js';
-import { openRunDebugFiles, HTTP_DEBUG_FILE } from './run-debug.js';
+import { HTTP_DEBUG_FILE } from './run-debug.js';
 
-export { DEFAULT_PROMPT } from '../../host/index.js';
 export { HTTP_DEBUG_FILE } from './run-debug.js';
 
 interface RunFlags {
@@ -109,7 +101,8 @@ export function exitCodeFor(status: RunStatus): ExitCode {
 }
 
 /** What `fisk run` prints once the run has ended. */
-function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean): void {
+async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean): Promise<void> {
+  const [{ answerOf, messageOf }, { formatAnswer, shouldRenderMarkdown }, { summaryLine }] = await Promise.all([import('../../agent/outcome.js'), import('../render/answer.js'), import('../render/summary.js')]);
   if (outcome.status === 'completed') {
     const markdown = shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env);
     io.out.write(formatAnswer(answerOf(outcome), markdown));
@@ -122,6 +115,7 @@ function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io
 
 async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
   checkJournalFlags(query, flags);
+  const [{ parseConfigForMode }, { openRuntime, startRun, twoStageInterrupt }, { LinePrompter }, { LineSurface }, { openRunDebugFiles }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js'), import('../prompter-line.js'), import('../render/line-surface.js'), import('./run-debug.js')]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
   const env = io.env;
   const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
@@ -196,7 +190,7 @@ async function runCommand(query: readonly string[], flags: RunFlags, io: Io, dep
       },
     });
     const outcome = await handle.outcome;
-    present(outcome, handle, flags, io, verbose);
+    await present(outcome, handle, flags, io, verbose);
     debug.summary(outcome);
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
