@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/index.js';
+import { ConfigError } from '../config/errors.js';
 import { isFiskError } from '../errors/fisk-error.js';
 import { ExitWith } from './errors.js';
 import { EXIT, exitFor } from './exit-codes.js';

@@ -16,7 +16,7 @@ import { knowledgeToolsForListing } from '../knowledge/run-knowledge.js';
 import { knowledgeSystemNote } from '../knowledge/tools.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
 import type { Provider } from '../llm/provider.js';
-import { newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/providers.js';
+import { loadProvider, newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/provider-catalog.js';
 import type { ProviderFacts } from '../llm/registry.js';
 import { memoryBackend, openMemoryStore } from '../memory/backends.js';
 import { decodeFileOptions, fileDirectory } from '../memory/file/backend.js';
@@ -169,6 +169,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
 
     let provider: Provider | undefined;
     if (mode === 'run') {
+      if (deps.provider === undefined) await loadProvider(config.llm.provider);
       const o = deps.providerOptions ?? {};
       provider =
         deps.provider ??

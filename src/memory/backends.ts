@@ -4,7 +4,7 @@ import { MemoryError } from './errors.js';
 import { fileBackend } from './file/backend.js';
 import { FILE_BACKEND } from './file/file-store.js';
 import { jetStreamBackend } from './jetstream/backend.js';
-import { JETSTREAM_BACKEND } from './jetstream/jetstream-store.js';
+import { JETSTREAM_BACKEND } from './jetstream/name.js';
 import { describeLimits } from './limits.js';
 import { BackendRegistry } from './registry.js';
 import type { BackendContext, BackendFactory, InfoRow } from './registry.js';

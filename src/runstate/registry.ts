@@ -12,7 +12,6 @@ import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { RunStateError } from './errors.js';
 import { fileSessionStore } from './file/store.js';
-import { jetstreamSessionStore } from './jetstream/store.js';
 import type { SessionStore } from './store.js';
 
 /** What a backend may need from its host. */
@@ -145,6 +144,7 @@ registerSessionBackend('jetstream', {
   async open(options, deps) {
     const opts = decodeOptions(options, JetStreamOptions, 'harness.sessions.options', 'jetstream');
     if (deps.nats === undefined) throw new RunStateError('config', 'the jetstream session backend needs a NATS connection: set nats_context');
+    const { jetstreamSessionStore } = await import('./jetstream/store.js');
     return jetstreamSessionStore(deps.nats, opts.stream);
   },
 });

@@ -4,11 +4,8 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { A2aClient, A2aError, createTransport } from '../../a2a/index.js';
 import type { DiscoveryReplyMessage } from '../../a2a/index.js';
 import { stripControl } from '../../agent/sanitize.js';
-import { parseConfigForMode } from '../../config/index.js';
-import { connectNats } from '../../conns/index.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -63,6 +60,7 @@ async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<vo
   let contextName = flags.context;
   let identity = ANONYMOUS;
   if (contextName === undefined || contextName === '') {
+    const { parseConfigForMode } = await import('../../config/index.js');
     const path = resolve(io.cwd, flags.config);
     const config = parseConfigForMode({ path }, 'discover');
     if (config.natsContext === undefined || config.natsContext === '') {
@@ -73,6 +71,7 @@ async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<vo
   }
   const timeoutMs = flags.timeout !== undefined ? Number(flags.timeout) * 1000 : 30_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CliError(`--timeout ${JSON.stringify(flags.timeout)} is not a positive number of seconds`, EXIT.usage);
+  const [{ connectNats }, { A2aClient, A2aError, createTransport }] = await Promise.all([import('../../conns/index.js'), import('../../a2a/index.js')]);
   const conn = await connectNats(contextName, { env: io.env, name: `fisk-ai ${identity}` });
   try {
     const client = new A2aClient(createTransport('nats', { connection: conn.connection, timeoutMs }), identity);

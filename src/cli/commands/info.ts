@@ -1,11 +1,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { systemBlocks } from '../../agent/system-prompt.js';
-import { memoryInfoRows } from '../../memory/backends.js';
 import type { InfoRow } from '../../memory/registry.js';
-import { configWarnings, describeSettings, parseConfigForMode } from '../../config/index.js';
+import { describeSettings } from '../../config/describe.js';
+import { configWarnings } from '../../config/warnings.js';
 import type { Config, Override, Setting } from '../../config/index.js';
-import { assembleTools, openRuntime, telemetryInfo } from '../../host/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
 import type { ToolDef } from '../../llm/types.js';
 import type { TelemetrySettingRow } from '../../telemetry/index.js';
@@ -130,7 +129,8 @@ function toolSearch(runtime: Runtime): string {
 }
 
 /** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
-export function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): InfoReport {
+export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
+  const [{ memoryInfoRows }, { telemetryInfo }] = await Promise.all([import('../../memory/backends.js'), import('../../host/index.js')]);
   const config = runtime.config;
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
@@ -258,11 +258,12 @@ export function registerInfo(program: Command, io: Io): void {
     .option('--json', 'print a stable machine-readable document')
     .option('--all', 'also list the tools left out of the set, with the reason')
     .action(async (opts: InfoOptions) => {
+      const [{ parseConfigForMode }, { assembleTools, openRuntime }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js')]);
       const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'info');
       const runtime = await openRuntime(config, 'listing', { env: io.env });
       try {
         const tools = await assembleTools(runtime, 'listing');
-        const report = buildInfoReport(runtime, io.env, tools);
+        const report = await buildInfoReport(runtime, io.env, tools);
         if (opts.json === true) {
           io.out.write(`${JSON.stringify(report, null, 2)}\n`);
         } else {

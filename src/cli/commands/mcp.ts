@@ -5,11 +5,8 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import { assembleTools, openRuntime } from '../../host/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
-import { mcpNotes, startMcpServer } from '../../mcp/index.js';
 import type { RunningMcpServer } from '../../mcp/index.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import { CliError, UsageError } from '../errors.js';
@@ -17,7 +14,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
-import { finishCommandTelemetry, NO_TELEMETRY_HELP, openCommandTelemetry } from './telemetry-flag.js';
+import { NO_TELEMETRY_HELP } from './flags.js';
 
 /** The port and address used when neither a flag, the environment nor the file names one. */
 export const DEFAULT_MCP_PORT = 8080;
@@ -96,6 +93,7 @@ function stopRequested(io: Io): Promise<void> {
 }
 
 async function serve(flags: McpFlags, io: Io): Promise<void> {
+  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { mcpNotes }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'mcp');
   const mcp = config.expose.mcp;
   if (mcp === undefined) throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
@@ -103,6 +101,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
+  const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = openCommandTelemetry(config, io, flags);
   const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
   try {
@@ -114,6 +113,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
 }
 
 async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io, telemetry: InvokeWrapper): Promise<void> {
+  const [{ assembleTools }, { startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
   const name = config.identity === '' ? FALLBACK_NAME : config.identity;

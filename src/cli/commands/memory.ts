@@ -5,12 +5,10 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import { connectNats } from '../../conns/index.js';
-import { storeBaseFromEnv } from '../../host/index.js';
-import { memoryBackend, openMemoryStore, sanitizeMemoryText } from '../../memory/index.js';
+import type { NatsConn } from '../../conns/index.js';
 import type { Store } from '../../memory/index.js';
+import { sanitizeMemoryText } from '../../memory/sanitize.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -27,6 +25,12 @@ function singleLine(text: string): string {
 
 /** Opens the store the configuration names, runs `fn` on it, and closes any connection opened for it. */
 async function withStore<T>(io: Io, flags: MemoryFlags, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
+  const [{ ConfigError, parseConfigForMode }, { connectNats }, { memoryBackend, openMemoryStore }, { storeBaseFromEnv }] = await Promise.all([
+    import('../../config/index.js'),
+    import('../../conns/index.js'),
+    import('../../memory/index.js'),
+    import('../../host/index.js'),
+  ]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'info');
   const memory = config.harness.memory;
   // the directory a run uses: under FISK_AI_STORE_DIR when set, else beside agent.yaml
@@ -34,7 +38,7 @@ async function withStore<T>(io: Io, flags: MemoryFlags, fn: (store: Store, confi
   if (!memory.enabled) println(io.err, `note: harness.memory.enabled is false in ${flags.config}; showing the ${memory.backend} store it would use`);
   let close: (() => Promise<void>) | undefined;
   try {
-    let nats: Awaited<ReturnType<typeof connectNats>>['connection'] | undefined;
+    let nats: NatsConn['connection'] | undefined;
     if (memoryBackend(memory.backend).needs.includes('nats')) {
       if (config.natsContext === undefined) throw ConfigError.of('missing', 'nats_context', `is required by harness.memory.backend: ${memory.backend}`);
       const conn = await connectNats(config.natsContext, { env: io.env, name: 'fisk-ai memory' });

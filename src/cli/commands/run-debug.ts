@@ -12,13 +12,14 @@ import type { HttpDebugLog } from '../../llm/http-debug.js';
 import { openTraceFile } from '../../llm/trace.js';
 import type { TraceFile } from '../../llm/trace.js';
 import { CliError } from '../errors.js';
+import { HTTP_DEBUG_FILE } from './flags.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 
 /** Where `--http-debug` writes, relative to the working directory. */
-export const HTTP_DEBUG_FILE = 'http-debug.log';
+export { HTTP_DEBUG_FILE } from './flags.js';
 
 /** The open debug files: their fetch hooks, the closing summary, and the close. */
 export interface RunDebugFiles {

@@ -57,9 +57,7 @@ const WORKER_FLAGS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Whether `fisk run` was asked to be a client (`--nats-context` or `--identity` given). */
-export function isRemoteRun(flags: { readonly natsContext?: string; readonly identity?: string }): boolean {
-  return flags.natsContext !== undefined || flags.identity !== undefined;
-}
+export { isRemoteRun } from './flags.js';
 
 /**
  * Refuses what client mode cannot honour. Only flags typed on the command line count, so an

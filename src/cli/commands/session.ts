@@ -7,11 +7,10 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { AgentEvent } from '../../agent/events.js';
 import { inputObject, oneLine, stripControl } from '../../agent/sanitize.js';
-import { parseConfigForMode } from '../../config/index.js';
 import type { BackendChoice } from '../../config/index.js';
 import { ConnError } from '../../conns/errors.js';
 import type { Message } from '../../llm/types.js';
-import { RunStateError, answerDeferred, loadRun, openConfiguredSessionStore } from '../../runstate/index.js';
+import { RunStateError } from '../../runstate/errors.js';
 import type { FoldedRun, RunSummary, SessionStore } from '../../runstate/index.js';
 import { CliError } from '../errors.js';
 import { exitFor } from '../exit-codes.js';
@@ -26,13 +25,18 @@ interface SessionFlags {
 
 const FILE_DEFAULT: BackendChoice = { backend: 'file', options: '{}' };
 
+/** The session stores and journal folding, loaded only when a subcommand runs. */
+const runstate = () => import('../../runstate/index.js');
+
 /** Opens the store the flags name, runs `fn` on it, and closes what was opened for it. */
 async function withStore<T>(io: Io, flags: SessionFlags, fn: (store: SessionStore) => Promise<T>): Promise<T> {
+  const { openConfiguredSessionStore } = await runstate();
   let sessions = FILE_DEFAULT;
   let natsContext: string | undefined;
   // a relative sessions directory resolves against the directory holding agent.yaml
   let base = io.cwd;
   if (flags.config !== undefined) {
+    const { parseConfigForMode } = await import('../../config/index.js');
     const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'session');
     sessions = config.harness.sessions;
     natsContext = config.natsContext;
@@ -207,6 +211,7 @@ export function registerSession(program: Command, io: Io): void {
     .option('--transcript', 'also print the conversation')
     .option('--thinking', 'include the model reasoning in the transcript')
     .action(async (id: string, opts: { transcript?: boolean; thinking?: boolean }, cmd: Command) => {
+      const { loadRun } = await runstate();
       const run = await withStore(io, flagsOf(cmd), (store) => loadRun(store, id));
       for (const line of formatRunSummary(run)) println(io.out, line);
       if (opts.transcript === true) {
@@ -237,6 +242,7 @@ export function registerSession(program: Command, io: Io): void {
     .argument('<result>', 'the result text the model receives')
     .option('--error', 'mark the result as a failed call')
     .action(async (id: string, callId: string, result: string, opts: { error?: boolean }, cmd: Command) => {
+      const { answerDeferred } = await runstate();
       await withStore(io, flagsOf(cmd), (store) => answerDeferred(store, id, callId, result, { isError: opts.error === true }));
       println(io.out, `Answered call ${callId} of session ${id}`);
       println(io.err, `resume with: fisk run --resume ${id}`);

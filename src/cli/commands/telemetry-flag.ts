@@ -8,7 +8,7 @@ import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 
-export const NO_TELEMETRY_HELP = 'export no telemetry, whatever agent.yaml says (env FISK_AI_TELEMETRY=off)';
+export { NO_TELEMETRY_HELP } from './flags.js';
 
 /**
  * Resolves and starts the command's telemetry before anything else opens; a bad setting throws a

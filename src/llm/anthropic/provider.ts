@@ -15,14 +15,7 @@ import { decodeMessage } from './decode.js';
 import { decodeMessageStream } from './stream.js';
 import { toLlmError } from './errors.js';
 
-/** The secret-bearing variables the Anthropic provider and its SDK read. */
-export const ANTHROPIC_CREDENTIAL_ENV_NAMES = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'ANTHROPIC_CUSTOM_HEADERS',
-  'ANTHROPIC_IDENTITY_TOKEN',
-  'ANTHROPIC_WEBHOOK_SIGNING_KEY',
-] as const;
+export { ANTHROPIC_CREDENTIAL_ENV_NAMES } from './credentials.js';
 
 const CAPS: Caps = Object.freeze({
   provider: 'anthropic',

@@ -7,8 +7,7 @@ import { DEFAULT_MAX_RETRIES } from '../options.js';
 import type { ProviderOptions } from '../options.js';
 import type { ProviderAccount } from '../remedy.js';
 
-/** The secret-bearing variables the OpenAI providers and their SDK read. */
-export const OPENAI_CREDENTIAL_ENV_NAMES = ['OPENAI_ADMIN_KEY', 'OPENAI_API_KEY', 'OPENAI_WEBHOOK_SECRET'] as const;
+export { OPENAI_CREDENTIAL_ENV_NAMES } from './credentials.js';
 
 /** Sent as the key to a server on this machine that needs none: the SDK refuses to start without one. */
 const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';

@@ -3,7 +3,7 @@ import { ConfigError, decodeOptions } from '../../config/index.js';
 import { MemoryError } from '../errors.js';
 import type { BackendContext, BackendFactory, InfoRow } from '../registry.js';
 import { isValidKey } from '../validate.js';
-import { JETSTREAM_BACKEND, JetStreamStore } from './jetstream-store.js';
+import { JETSTREAM_BACKEND } from './name.js';
 
 /** `harness.memory.options` for the jetstream backend. */
 export const JetStreamOptionsSchema = z.strictObject({
@@ -71,6 +71,7 @@ export const jetStreamBackend: BackendFactory = {
     if (context.nats === undefined) {
       throw new MemoryError('missing_dependency', 'jetstream memory needs a NATS connection; set nats_context to a NATS context that reaches the bucket');
     }
+    const { JetStreamStore } = await import('./jetstream-store.js');
     return JetStreamStore.open({ nats: context.nats, context: context.natsContext, ...s });
   },
   describe(options, context): readonly InfoRow[] {

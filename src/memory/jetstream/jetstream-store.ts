@@ -9,9 +9,9 @@ import { parseEntry, serializeEntry } from '../serialize.js';
 import type { Scope } from '../scope.js';
 import type { CallOptions, MemoryEntry, MemoryItem, Store, StoreInfo } from '../store.js';
 import { checkCapacity, isValidKey, validateKey, validateWrite } from '../validate.js';
+import { JETSTREAM_BACKEND } from './name.js';
 
-/** The registered name of the JetStream KV backend. */
-export const JETSTREAM_BACKEND = 'jetstream';
+export { JETSTREAM_BACKEND };
 
 /** How long binding the bucket may take before the run fails at start rather than hanging. */
 export const BIND_TIMEOUT_MS = 10_000;

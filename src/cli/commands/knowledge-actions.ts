@@ -1,0 +1,493 @@
+/** What each `fisk knowledge` subcommand does; loaded only when one of them runs. */
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { oneLine, stripControl } from '../../agent/sanitize.js';
+import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
+import * as k from '../../knowledge/index.js';
+import { CliError, ExitWith, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { println } from '../io.js';
+
+const NOT_BUILT = 'the knowledge index has not been built yet; run: fisk knowledge index';
+
+export interface Ctx {
+  readonly io: Io;
+  readonly config: Config;
+  readonly setup: k.KnowledgeSetup;
+  readonly excludeDirs: readonly string[];
+  /** The directory holding agent.yaml: relative configured paths and stored keys resolve here. */
+  readonly root: string;
+}
+
+function memoryDirectory(config: Config): string {
+  const m = config.harness.memory;
+  if (m.backend === 'file') {
+    try {
+      const opts = JSON.parse(m.options) as { directory?: unknown };
+      if (typeof opts.directory === 'string' && opts.directory !== '') return opts.directory;
+    } catch {
+      // an unreadable options block is reported by the memory backend; the default still applies here
+    }
+  }
+  return `memory/${config.identity}`;
+}
+
+function sessionsDirectory(config: Config): string | undefined {
+  const s = config.harness.sessions;
+  if (s.backend !== 'file') return undefined;
+  try {
+    const opts = JSON.parse(s.options) as { directory?: unknown };
+    return typeof opts.directory === 'string' && opts.directory !== '' ? opts.directory : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function context(cmd: Command, io: Io): Ctx {
+  const opts = cmd.optsWithGlobals<{ config: string; storeDir?: string }>();
+  const storeBase = opts.storeDir ?? io.env['FISK_AI_STORE_DIR'];
+  if (storeBase !== undefined && storeBase !== '' && !isAbsolute(storeBase)) {
+    throw new UsageError(`--store-dir must be an absolute path, got ${JSON.stringify(storeBase)} (also read from FISK_AI_STORE_DIR)`);
+  }
+  const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'knowledge');
+  const kc = config.harness.knowledge;
+  const base = storeBase === '' ? undefined : storeBase;
+  const setup = k.knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: config.baseDir, storeBase: base, env: io.env });
+  const memoryDir = k.resolveStoreDir(memoryDirectory(config), config.baseDir, base);
+  const sessionsDir = sessionsDirectory(config);
+  const excludeDirs = [setup.storeDir, memoryDir, ...(sessionsDir === undefined ? [] : [resolve(config.baseDir, sessionsDir)])];
+  return { io, config, setup, excludeDirs, root: config.baseDir };
+}
+
+/** Runs a command body with a signal that the first Ctrl-C aborts (a second one kills as usual). */
+async function withInterrupt<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const onSig = (): void => ac.abort();
+  process.once('SIGINT', onSig);
+  process.once('SIGTERM', onSig);
+  try {
+    return await body(ac.signal);
+  } finally {
+    process.off('SIGINT', onSig);
+    process.off('SIGTERM', onSig);
+  }
+}
+
+function reader(ctx: Ctx): k.KnowledgeReader {
+  return new k.KnowledgeReader(ctx.setup.storeDir);
+}
+
+function printTier(ctx: Ctx, r: k.KnowledgeReader): void {
+  println(ctx.io.out, k.tierLine(k.configuredTier(r.handle(), ctx.setup.vector)));
+}
+
+/**
+ * A path typed on the command line, relative to the working directory, spelled as the index
+ * stores it: relative to the directory holding agent.yaml when it lies under it, else absolute.
+ */
+function anchored(ctx: Ctx, typed: string): string {
+  const abs = resolve(ctx.io.cwd, typed);
+  const rel = relative(ctx.root, abs);
+  if (rel === '') return '.';
+  return isAbsolute(rel) || rel.split(sep)[0] === '..' ? abs : rel;
+}
+
+function rootsFor(ctx: Ctx, paths: readonly string[]): { roots: readonly string[]; fromConfig: boolean } {
+  if (paths.length > 0) return { roots: paths.map((p) => anchored(ctx, p)), fromConfig: false };
+  const configured = ctx.config.harness.knowledge.paths;
+  if (configured.length === 0) {
+    throw new UsageError('no paths given and harness.knowledge.paths is empty; pass a path or set harness.knowledge.paths');
+  }
+  return { roots: configured, fromConfig: true };
+}
+
+const SKIP_WORDS: Record<k.SkipReason, string> = {
+  symlink: 'a symlink',
+  too_large: `larger than ${k.MAX_FILE_BYTES / 1024} KiB`,
+  not_utf8: 'not UTF-8 text',
+  name_not_utf8: 'its file name is not UTF-8 (rename it to index it)',
+  not_documentation: 'not a documentation file (see harness.knowledge.extensions)',
+  unreadable: 'unreadable',
+  missing: 'does not exist',
+};
+
+function progressPrinter(ctx: Ctx): ((p: k.IndexProgress) => void) | undefined {
+  if (ctx.io.err.isTTY !== true || ctx.config.harness.noProgress) return undefined;
+  const start = Date.now();
+  let last = 0;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 200 && p.filesDone !== p.filesTotal) return;
+    last = now;
+    const secs = Math.max(0.001, (now - start) / 1000);
+    const rate = p.filesDone / secs;
+    const eta = rate > 0 ? Math.round((p.filesTotal - p.filesDone) / rate) : 0;
+    ctx.io.err.write(`\r\x1b[Kindexing: ${p.filesDone}/${p.filesTotal} files, ${p.chunks} chunks, ${rate.toFixed(0)} files/s, ETA ${eta}s`);
+  };
+}
+
+function reportIndex(ctx: Ctx, res: k.IndexResult): void {
+  const { io } = ctx;
+  const shown = res.skipped.slice(0, 20);
+  for (const s of shown) println(io.err, `skipped ${oneLine(s.path)}: ${SKIP_WORDS[s.reason]}`);
+  if (res.skipped.length > shown.length) println(io.err, `skipped ${res.skipped.length - shown.length} more files`);
+  if (res.pruneSkipped !== undefined) println(io.err, `warning: ${res.pruneSkipped}`);
+  const emb = res.embeddings > 0 ? `, ${res.embeddings} embeddings` : '';
+  println(io.out, `${res.dryRun ? 'would index' : 'indexed'}: added=${res.added} updated=${res.updated} skipped=${res.unchanged} removed=${res.removed} (${res.files} files, ${res.chunks} chunks${emb})`);
+}
+
+export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boolean; dryRun?: boolean; prune?: boolean }): Promise<void> {
+  const { roots, fromConfig } = rootsFor(ctx, paths);
+  const prune: k.PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
+  const progress = progressPrinter(ctx);
+  const common = { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
+  if (o.dryRun === true) {
+    const r = reader(ctx);
+    printTier(ctx, r);
+    reportIndex(ctx, await k.indexCorpus(r.handle(), { ...common, dryRun: true }));
+    r.close();
+    return;
+  }
+  const store = k.openWriter(ctx.setup.storeDir, { bulk: true });
+  try {
+    const res = await withInterrupt((signal) => k.indexCorpus(store.db, { ...common, signal }));
+    if (progress !== undefined) ctx.io.err.write('\n');
+    // printed after the pass so it shows the identity the pass pinned
+    println(ctx.io.out, k.tierLine(k.configuredTier(store.db, ctx.setup.vector)));
+    if (res.canceled) {
+      println(ctx.io.err, `\nindex interrupted after ${res.added + res.updated + res.unchanged} files; what was indexed stays, and a re-run skips it`);
+      throw new ExitWith(EXIT.aborted);
+    }
+    reportIndex(ctx, res);
+  } finally {
+    store.close();
+  }
+}
+
+export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; full?: boolean; json?: boolean }): Promise<void> {
+  const topK = o.topK === undefined || Number(o.topK) === 0 ? ctx.config.harness.knowledge.topK : Number(o.topK);
+  if (!Number.isInteger(topK) || topK < 0) throw new UsageError(`--top-k must be a whole number, got ${JSON.stringify(o.topK)}`);
+  const r = reader(ctx);
+  try {
+    const res = await withInterrupt((signal) => k.search(r, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
+    const out = ctx.io.out;
+    if (o.json === true) {
+      println(out, JSON.stringify({ tier: k.tierLine(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
+      return;
+    }
+    println(out, k.tierLine(res.tier));
+    if (res.dropped.length > 0) println(ctx.io.err, `note: dropped terms shorter than two characters: ${res.dropped.map((d) => oneLine(d)).join(' ')}`);
+    if (res.common.length > 0) println(ctx.io.err, `note: left out of the ranking because more than half of all chunks hold them: ${res.common.map((d) => oneLine(d)).join(' ')}`);
+    switch (res.status) {
+      case 'not_built':
+        throw new CliError(NOT_BUILT);
+      case 'empty_index':
+        println(out, "the knowledge index is empty; add documents with 'fisk knowledge index'");
+        return;
+      case 'no_terms':
+        println(out, 'the query has no searchable terms (words of two or more letters or digits)');
+        return;
+      case 'no_results':
+        println(out, 'no results');
+        return;
+      case 'ok':
+        break;
+      default: {
+        const never: never = res.status;
+        return never;
+      }
+    }
+    for (const h of res.hits) {
+      println(out);
+      println(out, oneLine(h.citation));
+      if (h.headingPath !== '') println(out, `  Section  ${oneLine(h.headingPath)}`);
+      if (o.full === true) {
+        println(out, `  Chunk`);
+        for (const line of stripControl(h.content).split('\n')) println(out, `    ${line}`);
+      } else {
+        const one = oneLine(h.content);
+        println(out, `  Chunk    ${one.length > 100 ? `${one.slice(0, 100)}...` : one}`);
+      }
+    }
+  } finally {
+    r.close();
+  }
+}
+
+export function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean; json?: boolean; limit?: string }): void {
+  const limit = o.limit === undefined ? undefined : Number(o.limit);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
+  const r = reader(ctx);
+  try {
+    const res = k.enumerate(r, query, limit);
+    const out = ctx.io.out;
+    if (o.json === true) {
+      if (res.status === 'not_built') throw new CliError(NOT_BUILT);
+      println(out, JSON.stringify({ status: res.status, total: res.total, corpus: res.corpus, documents: res.documents.map((d) => ({ path: d.path, body_matches: d.bodyMatches, heading_matches: d.headingMatches })), terms: res.terms, dropped_terms: res.dropped }, null, 2));
+    } else {
+      switch (res.status) {
+        case 'not_built':
+          throw new CliError(NOT_BUILT);
+        case 'empty_corpus':
+          println(out, "the knowledge index holds no documents; add some with 'fisk knowledge index'");
+          break;
+        case 'empty_query':
+          println(out, 'the query has no searchable terms');
+          break;
+        case 'no_match':
+        case 'ok':
+          for (const t of res.terms) {
+            const words = t.words.length > 0 ? ` (words: ${t.words.map(oneLine).join(', ')})` : '';
+            println(ctx.io.err, `term ${t.negated ? '-' : ''}${t.scope === 'any' ? '' : `${t.scope}:`}${oneLine(t.term)}: stems ${t.stems.map(oneLine).join(' ') || '(none)'}${words}, ${t.documents} documents`);
+          }
+          println(out, `${res.total} of ${res.corpus} documents match${res.documents.length < res.total ? ` (showing ${res.documents.length})` : ''}`);
+          for (const d of res.documents) println(out, `${oneLine(d.path)}  heading=${d.headingMatches} body=${d.bodyMatches}`);
+          break;
+        default: {
+          const never: never = res.status;
+          return never;
+        }
+      }
+    }
+    if (o.exitCode === true && res.total === 0) throw new ExitWith(EXIT.noMatch);
+  } finally {
+    r.close();
+  }
+}
+
+export function runShow(ctx: Ctx, citation: string): void {
+  const c = k.parseCitation(citation);
+  const r = reader(ctx);
+  try {
+    const db = r.handle();
+    if (db === undefined) throw new CliError(NOT_BUILT);
+    const chunk = k.chunkAt(db, c);
+    if (chunk === undefined) {
+      throw new CliError(`no chunk found for citation ${JSON.stringify(citation)}: the file may have changed since the last index; run 'fisk knowledge sources' to list files`);
+    }
+    if (chunk.headingPath !== '') println(ctx.io.out, `# ${oneLine(chunk.headingPath)}\n`);
+    println(ctx.io.out, stripControl(chunk.content));
+  } finally {
+    r.close();
+  }
+}
+
+function date(ms: number | undefined): string {
+  return ms === undefined ? '-' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+export function runSources(ctx: Ctx): void {
+  const r = reader(ctx);
+  try {
+    printTier(ctx, r);
+    const list = k.listSources(r);
+    if (list === undefined) throw new CliError(NOT_BUILT);
+    if (list.length === 0) {
+      println(ctx.io.out, 'no indexed files');
+      return;
+    }
+    const w = Math.max(4, ...list.map((s) => s.path.length));
+    println(ctx.io.out, `${'Path'.padEnd(w)}  Chunks  Last Indexed`);
+    for (const s of list) println(ctx.io.out, `${oneLine(s.path).padEnd(w)}  ${String(s.chunks).padStart(6)}  ${date(s.indexedMs)}`);
+  } finally {
+    r.close();
+  }
+}
+
+export function runRm(ctx: Ctx, paths: readonly string[]): void {
+  if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const store = k.openWriter(ctx.setup.storeDir);
+  try {
+    // a file indexed through a relative root is stored relative to the directory holding
+    // agent.yaml, and one indexed through an absolute root absolutely: try both spellings
+    const res = paths.map((p) => {
+      const abs = resolve(ctx.io.cwd, p);
+      const rel = relative(ctx.root, abs);
+      const forms = [...new Set([abs, rel.startsWith('..') || rel === '' ? abs : rel])];
+      return { source: p, removed: k.removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
+    });
+    for (const r of res) println(ctx.io.out, r.removed > 0 ? `removed ${oneLine(r.source)}${r.removed > 1 ? ` (${r.removed} files)` : ''}` : `not indexed: ${oneLine(r.source)}`);
+    println(ctx.io.out, `removed ${res.filter((r) => r.removed > 0).length} of ${res.length} sources`);
+  } finally {
+    store.close();
+  }
+}
+
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+/** A byte count as a person reads it, with the exact figure beside a rounded one. */
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  let v = n / 1024;
+  let unit: (typeof UNITS)[number] = 'KiB';
+  for (const u of UNITS.slice(1)) {
+    if (v < 1024) break;
+    v /= 1024;
+    unit = u;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${unit} (${n} bytes)`;
+}
+
+export function runStats(ctx: Ctx): void {
+  const r = reader(ctx);
+  try {
+    printTier(ctx, r);
+    const s = k.storeStats(r);
+    const out = ctx.io.out;
+    println(out, `Store       ${s.built ? s.path : `${s.path} (not built; run: fisk knowledge index)`}`);
+    println(out, `Documents   ${s.documents}`);
+    println(out, `Chunks      ${s.chunks}`);
+    println(out, `Vectors     ${s.vectors === undefined ? '(lexical-only index)' : s.vectors}`);
+    if (s.identity !== undefined) {
+      println(out, `Model       ${s.identity.model}`);
+      println(out, `Dimension   ${s.identity.dimension}`);
+      println(out, `Normalized  ${s.identity.normalized}`);
+    }
+    println(out, `DB size     ${formatBytes(s.dbBytes)}`);
+    println(out, `WAL size    ${formatBytes(s.walBytes)}`);
+    println(out, `Modified    ${date(s.modifiedMs)}`);
+  } finally {
+    r.close();
+  }
+}
+
+const STATE_MARK: Record<k.CheckState, string> = { ok: '[ ok ]', fail: '[FAIL]', not_run: '[ -- ]' };
+
+export async function runDoctor(ctx: Ctx): Promise<void> {
+  const r = reader(ctx);
+  try {
+    let tier: string;
+    try {
+      tier = k.tierLine(k.configuredTier(r.handle(), ctx.setup.vector));
+    } catch {
+      tier = k.tierLine(k.configuredTier(undefined, ctx.setup.vector));
+    }
+    println(ctx.io.out, tier);
+    const report = await withInterrupt((signal) => k.runDoctor(r, ctx.setup.vector, signal));
+    const w = Math.max(...report.checks.map((c) => c.name.length));
+    for (const c of report.checks) println(ctx.io.out, `${c.name.padEnd(w)}  ${STATE_MARK[c.state]}  ${oneLine(c.detail)}`);
+    if (!report.healthy) throw new CliError('knowledge doctor found problems that must be fixed');
+  } finally {
+    r.close();
+  }
+}
+
+export function runCheck(ctx: Ctx): void {
+  if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const store = k.openWriter(ctx.setup.storeDir);
+  try {
+    const items = k.checkIntegrity(store);
+    for (const i of items) println(ctx.io.out, `${i.name.padEnd(12)}  ${STATE_MARK[i.state]}  ${oneLine(i.detail)}`);
+    if (items.some((i) => i.state === 'fail')) throw new CliError("the knowledge index failed its integrity check; run 'fisk knowledge rebuild' (FTS) or 'fisk knowledge index --reindex' (vectors)");
+  } finally {
+    store.close();
+  }
+}
+
+export function runRebuild(ctx: Ctx): void {
+  if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const store = k.openWriter(ctx.setup.storeDir);
+  try {
+    k.rebuildIndexes(store);
+    println(ctx.io.out, 'rebuilt both full-text indexes from the stored chunks (nothing was re-embedded)');
+  } finally {
+    store.close();
+  }
+}
+
+export function runReset(ctx: Ctx, force: boolean): void {
+  const res = k.resetStore(ctx.setup.storeDir, force);
+  if (!res.existed) {
+    println(ctx.io.out, 'no knowledge index to reset');
+    return;
+  }
+  if (!res.done) {
+    throw new CliError(`knowledge reset would delete ${res.documents} documents and ${res.chunks} chunks from ${res.path}; re-run with --force to confirm`);
+  }
+  println(ctx.io.out, `reset: removed ${res.documents} documents and ${res.chunks} chunks from ${res.path}`);
+}
+
+export function runVocab(ctx: Ctx, prefix: string, o: { json?: boolean; limit?: string }): void {
+  const limit = o.limit === undefined ? 100 : Number(o.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
+  const r = reader(ctx);
+  try {
+    const list = k.vocabulary(r, prefix, limit);
+    // a pipe must never read "not built" as "no words"
+    if (list === undefined) throw new CliError(NOT_BUILT);
+    if (o.json === true) {
+      println(ctx.io.out, JSON.stringify(list.map((v) => ({ term: v.term, chunks: v.chunks, occurrences: v.occurrences }))));
+      return;
+    }
+    for (const v of list) println(ctx.io.out, `${oneLine(v.term)}\t${v.chunks}\t${v.occurrences}`);
+  } finally {
+    r.close();
+  }
+}
+
+function stamp(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: string; initial: boolean }): Promise<void> {
+  let debounceMs: number;
+  try {
+    debounceMs = parseGoDuration(o.debounce);
+  } catch {
+    throw new UsageError(`--debounce ${JSON.stringify(o.debounce)} is not a duration; write it like 2s or 500ms`);
+  }
+  if (debounceMs < 100) throw new UsageError('--debounce must be at least 100ms');
+  const { roots, fromConfig } = rootsFor(ctx, paths);
+  const io = ctx.io;
+  const missing = roots.filter((p) => !existsSync(resolve(ctx.root, p)));
+  if (missing.length === roots.length) {
+    const source = fromConfig ? `harness.knowledge.paths in ${ctx.config.source}` : 'the command line';
+    throw new CliError(`nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${ctx.root}); create one or name an existing path`);
+  }
+  for (const p of missing) println(io.err, `warning: ${JSON.stringify(p)} does not exist and is not watched`);
+  const r = reader(ctx);
+  try {
+    printTier(ctx, r);
+  } finally {
+    r.close();
+  }
+  const store = k.openWriter(ctx.setup.storeDir);
+  try {
+    await withInterrupt(async (signal) => {
+      if (o.initial) {
+        const res = await k.indexCorpus(store.db, { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
+        if (res.canceled) return;
+        reportIndex(ctx, res);
+      }
+      const w = await k.startWatch(store, {
+        roots,
+        cwd: ctx.root,
+        excludeDirs: ctx.excludeDirs,
+        extensions: ctx.config.harness.knowledge.extensions,
+        vector: ctx.setup.vector,
+        debounceMs,
+        events: {
+          onBatch: (keys) => {
+            println(io.out, `[${stamp()}] change detected in ${keys.length} files; reindexing:`);
+            for (const key of keys) println(io.out, `  ${oneLine(key)}`);
+          },
+          onResult: (res, removed) => reportIndex(ctx, { ...res, removed }),
+          onWarning: (m) => println(io.err, `[${stamp()}] warning: ${m}`),
+          onError: (e) => println(io.err, `[${stamp()}] index pass failed: ${e instanceof Error ? e.message : String(e)}`),
+        },
+      });
+      println(io.out, `watching ${w.watchedDirectories()} directories under ${roots.length} paths (debounce ${o.debounce}); press Ctrl-C to stop`);
+      await new Promise<void>((res) => {
+        if (signal.aborted) res();
+        signal.addEventListener('abort', () => res(), { once: true });
+      });
+      await w.stop();
+    });
+    println(io.out, 'stopped watching');
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * What `fisk run` does once its flags are parsed (loaded only when the command runs): `fisk run [query...]` on the line surface: the answer on stdout, everything else on stderr,
+ * questions asked on the terminal (No first) and declined without one. The host builds and runs
+ * the agent; this file parses flags, wires the terminal and presents the outcome.
+ */
+import { resolve } from 'node:path';
+import { answerOf, messageOf } from '../../agent/outcome.js';
+import type { RunOutcome } from '../../agent/outcome.js';
+import type { RunStatus } from '../../agent/status.js';
+import { configWarnings, parseConfigForMode } from '../../config/index.js';
+import { openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
+import type { RunHandle, Runtime } from '../../host/index.js';
+import type { FetchLike } from '../../llm/http.js';
+import type { Provider } from '../../llm/provider.js';
+import type { Prompter } from '../../toolkit/tool.js';
+import { CliError, ExitWith } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { println } from '../io.js';
+import { LinePrompter } from '../prompter-line.js';
+import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { AnswerStream } from '../render/answer-stream.js';
+import { lineWidthFor } from '../render/cap.js';
+import { shouldColorLines } from '../render/line-colour.js';
+import { StatusLine, shouldShowProgress } from '../render/status-line.js';
+import { LineSurface } from '../render/line-surface.js';
+import { summaryLine } from '../render/summary.js';
+import { openRunDebugFiles } from './run-debug.js';
+import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
+import { readPrompt, resumeCommand, withModel } from './run-surface.js';
+
+
+export interface RunFlags {
+  readonly config: string;
+  readonly apiKey?: string;
+  readonly baseUrl?: string;
+  readonly toolOutput?: boolean;
+  readonly color: boolean;
+  readonly verbose?: boolean;
+  readonly httpDebug?: boolean;
+  readonly tui: boolean;
+  readonly trace?: string;
+  readonly checkpoint?: boolean;
+  readonly name?: string;
+  readonly resume?: string;
+  readonly force?: boolean;
+  readonly stateDir?: string;
+  readonly natsContext?: string;
+  readonly identity?: string;
+  readonly telemetry?: boolean;
+  readonly model?: string;
+}
+
+/** The flag combinations `fisk run` refuses, checked before the configuration is read. */
+function checkJournalFlags(query: readonly string[], flags: RunFlags): void {
+  const usage = (message: string): CliError => new CliError(message, EXIT.usage);
+  if (flags.resume !== undefined && flags.checkpoint === true) throw usage('--resume cannot be combined with --checkpoint');
+  if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
+  if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
+  if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
+}
+
+/**
+ * What a test (or an embedding host) can replace. Everything defaults to the real process: stdin,
+ * SIGINT/SIGTERM, the global fetch.
+ */
+export interface RunCommandDeps {
+  /**
+   * Where answers to questions are read from; `process.stdin` by default. When it is not a
+   * terminal and no query is given, it is read to its end as the prompt.
+   */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** A prompter to use instead of the line prompter. */
+  readonly prompter?: Prompter;
+  /** Installs an interrupt handler and returns its removal; SIGINT and SIGTERM by default. */
+  readonly onInterrupt?: (handler: () => void) => () => void;
+  /** The fetch the provider's HTTP hooks wrap. */
+  readonly fetch?: FetchLike;
+  /** A provider to use instead of the one `llm.provider` names. */
+  readonly provider?: Provider;
+}
+
+function envFlag(env: Io['env'], name: string): boolean {
+  const v = env[name];
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function processInterrupt(handler: () => void): () => void {
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** The exit status for each way a run ends. */
+export function exitCodeFor(status: RunStatus): ExitCode {
+  switch (status) {
+    case 'completed':
+    case 'suspended':
+      return EXIT.ok;
+    case 'budget':
+      return EXIT.budget;
+    case 'max_iterations':
+      return EXIT.maxIterations;
+    case 'aborted':
+      return EXIT.aborted;
+    case 'error':
+      return EXIT.error;
+    case 'crashed':
+      return EXIT.crashed;
+    default: {
+      const never: never = status;
+      return never;
+    }
+  }
+}
+
+/** What `fisk run` prints once the run has ended. */
+function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): void {
+  if (outcome.status === 'completed') {
+    const shown = streamed?.finish(answerOf(outcome)) === true;
+    const markdown = shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env);
+    if (!shown) io.out.write(formatAnswer(answerOf(outcome), markdown));
+  } else {
+    streamed?.finish('');
+  }
+  if (outcome.status === 'suspended' && handle.runId !== undefined) {
+    const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
+    println(io.err, `\nsuspended; resume with: ${resumeCommand(handle.runId, resolve(io.cwd, flags.config), stateDir)}`);
+  }
+  const tail = messageOf(outcome);
+  if (outcome.status !== 'completed' && outcome.status !== 'suspended' && tail !== '') println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
+  println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
+}
+
+export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
+  checkJournalFlags(query, flags);
+  const config = withModel(parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run'), flags.model);
+  const env = io.env;
+  const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
+  const toolOutput = flags.toolOutput === true || envFlag(env, 'TOOL_OUTPUT');
+  const err = io.err as Io['err'] & { columns?: number };
+  const surface = new LineSurface(io.err, { toolOutput, verbose, width: lineWidthFor(err) }, { color: shouldColorLines(io.err.isTTY === true, !flags.color, env) });
+  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
+  const cleanup: (() => void)[] = [];
+  let runtime: Runtime | undefined;
+  let handle: RunHandle | undefined;
+  let iteration: number | undefined;
+  const telemetry = openCommandTelemetry(config, io, flags);
+  try {
+    const debug = openRunDebugFiles(config, flags, io, () => iteration);
+    cleanup.push(() => debug.close());
+    const journaled = flags.checkpoint === true || flags.resume !== undefined;
+    runtime = await openRuntime(config, 'run', {
+      env,
+      onKnowledgeDegraded: telemetry.knowledgeDegraded,
+      ...(deps.provider === undefined ? {} : { provider: deps.provider }),
+      providerOptions: {
+        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+        ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+        fetchMiddleware: [...debug.middleware, telemetry.fetchMiddleware],
+      },
+      ...(journaled ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
+    });
+    for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+
+    let prompter: Prompter | undefined = deps.prompter;
+    const stdin = deps.stdin ?? process.stdin;
+    // a piped prompt uses up standard input: nothing is left there to answer questions with
+    const piped = flags.resume === undefined && query.join(' ').trim() === '' && stdin.isTTY !== true ? await readPrompt(stdin) : undefined;
+    if (prompter === undefined) {
+      if (stdin.isTTY === true) {
+        const line = new LinePrompter({ input: stdin, output: io.err });
+        cleanup.push(() => line.close());
+        prompter = line;
+      }
+    }
+
+    const interrupt = twoStageInterrupt(() => handle);
+    cleanup.push(
+      (deps.onInterrupt ?? processInterrupt)(() => {
+        switch (interrupt()) {
+          case 'suspending':
+            println(io.err, '\nsuspend requested; finishing the current step, press Ctrl-C again to abort');
+            return;
+          case 'cancelling':
+            println(io.err, '\ncancelling the run; press Ctrl-C again to quit now');
+            return;
+          case 'exit':
+            process.exit(EXIT.aborted);
+        }
+      }),
+    );
+
+    const prompt = piped ?? query.join(' ').trim();
+    const streamed = io.out.isTTY === true ? new AnswerStream(io.out) : undefined;
+    const status = shouldShowProgress(io.err.isTTY === true, flags.tui, env, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
+    if (status !== undefined) cleanup.push(() => status.clear());
+    handle = await startRun(
+      runtime,
+      flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
+      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd, telemetry, ...(streamed === undefined ? {} : { stream: true }) },
+    );
+    const start = handle.start;
+    if (start.kind === 'resumed') {
+      if (start.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`);
+      // the conversation so far, through the same renderer as a live run
+      for (const event of start.replay) surface.emit(event);
+      println(io.err, `resuming run ${start.runId} at iteration ${start.nextIteration}`);
+    } else if (start.runId !== undefined) {
+      println(io.err, `checkpointing run ${start.runId}`);
+    }
+    handle.subscribe({
+      emit: (event) => {
+        if (event.type === 'status') iteration = event.iteration;
+        status?.observe(event);
+        streamed?.observe(event);
+        surface.emit(event);
+      },
+    });
+    const outcome = await handle.outcome;
+    status?.clear();
+    present(outcome, handle, flags, io, verbose, streamed);
+    debug.summary(outcome);
+    const code = exitCodeFor(outcome.status);
+    if (code !== EXIT.ok) throw new ExitWith(code);
+  } finally {
+    for (const c of cleanup.reverse()) c();
+    await handle?.close();
+    await runtime?.close();
+    await finishCommandTelemetry(telemetry, io);
+  }
+}

@@ -1,0 +1,2 @@
+/** The registered name of the JetStream KV backend. */
+export const JETSTREAM_BACKEND = 'jetstream';
