@@ -25,6 +25,7 @@ import { withPiiGuard } from './pii/guard.js';
 import type { RunSettings } from './settings.js';
 import type { RunPhase } from './status.js';
 import { systemBlocks } from './system-prompt.js';
+import { oneLine } from '../util/terminal-text.js';
 import { executeToolCall } from './tool-call.js';
 
 /** Everything one run needs. Every resource is borrowed: the run never closes what it is given. */
@@ -179,6 +180,11 @@ function isAbort(err: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (err instanceof LlmError && err.code === 'aborted');
 }
 
+/** The system segment that tells the model its tool list changed since its last call. */
+export function advisoryNote(advisories: readonly string[]): string {
+  return `Your tool list changed since your last turn (the tools you have now are the ones sent with this request):\n${advisories.map((a) => `- ${oneLine(a)}`).join('\n')}`;
+}
+
 /** What the model is told for each call in a response cut at the output limit. */
 export const TRUNCATED_CALL =
   'not run: your response was cut off at the output token limit, so these arguments may be incomplete; send the call again, shorter';
@@ -219,13 +225,15 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
 
     // 2. one snapshot serves the model call and its whole batch
     const set = o.tools.current();
-    for (const advisory of o.tools.drainAdvisories()) run.events.emit({ type: 'warning', text: advisory });
+    // an advisory (a server changed its tool list) rides with the call that carries the new set
+    const advisories = o.tools.drainAdvisories();
+    for (const advisory of advisories) run.events.emit({ type: 'warning', text: advisory });
 
     // 3. the model call, under the provider's own per-call timeout
     run.status('model_call');
     const request: Request = {
       model: s.model,
-      system,
+      system: advisories.length === 0 ? system : [...system, { text: advisoryNote(advisories) }],
       messages: [...run.messages],
       tools: set.definitions(),
       maxOutputTokens: s.maxOutputTokens,

@@ -108,6 +108,11 @@ describe('the harness tool search in startRun', () => {
       expect(names(provider.requests[2]?.tools ?? [])).toEqual(['grow', 'grown']);
       expect(JSON.stringify(provider.requests[3]?.messages)).toContain('I am new');
       expect(warnings.join('\n')).toMatch(/MCP server "growing" changed its tool list: added grown/);
+      // the model hears of it with the call that carries the new set, and only with that one
+      const notes = provider.requests.map((r) => r.system.map((b) => b.text).join('\n'));
+      expect(notes[2]).toMatch(/Your tool list changed since your last turn[\s\S]*MCP server "growing" changed its tool list: added grown/);
+      expect(notes[1]).not.toMatch(/Your tool list changed/);
+      expect(notes[3]).not.toMatch(/Your tool list changed/);
     } finally {
       await runtime.close();
       await sdk.stop();

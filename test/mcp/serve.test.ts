@@ -49,8 +49,8 @@ describe('fisk mcp serving a fixture application', () => {
     const err = server.stderr();
     expect(err).toMatch(/warning: harness\.memory has no effect over MCP/);
     expect(err).toMatch(/note: not serving secret \(denied\)/);
-    expect(err).toMatch(/Serving 4 tools over MCP on 127\.0\.0\.1:\d+ as pidapp-agent\/2\.0\.0\n {2}echo\n {2}purge\n {2}hang\n {2}fail\n/);
-    expect(err).toMatch(/claude mcp add --transport http pidapp-agent http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(err).toMatch(/Serving 4 tools over MCP at http:\/\/127\.0\.0\.1:\d+\/mcp as pidapp-agent\/2\.0\.0 \(every path answers; clients usually use \/mcp\)\n {2}echo\n {2}purge\n {2}hang\n {2}fail\n/);
+    expect(err).toMatch(/claude mcp add --transport http pidapp-agent http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
   });
 
   it('lists names, descriptions with tags, schemas and annotations', async () => {

@@ -64,11 +64,11 @@ export function resolveListenAddress(flags: { readonly port?: string; readonly a
 function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, name: string, version: string): void {
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
   for (const f of tools.filtered) println(io.err, `note: not serving ${f.name} (${f.reason}): ${f.detail}`);
-  println(io.err, `Serving ${tools.served.length} tools over MCP on ${server.host}:${server.port} as ${name}/${version}`);
+  println(io.err, `Serving ${tools.served.length} tools over MCP at ${server.endpoint} as ${name}/${version} (every path answers; clients usually use /mcp)`);
   for (const t of tools.served) println(io.err, `  ${t.name}`);
   println(io.err);
   println(io.err, 'Add to Claude Code with:');
-  println(io.err, `  claude mcp add --transport http ${name} ${server.url}`);
+  println(io.err, `  claude mcp add --transport http ${name} ${server.endpoint}`);
 }
 
 /**
