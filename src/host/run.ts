@@ -230,6 +230,9 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
       prompt: resuming ? '' : prompt,
       systemNotes: [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])],
       ...(checkpoint === undefined ? {} : checkpoint.options),
+      ...(checkpoint?.options.journal === undefined || opts.telemetry === undefined || sessions === undefined
+        ? {}
+        : { journal: opts.telemetry.timedJournal(checkpoint.options.journal, sessions.backend) }),
     },
   });
 }

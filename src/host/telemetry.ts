@@ -5,6 +5,7 @@
  * the invocation pipeline. Disabled telemetry takes the same paths with nothing behind them.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RunJournal } from '../agent/journal.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import type { Config } from '../config/index.js';
 import { LlmError } from '../llm/errors.js';
@@ -249,6 +250,27 @@ export class HostTelemetry {
   readonly knowledgeDegraded = (step: DegradeReason): void => {
     this.telemetry.recordDegradedKnowledge(step);
   };
+
+  /**
+   * The run's journal with each append timed and recorded (`fisk.session.append.duration`),
+   * measured here by the caller rather than as a span per append, which would double a run's spans.
+   */
+  timedJournal(journal: RunJournal, backend: string): RunJournal {
+    const telemetry = this.telemetry;
+    return {
+      ...(journal.stillOwned === undefined ? {} : { stillOwned: () => journal.stillOwned?.() ?? Promise.resolve(true) }),
+      async append(entry) {
+        const started = performance.now();
+        let failed = true;
+        try {
+          await journal.append(entry);
+          failed = false;
+        } finally {
+          telemetry.recordSessionAppend(backend, (performance.now() - started) / 1000, failed);
+        }
+      },
+    };
+  }
 
   /** Starts the root span of one run, and its startup span. */
   run(options: RunTelemetryOptions): RunTelemetry {

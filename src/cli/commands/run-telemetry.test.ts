@@ -143,6 +143,15 @@ describe('fisk run telemetry switches', () => {
     expect(text(one(receiver.spans, 'execute_tool stream_purge').attributes['gen_ai.tool.call.arguments'])).toContain('orders');
   });
 
+  it('records how long each journal append took, for a checkpointed run', async () => {
+    fake.reply(anthropicText(ANSWER));
+    const r = await run(`telemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n`, ['--checkpoint', '--state-dir', join(dir, 'runs')]);
+    expect(r.code).toBe(EXIT.ok);
+    const appends = receiver.metrics.filter((m) => m.name === 'fisk.session.append.duration');
+    expect(appends.length).toBeGreaterThan(0);
+    expect(appends.flatMap((m) => m.points).reduce((n, p) => n + (p.count ?? 0), 0)).toBeGreaterThanOrEqual(2);
+  });
+
   it('exports nothing with --no-telemetry, and prints no delivery line', async () => {
     fake.reply(anthropicText(ANSWER));
     const r = await run(`telemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n`, ['--no-telemetry']);
