@@ -6,6 +6,7 @@
 import type { Prompter, Tool } from '../toolkit/tool.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
 import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
+import type { InvokeWrapper } from '../toolkit/invoke/types.js';
 import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
 import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, checkIdentity, subjects } from './protocol.js';
@@ -42,6 +43,8 @@ export interface ToolServiceOptions {
   readonly scrub?: (text: string) => string;
   /** Told about every answered call, for an operator's log: names and outcomes, never arguments. */
   readonly observe?: (call: ServedCall) => void;
+  /** Wrappers around each served call (a telemetry tool span), outermost first. */
+  readonly wrappers?: readonly InvokeWrapper[];
 }
 
 /** One answered tool call, as `observe` hears of it. */
@@ -59,6 +62,7 @@ interface RunPolicy {
   readonly timeoutMs: number;
   readonly workDir: string | undefined;
   readonly scrub: (text: string) => string;
+  readonly wrappers?: readonly InvokeWrapper[] | undefined;
 }
 
 /** Answers a body the transport cannot take as a 400 and says whether it did. */
@@ -100,6 +104,7 @@ async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Re
       timeout: { ms: policy.timeoutMs, key: 'the served tool timeout' },
       refuseUngateable: true,
       scrub: policy.scrub,
+      ...(policy.wrappers === undefined ? {} : { wrappers: policy.wrappers }),
       signal: NEVER,
     },
   );
@@ -133,7 +138,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
   const self: Identity = { name: checkIdentity(opts.identity) };
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   const timeoutMs = opts.toolTimeoutMs !== undefined && opts.toolTimeoutMs > 0 ? opts.toolTimeoutMs : DEFAULT_TOOL_TIMEOUT_MS;
-  const policy: RunPolicy = { timeoutMs, workDir: opts.workDir, scrub: opts.scrub ?? ((text) => text) };
+  const policy: RunPolicy = { timeoutMs, workDir: opts.workDir, scrub: opts.scrub ?? ((text) => text), wrappers: opts.wrappers };
   const card = opts.card;
   return [
     {

@@ -5,6 +5,7 @@
  * can reach are one list, and every tool left out is reported with its reason.
  */
 import { buildAgentCard, selectExposed, startToolService, subjects } from '../a2a/index.js';
+import type { InvokeWrapper } from '../toolkit/invoke/types.js';
 import type { AgentCard, ServedCall, ServiceHandle, Transport } from '../a2a/index.js';
 import type { Config } from '../config/index.js';
 import { assembleTools } from '../host/index.js';
@@ -28,6 +29,8 @@ export interface ToolServerOptions {
   readonly observe?: (call: ServedCall) => void;
   /** A transport to serve on instead of the runtime's NATS connection (an in-process bus). */
   readonly transport?: Transport;
+  /** Wrappers around each served call (a telemetry tool span), outermost first. */
+  readonly wrappers?: readonly InvokeWrapper[];
 }
 
 /** A running tool service and what it serves. */
@@ -108,6 +111,7 @@ export async function startToolServer(runtime: Runtime, opts: ToolServerOptions)
     workDir: opts.workDir,
     scrub: runtime.scrub,
     ...(opts.observe === undefined ? {} : { observe: opts.observe }),
+    ...(opts.wrappers === undefined ? {} : { wrappers: opts.wrappers }),
   });
   let drained: Promise<void> | undefined;
   return {

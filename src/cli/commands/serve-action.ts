@@ -93,8 +93,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
   checkServable(config);
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
-  if (config.telemetry.enabled && flags.telemetry) println(io.err, 'note: fisk serve exports no telemetry for lent tool calls in this build');
-
+  const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
+  const telemetry = openCommandTelemetry(config, io, flags);
   const runtime: Runtime = await openRuntime(config, 'run', { env: io.env });
   const cleanup: (() => void)[] = [];
   try {
@@ -102,6 +102,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     const server = await startToolServer(runtime, {
       version: runtime.application?.model.version || packageVersion(),
       workDir,
+      wrappers: [telemetry.servedToolWrapper()],
       ...(verbose
         ? {
             observe: (c) => {
@@ -132,5 +133,6 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   } finally {
     for (const c of cleanup.reverse()) c();
     await runtime.close();
+    await finishCommandTelemetry(telemetry, io);
   }
 }

@@ -3,6 +3,7 @@
  */
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
+import { NO_TELEMETRY_HELP } from './flags.js';
 import type { ServeCommandDeps, ServeFlags } from './serve-action.js';
 
 export type { ServeCommandDeps } from './serve-action.js';
@@ -15,7 +16,7 @@ export function registerServe(program: Command, io: Io, deps: ServeCommandDeps =
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--work-dir <dir>', 'the directory application commands run in (default: the current directory)')
     .option('--verbose', 'print one line per served call: tool, caller, outcome, duration (env VERBOSE)')
-    .option('--no-telemetry', 'export no telemetry (lent tool calls export none in this build)')
+    .option('--no-telemetry', NO_TELEMETRY_HELP)
     .option('--workers <n>', 'served runs at once (refused: this build serves tools only)')
     .option('--state-dir <dir>', 'where served runs are journaled (refused: this build serves tools only)')
     .option('--api-key <key>', 'the model key of served runs (refused: this build serves tools only)')
