@@ -348,8 +348,16 @@ export class RunTelemetry {
       this.#startup.end();
       const chat = this.#span.chat({ provider: caps.semconvProvider, model: request.model });
       chat.recordInput(() => capturedMessages(request.messages));
+      let response: Response;
       try {
-        const response = await this.#chat.run(chat, call);
+        response = await this.#chat.run(chat, call);
+      } catch (err) {
+        chat.end(modelErrorClass(err));
+        throw err;
+      }
+      // instrumentation never changes what the loop sees: a response it cannot describe is passed on
+      // untouched, so a provider that breaks its contract fails in the loop, as it would untraced
+      try {
         chat.response({
           ...(response.model === undefined ? {} : { model: response.model }),
           finishReasons: [response.stopReason.raw],
@@ -358,11 +366,10 @@ export class RunTelemetry {
         });
         chat.recordOutput(() => capturedMessages([response.message]).map((m) => ({ ...m, finishReason: response.stopReason.raw })));
         chat.end();
-        return response;
-      } catch (err) {
-        chat.end(modelErrorClass(err));
-        throw err;
+      } catch {
+        chat.end('_OTHER');
       }
+      return response;
     };
   }
 

@@ -87,9 +87,10 @@ describe('importing remote tools', () => {
     expect((ls.capabilities.gate !== null) ? ls.capabilities.gate.gated : false).toBe(false);
     seen.length = 0;
     const out = await ls.execute('{}', {}, new AbortController().signal);
-    // the required path was missing, and the call still went to the serving agent
-    expect(seen).toEqual([{}]);
-    expect(out.status).toBe('completed');
+    // the required path was missing: nothing checked it here, and the serving agent refused it
+    expect(seen).toEqual([]);
+    expect(out).toMatchObject({ status: 'completed', isError: true });
+    expect(out.status === 'completed' ? out.output : '').toMatch(/^invalid arguments for ls: missing required argument "path"/);
   });
 
   it('strict mode aborts on a host that cannot be discovered; lenient warns and lists the rest', async () => {

@@ -275,8 +275,8 @@ describe('fisk run announces what changes a run', () => {
   it('prints the configuration warnings at the start', async () => {
     fake.reply(anthropicText('ok'));
     const c = io();
-    const path = agent('telemetry:\n  enabled: true\n', 'custom.yaml');
+    const path = agent('remote_agents:\n  - name: peer\n', 'custom.yaml');
     expect(await run(c, ['--config', path, 'go'])).toBe(EXIT.ok);
-    expect(c.stderr()).toMatch(/^warning: telemetry\.enabled: /);
+    expect(c.stderr()).toMatch(/^warning: remote_agents: /);
   });
 });
