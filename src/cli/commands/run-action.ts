@@ -6,7 +6,6 @@
 import { resolve } from 'node:path';
 import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
-import type { RunStatus } from '../../agent/status.js';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import { openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
@@ -15,7 +14,6 @@ import type { Provider } from '../../llm/provider.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { CliError, ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
@@ -29,6 +27,8 @@ import { summaryLine } from '../render/summary.js';
 import { openRunDebugFiles } from './run-debug.js';
 import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
 import { readPrompt, resumeCommand, withModel } from './run-surface.js';
+import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
+export { exitCodeFor } from '../process.js';
 
 
 export interface RunFlags {
@@ -79,43 +79,6 @@ export interface RunCommandDeps {
   readonly fetch?: FetchLike;
   /** A provider to use instead of the one `llm.provider` names. */
   readonly provider?: Provider;
-}
-
-function envFlag(env: Io['env'], name: string): boolean {
-  const v = env[name];
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-}
-
-function processInterrupt(handler: () => void): () => void {
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
-}
-
-/** The exit status for each way a run ends. */
-export function exitCodeFor(status: RunStatus): ExitCode {
-  switch (status) {
-    case 'completed':
-    case 'suspended':
-      return EXIT.ok;
-    case 'budget':
-      return EXIT.budget;
-    case 'max_iterations':
-      return EXIT.maxIterations;
-    case 'aborted':
-      return EXIT.aborted;
-    case 'error':
-      return EXIT.error;
-    case 'crashed':
-      return EXIT.crashed;
-    default: {
-      const never: never = status;
-      return never;
-    }
-  }
 }
 
 /** What `fisk run` prints once the run has ended. */

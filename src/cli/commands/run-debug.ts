@@ -17,6 +17,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
+import { envFlag } from '../process.js';
 
 /** Where `--http-debug` writes, relative to the working directory. */
 export { HTTP_DEBUG_FILE } from './flags.js';
@@ -26,11 +27,6 @@ export interface RunDebugFiles {
   readonly middleware: FetchMiddleware[];
   summary(outcome: RunOutcome): void;
   close(): void;
-}
-
-function envFlag(env: Io['env'], name: string): boolean {
-  const v = env[name];
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 /** Opens what the flags ask for. Throws `CliError` naming the flag when a file cannot be created. */

@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { A2aError, createTransport } from '../../a2a/index.js';
-import type { RunStatus } from '../../agent/status.js';
 import { parseConfigForMode } from '../../config/index.js';
 import { connectNats } from '../../conns/index.js';
 import { DEFAULT_PROMPT } from '../../host/index.js';
@@ -16,12 +15,12 @@ import { runRemote } from '../../serve/index.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
 import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
 import { LineSurface } from '../render/line-surface.js';
+import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
 
 /** The flags client mode reads. */
 export interface RemoteFlags {
@@ -71,42 +70,6 @@ export function checkRemoteFlags(flags: RemoteFlags, command: Command): void {
   if (given.length > 0) {
     throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'configures' : 'configure'} a local run, and with --nats-context the run is hosted by the remote agent; remove ${given.length === 1 ? 'it' : 'them'}`);
   }
-}
-
-function exitForStatus(status: RunStatus): ExitCode {
-  switch (status) {
-    case 'completed':
-    case 'suspended':
-      return EXIT.ok;
-    case 'budget':
-      return EXIT.budget;
-    case 'max_iterations':
-      return EXIT.maxIterations;
-    case 'aborted':
-      return EXIT.aborted;
-    case 'error':
-      return EXIT.error;
-    case 'crashed':
-      return EXIT.crashed;
-    default: {
-      const never: never = status;
-      return never;
-    }
-  }
-}
-
-function envFlag(env: Io['env'], name: string): boolean {
-  const v = env[name];
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-}
-
-function processInterrupt(handler: () => void): () => void {
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
 }
 
 /** Who this client is and whom it asks: the configuration is read only when it is there or named. */
@@ -173,7 +136,7 @@ export async function runRemoteCommand(query: readonly string[], flags: RemoteFl
     else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
     const usage = outcome.usage;
     println(io.err, `Run summary: agent=${agent} stop_reason=${outcome.stopReason}${usage === undefined ? '' : ` tokens=${usage.input_tokens}/${usage.output_tokens}`}`);
-    const code = exitForStatus(outcome.status);
+    const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {
     for (const c of cleanup.reverse()) c();

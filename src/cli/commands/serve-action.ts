@@ -16,6 +16,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
+import { envFlag, processInterrupt } from '../process.js';
 
 export interface ServeFlags {
   readonly config: string;
@@ -60,20 +61,6 @@ function checkFlags(flags: ServeFlags, cwd: string): string {
   }
   if (!isDir) throw new UsageError(`--work-dir ${JSON.stringify(flags.workDir)} is not an existing directory; create it or pass another`);
   return dir;
-}
-
-function envFlag(env: Io['env'], name: string): boolean {
-  const v = env[name];
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-}
-
-function processInterrupt(handler: () => void): () => void {
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
 }
 
 function printBanner(io: Io, server: ToolServer): void {
