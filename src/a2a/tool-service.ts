@@ -3,7 +3,8 @@
  * that could not run, a deferral) are answered in-band with `is_error`; only a body that is too
  * big, not JSON, of the wrong protocol or failing its schema is a transport error (status 400).
  */
-import type { Prompter, Tool } from '../toolkit/tool.js';
+import type { Tool } from '../toolkit/tool.js';
+import { DENY_PROMPTER } from '../toolkit/invoke/deny-prompter.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
 import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
 import type { InvokeWrapper } from '../toolkit/invoke/types.js';
@@ -15,15 +16,6 @@ import { stampReply } from './stamp.js';
 import { createTransport } from './registry.js';
 import type { EndpointSpec, IncomingRequest, ServiceHandle, Transport } from './transport.js';
 import type { BodyOf, Identity } from './types.js';
-
-/** A prompter that can ask nobody: every question gets the conservative answer. */
-export const DENY_PROMPTER: Prompter = Object.freeze({
-  canPrompt: () => false,
-  approve: () => Promise.resolve('decline' as const),
-  confirm: () => Promise.resolve(false),
-  select: () => Promise.resolve(null),
-  input: () => Promise.resolve(null),
-});
 
 export interface ToolServiceOptions {
   readonly identity: string;

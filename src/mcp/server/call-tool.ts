@@ -11,7 +11,7 @@ import type { ApprovalVerdict, InvokeEvent, InvokeWrapper } from '../../toolkit/
 import type { Tool } from '../../toolkit/tool.js';
 import { approvalForm, denialReason, gateAction, isApproval } from './approval.js';
 import type { ApprovalForm } from './approval.js';
-import { DENY_PROMPTER } from './deny-prompter.js';
+import { DENY_PROMPTER } from '../../toolkit/invoke/deny-prompter.js';
 import { ungatedCall, ungatedReason } from './ungated.js';
 import type { UngatedCall } from './ungated.js';
 import { gateOf } from '../../toolkit/invoke/gate.js';

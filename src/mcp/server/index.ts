@@ -14,7 +14,7 @@ export type { ServedResult } from './result.js';
 export { listTools, sessionServer } from './session-server.js';
 export type { ServerIdentity } from './session-server.js';
 export { Semaphore } from './semaphore.js';
-export { DENY_PROMPTER } from './deny-prompter.js';
+export { DENY_PROMPTER } from '../../toolkit/invoke/deny-prompter.js';
 export { McpServeError, MCP_SERVE_ERROR_CODES } from './errors.js';
 export type { McpServeErrorCode } from './errors.js';
 export { mcpNotes, NOTE_LEVELS } from './notes.js';

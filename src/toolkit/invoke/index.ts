@@ -1,5 +1,6 @@
 /** The one tool-invocation pipeline every surface calls. */
 export { invokeTool } from './invoke.js';
+export { DENY_PROMPTER } from './deny-prompter.js';
 export { runTool } from './run-tool.js';
 export type { RunToolResult } from './run-tool.js';
 export { CONFIRM_TAG, denialOutput, gateOf } from './gate.js';

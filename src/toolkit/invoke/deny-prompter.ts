@@ -1,8 +1,9 @@
-import type { ApprovalDecision, Prompter } from '../../toolkit/tool.js';
+import type { ApprovalDecision, Prompter } from '../tool.js';
 
 /**
- * The prompter every served call receives: nobody stands behind an MCP call to answer a
- * question, so each question resolves to its conservative answer and a tool that asks is denied.
+ * The prompter every served call receives (over MCP or a2a): nobody stands behind a served call to
+ * answer a question, so each question resolves to its conservative answer and a tool that asks is
+ * denied.
  */
 export const DENY_PROMPTER: Prompter = Object.freeze({
   canPrompt: (): boolean => false,
