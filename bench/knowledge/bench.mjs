@@ -3,7 +3,6 @@
 // local fake embeddings server. Prints one JSON line.
 import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,6 +14,7 @@ import {
   openWriter,
   search,
 } from '../../dist/knowledge/index.js';
+import { fakeEmbeddings } from '../lib/toy-embeddings.mjs';
 
 const FILES = Number(process.env.KNOWLEDGE_BENCH_FILES ?? 10_000);
 const HYBRID_FILES = Number(process.env.KNOWLEDGE_BENCH_HYBRID_FILES ?? 500);
@@ -105,32 +105,6 @@ function generate(dir, files) {
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
-
-function toy(text, dim) {
-  const v = new Array(dim).fill(0);
-  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) {
-    if (w === '') continue;
-    let h = 2166136261;
-    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
-    v[(h >>> 0) % dim] += 1;
-  }
-  v[0] += 0.01;
-  return v;
-}
-
-async function fakeEmbeddings(dim) {
-  const server = createServer((req, res) => {
-    const parts = [];
-    req.on('data', (c) => parts.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(parts).toString('utf8'));
-      const data = body.input.map((t, index) => ({ object: 'embedding', index, embedding: toy(t, dim) }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/v1`, close: () => new Promise((r) => server.close(r)) };
-}
 
 const root = mkdtempSync(join(tmpdir(), 'fisk-knowledge-bench-'));
 try {
