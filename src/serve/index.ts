@@ -5,3 +5,4 @@ export { runRemote, eventFromBlock, statusForStopReason } from './remote-run.js'
 export type { RemoteRunOptions, RemoteRunOutcome } from './remote-run.js';
 export { ServeError, SERVE_ERROR_CODES } from './errors.js';
 export type { ServeErrorCode } from './errors.js';
+export type { Channel, Work, WorkResult } from './channel.js';
