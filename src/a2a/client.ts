@@ -16,6 +16,8 @@ export interface CallOptions {
 
 export class A2aClient {
   private readonly self: Identity;
+  /** Each peer's checked identity and tool subject, worked out on its first call. */
+  private readonly peers = new Map<string, { readonly identity: Identity; readonly tool: string }>();
 
   constructor(
     private readonly transport: Transport,
@@ -36,11 +38,22 @@ export class A2aClient {
    * input at all (models send `null` for tools without arguments; the server reads absence as `{}`).
    */
   async callTool(agent: string, name: string, input: Readonly<Record<string, unknown>> | null | undefined, opts: CallOptions = {}): Promise<ToolReplyMessage> {
+    const peer = this.peer(agent);
     const req = stampRequest('io.choria.fisk-ai.v1.tool.request', input === null || input === undefined ? { name } : { name, input }, {
       sender: this.self,
-      recipient: { name: checkIdentity(agent, 'agent') },
+      recipient: peer.identity,
     });
-    const data = await this.transport.request(subjects.tool(agent), encode(req), opts);
+    const data = await this.transport.request(peer.tool, encode(req), opts);
     return decode(data, ['io.choria.fisk-ai.v1.tool.reply']);
+  }
+
+  private peer(agent: string): { readonly identity: Identity; readonly tool: string } {
+    let peer = this.peers.get(agent);
+    if (peer === undefined) {
+      peer = { identity: { name: checkIdentity(agent, 'agent') }, tool: subjects.tool(agent) };
+      // bounded: a client talks to the hosts of one configuration, not to every name it is handed
+      if (this.peers.size < 256) this.peers.set(agent, peer);
+    }
+    return peer;
   }
 }

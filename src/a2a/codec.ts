@@ -60,14 +60,34 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The nesting depth of a JSON value, walked with an explicit stack and stopping past `limit`. */
+/**
+ * Whether a JSON value nests deeper than `limit`, walked with an explicit stack (two parallel
+ * arrays, no allocation per node) that only ever holds objects and arrays, stopping past `limit`.
+ */
 export function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
+  if (typeof value !== 'object' || value === null) return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop() as object;
+    const d = depths.pop() as number;
     if (d > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+    if (Array.isArray(v)) {
+      for (const child of v as unknown[]) {
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
+    } else {
+      for (const key in v) {
+        const child = (v as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
+    }
   }
   return false;
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { A2aError } from './errors.js';
 import { DEFAULT_TIMEOUT_MS } from './protocol.js';
-import { PullQueue, serveLoop, Slots } from './transport.js';
+import { PullQueue, ServingPath } from './transport.js';
 import type { IncomingRequest, ReplyStream, ServiceHandle, ServiceSpec, Subscription, Transport, TransportOptions } from './transport.js';
 
 /** What travels on the bus: a body, or a transport error in place of one. */
@@ -109,31 +109,19 @@ class InprocTransport implements Transport {
   }
 
   serve(spec: ServiceSpec): Promise<ServiceHandle> {
-    const slots = new Slots(spec.slots);
-    const inFlight = new Set<Promise<void>>();
-    const stops: Array<() => void> = [];
-    const loops: Array<Promise<void>> = [];
-    const intakes: Array<PullQueue<IncomingRequest>> = [];
-    for (const endpoint of spec.endpoints) {
-      const intake = new PullQueue<IncomingRequest>();
-      intakes.push(intake);
-      stops.push(
-        this.bus.listen(endpoint.subject, {
-          queue: spec.name,
-          deliver: (d) => {
-            if (d.kind !== 'data') return;
-            intake.push(this.incoming(endpoint.subject, d.data, d.replyTo));
-          },
-        }),
-      );
-      loops.push(serveLoop(intake, endpoint, slots, inFlight));
-    }
+    const path = new ServingPath(spec.slots);
+    const stops = spec.endpoints.map((endpoint) =>
+      this.bus.listen(endpoint.subject, {
+        queue: spec.name,
+        deliver: (d) => {
+          if (d.kind === 'data') path.accept(endpoint, this.incoming(endpoint.subject, d.data, d.replyTo));
+        },
+      }),
+    );
     return Promise.resolve({
       stop: async () => {
         for (const s of stops) s();
-        for (const i of intakes) i.close();
-        await Promise.all(loops);
-        await Promise.allSettled([...inFlight]);
+        await path.stop();
       },
     });
   }

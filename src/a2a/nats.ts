@@ -10,8 +10,8 @@ import { ServiceErrorCodeHeader, ServiceErrorHeader, Svcm } from '@nats-io/servi
 import type { ServiceMsg } from '@nats-io/services';
 import { A2aError } from './errors.js';
 import { DEFAULT_TIMEOUT_MS } from './protocol.js';
-import { PullQueue, serveLoop, Slots } from './transport.js';
-import type { IncomingRequest, Intake, ReplyStream, ServiceHandle, ServiceSpec, Subscription, Transport, TransportOptions } from './transport.js';
+import { PullQueue, ServingPath } from './transport.js';
+import type { IncomingRequest, ReplyStream, ServiceHandle, ServiceSpec, Subscription, Transport, TransportOptions } from './transport.js';
 
 /** A header value carries no line breaks or control characters and stays short. */
 function headerSafe(text: string): string {
@@ -107,30 +107,22 @@ class NatsTransport implements Transport {
       description: spec.description,
       queue: spec.name,
     });
-    const slots = new Slots(spec.slots);
-    const inFlight = new Set<Promise<void>>();
-    const iterators: Array<{ stop(err?: Error): void }> = [];
-    const loops = spec.endpoints.map((endpoint) => {
-      const iter = service.addEndpoint(endpoint.name, { subject: endpoint.subject, queue: spec.name });
-      iterators.push(iter);
-      const it = iter[Symbol.asyncIterator]();
-      const intake: Intake = {
-        pull: async () => {
-          const r = await it.next();
-          if (r.done === true) return { value: undefined, done: true };
-          return { value: incoming(r.value), done: false };
+    const path = new ServingPath(spec.slots);
+    for (const endpoint of spec.endpoints) {
+      service.addEndpoint(endpoint.name, {
+        subject: endpoint.subject,
+        queue: spec.name,
+        // the subscription's own errors stop the service (the micro framework closes it on one)
+        handler: (err, msg) => {
+          if (err === null) path.accept(endpoint, incoming(msg));
         },
-      };
-      return serveLoop(intake, endpoint, slots, inFlight);
-    });
+      });
+    }
     await this.nc.flush();
     return {
       stop: async () => {
         await service.stop();
-        // an endpoint's iterator is not guaranteed to end when the service stops, so intake is ended here
-        for (const i of iterators) i.stop();
-        await Promise.all(loops);
-        await Promise.allSettled([...inFlight]);
+        await path.stop();
       },
     };
   }

@@ -6,8 +6,11 @@ import { mintId } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
 import type { BodyOf, Header, Identity, MessageMap } from './types.js';
 
+/** The header first, in one fixed shape, then the body's own fields. */
 function build<P extends ProtocolId>(protocol: P, body: BodyOf<P>, header: Omit<Header<P>, 'protocol'>): MessageMap[P] {
-  return { ...header, ...body, protocol } as unknown as MessageMap[P];
+  const message: Record<string, unknown> = Object.assign(header, body);
+  message['protocol'] = protocol;
+  return message as unknown as MessageMap[P];
 }
 
 /**

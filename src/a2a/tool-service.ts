@@ -15,7 +15,7 @@ import type { AgentCard } from './card.js';
 import { stampReply } from './stamp.js';
 import { createTransport } from './registry.js';
 import type { EndpointSpec, IncomingRequest, ServiceHandle, Transport } from './transport.js';
-import type { BodyOf, Identity } from './types.js';
+import type { BodyOf, Identity, Message } from './types.js';
 
 export interface ToolServiceOptions {
   readonly identity: string;
@@ -66,10 +66,11 @@ export function refuseBadBody(request: IncomingRequest, err: unknown): boolean {
   return false;
 }
 
-function respondMessage(request: IncomingRequest, build: () => Uint8Array): void {
+/** Encodes and sends a reply; one that cannot be encoded is a fault on this side (500). */
+function respondMessage(request: IncomingRequest, message: Message): void {
   let data: Uint8Array;
   try {
-    data = build();
+    data = encode(message);
   } catch (err) {
     request.respondError(500, `reply could not be encoded: ${(err as Error).message}`);
     return;
@@ -140,7 +141,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
       handle: (request) => {
         try {
           const req = decode(request.data, ['io.choria.fisk-ai.v1.discovery.request']);
-          respondMessage(request, () => encode(stampReply('io.choria.fisk-ai.v1.discovery.reply', card, req, { self })));
+          respondMessage(request, stampReply('io.choria.fisk-ai.v1.discovery.reply', card, req, { self }));
         } catch (err) {
           if (!refuseBadBody(request, err)) throw err;
         }
@@ -168,7 +169,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
           ...(body.exec !== undefined ? { exitCode: body.exec.exit_code ?? 0 } : {}),
           durationMs: performance.now() - started,
         });
-        respondMessage(request, () => encode(stampReply('io.choria.fisk-ai.v1.tool.reply', body, req, { self })));
+        respondMessage(request, stampReply('io.choria.fisk-ai.v1.tool.reply', body, req, { self }));
       },
     },
   ];

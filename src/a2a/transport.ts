@@ -175,38 +175,85 @@ export class PullQueue<T> {
 }
 
 /**
- * The serving path both bindings share: take a request, take a slot, then start the worker. The
- * slot is taken before the worker starts, so with every slot busy intake stops reading and the
- * pressure reaches the transport instead of piling requests up in memory.
+ * The serving path both bindings share. The slot is taken on the intake path, before a worker
+ * starts: while every slot is busy a request waits, in arrival order, without starting, and the
+ * slot a finishing call frees passes straight to the oldest waiting request. Requests of an
+ * unslotted endpoint run one at a time in arrival order on the intake path itself, so such a
+ * handler must answer quickly. A free slot starts the worker in the same turn the request
+ * arrived in: an idle service adds no queueing to a call.
  */
-/** Where the serving path reads requests from: pulled one at a time, so not pulling is back-pressure. */
-export interface Intake {
-  pull(): Promise<IteratorResult<IncomingRequest> | undefined>;
-}
+export class ServingPath {
+  private free: number;
+  private readonly waiting: Array<{ readonly endpoint: EndpointSpec; readonly request: IncomingRequest }> = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly serial = new Map<EndpointSpec, Promise<void>>();
+  private open = true;
 
-export async function serveLoop(intake: Intake, endpoint: EndpointSpec, slots: Slots, inFlight: Set<Promise<void>>): Promise<void> {
-  for (;;) {
-    const next = await intake.pull();
-    if (next === undefined || next.done === true) return;
-    const request = next.value;
-    if (!endpoint.slotted) {
-      await runHandler(endpoint, request);
-      continue;
+  /** `slots`: slotted requests in flight at once (at least one). */
+  constructor(slots: number) {
+    this.free = Math.max(1, Math.floor(slots));
+  }
+
+  /** Takes one request. After `stop` a request is refused as a transport error (503). */
+  accept(endpoint: EndpointSpec, request: IncomingRequest): void {
+    if (!this.open) {
+      request.respondError(503, 'the service is stopping and takes no new requests');
+      return;
     }
-    await slots.acquire();
-    const work = runHandler(endpoint, request).finally(() => {
-      slots.release();
-      inFlight.delete(work);
+    if (!endpoint.slotted) {
+      const before = this.serial.get(endpoint);
+      const done: Promise<void> = (before === undefined ? runHandler(endpoint, request) : before.then(() => runHandler(endpoint, request))).then(() => {
+        if (this.serial.get(endpoint) === done) this.serial.delete(endpoint);
+      });
+      this.serial.set(endpoint, done);
+      return;
+    }
+    if (this.free > 0) {
+      this.free--;
+      this.start(endpoint, request);
+    } else this.waiting.push({ endpoint, request });
+  }
+
+  /** Requests in flight or waiting for a slot. */
+  get pending(): number {
+    return this.inFlight.size + this.waiting.length;
+  }
+
+  private start(endpoint: EndpointSpec, request: IncomingRequest): void {
+    const work: Promise<void> = runHandler(endpoint, request).then(() => {
+      this.inFlight.delete(work);
+      const next = this.waiting.shift();
+      if (next === undefined) this.free++;
+      else this.start(next.endpoint, next.request);
     });
-    inFlight.add(work);
+    this.inFlight.add(work);
+  }
+
+  /**
+   * Stops taking requests and resolves once every request already taken, waiting ones included,
+   * has been answered.
+   */
+  async stop(): Promise<void> {
+    this.open = false;
+    while (this.inFlight.size > 0 || this.serial.size > 0) {
+      await Promise.allSettled([...this.inFlight, ...this.serial.values()]);
+    }
   }
 }
 
-async function runHandler(endpoint: EndpointSpec, request: IncomingRequest): Promise<void> {
+/** Runs one handler; never rejects. */
+function runHandler(endpoint: EndpointSpec, request: IncomingRequest): Promise<void> {
+  let pending: Promise<void>;
   try {
-    await endpoint.handle(request);
+    pending = endpoint.handle(request);
   } catch (err) {
-    // a handler answers everything it can itself; whatever escapes is a fault on this side
-    request.respondError(500, err instanceof Error ? err.message : String(err));
+    handlerFault(request, err);
+    return Promise.resolve();
   }
+  return pending.then(undefined, (err: unknown) => handlerFault(request, err));
+}
+
+/** A handler answers everything it can itself; whatever escapes is a fault on this side. */
+function handlerFault(request: IncomingRequest, err: unknown): void {
+  request.respondError(500, err instanceof Error ? err.message : String(err));
 }

@@ -40,8 +40,12 @@ export function missingRequired(schema: Readonly<Record<string, unknown>>, input
  */
 export function validateRequired(schema: Readonly<Record<string, unknown>>, input: string): string | undefined {
   const parsed = parseToolInput(input);
-  if (!parsed.ok) return parsed.error;
-  const missing = missingRequired(schema, parsed.value);
+  return parsed.ok ? requiredProblem(schema, parsed.value) : parsed.error;
+}
+
+/** `validateRequired` for input already parsed (see `parseToolInput`), so it is not parsed twice. */
+export function requiredProblem(schema: Readonly<Record<string, unknown>>, input: Readonly<Record<string, unknown>>): string | undefined {
+  const missing = missingRequired(schema, input);
   if (missing.length === 0) return undefined;
   const names = missing.map((m) => JSON.stringify(m)).join(', ');
   return `missing required argument${missing.length === 1 ? '' : 's'} ${names}`;

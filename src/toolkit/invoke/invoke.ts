@@ -5,7 +5,7 @@
  * PostToolUse and result shaping. Each exit answers the call or ends the run, and says why. The
  * wrappers surround all of it, so a span or a log line covers a call that never ran too.
  */
-import { parseToolInput, validateRequired } from '../required.js';
+import { parseToolInput, requiredProblem } from '../required.js';
 import type { CommandResult, Kind, Prompter, Tool } from '../tool.js';
 import { callLine } from '../../util/call-line.js';
 import { toolInputDepthError } from '../../util/json-depth.js';
@@ -34,17 +34,26 @@ function isJsonObject(text: string): boolean {
  * Handles one call through every exit. Never throws for anything a tool, the model or a client
  * did; only a bug (a hook that throws) propagates.
  */
-export async function invokeTool(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResult> {
-  const wrappers = ctx.wrappers ?? [];
+export function invokeTool(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResult> {
+  const wrappers = ctx.wrappers;
+  // a call nobody wraps goes straight to the pipeline, with no chain to build
+  if (wrappers === undefined || wrappers.length === 0) return handle(call, ctx);
   const at = (i: number): Promise<InvokeResult> => {
     const w = wrappers[i];
     return w === undefined ? handle(call, ctx) : w(call, () => at(i + 1));
   };
-  return at(0);
+  try {
+    return at(0);
+  } catch (err) {
+    // a wrapper that throws before it returns a promise fails the call the same way as one that rejects
+    return Promise.reject(err as Error);
+  }
 }
 
+const IGNORE = (): void => undefined;
+
 async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResult> {
-  const observe = ctx.observe ?? (() => undefined);
+  const observe = ctx.observe ?? IGNORE;
   // 1. registry lookup
   const original = ctx.tools.get(call.name);
   observe({ type: 'call', call, tool: original });
@@ -98,7 +107,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
 
   // 4. argument validation, before the gate: nobody is asked to approve a call that cannot run
   const parsed = parseToolInput(input);
-  const invalid = parsed.ok ? validateRequired(tool.inputSchema, input) : parsed.error;
+  const invalid = parsed.ok ? requiredProblem(tool.inputSchema, parsed.value) : parsed.error;
   if (invalid !== undefined) return refused(invalidArgumentsMessage(tool.name, invalid, tool.inputSchema), 'invalid_arguments', tool.kind, true, tool.name);
 
   // 5. the confirm gate fires if either the original or the effective tool is gated

@@ -43,18 +43,25 @@ export async function runTool(tool: Tool, input: string, deps: ExecDeps, signal:
       return { status: 'completed', output: toolFailedMessage(err), isError: true };
     }
   }
-  // one controller per call, fed by the caller's signal and the timer (cheaper than AbortSignal.any)
+  // one controller per call, fed by the caller's signal and the timer (cheaper than AbortSignal.any);
+  // both also settle `stopped` directly, so the race needs no listener on the call's own signal
   const call = new AbortController();
   let timedOut = false;
-  const onAbort = (): void => call.abort(signal.reason);
-  if (signal.aborted) call.abort(signal.reason);
+  let stop!: (why: 'aborted') => void;
+  const stopped = new Promise<'aborted'>((resolve) => (stop = resolve));
+  const onAbort = (): void => {
+    call.abort(signal.reason);
+    stop('aborted');
+  };
+  if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
   const handle = setTimeout(() => {
     timedOut = true;
     call.abort(new Error('tool timeout'));
+    stop('aborted');
   }, timeoutMs);
   try {
-    const outcome = await raced(tool, input, deps, call.signal);
+    const outcome = await Promise.race([tool.execute(input, deps, call.signal), stopped]);
     if (signal.aborted) return { status: 'aborted' };
     if (timedOut || outcome === 'aborted') return { status: 'timeout' };
     return outcome;
