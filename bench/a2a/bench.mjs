@@ -1,16 +1,24 @@
 // Request-reply latency of a trivial remote tool served by the a2a tool service against a bare
 // NATS request-reply of the same payload sizes on the same private nats-server, and served-call
 // throughput at the default cap (2 slots) with 16 concurrent callers. Prints one JSON line.
+//
+// The three kinds of call are measured in interleaved rounds (the order rotates every round), so
+// a burst of load from elsewhere on the machine lands on all of them alike. Each round gives each
+// kind its median wall time per call and its CPU time per call (both sides run in this process,
+// so CPU covers client and server); the ratios are taken per round and reported as median and
+// spread over the rounds. Environment: A2A_BENCH_ROUNDS, A2A_BENCH_CALLS (per kind per round).
 import { Svcm } from '@nats-io/services';
 import { connect } from '@nats-io/transport-node';
 import { A2aClient, buildAgentCard, createTransport, encode, selectExposed, stampReply, stampRequest, startToolService } from '../../dist/a2a/index.js';
 import { startNatsServer } from '../../dist/agenttest/index.js';
 import { newFuncTool } from '../../dist/toolkit/functool/index.js';
 
-const LATENCY_CALLS = 2000;
-const WARMUP = 200;
+const ROUNDS = Number(process.env.A2A_BENCH_ROUNDS ?? 21);
+const CALLS = Number(process.env.A2A_BENCH_CALLS ?? 300);
+const WARMUP = 500;
 const THROUGHPUT_CALLS = 4000;
 const CONCURRENCY = 16;
+const TARGET = 1.3;
 
 const ping = newFuncTool({
   name: 'ping',
@@ -20,21 +28,31 @@ const ping = newFuncTool({
   handler: () => Promise.resolve({ status: 'completed', output: 'pong', isError: false }),
 });
 
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return { median_us: Math.round(at(0.5) * 1000), p99_us: Math.round(at(0.99) * 1000), mean_us: Math.round((s.reduce((a, b) => a + b, 0) / s.length) * 1000) };
+const round2 = (x) => Math.round(x * 100) / 100;
+
+/** Median and spread of a list: min, quartiles, max. */
+function spread(values, scale = (x) => x) {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (q) => scale(s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))]);
+  return { median: at(0.5), min: at(0), p25: at(0.25), p75: at(0.75), max: at(1) };
 }
 
-async function timeCalls(n, call) {
-  for (let i = 0; i < WARMUP; i++) await call();
-  const samples = [];
-  for (let i = 0; i < n; i++) {
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** One block of calls: the median wall time of a call and the CPU time per call, in µs. */
+async function block(call) {
+  const samples = new Array(CALLS);
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < CALLS; i++) {
     const t = performance.now();
     await call();
-    samples.push(performance.now() - t);
+    samples[i] = (performance.now() - t) * 1000;
   }
-  return samples;
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: median(samples), cpu: (cpu.user + cpu.system) / CALLS, samples };
 }
 
 const server = await startNatsServer();
@@ -54,9 +72,40 @@ try {
   micro.addEndpoint('bare', { subject: 'bench.micro', handler: (_e, m) => m.respond(reply) });
   await serving.flush();
 
-  const fisk = stats(await timeCalls(LATENCY_CALLS, () => client.callTool('bench', 'ping', { n: 1 })));
-  const plain = stats(await timeCalls(LATENCY_CALLS, () => calling.request('bench.bare', request, { timeout: 5000 })));
-  const microOnly = stats(await timeCalls(LATENCY_CALLS, () => calling.request('bench.micro', request, { timeout: 5000 })));
+  const kinds = {
+    fisk_tool: () => client.callTool('bench', 'ping', { n: 1 }),
+    bare_nats: () => calling.request('bench.bare', request, { timeout: 5000 }),
+    bare_micro_service: () => calling.request('bench.micro', request, { timeout: 5000 }),
+  };
+  for (const call of Object.values(kinds)) for (let i = 0; i < WARMUP; i++) await call();
+
+  const rounds = [];
+  const all = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+  const names = Object.keys(kinds);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    const got = {};
+    for (const k of order) {
+      got[k] = await block(kinds[k]);
+      for (const s of got[k].samples) all[k].push(s);
+    }
+    rounds.push(got);
+  }
+  const perKind = Object.fromEntries(
+    names.map((k) => {
+      const s = all[k].sort((a, b) => a - b);
+      return [
+        k,
+        {
+          wall_us: spread(rounds.map((r) => r[k].wall), Math.round),
+          cpu_us: spread(rounds.map((r) => r[k].cpu), Math.round),
+          p99_us: Math.round(s[Math.floor(0.99 * (s.length - 1))]),
+        },
+      ];
+    }),
+  );
+  const wallRatio = spread(rounds.map((r) => r.fisk_tool.wall / r.bare_nats.wall), round2);
+  const cpuRatio = spread(rounds.map((r) => r.fisk_tool.cpu / r.bare_nats.cpu), round2);
 
   let next = 0;
   const t0 = performance.now();
@@ -73,10 +122,19 @@ try {
   bare.unsubscribe();
   await micro.stop();
   await service.stop();
-  const ratio = Math.round((fisk.median_us / plain.median_us) * 100) / 100;
   process.stdout.write(
     `${JSON.stringify({
-      latency: { calls: LATENCY_CALLS, request_bytes: request.byteLength, reply_bytes: reply.byteLength, fisk_tool: fisk, bare_nats: plain, bare_micro_service: microOnly, median_ratio: ratio, target_ratio: 1.3, within_target: ratio <= 1.3 },
+      latency: {
+        rounds: ROUNDS,
+        calls_per_round: CALLS,
+        request_bytes: request.byteLength,
+        reply_bytes: reply.byteLength,
+        ...perKind,
+        wall_ratio: wallRatio,
+        cpu_ratio: cpuRatio,
+        target_ratio: TARGET,
+        within_target: wallRatio.median <= TARGET,
+      },
       throughput: { calls: THROUGHPUT_CALLS, concurrency: CONCURRENCY, slots: 2, calls_per_second: Math.round(THROUGHPUT_CALLS / seconds) },
     })}\n`,
   );

@@ -2,7 +2,7 @@
  * Header population. Stamping is not signing: sender and recipient are assertions for logs and
  * reply addressing, and a reply only ever goes to the inbox the transport supplied.
  */
-import { mintId } from './protocol.js';
+import { isoTime, mintId } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
 import type { BodyOf, Header, Identity, MessageMap } from './types.js';
 
@@ -29,7 +29,7 @@ export function stampRequest<P extends ProtocolId>(
     request: id,
     conversation: opts.conversation ?? id,
     sequence: 0,
-    time: now.toISOString(),
+    time: isoTime(now),
     sender: opts.sender,
     ...(opts.recipient !== undefined ? { recipient: opts.recipient } : {}),
   });
@@ -52,7 +52,7 @@ export function stampReply<P extends ProtocolId>(
     request: request.request,
     conversation: request.conversation,
     sequence: opts.sequence ?? 0,
-    time: now.toISOString(),
+    time: isoTime(now),
     sender: request.recipient ?? opts.self,
     recipient: request.sender,
   });

@@ -1,7 +1,7 @@
 import type { ToolDef } from '../../llm/types.js';
 import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
-import { parseToolInput, validateRequired } from '../required.js';
+import { parseToolInput, requiredProblem } from '../required.js';
 import { modelDescription } from '../tags.js';
 import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities } from '../tool.js';
 import type { FuncOrigin, FuncToolSpec } from './spec.js';
@@ -100,7 +100,7 @@ export class FuncTool implements Tool {
     const parsed = parseToolInput(input);
     if (!parsed.ok) return { status: 'completed', output: parsed.error, isError: true };
     if (this.#spec.origin === undefined && this.#spec.validateRequired !== false) {
-      const problem = validateRequired(this.inputSchema, input);
+      const problem = requiredProblem(this.inputSchema, parsed.value);
       if (problem !== undefined) return { status: 'completed', output: problem, isError: true };
     }
     return this.#spec.handler(parsed.value, { deps, signal, rawInput: input });
