@@ -36,6 +36,7 @@ import type { ImportedTools } from './imports.js';
 export const RUNTIME_MODES = [
   'run', // a run or a served agent: provider, stores, every tool source
   'mcp', // `fisk mcp`: tools and the knowledge store, no model
+  'lend', // `fisk serve` lending tools over a2a: the tools a peer may call, no model, no stores, no imports
   'listing', // `fisk info`: nothing opened but what shows what a run would get
 ] as const;
 export type RuntimeMode = (typeof RUNTIME_MODES)[number];
@@ -233,7 +234,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
 
     let knowledge: RuntimeKnowledge | undefined;
     const k = config.harness.knowledge;
-    const servesKnowledge = mode === 'mcp' ? (config.expose.mcp?.builtins.length ?? 0) > 0 : true;
+    // no built-in is lent over a2a, so lending opens no knowledge store
+    const servesKnowledge = mode === 'mcp' ? (config.expose.mcp?.builtins.length ?? 0) > 0 : mode !== 'lend';
     if (k.enabled && servesKnowledge) {
       if (mode === 'listing') {
         knowledge = { tools: knowledgeToolsForListing(k), notes: [knowledgeSystemNote(k.readTool)], reader: undefined };
@@ -255,8 +257,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
 
     const human = config.harness.humanInTheLoop ? humanTools() : [];
     const custom = deps.customTools ?? [];
-    // imported tools are never served again: an `mcp` runtime imports none
-    const imported = mode === 'mcp' ? NO_IMPORTS : await openImports(
+    // imported tools are never served again: a runtime that serves tools imports none
+    const imported = mode === 'mcp' || mode === 'lend' ? NO_IMPORTS : await openImports(
       config,
       mode === 'run' ? 'strict' : 'lenient',
       {

@@ -82,7 +82,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = openCommandTelemetry(config, io, flags);
-  const runtime: Runtime = await openRuntime(config, 'run', { env: io.env });
+  // lending tools calls no model: no API key is needed, and no store or peer is opened
+  const runtime: Runtime = await openRuntime(config, 'lend', { env: io.env });
   const cleanup: (() => void)[] = [];
   try {
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);

@@ -13,7 +13,7 @@ import { denialOutput, gateOf } from './gate.js';
 import type { GateInfo } from './gate.js';
 import { invalidArgumentsMessage, timeoutMessage, unknownToolMessage, unknownToolWarning, ungateableMessage } from './messages.js';
 import { runTool } from './run-tool.js';
-import type { AnsweredResult, InvokeCall, InvokeContext, InvokeResult, RefusalReason } from './types.js';
+import type { AnsweredResult, InvokeCall, InvokeContext, InvokeResult, InvokeWrapper, RefusalReason } from './types.js';
 
 function refused(content: string, reason: RefusalReason, toolKind: Kind, isError: boolean, toolName?: string): AnsweredResult {
   return toolName === undefined
@@ -38,16 +38,16 @@ export function invokeTool(call: InvokeCall, ctx: InvokeContext): Promise<Invoke
   const wrappers = ctx.wrappers;
   // a call nobody wraps goes straight to the pipeline, with no chain to build
   if (wrappers === undefined || wrappers.length === 0) return handle(call, ctx);
+  return wrapped(call, ctx, wrappers);
+}
+
+/** The call through its wrappers, outermost first; a wrapper that throws fails the call as one that rejects. */
+async function wrapped(call: InvokeCall, ctx: InvokeContext, wrappers: readonly InvokeWrapper[]): Promise<InvokeResult> {
   const at = (i: number): Promise<InvokeResult> => {
     const w = wrappers[i];
     return w === undefined ? handle(call, ctx) : w(call, () => at(i + 1));
   };
-  try {
-    return at(0);
-  } catch (err) {
-    // a wrapper that throws before it returns a promise fails the call the same way as one that rejects
-    return Promise.reject(err as Error);
-  }
+  return at(0);
 }
 
 const IGNORE = (): void => undefined;
