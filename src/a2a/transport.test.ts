@@ -14,8 +14,8 @@ import { MAX_MESSAGE_BYTES, subjects } from './protocol.js';
 import { createTransport } from './registry.js';
 import { stampRequest } from './stamp.js';
 import { startToolService } from './tool-service.js';
-import type { ServiceHandle, Transport } from './transport.js';
-import { registerTransport } from './transport.js';
+import type { EndpointSpec, IncomingRequest, ServiceHandle, Transport } from './transport.js';
+import { registerTransport, ServingPath } from './transport.js';
 
 let server: NatsServer;
 const conns: NatsConnection[] = [];
@@ -246,5 +246,73 @@ describe('the per-call limit', () => {
     const reply = await new A2aClient(createTransport('inproc', { bus }), 'caller').callTool('slowpoke', 'stuck', {});
     expect([reply.is_error, reply.output]).toEqual([true, 'the tool stuck did not finish within 100ms and was stopped (a command is killed with its process group); its output is lost (the served tool timeout)']);
     await svc.stop();
+  });
+});
+
+describe('the serving path', () => {
+  /** A request that records how it was answered. */
+  function request(tag: string, answers: string[]): IncomingRequest {
+    return {
+      subject: 's',
+      data: new TextEncoder().encode(tag),
+      replyTo: 'inbox',
+      respond: (d) => answers.push(`${tag}:${new TextDecoder().decode(d)}`) > 0,
+      respondError: (status, description) => answers.push(`${tag}:${status} ${description}`) > 0,
+    };
+  }
+
+  it('hands a freed slot to the oldest waiting request, answers a handler fault as 500, and refuses after stop', async () => {
+    const started: string[] = [];
+    const answers: string[] = [];
+    const gates = new Map<string, () => void>();
+    const endpoint: EndpointSpec = {
+      name: 'tool',
+      subject: 's',
+      slotted: true,
+      handle: async (req) => {
+        const tag = new TextDecoder().decode(req.data);
+        started.push(tag);
+        if (tag === 'boom') throw new Error('handler broke');
+        await new Promise<void>((res) => gates.set(tag, res));
+        req.respond(new TextEncoder().encode('done'));
+      },
+    };
+    const path = new ServingPath(2);
+    for (const tag of ['a', 'b', 'c', 'boom', 'd']) path.accept(endpoint, request(tag, answers));
+    // two slots: the first two start in the turn they arrive, the rest wait without starting
+    expect(started).toEqual(['a', 'b']);
+    expect(path.pending).toBe(5);
+    gates.get('b')?.();
+    while (started.length < 3) await new Promise((r) => setTimeout(r, 1));
+    expect(started).toEqual(['a', 'b', 'c']);
+    const stopped = path.stop();
+    path.accept(endpoint, request('late', answers));
+    gates.get('a')?.();
+    while (started.length < 5) await new Promise((r) => setTimeout(r, 1));
+    gates.get('c')?.();
+    gates.get('d')?.();
+    await stopped;
+    expect(started).toEqual(['a', 'b', 'c', 'boom', 'd']);
+    expect(answers).toEqual(['b:done', 'late:503 the service is stopping and takes no new requests', 'a:done', 'boom:500 handler broke', 'c:done', 'd:done']);
+    expect(path.pending).toBe(0);
+  });
+
+  it('runs an unslotted endpoint one request at a time, in arrival order', async () => {
+    const log: string[] = [];
+    const endpoint: EndpointSpec = {
+      name: 'prompt',
+      subject: 's',
+      slotted: false,
+      handle: async (req) => {
+        const tag = new TextDecoder().decode(req.data);
+        log.push(`start ${tag}`);
+        await new Promise((r) => setTimeout(r, 5));
+        log.push(`end ${tag}`);
+      },
+    };
+    const path = new ServingPath(1);
+    for (const tag of ['1', '2', '3']) path.accept(endpoint, request(tag, []));
+    await path.stop();
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
   });
 });
