@@ -9,6 +9,8 @@ import { stampRequest } from './stamp.js';
 import type { Transport } from './transport.js';
 import type { DiscoveryReplyMessage, Identity, ToolReplyMessage } from './types.js';
 
+const TOOL_REPLY = ['io.choria.fisk-ai.v1.tool.reply'] as const;
+
 export interface CallOptions {
   /** Overrides the transport's default timeout for this call. */
   readonly timeoutMs?: number;
@@ -44,7 +46,7 @@ export class A2aClient {
       recipient: peer.identity,
     });
     const data = await this.transport.request(peer.tool, encode(req), opts);
-    return decode(data, ['io.choria.fisk-ai.v1.tool.reply']);
+    return decode(data, TOOL_REPLY);
   }
 
   private peer(agent: string): { readonly identity: Identity; readonly tool: string } {

@@ -18,6 +18,30 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:
 /** Nesting deeper than this is refused before validation: a peer's JSON is walked with a bound. */
 export const MAX_DEPTH = 64;
 
+/** Two decimal digits at `at` (the shape is checked first, so both are digits). */
+function twoDigits(s: string, at: number): number {
+  return (s.charCodeAt(at) - 48) * 10 + (s.charCodeAt(at + 1) - 48);
+}
+
+/**
+ * An RFC 3339 date-time that names a real instant: the shape, then each field in its range, the
+ * day within its month (leap years included) and the offset within a day. A leap second (60) is
+ * refused, as most peers' time parsers refuse it.
+ */
+export function isDateTime(s: string): boolean {
+  if (!RFC3339.test(s)) return false;
+  const year = twoDigits(s, 0) * 100 + twoDigits(s, 2);
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day > days || twoDigits(s, 11) > 23 || twoDigits(s, 14) > 59 || twoDigits(s, 17) > 59) return false;
+  const zone = s.charCodeAt(s.length - 1);
+  // a numeric offset is the last six characters: +hh:mm
+  return zone === 0x5a || zone === 0x7a || (twoDigits(s, s.length - 5) <= 23 && twoDigits(s, s.length - 2) <= 59);
+}
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const ENCODER = new TextEncoder();
 const KNOWN_KEYS = new Map(PROTOCOLS.map((p) => [p, knownKeys(p)]));
@@ -35,7 +59,7 @@ function validators(mode: SchemaMode): Map<ProtocolId, ValidateFunction> {
       unicodeRegExp: false,
       ...(mode === 'lenient' ? { removeAdditional: true } : {}),
     });
-    ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
+    ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
     for (const schema of allSchemas(mode)) ajv.addSchema(schema);
     map = new Map();
     for (const p of PROTOCOLS) {
@@ -152,7 +176,7 @@ export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Mess
     throw new A2aError('unexpected_protocol', `unexpected message protocol: got ${JSON.stringify(protocol)}, want ${expected.map((e) => JSON.stringify(e)).join(' or ')}`);
   }
   const keys = KNOWN_KEYS.get(protocol) as ReadonlySet<string>;
-  for (const key of Object.keys(parsed)) if (!keys.has(key) && !isSiblingCandidate(key)) delete parsed[key];
+  for (const key in parsed) if (!keys.has(key) && !isSiblingCandidate(key)) delete parsed[key];
   const v = validators('lenient').get(protocol) as ValidateFunction;
   if (!v(parsed)) throw new A2aError('invalid', `${protocol} ${describe(v)}`);
   if (protocol === 'io.choria.fisk-ai.v1.event' && isObject(parsed.block)) parsed.block = toBlock(parsed.block);

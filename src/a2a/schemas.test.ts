@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { decode, encode, validateOutgoing } from './codec.js';
+import { decode, encode, isDateTime, validateOutgoing } from './codec.js';
 import { A2aError } from './errors.js';
 import { MAX_MESSAGE_BYTES, PROTOCOLS } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
@@ -169,5 +169,16 @@ describe('stamping', () => {
     const fu = stampRequest('io.choria.fisk-ai.v1.followup', { prompt: 'x' }, { sender: { name: 'a' }, conversation: 'C1' });
     expect(fu.conversation).toBe('C1');
     expect(fu.request).toBe(fu.id);
+  });
+});
+
+describe('the date-time format', () => {
+  it('takes RFC 3339 instants and refuses impossible fields', () => {
+    for (const ok of ['2026-01-02T03:04:05Z', '2026-01-02t03:04:05.123456789z', '2024-02-29T00:00:00+05:30', '2026-12-31T23:59:59-23:59', '2000-02-29T12:00:00Z', '0001-01-01T00:00:00Z']) {
+      expect([ok, isDateTime(ok)]).toEqual([ok, true]);
+    }
+    for (const bad of ['2026-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-01-00T00:00:00Z', '2026-01-02T24:00:00Z', '2026-01-02T23:60:00Z', '2026-01-02T23:59:60Z', '2026-01-02T03:04:05+24:00', '2026-01-02T03:04:05+23:60', '2026-01-02 03:04:05Z', '2026-01-02T03:04:05', 'yesterday']) {
+      expect([bad, isDateTime(bad)]).toEqual([bad, false]);
+    }
   });
 });

@@ -87,7 +87,7 @@ function respondMessage(request: IncomingRequest, message: Message): void {
  */
 async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
   const r = await invokeTool(
-    { id: '', name, input: JSON.stringify(input ?? {}) },
+    { id: '', name, input: JSON.stringify(input ?? {}), parsedInput: input ?? {} },
     {
       tools,
       confirmTags: [],
@@ -125,6 +125,7 @@ async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Re
 }
 
 const NEVER = new AbortController().signal;
+const TOOL_REQUEST = ['io.choria.fisk-ai.v1.tool.request'] as const;
 
 /** The discovery and tool endpoints of one agent. */
 export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
@@ -155,12 +156,12 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
       handle: async (request) => {
         let req;
         try {
-          req = decode(request.data, ['io.choria.fisk-ai.v1.tool.request']);
+          req = decode(request.data, TOOL_REQUEST);
         } catch (err) {
           if (refuseBadBody(request, err)) return;
           throw err;
         }
-        const started = performance.now();
+        const started = opts.observe === undefined ? 0 : performance.now();
         const body = await runTool(byName, req.name, req.input, policy);
         opts.observe?.({
           tool: req.name,

@@ -106,7 +106,8 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   }
 
   // 4. argument validation, before the gate: nobody is asked to approve a call that cannot run
-  const parsed = parseToolInput(input);
+  // a hook's rewrite is parsed afresh; the caller's own decoding is taken as it is
+  const parsed = input === call.input && call.parsedInput !== undefined ? { ok: true as const, value: call.parsedInput } : parseToolInput(input);
   const invalid = parsed.ok ? requiredProblem(tool.inputSchema, parsed.value) : parsed.error;
   if (invalid !== undefined) return refused(invalidArgumentsMessage(tool.name, invalid, tool.inputSchema), 'invalid_arguments', tool.kind, true, tool.name);
 

@@ -10,6 +10,11 @@ export interface InvokeCall {
   readonly id: string;
   readonly name: string;
   readonly input: string;
+  /**
+   * `input` already decoded, when the caller has it (a served call arrives as an object): the
+   * pipeline checks it instead of parsing `input` again. It must be the object `input` encodes.
+   */
+  readonly parsedInput?: Readonly<Record<string, unknown>>;
 }
 
 /** Why a call was answered without running the tool. */
