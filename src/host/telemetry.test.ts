@@ -95,3 +95,14 @@ describe('knowledge fallback counter', () => {
     expect(points.find((p) => p.attributes['fisk.knowledge.degrade_reason'] === 'embed_query')?.value).toBe(1);
   });
 });
+
+describe('served call wrappers', () => {
+  it('wraps served calls in a tool span only while telemetry is exported', async () => {
+    const on = HostTelemetry.open(parseConfigForMode({ text: `identity: sv\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info'), { env: {} });
+    const off = HostTelemetry.open(parseConfigForMode({ text: 'identity: sv\n' }, 'info'), { env: {} });
+    expect(on.servedToolWrappers()).toHaveLength(1);
+    expect(off.servedToolWrappers()).toEqual([]);
+    await on.finish();
+    await off.finish();
+  });
+});

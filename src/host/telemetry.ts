@@ -283,6 +283,14 @@ export class HostTelemetry {
   }
 
   /**
+   * The wrappers for calls a serving surface handles outside any run: the tool span when telemetry
+   * is exported, and none when it is off, so a served call then pays for no span nobody will see.
+   */
+  servedToolWrappers(): readonly InvokeWrapper[] {
+    return this.enabled ? [this.servedToolWrapper()] : [];
+  }
+
+  /**
    * Flushes and stops export within its own timeout. Returns the line to print ("N of M spans
    * delivered"), or `undefined` when export is off.
    */

@@ -90,7 +90,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     const server = await startToolServer(runtime, {
       version: runtime.application?.model.version || packageVersion(),
       workDir,
-      wrappers: [telemetry.servedToolWrapper()],
+      wrappers: telemetry.servedToolWrappers(),
       ...(verbose
         ? {
             observe: (c) => {
