@@ -122,6 +122,7 @@ describe('fisk run importing the tools fisk serve lends', () => {
   }, 60_000);
 
   it('refuses the gated and the denied command to a peer that calls them by name, in-band', async () => {
+    expect([lender.child.exitCode, lender.stderr]).toEqual([null, lender.stderr]);
     const client = new A2aClient(createTransport('nats', { connection: nc }), 'prober');
     for (const name of ['stream_purge', 'secret']) {
       const reply = await client.callTool('lender', name, name === 'stream_purge' ? { stream: 'orders' } : {});
