@@ -11,6 +11,7 @@ import { startRun } from '../host/index.js';
 import type { HostTelemetry, QuestionAnswer, RunHandle, Runtime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
 import { transcriptEvents } from '../cli/commands/session.js';
+import { revealInvisible } from '../util/shell-quote.js';
 
 /** What the page receives: the run's own events (a crash without its stack) and the conversation's. */
 export type WebEvent =
@@ -163,7 +164,13 @@ export class Conversation {
     handle.subscribe({
       emit: (event) => {
         // the stack is for the operator's terminal, never for a page
-        this.#emit(event.type === 'crash' ? { type: 'crash', message: event.message } : event);
+        if (event.type === 'crash') this.#emit({ type: 'crash', message: event.message });
+        // an approval shows the command with invisible characters spelled out, as the terminal does:
+        // a character that vanished on the page would still reach the command
+        else if (event.type === 'question' && event.kind === 'approval') this.#emit({ ...event, text: revealInvisible(event.text) });
+        else this.#emit(event);
+        // with no page open nobody can answer: that is a no, never a wait for someone to come back
+        if (event.type === 'question' && event.id !== undefined && this.#controller === undefined) this.#answer(event.id, null);
       },
     });
     void handle.outcome.then((outcome) => {

@@ -18,8 +18,11 @@ import { stripControl } from '../agent/sanitize.js';
 import { Conversation, RequestRefused } from './conversation.js';
 import type { ConversationOptions } from './conversation.js';
 
-/** The cookie carrying the token after the first load. */
-const COOKIE = 'fisk_web_token';
+/**
+ * The cookie carrying the token after the first load. Browsers keep cookies per host, not per port,
+ * so the name carries the port: two servers on one machine do not overwrite each other's.
+ */
+const cookieName = (port: number): string => `fisk_web_token_${port}`;
 /** The largest request body read. */
 const MAX_BODY = 256 * 1024;
 /** How often an idle event stream gets a comment, so proxies and browsers keep it open. */
@@ -92,10 +95,10 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
+function cookieToken(req: IncomingMessage, name: string): string | undefined {
   for (const part of (header(req, 'cookie') ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return v.join('=');
+    if (k === name) return v.join('=');
   }
   return undefined;
 }
@@ -184,6 +187,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
   const conversation = new Conversation(opts);
   const streams = new Set<ServerResponse>();
   const guardHost = isLoopbackHost(opts.host);
+  let port = 0;
 
   function admitted(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
     const host = header(req, 'host');
@@ -207,7 +211,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
         return false;
       }
     }
-    if (!sameToken(url.searchParams.get('token') ?? cookieToken(req), token)) {
+    if (!sameToken(url.searchParams.get('token') ?? cookieToken(req, cookieName(port)), token)) {
       refuse(res, 401, 'unauthorized: open the address fisk web printed, with its token');
       return false;
     }
@@ -272,7 +276,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     const path = url.pathname;
     if (url.searchParams.has('token') && req.method === 'GET' && path === '/') {
       // the token moves into a cookie the page's scripts cannot read, and out of the address bar
-      res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/` });
+      res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/` });
       res.end();
       return;
     }
@@ -294,7 +298,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     http.once('error', (err) => reject(new Error(`cannot listen on ${baseUrl(opts.host, opts.port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
     http.listen(opts.port, opts.host, () => resolve());
   });
-  const port = (http.address() as AddressInfo).port;
+  port = (http.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {

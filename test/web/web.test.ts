@@ -254,7 +254,7 @@ describe('fisk web in a browser', () => {
   });
 
   it('answers bad requests with a status and a message naming what to change', async () => {
-    const auth = { host: `127.0.0.1:${url.port}`, cookie: `fisk_web_token=${token}` };
+    const auth = { host: `127.0.0.1:${url.port}`, cookie: `fisk_web_token_${url.port}=${token}` };
     const json = { ...auth, 'content-type': 'application/json' };
     const form = await raw('/api/prompt', { ...auth, 'content-type': 'text/plain' }, 'POST', '{"tab":"x","prompt":"hi"}');
     expect(form.status).toBe(415);
@@ -281,8 +281,10 @@ describe('fisk web in a browser', () => {
     expect((await raw('/api/sessions', { host })).status).toBe(401);
     expect((await raw('/', { host })).status).toBe(401);
     expect((await raw(`/api/sessions?token=${'x'.repeat(token.length)}`, { host })).status).toBe(401);
-    expect((await raw('/api/sessions', { host, cookie: `fisk_web_token=${token.slice(1)}` })).status).toBe(401);
-    expect((await raw('/api/sessions', { host, cookie: `fisk_web_token=${token}` })).status).toBe(200);
+    expect((await raw('/api/sessions', { host, cookie: `fisk_web_token_${url.port}=${token.slice(1)}` })).status).toBe(401);
+    expect((await raw('/api/sessions', { host, cookie: `fisk_web_token_${url.port}=${token}` })).status).toBe(200);
+    // the cookie of a server on another port is not this one's
+    expect((await raw('/api/sessions', { host, cookie: `fisk_web_token_1=${token}` })).status).toBe(401);
     expect((await raw(`/api/sessions?${good}`, { host: `evil.example:${url.port}` })).status).toBe(403);
     expect((await raw(`/api/sessions?${good}`, { host: `127.0.0.1.nip.io:${url.port}` })).status).toBe(403);
     expect((await raw(`/api/sessions?${good}`, { host, origin: 'http://evil.example' })).status).toBe(403);

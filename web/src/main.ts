@@ -244,6 +244,8 @@ function askQuestion(q: Extract<Incoming, { type: 'question' }>): void {
   if (q.id === undefined) return;
   const pending = add(el('div', 'note waiting', q.kind === 'approval' ? `Approval needed: ${q.text}` : `Question: ${q.text}`));
   pending.dataset['question'] = q.id;
+  statusPill.textContent = control ? 'waiting for you' : 'waiting for an answer';
+  statusPill.dataset['state'] = 'waiting';
   if (!control) return;
   asked = q;
   const title = $('question-title');
