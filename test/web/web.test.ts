@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
+import { anthropicMessage, anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import type { FakeModelServer, FakeReply } from '../../src/agenttest/fake-model-server.js';
 import { anthropicEventStream } from '../../src/agenttest/sse-wire.js';
@@ -135,7 +135,17 @@ describe('fisk web in a browser', () => {
       'Orders are kept for **30 days** (see docs/retention.md#0).\n\n' +
       'Here is a long enough explanation so that the stream arrives in several pieces, one after another, ' +
       'as the model writes it. <img src="x" onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=1</script>';
-    fake.reply(streamed(anthropicText(answer)));
+    fake.reply(
+      streamed(
+        anthropicMessage(
+          [
+            { type: 'thinking', thinking: 'The retention policy is in the handbook.', signature: 'sig' },
+            { type: 'text', text: answer, citations: [] },
+          ],
+          { usage: { input_tokens: 1234, output_tokens: 56 } },
+        ),
+      ),
+    );
     await send(page, 'How long are orders kept?');
     await turnsEnded(page, 1);
     const final = page.locator('.assistant.final');
@@ -144,7 +154,10 @@ describe('fisk web in a browser', () => {
     expect(await final.locator('strong').textContent()).toBe('30 days');
     expect(await page.locator('#log img, #log script').count()).toBe(0);
     expect(await page.evaluate('document.body.dataset.pwned')).toBeUndefined();
-    await expect.poll(() => page.locator('#tokens').textContent()).toMatch(/\d+ in \/ \d+ out tokens/);
+    await expect.poll(() => page.locator('#tokens').textContent()).toBe('1234 in / 56 out tokens');
+    const thinking = page.locator('details.thinking');
+    expect(await thinking.getAttribute('open')).toBeNull();
+    expect(await thinking.textContent()).toContain('The retention policy is in the handbook.');
     await page.screenshot({ path: join(SHOTS, 'answer.png') });
   });
 

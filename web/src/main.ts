@@ -385,7 +385,9 @@ function handle(e: Incoming): void {
     case 'thinking': {
       const d = el('details', 'thinking');
       d.append(el('summary', undefined, 'Thinking'), el('pre', undefined, e.text));
-      add(d);
+      // the reasoning arrives after the answer it led to has streamed: shown before that answer
+      if (streaming !== undefined) streaming.el.before(d);
+      else add(d);
       return;
     }
     case 'tool_call':
