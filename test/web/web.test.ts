@@ -92,6 +92,8 @@ beforeAll(async () => {
       '  knowledge:',
       '    enabled: true',
       '    paths: [docs]',
+      '  human_in_the_loop:',
+      '    enabled: true',
       '',
     ].join('\n'),
   );
@@ -264,6 +266,28 @@ describe('fisk web in a browser', () => {
     await resume.click();
     await expect.poll(() => page.locator('.assistant.final').last().textContent()).toContain('Done at last.');
     expect(await page.locator('.turn-end').last().getAttribute('data-status')).toBe('completed');
+  });
+
+  it('puts ask_human questions in the same dialog: a choice clicked, Escape as no', async () => {
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_select', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } }])),
+      streamed(anthropicToolUse([{ id: 'toolu_confirm', name: 'ask_human_confirm', input: { question: 'Purge audit now?' } }])),
+      streamed(anthropicText('Understood.')),
+    );
+    const turns = await page.locator('.turn-end').count();
+    await send(page, 'Ask me first.');
+    const dialog = page.locator('dialog#question[open]');
+    await dialog.waitFor();
+    expect(await dialog.locator('#question-text').textContent()).toBe('Which stream?');
+    expect(await dialog.locator('.choices button').allTextContents()).toEqual(['No answer', 'orders', 'audit']);
+    await dialog.getByRole('button', { name: 'audit' }).click();
+    await page.locator('.tool[data-call-id="toolu_select"][data-result]').waitFor();
+    expect(await page.locator('.tool[data-call-id="toolu_select"] pre.output').textContent()).toContain('"selected":"audit"');
+    await dialog.waitFor();
+    expect(await dialog.locator('.choices button').allTextContents()).toEqual(['No', 'Yes']);
+    await page.keyboard.press('Escape');
+    await turnsEnded(page, turns + 1);
+    expect(await page.locator('.tool[data-call-id="toolu_confirm"] pre.output').textContent()).toContain('"confirmed":false');
   });
 
   it('answers bad requests with a status and a message naming what to change', async () => {
