@@ -16,6 +16,7 @@ import type { Runtime } from '../host/index.js';
 import type { QuestionAnswer } from '../host/index.js';
 import { stripControl } from '../agent/sanitize.js';
 import { Conversation, RequestRefused } from './conversation.js';
+import { WebError } from './errors.js';
 import type { ConversationOptions } from './conversation.js';
 
 /**
@@ -71,7 +72,7 @@ function loadPage(dir: string): Map<string, { readonly body: Buffer; readonly ty
     try {
       entries = readdirSync(d, { withFileTypes: true });
     } catch {
-      throw new Error(`the web page is not built (no ${dir}); run npm run build`);
+      throw new WebError('page_missing', `the web page is not built (no ${dir}); run npm run build`);
     }
     for (const e of entries) {
       const full = join(d, e.name);
@@ -80,7 +81,7 @@ function loadPage(dir: string): Map<string, { readonly body: Buffer; readonly ty
     }
   };
   walk(dir);
-  if (!files.has('/index.html')) throw new Error(`the web page is not built (no index.html in ${dir}); run npm run build`);
+  if (!files.has('/index.html')) throw new WebError('page_missing', `the web page is not built (no index.html in ${dir}); run npm run build`);
   return files;
 }
 
@@ -295,7 +296,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     });
   });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (err) => reject(new Error(`cannot listen on ${baseUrl(opts.host, opts.port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
+    http.once('error', (err) => reject(new WebError('listen', `cannot listen on ${baseUrl(opts.host, opts.port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
     http.listen(opts.port, opts.host, () => resolve());
   });
   port = (http.address() as AddressInfo).port;
