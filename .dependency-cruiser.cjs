@@ -1,12 +1,12 @@
 /**
  * The layer walls of docs/architecture.md, enforced on every `npm test`.
  *
- *   root       src/cli, src/tui                          may import anything below
+ *   root       src/cli, src/tui, src/web                 may import anything below
  *   middle     src/host, src/agent, src/serve, src/remotetools   libraries and leaves
  *   libraries  everything else under src/ (llm, toolkit, ...)    leaves and other libraries, no cycles
  *   leaves     src/config, src/telemetry, src/errors             their own few packages only; any may import src/errors
  */
-const ROOT = '^src/(cli|tui)/';
+const ROOT = '^src/(cli|tui|web)/';
 const MIDDLE = '^src/(host|agent|serve|remotetools)/';
 const LIBRARIES =
   '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|util|app)/';

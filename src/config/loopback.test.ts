@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, isLoopbackUrl } from './loopback.js';
+import { isLoopbackHost, isLoopbackUrl, loopbackRequestRefusal } from './loopback.js';
 import { checkServiceUrl } from './prepare.js';
 
 describe('isLoopbackHost', () => {
@@ -37,5 +37,24 @@ describe('checkServiceUrl: https unless this machine', () => {
   });
   it.each(['http://127.0.0.1:11434/v1', 'http://[::1]:8080', 'http://localhost:1/'])('accepts plain http to %s', (url) => {
     expect(checkServiceUrl(url, 'llm.base_url').protocol).toBe('http:');
+  });
+});
+
+describe('loopbackRequestRefusal', () => {
+  it.each([
+    ['127.0.0.1:8090', undefined],
+    ['localhost:8090', 'http://localhost:8090'],
+    ['[::1]:8090', 'http://[::1]:8090'],
+    ['127.0.0.1', 'http://127.0.0.1:3000'],
+  ])('answers Host %s with Origin %s', (host, origin) => {
+    expect(loopbackRequestRefusal(host, origin)).toBeUndefined();
+  });
+
+  it.each([undefined, 'evil.example:8090', '127.0.0.1.nip.io:8090', '127.attacker.example', '[::2]:8090', ''])('refuses Host %s', (host) => {
+    expect(loopbackRequestRefusal(host, undefined)).toMatch(/loopback Host/);
+  });
+
+  it.each(['http://evil.example', 'http://127.0.0.1.nip.io:8090', 'null', 'not a url', 'https://localhost.attacker.example'])('refuses Origin %s', (origin) => {
+    expect(loopbackRequestRefusal('127.0.0.1:8090', origin)).toMatch(/non-loopback web origin/);
   });
 });

@@ -22,6 +22,34 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
+/**
+ * Why a request reaching a listener bound to a loopback address must be refused, or `undefined`
+ * when it may be answered. `Host` must name this machine, so a page whose name was rebound to
+ * 127.0.0.1 cannot reach the listener; `Origin`, when a browser sends one, must be a loopback page,
+ * so another site open in the same browser cannot. Both are parsed, never compared by prefix.
+ */
+export function loopbackRequestRefusal(host: string | undefined, origin: string | undefined): string | undefined {
+  const name = hostName(host);
+  if (name === undefined || !isLoopbackHost(name)) return 'forbidden: this server answers only to a loopback Host';
+  if (origin !== undefined && !isLoopbackHost(originHost(origin))) return 'forbidden: requests from a non-loopback web origin are refused';
+  return undefined;
+}
+
+function hostName(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
+  const colon = header.lastIndexOf(':');
+  return (colon < 0 ? header : header.slice(0, colon)).toLowerCase();
+}
+
+function originHost(origin: string): string {
+  try {
+    return new URL(origin).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
 /** Whether a parsed URL's host is this machine (see `isLoopbackHost`). */
 export function isLoopbackUrl(url: URL): boolean {
   return isLoopbackHost(url.hostname);

@@ -146,6 +146,21 @@ function messageEvents(message: Message, results: boolean): AgentEvent[] {
 }
 
 /**
+ * A stored conversation as the events a live run emits, each with the role of the message it came
+ * from, so another surface can replay it through its own renderer. Results of a pending batch
+ * answered before the run stopped follow the batch.
+ */
+export function transcriptEvents(run: FoldedRun): { readonly role: Message['role']; readonly event: AgentEvent }[] {
+  const out: { readonly role: Message['role']; readonly event: AgentEvent }[] = [];
+  const messages = run.pending === undefined ? run.messages : [...run.messages, run.pending.message];
+  for (const message of messages) for (const event of messageEvents(message, true)) out.push({ role: message.role, event });
+  for (const p of run.pending?.calls ?? []) {
+    if (p.state === 'answered') out.push({ role: 'user', event: { type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content } });
+  }
+  return out;
+}
+
+/**
  * The conversation as lines: operator text quoted with `> `, model prose as written, and calls,
  * results and (with `thinking`) reasoning through the same line renderer a live run uses.
  */

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmOverMcp } from '../../config/types.js';
-import { isLoopbackHost } from '../../config/loopback.js';
+import { isLoopbackHost, loopbackRequestRefusal } from '../../config/loopback.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { ELICITATION_TIMEOUT_MS } from './approval.js';
@@ -96,21 +96,6 @@ export interface RunningMcpServer {
 export function endpointUrl(host: string, port: number): string {
   const shown = host === '' || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
-}
-
-function hostName(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
-  const colon = header.lastIndexOf(':');
-  return (colon < 0 ? header : header.slice(0, colon)).toLowerCase();
-}
-
-function originHost(origin: string): string {
-  try {
-    return new URL(origin).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
 }
 
 function jsonError(res: ServerResponse, status: number, message: string): void {
@@ -200,11 +185,9 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
     if (guardHost) {
-      const name = hostName(headerValue(req, 'host'));
-      if (name === undefined || !isLoopbackHost(name)) return jsonError(res, 403, 'forbidden: this server answers only to a loopback Host');
       // a browser names the page that sent a request; only a loopback page may call local tools
-      const origin = headerValue(req, 'origin');
-      if (origin !== undefined && !isLoopbackHost(originHost(origin))) return jsonError(res, 403, 'forbidden: requests from a non-loopback web origin are refused');
+      const refused = loopbackRequestRefusal(headerValue(req, 'host'), headerValue(req, 'origin'));
+      if (refused !== undefined) return jsonError(res, 403, refused);
     }
     let body: unknown;
     if (req.method === 'POST') {

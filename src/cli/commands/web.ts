@@ -1,0 +1,116 @@
+/**
+ * `fisk web`: the agent in a browser. The server is one more client of the run handle; this file
+ * resolves flags, prints the address to open and handles Ctrl-C.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { isLoopbackHost } from '../../config/loopback.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { println } from '../io.js';
+import { NO_TELEMETRY_HELP } from './flags.js';
+
+export const DEFAULT_WEB_PORT = 8090;
+export const DEFAULT_WEB_ADDRESS = '127.0.0.1';
+
+interface WebFlags {
+  readonly config: string;
+  readonly port?: string;
+  readonly address?: string;
+  readonly stateDir?: string;
+  readonly telemetry?: boolean;
+}
+
+/** The port to listen on: 1 to 65535, or 0 for any free port. */
+export function parseWebPort(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_WEB_PORT;
+  const trimmed = text.trim();
+  const n = /^[0-9]{1,5}$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!Number.isInteger(n) || n > 65535) throw new UsageError(`--port must be a TCP port from 1 to 65535 (or 0 for any free port), got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** The address to bind: loopback unless `--address` names another, which is allowed with a warning. */
+export function webAddress(flag: string | undefined): { readonly host: string; readonly warning?: string } {
+  if (flag === undefined) return { host: DEFAULT_WEB_ADDRESS };
+  const host = flag.trim();
+  if (host === '') throw new UsageError(`--address must not be empty; leave it out for ${DEFAULT_WEB_ADDRESS}`);
+  if (isLoopbackHost(host)) return { host };
+  return {
+    host,
+    warning: `serving on ${host}, which is not a loopback address: anyone who can reach it and holds the printed address (with its token) can drive this agent and approve its tools; the connection is plain HTTP`,
+  };
+}
+
+/** Resolves once the operator asks to stop; a second signal exits at once. */
+function stopRequested(io: Io): Promise<void> {
+  return new Promise((resolveStop) => {
+    let asked = false;
+    const onSignal = (): void => {
+      if (asked) {
+        println(io.err, 'stopping now');
+        process.exit(EXIT.aborted);
+      }
+      asked = true;
+      println(io.err, 'stopping (press Ctrl-C again to exit at once)');
+      resolveStop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
+  const port = parseWebPort(flags.port);
+  const address = webAddress(flags.address);
+  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { startWebServer }, { finishCommandTelemetry, openCommandTelemetry }] = await Promise.all([
+    import('../../config/index.js'),
+    import('../../host/index.js'),
+    import('../../web/server.js'),
+    import('./telemetry-flag.js'),
+  ]);
+  const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
+  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
+  if (address.warning !== undefined) println(io.err, `warning: ${address.warning}`);
+  const telemetry = openCommandTelemetry(config, io, flags);
+  const runtime = await openRuntime(config, 'run', {
+    env: io.env,
+    onKnowledgeDegraded: telemetry.knowledgeDegraded,
+    providerOptions: { fetchMiddleware: [telemetry.fetchMiddleware] },
+    sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) },
+  });
+  try {
+    for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+    const server = await startWebServer({
+      host: address.host,
+      port,
+      pageDir: fileURLToPath(new URL('../../web/page/', import.meta.url)),
+      runtime,
+      workDir: io.cwd,
+      telemetry,
+    });
+    println(io.out, server.url);
+    println(io.err, `Serving ${config.identity === '' ? 'the agent' : config.identity} in the browser; open the address above (it holds this start's access token). Ctrl-C stops.`);
+    await stopRequested(io);
+    await server.close();
+    println(io.err, 'web server stopped');
+  } finally {
+    await runtime.close();
+    await finishCommandTelemetry(telemetry, io);
+  }
+}
+
+/** Registers `fisk web`. */
+export function registerWeb(program: Command, io: Io): void {
+  program
+    .command('web')
+    .description('chat with the agent in a browser: streamed answers, approvals as buttons, sessions')
+    .option('--config <file>', 'the agent configuration', 'agent.yaml')
+    .option('--port <port>', `the port to listen on (0 picks a free one; default ${DEFAULT_WEB_PORT})`)
+    .option('--address <host>', `the address to listen on (default ${DEFAULT_WEB_ADDRESS}; another address is served with a warning)`)
+    .option('--state-dir <dir>', 'where sessions are journaled with the file backend (default $XDG_STATE_HOME/fisk-ai/runs)')
+    .option('--no-telemetry', NO_TELEMETRY_HELP)
+    .action((flags: WebFlags) => serveWeb(flags, io));
+}

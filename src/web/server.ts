@@ -1,0 +1,318 @@
+/**
+ * The HTTP side of `fisk web`: the built page, a server-sent event stream of the conversation, and
+ * a few JSON endpoints the page posts prompts, answers and cancels to. Every request must carry the
+ * per-start access token (in the URL once, then in a cookie the page cannot read), and on a
+ * loopback address must name a loopback Host and, when it has one, a loopback Origin.
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, relative, sep } from 'node:path';
+import { isLoopbackHost, loopbackRequestRefusal } from '../config/loopback.js';
+import { chunkAt, parseCitation } from '../knowledge/index.js';
+import type { Runtime } from '../host/index.js';
+import type { QuestionAnswer } from '../host/index.js';
+import { stripControl } from '../agent/sanitize.js';
+import { Conversation, RequestRefused } from './conversation.js';
+import { WebError } from './errors.js';
+import type { ConversationOptions } from './conversation.js';
+
+/**
+ * The cookie carrying the token after the first load. Browsers keep cookies per host, not per port,
+ * so the name carries the port: two servers on one machine do not overwrite each other's.
+ */
+const cookieName = (port: number): string => `fisk_web_token_${port}`;
+/** The largest request body read. */
+const MAX_BODY = 256 * 1024;
+/** How often an idle event stream gets a comment, so proxies and browsers keep it open. */
+const HEARTBEAT_MS = 15_000;
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+};
+
+export interface WebServerOptions extends ConversationOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** The directory holding the built page (index.html and its assets). */
+  readonly pageDir: string;
+  /** The access token; a random one when absent. */
+  readonly token?: string;
+}
+
+export interface RunningWebServer {
+  readonly port: number;
+  /** The address to open, token included. */
+  readonly url: string;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+/** Reads the built page into memory; a missing build is a clear error. */
+function loadPage(dir: string): Map<string, { readonly body: Buffer; readonly type: string }> {
+  const files = new Map<string, { body: Buffer; type: string }>();
+  const walk = (d: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      throw new WebError('page_missing', `the web page is not built (no ${dir}); run npm run build`);
+    }
+    for (const e of entries) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile()) files.set(`/${relative(dir, full).split(sep).join('/')}`, { body: readFileSync(full), type: TYPES[extname(e.name)] ?? 'application/octet-stream' });
+    }
+  };
+  walk(dir);
+  if (!files.has('/index.html')) throw new WebError('page_missing', `the web page is not built (no index.html in ${dir}); run npm run build`);
+  return files;
+}
+
+/** `http://host:port` with brackets for IPv6 and `localhost` for an unspecified bind. */
+function baseUrl(host: string, port: number): string {
+  const shown = host === '' || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function cookieToken(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (header(req, 'cookie') ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+function sameToken(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function send(res: ServerResponse, status: number, body: unknown, extra: Readonly<Record<string, string>> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', ...extra });
+  res.end(JSON.stringify(body));
+}
+
+function refuse(res: ServerResponse, status: number, message: string): void {
+  send(res, status, { error: message });
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const type = header(req, 'content-type') ?? '';
+  if (!/^application\/json\b/i.test(type)) throw new RequestRefused(415, 'send the request body as application/json');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > MAX_BODY) throw new RequestRefused(413, `the request body is larger than ${MAX_BODY} bytes`);
+    chunks.push(b);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new RequestRefused(400, 'the request body is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RequestRefused(400, 'the request body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function text(body: Record<string, unknown>, key: string): string {
+  const v = body[key];
+  if (typeof v !== 'string' || v === '') throw new RequestRefused(400, `${key} must be a non-empty string`);
+  return v;
+}
+
+function answerValue(body: Record<string, unknown>): QuestionAnswer {
+  const v = body['answer'];
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
+  throw new RequestRefused(400, 'answer must be a string, a boolean or null');
+}
+
+/** The journaled runs, newest first, as the session list shows them. */
+async function sessionList(runtime: Runtime): Promise<unknown[]> {
+  const store = runtime.sessions;
+  if (store === undefined) return [];
+  return (await store.list()).map((r) =>
+    r.status === 'corrupt'
+      ? { runId: r.runId, status: 'corrupt', updated: r.updated.toISOString(), prompt: stripControl(r.problem), model: '' }
+      : { runId: r.runId, status: r.status, updated: r.updated.toISOString(), prompt: stripControl(r.prompt), model: stripControl(r.model) },
+  );
+}
+
+/** What `fisk knowledge show` prints for a citation: the heading path and the chunk. */
+function citation(runtime: Runtime, ref: string): { ref: string; heading: string; content: string } {
+  const reader = runtime.knowledge?.reader;
+  if (reader === undefined) throw new RequestRefused(404, 'knowledge is not enabled for this agent');
+  let c;
+  try {
+    c = parseCitation(ref);
+  } catch (err) {
+    throw new RequestRefused(400, err instanceof Error ? err.message : String(err));
+  }
+  const db = reader.handle();
+  if (db === undefined) throw new RequestRefused(404, 'the knowledge index has not been built yet; run: fisk knowledge index');
+  const chunk = chunkAt(db, c);
+  if (chunk === undefined) throw new RequestRefused(404, `no chunk found for citation ${JSON.stringify(ref)}: the file may have changed since the last index`);
+  return { ref, heading: stripControl(chunk.headingPath), content: stripControl(chunk.content) };
+}
+
+export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
+  const page = loadPage(opts.pageDir);
+  const token = opts.token ?? randomBytes(24).toString('base64url');
+  const conversation = new Conversation(opts);
+  const streams = new Set<ServerResponse>();
+  const guardHost = isLoopbackHost(opts.host);
+  let port = 0;
+
+  function admitted(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    const host = header(req, 'host');
+    const origin = header(req, 'origin');
+    if (guardHost) {
+      const refused = loopbackRequestRefusal(host, origin);
+      if (refused !== undefined) {
+        refuse(res, 403, refused);
+        return false;
+      }
+    } else if (origin !== undefined) {
+      // off loopback the page must come from this very server
+      let same: boolean;
+      try {
+        same = new URL(origin).host === host;
+      } catch {
+        same = false;
+      }
+      if (!same) {
+        refuse(res, 403, 'forbidden: requests from another web origin are refused');
+        return false;
+      }
+    }
+    if (!sameToken(url.searchParams.get('token') ?? cookieToken(req, cookieName(port)), token)) {
+      refuse(res, 401, 'unauthorized: open the address fisk web printed, with its token');
+      return false;
+    }
+    return true;
+  }
+
+  function events(req: IncomingMessage, res: ServerResponse): void {
+    const tab = randomUUID();
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    res.write(': connected\n\n');
+    streams.add(res);
+    const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    conversation.attach(tab, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    req.on('close', () => {
+      clearInterval(beat);
+      streams.delete(res);
+      conversation.detach(tab);
+    });
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
+    if (req.method === 'GET') {
+      if (path === '/api/events') return events(req, res);
+      if (path === '/api/sessions') return send(res, 200, { sessions: await sessionList(opts.runtime) });
+      if (path === '/api/citation') return send(res, 200, citation(opts.runtime, url.searchParams.get('ref') ?? ''));
+      throw new RequestRefused(404, `no such endpoint: GET ${path}`);
+    }
+    if (req.method !== 'POST') throw new RequestRefused(405, `${req.method ?? ''} is not allowed here`);
+    const body = await readJson(req);
+    const tab = text(body, 'tab');
+    switch (path) {
+      case '/api/prompt':
+        await conversation.prompt(tab, text(body, 'prompt'));
+        break;
+      case '/api/answer':
+        conversation.answer(tab, text(body, 'id'), answerValue(body));
+        break;
+      case '/api/cancel':
+        conversation.cancel(tab);
+        break;
+      case '/api/suspend':
+        conversation.suspend(tab);
+        break;
+      case '/api/new':
+        await conversation.clear(tab);
+        break;
+      case '/api/reopen':
+        await conversation.reopen(tab, text(body, 'runId'));
+        break;
+      case '/api/resume':
+        await conversation.resume(tab, text(body, 'runId'));
+        break;
+      default:
+        throw new RequestRefused(404, `no such endpoint: POST ${path}`);
+    }
+    send(res, 200, { ok: true });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fisk.invalid');
+    if (!admitted(req, res, url)) return;
+    const path = url.pathname;
+    if (url.searchParams.has('token') && req.method === 'GET' && path === '/') {
+      // the token moves into a cookie the page's scripts cannot read, and out of the address bar
+      res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/` });
+      res.end();
+      return;
+    }
+    if (path.startsWith('/api/')) return api(req, res, path, url);
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new RequestRefused(405, `${req.method ?? ''} is not allowed here`);
+    const file = page.get(path === '/' ? '/index.html' : path);
+    if (file === undefined) throw new RequestRefused(404, `not found: ${path}`);
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': file.type, 'content-length': String(file.body.length) });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  }
+
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof RequestRefused) refuse(res, err.status, err.message);
+      else refuse(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (err) => reject(new WebError('listen', `cannot listen on ${baseUrl(opts.host, opts.port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
+    http.listen(opts.port, opts.host, () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    for (const s of streams) s.end();
+    await conversation.close();
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => http.closeAllConnections(), 2_000);
+      http.close(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+      http.closeIdleConnections();
+    });
+  };
+  return { port, token, url: `${baseUrl(opts.host, port)}/?token=${token}`, close: () => (closing ??= close()) };
+}
