@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTransport, delegate, InprocBus } from '../a2a/index.js';
 import type { DelegationUpdate, ServiceHandle, Transport } from '../a2a/index.js';
 import { startToolService, buildAgentCard } from '../a2a/index.js';
-import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
+import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { parseConfigForMode } from '../config/index.js';
@@ -104,6 +104,14 @@ describe('the a2a prompts channel', () => {
     const runs = await runtime.sessions!.list();
     expect(runs).toHaveLength(1);
     expect(runs[0]?.runId).toMatch(/^a2a-[0-9a-f]{32}$/);
+  });
+
+  it('ends a run the model failed with a terminal error naming the failure', async () => {
+    await serveAgent({ elicitation: false });
+    fake.reply(anthropicError(400, 'invalid_request_error', 'the model refused this request'));
+    const end = await delegate(caller, 'client', 'worker', { prompt: 'fail' });
+    expect(end.protocol).toBe('io.choria.fisk-ai.v1.error');
+    expect(end.protocol === 'io.choria.fisk-ai.v1.error' ? end.error : '').toMatch(/refused this request/);
   });
 
   it("puts the run's question to the caller and uses the answer", async () => {

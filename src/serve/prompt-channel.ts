@@ -143,7 +143,8 @@ function endingForOutcome(outcome: RunOutcome, sessionId: string): RunEnding {
       return stopped('max_iterations', outcome.message);
     case 'error':
     case 'crashed':
-      return { error: outcome.message, stop_reason: 'error', code: outcome.error.code, usage };
+      // an error message carries no usage: the protocol gives it the error, a stop reason and a code
+      return { error: outcome.message, stop_reason: 'error', code: outcome.error.code };
     default: {
       const never: never = outcome;
       return never;
