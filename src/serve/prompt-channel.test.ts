@@ -63,7 +63,14 @@ async function serveAgent(opts: { elicitation: boolean; workers?: number; questi
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
-  channel = promptChannel({ identity: 'worker', transport: serving, workers: opts.workers ?? 1, elicitation: opts.elicitation, ...(opts.questionWindowMs === undefined ? {} : { questionWindowMs: opts.questionWindowMs }) });
+  channel = promptChannel({
+    identity: 'worker',
+    transport: serving,
+    workers: opts.workers ?? 1,
+    elicitation: opts.elicitation,
+    sessions: runtime.sessions!,
+    ...(opts.questionWindowMs === undefined ? {} : { questionWindowMs: opts.questionWindowMs }),
+  });
   service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 }
@@ -154,6 +161,28 @@ describe('the a2a prompts channel', () => {
     const stored = await loadRun(runtime.sessions!, runs[0]!.runId);
     // not deferred: the gated call is still unanswered, so a resume asks about it again
     expect(stored.pending?.calls.map((c) => c.state)).toEqual(['unanswered']);
+
+    // a follow-up finishes the stopped batch first, asking again, then takes the further prompt
+    fake.reply(anthropicText('rebooted'), anthropicText('and it is up'));
+    const updates: DelegationUpdate[] = [];
+    const next = await delegate(caller, 'client', 'worker', {
+      prompt: 'is it up?',
+      conversation: end.request,
+      onUpdate: (u) => updates.push(u),
+      onQuestion: (q) => {
+        kinds.push(q.kind);
+        return Promise.resolve('once');
+      },
+    });
+    expect(kinds).toEqual(['approval', 'approval']);
+    expect(next).toMatchObject({ stop_reason: 'end_turn', text: 'and it is up' });
+    expect(gatedTool.calls).toHaveLength(1);
+    // the finished turn's answer reached the caller as prose before the further prompt ran
+    expect(updates.some((u) => u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' && u.block.text === 'rebooted')).toBe(true);
+    const sent = JSON.stringify(fake.requests[2]?.body);
+    expect(sent).toContain('rebooted');
+    expect(sent).toContain('is it up?');
+    expect((await loadRun(runtime.sessions!, runs[0]!.runId)).status).toBe('completed');
   });
 
   it('declines questions when elicitation is off', async () => {
