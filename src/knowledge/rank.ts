@@ -1,4 +1,5 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { HEADING_SEPARATOR } from './chunker.js';
 import { quoteTerm } from './query.js';
 import { BM25_WEIGHTS } from './schema.js';
 import { Stemmer } from './stems.js';
@@ -7,16 +8,20 @@ import { Stemmer } from './stems.js';
  * Lexical ranking: BM25 over chunks as the base, then shaped by what a reader's question carries.
  *
  * - Stop words ("how", "do", "the") do not pick chunks on their own: they stay out of the BM25
- *   expression while a content word remains, and count only inside phrase pairs.
+ *   expression and out of coverage while a content word remains.
  * - Coverage: a chunk's score is scaled by the share of the query's distinct content stems that it
  *   (with its heading path) holds, so one repeated word does not beat the whole question.
  * - Documents, not chunks: each document is represented by its best chunk, its second-best
- *   matching chunk adds half of its score, its opening chunk (which says what it is about) counts a little more, and
- *   a document whose title or path holds the query's content stems is raised.
+ *   matching chunk adds half of its score, and its introduction (those of its first chunks that sit
+ *   under at most one heading, which say what it is about) counts a little more than the others.
+ * - What a document is about: a document whose title or path holds the query's content stems is
+ *   raised, and so is one whose opening chunk holds them; a long document that mentions the words
+ *   in passing then ranks below a short one written about them.
  *
- * Each weight was chosen on the tuning half of `bench/knowledge-quality`. A phrase/proximity boost
- * (neighbouring query words within a few words of each other) was measured there and lost, so it
- * is not applied.
+ * Each weight was chosen on the tuning half of `bench/knowledge-quality`. Measured there and not
+ * applied because they lost: a phrase/proximity boost (neighbouring query words within a few words
+ * of each other), weighting coverage by each stem's rarity, damping very short chunks, and a
+ * second BM25 over whole documents fused with this one.
  */
 
 /** Chunk candidates fetched from BM25 before ranking by document. */
@@ -31,10 +36,12 @@ export const TITLE_WEIGHT = 0.6;
 export const SPREAD_WEIGHT = 0.5;
 /** How strongly a chunk holding only part of the query's content words is lowered. */
 export const COVERAGE_POWER = 1;
-/** Candidates whose coverage is measured; those below count as half covered. */
-const COVERAGE_POOL = 60;
-/** A document's opening chunk says what it is about: its weight above the others. */
+/** A document's introduction says what it is about: the weight of its chunks above the others. */
 export const LEAD_WEIGHT = 0.3;
+/** The introduction: those of a document's first this-many chunks that sit under at most one heading. */
+export const INTRO_CHUNKS = 3;
+/** Weight of the share of content stems found in a document's opening chunk (with its heading). */
+export const ABOUT_WEIGHT = 2;
 
 /**
  * English function words. Closed on purpose: a word outside it is ranked as content even when it is
@@ -66,6 +73,8 @@ export interface RankedDocument {
 interface Statements {
   readonly candidates: Statement;
   readonly doc: Statement;
+  /** The opening chunk of each document in a JSON array of ids. */
+  readonly openings: Statement;
 }
 
 interface Cache {
@@ -95,6 +104,7 @@ function cacheFor(db: Db): Cache {
           `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
         ),
         doc: db.prepare('SELECT title, path FROM documents WHERE id = ?'),
+        openings: db.prepare('SELECT document_id AS doc, heading_path AS heading, content FROM chunks WHERE ordinal = 0 AND document_id IN (SELECT value FROM json_each(?))'),
       },
       docNames: new Map(),
     };
@@ -158,11 +168,9 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
 
   // by document: the best chunk stands for it, its second-best adds a part
   const byDoc = new Map<number, { chunkId: number; best: number; second: number }>();
-  rows.forEach((r, i) => {
-    let s = chunkScore.get(r.id) ?? 0;
-    if (i < COVERAGE_POOL) s *= coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
-    else s *= 0.5 ** COVERAGE_POWER;
-    if (r.ordinal === 0) s *= 1 + LEAD_WEIGHT;
+  for (const r of rows) {
+    let s = (chunkScore.get(r.id) ?? 0) * coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
+    if (r.ordinal < INTRO_CHUNKS && !r.heading.includes(HEADING_SEPARATOR)) s *= 1 + LEAD_WEIGHT;
     const d = byDoc.get(r.doc);
     if (d === undefined) byDoc.set(r.doc, { chunkId: r.id, best: s, second: 0 });
     else if (s > d.best) {
@@ -170,13 +178,18 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
       d.best = s;
       d.chunkId = r.id;
     } else if (s > d.second) d.second = s;
-  });
+  }
 
-  // the document's own name: its title and path
+  // what each document is about: its title and path, and its opening chunk
+  const opening = new Map<number, string>();
+  for (const o of c.st.openings.all(JSON.stringify([...byDoc.keys()])) as { doc: number; heading: string; content: string }[]) {
+    opening.set(o.doc, `${o.heading}\n${o.content}`);
+  }
   const out: RankedDocument[] = [];
   for (const [documentId, d] of byDoc) {
-    const share = coverage(docName(c, documentId));
-    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * share);
+    const named = coverage(docName(c, documentId));
+    const about = coverage(opening.get(documentId) ?? '');
+    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about);
     out.push({ documentId, chunkId: d.chunkId, score });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
