@@ -19,9 +19,10 @@ import { Stemmer } from './stems.js';
  *   in passing then ranks below a short one written about them.
  *
  * Each weight was chosen on the tuning half of `bench/knowledge-quality`. Measured there and not
- * applied because they lost: a phrase/proximity boost (neighbouring query words within a few words
- * of each other), weighting coverage by each stem's rarity, damping very short chunks, and a
- * second BM25 over whole documents fused with this one.
+ * applied because they lost or changed nothing: a phrase/proximity boost (neighbouring query words
+ * within a few words of each other), weighting coverage by each stem's rarity, damping very short
+ * chunks, merging tiny sections into the next chunk, a second BM25 over whole documents fused with
+ * this one, expanding the query with words shared by the first few documents, and more candidates.
  */
 
 /** Chunk candidates fetched from BM25 before ranking by document. */
