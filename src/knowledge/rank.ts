@@ -73,17 +73,25 @@ export interface RankedDocument {
 
 interface Statements {
   readonly candidates: Statement;
+  /** A document's title, path and opening chunk. */
   readonly doc: Statement;
-  /** The opening chunk of each document in a JSON array of ids. */
-  readonly openings: Statement;
+}
+
+/** What a document says it is about: its name (title and path) and its opening chunk. */
+interface DocAbout {
+  readonly name: string;
+  readonly opening: string;
 }
 
 interface Cache {
   version: number;
   readonly st: Statements;
-  /** Each document's title and path, by document id, for the current data version. */
-  readonly docNames: Map<number, string>;
+  /** Each document's name and opening, by document id, for the current data version. */
+  readonly docs: Map<number, DocAbout>;
 }
+
+/** The most of an opening chunk kept for matching (chunks are packed smaller, bar a long code block). */
+const OPENING_CHARS = 2000;
 
 const caches = new WeakMap<Db, Cache>();
 let sharedStemmer: Stemmer | undefined;
@@ -104,40 +112,42 @@ function cacheFor(db: Db): Cache {
         candidates: db.prepare(
           `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
         ),
-        doc: db.prepare('SELECT title, path FROM documents WHERE id = ?'),
-        openings: db.prepare('SELECT document_id AS doc, heading_path AS heading, content FROM chunks WHERE ordinal = 0 AND document_id IN (SELECT value FROM json_each(?))'),
+        doc: db.prepare(
+          'SELECT d.title AS title, d.path AS path, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
+        ),
       },
-      docNames: new Map(),
+      docs: new Map(),
     };
     caches.set(db, c);
   }
   if (c.version !== version) {
     c.version = version;
-    c.docNames.clear();
+    c.docs.clear();
   }
   return c;
 }
 
-function docName(c: Cache, id: number): string {
-  let s = c.docNames.get(id);
-  if (s === undefined) {
-    const row = c.st.doc.get(id) as { title: string; path: string } | undefined;
-    s = row === undefined ? '' : `${row.title}\n${row.path}`;
-    c.docNames.set(id, s);
+function docAbout(c: Cache, id: number): DocAbout {
+  let a = c.docs.get(id);
+  if (a === undefined) {
+    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; heading: string | null; content: string | null } | undefined;
+    a = row === undefined ? { name: '', opening: '' } : { name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}` };
+    c.docs.set(id, a);
   }
-  return s;
+  return a;
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * A test for a stem at the start of a word, in lower-cased text. Porter mostly strips suffixes, so
+ * A test for a stem at the start of a word, in any letter case. Porter mostly strips suffixes, so
  * a word starts with its stem; its one common rewrite, a final y to i, is tried both ways.
  */
 function stemTest(stem: string): (text: string) => boolean {
   const forms = [stem];
   if (stem.endsWith('i') && stem.length > 2) forms.push(`${stem.slice(0, -1)}y`);
-  const re = new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${forms.map(escapeRegExp).join('|')})`, 'u');
+  // a look-behind for the word start and a case-blind match: no lower-cased copy of each text
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms.map(escapeRegExp).join('|')})`, 'iu');
   return (text) => re.test(text);
 }
 
@@ -161,9 +171,8 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
   const tests = stems.map(stemTest);
   const coverage = (text: string): number => {
     if (tests.length === 0) return 1;
-    const lower = text.toLowerCase();
     let n = 0;
-    for (const t of tests) if (t(lower)) n++;
+    for (const t of tests) if (t(text)) n++;
     return n / tests.length;
   };
 
@@ -182,14 +191,11 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
   }
 
   // what each document is about: its title and path, and its opening chunk
-  const opening = new Map<number, string>();
-  for (const o of c.st.openings.all(JSON.stringify([...byDoc.keys()])) as { doc: number; heading: string; content: string }[]) {
-    opening.set(o.doc, `${o.heading}\n${o.content}`);
-  }
   const out: RankedDocument[] = [];
   for (const [documentId, d] of byDoc) {
-    const named = coverage(docName(c, documentId));
-    const about = coverage(opening.get(documentId) ?? '');
+    const doc = docAbout(c, documentId);
+    const named = coverage(doc.name);
+    const about = coverage(doc.opening);
     const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about);
     out.push({ documentId, chunkId: d.chunkId, score });
   }
