@@ -1,4 +1,5 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { HEADING_SEPARATOR } from './chunker.js';
 import { quoteTerm } from './query.js';
 import { BM25_WEIGHTS } from './schema.js';
 import { Stemmer } from './stems.js';
@@ -7,16 +8,21 @@ import { Stemmer } from './stems.js';
  * Lexical ranking: BM25 over chunks as the base, then shaped by what a reader's question carries.
  *
  * - Stop words ("how", "do", "the") do not pick chunks on their own: they stay out of the BM25
- *   expression while a content word remains, and count only inside phrase pairs.
+ *   expression and out of coverage while a content word remains.
  * - Coverage: a chunk's score is scaled by the share of the query's distinct content stems that it
  *   (with its heading path) holds, so one repeated word does not beat the whole question.
  * - Documents, not chunks: each document is represented by its best chunk, its second-best
- *   matching chunk adds half of its score, its opening chunk (which says what it is about) counts a little more, and
- *   a document whose title or path holds the query's content stems is raised.
+ *   matching chunk adds half of its score, and its introduction (those of its first chunks that sit
+ *   under at most one heading, which say what it is about) counts a little more than the others.
+ * - What a document is about: a document whose title or path holds the query's content stems is
+ *   raised, and so is one whose opening chunk holds them; a long document that mentions the words
+ *   in passing then ranks below a short one written about them.
  *
- * Each weight was chosen on the tuning half of `bench/knowledge-quality`. A phrase/proximity boost
- * (neighbouring query words within a few words of each other) was measured there and lost, so it
- * is not applied.
+ * Each weight was chosen on the tuning half of `bench/knowledge-quality`. Measured there and not
+ * applied because they lost or changed nothing: a phrase/proximity boost (neighbouring query words
+ * within a few words of each other), weighting coverage by each stem's rarity, damping very short
+ * chunks, merging tiny sections into the next chunk, a second BM25 over whole documents fused with
+ * this one, expanding the query with words shared by the first few documents, and more candidates.
  */
 
 /** Chunk candidates fetched from BM25 before ranking by document. */
@@ -31,10 +37,12 @@ export const TITLE_WEIGHT = 0.6;
 export const SPREAD_WEIGHT = 0.5;
 /** How strongly a chunk holding only part of the query's content words is lowered. */
 export const COVERAGE_POWER = 1;
-/** Candidates whose coverage is measured; those below count as half covered. */
-const COVERAGE_POOL = 60;
-/** A document's opening chunk says what it is about: its weight above the others. */
+/** A document's introduction says what it is about: the weight of its chunks above the others. */
 export const LEAD_WEIGHT = 0.3;
+/** The introduction: those of a document's first this-many chunks that sit under at most one heading. */
+export const INTRO_CHUNKS = 3;
+/** Weight of the share of content stems found in a document's opening chunk (with its heading). */
+export const ABOUT_WEIGHT = 2;
 
 /**
  * English function words. Closed on purpose: a word outside it is ranked as content even when it is
@@ -65,15 +73,25 @@ export interface RankedDocument {
 
 interface Statements {
   readonly candidates: Statement;
+  /** A document's title, path and opening chunk. */
   readonly doc: Statement;
+}
+
+/** What a document says it is about: its name (title and path) and its opening chunk. */
+interface DocAbout {
+  readonly name: string;
+  readonly opening: string;
 }
 
 interface Cache {
   version: number;
   readonly st: Statements;
-  /** Each document's title and path, by document id, for the current data version. */
-  readonly docNames: Map<number, string>;
+  /** Each document's name and opening, by document id, for the current data version. */
+  readonly docs: Map<number, DocAbout>;
 }
+
+/** The most of an opening chunk kept for matching (chunks are packed smaller, bar a long code block). */
+const OPENING_CHARS = 2000;
 
 const caches = new WeakMap<Db, Cache>();
 let sharedStemmer: Stemmer | undefined;
@@ -94,39 +112,42 @@ function cacheFor(db: Db): Cache {
         candidates: db.prepare(
           `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
         ),
-        doc: db.prepare('SELECT title, path FROM documents WHERE id = ?'),
+        doc: db.prepare(
+          'SELECT d.title AS title, d.path AS path, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
+        ),
       },
-      docNames: new Map(),
+      docs: new Map(),
     };
     caches.set(db, c);
   }
   if (c.version !== version) {
     c.version = version;
-    c.docNames.clear();
+    c.docs.clear();
   }
   return c;
 }
 
-function docName(c: Cache, id: number): string {
-  let s = c.docNames.get(id);
-  if (s === undefined) {
-    const row = c.st.doc.get(id) as { title: string; path: string } | undefined;
-    s = row === undefined ? '' : `${row.title}\n${row.path}`;
-    c.docNames.set(id, s);
+function docAbout(c: Cache, id: number): DocAbout {
+  let a = c.docs.get(id);
+  if (a === undefined) {
+    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; heading: string | null; content: string | null } | undefined;
+    a = row === undefined ? { name: '', opening: '' } : { name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}` };
+    c.docs.set(id, a);
   }
-  return s;
+  return a;
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * A test for a stem at the start of a word, in lower-cased text. Porter mostly strips suffixes, so
+ * A test for a stem at the start of a word, in any letter case. Porter mostly strips suffixes, so
  * a word starts with its stem; its one common rewrite, a final y to i, is tried both ways.
  */
 function stemTest(stem: string): (text: string) => boolean {
   const forms = [stem];
   if (stem.endsWith('i') && stem.length > 2) forms.push(`${stem.slice(0, -1)}y`);
-  const re = new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${forms.map(escapeRegExp).join('|')})`, 'u');
+  // a look-behind for the word start and a case-blind match: no lower-cased copy of each text
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms.map(escapeRegExp).join('|')})`, 'iu');
   return (text) => re.test(text);
 }
 
@@ -150,19 +171,16 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
   const tests = stems.map(stemTest);
   const coverage = (text: string): number => {
     if (tests.length === 0) return 1;
-    const lower = text.toLowerCase();
     let n = 0;
-    for (const t of tests) if (t(lower)) n++;
+    for (const t of tests) if (t(text)) n++;
     return n / tests.length;
   };
 
   // by document: the best chunk stands for it, its second-best adds a part
   const byDoc = new Map<number, { chunkId: number; best: number; second: number }>();
-  rows.forEach((r, i) => {
-    let s = chunkScore.get(r.id) ?? 0;
-    if (i < COVERAGE_POOL) s *= coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
-    else s *= 0.5 ** COVERAGE_POWER;
-    if (r.ordinal === 0) s *= 1 + LEAD_WEIGHT;
+  for (const r of rows) {
+    let s = (chunkScore.get(r.id) ?? 0) * coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
+    if (r.ordinal < INTRO_CHUNKS && !r.heading.includes(HEADING_SEPARATOR)) s *= 1 + LEAD_WEIGHT;
     const d = byDoc.get(r.doc);
     if (d === undefined) byDoc.set(r.doc, { chunkId: r.id, best: s, second: 0 });
     else if (s > d.best) {
@@ -170,13 +188,15 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
       d.best = s;
       d.chunkId = r.id;
     } else if (s > d.second) d.second = s;
-  });
+  }
 
-  // the document's own name: its title and path
+  // what each document is about: its title and path, and its opening chunk
   const out: RankedDocument[] = [];
   for (const [documentId, d] of byDoc) {
-    const share = coverage(docName(c, documentId));
-    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * share);
+    const doc = docAbout(c, documentId);
+    const named = coverage(doc.name);
+    const about = coverage(doc.opening);
+    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about);
     out.push({ documentId, chunkId: d.chunkId, score });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);

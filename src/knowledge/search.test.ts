@@ -118,6 +118,40 @@ describe('lexical ranking', () => {
   });
 });
 
+describe('what a document is about', () => {
+  let t2: TempDir;
+  let r: KnowledgeReader;
+  beforeAll(async () => {
+    t2 = tempDir();
+    // every word in a short section under a matching sub-heading: BM25 alone puts this chunk first
+    t2.write('docs/guide.md', '# Guide\n\nGeneral notes on the service.\n\n## Retry failing operations\n\nRetry a failing operation with exponential backoff.\n');
+    // a document written about the question, saying so in its opening chunk
+    t2.write('docs/toolkit.md', '# Toolkit\n\nA toolkit that will retry a failing operation, waiting longer before each attempt (exponential backoff), until a limit is reached.\n\n## Install\n\nnpm install toolkit\n');
+    // the same words, once under the title after a logo chunk and once in a sub-section
+    t2.write('docs/a-section.md', '# Alpha\n\nUnrelated opening.\n\n## Gamma\n\nParses quux frobs.\n');
+    t2.write('docs/z-intro.md', '<p><img src="logo.svg"></p>\n\n# Zeta\n\nParses quux frobs, fast.\n');
+    const w = openWriter(join(t2.path, 'store'));
+    await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [] });
+    w.close();
+    r = new KnowledgeReader(join(t2.path, 'store'));
+  });
+  afterAll(() => {
+    r.close();
+    t2.cleanup();
+  });
+
+  it('ranks a document whose opening chunk holds the words above one that mentions them in a section', async () => {
+    const res = await search(r, 'how do I retry a failing operation with exponential backoff', { topK: 5 });
+    expect(res.hits.map((h) => h.path).slice(0, 2)).toEqual(['docs/toolkit.md', 'docs/guide.md']);
+  });
+
+  it('counts the text under the title as the introduction even after a chunk before the title', async () => {
+    const res = await search(r, 'quux frobs', { topK: 5 });
+    expect(res.hits.map((h) => h.path)).toEqual(['docs/z-intro.md', 'docs/a-section.md']);
+    expect(res.hits[0]?.headingPath).toBe('Zeta');
+  });
+});
+
 describe('indexing with vectors', () => {
   it('reports a cancellation during an embeddings call as canceled, keeping what was written', async () => {
     const t2 = tempDir();
