@@ -56,6 +56,8 @@ export class Conversation {
   #lastStatus: RunOutcome['status'] | undefined;
   /** A reopened suspended run that may be resumed. */
   #resumable: string | undefined;
+  /** A reopened completed run: the next prompt continues it as a follow-up. */
+  #continuable: string | undefined;
   readonly #open = new Set<string>();
 
   constructor(opts: ConversationOptions) {
@@ -118,8 +120,13 @@ export class Conversation {
     try {
       const previous = this.#handle;
       let handle: RunHandle;
+      const continuable = this.#continuable;
       if (previous !== undefined && this.#lastStatus === 'completed') {
         handle = await previous.followUp(text);
+      } else if (previous === undefined && continuable !== undefined) {
+        // the conversation replayed on the page goes on: the prompt is journaled as its next turn
+        handle = await startRun(this.#opts.runtime, { resume: continuable, followUp: text }, this.#startOptions());
+        this.#continuable = undefined;
       } else {
         await this.#release();
         this.#emit({ type: 'reset' });
@@ -213,6 +220,7 @@ export class Conversation {
     this.#mustBeIdle();
     await this.#release();
     this.#resumable = undefined;
+    this.#continuable = undefined;
     this.#emit({ type: 'reset' });
   }
 
@@ -233,6 +241,7 @@ export class Conversation {
     for (const e of transcriptEvents(run)) this.#emit(e.role === 'user' && e.event.type === 'text' ? { type: 'prompt', text: e.event.text } : e.event);
     const resumable = run.status !== 'completed';
     this.#resumable = resumable ? run.runId : undefined;
+    this.#continuable = resumable ? undefined : run.runId;
     this.#emit({ type: 'reopened', runId: run.runId, status: run.status, resumable });
   }
 

@@ -248,7 +248,21 @@ describe('fisk web in a browser', () => {
     expect(await page.locator('.assistant').last().textContent()).toContain('Nobody answered.');
   });
 
+  it('continues a reopened completed session with the next prompt', async () => {
+    fake.reply(streamed(anthropicText('Still 30 days.')));
+    await send(page, 'And how long now?');
+    await expect.poll(() => page.locator('.assistant.final').last().textContent()).toContain('Still 30 days.');
+    expect(await page.locator('.turn-end').last().getAttribute('data-status')).toBe('completed');
+    // the replayed conversation stays on the page and reaches the model: the session went on
+    expect(await page.locator('.user').allTextContents()).toEqual(['How long are orders kept?', 'Purge the orders stream.', 'Purge it after all.', 'Purge audit.', 'And how long now?']);
+    const sent = fake.requests.at(-1)?.bodyText ?? '';
+    expect(sent).toContain('How long are orders kept?');
+    expect(sent).toContain('And how long now?');
+  });
+
   it('cancels a run, then resumes it from the session list', async () => {
+    await page.locator('#new-button').click();
+    await expect.poll(() => page.locator('#log > *').count()).toBe(0);
     fake.reply({ hang: true });
     await send(page, 'Take your time.');
     await page.locator('body[data-busy="true"]').waitFor();

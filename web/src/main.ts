@@ -340,7 +340,7 @@ function reopened(e: Extract<Incoming, { type: 'reopened' }>): void {
     b.addEventListener('click', () => void post('/api/resume', { runId: e.runId }));
     banner.append(' ', b);
   } else {
-    banner.append(' Type a prompt to start a new session.');
+    banner.append(' Type a prompt to continue it, or New to start another.');
   }
   add(banner);
 }
