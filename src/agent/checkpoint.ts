@@ -4,7 +4,9 @@
  * Nothing here prints; the host presents refusals and replays the conversation itself.
  */
 import type { Config } from '../config/index.js';
-import { claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun } from '../runstate/index.js';
+import { RunStateError } from '../runstate/errors.js';
+import { computeFingerprint, resumeGate } from '../runstate/fingerprint.js';
+import { claimRun, loadRun, startRun } from '../runstate/run-ops.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
 import { fingerprintDefinitions } from '../toolkit/tool-search.js';

@@ -10,10 +10,7 @@ import { isAbsolute } from 'node:path';
 import { humanTools } from '../agent/human-tools.js';
 import { ConfigError, credentialEnvNames as configCredentialNames } from '../config/index.js';
 import type { Config } from '../config/index.js';
-import { prepareRunKnowledge } from '../knowledge/run-knowledge.js';
 import type { RunKnowledge } from '../knowledge/run-knowledge.js';
-import { knowledgeToolsForListing } from '../knowledge/run-knowledge.js';
-import { knowledgeSystemNote } from '../knowledge/tools.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
 import type { Provider } from '../llm/provider.js';
 import { loadProvider, newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/provider-catalog.js';
@@ -21,7 +18,6 @@ import type { ProviderFacts } from '../llm/registry.js';
 import { memoryBackend, openMemoryStore } from '../memory/backends.js';
 import { decodeFileOptions, fileDirectory } from '../memory/file/backend.js';
 import type { Store as MemoryStore } from '../memory/store.js';
-import { openSessionStore, sessionBackendNeeds } from '../runstate/registry.js';
 import type { SessionStore } from '../runstate/store.js';
 import { applicationLoadOptions, loadApplicationTools } from '../toolkit/load.js';
 import type { LoadedApplication } from '../toolkit/load.js';
@@ -184,6 +180,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
 
     let sessions: SessionStore | undefined;
     if (mode === 'run' && deps.sessions !== undefined) {
+      const { openSessionStore, sessionBackendNeeds } = await import('../runstate/registry.js');
       const choice = config.harness.sessions;
       const stateDir = deps.sessions.stateDir;
       const needsNats = sessionBackendNeeds(choice.backend).includes('nats') && stateDir === undefined;
@@ -235,7 +232,10 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     const k = config.harness.knowledge;
     const servesKnowledge = mode === 'mcp' ? (config.expose.mcp?.builtins.length ?? 0) > 0 : true;
     if (k.enabled && servesKnowledge) {
+      // the store and its SQLite binding load only for a configuration that uses knowledge
+      const { knowledgeToolsForListing, prepareRunKnowledge } = await import('../knowledge/run-knowledge.js');
       if (mode === 'listing') {
+        const { knowledgeSystemNote } = await import('../knowledge/tools.js');
         knowledge = { tools: knowledgeToolsForListing(k), notes: [knowledgeSystemNote(k.readTool)], reader: undefined };
       } else {
         // verified here, before any model or client is served: a stale index stops startup

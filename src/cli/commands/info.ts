@@ -130,7 +130,7 @@ function toolSearch(runtime: Runtime): string {
 
 /** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
 export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
-  const [{ memoryInfoRows }, { telemetryInfo }] = await Promise.all([import('../../memory/backends.js'), import('../../host/index.js')]);
+  const [{ memoryInfoRows }, { telemetryInfo }] = await Promise.all([import('../../memory/backends.js'), import('../../host/telemetry-settings.js')]);
   const config = runtime.config;
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
@@ -258,7 +258,12 @@ export function registerInfo(program: Command, io: Io): void {
     .option('--json', 'print a stable machine-readable document')
     .option('--all', 'also list the tools left out of the set, with the reason')
     .action(async (opts: InfoOptions) => {
-      const [{ parseConfigForMode }, { assembleTools, openRuntime }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js')]);
+      // the runtime and the tool assembly alone: a listing loads no journal, model or exporter code
+      const [{ parseConfigForMode }, { openRuntime }, { assembleTools }] = await Promise.all([
+        import('../../config/index.js'),
+        import('../../host/runtime.js'),
+        import('../../host/tools.js'),
+      ]);
       const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'info');
       const runtime = await openRuntime(config, 'listing', { env: io.env });
       try {
