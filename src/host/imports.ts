@@ -8,7 +8,6 @@
 import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import type { McpSessionSet, McpToolsChange } from '../mcp/client/index.js';
-import { memoryToolsForListing } from '../memory/tools.js';
 import type { ImportResult } from '../remotetools/index.js';
 import type { FilteredTool, ToolSource } from '../toolkit/source.js';
 import type { Tool } from '../toolkit/tool.js';
@@ -60,8 +59,11 @@ export const NO_IMPORTS: ImportedTools = {
 };
 
 /** The names of the built-ins and custom tools a run of `config` holds besides the application's. */
-export function localToolNames(config: Config, parts: { readonly application: readonly Tool[]; readonly human: readonly Tool[]; readonly knowledge: readonly Tool[]; readonly custom: readonly Tool[] }): string[] {
-  const memory = config.harness.memory.enabled ? memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) : [];
+export async function localToolNames(
+  config: Config,
+  parts: { readonly application: readonly Tool[]; readonly human: readonly Tool[]; readonly knowledge: readonly Tool[]; readonly custom: readonly Tool[] },
+): Promise<string[]> {
+  const memory = config.harness.memory.enabled ? (await import('../memory/tools.js')).memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) : [];
   return [...parts.application, ...parts.human, ...memory, ...parts.knowledge, ...parts.custom].map((t) => t.name);
 }
 

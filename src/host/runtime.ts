@@ -15,8 +15,6 @@ import type { FetchLike, FetchMiddleware } from '../llm/http.js';
 import type { Provider } from '../llm/provider.js';
 import { loadProvider, newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/provider-catalog.js';
 import type { ProviderFacts } from '../llm/registry.js';
-import { memoryBackend, openMemoryStore } from '../memory/backends.js';
-import { decodeFileOptions, fileDirectory } from '../memory/file/backend.js';
 import type { Store as MemoryStore } from '../memory/store.js';
 import type { SessionStore } from '../runstate/store.js';
 import { applicationLoadOptions, loadApplicationTools } from '../toolkit/load.js';
@@ -196,11 +194,15 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     let memoryStore: MemoryStore | undefined;
     let memoryIndex: Runtime['memoryIndex'] = 'opened';
     const memory = config.harness.memory;
-    if (mode === 'listing' && memory.enabled && !memory.noIndex) {
+    // the memory backends load only for a configuration with memory
+    const backends = memory.enabled && mode !== 'mcp' ? await import('../memory/backends.js') : undefined;
+    if (mode === 'listing' && memory.enabled && !memory.noIndex && backends !== undefined) {
+      const { memoryBackend, openMemoryStore } = backends;
       // a listing shows the index a run would inject, without creating anything to do so
       const context = { identity: config.identity, baseDir: storeBase ?? config.baseDir, natsContext: config.natsContext };
       try {
         if (memory.backend === 'file') {
+          const { decodeFileOptions, fileDirectory } = await import('../memory/file/backend.js');
           if (existsSync(fileDirectory(decodeFileOptions(memory.options), context))) memoryStore = await openMemoryStore(memory, context);
           else memoryIndex = 'empty';
         } else {
@@ -213,7 +215,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         notes.push({ level: 'warning', key: 'harness.memory', message: `the memory index a run adds to the prompt is not shown: ${err instanceof Error ? err.message : String(err)}` });
       }
     }
-    if (mode === 'run' && memory.enabled) {
+    if (mode === 'run' && memory.enabled && backends !== undefined) {
+      const { memoryBackend, openMemoryStore } = backends;
       if (deps.memoryStore !== undefined) {
         memoryStore = deps.memoryStore;
       } else {
@@ -263,7 +266,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         env: deps.env,
         credentialEnvNames: credentials,
         connections,
-        localNames: localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
+        localNames: await localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       },
       notes,

@@ -130,8 +130,11 @@ function toolSearch(runtime: Runtime): string {
 
 /** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
 export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
-  const [{ memoryInfoRows }, { telemetryInfo }] = await Promise.all([import('../../memory/backends.js'), import('../../host/telemetry-settings.js')]);
   const config = runtime.config;
+  const [memoryBackends, { telemetryInfo }] = await Promise.all([
+    config.harness.memory.enabled ? import('../../memory/backends.js') : undefined,
+    import('../../host/telemetry-settings.js'),
+  ]);
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
   const telemetry = telemetryInfo(config, env);
@@ -151,7 +154,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     filtered: tools.filtered,
     globalFlags: runtime.application?.globalFlags ?? null,
     telemetry: telemetry.rows,
-    memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
+    memory: memoryBackends !== undefined ? memoryBackends.memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
   };
 }
 
