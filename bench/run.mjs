@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Runs every benchmark under bench/<name>/bench.mjs against the built library and prints one JSON
-// document: { "<name>": <that benchmark's JSON>, ... }. `npm run bench -- knowledge` runs one.
+// document: { "<name>": <that benchmark's JSON>, ..., "summary": [...] }. The summary lists the
+// headline figures (loop, start-up, knowledge indexing) from the benchmarks that ran, each with its
+// median, spread (10th to 90th percentile), goal and whether the median meets it.
+// `npm run bench -- knowledge` runs one.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,4 +29,46 @@ for (const name of readdirSync(here).sort()) {
     results[name] = { error: 'benchmark did not print JSON on its last line', output: text.slice(-2000) };
   }
 }
+/** One headline figure: the median and spread of a series, its goal (at most), and whether it is met. */
+function figure(measure, series, goal, unit, note) {
+  if (series === undefined || series === null || typeof series.median !== 'number') return undefined;
+  return { measure, unit, median: series.median, p10: series.p10, p90: series.p90, goal_at_most: goal, met: series.median <= goal, ...(note === undefined ? {} : { note }) };
+}
+
+function summary(r) {
+  const out = [];
+  const loop = r.loop?.loop;
+  for (const [wire, label] of [['anthropic', 'Anthropic Messages'], ['chat', 'Chat Completions'], ['responses', 'Responses']]) {
+    const ratio = loop?.[wire]?.fisk_ai?.ratio_to_bare;
+    out.push(figure(`agent loop per model call vs a bare SDK tool loop, ${label}, CPU`, ratio?.cpu, 1, 'ratio'));
+    out.push(figure(`agent loop per model call vs a bare SDK tool loop, ${label}, wall`, ratio?.wall, 1, 'ratio'));
+  }
+  const s = r.startup;
+  if (s !== undefined) {
+    const busy = s.load_average?.[0] >= s.cores;
+    out.push(figure('fisk --help wall vs node -e 0', s.help_vs_node, s.help_vs_node_goal, 'ratio'));
+    out.push(figure('fisk --help peak resident memory', s.help_max_rss_mib, s.help_rss_goal_mib, 'MiB'));
+    out.push(
+      figure(
+        'fisk info with a small application, wall',
+        s.info_ms,
+        s.info_goal_ms,
+        'ms',
+        busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_cpu_ms and info_vs_node` : undefined,
+      ),
+    );
+  }
+  const k = r.knowledge;
+  out.push(figure('knowledge indexing in process vs inserting the same chunks into both FTS5 tables, CPU', k?.index_vs_bare_two_tables_cpu, k?.index_vs_bare_two_tables_goal, 'ratio'));
+  const kc = r['knowledge-cli'];
+  if (kc !== undefined) {
+    out.push(figure(`fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, wall`, kc.fisk_vs_bare, kc.fisk_vs_bare_goal, 'ratio'));
+    if (kc.fisk_vs_bare_cpu !== null) {
+      out.push({ ...figure(`fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, CPU`, { median: kc.fisk_vs_bare_cpu, p10: null, p90: null }, kc.fisk_vs_bare_goal, 'ratio'), note: 'a ratio of the medians of CPU time; its spread is in fisk_index_cpu_ms and bare_script_cpu_ms' });
+    }
+  }
+  return out.filter((f) => f !== undefined);
+}
+
+results.summary = summary(results);
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

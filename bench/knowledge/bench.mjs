@@ -1,8 +1,10 @@
 // Knowledge store at scale: a deterministic synthetic corpus of 10,000 Markdown files (~60 MB)
 // with headings and code fences, indexed lexically and searched; a smaller hybrid pass against a
-// local fake embeddings server. Prints one JSON line.
+// local fake embeddings server. Then the in-process indexing ratio with its spread: interleaved
+// rounds, each a fresh index of a 1,000-file corpus against inserting the same chunks into both FTS5
+// tables of a bare database (CPU time of this process). Prints one JSON line.
 import Database from 'better-sqlite3';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -14,93 +16,17 @@ import {
   openWriter,
   search,
 } from '../../dist/knowledge/index.js';
+import { syntheticCorpus } from '../lib/corpus.mjs';
 import { fakeEmbeddings } from '../lib/toy-embeddings.mjs';
 
 const FILES = Number(process.env.KNOWLEDGE_BENCH_FILES ?? 10_000);
 const HYBRID_FILES = Number(process.env.KNOWLEDGE_BENCH_HYBRID_FILES ?? 500);
 const QUERIES = 200;
+// the ratio to the bare two-table insert, with its spread: interleaved rounds on a smaller corpus
+const RATIO_FILES = Number(process.env.KNOWLEDGE_BENCH_RATIO_FILES ?? 1000);
+const RATIO_ROUNDS = Number(process.env.KNOWLEDGE_BENCH_RATIO_ROUNDS ?? 7);
 
-// mulberry32: a small seeded generator so every run builds the same corpus
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(42);
-const pick = (arr) => arr[Math.floor(rand() * arr.length)];
-const SYL = ['ka', 'lo', 'ri', 'ten', 'sto', 'var', 'mi', 'de', 'pol', 'cy', 'ba', 'ck', 'up', 'ser', 'ver', 'on', 'na', 'tra', 'shi', 'for', 'gel', 'um', 'pra', 'zo'];
-const VOCAB = [];
-const seenWords = new Set();
-while (VOCAB.length < 40_000) {
-  const n = 2 + Math.floor(rand() * 3);
-  let w = '';
-  for (let j = 0; j < n; j++) w += pick(SYL);
-  if (seenWords.has(w)) continue;
-  seenWords.add(w);
-  VOCAB.push(w);
-}
-// stop words make up about a third of real prose
-const COMMON = ['the', 'and', 'of', 'to', 'in', 'is', 'for', 'on', 'with', 'as', 'by', 'it', 'be', 'at', 'or', 'this', 'that', 'from', 'are', 'an'];
-// content words follow Zipf's law (s = 1): cumulative weights for an inverse-CDF draw
-const CDF = [];
-{
-  let sum = 0;
-  for (let i = 0; i < VOCAB.length; i++) CDF.push((sum += 1 / (i + 1)));
-  for (let i = 0; i < CDF.length; i++) CDF[i] /= sum;
-}
-function zipf() {
-  const r = rand();
-  let lo = 0;
-  let hi = CDF.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CDF[mid] < r) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCAB[lo];
-}
-const word = () => (rand() < 0.33 ? pick(COMMON) : zipf());
-// what someone searching would type: topical words from the middle ranks, sometimes a stop word
-const queryWord = () => VOCAB[50 + Math.floor(rand() * 5000)];
-const sentence = () => {
-  const n = 6 + Math.floor(rand() * 14);
-  const ws = [];
-  for (let i = 0; i < n; i++) ws.push(word());
-  return `${ws.join(' ')}.`;
-};
-const paragraph = () => {
-  const n = 2 + Math.floor(rand() * 5);
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(sentence());
-  return out.join(' ');
-};
-function document(i) {
-  const parts = [`# ${word()} ${word()} ${i}`, '', paragraph(), ''];
-  const sections = 4 + Math.floor(rand() * 5);
-  for (let s = 0; s < sections; s++) {
-    parts.push(`## ${word()} ${word()}`, '', paragraph(), '', paragraph(), '');
-    if (rand() < 0.5) parts.push('```sh', `${word()} --${word()} ${word()}`, `# ${word()} comment, not a heading`, `${word()} ${word()}`, '```', '');
-    if (rand() < 0.5) parts.push(`### ${word()}`, '', paragraph(), '');
-  }
-  return parts.join('\n');
-}
-
-function generate(dir, files) {
-  let bytes = 0;
-  for (let i = 0; i < files; i++) {
-    const sub = join(dir, `d${String(i % 100).padStart(3, '0')}`);
-    if (i < 100) mkdirSync(sub, { recursive: true });
-    const text = document(i);
-    bytes += Buffer.byteLength(text);
-    writeFileSync(join(sub, `f${i}.md`), text);
-  }
-  return bytes;
-}
+const { rand, pick, COMMON, queryWord, generate } = syntheticCorpus(42);
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -213,6 +139,51 @@ CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`
   hreader.close();
   await fake.close();
 
+  // 7. in-process ratio rounds: fisk's indexer against the bare two-table insert of its chunks
+  const ratioCorpus = join(root, 'ratio');
+  generate(ratioCorpus, RATIO_FILES);
+  const ratioChunks = [];
+  {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    for (const d of readdirSync(ratioCorpus)) for (const f of readdirSync(join(ratioCorpus, d))) ratioChunks.push(...chunkMarkdown(readFileSync(join(ratioCorpus, d, f), 'utf8')).chunks);
+  }
+  const cpuMs = (u) => (u.user + u.system) / 1000;
+  const indexCpu = [];
+  const bareTwoCpu = [];
+  for (let i = 0; i < RATIO_ROUNDS; i++) {
+    const dir = join(root, `ratio-store-${i}`);
+    global.gc?.();
+    let u = process.cpuUsage();
+    const rw = openWriter(dir, { bulk: true });
+    await indexCorpus(rw.db, { roots: [ratioCorpus], cwd: root, excludeDirs: [] });
+    rw.close();
+    indexCpu.push(cpuMs(process.cpuUsage(u)));
+    global.gc?.();
+    const file = join(root, `ratio-bare-${i}.db`);
+    u = process.cpuUsage();
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(`CREATE VIRTUAL TABLE f USING fts5(content, heading_path, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`);
+    const a = db.prepare('INSERT INTO f(content, heading_path) VALUES (?, ?)');
+    const b = db.prepare('INSERT INTO e(content, heading_path) VALUES (?, ?)');
+    db.transaction(() => {
+      for (const c of ratioChunks) {
+        a.run(c.content, c.headingPath);
+        b.run(c.content, c.headingPath);
+      }
+    })();
+    db.close();
+    bareTwoCpu.push(cpuMs(process.cpuUsage(u)));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const ratioSpread = (xs) => {
+    const s = [...xs].sort((x, y) => x - y);
+    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))];
+    return { median: round(q(0.5)), p10: round(q(0.1)), p90: round(q(0.9)) };
+  };
+
   const ratio = fullMs / bareMs;
   console.log(
     JSON.stringify({
@@ -227,6 +198,9 @@ CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`
       index_vs_bare_target: 1.5,
       bare_two_fts5_insert_s: round(bare2Ms / 1000),
       index_vs_bare_two_tables_ratio: round(fullMs / bare2Ms),
+      ratio_rounds: { rounds: RATIO_ROUNDS, files: RATIO_FILES, chunks: ratioChunks.length },
+      index_vs_bare_two_tables_cpu: ratioSpread(indexCpu.map((x, i) => x / bareTwoCpu[i])),
+      index_vs_bare_two_tables_goal: 1.15,
       unchanged_reindex_s: round(unchangedMs / 1000),
       unchanged_reindex_target_s: 3,
       unchanged_skipped: again.unchanged,

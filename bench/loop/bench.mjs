@@ -21,7 +21,7 @@ import { generateText, jsonSchema, stepCountIs, tool as aiTool } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, run as agentsRun, setTracingDisabled, tool as agentsTool } from '@openai/agents';
-import { runAgent, MemoryJournal } from '../../dist/agent/index.js';
+import { runAgent, MemoryJournal, settingsFromConfig } from '../../dist/agent/index.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { newProvider } from '../../dist/llm/index.js';
 import { FrozenToolSet, PublishedToolSetSource, functool } from '../../dist/toolkit/index.js';
@@ -79,10 +79,11 @@ function fiskRunner(wire) {
     },
     'run',
   );
+  const settings = settingsFromConfig(config);
   const baseUrl = wire === 'anthropic' ? urls[wire] : `${urls[wire]}/v1`;
   const provider = newProvider(providerName, { baseUrl, apiKey: 'sk-bench', callTimeoutMs: 60_000, maxRetries: 0, env: {} });
   return async () => {
-    const out = await runAgent({ config, provider, tools: source, prompt: PROMPT, journal: new MemoryJournal() });
+    const out = await runAgent({ settings, provider, tools: source, prompt: PROMPT, journal: new MemoryJournal() });
     if (out.status !== 'completed') throw new Error(`fisk-ai run on ${wire} ended ${out.status}: ${out.message}`);
   };
 }

@@ -4,7 +4,11 @@
  * Nothing here prints; the host presents refusals and replays the conversation itself.
  */
 import type { Config } from '../config/index.js';
-import { appendNext, claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun, userBody } from '../runstate/index.js';
+import { userBody } from '../runstate/builders.js';
+import { RunStateError } from '../runstate/errors.js';
+import { computeFingerprint, resumeGate } from '../runstate/fingerprint.js';
+import { claimRun, loadRun, startRun } from '../runstate/run-ops.js';
+import { appendNext } from '../runstate/store.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
 import { fingerprintDefinitions } from '../toolkit/tool-search.js';

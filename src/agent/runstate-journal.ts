@@ -2,7 +2,8 @@
  * Writes a run's journal entries as session records through a `runstate` journal. The host
  * creates the journal and writes its meta record; the loop appends everything after it.
  */
-import { appendNext, assistantBody, deferralBody, grantBody, terminalBody, toolResultBody } from '../runstate/index.js';
+import { assistantBody, deferralBody, grantBody, terminalBody, toolResultBody } from '../runstate/builders.js';
+import { appendNext } from '../runstate/store.js';
 import type { Journal } from '../runstate/index.js';
 import type { JournalEntry, RunJournal } from './journal.js';
 

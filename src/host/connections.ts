@@ -2,8 +2,13 @@
  * One NATS connection per context, shared by every store and peer of a runtime that needs it. A
  * store or a peer borrows the connection; only the pool closes it, when the runtime closes.
  */
-import { connectNats } from '../conns/index.js';
-import type { NatsConn } from '../conns/index.js';
+import type { NatsConn } from '../conns/nats-connect.js';
+
+/** The NATS client loads with the first connection, so a runtime that needs none never pays for it. */
+async function connectNats(context: string, opts: { readonly env: Readonly<Record<string, string | undefined>>; readonly name: string }): Promise<NatsConn> {
+  const { connectNats: connect } = await import('../conns/nats-connect.js');
+  return connect(context, opts);
+}
 
 /** Connections by context name, opened on first use. */
 export class ConnectionPool {

@@ -7,10 +7,7 @@
  */
 import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
-import { discoverMcpTools, openMcpSessions } from '../mcp/client/index.js';
 import type { McpSessionSet, McpToolsChange } from '../mcp/client/index.js';
-import { memoryToolsForListing } from '../memory/tools.js';
-import { importRemoteTools } from '../remotetools/index.js';
 import type { ImportResult } from '../remotetools/index.js';
 import type { FilteredTool, ToolSource } from '../toolkit/source.js';
 import type { Tool } from '../toolkit/tool.js';
@@ -62,8 +59,11 @@ export const NO_IMPORTS: ImportedTools = {
 };
 
 /** The names of the built-ins and custom tools a run of `config` holds besides the application's. */
-export function localToolNames(config: Config, parts: { readonly application: readonly Tool[]; readonly human: readonly Tool[]; readonly knowledge: readonly Tool[]; readonly custom: readonly Tool[] }): string[] {
-  const memory = config.harness.memory.enabled ? memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) : [];
+export async function localToolNames(
+  config: Config,
+  parts: { readonly application: readonly Tool[]; readonly human: readonly Tool[]; readonly knowledge: readonly Tool[]; readonly custom: readonly Tool[] },
+): Promise<string[]> {
+  const memory = config.harness.memory.enabled ? (await import('../memory/tools.js')).memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) : [];
   return [...parts.application, ...parts.human, ...memory, ...parts.knowledge, ...parts.custom].map((t) => t.name);
 }
 
@@ -92,6 +92,7 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
     }
     try {
       const nats = await ctx.connections.connection(context);
+      const { importRemoteTools } = await import('../remotetools/index.js');
       const result = await importRemoteTools(nats, config.remoteTools, { localNames: ctx.localNames, mode: 'lenient', identity: config.identity, timeoutMs: config.llm.budget.callTimeout.ms });
       for (const w of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: w.message });
       return remoteSources(result);
@@ -102,6 +103,7 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
   }
   if (context === undefined) throw ConfigError.of('missing', 'nats_context', 'is required when remote_tools is set: the NATS context to reach the peers through');
   const nats = await ctx.connections.connection(context);
+  const { importRemoteTools } = await import('../remotetools/index.js');
   const result = await importRemoteTools(nats, config.remoteTools, { localNames: ctx.localNames, mode: 'strict', identity: config.identity, timeoutMs: config.llm.budget.callTimeout.ms });
   for (const w of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: w.message });
   return remoteSources(result);
@@ -116,6 +118,8 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
 export async function openImports(config: Config, stance: ImportStance, ctx: ImportContext, notes: NoteSink): Promise<ImportedTools> {
   const remote = await remoteImport(config, stance, ctx, notes);
   if (config.mcpClients.length === 0) return remote.length === 0 ? NO_IMPORTS : { ...NO_IMPORTS, sources: () => [...remote] };
+  // the MCP client SDK loads only for a configuration with MCP servers
+  const { discoverMcpTools, openMcpSessions } = await import('../mcp/client/index.js');
   const connect = { env: ctx.env, credentialEnvNames: ctx.credentialEnvNames, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
   if (stance === 'lenient') {
     const found = await discoverMcpTools(config.mcpClients, connect);

@@ -10,18 +10,12 @@ import { isAbsolute } from 'node:path';
 import { humanTools } from '../agent/human-tools.js';
 import { ConfigError, credentialEnvNames as configCredentialNames } from '../config/index.js';
 import type { Config } from '../config/index.js';
-import { prepareRunKnowledge } from '../knowledge/run-knowledge.js';
 import type { RunKnowledge } from '../knowledge/run-knowledge.js';
-import { knowledgeToolsForListing } from '../knowledge/run-knowledge.js';
-import { knowledgeSystemNote } from '../knowledge/tools.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
 import type { Provider } from '../llm/provider.js';
 import { loadProvider, newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/provider-catalog.js';
 import type { ProviderFacts } from '../llm/registry.js';
-import { memoryBackend, openMemoryStore } from '../memory/backends.js';
-import { decodeFileOptions, fileDirectory } from '../memory/file/backend.js';
 import type { Store as MemoryStore } from '../memory/store.js';
-import { openSessionStore, sessionBackendNeeds } from '../runstate/registry.js';
 import type { SessionStore } from '../runstate/store.js';
 import { applicationLoadOptions, loadApplicationTools } from '../toolkit/load.js';
 import type { LoadedApplication } from '../toolkit/load.js';
@@ -185,6 +179,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
 
     let sessions: SessionStore | undefined;
     if (mode === 'run' && deps.sessions !== undefined) {
+      const { openSessionStore, sessionBackendNeeds } = await import('../runstate/registry.js');
       const choice = config.harness.sessions;
       const stateDir = deps.sessions.stateDir;
       const needsNats = sessionBackendNeeds(choice.backend).includes('nats') && stateDir === undefined;
@@ -200,11 +195,15 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     let memoryStore: MemoryStore | undefined;
     let memoryIndex: Runtime['memoryIndex'] = 'opened';
     const memory = config.harness.memory;
-    if (mode === 'listing' && memory.enabled && !memory.noIndex) {
+    // the memory backends load only for a configuration with memory
+    const backends = memory.enabled && mode !== 'mcp' ? await import('../memory/backends.js') : undefined;
+    if (mode === 'listing' && memory.enabled && !memory.noIndex && backends !== undefined) {
+      const { memoryBackend, openMemoryStore } = backends;
       // a listing shows the index a run would inject, without creating anything to do so
       const context = { identity: config.identity, baseDir: storeBase ?? config.baseDir, natsContext: config.natsContext };
       try {
         if (memory.backend === 'file') {
+          const { decodeFileOptions, fileDirectory } = await import('../memory/file/backend.js');
           if (existsSync(fileDirectory(decodeFileOptions(memory.options), context))) memoryStore = await openMemoryStore(memory, context);
           else memoryIndex = 'empty';
         } else {
@@ -217,7 +216,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         notes.push({ level: 'warning', key: 'harness.memory', message: `the memory index a run adds to the prompt is not shown: ${err instanceof Error ? err.message : String(err)}` });
       }
     }
-    if (mode === 'run' && memory.enabled) {
+    if (mode === 'run' && memory.enabled && backends !== undefined) {
+      const { memoryBackend, openMemoryStore } = backends;
       if (deps.memoryStore !== undefined) {
         memoryStore = deps.memoryStore;
       } else {
@@ -237,7 +237,10 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     // no built-in is lent over a2a, so lending opens no knowledge store
     const servesKnowledge = mode === 'mcp' ? (config.expose.mcp?.builtins.length ?? 0) > 0 : mode !== 'lend';
     if (k.enabled && servesKnowledge) {
+      // the store and its SQLite binding load only for a configuration that uses knowledge
+      const { knowledgeToolsForListing, prepareRunKnowledge } = await import('../knowledge/run-knowledge.js');
       if (mode === 'listing') {
+        const { knowledgeSystemNote } = await import('../knowledge/tools.js');
         knowledge = { tools: knowledgeToolsForListing(k), notes: [knowledgeSystemNote(k.readTool)], reader: undefined };
       } else {
         // verified here, before any model or client is served: a stale index stops startup
@@ -265,7 +268,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         env: deps.env,
         credentialEnvNames: credentials,
         connections,
-        localNames: localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
+        localNames: await localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       },
       notes,

@@ -12,7 +12,7 @@ import { LlmError } from '../llm/errors.js';
 import type { FetchMiddleware } from '../llm/http.js';
 import type { Provider, Request, Response } from '../llm/provider.js';
 import type { Message } from '../llm/types.js';
-import { resolveTelemetrySettings, startTelemetry, TelemetryError, telemetrySettingRows } from '../telemetry/index.js';
+import { startTelemetry } from '../telemetry/index.js';
 import type {
   CapturedMessage,
   CapturedPart,
@@ -22,7 +22,6 @@ import type {
   RunSpan,
   StartupSpan,
   Telemetry,
-  TelemetrySettingRow,
   TelemetrySettings,
   ToolExit,
   ToolKind,
@@ -30,9 +29,9 @@ import type {
 } from '../telemetry/index.js';
 import type { InvokeResult, InvokeWrapper, RefusalReason } from '../toolkit/invoke/index.js';
 import type { Kind } from '../toolkit/tool.js';
+import { telemetrySettingsFor } from './telemetry-settings.js';
 
-/** How a command names its own switch that turns telemetry off. */
-export const NO_TELEMETRY_FLAG = '--no-telemetry';
+export { NO_TELEMETRY_FLAG, telemetryInfo, telemetrySettingsFor } from './telemetry-settings.js';
 
 export interface HostTelemetryOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -42,37 +41,6 @@ export interface HostTelemetryOptions {
   /** Per-request export timeout and metric push interval; the library's defaults otherwise. */
   readonly exportTimeoutMs?: number;
   readonly metricIntervalMs?: number;
-}
-
-/** The effective telemetry settings of a configuration. Throws a `TelemetryError` (configuration) on a bad value. */
-export function telemetrySettingsFor(config: Config, env: HostTelemetryOptions['env'], disabled = false): TelemetrySettings {
-  return resolveTelemetrySettings({
-    config: config.telemetry,
-    identity: config.identity,
-    present: config.present,
-    // the word `fisk info` uses for every other value the file set
-    source: 'file',
-    ...(disabled ? { disabledBy: NO_TELEMETRY_FLAG } : {}),
-    env,
-  });
-}
-
-/**
- * What `fisk info` shows: every telemetry key with its effective value and origin, and the note
- * about OTLP variables that are set while telemetry is off. A setting that would stop a run comes
- * back as a warning with no rows, so a listing still shows everything else.
- */
-export function telemetryInfo(
-  config: Config,
-  env: HostTelemetryOptions['env'],
-): { readonly rows: readonly TelemetrySettingRow[]; readonly warnings: readonly { readonly key: string; readonly message: string }[] } {
-  try {
-    const settings = telemetrySettingsFor(config, env);
-    return { rows: telemetrySettingRows(settings), warnings: settings.note === undefined ? [] : [{ key: 'telemetry', message: settings.note }] };
-  } catch (err) {
-    if (!(err instanceof TelemetryError)) throw err;
-    return { rows: [], warnings: [{ key: err.key, message: err.message }] };
-  }
 }
 
 const TOOL_KIND: Record<Kind, ToolKind | undefined> = {

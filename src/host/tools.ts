@@ -3,11 +3,7 @@
  * what `fisk info` lists is what a run sends and what a server serves, one list narrowed in the
  * open, every tool left out recorded with its reason.
  */
-import { prepareRunMemory } from '../memory/run-memory.js';
 import type { Scope } from '../memory/scope.js';
-import { memoryIndexPrompt, memoryNote, renderMemoryIndex } from '../memory/prompt.js';
-import { memoryToolsForListing } from '../memory/tools.js';
-import { selectServedTools } from '../mcp/server/served-tools.js';
 import { deferralPolicy as toolkitDeferralPolicy } from '../toolkit/deferral.js';
 import type { DeferralDecision, DeferralPolicy } from '../toolkit/deferral.js';
 import { selectTools } from '../toolkit/selection.js';
@@ -16,7 +12,6 @@ import type { FrozenToolSet } from '../toolkit/tool-set.js';
 import type { Tool } from '../toolkit/tool.js';
 import { HostError } from './errors.js';
 import type { Runtime, RuntimeNote } from './runtime.js';
-import { selectA2aTools } from './served.js';
 
 /** What a tool set is for. */
 export const TOOL_PURPOSES = [
@@ -86,6 +81,12 @@ async function memoryPart(runtime: Runtime, purpose: ToolPurpose, opts: Assemble
   const none: MemoryPart = { source: undefined, notes: [], volatile: [], scope: undefined, runtimeNotes: [] };
   // memory tools are never served: they declare no exposure
   if (!memory.enabled || purpose === 'mcp' || purpose === 'a2a-tools') return none;
+  // the memory modules load only for a configuration with memory
+  const [{ memoryIndexPrompt, memoryNote, renderMemoryIndex }, { memoryToolsForListing }, { prepareRunMemory }] = await Promise.all([
+    import('../memory/prompt.js'),
+    import('../memory/tools.js'),
+    import('../memory/run-memory.js'),
+  ]);
   if (runtime.memoryStore === undefined || purpose === 'listing') {
     // a listing: the tools as defined, and the index the store holds now
     let volatile: string[] = [];
@@ -148,6 +149,7 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
     case 'mcp': {
       const mcp = config.expose.mcp;
       if (mcp === undefined) throw new HostError('no_tools', `serving over MCP needs an expose.agent.mcp block in ${config.source}`);
+      const { selectServedTools } = await import('../mcp/server/served-tools.js');
       const narrowed = selectServedTools({ entries: selection.toolSet.entries, expose: config.expose.tools, builtins: mcp.builtins });
       if (narrowed.tools.length === 0) {
         throw new HostError('no_tools', `no tools are left to serve after filtering; check include/exclude and expose.agent.tools in ${config.source}`);
@@ -155,6 +157,7 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
       return { ...base, served: narrowed.tools, filtered: [...selection.filtered, ...narrowed.filtered] };
     }
     case 'a2a-tools': {
+      const { selectA2aTools } = await import('./served.js');
       const narrowed = selectA2aTools({ entries: selection.toolSet.entries, expose: config.expose.tools, confirmTags: config.harness.confirmTags });
       return { ...base, served: narrowed.tools, filtered: [...selection.filtered, ...narrowed.filtered] };
     }

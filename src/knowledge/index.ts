@@ -21,11 +21,11 @@ export { MAX_FILE_BYTES, SKIP_REASONS, DEFAULT_EXTENSIONS, isDocumentName } from
 export type { SkipReason, SkippedFile } from './walk.js';
 export { freeTextQuery, MAX_QUERY_TERMS } from './query.js';
 export type { FreeTextQuery } from './query.js';
-export { search, fuse, fuseWeighted, configuredTier, SEARCH_STATUSES, CANDIDATES, RRF_K, FUSE_K, VECTOR_WEIGHT } from './search.js';
+export { search, fuse, fuseWeighted, SEARCH_STATUSES, CANDIDATES, RRF_K, FUSE_K, VECTOR_WEIGHT } from './search.js';
 export { rankDocuments, STOP_WORDS, isStopWord } from './rank.js';
 export type { RankedDocument } from './rank.js';
 export type { SearchHit, SearchOptions, SearchResult, SearchStatus, SearchVector } from './search.js';
-export { tierLine, DEGRADE_STEPS } from './tier.js';
+export { tierLine, configuredTier, DEGRADE_STEPS } from './tier.js';
 export type { DegradeStep, Tier } from './tier.js';
 export { enumerate, parseEnumQuery, ENUMERATE_STATUSES, TERM_SCOPES } from './enumerate.js';
 export type { EnumerateResult, EnumerateStatus, EnumTerm, MatchedDocument, TermReport, TermScope } from './enumerate.js';

@@ -8,6 +8,7 @@ import type { VectorSettings } from './identity.js';
 import { freeTextQuery } from './query.js';
 import { rankDocuments } from './rank.js';
 import { splitCommonTerms } from './term-stats.js';
+import { configuredTier } from './tier.js';
 import type { KnowledgeReader } from './store.js';
 import type { DegradeStep, Tier } from './tier.js';
 
@@ -73,12 +74,6 @@ export interface SearchOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The tier a configuration promises before a query runs (for status lines on empty answers). */
-export function configuredTier(db: Db | undefined, vector: SearchVector | undefined): Tier {
-  if (vector === undefined) return { kind: 'lexical' };
-  const pinned = db === undefined ? undefined : readIdentity(db);
-  return { kind: 'hybrid', model: vector.settings.model, dimension: pinned?.dimension };
-}
 
 /**
  * Fuses ranked lists with reciprocal rank fusion (k = 60); ties go to the lower chunk id so the

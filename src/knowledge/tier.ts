@@ -1,4 +1,7 @@
+import type { Database as Db } from 'better-sqlite3';
 import type { EmbedFailure } from './embeddings.js';
+import { readIdentity } from './identity.js';
+import type { VectorSettings } from './identity.js';
 
 /** The step of a hybrid search that failed, when it fell back to the lexical tier. */
 export const DEGRADE_STEPS = ['embed_query', 'vector_search'] as const;
@@ -58,4 +61,11 @@ export function tierLine(tier: Tier): string {
       return never;
     }
   }
+}
+
+/** The tier a configuration promises before a query runs (for status lines on empty answers). */
+export function configuredTier(db: Db | undefined, vector: { readonly settings: Pick<VectorSettings, 'model'> } | undefined): Tier {
+  if (vector === undefined) return { kind: 'lexical' };
+  const pinned = db === undefined ? undefined : readIdentity(db);
+  return { kind: 'hybrid', model: vector.settings.model, dimension: pinned?.dimension };
 }

@@ -8,7 +8,6 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, decodeOptions } from '../config/index.js';
 import type { BackendChoice } from '../config/index.js';
-import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { RunStateError } from './errors.js';
 import { fileSessionStore } from './file/store.js';
@@ -101,6 +100,7 @@ export async function openConfiguredSessionStore(
     if (natsContext === undefined) {
       throw ConfigError.of('missing', 'nats_context', `is required by harness.sessions.backend: ${sessions.backend}`);
     }
+    const { connectNats } = await import('../conns/nats-connect.js');
     nats = await connectNats(natsContext, { env: deps.env, ...(deps.connectionName !== undefined ? { name: deps.connectionName } : {}) });
   }
   const close = async (): Promise<void> => {

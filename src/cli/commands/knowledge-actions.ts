@@ -5,7 +5,16 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import * as k from '../../knowledge/index.js';
+import { indexCorpus } from '../../knowledge/indexer.js';
+import type { IndexProgress, IndexResult, PruneScope } from '../../knowledge/indexer.js';
+import type { CheckState } from '../../knowledge/maintenance.js';
+import { knowledgeSetup } from '../../knowledge/setup.js';
+import type { KnowledgeSetup } from '../../knowledge/setup.js';
+import { KnowledgeReader, openWriter } from '../../knowledge/store.js';
+import { resolveStoreDir } from '../../knowledge/store-files.js';
+import { configuredTier, tierLine } from '../../knowledge/tier.js';
+import { MAX_FILE_BYTES } from '../../knowledge/walk.js';
+import type { SkipReason } from '../../knowledge/walk.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -16,7 +25,7 @@ const NOT_BUILT = 'the knowledge index has not been built yet; run: fisk knowled
 export interface Ctx {
   readonly io: Io;
   readonly config: Config;
-  readonly setup: k.KnowledgeSetup;
+  readonly setup: KnowledgeSetup;
   readonly excludeDirs: readonly string[];
   /** The directory holding agent.yaml: relative configured paths and stored keys resolve here. */
   readonly root: string;
@@ -55,8 +64,8 @@ export function context(cmd: Command, io: Io): Ctx {
   const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'knowledge');
   const kc = config.harness.knowledge;
   const base = storeBase === '' ? undefined : storeBase;
-  const setup = k.knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: config.baseDir, storeBase: base, env: io.env });
-  const memoryDir = k.resolveStoreDir(memoryDirectory(config), config.baseDir, base);
+  const setup = knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: config.baseDir, storeBase: base, env: io.env });
+  const memoryDir = resolveStoreDir(memoryDirectory(config), config.baseDir, base);
   const sessionsDir = sessionsDirectory(config);
   const excludeDirs = [setup.storeDir, memoryDir, ...(sessionsDir === undefined ? [] : [resolve(config.baseDir, sessionsDir)])];
   return { io, config, setup, excludeDirs, root: config.baseDir };
@@ -76,12 +85,12 @@ async function withInterrupt<T>(body: (signal: AbortSignal) => Promise<T>): Prom
   }
 }
 
-function reader(ctx: Ctx): k.KnowledgeReader {
-  return new k.KnowledgeReader(ctx.setup.storeDir);
+function reader(ctx: Ctx): KnowledgeReader {
+  return new KnowledgeReader(ctx.setup.storeDir);
 }
 
-function printTier(ctx: Ctx, r: k.KnowledgeReader): void {
-  println(ctx.io.out, k.tierLine(k.configuredTier(r.handle(), ctx.setup.vector)));
+function printTier(ctx: Ctx, r: KnowledgeReader): void {
+  println(ctx.io.out, tierLine(configuredTier(r.handle(), ctx.setup.vector)));
 }
 
 /**
@@ -104,9 +113,9 @@ function rootsFor(ctx: Ctx, paths: readonly string[]): { roots: readonly string[
   return { roots: configured, fromConfig: true };
 }
 
-const SKIP_WORDS: Record<k.SkipReason, string> = {
+const SKIP_WORDS: Record<SkipReason, string> = {
   symlink: 'a symlink',
-  too_large: `larger than ${k.MAX_FILE_BYTES / 1024} KiB`,
+  too_large: `larger than ${MAX_FILE_BYTES / 1024} KiB`,
   not_utf8: 'not UTF-8 text',
   name_not_utf8: 'its file name is not UTF-8 (rename it to index it)',
   not_documentation: 'not a documentation file (see harness.knowledge.extensions)',
@@ -114,7 +123,7 @@ const SKIP_WORDS: Record<k.SkipReason, string> = {
   missing: 'does not exist',
 };
 
-function progressPrinter(ctx: Ctx): ((p: k.IndexProgress) => void) | undefined {
+function progressPrinter(ctx: Ctx): ((p: IndexProgress) => void) | undefined {
   if (ctx.io.err.isTTY !== true || ctx.config.harness.noProgress) return undefined;
   const start = Date.now();
   let last = 0;
@@ -129,7 +138,7 @@ function progressPrinter(ctx: Ctx): ((p: k.IndexProgress) => void) | undefined {
   };
 }
 
-function reportIndex(ctx: Ctx, res: k.IndexResult): void {
+function reportIndex(ctx: Ctx, res: IndexResult): void {
   const { io } = ctx;
   const shown = res.skipped.slice(0, 20);
   for (const s of shown) println(io.err, `skipped ${oneLine(s.path)}: ${SKIP_WORDS[s.reason]}`);
@@ -141,22 +150,22 @@ function reportIndex(ctx: Ctx, res: k.IndexResult): void {
 
 export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boolean; dryRun?: boolean; prune?: boolean }): Promise<void> {
   const { roots, fromConfig } = rootsFor(ctx, paths);
-  const prune: k.PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
+  const prune: PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
   const progress = progressPrinter(ctx);
   const common = { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
   if (o.dryRun === true) {
     const r = reader(ctx);
     printTier(ctx, r);
-    reportIndex(ctx, await k.indexCorpus(r.handle(), { ...common, dryRun: true }));
+    reportIndex(ctx, await indexCorpus(r.handle(), { ...common, dryRun: true }));
     r.close();
     return;
   }
-  const store = k.openWriter(ctx.setup.storeDir, { bulk: true });
+  const store = openWriter(ctx.setup.storeDir, { bulk: true });
   try {
-    const res = await withInterrupt((signal) => k.indexCorpus(store.db, { ...common, signal }));
+    const res = await withInterrupt((signal) => indexCorpus(store.db, { ...common, signal }));
     if (progress !== undefined) ctx.io.err.write('\n');
     // printed after the pass so it shows the identity the pass pinned
-    println(ctx.io.out, k.tierLine(k.configuredTier(store.db, ctx.setup.vector)));
+    println(ctx.io.out, tierLine(configuredTier(store.db, ctx.setup.vector)));
     if (res.canceled) {
       println(ctx.io.err, `\nindex interrupted after ${res.added + res.updated + res.unchanged} files; what was indexed stays, and a re-run skips it`);
       throw new ExitWith(EXIT.aborted);
@@ -168,17 +177,18 @@ export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?
 }
 
 export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; full?: boolean; json?: boolean }): Promise<void> {
+  const { search } = await import('../../knowledge/search.js');
   const topK = o.topK === undefined || Number(o.topK) === 0 ? ctx.config.harness.knowledge.topK : Number(o.topK);
   if (!Number.isInteger(topK) || topK < 0) throw new UsageError(`--top-k must be a whole number, got ${JSON.stringify(o.topK)}`);
   const r = reader(ctx);
   try {
-    const res = await withInterrupt((signal) => k.search(r, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
+    const res = await withInterrupt((signal) => search(r, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
     const out = ctx.io.out;
     if (o.json === true) {
-      println(out, JSON.stringify({ tier: k.tierLine(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
+      println(out, JSON.stringify({ tier: tierLine(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
       return;
     }
-    println(out, k.tierLine(res.tier));
+    println(out, tierLine(res.tier));
     if (res.dropped.length > 0) println(ctx.io.err, `note: dropped terms shorter than two characters: ${res.dropped.map((d) => oneLine(d)).join(' ')}`);
     if (res.common.length > 0) println(ctx.io.err, `note: left out of the ranking because more than half of all chunks hold them: ${res.common.map((d) => oneLine(d)).join(' ')}`);
     switch (res.status) {
@@ -217,12 +227,13 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
   }
 }
 
-export function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean; json?: boolean; limit?: string }): void {
+export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean; json?: boolean; limit?: string }): Promise<void> {
+  const { enumerate } = await import('../../knowledge/enumerate.js');
   const limit = o.limit === undefined ? undefined : Number(o.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
   const r = reader(ctx);
   try {
-    const res = k.enumerate(r, query, limit);
+    const res = enumerate(r, query, limit);
     const out = ctx.io.out;
     if (o.json === true) {
       if (res.status === 'not_built') throw new CliError(NOT_BUILT);
@@ -258,13 +269,15 @@ export function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean; json?
   }
 }
 
-export function runShow(ctx: Ctx, citation: string): void {
-  const c = k.parseCitation(citation);
+export async function runShow(ctx: Ctx, citation: string): Promise<void> {
+  const { parseCitation } = await import('../../knowledge/citation.js');
+  const { chunkAt } = await import('../../knowledge/read.js');
+  const c = parseCitation(citation);
   const r = reader(ctx);
   try {
     const db = r.handle();
     if (db === undefined) throw new CliError(NOT_BUILT);
-    const chunk = k.chunkAt(db, c);
+    const chunk = chunkAt(db, c);
     if (chunk === undefined) {
       throw new CliError(`no chunk found for citation ${JSON.stringify(citation)}: the file may have changed since the last index; run 'fisk knowledge sources' to list files`);
     }
@@ -279,11 +292,12 @@ function date(ms: number | undefined): string {
   return ms === undefined ? '-' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-export function runSources(ctx: Ctx): void {
+export async function runSources(ctx: Ctx): Promise<void> {
+  const { listSources } = await import('../../knowledge/maintenance.js');
   const r = reader(ctx);
   try {
     printTier(ctx, r);
-    const list = k.listSources(r);
+    const list = listSources(r);
     if (list === undefined) throw new CliError(NOT_BUILT);
     if (list.length === 0) {
       println(ctx.io.out, 'no indexed files');
@@ -297,9 +311,10 @@ export function runSources(ctx: Ctx): void {
   }
 }
 
-export function runRm(ctx: Ctx, paths: readonly string[]): void {
-  if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
-  const store = k.openWriter(ctx.setup.storeDir);
+export async function runRm(ctx: Ctx, paths: readonly string[]): Promise<void> {
+  const { removeSources } = await import('../../knowledge/maintenance.js');
+  if (!new KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const store = openWriter(ctx.setup.storeDir);
   try {
     // a file indexed through a relative root is stored relative to the directory holding
     // agent.yaml, and one indexed through an absolute root absolutely: try both spellings
@@ -307,7 +322,7 @@ export function runRm(ctx: Ctx, paths: readonly string[]): void {
       const abs = resolve(ctx.io.cwd, p);
       const rel = relative(ctx.root, abs);
       const forms = [...new Set([abs, rel.startsWith('..') || rel === '' ? abs : rel])];
-      return { source: p, removed: k.removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
+      return { source: p, removed: removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
     });
     for (const r of res) println(ctx.io.out, r.removed > 0 ? `removed ${oneLine(r.source)}${r.removed > 1 ? ` (${r.removed} files)` : ''}` : `not indexed: ${oneLine(r.source)}`);
     println(ctx.io.out, `removed ${res.filter((r) => r.removed > 0).length} of ${res.length} sources`);
@@ -331,11 +346,12 @@ function formatBytes(n: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${unit} (${n} bytes)`;
 }
 
-export function runStats(ctx: Ctx): void {
+export async function runStats(ctx: Ctx): Promise<void> {
+  const { storeStats } = await import('../../knowledge/maintenance.js');
   const r = reader(ctx);
   try {
     printTier(ctx, r);
-    const s = k.storeStats(r);
+    const s = storeStats(r);
     const out = ctx.io.out;
     println(out, `Store       ${s.built ? s.path : `${s.path} (not built; run: fisk knowledge index)`}`);
     println(out, `Documents   ${s.documents}`);
@@ -354,19 +370,20 @@ export function runStats(ctx: Ctx): void {
   }
 }
 
-const STATE_MARK: Record<k.CheckState, string> = { ok: '[ ok ]', fail: '[FAIL]', not_run: '[ -- ]' };
+const STATE_MARK: Record<CheckState, string> = { ok: '[ ok ]', fail: '[FAIL]', not_run: '[ -- ]' };
 
 export async function runDoctor(ctx: Ctx): Promise<void> {
+  const { runDoctor: doctor } = await import('../../knowledge/doctor.js');
   const r = reader(ctx);
   try {
     let tier: string;
     try {
-      tier = k.tierLine(k.configuredTier(r.handle(), ctx.setup.vector));
+      tier = tierLine(configuredTier(r.handle(), ctx.setup.vector));
     } catch {
-      tier = k.tierLine(k.configuredTier(undefined, ctx.setup.vector));
+      tier = tierLine(configuredTier(undefined, ctx.setup.vector));
     }
     println(ctx.io.out, tier);
-    const report = await withInterrupt((signal) => k.runDoctor(r, ctx.setup.vector, signal));
+    const report = await withInterrupt((signal) => doctor(r, ctx.setup.vector, signal));
     const w = Math.max(...report.checks.map((c) => c.name.length));
     for (const c of report.checks) println(ctx.io.out, `${c.name.padEnd(w)}  ${STATE_MARK[c.state]}  ${oneLine(c.detail)}`);
     if (!report.healthy) throw new CliError('knowledge doctor found problems that must be fixed');
@@ -375,11 +392,12 @@ export async function runDoctor(ctx: Ctx): Promise<void> {
   }
 }
 
-export function runCheck(ctx: Ctx): void {
-  if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
-  const store = k.openWriter(ctx.setup.storeDir);
+export async function runCheck(ctx: Ctx): Promise<void> {
+  const { checkIntegrity } = await import('../../knowledge/maintenance.js');
+  if (!new KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const store = openWriter(ctx.setup.storeDir);
   try {
-    const items = k.checkIntegrity(store);
+    const items = checkIntegrity(store);
     for (const i of items) println(ctx.io.out, `${i.name.padEnd(12)}  ${STATE_MARK[i.state]}  ${oneLine(i.detail)}`);
     if (items.some((i) => i.state === 'fail')) throw new CliError("the knowledge index failed its integrity check; run 'fisk knowledge rebuild' (FTS) or 'fisk knowledge index --reindex' (vectors)");
   } finally {
@@ -387,19 +405,21 @@ export function runCheck(ctx: Ctx): void {
   }
 }
 
-export function runRebuild(ctx: Ctx): void {
-  if (!new k.KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
-  const store = k.openWriter(ctx.setup.storeDir);
+export async function runRebuild(ctx: Ctx): Promise<void> {
+  const { rebuildIndexes } = await import('../../knowledge/maintenance.js');
+  if (!new KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const store = openWriter(ctx.setup.storeDir);
   try {
-    k.rebuildIndexes(store);
+    rebuildIndexes(store);
     println(ctx.io.out, 'rebuilt both full-text indexes from the stored chunks (nothing was re-embedded)');
   } finally {
     store.close();
   }
 }
 
-export function runReset(ctx: Ctx, force: boolean): void {
-  const res = k.resetStore(ctx.setup.storeDir, force);
+export async function runReset(ctx: Ctx, force: boolean): Promise<void> {
+  const { resetStore } = await import('../../knowledge/maintenance.js');
+  const res = resetStore(ctx.setup.storeDir, force);
   if (!res.existed) {
     println(ctx.io.out, 'no knowledge index to reset');
     return;
@@ -410,12 +430,13 @@ export function runReset(ctx: Ctx, force: boolean): void {
   println(ctx.io.out, `reset: removed ${res.documents} documents and ${res.chunks} chunks from ${res.path}`);
 }
 
-export function runVocab(ctx: Ctx, prefix: string, o: { json?: boolean; limit?: string }): void {
+export async function runVocab(ctx: Ctx, prefix: string, o: { json?: boolean; limit?: string }): Promise<void> {
+  const { vocabulary } = await import('../../knowledge/maintenance.js');
   const limit = o.limit === undefined ? 100 : Number(o.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
   const r = reader(ctx);
   try {
-    const list = k.vocabulary(r, prefix, limit);
+    const list = vocabulary(r, prefix, limit);
     // a pipe must never read "not built" as "no words"
     if (list === undefined) throw new CliError(NOT_BUILT);
     if (o.json === true) {
@@ -433,6 +454,7 @@ function stamp(): string {
 }
 
 export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: string; initial: boolean }): Promise<void> {
+  const { startWatch } = await import('../../knowledge/watch.js');
   let debounceMs: number;
   try {
     debounceMs = parseGoDuration(o.debounce);
@@ -454,15 +476,15 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
   } finally {
     r.close();
   }
-  const store = k.openWriter(ctx.setup.storeDir);
+  const store = openWriter(ctx.setup.storeDir);
   try {
     await withInterrupt(async (signal) => {
       if (o.initial) {
-        const res = await k.indexCorpus(store.db, { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
+        const res = await indexCorpus(store.db, { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
         if (res.canceled) return;
         reportIndex(ctx, res);
       }
-      const w = await k.startWatch(store, {
+      const w = await startWatch(store, {
         roots,
         cwd: ctx.root,
         excludeDirs: ctx.excludeDirs,
