@@ -239,7 +239,7 @@ describe('the screen', () => {
     screen.restore();
     expect(unmounted).toBe(1);
     expect(raw).toEqual([false]);
-    expect(out.split("\u001b[?1049l")).toHaveLength(2);
+    expect(out.split('\u001b[?1049l')).toHaveLength(2);
     expect(err).toBe('library noise\n');
     errStream.write('after\n');
     expect(err).toBe('library noise\nafter\n');
