@@ -141,6 +141,12 @@ describe('the view controller', () => {
     expect(c.state).toBe('aborted');
     expect(reported.slice(0, 2)).toEqual(['working', 'blocked']);
     expect(reported.at(-1)).toBe('idle');
+    // a stopped conversation takes no follow-up: the view says why and the bar keeps its word
+    for (const ch of 'more') c.key(ch, {});
+    c.key('', { return: true });
+    while (!c.transcript.plain().some((l) => l.startsWith('warning: a follow-up'))) await new Promise((r) => setTimeout(r, 5));
+    expect(c.transcript.plain().at(-1)).toMatch(/^warning: a follow-up continues a completed turn; this one ended aborted/);
+    expect(c.state).toBe('aborted');
   });
 
   it('starts a new conversation after /clear and keeps the scrollback', async () => {

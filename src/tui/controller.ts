@@ -520,6 +520,7 @@ export class ViewController {
       this.#transcript.add('note', '── a new conversation starts with the next prompt ──', 'dim');
       return this.#changed();
     }
+    const before = this.#state;
     this.#bar({ type: 'prompt_sent' });
     // working is reported on submission, before the turn is accepted
     this.deps.pane?.report('working');
@@ -533,8 +534,8 @@ export class ViewController {
         this.#transcript.add('prompt', `> ${text}`);
         this.#transcript.add('warning', `warning: ${oneLine(err instanceof Error ? err.message : String(err))}`, 'yellow');
         this.#turnActive = false;
-        this.#state = this.#outcome === undefined ? 'error' : nextBarState('complete', { type: 'input_ready' });
-        if (this.#outcome !== undefined && this.#outcome.status !== 'completed') this.#state = 'error';
+        // nothing started: the bar goes back to what it said before the prompt
+        this.#state = before;
         this.deps.pane?.report('idle');
         this.#changed();
       },
@@ -579,7 +580,7 @@ export class ViewController {
     if (this.#searching) return `/${this.#query}`;
     if (this.#notice !== '') return this.#notice;
     if (this.#questions.length > 0) return 'Enter answers · Esc declines · Ctrl-C stops the run';
-    if (!this.#turnActive) return `> ${this.#input}`;
+    if (!this.#turnActive) return `> ${this.#input}█`;
     return 'Ctrl-C stop · / search · n next · f fold · y copy · G follow';
   }
 
