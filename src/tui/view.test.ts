@@ -9,6 +9,8 @@ import { openRuntime, startRun } from '../host/index.js';
 import type { RunHandle, Runtime } from '../host/index.js';
 import type { Outcome, Tool } from '../toolkit/tool.js';
 import { ViewController } from './controller.js';
+import { runFullScreen } from './index.js';
+import { StderrBuffer } from './screen.js';
 import { FullScreen } from './view.js';
 
 const COLUMNS = 72;
@@ -52,7 +54,7 @@ interface Screen {
   press(keys: string): void;
 }
 
-function headless(): Screen {
+function headless(record?: (chunk: string) => void): Screen {
   const term = new Terminal({ cols: COLUMNS, rows: ROWS, allowProposedApi: true, convertEol: true });
   const out = new Writable({
     write(chunk: Buffer | string, _enc, cb) {
@@ -60,6 +62,11 @@ function headless(): Screen {
     },
   });
   Object.assign(out, { isTTY: true, columns: COLUMNS, rows: ROWS });
+  if (record !== undefined) {
+    // what was written, in order, at the moment it is written (the terminal may still be parsing)
+    const write = out.write.bind(out) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    Object.assign(out, { write: (chunk: unknown, ...rest: unknown[]) => (record(String(chunk)), write(chunk, ...rest)) });
+  }
   const input = new PassThrough();
   Object.assign(input, { isTTY: true, setRawMode: () => input, ref: () => input, unref: () => input });
   const text = (): string => {
@@ -154,5 +161,51 @@ describe('the full-screen view in a terminal', () => {
     // the follow-up carried the whole conversation: one session, three model calls
     expect(provider.requests).toHaveLength(3);
     expect(JSON.stringify(provider.requests[2]?.messages)).toContain('purge');
+  });
+});
+
+describe('taking and giving back the terminal', () => {
+  it('restores the screen once on leaving, rings no bell with no_bell, and writes held standard error after', async () => {
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'x' } }]), textResponse('Done.')]);
+    const runtime = await runtimeWith(provider, [gatedTool('purge', [])]);
+    cleanup.push(() => runtime.close());
+    let raw = '';
+    const screen = headless((c) => (raw += c));
+    const order: string[] = [];
+    const err = new Writable({
+      write(c: Buffer | string, _e, cb) {
+        order.push(`stderr:${c.toString()}`);
+        cb();
+      },
+    }) as unknown as NodeJS.WriteStream;
+    const start = (p: string): Promise<RunHandle> => startRun(runtime, { prompt: p }, { prompter: 'handle' });
+    const running = runFullScreen({
+      handle: await start('go'),
+      prompt: 'go',
+      identity: 'screenunit',
+      startSession: start,
+      verbose: false,
+      toolOutput: false,
+      noBell: true,
+      env: {},
+      stdout: screen.stdout,
+      stdin: screen.stdin,
+      stderr: new StderrBuffer(err),
+    });
+    await screen.until('BLOCKED');
+    err.write('noise from a library\n');
+    expect(order).toEqual([]);
+    screen.press('\u001b');
+    await screen.until('AWAITING INPUT');
+    screen.press('\u0004'); // Ctrl-D at an empty input row leaves
+    const result = await running;
+    order.push('restored');
+    expect(result.outcome?.status).toBe('completed');
+    expect(result.abandoned).toBe(false);
+    expect(raw).not.toContain('\u0007');
+    expect(raw.split('\u001b[?1049h')).toHaveLength(2);
+    expect(raw.split('\u001b[?1049l')).toHaveLength(2);
+    expect(raw.lastIndexOf('\u001b[?1049l')).toBeGreaterThan(raw.lastIndexOf('AWAITING INPUT'));
+    expect(order).toEqual(['stderr:noise from a library\n', 'restored']);
   });
 });
