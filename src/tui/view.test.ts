@@ -124,11 +124,45 @@ describe('the full-screen view in a terminal', () => {
     cleanup.push(() => runtime.close());
     const { screen, controller, bells } = await show(runtime, 'purge the orders');
     const blocked = await screen.until('BLOCKED');
-    expect(blocked).toMatchSnapshot();
+    expect(blocked).toMatchInlineSnapshot(`
+      "> purge the orders
+      Purging.
+      -> purge count=2 target=orders
+
+
+
+
+      ╭──────────────────────────────────────────────────────────────────────╮
+      │ Approval needed to run:                                              │
+      │   purge count=2 target=orders                                        │
+      │ › 1) No, do not run it                                               │
+      │   2) Yes, run it once                                                │
+      │   3) Yes, and allow it for the rest of this run                      │
+      ╰──────────────────────────────────────────────────────────────────────╯
+      Enter answers · Esc declines · Ctrl-C stops the run
+       BLOCKED │ screenunit │ tokens 0                             folding on"
+    `);
     expect(bells()).toBe(1);
     screen.press('\r');
     const done = await screen.until('AWAITING INPUT');
-    expect(done).toMatchSnapshot();
+    expect(done).toMatchInlineSnapshot(`
+      "> purge the orders
+      Purging.
+      -> purge count=2 target=orders
+      <- refused: the operator declined this call; the decision is final, so d
+      o not retry it or reach the same effect another way
+      Nothing was purged.
+
+
+
+
+
+
+
+
+      > █
+       AWAITING INPUT │ screenunit │ tokens 154                    folding on"
+    `);
     expect(runs).toEqual([]);
     expect(controller.tokens.settled).toEqual({ input: 100, output: 20, cacheRead: 30, cacheWrite: 4 });
     expect(done).toContain('tokens 154');
@@ -154,7 +188,24 @@ describe('the full-screen view in a terminal', () => {
     await screen.until(/^\/$/m);
     screen.press('freed\r');
     const found = await screen.until('match 1/1');
-    expect(found).toMatchSnapshot();
+    expect(found).toMatchInlineSnapshot(`
+      "> purge
+      -> purge target=orders
+      <- purged 12 messages
+         freed 4 MB
+         kept the audit copy
+      Purged.
+
+
+
+
+
+
+
+
+      > █
+       AWAITING INPUT │ screenunit │ tokens 0  match 1/1 · scrolled · folding…"
+    `);
     screen.press('and again\r');
     const followed = await screen.until('Still purged.');
     expect(followed).toContain('> and again');
