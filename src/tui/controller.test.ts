@@ -149,6 +149,23 @@ describe('the view controller', () => {
     expect(c.state).toBe('aborted');
   });
 
+  it('says an answer the run outlived after the turn, before the input row, and never sends it on', async () => {
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Proceed?' } }]), hangingStep()]);
+    const runtime = await runtimeWith(provider, 'harness:\n  human_in_the_loop:\n    enabled: true\n');
+    const c = controller(runtime);
+    const handle = await startRun(runtime, { prompt: 'ask' }, { prompter: 'handle' });
+    c.attach(handle, 'ask');
+    while (c.state !== 'blocked') await new Promise((r) => setTimeout(r, 5));
+    // the run stops waiting (cancelled elsewhere) while the question is still on screen
+    handle.cancel();
+    c.key('2', {});
+    await settled(c);
+    const lines = c.transcript.plain();
+    expect(lines.at(-1)).toBe('an answer (yes) came after the run stopped waiting for "Proceed?"; it was not used');
+    expect(lines.at(-2)).toMatch(/^stopped: /);
+    expect(c.frame().bottom).toBe('> █');
+  });
+
   it('starts a new conversation after /clear and keeps the scrollback', async () => {
     const provider = new ScriptedProvider([textResponse('first'), textResponse('second')]);
     const runtime = await runtimeWith(provider);
