@@ -10,7 +10,7 @@ import type { PaneState } from './multiplex.js';
 import { Screen, StderrBuffer } from './screen.js';
 import { nextBarState } from './status-bar.js';
 import { THINKING_FOLD_ROWS, Transcript } from './transcript.js';
-import { shouldUseFullScreen } from './index.js';
+import { shouldUseFullScreen } from './select.js';
 
 let runtimes: Runtime[] = [];
 afterEach(async () => {

@@ -24,10 +24,7 @@ export type { BarEvent, BarState, TokenCounts } from './status-bar.js';
 export { Transcript, THINKING_FOLD_ROWS } from './transcript.js';
 export { FullScreen } from './view.js';
 
-/** Whether `fisk run` takes the full screen: both ends are terminals and nothing turned it off. */
-export function shouldUseFullScreen(stdinIsTty: boolean, stdoutIsTty: boolean, disabled: { readonly flag: boolean; readonly env: boolean; readonly config: boolean }): boolean {
-  return stdinIsTty && stdoutIsTty && !disabled.flag && !disabled.env && !disabled.config;
-}
+export { shouldUseFullScreen } from './select.js';
 
 export interface FullScreenOptions {
   /** The first turn, already started (so a run that cannot start says so on the normal screen). */

@@ -49,6 +49,8 @@ export interface Layout {
 const TABS = /\t/g;
 
 function rowsFor(text: string, width: number): string[] {
+  // a string no longer in UTF-16 units than the width has no more code points either
+  if (text.length <= width) return [text];
   const chars = Array.from(text);
   if (chars.length <= width) return [text];
   const out: string[] = [];
@@ -67,6 +69,9 @@ export class Transcript {
   #streaming: number | undefined;
   #streamedThisTurn = false;
   #version = 0;
+  /** Each line cut to {@link #wrapWidth}, filled as rows are laid out; a changed line drops its entry. */
+  #wrapped: (string[] | undefined)[] = [];
+  #wrapWidth = 0;
 
   constructor(
     private readonly options: { readonly verbose: boolean; readonly width: () => number },
@@ -150,6 +155,10 @@ export class Transcript {
   /** The viewport's rows, wrapped to the width, folded blocks as one placeholder row each. */
   rows(layout: Layout): Row[] {
     const width = Math.max(1, layout.width);
+    if (width !== this.#wrapWidth) {
+      this.#wrapped = [];
+      this.#wrapWidth = width;
+    }
     const out: Row[] = [];
     for (let i = 0; i < this.#plain.length; i++) {
       const g = this.#group[i];
@@ -159,7 +168,12 @@ export class Transcript {
         continue;
       }
       const tone = this.#tone[i] ?? 'plain';
-      for (const r of rowsFor(this.#plain[i] ?? '', width)) out.push({ text: r, tone, line: i, placeholder: false });
+      let wrapped = this.#wrapped[i];
+      if (wrapped === undefined) {
+        wrapped = rowsFor(this.#plain[i] ?? '', width);
+        this.#wrapped[i] = wrapped;
+      }
+      for (const r of wrapped) out.push({ text: r, tone, line: i, placeholder: false });
     }
     return out;
   }
@@ -232,6 +246,7 @@ export class Transcript {
       const grown = `${this.#plain[at] ?? ''}${part}`;
       this.#plain[at] = grown;
       this.#markup[at] = grown;
+      this.#wrapped[at] = undefined;
       this.#version++;
     });
   }

@@ -25,7 +25,7 @@ import { shouldColorLines } from '../render/line-colour.js';
 import { StatusLine, shouldShowProgress } from '../render/status-line.js';
 import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
-import { runFullScreen, shouldUseFullScreen, StderrBuffer } from '../../tui/index.js';
+import { shouldUseFullScreen } from '../../tui/select.js';
 import { openRunDebugFiles } from './run-debug.js';
 import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
 import { readPrompt, resumeCommand, withModel } from './run-surface.js';
@@ -116,6 +116,8 @@ interface FullScreenParts {
  * there (warnings, conversations set aside, the answer, the resume hint and the summary).
  */
 async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps, p: FullScreenParts): Promise<ExitCode> {
+  // the terminal libraries load only for a run that takes the full screen
+  const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   const base = { prompter: 'handle' as const, workDir: io.cwd, telemetry: p.telemetry, stream: true, interactive: true };
   const prompt = query.join(' ').trim();
   const journaled = flags.checkpoint === true;
