@@ -240,6 +240,11 @@ export class ViewController {
     return this.#turnActive;
   }
 
+  /** Cancels the running turn, if any (the view is going away without the person leaving it). */
+  cancelTurn(): void {
+    if (this.#turnActive) this.#handle?.cancel();
+  }
+
   /** An interrupt from outside the keys (SIGTERM): the same steps as Ctrl-C. */
   interrupt(): void {
     this.#onInterrupt();

@@ -80,7 +80,18 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
     });
     removeInterrupt = o.onInterrupt?.(() => controller.interrupt());
     controller.attach(o.handle, o.prompt);
-    const result = await controller.left;
+    // a view that fails to draw ends the wait too, rather than leaving the run behind a dead screen
+    const failed = ink.waitUntilExit().then(
+      () => Promise.reject(new Error('the full-screen view stopped before the run was left')),
+      (err: unknown) => Promise.reject(err instanceof Error ? err : new Error(String(err))),
+    );
+    let result: ViewResult;
+    try {
+      result = await Promise.race([controller.left, failed]);
+    } catch (err) {
+      controller.cancelTurn();
+      throw err;
+    }
     pane.report('idle');
     await pane.settled();
     return { ...result, abandoned: controller.turnActive };
