@@ -115,7 +115,7 @@ interface FullScreenParts {
  * that cannot start says so on the normal screen; on exit everything worth keeping is reprinted
  * there (warnings, conversations set aside, the answer, the resume hint and the summary).
  */
-async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps, p: FullScreenParts): Promise<ExitCode> {
+async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, p: FullScreenParts): Promise<ExitCode> {
   // the terminal libraries load only for a run that takes the full screen
   const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   const base = { prompter: 'handle' as const, workDir: io.cwd, telemetry: p.telemetry, stream: true, interactive: true };
@@ -198,7 +198,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const stdin = deps.stdin ?? process.stdin;
     const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: !flags.tui, env: envFlag(env, 'NO_TUI'), config: config.harness.noTui });
     if (full) {
-      const code = await fullScreenRun(query, flags, io, deps, { runtime, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
+      const code = await fullScreenRun(query, flags, io, { runtime, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
       if (code !== EXIT.ok) throw new ExitWith(code);
       return;
     }
