@@ -7,13 +7,14 @@ import { resolve } from 'node:path';
 import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
-import { openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
+import { DEFAULT_PROMPT, openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
 import type { FetchLike } from '../../llm/http.js';
 import type { Provider } from '../../llm/provider.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { CliError, ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
@@ -24,6 +25,7 @@ import { shouldColorLines } from '../render/line-colour.js';
 import { StatusLine, shouldShowProgress } from '../render/status-line.js';
 import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
+import { shouldUseFullScreen } from '../../tui/select.js';
 import { openRunDebugFiles } from './run-debug.js';
 import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
 import { readPrompt, resumeCommand, withModel } from './run-surface.js';
@@ -99,6 +101,67 @@ function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io
   println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
 }
 
+interface FullScreenParts {
+  readonly runtime: Runtime;
+  readonly telemetry: ReturnType<typeof openCommandTelemetry>;
+  readonly verbose: boolean;
+  readonly toolOutput: boolean;
+  readonly debug: ReturnType<typeof openRunDebugFiles>;
+  readonly stdin: NodeJS.ReadStream;
+}
+
+/**
+ * `fisk run` in the full-screen view: the first turn starts before the screen is taken, so a run
+ * that cannot start says so on the normal screen; on exit everything worth keeping is reprinted
+ * there (warnings, conversations set aside, the answer, the resume hint and the summary).
+ */
+async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, p: FullScreenParts): Promise<ExitCode> {
+  // the terminal libraries load only for a run that takes the full screen
+  const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
+  const base = { prompter: 'handle' as const, workDir: io.cwd, telemetry: p.telemetry, stream: true, interactive: true };
+  const prompt = query.join(' ').trim();
+  const journaled = flags.checkpoint === true;
+  const first = await startRun(
+    p.runtime,
+    flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(journaled ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
+    base,
+  );
+  const startSession = (text: string): Promise<RunHandle> => startRun(p.runtime, { prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: {} } : {}) }, base);
+  const result = await runFullScreen({
+    handle: first,
+    ...(flags.resume === undefined ? { prompt: prompt === '' ? DEFAULT_PROMPT : prompt } : {}),
+    identity: p.runtime.config.identity,
+    startSession,
+    verbose: p.verbose,
+    toolOutput: p.toolOutput,
+    noBell: p.runtime.config.harness.noBell,
+    env: io.env,
+    stdout: io.out as NodeJS.WriteStream,
+    stdin: p.stdin,
+    stderr: new StderrBuffer(),
+    onInterrupt: (handler) => {
+      process.on('SIGTERM', handler);
+      return () => process.off('SIGTERM', handler);
+    },
+  });
+  const handle = result.handle ?? first;
+  for (const w of result.warnings) println(io.err, `warning: ${w}`);
+  if (result.abandoned) {
+    // the third interrupt: a stop is hanging, so the process leaves at once, as on the line surface
+    handle.cancel();
+    println(io.err, 'quit with the run still stopping');
+    process.exit(EXIT.aborted);
+  }
+  let outcome = result.outcome;
+  for (const id of result.leftBehind) println(io.err, `conversation set aside by /clear: ${id} (fisk session show ${id})`);
+  outcome ??= await handle.outcome;
+  present(outcome, handle, flags, io, p.verbose, undefined);
+  p.debug.summary(outcome);
+  for (const h of result.handles) if (h !== handle) await h.close();
+  await handle.close();
+  return exitCodeFor(outcome.status);
+}
+
 export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
   checkJournalFlags(query, flags);
   const config = withModel(parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run'), flags.model);
@@ -133,6 +196,12 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
 
     let prompter: Prompter | undefined = deps.prompter;
     const stdin = deps.stdin ?? process.stdin;
+    const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: !flags.tui, env: envFlag(env, 'NO_TUI'), config: config.harness.noTui });
+    if (full) {
+      const code = await fullScreenRun(query, flags, io, { runtime, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
+      if (code !== EXIT.ok) throw new ExitWith(code);
+      return;
+    }
     // a piped prompt uses up standard input: nothing is left there to answer questions with
     const piped = flags.resume === undefined && query.join(' ').trim() === '' && stdin.isTTY !== true ? await readPrompt(stdin) : undefined;
     if (prompter === undefined) {

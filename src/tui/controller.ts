@@ -1,0 +1,602 @@
+/**
+ * What the full-screen view does, apart from drawing it: the conversation's turns on run handles,
+ * the transcript and its viewport, the status bar, one question at a time, search, folding,
+ * copying, and the keys. The Ink view renders {@link ViewController.frame} and forwards keys here,
+ * so every behaviour can be driven and checked without a terminal.
+ */
+import type { AgentEvent, QuestionEvent } from '../agent/events.js';
+import { answerOf, messageOf } from '../agent/outcome.js';
+import type { RunOutcome } from '../agent/outcome.js';
+import { oneLine } from '../agent/sanitize.js';
+import { twoStageInterrupt } from '../host/interrupt.js';
+import type { QuestionAnswer, RunHandle } from '../host/index.js';
+import { capLine } from '../cli/render/cap.js';
+import type { PaneReporter } from './multiplex.js';
+import { barText, nextBarState, TokenTally } from './status-bar.js';
+import type { BarEvent, BarState } from './status-bar.js';
+import { Transcript } from './transcript.js';
+import type { Row } from './transcript.js';
+
+/** The keys the controller reads, as Ink reports them. */
+export interface KeyPress {
+  readonly upArrow?: boolean;
+  readonly downArrow?: boolean;
+  readonly pageUp?: boolean;
+  readonly pageDown?: boolean;
+  readonly home?: boolean;
+  readonly end?: boolean;
+  readonly return?: boolean;
+  readonly escape?: boolean;
+  readonly ctrl?: boolean;
+  readonly backspace?: boolean;
+  readonly delete?: boolean;
+  readonly tab?: boolean;
+}
+
+/** What the controller needs from the process around it. */
+export interface ViewDeps {
+  readonly identity: string;
+  /** Starts a new conversation (after `/clear`) with its first prompt. */
+  readonly startSession: (prompt: string) => Promise<RunHandle>;
+  /** Rings the terminal bell (a question is waiting). */
+  readonly bell: () => void;
+  /** Puts text on the clipboard. */
+  readonly copy: (text: string) => void;
+  readonly pane?: PaneReporter;
+  readonly verbose: boolean;
+  /** Tool output starts unfolded (`--tool-output`). */
+  readonly unfolded: boolean;
+}
+
+/** One question on screen: its choices (No first) or a text field. */
+export interface Modal {
+  readonly title: string;
+  readonly body: readonly string[];
+  readonly choices: readonly string[];
+  readonly selected: number;
+  /** For a question that takes text: what has been typed. */
+  readonly text?: string;
+}
+
+/** Everything one screen draws. */
+export interface Frame {
+  readonly rows: readonly (Row & { readonly current: boolean })[];
+  readonly state: BarState;
+  readonly bar: string;
+  readonly barRight: string;
+  readonly bottom: string;
+  readonly modal: Modal | undefined;
+}
+
+/** What the view leaves behind, reprinted on the normal screen. */
+export interface ViewResult {
+  /** The last turn's outcome; undefined when no turn ran. */
+  readonly outcome: RunOutcome | undefined;
+  readonly handle: RunHandle | undefined;
+  readonly warnings: readonly string[];
+  /** Journaled conversations `/clear` walked away from, by run id. */
+  readonly leftBehind: readonly string[];
+  /** Every handle the view ended with (one per conversation), for the caller to close. */
+  readonly handles: readonly RunHandle[];
+}
+
+const MOUSE = /\[<(\d+);\d+;\d+[Mm]/g;
+const WHEEL_STEP = 3;
+
+interface ChoiceSet {
+  readonly labels: readonly string[];
+  readonly values: readonly QuestionAnswer[];
+  readonly declined: QuestionAnswer;
+}
+
+function choicesFor(q: QuestionEvent): ChoiceSet {
+  switch (q.kind) {
+    case 'approval':
+      // No first, so a reflexive Enter declines
+      return { labels: ['No, do not run it', 'Yes, run it once', 'Yes, and allow it for the rest of this run'], values: ['decline', 'once', 'always'], declined: 'decline' };
+    case 'confirm':
+      return { labels: ['No', 'Yes'], values: [false, true], declined: false };
+    case 'select':
+      return { labels: q.options ?? [], values: q.options ?? [], declined: null };
+    case 'input':
+      return { labels: [], values: [], declined: null };
+    default: {
+      const never: never = q.kind;
+      return never;
+    }
+  }
+}
+
+export class ViewController {
+  #transcript: Transcript;
+  #state: BarState = 'running';
+  readonly #tally = new TokenTally();
+  #handle: RunHandle | undefined;
+  /** The handle a follow-up continues; undefined after `/clear`. */
+  #conversation: RunHandle | undefined;
+  readonly #handles: RunHandle[] = [];
+  #turnActive = false;
+  #outcome: RunOutcome | undefined;
+  readonly #questions: QuestionEvent[] = [];
+  #choice = 0;
+  #answerText = '';
+  #input = '';
+  #searching = false;
+  #query = '';
+  #matches: number[] = [];
+  #match = -1;
+  #folding: boolean;
+  #offset = 0;
+  #follow = true;
+  #width = 80;
+  #height = 24;
+  #notice = '';
+  readonly #held: string[] = [];
+  readonly #warnings: string[] = [];
+  readonly #leftBehind: string[] = [];
+  #interrupt: () => ReturnType<ReturnType<typeof twoStageInterrupt>>;
+  #version = 0;
+  readonly #listeners = new Set<() => void>();
+  #leave: ((result: ViewResult) => void) | undefined;
+  readonly #left: Promise<ViewResult>;
+
+  constructor(private readonly deps: ViewDeps) {
+    this.#transcript = this.#newTranscript();
+    this.#folding = !deps.unfolded;
+    this.#interrupt = this.#newInterrupt();
+    this.#left = new Promise((resolve) => (this.#leave = resolve));
+  }
+
+  /** Resolves when the person leaves the view. */
+  get left(): Promise<ViewResult> {
+    return this.#left;
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  get state(): BarState {
+    return this.#state;
+  }
+
+  get transcript(): Transcript {
+    return this.#transcript;
+  }
+
+  /** Registers a redraw; returns the removal. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  readonly getVersion = (): number => this.#version;
+
+  resize(columns: number, rows: number): void {
+    if (columns === this.#width && rows === this.#height) return;
+    this.#width = Math.max(10, columns);
+    this.#height = Math.max(4, rows);
+    this.#changed();
+  }
+
+  /** Shows a turn: its events as they come, its questions one at a time, and its end. */
+  attach(handle: RunHandle, prompt?: string): void {
+    if (prompt !== undefined) this.#transcript.add('prompt', `> ${prompt}`);
+    const start = handle.start;
+    if (start.kind === 'resumed') {
+      for (const c of start.changes) this.#transcript.add('warning', `warning: resuming under a changed configuration (--force): ${c.line}`, 'yellow');
+      for (const e of start.replay) this.#transcript.addEvent(e);
+      this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration}`, 'dim');
+    }
+    this.#handle = handle;
+    this.#conversation = handle;
+    this.#turnActive = true;
+    this.#interrupt = this.#newInterrupt();
+    this.#bar({ type: 'prompt_sent' });
+    this.deps.pane?.report('working');
+    handle.subscribe({ emit: (e) => this.#event(e) });
+    void handle.outcome.then((o) => this.#ended(handle, o));
+    this.#changed();
+  }
+
+  /** One key press (or a paste, or mouse reports) as Ink reports it. */
+  key(input: string, key: KeyPress): void {
+    this.#notice = '';
+    if (key.ctrl === true && input === 'c') return this.#onInterrupt();
+    if (input.includes('[<') && this.#mouse(input)) return this.#changed();
+    if (this.#questions.length > 0) return this.#modalKey(input, key);
+    if (this.#searching) return this.#searchKey(input, key);
+    if (this.#scrollKey(input, key)) return this.#changed();
+    if (key.ctrl === true) return this.#ctrlKey(input);
+    if (!this.#turnActive) return this.#inputKey(input, key);
+    this.#commandKey(input, key);
+  }
+
+  /** What to draw now. */
+  frame(): Frame {
+    const modal = this.#modal();
+    const height = this.#viewHeight(modal);
+    const rows = this.#rows();
+    const max = Math.max(0, rows.length - height);
+    if (this.#follow) this.#offset = max;
+    this.#offset = Math.min(Math.max(0, this.#offset), max);
+    const current = this.#match >= 0 ? this.#matches[this.#match] : undefined;
+    const visible = rows.slice(this.#offset, this.#offset + height).map((r) => ({ ...r, current: current !== undefined && r.line === current }));
+    const right = [this.#matches.length > 0 ? `match ${this.#match + 1}/${this.#matches.length}` : this.#query !== '' ? 'no match' : '', this.#follow ? '' : 'scrolled', this.#folding ? 'folding on' : 'folding off'].filter((s) => s !== '').join(' · ');
+    return { rows: visible, state: this.#state, bar: barText(this.#state, this.deps.identity, this.#tally.total), barRight: ` ${right} `, bottom: this.#bottom(), modal };
+  }
+
+  /** The tokens apart, for tests and the exit summary. */
+  get tokens(): TokenTally {
+    return this.#tally;
+  }
+
+  get following(): boolean {
+    return this.#follow;
+  }
+
+  /** Whether a turn is running (the person can only leave it through the interrupt). */
+  get turnActive(): boolean {
+    return this.#turnActive;
+  }
+
+  /** Cancels the running turn, if any (the view is going away without the person leaving it). */
+  cancelTurn(): void {
+    if (this.#turnActive) this.#handle?.cancel();
+  }
+
+  /** An interrupt from outside the keys (SIGTERM): the same steps as Ctrl-C. */
+  interrupt(): void {
+    this.#onInterrupt();
+  }
+
+  /** Leaves the view (the last interrupt, or Ctrl-D at an empty input row). */
+  leave(): void {
+    if (this.#state === 'complete' || this.#state === 'awaiting input') this.#state = 'complete';
+    const handles = [...this.#handles];
+    if (this.#conversation !== undefined && !handles.includes(this.#conversation)) handles.push(this.#conversation);
+    this.#leave?.({ outcome: this.#outcome, handle: this.#handle, warnings: [...this.#warnings], leftBehind: [...this.#leftBehind], handles });
+    this.#changed();
+  }
+
+  #newTranscript(): Transcript {
+    return new Transcript({ verbose: this.deps.verbose, width: () => this.#width });
+  }
+
+  #newInterrupt(): () => ReturnType<ReturnType<typeof twoStageInterrupt>> {
+    // the stop requests leave the draw loop at once: a cancel that waited would swallow the next press
+    return twoStageInterrupt(() => {
+      const h = this.#turnActive ? this.#handle : undefined;
+      if (h === undefined) return undefined;
+      return { ...h, runId: h.runId, suspend: () => setImmediate(() => h.suspend()), cancel: () => setImmediate(() => h.cancel()) };
+    });
+  }
+
+  #event(e: AgentEvent): void {
+    if (e.type === 'status') this.#tally.live(e.usage.input_tokens, e.usage.output_tokens);
+    if (e.type === 'warning') this.#warnings.push(oneLine(e.text));
+    if (e.type === 'question' && e.id !== undefined) {
+      this.#questions.push(e);
+      if (this.#questions.length === 1) this.#asking();
+    }
+    this.#transcript.addEvent(e);
+    this.#changed();
+  }
+
+  #asking(): void {
+    this.#choice = 0;
+    this.#answerText = '';
+    this.#bar({ type: 'question' });
+    this.deps.pane?.report('blocked');
+    this.deps.bell();
+  }
+
+  #ended(handle: RunHandle, outcome: RunOutcome): void {
+    if (handle !== this.#handle) return;
+    this.#tally.settle(outcome.counters.usage);
+    this.#outcome = outcome;
+    this.#turnActive = false;
+    this.#questions.splice(0);
+    const tail = messageOf(outcome);
+    if (outcome.status === 'suspended') this.#transcript.add('note', `suspended${tail === '' ? '' : `: ${oneLine(tail)}`}${handle.runId === undefined ? '' : `; resume with fisk run --resume ${handle.runId}`}`, 'dim');
+    else if (outcome.status !== 'completed' && tail !== '') this.#transcript.add('warning', `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}`, 'red');
+    // answers the run outlived are said here, between the turn and the input row
+    for (const h of this.#held.splice(0)) this.#transcript.add('note', h, 'dim');
+    this.#bar({ type: 'turn_ended', status: outcome.status });
+    this.#bar({ type: 'input_ready' });
+    this.deps.pane?.report('idle');
+    if (outcome.status === 'completed' && answerOf(outcome) === '') this.#transcript.add('note', '(the model gave an empty answer)', 'dim');
+    this.#changed();
+  }
+
+  #onInterrupt(): void {
+    if (!this.#turnActive) {
+      if (this.#input !== '') {
+        this.#input = '';
+        return this.#changed();
+      }
+      return this.leave();
+    }
+    // the modal owns its keys, but not this one: the open question gets the conservative answer
+    const q = this.#questions[0];
+    if (q !== undefined) this.#answer(choicesFor(q).declined);
+    const step = this.#interrupt();
+    switch (step) {
+      case 'suspending':
+        this.#bar({ type: 'suspend_requested' });
+        this.#transcript.add('note', 'suspend requested; finishing the current step, press Ctrl-C again to abort', 'dim');
+        break;
+      case 'cancelling':
+        this.#transcript.add('note', 'cancelling the run; press Ctrl-C again to quit now', 'dim');
+        break;
+      case 'exit':
+        this.leave();
+        return;
+    }
+    this.#changed();
+  }
+
+  #answer(value: QuestionAnswer): void {
+    const q = this.#questions.shift();
+    if (q === undefined || q.id === undefined) return;
+    const delivered = this.#handle?.answer(q.id, value) ?? false;
+    if (!delivered) this.#held.push(`an answer (${describe(value)}) came after the run stopped waiting for "${capLine(oneLine(q.text), 60)}"; it was not used`);
+    if (this.#questions.length > 0) this.#asking();
+    else {
+      this.#bar({ type: 'answered' });
+      if (this.#turnActive) this.deps.pane?.report('working');
+    }
+    this.#changed();
+  }
+
+  #modalKey(input: string, key: KeyPress): void {
+    const q = this.#questions[0] as QuestionEvent;
+    const set = choicesFor(q);
+    if (key.escape === true) return this.#answer(set.declined);
+    if (q.kind === 'input') {
+      if (key.return === true) return this.#answer(this.#answerText);
+      if (key.backspace === true || key.delete === true) this.#answerText = Array.from(this.#answerText).slice(0, -1).join('');
+      else if (key.ctrl !== true && input !== '') {
+        this.#answerText += input.replace(/[\r\n]+/g, ' ').trimEnd();
+        if (/[\r\n]$/.test(input)) return this.#answer(this.#answerText);
+      }
+      return this.#changed();
+    }
+    const n = set.labels.length;
+    if (key.return === true) return this.#answer(set.values[this.#choice] ?? set.declined);
+    if (key.upArrow === true || input === 'k') this.#choice = (this.#choice + n - 1) % Math.max(1, n);
+    else if (key.downArrow === true || input === 'j' || key.tab === true) this.#choice = (this.#choice + 1) % Math.max(1, n);
+    else if (/^[1-9]$/.test(input) && Number(input) <= n) return this.#answer(set.values[Number(input) - 1] ?? set.declined);
+    this.#changed();
+  }
+
+  #searchKey(input: string, key: KeyPress): void {
+    if (key.escape === true) {
+      this.#searching = false;
+      this.#setQuery('');
+    } else if (key.return === true) {
+      this.#searching = false;
+      this.#jump(0);
+    } else if (key.backspace === true || key.delete === true) {
+      this.#setQuery(Array.from(this.#query).slice(0, -1).join(''));
+    } else if (key.ctrl !== true && input !== '') {
+      this.#setQuery(this.#query + input.replace(/[\r\n]/g, ''));
+      if (/[\r\n]$/.test(input)) {
+        this.#searching = false;
+        this.#jump(0);
+      }
+    }
+    this.#changed();
+  }
+
+  #setQuery(q: string): void {
+    this.#query = q;
+    this.#matches = this.#transcript.search(q);
+    this.#match = this.#matches.length > 0 ? 0 : -1;
+  }
+
+  /** Moves to the next (+1) or previous (-1) match; 0 to the first at or below the view's top. */
+  #jump(step: number): void {
+    this.#matches = this.#transcript.search(this.#query);
+    const n = this.#matches.length;
+    if (n === 0) {
+      this.#match = -1;
+      return;
+    }
+    if (step === 0) {
+      const rows = this.#rows();
+      const top = rows[this.#offset]?.line ?? 0;
+      const at = this.#matches.findIndex((l) => l >= top);
+      this.#match = at < 0 ? 0 : at;
+    } else {
+      this.#match = (Math.max(0, this.#match) + step + n) % n;
+    }
+    const line = this.#matches[this.#match] as number;
+    const rows = this.#rows();
+    const row = rows.findIndex((r) => r.line === line);
+    this.#follow = false;
+    this.#offset = Math.max(0, row - Math.floor(this.#viewHeight(this.#modal()) / 2));
+  }
+
+  #scrollKey(input: string, key: KeyPress): boolean {
+    const page = Math.max(1, this.#viewHeight(this.#modal()) - 1);
+    const typing = !this.#turnActive;
+    if (key.upArrow === true || (!typing && input === 'k' && key.ctrl !== true)) this.#scroll(-1);
+    else if (key.downArrow === true || (!typing && input === 'j' && key.ctrl !== true)) this.#scroll(1);
+    else if (key.pageUp === true) this.#scroll(-page);
+    else if (key.pageDown === true) this.#scroll(page);
+    else if (key.home === true || (!typing && input === 'g')) {
+      this.#follow = false;
+      this.#offset = 0;
+    } else if (key.end === true || (!typing && input === 'G')) this.#follow = true;
+    else return false;
+    return true;
+  }
+
+  /** Scrolling never re-arms tail-follow, even at the bottom: only the mouse, End and G do. */
+  #scroll(delta: number, byMouse = false): void {
+    const height = this.#viewHeight(this.#modal());
+    const max = Math.max(0, this.#rows().length - height);
+    const from = this.#follow ? max : this.#offset;
+    this.#offset = Math.min(Math.max(0, from + delta), max);
+    this.#follow = byMouse && this.#offset >= max;
+  }
+
+  #mouse(input: string): boolean {
+    let seen = false;
+    for (const m of input.matchAll(MOUSE)) {
+      const button = Number(m[1]);
+      if (button === 64) this.#scroll(-WHEEL_STEP, true);
+      else if (button === 65) this.#scroll(WHEEL_STEP, true);
+      seen = true;
+    }
+    return seen;
+  }
+
+  #ctrlKey(input: string): void {
+    switch (input) {
+      case 'f':
+        this.#searching = true;
+        this.#setQuery('');
+        break;
+      case 'n':
+        this.#jump(1);
+        break;
+      case 'p':
+        this.#jump(-1);
+        break;
+      case 'o':
+        this.#folding = !this.#folding;
+        break;
+      case 'y':
+        this.#copy();
+        break;
+      case 'l':
+        // drops the scrollback, keeps the conversation
+        this.#transcript = this.#newTranscript();
+        this.#setQuery('');
+        this.#follow = true;
+        break;
+      case 'd':
+        if (!this.#turnActive && this.#input === '') return this.leave();
+        break;
+      default:
+        break;
+    }
+    this.#changed();
+  }
+
+  #commandKey(input: string, key: KeyPress): void {
+    if (key.escape === true) this.#setQuery('');
+    else if (input === '/') {
+      this.#searching = true;
+      this.#setQuery('');
+    } else if (input === 'n') this.#jump(1);
+    else if (input === 'N') this.#jump(-1);
+    else if (input === 'f') this.#folding = !this.#folding;
+    else if (input === 'y') this.#copy();
+    this.#changed();
+  }
+
+  #inputKey(input: string, key: KeyPress): void {
+    if (key.return === true) return this.#submit();
+    if (key.escape === true) this.#input = '';
+    else if (key.backspace === true || key.delete === true) this.#input = Array.from(this.#input).slice(0, -1).join('');
+    else if (/[\r\n]$/.test(input)) {
+      // a line typed faster than the keys are read arrives whole, its Enter included
+      this.#input += input.replace(/[\r\n]+/g, ' ').trimEnd();
+      return this.#submit();
+    } else if (input !== '') this.#input += input.replace(/[\r\n]+/g, ' ');
+    this.#changed();
+  }
+
+  #submit(): void {
+    const text = this.#input.trim();
+    this.#input = '';
+    if (text === '') return this.#changed();
+    if (text === '/clear') {
+      // drops the conversation, keeps the scrollback
+      const previous = this.#conversation;
+      if (previous !== undefined) {
+        this.#handles.push(previous);
+        if (previous.runId !== undefined) this.#leftBehind.push(previous.runId);
+      }
+      this.#conversation = undefined;
+      this.#transcript.add('note', '── a new conversation starts with the next prompt ──', 'dim');
+      return this.#changed();
+    }
+    const before = this.#state;
+    this.#bar({ type: 'prompt_sent' });
+    // working is reported on submission, before the turn is accepted
+    this.deps.pane?.report('working');
+    this.#turnActive = true;
+    this.#changed();
+    const conversation = this.#conversation;
+    const next = conversation === undefined ? this.deps.startSession(text) : conversation.followUp(text);
+    next.then(
+      (handle) => this.attach(handle, text),
+      (err: unknown) => {
+        this.#transcript.add('prompt', `> ${text}`);
+        this.#transcript.add('warning', `warning: ${oneLine(err instanceof Error ? err.message : String(err))}`, 'yellow');
+        this.#turnActive = false;
+        // nothing started: the bar goes back to what it said before the prompt
+        this.#state = before;
+        this.deps.pane?.report('idle');
+        this.#changed();
+      },
+    );
+  }
+
+  #copy(): void {
+    const text = this.#transcript.copyText(this.#folding);
+    this.deps.copy(text);
+    const n = text === '' ? 0 : text.split('\n').length;
+    this.#notice = `copied ${n} line${n === 1 ? '' : 's'}${this.#folding ? ' (folded blocks left out)' : ''}`;
+  }
+
+  #bar(e: BarEvent): void {
+    this.#state = nextBarState(this.#state, e);
+  }
+
+  #rows(): Row[] {
+    const revealed = this.#query === '' ? undefined : new Set(this.#matches);
+    return this.#transcript.rows({ width: this.#width, folding: this.#folding, ...(revealed === undefined ? {} : { revealed }) });
+  }
+
+  #modal(): Modal | undefined {
+    const q = this.#questions[0];
+    if (q === undefined) return undefined;
+    const set = choicesFor(q);
+    const width = Math.max(10, this.#width - 6);
+    const text = capLine(oneLine(q.text), width * 3);
+    const body: string[] = [];
+    for (let i = 0; i < text.length; i += width) body.push(text.slice(i, i + width));
+    const title = q.kind === 'approval' ? 'Approval needed to run:' : q.kind === 'input' ? 'A question (Enter sends, Esc declines):' : 'A question:';
+    return { title, body, choices: set.labels, selected: this.#choice, ...(q.kind === 'input' ? { text: this.#answerText } : {}) };
+  }
+
+  #viewHeight(modal: Modal | undefined): number {
+    // the status bar and the bottom row, plus the modal's frame when a question is up
+    const modalRows = modal === undefined ? 0 : 4 + modal.body.length + Math.max(1, modal.choices.length);
+    return Math.max(1, this.#height - 2 - modalRows);
+  }
+
+  #bottom(): string {
+    if (this.#searching) return `/${this.#query}`;
+    if (this.#notice !== '') return this.#notice;
+    if (this.#questions.length > 0) return 'Enter answers · Esc declines · Ctrl-C stops the run';
+    if (!this.#turnActive) return `> ${this.#input}█`;
+    return 'Ctrl-C stop · / search · n next · f fold · y copy · G follow';
+  }
+
+  #changed(): void {
+    this.#version++;
+    for (const l of this.#listeners) l();
+  }
+}
+
+function describe(value: QuestionAnswer): string {
+  if (value === null) return 'declined';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return oneLine(value);
+}

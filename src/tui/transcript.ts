@@ -1,0 +1,289 @@
+/**
+ * The full-screen view's transcript: every line of the conversation, its plain text and its
+ * rendered markup kept index-aligned one to one, so search addresses a line by its index and a
+ * streamed fragment replaces only the line it grows. Lines come from the same renderer as the line
+ * surface, so a call or a result reads identically on both.
+ *
+ * Folding hides a block behind one placeholder row: tool output always when folding is on, thinking
+ * only when it would take more rows than {@link THINKING_FOLD_ROWS}. Search is authoritative over
+ * folding (a block holding a match is shown); copying is not (folded content is left out, never
+ * sent as its placeholder).
+ */
+import type { AgentEvent } from '../agent/events.js';
+import { stripControl } from '../agent/sanitize.js';
+import { paint, toneFor } from '../cli/render/line-colour.js';
+import type { LineTone } from '../cli/render/line-colour.js';
+import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../cli/render/line-renderer.js';
+
+/** Thinking that would take more rows than this is folded. */
+export const THINKING_FOLD_ROWS = 4;
+
+/** What a line is, for its tone and for the placeholder a folded block shows. */
+export type LineKind = 'call' | 'result' | 'warning' | 'thinking' | 'text' | 'prompt' | 'note' | 'crash' | 'phase';
+
+/** A block that folding can hide. */
+export interface FoldGroup {
+  readonly kind: 'thinking' | 'tool_output';
+  readonly first: number;
+  readonly count: number;
+}
+
+/** One row of the viewport: a piece of a line cut to the width, or a folded block's placeholder. */
+export interface Row {
+  readonly text: string;
+  readonly tone: LineTone;
+  /** The line the row belongs to (the first line of a folded block). */
+  readonly line: number;
+  readonly placeholder: boolean;
+}
+
+/** How the rows are laid out. */
+export interface Layout {
+  readonly width: number;
+  /** Folding is on: tool output is folded, and thinking above the row estimate. */
+  readonly folding: boolean;
+  /** Lines that reveal their block whatever the folding (the search's matches). */
+  readonly revealed?: ReadonlySet<number>;
+}
+
+const TABS = /\t/g;
+
+function rowsFor(text: string, width: number): string[] {
+  // a string no longer in UTF-16 units than the width has no more code points either
+  if (text.length <= width) return [text];
+  const chars = Array.from(text);
+  if (chars.length <= width) return [text];
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += width) out.push(chars.slice(i, i + width).join(''));
+  return out;
+}
+
+export class Transcript {
+  readonly #plain: string[] = [];
+  readonly #markup: string[] = [];
+  readonly #tone: LineTone[] = [];
+  readonly #kind: LineKind[] = [];
+  readonly #group: (number | undefined)[] = [];
+  readonly #groups: FoldGroup[] = [];
+  /** The line a streamed answer is growing, while it streams. */
+  #streaming: number | undefined;
+  #streamedThisTurn = false;
+  #version = 0;
+  /** Each line cut to {@link #wrapWidth}, filled as rows are laid out; a changed line drops its entry. */
+  #wrapped: (string[] | undefined)[] = [];
+  #wrapWidth = 0;
+
+  constructor(
+    private readonly options: { readonly verbose: boolean; readonly width: () => number },
+  ) {}
+
+  /** Changes each time a line is added or replaced, so a view can tell whether to redraw. */
+  get version(): number {
+    return this.#version;
+  }
+
+  get length(): number {
+    return this.#plain.length;
+  }
+
+  /** The plain text of every line (what search reads). */
+  plain(): readonly string[] {
+    return this.#plain;
+  }
+
+  /** The rendered markup of every line, index-aligned with {@link plain}. */
+  markup(): readonly string[] {
+    return this.#markup;
+  }
+
+  kindOf(line: number): LineKind | undefined {
+    return this.#kind[line];
+  }
+
+  groups(): readonly FoldGroup[] {
+    return this.#groups;
+  }
+
+  /** Adds lines that are not events: the prompt a person typed, a note from the view. */
+  add(kind: LineKind, text: string, tone: LineTone = 'plain'): void {
+    this.#endStream();
+    for (const l of stripControl(text).split('\n')) this.#push(kind, l, tone, undefined);
+  }
+
+  /** Adds what one event renders to, in the same words as the line surface. */
+  addEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'text_fragment':
+        this.#stream(event.text);
+        return;
+      case 'text':
+        // streamed text is already on screen; a turn that did not stream shows its text now
+        if (this.#streamedThisTurn) this.#endStream();
+        else if (event.final || this.options.verbose || event.text.trim() !== '') this.add('text', event.text.replace(/\n+$/, ''));
+        this.#streamedThisTurn = false;
+        return;
+      case 'status':
+        if (event.phase === 'model_call') {
+          this.#endStream();
+          this.#streamedThisTurn = false;
+        }
+        if (!this.options.verbose) return;
+        break;
+      default:
+        break;
+    }
+    this.#endStream();
+    const tone = toneFor(event);
+    if (event.type === 'tool_result' && event.refused === undefined) {
+      const lines = renderEvent(event, { toolOutput: true, verbose: this.options.verbose });
+      this.#pushGroup('tool_output', 'result', lines, tone);
+      return;
+    }
+    const lines = renderEvent(event, { toolOutput: true, verbose: this.options.verbose });
+    if (event.type === 'thinking') {
+      const width = Math.max(1, this.options.width());
+      const rows = lines.reduce((n, l) => n + rowsFor(l, width).length, 0);
+      if (rows > THINKING_FOLD_ROWS) {
+        this.#pushGroup('thinking', 'thinking', lines, tone);
+        return;
+      }
+    }
+    const kind = kindFor(event);
+    for (const l of lines) this.#push(kind, l, tone, undefined);
+  }
+
+  /** The viewport's rows, wrapped to the width, folded blocks as one placeholder row each. */
+  rows(layout: Layout): Row[] {
+    const width = Math.max(1, layout.width);
+    if (width !== this.#wrapWidth) {
+      this.#wrapped = [];
+      this.#wrapWidth = width;
+    }
+    const out: Row[] = [];
+    for (let i = 0; i < this.#plain.length; i++) {
+      const g = this.#group[i];
+      if (g !== undefined && this.#folded(g, layout)) {
+        const group = this.#groups[g] as FoldGroup;
+        if (i === group.first) out.push({ text: rowsFor(placeholder(group), width)[0] ?? '', tone: 'dim', line: i, placeholder: true });
+        continue;
+      }
+      const tone = this.#tone[i] ?? 'plain';
+      let wrapped = this.#wrapped[i];
+      if (wrapped === undefined) {
+        wrapped = rowsFor(this.#plain[i] ?? '', width);
+        this.#wrapped[i] = wrapped;
+      }
+      for (const r of wrapped) out.push({ text: r, tone, line: i, placeholder: false });
+    }
+    return out;
+  }
+
+  /** The lines whose plain text holds `query`, case-insensitively; none for an empty query. */
+  search(query: string): number[] {
+    const q = query.toLowerCase();
+    if (q === '') return [];
+    const hits: number[] = [];
+    this.#plain.forEach((l, i) => {
+      if (l.toLowerCase().includes(q)) hits.push(i);
+    });
+    return hits;
+  }
+
+  /**
+   * The transcript as a person copies it: the plain text of every line shown, folded content left
+   * out entirely (search reveals nothing here).
+   */
+  copyText(folding: boolean): string {
+    const kept: string[] = [];
+    for (let i = 0; i < this.#plain.length; i++) {
+      const g = this.#group[i];
+      if (g !== undefined && this.#folded(g, { width: 1, folding })) continue;
+      kept.push(this.#plain[i] ?? '');
+    }
+    return kept.join('\n');
+  }
+
+  #folded(g: number, layout: Layout): boolean {
+    if (!layout.folding) return false;
+    const group = this.#groups[g] as FoldGroup;
+    const revealed = layout.revealed;
+    if (revealed !== undefined) {
+      for (let i = group.first; i < group.first + group.count; i++) if (revealed.has(i)) return false;
+    }
+    return true;
+  }
+
+  #pushGroup(kind: FoldGroup['kind'], lineKind: LineKind, lines: readonly string[], tone: LineTone): void {
+    if (lines.length === 0) return;
+    const g = this.#groups.length;
+    this.#groups.push({ kind, first: this.#plain.length, count: lines.length });
+    for (const l of lines) this.#push(lineKind, l, tone, g);
+  }
+
+  #push(kind: LineKind, text: string, tone: LineTone, group: number | undefined): void {
+    const plain = text.replace(TABS, '    ');
+    this.#plain.push(plain);
+    this.#markup.push(paint(plain, tone));
+    this.#tone.push(tone);
+    this.#kind.push(kind);
+    this.#group.push(group);
+    this.#version++;
+  }
+
+  #stream(fragment: string): void {
+    const clean = stripControl(fragment).replace(TABS, '    ');
+    if (clean === '') return;
+    this.#streamedThisTurn = true;
+    const parts = clean.split('\n');
+    parts.forEach((part, i) => {
+      if (i > 0 || this.#streaming === undefined) {
+        this.#push('text', '', 'plain', undefined);
+        this.#streaming = this.#plain.length - 1;
+      }
+      const at = this.#streaming;
+      if (at === undefined) return;
+      // only the growing line is replaced: every earlier index keeps its text and markup
+      const grown = `${this.#plain[at] ?? ''}${part}`;
+      this.#plain[at] = grown;
+      this.#markup[at] = grown;
+      this.#wrapped[at] = undefined;
+      this.#version++;
+    });
+  }
+
+  #endStream(): void {
+    this.#streaming = undefined;
+  }
+}
+
+function kindFor(event: AgentEvent): LineKind {
+  switch (event.type) {
+    case 'tool_call':
+      return 'call';
+    case 'tool_result':
+      return 'result';
+    case 'warning':
+      return 'warning';
+    case 'thinking':
+      return 'thinking';
+    case 'crash':
+      return 'crash';
+    case 'status':
+      return 'phase';
+    case 'text':
+    case 'text_fragment':
+    case 'question':
+      return 'text';
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The one row a folded block shows, in its kind's prefix. */
+export function placeholder(group: FoldGroup): string {
+  const n = group.count;
+  const lines = `${n} line${n === 1 ? '' : 's'}`;
+  return group.kind === 'thinking' ? `${THINKING_PREFIX}… ${lines} folded` : `${RESULT_PREFIX}… ${lines} of output folded`;
+}

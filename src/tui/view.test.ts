@@ -1,0 +1,262 @@
+import { PassThrough, Writable } from 'node:stream';
+import { Terminal } from '@xterm/headless';
+import { render } from 'ink';
+import { createElement } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
+import { parseConfigForMode } from '../config/index.js';
+import { openRuntime, startRun } from '../host/index.js';
+import type { RunHandle, Runtime } from '../host/index.js';
+import type { Outcome, Tool } from '../toolkit/tool.js';
+import { ViewController } from './controller.js';
+import { runFullScreen } from './index.js';
+import { StderrBuffer } from './screen.js';
+import { FullScreen } from './view.js';
+
+const COLUMNS = 72;
+const ROWS = 16;
+
+function gatedTool(name: string, runs: string[]): Tool {
+  const schema = { type: 'object', properties: { target: { type: 'string' }, count: { type: 'number' } }, additionalProperties: false };
+  return {
+    name,
+    description: name,
+    modelDescription: name,
+    inputSchema: schema,
+    kind: 'custom',
+    presentation: 'traced',
+    capabilities: {
+      prompter: false,
+      workDir: false,
+      operatorPaced: false,
+      deferrable: false,
+      gate: { gated: true, trigger: 'ai:confirm' },
+      tags: [],
+      behavior: null,
+      describeCall: null,
+    },
+    definition: (deferLoading) => ({ name, description: name, inputSchema: schema, deferLoading }),
+    execute(input): Promise<Outcome> {
+      runs.push(input);
+      return Promise.resolve({ status: 'completed', output: 'purged 12 messages\nfreed 4 MB\nkept the audit copy', isError: false });
+    },
+    mcpExposable: () => false,
+    a2aExposable: () => false,
+  };
+}
+
+/** A terminal that keeps what is drawn on it, as a person would see it. */
+interface Screen {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stdin: NodeJS.ReadStream;
+  text(): string;
+  until(needle: string | RegExp): Promise<string>;
+  press(keys: string): void;
+}
+
+function headless(record?: (chunk: string) => void): Screen {
+  const term = new Terminal({ cols: COLUMNS, rows: ROWS, allowProposedApi: true, convertEol: true });
+  const out = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk), () => cb());
+    },
+  });
+  Object.assign(out, { isTTY: true, columns: COLUMNS, rows: ROWS });
+  if (record !== undefined) {
+    // what was written, in order, at the moment it is written (the terminal may still be parsing)
+    const write = out.write.bind(out) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    Object.assign(out, { write: (chunk: unknown, ...rest: unknown[]) => (record(String(chunk)), write(chunk, ...rest)) });
+  }
+  const input = new PassThrough();
+  Object.assign(input, { isTTY: true, setRawMode: () => input, ref: () => input, unref: () => input });
+  const text = (): string => {
+    const buf = term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < ROWS; i++) lines.push(buf.getLine(i)?.translateToString(true) ?? '');
+    return lines.join('\n');
+  };
+  return {
+    stdout: out as unknown as NodeJS.WriteStream,
+    stdin: input as unknown as NodeJS.ReadStream,
+    text,
+    until: async (needle) => {
+      for (;;) {
+        const t = text();
+        if (typeof needle === 'string' ? t.includes(needle) : needle.test(t)) return t;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    press: (keys) => input.write(keys),
+  };
+}
+
+let cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+async function runtimeWith(provider: ScriptedProvider, tools: readonly Tool[]): Promise<Runtime> {
+  const config = parseConfigForMode({ text: 'identity: screenunit\nsystem_prompt: You test.\nllm:\n  model: m\n' }, 'run');
+  return openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: tools });
+}
+
+async function show(runtime: Runtime, prompt: string): Promise<{ screen: Screen; controller: ViewController; bells: () => number; copied: string[] }> {
+  const screen = headless();
+  let bells = 0;
+  const copied: string[] = [];
+  const start = (p: string): Promise<RunHandle> => startRun(runtime, { prompt: p }, { prompter: 'handle', interactive: true });
+  const controller = new ViewController({ identity: 'screenunit', startSession: start, bell: () => bells++, copy: (t) => copied.push(t), verbose: false, unfolded: false });
+  const ink = render(createElement(FullScreen, { controller }), { stdout: screen.stdout, stdin: screen.stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 1000 });
+  cleanup.push(() => {
+    ink.unmount();
+    ink.cleanup();
+  });
+  controller.attach(await start(prompt), prompt);
+  return { screen, controller, bells: () => bells, copied };
+}
+
+describe('the full-screen view in a terminal', () => {
+  it('puts an approval up as a modal with No first, blocks the bar in its own word, and declines on Enter', async () => {
+    const runs: string[] = [];
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'orders', count: 2 } }], { text: 'Purging.' }), textResponse('Nothing was purged.', { usage: { input: 100, output: 20, cacheRead: 30, cacheWrite: 4 } })]);
+    const runtime = await runtimeWith(provider, [gatedTool('purge', runs)]);
+    cleanup.push(() => runtime.close());
+    const { screen, controller, bells } = await show(runtime, 'purge the orders');
+    const blocked = await screen.until('BLOCKED');
+    expect(blocked).toMatchInlineSnapshot(`
+      "> purge the orders
+      Purging.
+      -> purge count=2 target=orders
+
+
+
+
+      ╭──────────────────────────────────────────────────────────────────────╮
+      │ Approval needed to run:                                              │
+      │   purge count=2 target=orders                                        │
+      │ › 1) No, do not run it                                               │
+      │   2) Yes, run it once                                                │
+      │   3) Yes, and allow it for the rest of this run                      │
+      ╰──────────────────────────────────────────────────────────────────────╯
+      Enter answers · Esc declines · Ctrl-C stops the run
+       BLOCKED │ screenunit │ tokens 0                             folding on"
+    `);
+    expect(bells()).toBe(1);
+    screen.press('\r');
+    const done = await screen.until('AWAITING INPUT');
+    expect(done).toMatchInlineSnapshot(`
+      "> purge the orders
+      Purging.
+      -> purge count=2 target=orders
+      <- refused: the operator declined this call; the decision is final, so d
+      o not retry it or reach the same effect another way
+      Nothing was purged.
+
+
+
+
+
+
+
+
+      > █
+       AWAITING INPUT │ screenunit │ tokens 154                    folding on"
+    `);
+    expect(runs).toEqual([]);
+    expect(controller.tokens.settled).toEqual({ input: 100, output: 20, cacheRead: 30, cacheWrite: 4 });
+    expect(done).toContain('tokens 154');
+  });
+
+  it('folds tool output, reveals it for a search match, leaves it out of a copy, and takes a follow-up in the same conversation', async () => {
+    const runs: string[] = [];
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'orders' } }]), textResponse('Purged.'), textResponse('Still purged.')]);
+    const runtime = await runtimeWith(provider, [gatedTool('purge', runs)]);
+    cleanup.push(() => runtime.close());
+    const { screen, copied } = await show(runtime, 'purge');
+    await screen.until('BLOCKED');
+    screen.press('2');
+    const folded = await screen.until('AWAITING INPUT');
+    expect(folded).toContain('<- … 3 lines of output folded');
+    expect(folded).not.toContain('freed 4 MB');
+    screen.press('\u0019'); // Ctrl-Y copies
+    await screen.until('copied');
+    expect(copied[0]).toContain('-> purge target=orders');
+    expect(copied[0]).not.toContain('freed 4 MB');
+    expect(copied[0]).not.toContain('folded');
+    screen.press('\u0006'); // Ctrl-F searches
+    await screen.until(/^\/$/m);
+    screen.press('freed\r');
+    const found = await screen.until('match 1/1');
+    expect(found).toMatchInlineSnapshot(`
+      "> purge
+      -> purge target=orders
+      <- purged 12 messages
+         freed 4 MB
+         kept the audit copy
+      Purged.
+
+
+
+
+
+
+
+
+      > █
+       AWAITING INPUT │ screenunit │ tokens 0  match 1/1 · scrolled · folding…"
+    `);
+    screen.press('and again\r');
+    const followed = await screen.until('Still purged.');
+    expect(followed).toContain('> and again');
+    // the follow-up carried the whole conversation: one session, three model calls
+    expect(provider.requests).toHaveLength(3);
+    expect(JSON.stringify(provider.requests[2]?.messages)).toContain('purge');
+  });
+});
+
+describe('taking and giving back the terminal', () => {
+  it('restores the screen once on leaving, rings no bell with no_bell, and writes held standard error after', async () => {
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'x' } }]), textResponse('Done.')]);
+    const runtime = await runtimeWith(provider, [gatedTool('purge', [])]);
+    cleanup.push(() => runtime.close());
+    let raw = '';
+    const screen = headless((c) => (raw += c));
+    const order: string[] = [];
+    const err = new Writable({
+      write(c: Buffer | string, _e, cb) {
+        order.push(`stderr:${c.toString()}`);
+        cb();
+      },
+    }) as unknown as NodeJS.WriteStream;
+    const start = (p: string): Promise<RunHandle> => startRun(runtime, { prompt: p }, { prompter: 'handle' });
+    const running = runFullScreen({
+      handle: await start('go'),
+      prompt: 'go',
+      identity: 'screenunit',
+      startSession: start,
+      verbose: false,
+      toolOutput: false,
+      noBell: true,
+      env: {},
+      stdout: screen.stdout,
+      stdin: screen.stdin,
+      stderr: new StderrBuffer(err),
+    });
+    await screen.until('BLOCKED');
+    err.write('noise from a library\n');
+    expect(order).toEqual([]);
+    screen.press('\u001b');
+    await screen.until('AWAITING INPUT');
+    screen.press('\u0004'); // Ctrl-D at an empty input row leaves
+    const result = await running;
+    order.push('restored');
+    expect(result.outcome?.status).toBe('completed');
+    expect(result.abandoned).toBe(false);
+    expect(raw).not.toContain('\u0007');
+    expect(raw.split('\u001b[?1049h')).toHaveLength(2);
+    expect(raw.split('\u001b[?1049l')).toHaveLength(2);
+    expect(raw.lastIndexOf('\u001b[?1049l')).toBeGreaterThan(raw.lastIndexOf('AWAITING INPUT'));
+    expect(order).toEqual(['stderr:noise from a library\n', 'restored']);
+  });
+});

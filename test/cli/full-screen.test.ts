@@ -1,0 +1,106 @@
+/**
+ * `fisk run` in the full-screen view, driven as a person drives it: the built CLI in a real tmux
+ * pane (its own server socket), keys sent with send-keys, the screen read with capture-pane.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
+import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
+import { ensureBuilt, MAIN, ROOT } from './support.js';
+
+const SOCKET = `fisk-test-${process.pid}`;
+const SESSION = 'fullscreen';
+const hasTmux = ((): boolean => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const screen = (): string => tmux('capture-pane', '-p', '-t', SESSION);
+
+async function until(test: (screen: string) => boolean, what: string): Promise<string> {
+  let last = '';
+  // a loaded machine can take a while to start the CLI; the wait is generous, the check exact
+  for (let i = 0; i < 10000; i++) {
+    last = screen();
+    if (test(last)) return last;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the screen never showed ${what}; it showed:\n${last}`);
+}
+
+let fake: FakeModelServer;
+let dir: string;
+beforeAll(async () => {
+  if (!hasTmux) return;
+  ensureBuilt();
+  fake = await startFakeModelServer();
+  dir = mkdtempSync(join(tmpdir(), 'fisk-fullscreen-'));
+  writeFileSync(join(dir, 'agent.yaml'), `identity: pane-purger\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`);
+}, 180_000);
+afterAll(async () => {
+  if (!hasTmux) return;
+  try {
+    tmux('kill-server');
+  } catch {
+    // already gone
+  }
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
+  it('asks for approval in a modal, folds and searches tool output, labels the pane, and reprints the answer on exit', async () => {
+    const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
+    fake.reply(s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders' } }], { text: 'Purging now.' })), s(anthropicText('The orders stream is purged.')));
+    const done = join(dir, 'exit-status');
+    const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders'].map((a) => `'${a}'`).join(' ');
+    tmux('new-session', '-d', '-s', SESSION, '-x', '90', '-y', '24', '-c', dir, `${command} 2> errors.txt; echo $? > '${done}'; sleep 600`);
+
+    const modal = await until((t) => t.includes('BLOCKED'), 'the approval');
+    expect(modal).toContain('Approval needed to run:');
+    expect(modal).toContain('stream purge -- orders');
+    expect(modal).toMatch(/› 1\) No, do not run it/);
+    expect(modal).toContain('-> stream_purge stream=orders');
+    // the report is sent off the draw loop, so it lands shortly after the screen shows the modal
+    const paneState = (): string => tmux('display-message', '-p', '-t', SESSION, '#{pane_title}|#{@fisk_ai_state}').trim();
+    await until(() => paneState() === 'pane-purger|blocked', `the pane labelled and blocked (it is ${paneState()})`);
+
+    tmux('send-keys', '-t', SESSION, '2');
+    const folded = await until((t) => t.includes('AWAITING INPUT'), 'the end of the turn');
+    expect(folded).toContain('<- … 1 line of output folded');
+    expect(folded).toContain('The orders stream is purged.');
+    expect(folded).not.toContain('"positionals"');
+    await until(() => tmux('display-message', '-p', '-t', SESSION, '#{@fisk_ai_state}').trim() === 'idle', 'the idle pane state');
+
+    tmux('send-keys', '-t', SESSION, 'C-f');
+    await until((t) => /^\/$/m.test(t), 'the search row');
+    tmux('send-keys', '-t', SESSION, 'positionals', 'Enter');
+    const found = await until((t) => t.includes('match 1/1'), 'the search match');
+    expect(found).toContain('"positionals":["orders"]');
+
+    tmux('send-keys', '-t', SESSION, 'Escape');
+    tmux('send-keys', '-t', SESSION, 'C-o');
+    const unfolded = await until((t) => t.includes('folding off'), 'folding turned off');
+    expect(unfolded).toContain('<- {"path":["stream","purge"]');
+
+    tmux('send-keys', '-t', SESSION, 'C-d');
+    await until(() => existsSync(done), 'the process ending');
+    expect(readFileSync(done, 'utf8').trim()).toBe('0');
+    const errors = readFileSync(join(dir, 'errors.txt'), 'utf8');
+    expect(errors).toMatch(/Run summary: model=claude-fake-1 llm_calls=2 tool_calls=1/);
+    // the normal screen is back, with the answer reprinted on it
+    const after = screen();
+    expect(after).not.toContain('AWAITING INPUT');
+    expect(after).toContain('The orders stream is purged.');
+  }, 400_000);
+});
