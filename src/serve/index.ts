@@ -6,3 +6,5 @@ export type { RemoteRunOptions, RemoteRunOutcome } from './remote-run.js';
 export { ServeError, SERVE_ERROR_CODES } from './errors.js';
 export type { ServeErrorCode } from './errors.js';
 export type { Channel, Work, WorkResult } from './channel.js';
+export { startServer } from './server.js';
+export type { Server, ServerNotice, ServerOptions, Service } from './server.js';

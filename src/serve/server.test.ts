@@ -1,0 +1,348 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
+import { startFakeModelServer } from '../agenttest/fake-model-server.js';
+import type { FakeModelServer, ReceivedRequest } from '../agenttest/fake-model-server.js';
+import { parseConfigForMode } from '../config/index.js';
+import { openRuntime } from '../host/index.js';
+import type { Runtime } from '../host/index.js';
+import { loadRun } from '../runstate/index.js';
+import type { Outcome, Tool } from '../toolkit/tool.js';
+import type { Channel, Work, WorkResult } from './channel.js';
+import { startServer } from './server.js';
+
+/** A tool that holds each call until the test lets it go, counting how many are held at once. */
+class Gate {
+  held = 0;
+  most = 0;
+  calls = 0;
+  #waiters: (() => void)[] = [];
+  #arrivals: (() => void)[] = [];
+
+  tool(): Tool {
+    const schema = { type: 'object', properties: {}, additionalProperties: false };
+    return {
+      name: 'hold',
+      description: 'hold',
+      modelDescription: 'hold',
+      inputSchema: schema,
+      kind: 'custom',
+      presentation: 'traced',
+      capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: false, gate: { gated: false }, tags: [], behavior: null, describeCall: null },
+      definition: (deferLoading) => ({ name: 'hold', description: 'hold', inputSchema: schema, deferLoading }),
+      execute: async (_input, _deps, signal): Promise<Outcome> => {
+        this.calls++;
+        this.held++;
+        this.most = Math.max(this.most, this.held);
+        for (const a of this.#arrivals.splice(0)) a();
+        await new Promise<void>((resolve) => {
+          this.#waiters.push(resolve);
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+        this.held--;
+        return { status: 'completed', output: '{"held":true}', isError: false };
+      },
+      mcpExposable: () => false,
+      a2aExposable: () => false,
+    };
+  }
+
+  /** Resolves once `n` calls are held. */
+  async until(n: number): Promise<void> {
+    while (this.held < n) await new Promise<void>((r) => this.#arrivals.push(r));
+  }
+
+  release(): void {
+    for (const w of this.#waiters.splice(0)) w();
+  }
+}
+
+/** A channel fed by the test: `next` waits for pushed work, the hold, or a close. */
+class FakeChannel implements Channel {
+  readonly queue: Work[] = [];
+  closes = 0;
+  #wake: (() => void) | undefined;
+  #closed = false;
+  failWith: Error | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly workers: number,
+  ) {}
+
+  push(work: Work): void {
+    this.queue.push(work);
+    this.#wake?.();
+  }
+
+  fail(err: Error): void {
+    this.failWith = err;
+    this.#wake?.();
+  }
+
+  async next(signal: AbortSignal): Promise<Work | undefined> {
+    for (;;) {
+      if (this.failWith !== undefined) throw this.failWith;
+      if (this.#closed || signal.aborted) return undefined;
+      const w = this.queue.shift();
+      if (w !== undefined) return w;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    this.closes++;
+    this.#closed = true;
+    this.#wake?.();
+    return Promise.resolve();
+  }
+}
+
+interface Tracked {
+  readonly work: Work;
+  readonly results: WorkResult[];
+  started: number;
+  readonly ended: Promise<WorkResult>;
+}
+
+function work(label: string, extra: Partial<Pick<Work, 'signal' | 'park'>> = {}): Tracked {
+  let end!: (r: WorkResult) => void;
+  const ended = new Promise<WorkResult>((r) => (end = r));
+  const t: Tracked = {
+    results: [],
+    started: 0,
+    ended,
+    work: {
+      label,
+      input: { prompt: `do ${label}` },
+      ...extra,
+      runContext: () => {
+        t.started++;
+      },
+      done: (r) => {
+        t.results.push(r);
+        end(r);
+        return Promise.resolve();
+      },
+    },
+  };
+  return t;
+}
+
+/** Calls the tool first, then answers once a tool result is in the conversation. */
+function toolThenText(req: ReceivedRequest) {
+  const body = req.body as { messages: { content: unknown }[] };
+  const last = body.messages[body.messages.length - 1];
+  const answered = Array.isArray(last?.content) && (last.content as { type: string }[]).some((b) => b.type === 'tool_result');
+  return answered ? anthropicText('done') : anthropicToolUse([{ id: `t${body.messages.length}`, name: 'hold', input: {} }]);
+}
+
+let fake: FakeModelServer;
+let dir: string;
+let runtime: Runtime;
+let gate: Gate;
+
+beforeAll(async () => {
+  fake = await startFakeModelServer({ fallback: toolThenText });
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+async function open(): Promise<Runtime> {
+  dir = mkdtempSync(join(tmpdir(), 'fisk-server-'));
+  gate = new Gate();
+  const config = parseConfigForMode(
+    { text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
+    'run',
+  );
+  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [gate.tool()] });
+  return runtime;
+}
+
+afterEach(async () => {
+  gate.release();
+  await runtime.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('startServer', () => {
+  it('runs no more at once than the channel has slots, and journals every run', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const server = startServer(runtime, { channels: [ch] });
+    const a = work('a');
+    const b = work('b');
+    ch.push(a.work);
+    ch.push(b.work);
+    await gate.until(1);
+    // b is taken from the channel but waits for the one slot
+    expect(ch.queue).toHaveLength(0);
+    expect(b.started).toBe(0);
+    gate.release();
+    await a.ended;
+    await gate.until(1);
+    gate.release();
+    const rb = await b.ended;
+    expect(gate.most).toBe(1);
+    expect(rb.kind).toBe('ran');
+    for (const t of [a, b]) {
+      expect(t.results).toHaveLength(1);
+      expect(t.started).toBe(1);
+      const r = t.results[0];
+      if (r?.kind !== 'ran') throw new Error(`expected a run, got ${r?.kind}`);
+      expect(r.outcome.status).toBe('completed');
+      expect(r.runId).toBeDefined();
+      // journaled, and released before done was called
+      const stored = await loadRun(runtime.sessions!, r.runId!);
+      expect(stored.status).toBe('completed');
+    }
+    expect(await server.drain()).toBeUndefined();
+    expect(ch.closes).toBe(1);
+  });
+
+  it('lets --workers override every channel', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const server = startServer(runtime, { channels: [ch], workers: 2 });
+    expect(server.slots.get('fake')).toBe(2);
+    const a = work('a');
+    const b = work('b');
+    ch.push(a.work);
+    ch.push(b.work);
+    await gate.until(2);
+    expect(gate.most).toBe(2);
+    gate.release();
+    await Promise.all([a.ended, b.ended]);
+    await server.drain();
+  });
+
+  it('reports work whose sender gave up while it waited for a slot as abandoned, never running it', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const server = startServer(runtime, { channels: [ch] });
+    const a = work('a');
+    const gaveUp = new AbortController();
+    const b = work('b', { signal: gaveUp.signal });
+    ch.push(a.work);
+    ch.push(b.work);
+    await gate.until(1);
+    gaveUp.abort();
+    expect(await b.ended).toEqual({ kind: 'abandoned' });
+    expect(b.started).toBe(0);
+    gate.release();
+    await a.ended;
+    await server.drain();
+    expect(gate.calls).toBe(1);
+    expect(b.results).toHaveLength(1);
+  });
+
+  it('drains with work in flight losing nothing: the running run finishes, the waiting one is handed back', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const server = startServer(runtime, { channels: [ch] });
+    const a = work('a');
+    const b = work('b');
+    const c = work('c');
+    ch.push(a.work);
+    ch.push(b.work);
+    ch.push(c.work);
+    await gate.until(1);
+    const drained = server.drain();
+    // the hold is closed and the channel with it: b (taken, no slot) is abandoned, c never taken
+    expect(await b.ended).toEqual({ kind: 'abandoned' });
+    expect(ch.closes).toBe(1);
+    expect(ch.queue.map((w) => w.label)).toEqual(['c']);
+    expect(a.results).toHaveLength(0);
+    gate.release();
+    expect(await drained).toBeUndefined();
+    const ra = a.results[0];
+    expect(a.results).toHaveLength(1);
+    expect(ra?.kind === 'ran' && ra.outcome.status).toBe('completed');
+    expect(c.results).toHaveLength(0);
+    expect(await server.stopped).toBeUndefined();
+  });
+
+  it('parks a run when the sender asks it to stop, resumable, and cancels all on the second interrupt', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 2);
+    const server = startServer(runtime, { channels: [ch] });
+    const park = new AbortController();
+    const a = work('a', { park: park.signal });
+    const b = work('b');
+    ch.push(a.work);
+    ch.push(b.work);
+    await gate.until(2);
+    park.abort();
+    void server.drain();
+    server.cancel();
+    const [ra, rb] = await Promise.all([a.ended, b.ended]);
+    expect(ra.kind === 'ran' && ra.outcome.status).toMatch(/suspended|aborted/);
+    expect(rb.kind === 'ran' && rb.outcome.status).toBe('aborted');
+    expect(await server.stopped).toBeUndefined();
+  });
+
+  it('suspends a parked run at its next boundary so it can be resumed', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const server = startServer(runtime, { channels: [ch] });
+    const park = new AbortController();
+    const a = work('a', { park: park.signal });
+    ch.push(a.work);
+    await gate.until(1);
+    park.abort();
+    gate.release();
+    const ra = await a.ended;
+    if (ra.kind !== 'ran') throw new Error(`expected a run, got ${ra.kind}`);
+    expect(ra.outcome.status).toBe('suspended');
+    // resumable on this or another worker: the journal is released and the resume runs to the end
+    const resumed = work('a-again');
+    ch.push({ ...resumed.work, input: { resume: ra.runId! } });
+    const rr = await resumed.ended;
+    expect(rr.kind === 'ran' && rr.outcome.status).toBe('completed');
+    await server.drain();
+  });
+
+  it('drains on a channel fault and returns the error, letting runs on other channels finish', async () => {
+    await open();
+    const good = new FakeChannel('good', 1);
+    const bad = new FakeChannel('bad', 1);
+    const server = startServer(runtime, { channels: [good, bad] });
+    const a = work('a');
+    good.push(a.work);
+    await gate.until(1);
+    bad.fail(new Error('the queue went away'));
+    gate.release();
+    const err = await server.stopped;
+    expect(err?.message).toBe('the queue went away');
+    expect(good.closes).toBe(1);
+    expect(bad.closes).toBe(1);
+    expect(a.results).toHaveLength(1);
+    expect(await server.drain()).toBe(err);
+  });
+
+  it('reports a run that could not start as refused, without calling runContext', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const server = startServer(runtime, { channels: [ch] });
+    const a = work('a');
+    ch.push({ ...a.work, input: { resume: 'no-such-run' } });
+    const r = await a.ended;
+    expect(r.kind).toBe('refused');
+    expect(a.started).toBe(0);
+    await server.drain();
+  });
+
+  it('refuses bad settings by name', async () => {
+    await open();
+    expect(() => startServer(runtime, { channels: [] })).toThrow(/no channel/);
+    expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1)], workers: 0 })).toThrow(/--workers must be a whole number/);
+    expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1), new FakeChannel('x', 1)] })).toThrow(/both named "x"/);
+    expect(() => startServer({ ...runtime, sessions: undefined }, { channels: [new FakeChannel('x', 1)] })).toThrow(/journaled/);
+  });
+});
