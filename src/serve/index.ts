@@ -8,3 +8,7 @@ export type { ServeErrorCode } from './errors.js';
 export type { Channel, Work, WorkResult } from './channel.js';
 export { startServer } from './server.js';
 export type { Server, ServerNotice, ServerOptions, Service } from './server.js';
+export { openJobsChannel, openConfiguredJobs, bindQueue, submitSubject, jobsStreamAddCommand, jobsConsumerAddCommand } from './jobs.js';
+export type { JobsChannel, JobsChannelOptions, ConfiguredJobs, BoundQueue } from './jobs.js';
+export { decodeJob, encodeJob, jobBudget, jobRunId, sequenceTaskId, JOB_SCHEMA, MAX_JOB_BYTES } from './job.js';
+export type { Job } from './job.js';
