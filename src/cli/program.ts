@@ -16,8 +16,9 @@ import { registerMemory } from './commands/memory.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSession } from './commands/session.js';
+import { registerTask } from './commands/task.js';
 
-/** Builds the `fisk` command with all seven commands registered. */
+/** Builds the `fisk` command with every command registered. */
 export function buildProgram(io: Io): Command {
   const program = new Command('fisk')
     .description('fisk-ai: run, serve and inspect agents that can do only what they were given')
@@ -33,6 +34,7 @@ export function buildProgram(io: Io): Command {
   registerMcp(program, io);
   registerKnowledge(program, io);
   registerSession(program, io);
+  registerTask(program, io);
   registerInfo(program, io);
   registerDiscover(program, io);
   registerInit(program, io);

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { systemBlocks } from '../../agent/system-prompt.js';
 import type { InfoRow } from '../../memory/registry.js';
+import type { describeTaskStore as DescribeTaskStore } from '../../tasks/index.js';
 import { describeSettings } from '../../config/describe.js';
 import { configWarnings } from '../../config/warnings.js';
 import type { Config, Override, Setting } from '../../config/index.js';
@@ -66,8 +67,22 @@ export interface InfoReport {
   readonly globalFlags: readonly GlobalFlagReport[] | null;
   /** The Memory section (backend, where it stores, index, access, limits); null when memory is disabled. */
   readonly memory: readonly InfoRow[] | null;
+  /** The Tasks section (backend, where results are kept); null unless the agent takes jobs or names a task store. */
+  readonly tasks: readonly InfoRow[] | null;
   /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
   readonly telemetry: readonly TelemetrySettingRow[];
+}
+
+/** The Tasks rows; a store the configuration describes wrongly is shown with the problem, not refused. */
+function taskRows(describe: typeof DescribeTaskStore, config: Config, env: Io['env']): InfoRow[] {
+  try {
+    return [...describe(config.tasks, { env, cwd: config.baseDir })];
+  } catch (err) {
+    return [
+      { label: 'Backend', value: config.tasks.backend },
+      { label: 'Problem', value: err instanceof Error ? err.message : String(err) },
+    ];
+  }
 }
 
 /** Values set outside the file that a run would use, so their origin can be reported. */
@@ -130,7 +145,7 @@ function toolSearch(runtime: Runtime): string {
 
 /** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
 export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
-  const [{ memoryInfoRows }, { telemetryInfo }] = await Promise.all([import('../../memory/backends.js'), import('../../host/index.js')]);
+  const [{ memoryInfoRows }, { telemetryInfo }, { describeTaskStore }] = await Promise.all([import('../../memory/backends.js'), import('../../host/index.js'), import('../../tasks/index.js')]);
   const config = runtime.config;
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
@@ -152,6 +167,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     globalFlags: runtime.application?.globalFlags ?? null,
     telemetry: telemetry.rows,
     memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
+    tasks: config.expose.jobs !== undefined || [...config.present].some((k) => k === 'tasks' || k.startsWith('tasks.')) ? taskRows(describeTaskStore, config, env) : null,
   };
 }
 
@@ -239,6 +255,12 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
     println(out, 'Memory');
     const w = Math.max(...report.memory.map((r) => r.label.length));
     for (const r of report.memory) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
+  }
+  if (report.tasks !== null) {
+    println(out);
+    println(out, 'Tasks');
+    const w = Math.max(...report.tasks.map((r) => r.label.length));
+    for (const r of report.tasks) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
   }
   renderTools(report, all, out);
   println(out);
