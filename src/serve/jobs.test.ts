@@ -268,3 +268,28 @@ describe('the jobs channel', () => {
     await expect(open(s.stream, 'pushy')).rejects.toThrow(/push consumer/u);
   });
 });
+
+describe('a nats-server restarted under a running worker', () => {
+  it('is waited out: the worker reconnects and takes the next job', async () => {
+    const s = await setup();
+    const server = await serve(s);
+    await s.publish({ id: 'before', prompt: 'before the restart' });
+    expect((await s.waitFor('before')).state).toBe('completed');
+    await nats.kill();
+    await new Promise((r) => setTimeout(r, 1_500));
+    await nats.restart();
+    // the client reconnects by itself; publish once it has
+    for (let i = 0; ; i++) {
+      try {
+        await s.publish({ id: 'after', prompt: 'after the restart' });
+        break;
+      } catch (err) {
+        if (i > 100) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    expect(await s.waitFor('after')).toMatchObject({ state: 'completed', answer: 'answer: after the restart' });
+    await settled(s);
+    expect(server.inFlight).toBe(0);
+  }, 60_000);
+});
