@@ -4,7 +4,7 @@
  * Nothing here prints; the host presents refusals and replays the conversation itself.
  */
 import type { Config } from '../config/index.js';
-import { claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun } from '../runstate/index.js';
+import { appendNext, claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun, userBody } from '../runstate/index.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
 import { fingerprintDefinitions } from '../toolkit/tool-search.js';
@@ -67,14 +67,22 @@ export interface ResumedCheckpoint extends Checkpoint {
 export async function resumeCheckpoint(
   store: SessionStore,
   runId: string,
-  opts: { readonly fingerprint: Fingerprint; readonly force: boolean },
+  opts: { readonly fingerprint: Fingerprint; readonly force: boolean; readonly followUp?: string },
 ): Promise<ResumedCheckpoint> {
+  const refuse = opts.followUp === undefined ? refuseUnresumable : refuseUncontinuable;
   const stored = await loadRun(store, runId);
-  refuseUnresumable(stored);
+  refuse(stored);
   const decision = resumeGate(stored.fingerprint, opts.fingerprint, { force: opts.force, runId });
-  const { journal, run } = await claimRun(store, runId);
+  const claimed = await claimRun(store, runId);
+  const journal = claimed.journal;
+  let run = claimed.run;
   try {
-    refuseUnresumable(run);
+    refuse(run);
+    if (opts.followUp !== undefined) {
+      // the further prompt is journaled under the claim, so the conversation it continues is this one
+      await appendNext(journal, userBody({ role: 'user', content: [{ type: 'text', text: opts.followUp }] }));
+      run = await loadRun(store, runId);
+    }
   } catch (err) {
     await journal.close();
     throw err;
@@ -102,6 +110,19 @@ function pendingOf(run: FoldedRun): PendingToolBatch | undefined {
   const results = new Map<string, ToolResultBlock>();
   for (const c of run.pending.calls) if (c.state === 'answered') results.set(c.call.id, c.result);
   return { message: run.pending.message, results };
+}
+
+/**
+ * A stored conversation takes a further prompt once its last turn is finished: completed, or
+ * stopped at a boundary. A turn with calls still unanswered would be cut in half by a prompt.
+ */
+function refuseUncontinuable(run: FoldedRun): void {
+  if (run.pending !== undefined) {
+    throw new RunStateError(
+      'config',
+      `run ${JSON.stringify(run.runId)} stopped inside a tool batch, so it cannot take a further prompt yet: resume it first${run.pending.calls.some((c) => c.state === 'deferred') ? ', once its deferred calls are answered' : ''}`,
+    );
+  }
 }
 
 function refuseUnresumable(run: FoldedRun): void {

@@ -45,10 +45,13 @@ export const DEFAULT_PROMPT = 'assist the user';
 export const RESUME_REMINDER =
   'This conversation was interrupted and has now been resumed. Time may have passed since the earlier turns: what tools reported then may have changed, so check again before relying on it.';
 
-/** What to run: a new prompt (journaled with `checkpoint`), or a stored run to continue. */
+/**
+ * What to run: a new prompt (journaled with `checkpoint`), or a stored run to continue: resumed
+ * where it stopped, or, with `followUp`, given a further prompt once its last turn is finished.
+ */
 export type RunInput =
   | { readonly prompt: string; readonly checkpoint?: { readonly runId?: string } }
-  | { readonly resume: string; readonly force?: boolean };
+  | { readonly resume: string; readonly force?: boolean; readonly followUp?: string };
 
 /** Limits a caller may lower for one run (a peer's or a job's budget); never raised. */
 export interface BudgetOverride {
@@ -197,7 +200,10 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
   if (resuming) {
     const store = sessions as NonNullable<typeof sessions>;
     const fingerprint = runFingerprint(config, source, tools.notes);
-    const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
+    const further = input.followUp === undefined ? undefined : input.followUp.trim();
+    if (further === '') throw new HostError('usage', 'a follow-up needs a prompt');
+    const followUp = further === undefined ? undefined : await guardedPrompt(settings, further, opts.hooks, hub);
+    const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true, ...(followUp === undefined ? {} : { followUp }) });
     const resumed = await guardedResume(claimed, settings.piiMode, hub);
     checkpoint = resumed;
     // definitions earlier searches loaded stay loaded: derived from the search results journaled

@@ -1,6 +1,6 @@
 /** Serving an agent to others, and following a run another agent hosts. */
 export { startToolServer, checkServable } from './tool-server.js';
-export type { NotServed, ToolServer, ToolServerOptions } from './tool-server.js';
+export type { NotServed, Servable, ToolServer, ToolServerOptions } from './tool-server.js';
 export { runRemote, eventFromBlock, statusForStopReason } from './remote-run.js';
 export type { RemoteRunOptions, RemoteRunOutcome } from './remote-run.js';
 export { ServeError, SERVE_ERROR_CODES } from './errors.js';
@@ -12,3 +12,5 @@ export { openJobsChannel, openConfiguredJobs, bindQueue, submitSubject, jobsStre
 export type { JobsChannel, JobsChannelOptions, ConfiguredJobs, BoundQueue } from './jobs.js';
 export { decodeJob, encodeJob, jobBudget, jobRunId, sequenceTaskId, JOB_SCHEMA, MAX_JOB_BYTES } from './job.js';
 export type { Job } from './job.js';
+export { promptChannel, blockFromEvent, endingFor } from './prompt-channel.js';
+export type { PromptChannel, PromptChannelOptions } from './prompt-channel.js';
