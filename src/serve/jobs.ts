@@ -32,7 +32,7 @@ const RETRY_DELAY_MS = 5_000;
 
 /** The commands that create what the channel binds. */
 export function jobsStreamAddCommand(stream: string, context?: string): string {
-  return `nats stream add ${stream} --subjects 'fisk.jobs.${stream}' --retention work --storage file --discard old --max-age 0 --defaults${context === undefined ? '' : ` --context ${context}`}`;
+  return `nats stream add ${stream} --subjects 'fisk.jobs.${stream}' --retention work --storage file --discard old --defaults${context === undefined ? '' : ` --context ${context}`}`;
 }
 export function jobsConsumerAddCommand(stream: string, consumer: string, context?: string): string {
   return `nats consumer add ${stream} ${consumer} --pull --deliver all --ack explicit --wait 30s --max-deliver=-1 --defaults${context === undefined ? '' : ` --context ${context}`}`;

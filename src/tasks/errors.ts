@@ -30,10 +30,10 @@ export class TaskError extends FiskError<TaskErrorCode> {
   get category(): ErrorCategory {
     switch (this.code) {
       case 'invalid_id':
-      case 'not_found':
         return 'usage';
       case 'config':
         return 'configuration';
+      case 'not_found':
       case 'completed':
       case 'schema':
       case 'unavailable':

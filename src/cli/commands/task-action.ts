@@ -11,12 +11,13 @@ import type { Config } from '../../config/index.js';
 import { connectNats } from '../../conns/nats-connect.js';
 import type { NatsConn } from '../../conns/nats-connect.js';
 import { newRunId } from '../../runstate/index.js';
-import { bindQueue, encodeJob } from '../../serve/index.js';
+import { bindQueue, encodeJob, jobRunId } from '../../serve/index.js';
 import type { Job } from '../../serve/index.js';
-import { TaskError, checkTaskId, openTaskStore, taskBackendNeeds } from '../../tasks/index.js';
+import { TaskError, checkTaskId, openTaskStore, pendingTask, taskBackendNeeds } from '../../tasks/index.js';
 import type { TaskRecord, TaskStore } from '../../tasks/index.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT, exitFor } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { processInterrupt } from '../process.js';
@@ -62,6 +63,9 @@ interface Opened {
 /** Reads the configuration and opens its task store, connecting to NATS when the store or `withNats` needs it. */
 async function openStore(io: Io, flags: TaskActionFlags, withNats: boolean): Promise<Opened> {
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'session');
+  if (withNats && (config.expose.jobs === undefined || config.expose.jobs.stream === '')) {
+    throw new CliError(`${config.source} sets no work queue: add expose.agent.jobs with its stream (and consumer)`, EXIT.config);
+  }
   let nats: NatsConn | undefined;
   const needsNats = withNats || taskBackendNeeds(config.tasks.backend).includes('nats');
   if (needsNats) {
@@ -150,7 +154,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** The exit status of a task that has its result. */
-function exitOf(t: TaskRecord): number {
+function exitOf(t: TaskRecord): ExitCode {
   if (t.state === 'completed') return EXIT.ok;
   if (t.reason === 'budget') return EXIT.budget;
   if (t.reason === 'max_iterations') return EXIT.maxIterations;
@@ -197,16 +201,22 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
   }
 
   await withStore(io, flags, true, async ({ config, store, nats }) => {
-    const jobs = config.expose.jobs;
-    if (jobs === undefined || jobs.stream === '') {
-      throw new CliError(`${config.source} sets no work queue: add expose.agent.jobs with its stream (and consumer)`, EXIT.config);
-    }
+    const jobs = config.expose.jobs as NonNullable<Config['expose']['jobs']>;
     const conn = nats as NatsConn;
     let subject: string;
     try {
       subject = (await bindQueue(conn, jobs.stream, jobs.consumer === '' ? config.identity : jobs.consumer)).subject;
     } catch (err) {
       throw new CliError((err as Error).message, EXIT.config, { cause: err });
+    }
+    // the task is recorded as asked before the job is queued, so `fisk task show` finds it at once
+    const asked = await store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt));
+    if (asked.state !== 'pending') {
+      // a job id that already has its result is not queued again
+      if (opts.wait === true) return report(asked, id, io);
+      println(io.out, id);
+      println(io.err, `job ${id} already has its result (${asked.state}); nothing was queued: fisk task show ${id}`);
+      return;
     }
     const h = headers();
     // the stream's duplicate window drops a second publish of the same id outright
@@ -227,13 +237,18 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
       println(io.err, `no result for job ${id} within ${opts.timeout ?? ''}; it may still run: fisk task show ${id}`);
       throw new ExitWith(EXIT.error);
     }
-    if (result.state === 'completed') {
-      println(io.out, clean(result.answer ?? ''));
-      return;
-    }
-    println(io.err, `job ${id} ${result.reason ?? 'failed'}: ${truncate(result.message ?? '', 400)}`);
-    throw new ExitWith(exitOf(result) as typeof EXIT.error);
+    report(result, id, io);
   });
+}
+
+/** Prints a result: the answer on stdout, or the failure on stderr with its exit status. */
+function report(result: TaskRecord, id: string, io: Io): void {
+  if (result.state === 'completed') {
+    println(io.out, clean(result.answer ?? ''));
+    return;
+  }
+  println(io.err, `job ${id} ${result.reason ?? 'failed'}: ${truncate(result.message ?? '', 400)}`);
+  throw new ExitWith(exitOf(result));
 }
 
 async function waitForResult(store: TaskStore, id: string, timeoutMs: number | undefined): Promise<TaskRecord | 'timeout' | 'interrupted'> {
