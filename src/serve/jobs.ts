@@ -232,9 +232,9 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
       if (nats.connection.isClosed()) throw new Error(`the NATS connection to context ${nats.context.name} closed`);
       pending ??= consumer.next({ expires: PULL_EXPIRES_MS });
       const mine = pending;
+      let on = (): void => undefined;
       const stop = new Promise<'stop'>((resolve) => {
-        const on = (): void => resolve('stop');
-        if (signal.aborted || closing.signal.aborted) resolve('stop');
+        on = (): void => resolve('stop');
         signal.addEventListener('abort', on, { once: true });
         closing.signal.addEventListener('abort', on, { once: true });
       });
@@ -250,6 +250,9 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
         await new Promise((r) => setTimeout(r, quiet).unref());
         quiet = Math.min(quiet * 2, 5_000);
         continue;
+      } finally {
+        signal.removeEventListener('abort', on);
+        closing.signal.removeEventListener('abort', on);
       }
       if (got === 'stop') {
         // a message that arrives for the abandoned pull goes straight back to the queue
