@@ -23,7 +23,7 @@ import type { NatsServer } from '../../src/agenttest/nats-server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
-const app = join(root, 'test', 'serve', 'fixtures', 'job-app.mjs');
+const app = join(root, 'test', 'fixtures', 'job-app.mjs');
 
 let nats: NatsServer;
 let nc: NatsConnection;
