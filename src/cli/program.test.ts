@@ -105,5 +105,6 @@ describe('fisk serve', () => {
     const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {a2a: {prompts: true}, slack: {channels: [C1]}}}\n');
     expect(await runCli(['serve', '--config', path], io)).toBe(EXIT.unavailable);
     expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.slack in .* cannot be served by this build/);
+    expect(io.stderr()).not.toContain('expose.agent.a2a.prompts,');
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTransport, delegate, InprocBus } from '../a2a/index.js';
 import type { DelegationUpdate, ServiceHandle, Transport } from '../a2a/index.js';
 import { startToolService, buildAgentCard } from '../a2a/index.js';
-import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
+import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { parseConfigForMode } from '../config/index.js';
@@ -63,7 +63,14 @@ async function serveAgent(opts: { elicitation: boolean; workers?: number; questi
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
-  channel = promptChannel({ identity: 'worker', transport: serving, workers: opts.workers ?? 1, elicitation: opts.elicitation, ...(opts.questionWindowMs === undefined ? {} : { questionWindowMs: opts.questionWindowMs }) });
+  channel = promptChannel({
+    identity: 'worker',
+    transport: serving,
+    workers: opts.workers ?? 1,
+    elicitation: opts.elicitation,
+    sessions: runtime.sessions!,
+    ...(opts.questionWindowMs === undefined ? {} : { questionWindowMs: opts.questionWindowMs }),
+  });
   service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 }
@@ -106,6 +113,14 @@ describe('the a2a prompts channel', () => {
     expect(runs[0]?.runId).toMatch(/^a2a-[0-9a-f]{32}$/);
   });
 
+  it('ends a run the model failed with a terminal error naming the failure', async () => {
+    await serveAgent({ elicitation: false });
+    fake.reply(anthropicError(400, 'invalid_request_error', 'the model refused this request'));
+    const end = await delegate(caller, 'client', 'worker', { prompt: 'fail' });
+    expect(end.protocol).toBe('io.choria.fisk-ai.v1.error');
+    expect(end.protocol === 'io.choria.fisk-ai.v1.error' ? end.error : '').toMatch(/refused this request/);
+  });
+
   it("puts the run's question to the caller and uses the answer", async () => {
     await serveAgent({ elicitation: true });
     fake.reply(anthropicToolUse([{ id: 'q1', name: 'ask_human_input', input: { question: 'Which disk?' } }]), anthropicText('checked sdb'));
@@ -132,6 +147,11 @@ describe('the a2a prompts channel', () => {
     const stored = await loadRun(runtime.sessions!, sessionId!);
     expect(stored.pending?.calls.map((c) => c.state)).toEqual(['deferred']);
     expect(fake.requests).toHaveLength(1);
+    // a deferred call waits for its answer: a follow-up is refused, saying how to supply it
+    const next = await delegate(caller, 'client', 'worker', { prompt: 'well?', conversation: end.request });
+    expect(next).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'refused' });
+    expect(next.protocol === 'io.choria.fisk-ai.v1.error' ? next.error : '').toMatch(/fisk session answer/);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('stops the run at the confirm gate when the approval meets silence, leaving the call to ask again', async () => {
@@ -146,6 +166,28 @@ describe('the a2a prompts channel', () => {
     const stored = await loadRun(runtime.sessions!, runs[0]!.runId);
     // not deferred: the gated call is still unanswered, so a resume asks about it again
     expect(stored.pending?.calls.map((c) => c.state)).toEqual(['unanswered']);
+
+    // a follow-up finishes the stopped batch first, asking again, then takes the further prompt
+    fake.reply(anthropicText('rebooted'), anthropicText('and it is up'));
+    const updates: DelegationUpdate[] = [];
+    const next = await delegate(caller, 'client', 'worker', {
+      prompt: 'is it up?',
+      conversation: end.request,
+      onUpdate: (u) => updates.push(u),
+      onQuestion: (q) => {
+        kinds.push(q.kind);
+        return Promise.resolve('once');
+      },
+    });
+    expect(kinds).toEqual(['approval', 'approval']);
+    expect(next).toMatchObject({ stop_reason: 'end_turn', text: 'and it is up' });
+    expect(gatedTool.calls).toHaveLength(1);
+    // the finished turn's answer reached the caller as prose before the further prompt ran
+    expect(updates.some((u) => u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' && u.block.text === 'rebooted')).toBe(true);
+    const sent = JSON.stringify(fake.requests[2]?.body);
+    expect(sent).toContain('rebooted');
+    expect(sent).toContain('is it up?');
+    expect((await loadRun(runtime.sessions!, runs[0]!.runId)).status).toBe('completed');
   });
 
   it('declines questions when elicitation is off', async () => {

@@ -15,6 +15,8 @@ import { startPromptServer } from '../a2a/index.js';
 import type { AgentEvent } from '../agent/events.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import type { BudgetOverride, RunInput } from '../host/index.js';
+import { loadRun } from '../runstate/index.js';
+import type { SessionStore } from '../runstate/index.js';
 import { Unanswered } from '../toolkit/tool.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import type { Channel, Work, WorkResult } from './channel.js';
@@ -28,6 +30,12 @@ export interface PromptChannelOptions {
   readonly elicitation: boolean;
   /** How long a question waits for an answer, restarted by each keepalive from the caller. */
   readonly questionWindowMs?: number;
+  /**
+   * The store served runs are journaled in. With it, a follow-up to a conversation that stopped
+   * inside a tool batch (an approval met silence, a cancel landed mid-batch) first finishes that
+   * batch, asking again where the gate must, and then takes the further prompt.
+   */
+  readonly sessions?: SessionStore;
   readonly keepaliveMs?: number;
 }
 
@@ -143,7 +151,8 @@ function endingForOutcome(outcome: RunOutcome, sessionId: string): RunEnding {
       return stopped('max_iterations', outcome.message);
     case 'error':
     case 'crashed':
-      return { error: outcome.message, stop_reason: 'error', code: outcome.error.code, usage };
+      // an error message carries no usage: the protocol gives it the error, a stop reason and a code
+      return { error: outcome.message, stop_reason: 'error', code: outcome.error.code };
     default: {
       const never: never = outcome;
       return never;
@@ -159,11 +168,30 @@ function budgetOf(run: DelegatedRun): BudgetOverride | undefined {
   return { ...(b.max_tokens === undefined ? {} : { maxTokens: b.max_tokens }), ...(b.max_iterations === undefined ? {} : { maxIterations: b.max_iterations }) };
 }
 
+function promptOf(run: DelegatedRun): string {
+  const context = run.request.context === undefined || run.request.context.trim() === '' ? '' : `${run.request.context.trim()}\n\n`;
+  return `${context}${run.request.prompt}`;
+}
+
 /** What to run: an opening prompt starts the derived session; a follow-up continues it. */
 function inputOf(run: DelegatedRun): RunInput {
-  const context = run.request.context === undefined || run.request.context.trim() === '' ? '' : `${run.request.context.trim()}\n\n`;
-  const prompt = `${context}${run.request.prompt}`;
+  const prompt = promptOf(run);
   return run.request.protocol === 'io.choria.fisk-ai.v1.followup' ? { resume: run.sessionId, followUp: prompt } : { prompt, checkpoint: { runId: run.sessionId } };
+}
+
+/**
+ * Whether a follow-up must first finish the batch its conversation stopped in: calls left without
+ * a result and none deferred (a deferred call waits for `fisk session answer`, which no caller
+ * can give over a2a). A session that cannot be read is left for the run itself to refuse.
+ */
+async function stoppedInBatch(sessions: SessionStore | undefined, sessionId: string): Promise<boolean> {
+  if (sessions === undefined) return false;
+  try {
+    const stored = await loadRun(sessions, sessionId);
+    return stored.pending !== undefined && stored.pending.calls.every((c) => c.state !== 'deferred');
+  } catch {
+    return false;
+  }
 }
 
 /** Builds the channel; serve `endpoint` on the agent's a2a service. */
@@ -179,16 +207,17 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
     else waiting.push(work);
   };
 
-  const handler = (run: DelegatedRun): Promise<RunEnding> =>
-    new Promise<RunEnding>((resolve) => {
-      if (!open) {
-        resolve(endingFor({ kind: 'abandoned' }, run.sessionId, opts.identity));
-        return;
-      }
+  const handler = async (run: DelegatedRun): Promise<RunEnding> => {
+    const finishFirst = run.request.protocol === 'io.choria.fisk-ai.v1.followup' && (await stoppedInBatch(opts.sessions, run.sessionId));
+    return new Promise<RunEnding>((resolve) => {
       const send = (p: Promise<void>): void => void p.catch(() => undefined);
-      const work: Work = {
+      const hand = (work: Work): void => {
+        if (open) offer(work);
+        else resolve(endingFor({ kind: 'abandoned' }, run.sessionId, opts.identity));
+      };
+      const work = (input: RunInput, then?: () => void): Work => ({
         label: `a2a prompt from ${run.caller} (session ${run.sessionId})`,
-        input: inputOf(run),
+        input,
         ...(opts.elicitation ? { prompter: new CallerPrompter(run) } : {}),
         ...(budgetOf(run) === undefined ? {} : { budget: budgetOf(run) as BudgetOverride }),
         park: run.park,
@@ -198,18 +227,23 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
             emit(event) {
               if (event.type === 'text_fragment') return send(run.text(event.text));
               if (event.type === 'warning') return send(run.warn(event.text));
-              const block = blockFromEvent(event);
+              // the answer of a turn finished before the further prompt is prose the caller sees
+              const block = then !== undefined && event.type === 'text' ? { type: 'text' as const, text: event.text } : blockFromEvent(event);
               if (block !== undefined) send(run.emit(block));
             },
           });
         },
         done(result) {
-          resolve(endingFor(result, run.sessionId, opts.identity));
+          if (then !== undefined && result.kind === 'ran' && result.outcome.status === 'completed') then();
+          else resolve(endingFor(result, run.sessionId, opts.identity));
           return Promise.resolve();
         },
-      };
-      offer(work);
+      });
+      const further: RunInput = inputOf(run);
+      // the batch first (the gate asks again where it must), then the further prompt in a second run
+      hand(finishFirst ? work({ resume: run.sessionId }, () => hand(work(further))) : work(further));
     });
+  };
 
   const server = startPromptServer({
     identity: opts.identity,

@@ -170,6 +170,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           transport,
           workers: workers ?? a2a.workers,
           elicitation: a2a.elicitation,
+          ...(runtime.sessions === undefined ? {} : { sessions: runtime.sessions }),
           ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
         })
       : undefined;
