@@ -25,8 +25,9 @@ describe('fisk help', () => {
   it('lists the commands and shows aliases', async () => {
     const io = terminalIo(undefined);
     expect(await runCli(['--help'], io)).toBe(0);
-    expect(io.stdout()).toMatch(/serve .*serve the agent to peers over NATS/);
+    expect(io.stdout()).toMatch(/serve .*serve the agent over NATS/);
     expect(io.stdout()).toMatch(/knowledge\|rag/);
+    expect(io.stdout()).toMatch(/task .*list and show tasks, and submit jobs/);
     expect(io.stdout()).toMatch(/init /);
   });
 

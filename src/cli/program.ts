@@ -16,6 +16,7 @@ import { registerMemory } from './commands/memory.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSession } from './commands/session.js';
+import { registerTask } from './commands/task.js';
 import { registerWeb } from './commands/web.js';
 
 /** Builds the `fisk` command with every command registered. */
@@ -35,6 +36,7 @@ export function buildProgram(io: Io): Command {
   registerWeb(program, io);
   registerKnowledge(program, io);
   registerSession(program, io);
+  registerTask(program, io);
   registerInfo(program, io);
   registerDiscover(program, io);
   registerInit(program, io);

@@ -64,6 +64,10 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['expose.agent.mcp.tool_timeout', (c) => c.expose.mcp?.toolTimeout.text ?? null],
   ['expose.agent.a2a.serve_tools', (c) => c.expose.a2a.serveTools],
   ['expose.agent.a2a.prompts', (c) => c.expose.a2a.prompts],
+  ['expose.agent.jobs.stream', (c) => c.expose.jobs?.stream ?? null],
+  ['expose.agent.jobs.consumer', (c) => (c.expose.jobs === undefined ? null : c.expose.jobs.consumer === '' ? c.identity : c.expose.jobs.consumer)],
+  ['expose.agent.jobs.workers', (c) => c.expose.jobs?.workers ?? null],
+  ['tasks.backend', (c) => c.tasks.backend],
 ];
 
 /**

@@ -58,6 +58,8 @@ export interface Servable {
   readonly tools: boolean;
   /** `expose.agent.a2a.prompts`: run whole prompts delegated by peers. */
   readonly prompts: boolean;
+  /** `expose.agent.jobs`: take jobs from a JetStream work queue. */
+  readonly jobs: boolean;
 }
 
 /**
@@ -67,17 +69,17 @@ export interface Servable {
  */
 export function checkServable(config: Config): Servable {
   const a2a = config.expose.a2a;
-  const unbuilt = [...(config.expose.jobs !== undefined ? ['expose.agent.jobs'] : []), ...(config.expose.slack !== undefined ? ['expose.agent.slack'] : [])];
-  if (unbuilt.length > 0) {
+  const jobs = config.expose.jobs !== undefined;
+  if (config.expose.slack !== undefined) {
     throw new ServeError(
       'not_built',
-      `${unbuilt.join(', ')} in ${config.source} cannot be served by this build: fisk serve serves expose.agent.a2a.serve_tools and expose.agent.a2a.prompts; remove ${unbuilt.length === 1 ? 'it' : 'them'}`,
+      `expose.agent.slack in ${config.source} cannot be served by this build: fisk serve serves expose.agent.a2a.serve_tools, expose.agent.a2a.prompts and expose.agent.jobs; remove it`,
     );
   }
-  if (!a2a.serveTools && !a2a.prompts) {
+  if (!a2a.serveTools && !a2a.prompts && !jobs) {
     throw new ServeError(
       'no_endpoint',
-      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, or expose.agent.a2a.prompts: true to run prompts they delegate`,
+      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, expose.agent.a2a.prompts: true to run prompts they delegate, or add expose.agent.jobs to take jobs from a work queue`,
     );
   }
   if (config.identitySource !== 'explicit') {
@@ -86,7 +88,7 @@ export function checkServable(config: Config): Servable {
   if (config.natsContext === undefined || config.natsContext === '') {
     throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`);
   }
-  return { identity: config.identity, natsContext: config.natsContext, tools: a2a.serveTools, prompts: a2a.prompts };
+  return { identity: config.identity, natsContext: config.natsContext, tools: a2a.serveTools, prompts: a2a.prompts, jobs };
 }
 
 /**

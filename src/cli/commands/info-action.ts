@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { systemBlocks } from '../../agent/system-prompt.js';
 import type { InfoRow } from '../../memory/registry.js';
+import type { describeTaskStore as DescribeTaskStore } from '../../tasks/index.js';
 import { describeSettings } from '../../config/describe.js';
 import { configWarnings } from '../../config/warnings.js';
 import type { Config, Override, Setting } from '../../config/index.js';
@@ -66,6 +67,8 @@ export interface InfoReport {
   readonly globalFlags: readonly GlobalFlagReport[] | null;
   /** The Memory section (backend, where it stores, index, access, limits); null when memory is disabled. */
   readonly memory: readonly InfoRow[] | null;
+  /** The Tasks section (backend, where results are kept); null unless the agent takes jobs or names a task store. */
+  readonly tasks: readonly InfoRow[] | null;
   /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
   readonly telemetry: readonly TelemetrySettingRow[];
 }
@@ -128,12 +131,26 @@ function toolSearch(runtime: Runtime): string {
   return 'enabled (definitions are deferred once more than 10 tools are available)';
 }
 
+/** The Tasks rows; a store the configuration describes wrongly is shown with the problem, not refused. */
+function taskRows(describe: typeof DescribeTaskStore, config: Config, env: Io['env']): InfoRow[] {
+  try {
+    return [...describe(config.tasks, { env, cwd: config.baseDir })];
+  } catch (err) {
+    return [
+      { label: 'Backend', value: config.tasks.backend },
+      { label: 'Problem', value: err instanceof Error ? err.message : String(err) },
+    ];
+  }
+}
+
 /** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
 export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
   const config = runtime.config;
-  const [memoryBackends, { telemetryInfo }] = await Promise.all([
+  const showTasks = config.expose.jobs !== undefined || [...config.present].some((k) => k === 'tasks' || k.startsWith('tasks.'));
+  const [memoryBackends, { telemetryInfo }, taskStores] = await Promise.all([
     config.harness.memory.enabled ? import('../../memory/backends.js') : undefined,
     import('../../host/telemetry-settings.js'),
+    showTasks ? import('../../tasks/index.js') : undefined,
   ]);
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
@@ -155,6 +172,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     globalFlags: runtime.application?.globalFlags ?? null,
     telemetry: telemetry.rows,
     memory: memoryBackends !== undefined ? memoryBackends.memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
+    tasks: taskStores !== undefined ? taskRows(taskStores.describeTaskStore, config, env) : null,
   };
 }
 
@@ -242,6 +260,12 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
     println(out, 'Memory');
     const w = Math.max(...report.memory.map((r) => r.label.length));
     for (const r of report.memory) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
+  }
+  if (report.tasks !== null) {
+    println(out);
+    println(out, 'Tasks');
+    const w = Math.max(...report.tasks.map((r) => r.label.length));
+    for (const r of report.tasks) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
   }
   renderTools(report, all, out);
   println(out);

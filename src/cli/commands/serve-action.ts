@@ -21,6 +21,8 @@ import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 import { envFlag, processInterrupt } from '../process.js';
+import { openServedJobs } from './serve-jobs.js';
+import type { ServedJobs } from './serve-jobs.js';
 
 export interface ServeFlags {
   readonly config: string;
@@ -77,12 +79,20 @@ function checkFlags(flags: ServeFlags, cwd: string): Resolved {
 function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   for (const f of LOOP_FLAGS) {
     if (flags[f.key] !== undefined) {
-      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true to serve runs); remove ${f.flag}`);
+      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true or add expose.agent.jobs to serve runs); remove ${f.flag}`);
     }
   }
 }
 
-function printBanner(io: Io, tools: ToolServer, prompts: PromptChannel | undefined, server: Server | undefined, elicitation: boolean): void {
+function printBanner(io: Io, tools: ToolServer | undefined, prompts: PromptChannel | undefined, jobs: ServedJobs | undefined, server: Server | undefined, elicitation: boolean): void {
+  if (jobs !== undefined) {
+    println(io.err, `Taking jobs from the work queue (${server?.slots.get(jobs.channel.name) ?? jobs.channel.workers} at once)`);
+    for (const line of jobs.banner) println(io.err, line);
+  }
+  if (tools === undefined) {
+    println(io.err, 'Press Ctrl-C to stop: the first press finishes the runs in flight, a second cancels them (resumable), a third exits at once.');
+    return;
+  }
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
   for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
   const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
@@ -100,7 +110,9 @@ function printBanner(io: Io, tools: ToolServer, prompts: PromptChannel | undefin
   println(
     io.err,
     prompts === undefined
-      ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
+      ? jobs === undefined
+        ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
+        : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.'
       : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.',
   );
 }
@@ -129,14 +141,15 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'serve');
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
   const servable = checkServable(config);
-  if (!servable.prompts) refuseLoopFlags(flags, config);
+  const runs = servable.prompts || servable.jobs;
+  if (!runs) refuseLoopFlags(flags, config);
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = openCommandTelemetry(config, io, flags);
   // lending tools alone calls no model: no API key is needed, and no store or peer is opened;
-  // served prompts run the model. Nothing is provisioned here: a session stream or memory bucket
-  // nobody created fails now.
-  const runtime: Runtime = servable.prompts
+  // served prompts and jobs run the model. Nothing is provisioned here: a session stream or memory
+  // bucket nobody created fails now.
+  const runtime: Runtime = runs
     ? await openRuntime(config, 'run', {
         env: io.env,
         onKnowledgeDegraded: telemetry.knowledgeDegraded,
@@ -151,6 +164,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   const cleanup: (() => void)[] = [];
   try {
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+    // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
+    const jobs = await openServedJobs(runtime, io, flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
     const transport = createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection });
     const a2a = config.expose.a2a;
     const prompts = servable.prompts
@@ -163,7 +178,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
         })
       : undefined;
-    const tools = await startToolServer(runtime, {
+    // a worker that only takes jobs registers no a2a service
+    const tools = !servable.tools && !servable.prompts ? undefined : await startToolServer(runtime, {
       version: runtime.application?.model.version || packageVersion(),
       workDir,
       transport,
@@ -179,19 +195,20 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           }
         : {}),
     });
+    const channels = [...(prompts === undefined ? [] : [prompts]), ...(jobs === undefined ? [] : [jobs.channel])];
     const server =
-      prompts === undefined
+      channels.length === 0
         ? undefined
         : startServer(runtime, {
-            channels: [prompts],
-            // the channel closes its gate first; the service (discovery, tools, the prompt endpoint) after
-            services: [{ name: 'the a2a service', close: () => tools.drain() }],
+            channels,
+            // each channel closes its intake first; the service (discovery, tools, the prompt endpoint) after
+            services: tools === undefined ? [] : [{ name: 'the a2a service', close: () => tools.drain() }],
             ...(workers === undefined ? {} : { workers }),
             workDir,
             telemetry,
             ...(verbose ? { notify: (n: ServerNotice) => println(io.err, describeNotice(n)) } : { notify: (n: ServerNotice) => (n.kind === 'fault' ? println(io.err, describeNotice(n)) : undefined) }),
           });
-    printBanner(io, tools, prompts, server, a2a.elicitation);
+    printBanner(io, tools, prompts, jobs, server, a2a.elicitation);
     const fault = await new Promise<Error | undefined>((settle) => {
       let presses = 0;
       void server?.stopped.then((err) => {
@@ -215,11 +232,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         }),
       );
     });
-    const error = server === undefined ? (await tools.drain(), undefined) : ((await server.drain()) ?? fault);
+    const error = server === undefined ? (await tools?.drain(), undefined) : ((await server.drain()) ?? fault);
     if (error !== undefined) {
       throw new CliError(`fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`, EXIT.error, { cause: error });
     }
-    println(io.err, 'a2a server stopped');
+    println(io.err, tools === undefined ? 'worker stopped' : 'a2a server stopped');
   } finally {
     for (const c of cleanup.reverse()) c();
     await runtime.close();

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { decodeJob, encodeJob, jobBudget, jobRunId, MAX_JOB_BYTES, sequenceTaskId } from './job.js';
+import { submitSubject } from './jobs.js';
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+describe('the job message', () => {
+  it('decodes a job and maps its budget', () => {
+    const job = decodeJob(bytes('{"prompt":"go","id":"a-1","budget":{"max_tokens":10,"max_iterations":2}}'));
+    expect(job).toEqual({ prompt: 'go', id: 'a-1', budget: { max_tokens: 10, max_iterations: 2 } });
+    expect(jobBudget(job)).toEqual({ maxTokens: 10, maxIterations: 2 });
+    expect(jobBudget({ prompt: 'x' })).toBeUndefined();
+    expect(decodeJob(encodeJob({ prompt: 'round trip' }))).toEqual({ prompt: 'round trip' });
+  });
+
+  it('refuses what is not a job, saying what is wrong', () => {
+    expect(() => decodeJob(bytes('nope'))).toThrow(/is not JSON/u);
+    expect(() => decodeJob(bytes('{"prompt":"  "}'))).toThrow(/prompt must match/u);
+    expect(() => decodeJob(bytes('{"id":"x"}'))).toThrow(/must have required property 'prompt'/u);
+    expect(() => decodeJob(bytes('{"prompt":"x","budget":{"max_token":1}}'))).toThrow(/unknown field "max_token" in budget/u);
+    expect(() => decodeJob(bytes('{"prompt":"x","budget":{"max_tokens":0}}'))).toThrow(/budget\.max_tokens must be >= 1/u);
+    expect(() => decodeJob(bytes('{"prompt":"x","id":"../etc"}'))).toThrow(/id must match/u);
+    expect(() => decodeJob(bytes(JSON.stringify({ prompt: 'x'.repeat(MAX_JOB_BYTES) })))).toThrow(/a job is at most/u);
+    expect(() => encodeJob({ prompt: '' })).toThrow(/the job prompt/u);
+  });
+
+  it('derives run ids from the queue and the id, never passing the id through', () => {
+    const a = jobRunId('JOBS', 'weekly');
+    expect(a).toMatch(/^job-[0-9a-f]{32}$/u);
+    expect(a).not.toContain('weekly');
+    expect(jobRunId('JOBS', 'weekly')).toBe(a);
+    expect(jobRunId('OTHER', 'weekly')).not.toBe(a);
+    expect(sequenceTaskId('JOBS', 42)).toBe('JOBS-42');
+    expect(sequenceTaskId('.x.y', 7)).toBe('x_y-7');
+  });
+
+  it('picks the subject to publish on from the consumer filter, else the stream', () => {
+    expect(submitSubject('S', ['jobs.a'], [])).toBe('jobs.a');
+    expect(submitSubject('S', ['jobs.>'], [])).toBe('jobs.job');
+    expect(submitSubject('S', ['jobs.*.in'], [])).toBe('jobs.job.in');
+    expect(submitSubject('S', ['jobs.>'], ['', 'jobs.reports'])).toBe('jobs.reports');
+    expect(submitSubject('S', [], [])).toBeUndefined();
+  });
+});

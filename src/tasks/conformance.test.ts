@@ -1,0 +1,144 @@
+/**
+ * One contract, both backends: the file store in a temporary directory and the jetstream store on
+ * a bucket of a private nats-server.
+ */
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNatsServer } from '../agenttest/nats-server.js';
+import type { NatsServer } from '../agenttest/nats-server.js';
+import { TaskError } from './errors.js';
+import { fileTaskStore } from './file.js';
+import { jetstreamTaskStore } from './jetstream.js';
+import { pendingTask } from './record.js';
+import type { TaskStore } from './store.js';
+
+let nats: NatsServer;
+let nc: NatsConnection;
+let dir: string;
+let buckets = 0;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url });
+  dir = mkdtempSync(join(tmpdir(), 'fisk-tasks-'));
+}, 20_000);
+
+afterAll(async () => {
+  await nc.close();
+  await nats.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function freshBucket(): Promise<string> {
+  const name = `TASKS${buckets++}`;
+  await new Kvm(nc).create(name, { history: 1 });
+  return name;
+}
+
+const backends: Record<string, () => Promise<TaskStore>> = {
+  file: () => Promise.resolve(fileTaskStore(mkdtempSync(join(dir, 'store-')))),
+  jetstream: async () => jetstreamTaskStore({ nats: nc, bucket: await freshBucket() }),
+};
+
+describe.each(Object.keys(backends))('the %s task store', (name) => {
+  const open = backends[name] as () => Promise<TaskStore>;
+
+  it('records a task once and returns the first record to a second ask', async () => {
+    const store = await open();
+    const first = pendingTask('job-1', 'job-run-1', 'first prompt', new Date('2026-01-01T00:00:00Z'));
+    expect(await store.ask(first)).toEqual(first);
+    const again = await store.ask(pendingTask('job-1', 'job-run-1', 'another prompt'));
+    expect(again).toEqual(first);
+    expect(await store.get('job-1')).toEqual(first);
+    expect(await store.get('nobody')).toBeUndefined();
+  });
+
+  it('stores the first result and refuses a second one', async () => {
+    const store = await open();
+    await store.ask(pendingTask('t1', 'r1', 'do it'));
+    const done = await store.complete('t1', { state: 'completed', answer: 'done' });
+    expect(done).toMatchObject({ id: 't1', state: 'completed', answer: 'done', prompt: 'do it' });
+    await expect(store.complete('t1', { state: 'failed', reason: 'error', message: 'late failure' })).rejects.toMatchObject({ code: 'completed' });
+    expect(await store.get('t1')).toEqual(done);
+    // a redelivery asking again keeps the result
+    expect(await store.ask(pendingTask('t1', 'r1', 'do it'))).toEqual(done);
+  });
+
+  it('lets exactly one of two concurrent completions win', async () => {
+    const store = await open();
+    await store.ask(pendingTask('race', 'r', 'p'));
+    const results = await Promise.allSettled([
+      store.complete('race', { state: 'completed', answer: 'a' }),
+      store.complete('race', { state: 'failed', reason: 'error', message: 'b' }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toBeInstanceOf(TaskError);
+    expect((lost.reason as TaskError).code).toBe('completed');
+  });
+
+  it('records a failure with its reason', async () => {
+    const store = await open();
+    await store.ask(pendingTask('f', 'r', 'p'));
+    expect(await store.complete('f', { state: 'failed', reason: 'budget', message: 'out of tokens' })).toMatchObject({ state: 'failed', reason: 'budget', message: 'out of tokens' });
+  });
+
+  it('refuses completing an unknown task, bad ids and records that break the schema', async () => {
+    const store = await open();
+    await expect(store.complete('ghost', { state: 'completed', answer: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(store.get('../etc/passwd')).rejects.toMatchObject({ code: 'invalid_id' });
+    await expect(store.ask({ id: 'ok', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() })).rejects.toMatchObject({ code: 'schema' });
+    await expect(store.ask({ id: 'ok2', run_id: 'r', prompt: 'p', state: 'pending', created: 'yesterday' })).rejects.toMatchObject({ code: 'schema' });
+  });
+
+  it('lists tasks newest first', async () => {
+    const store = await open();
+    expect(await store.list()).toEqual([]);
+    await store.ask(pendingTask('old', 'r1', 'p', new Date('2026-01-01T00:00:00Z')));
+    await store.ask(pendingTask('new', 'r2', 'p', new Date('2026-02-01T00:00:00Z')));
+    await store.complete('old', { state: 'completed', answer: 'a' });
+    const listed = await store.list();
+    expect(listed.map((t) => [t.id, t.state])).toEqual([
+      ['new', 'pending'],
+      ['old', 'completed'],
+    ]);
+  });
+});
+
+describe('reading a stored record checks it against the schema', () => {
+  it('refuses a file record edited by hand', async () => {
+    const d = mkdtempSync(join(dir, 'bad-'));
+    const store = fileTaskStore(d);
+    await store.ask(pendingTask('t', 'r', 'p'));
+    expect(readdirSync(d)).toEqual(['t.json']);
+    writeFileSync(join(d, 't.json'), JSON.stringify({ id: 't', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() }));
+    await expect(store.get('t')).rejects.toMatchObject({ code: 'schema' });
+  });
+
+  it('refuses a KV record that is not a task', async () => {
+    const bucket = await freshBucket();
+    const kv = await new Kvm(nc).open(bucket);
+    await kv.put('t', '{"id":"t"}');
+    const store = await jetstreamTaskStore({ nats: nc, bucket });
+    await expect(store.get('t')).rejects.toMatchObject({ code: 'schema' });
+  });
+});
+
+describe('the jetstream store binds only a bucket the operator made', () => {
+  it('fails naming the command that creates a missing bucket', async () => {
+    await expect(jetstreamTaskStore({ nats: nc, bucket: 'NOPE', context: 'prod' })).rejects.toThrow(/does not exist.*nats kv add NOPE --history 1 --storage file --context prod/u);
+  });
+
+  it('refuses a bucket whose entries expire', async () => {
+    await new Kvm(nc).create('EXPIRING', { ttl: 60_000 });
+    await expect(jetstreamTaskStore({ nats: nc, bucket: 'EXPIRING' })).rejects.toMatchObject({ code: 'config' });
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete('KV_EXPIRING');
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Tasks as files, one directory per store. Each write is made whole in a temporary file, synced,
+ * then linked into place: a link refuses an existing name atomically, so of two workers recording
+ * one task or storing its result, exactly one succeeds and nobody needs a lock. A task is
+ * `<id>.json` (what was asked) and, once finished, `<id>.result.json` (the whole record with its
+ * result), which wins when both are read.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TaskError } from './errors.js';
+import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask } from './record.js';
+import type { TaskRecord } from './record.js';
+import type { TaskStore } from './store.js';
+import { newestFirst } from './store.js';
+
+const ASKED = '.json';
+const RESULT = '.result.json';
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes `text` under `name` unless the name exists; false when it did. */
+async function createExclusive(dir: string, name: string, text: string): Promise<boolean> {
+  const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await open(tmp, 'wx', 0o600);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await link(tmp, join(dir, name));
+    syncDir(dir);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** A task store in `dir`, created on first write (the directory, never anything shared). */
+export function fileTaskStore(dir: string): TaskStore {
+  let made = false;
+  const ensureDir = async (): Promise<void> => {
+    if (made) return;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    made = true;
+  };
+  const read = async (id: string): Promise<TaskRecord | undefined> => {
+    checkTaskId(id);
+    for (const suffix of [RESULT, ASKED]) {
+      const path = join(dir, id + suffix);
+      const text = await readIfPresent(path);
+      if (text !== undefined) {
+        const record = decodeTaskRecord(text, path);
+        if (record.id !== id) throw new TaskError('schema', `${path}: holds task ${JSON.stringify(record.id)}, not ${JSON.stringify(id)}`);
+        return record;
+      }
+    }
+    return undefined;
+  };
+  return {
+    backend: 'file',
+    location: dir,
+    async ask(record) {
+      checkTaskId(record.id);
+      const text = encodeTaskRecord(record, `task ${record.id}`);
+      await ensureDir();
+      if (await createExclusive(dir, record.id + ASKED, text)) return record;
+      return (await read(record.id)) as TaskRecord;
+    },
+    get: read,
+    async complete(id, result) {
+      const current = await read(id);
+      if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
+      if (current.state !== 'pending') throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
+      const done = finishedTask(current, result);
+      if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`))) return done;
+      const winner = await read(id);
+      throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${winner?.state ?? 'unknown'}); the first result stands`);
+    },
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw err;
+      }
+      const ids = new Set(names.filter((n) => n.endsWith(ASKED) && !n.startsWith('.')).map((n) => n.slice(0, n.endsWith(RESULT) ? -RESULT.length : -ASKED.length)));
+      const records = await Promise.all([...ids].map((id) => read(id)));
+      return newestFirst(records.filter((r): r is TaskRecord => r !== undefined));
+    },
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The task store contract every backend implements. A store is built once by a host and borrowed
+ * by whoever records tasks; it never closes a connection it was handed.
+ */
+import type { TaskRecord, TaskResult } from './record.js';
+
+/**
+ * Where tasks are kept. Ids are checked by every method (`invalid_id`); records are checked
+ * against the schema before every write and after every read (`schema`).
+ *
+ * - `ask` records a pending task, or returns the record already stored under the id (a redelivered
+ *   or resubmitted task keeps its first record and any result it has).
+ * - `get` returns the record, or `undefined` for an unknown id.
+ * - `complete` stores the result once. A task that already has a result is refused
+ *   (`completed`, the first result stands); an unknown id is `not_found`.
+ * - `list` returns every task, newest first.
+ */
+export interface TaskStore {
+  /** The registered backend name (`file`, `jetstream`). */
+  readonly backend: string;
+  /** Where tasks live, for messages (`/home/x/.local/state/fisk-ai/tasks`, `KV bucket TASKS`). */
+  readonly location: string;
+  ask(record: TaskRecord): Promise<TaskRecord>;
+  get(id: string): Promise<TaskRecord | undefined>;
+  complete(id: string, result: TaskResult): Promise<TaskRecord>;
+  list(): Promise<readonly TaskRecord[]>;
+}
+
+/** Newest first, then by id, so two listings of one store agree. */
+export function newestFirst(records: readonly TaskRecord[]): TaskRecord[] {
+  return [...records].sort((a, b) => (a.created === b.created ? a.id.localeCompare(b.id) : a.created < b.created ? 1 : -1));
+}
