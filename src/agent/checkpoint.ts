@@ -4,7 +4,7 @@
  * Nothing here prints; the host presents refusals and replays the conversation itself.
  */
 import type { Config } from '../config/index.js';
-import { claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun } from '../runstate/index.js';
+import { appendNext, claimRun, computeFingerprint, loadRun, resumeGate, RunStateError, startRun, userBody } from '../runstate/index.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
 import { fingerprintDefinitions } from '../toolkit/tool-search.js';
@@ -80,6 +80,9 @@ export async function resumeCheckpoint(
     throw err;
   }
   const standing = decision.grantsSurvive ? run.grants.map((g) => g.tool) : [];
+  // approvals given out of band while the run was stopped, spent by the gate on the call they name
+  const oneShot = run.pending?.calls.flatMap((c) => (c.state === 'unanswered' && c.approval === 'approve' ? [c.call.id] : [])) ?? [];
+  const grants = standing.length > 0 || oneShot.length > 0 ? { grants: { ...(standing.length > 0 ? { standing } : {}), ...(oneShot.length > 0 ? { oneShot } : {}) } } : {};
   const pendingBatch = pendingOf(run);
   return {
     runId,
@@ -90,10 +93,55 @@ export async function resumeCheckpoint(
       journal: sessionJournal(journal),
       history: run.messages,
       startIteration: run.nextIteration,
-      ...(standing.length > 0 ? { grants: { standing } } : {}),
+      ...grants,
       ...(pendingBatch === undefined ? {} : { pendingBatch }),
     },
   };
+}
+
+/**
+ * Takes a completed stored run back to continue the conversation with another message, the way a
+ * live handle's follow-up does, for a host that no longer holds the handle (a worker restarted
+ * between two messages of one thread). Only a completed run continues: any other ending is
+ * resumed, or answered, rather than talked over. The fingerprint gate applies as on a resume.
+ * The claim is appended first and the message after it, so the journal holds it before the model
+ * is called. Throws `RunStateError`.
+ */
+export async function continueCheckpoint(
+  store: SessionStore,
+  runId: string,
+  opts: { readonly fingerprint: Fingerprint; readonly force: boolean; readonly prompt: string },
+): Promise<ResumedCheckpoint> {
+  const refuse = (run: FoldedRun): void => {
+    if (run.status !== 'completed') {
+      throw new RunStateError('config', `run ${JSON.stringify(runId)} ended ${run.status}, not completed; resume it rather than continuing it with a new message`);
+    }
+  };
+  const stored = await loadRun(store, runId);
+  refuse(stored);
+  const decision = resumeGate(stored.fingerprint, opts.fingerprint, { force: opts.force, runId });
+  const { journal, run } = await claimRun(store, runId);
+  try {
+    refuse(run);
+    const message = { role: 'user' as const, content: [{ type: 'text' as const, text: opts.prompt }] };
+    await appendNext(journal, userBody(message));
+    const standing = decision.grantsSurvive ? run.grants.map((g) => g.tool) : [];
+    return {
+      runId,
+      journal,
+      run,
+      changes: decision.changes,
+      options: {
+        journal: sessionJournal(journal),
+        history: [...run.messages, message],
+        startIteration: run.nextIteration,
+        ...(standing.length > 0 ? { grants: { standing } } : {}),
+      },
+    };
+  } catch (err) {
+    await journal.close();
+    throw err;
+  }
 }
 
 /** The stored batch to finish first: its turn and the results already recorded. */

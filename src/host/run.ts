@@ -4,7 +4,7 @@
  * stream, suspend and cancel, answers to questions, follow-ups in the same session, and the
  * outcome. The run borrows the runtime; the handle owns only the journal it opened.
  */
-import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../agent/checkpoint.js';
+import { continueCheckpoint, resumeCheckpoint, runFingerprint, startCheckpoint } from '../agent/checkpoint.js';
 import type { Checkpoint } from '../agent/checkpoint.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
 import type { Hooks } from '../agent/hooks.js';
@@ -45,10 +45,13 @@ export const DEFAULT_PROMPT = 'assist the user';
 export const RESUME_REMINDER =
   'This conversation was interrupted and has now been resumed. Time may have passed since the earlier turns: what tools reported then may have changed, so check again before relying on it.';
 
-/** What to run: a new prompt (journaled with `checkpoint`), or a stored run to continue. */
+/**
+ * What to run: a new prompt (journaled with `checkpoint`), or a stored run to continue: resumed
+ * where it stopped, or, with `followUp`, a completed conversation carried on with another message.
+ */
 export type RunInput =
   | { readonly prompt: string; readonly checkpoint?: { readonly runId?: string } }
-  | { readonly resume: string; readonly force?: boolean };
+  | { readonly resume: string; readonly force?: boolean; readonly followUp?: string };
 
 /** Limits a caller may lower for one run (a peer's or a job's budget); never raised. */
 export interface BudgetOverride {
@@ -194,7 +197,17 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
   let checkpoint: Checkpoint | undefined;
   let start: RunStart;
   let prompt = '';
-  if (resuming) {
+  if (resuming && input.followUp !== undefined) {
+    const store = sessions as NonNullable<typeof sessions>;
+    const text = input.followUp.trim();
+    if (text === '') throw new HostError('usage', 'a follow-up needs a prompt');
+    const stored = await guardedPrompt(settings, text, opts.hooks, hub);
+    const fingerprint = runFingerprint(config, source, tools.notes);
+    const continued = await continueCheckpoint(store, input.resume, { fingerprint, force: input.force === true, prompt: stored });
+    checkpoint = continued;
+    tooling.restoreLoaded(loadedFromHistory(continued.run.messages, undefined));
+    start = { kind: 'resumed', runId: continued.runId, changes: continued.changes, nextIteration: continued.run.nextIteration, replay: replayEvents(continued.run.messages) };
+  } else if (resuming) {
     const store = sessions as NonNullable<typeof sessions>;
     const fingerprint = runFingerprint(config, source, tools.notes);
     const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
