@@ -5,7 +5,7 @@ import { startNatsServer } from '../agenttest/nats-server.js';
 import type { NatsServer } from '../agenttest/nats-server.js';
 import { encode } from './codec.js';
 import { applyBudget, delegate, deriveSessionId, parseDurationMs, startPromptServer } from './delegation.js';
-import type { DelegatedRun, DelegationHandler, DelegationUpdate } from './delegation.js';
+import type { DelegatedRun, DelegationHandler, DelegationUpdate, RunEnding } from './delegation.js';
 import { A2aError } from './errors.js';
 import { InprocBus } from './inproc.js';
 import { subjects } from './protocol.js';
@@ -154,6 +154,14 @@ describe.each(bindings)('delegating a prompt: %s', (_name, make) => {
     handler = () => Promise.reject(new Error('disk full'));
     const end = await delegate(pair.calling, 'boss', 'worker-1', { prompt: 'x', keepaliveMs: 100 });
     expect(end.protocol === 'io.choria.fisk-ai.v1.error' ? end.error : '').toMatch(/disk full/);
+  });
+
+  it('still ends the reply set when the terminal message a handler built cannot be sent', async () => {
+    // a field the error message does not carry: refused by the outgoing check
+    handler = () => Promise.resolve({ error: 'model failed', usage: { input_tokens: 1, output_tokens: 2 } } as unknown as RunEnding);
+    const end = await delegate(pair.calling, 'boss', 'worker-1', { prompt: 'x', keepaliveMs: 100 });
+    expect(end).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'crashed' });
+    expect(end.protocol === 'io.choria.fisk-ai.v1.error' ? end.error : '').toMatch(/could not send how the run ended/);
   });
 
   it('detects a gap in a reply set', async () => {

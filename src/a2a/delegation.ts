@@ -282,6 +282,11 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
       try {
         if ('error' in ending) await replies.send('io.choria.fisk-ai.v1.error', ending);
         else await replies.send('io.choria.fisk-ai.v1.result', ending);
+      } catch (err) {
+        // a terminal message that cannot go out as built still ends the reply set, so the caller
+        // is not left waiting to its own deadline; a transport that is gone takes this one too
+        const reason = err instanceof Error ? err.message : String(err);
+        await replies.send('io.choria.fisk-ai.v1.error', { error: `the agent could not send how the run ended: ${reason}`, stop_reason: 'error', code: 'crashed' }).catch(() => undefined);
       } finally {
         for (const s of subs) s.close();
       }

@@ -67,14 +67,22 @@ export interface ResumedCheckpoint extends Checkpoint {
 export async function resumeCheckpoint(
   store: SessionStore,
   runId: string,
-  opts: { readonly fingerprint: Fingerprint; readonly force: boolean },
+  opts: { readonly fingerprint: Fingerprint; readonly force: boolean; readonly followUp?: string },
 ): Promise<ResumedCheckpoint> {
+  const refuse = opts.followUp === undefined ? refuseUnresumable : refuseUncontinuable;
   const stored = await loadRun(store, runId);
-  refuseUnresumable(stored);
+  refuse(stored);
   const decision = resumeGate(stored.fingerprint, opts.fingerprint, { force: opts.force, runId });
-  const { journal, run } = await claimRun(store, runId);
+  const claimed = await claimRun(store, runId);
+  const journal = claimed.journal;
+  let run = claimed.run;
   try {
-    refuseUnresumable(run);
+    refuse(run);
+    if (opts.followUp !== undefined) {
+      // the further prompt is journaled under the claim, so the conversation it continues is this one
+      await appendNext(journal, userBody({ role: 'user', content: [{ type: 'text', text: opts.followUp }] }));
+      run = await loadRun(store, runId);
+    }
   } catch (err) {
     await journal.close();
     throw err;
@@ -99,57 +107,25 @@ export async function resumeCheckpoint(
   };
 }
 
-/**
- * Takes a completed stored run back to continue the conversation with another message, the way a
- * live handle's follow-up does, for a host that no longer holds the handle (a worker restarted
- * between two messages of one thread). Only a completed run continues: any other ending is
- * resumed, or answered, rather than talked over. The fingerprint gate applies as on a resume.
- * The claim is appended first and the message after it, so the journal holds it before the model
- * is called. Throws `RunStateError`.
- */
-export async function continueCheckpoint(
-  store: SessionStore,
-  runId: string,
-  opts: { readonly fingerprint: Fingerprint; readonly force: boolean; readonly prompt: string },
-): Promise<ResumedCheckpoint> {
-  const refuse = (run: FoldedRun): void => {
-    if (run.status !== 'completed') {
-      throw new RunStateError('config', `run ${JSON.stringify(runId)} ended ${run.status}, not completed; resume it rather than continuing it with a new message`);
-    }
-  };
-  const stored = await loadRun(store, runId);
-  refuse(stored);
-  const decision = resumeGate(stored.fingerprint, opts.fingerprint, { force: opts.force, runId });
-  const { journal, run } = await claimRun(store, runId);
-  try {
-    refuse(run);
-    const message = { role: 'user' as const, content: [{ type: 'text' as const, text: opts.prompt }] };
-    await appendNext(journal, userBody(message));
-    const standing = decision.grantsSurvive ? run.grants.map((g) => g.tool) : [];
-    return {
-      runId,
-      journal,
-      run,
-      changes: decision.changes,
-      options: {
-        journal: sessionJournal(journal),
-        history: [...run.messages, message],
-        startIteration: run.nextIteration,
-        ...(standing.length > 0 ? { grants: { standing } } : {}),
-      },
-    };
-  } catch (err) {
-    await journal.close();
-    throw err;
-  }
-}
-
 /** The stored batch to finish first: its turn and the results already recorded. */
 function pendingOf(run: FoldedRun): PendingToolBatch | undefined {
   if (run.pending === undefined) return undefined;
   const results = new Map<string, ToolResultBlock>();
   for (const c of run.pending.calls) if (c.state === 'answered') results.set(c.call.id, c.result);
   return { message: run.pending.message, results };
+}
+
+/**
+ * A stored conversation takes a further prompt once its last turn is finished: completed, or
+ * stopped at a boundary. A turn with calls still unanswered would be cut in half by a prompt.
+ */
+function refuseUncontinuable(run: FoldedRun): void {
+  if (run.pending !== undefined) {
+    throw new RunStateError(
+      'config',
+      `run ${JSON.stringify(run.runId)} stopped inside a tool batch, so it cannot take a further prompt yet: resume it first${run.pending.calls.some((c) => c.state === 'deferred') ? ', once its deferred calls are answered' : ''}`,
+    );
+  }
 }
 
 function refuseUnresumable(run: FoldedRun): void {

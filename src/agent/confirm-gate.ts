@@ -5,6 +5,7 @@
  * present. There is no standing denial: a run that ended before the operator answered cannot
  * persist a decision they never made.
  */
+import { Unanswered } from '../toolkit/tool.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 
 export { CONFIRM_TAG, denialOutput, gateOf } from '../toolkit/invoke/gate.js';
@@ -16,7 +17,7 @@ export type GateVerdict =
   /** Allowed, and the operator asked to allow the tool for the rest of the run: journal it once answered. */
   | { readonly verdict: 'allow'; readonly via: 'new_grant'; readonly grant: string }
   | { readonly verdict: 'deny'; readonly reason: string }
-  /** The run was cancelled before the operator could be asked. */
+  /** The run was cancelled before the operator could be asked, or the question met silence. */
   | { readonly verdict: 'abort' };
 
 /** Whether a tool result is a refusal written by {@link denialOutput}. */
@@ -64,7 +65,14 @@ export class ConfirmGate {
     if (signal.aborted) return { verdict: 'abort' };
     if (this.#oneShot.delete(callId)) return { verdict: 'allow', via: 'grant' };
     if (this.#standing.has(request.tool)) return { verdict: 'allow', via: 'grant' };
-    const decision: ApprovalDecision = await prompter.approve(request, signal);
+    let decision: ApprovalDecision;
+    try {
+      decision = await prompter.approve(request, signal);
+    } catch (err) {
+      // silence is no decision: the run stops here and the call is asked about again on resume
+      if (err instanceof Unanswered) return { verdict: 'abort' };
+      throw err;
+    }
     if (signal.aborted) return { verdict: 'abort' };
     switch (decision) {
       case 'once':

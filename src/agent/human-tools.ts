@@ -5,6 +5,7 @@
  * over MCP or a2a, because the person they would reach is this run's operator, not a caller's.
  */
 import { newFuncTool } from '../toolkit/functool/index.js';
+import { Unanswered } from '../toolkit/tool.js';
 import type { Outcome, Prompter, Tool } from '../toolkit/tool.js';
 import { stripControl } from './sanitize.js';
 
@@ -127,6 +128,19 @@ const SPECS: readonly Spec[] = [
   },
 ];
 
+/**
+ * A question met with silence (the prompter threw {@link Unanswered}) defers the call: the run
+ * suspends and the call is answered later (`fisk session answer`), never asked again.
+ */
+async function orDeferred(run: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Unanswered) return { status: 'deferred', reason: err.message };
+    throw err;
+  }
+}
+
 /** Builds the three human-in-the-loop tools. */
 export function humanTools(): readonly Tool[] {
   return Object.freeze(
@@ -143,7 +157,7 @@ export function humanTools(): readonly Tool[] {
         needsPrompter: true,
         // paced by the operator: the tool timeout would cancel their own question
         operatorPaced: true,
-        handler: (args, call) => spec.run(args, call.deps.prompter, call.signal),
+        handler: (args, call) => orDeferred(() => spec.run(args, call.deps.prompter, call.signal)),
       }),
     ),
   );

@@ -4,7 +4,7 @@
  * stream, suspend and cancel, answers to questions, follow-ups in the same session, and the
  * outcome. The run borrows the runtime; the handle owns only the journal it opened.
  */
-import { continueCheckpoint, resumeCheckpoint, runFingerprint, startCheckpoint } from '../agent/checkpoint.js';
+import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../agent/checkpoint.js';
 import type { Checkpoint } from '../agent/checkpoint.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
 import type { Hooks } from '../agent/hooks.js';
@@ -47,7 +47,7 @@ export const RESUME_REMINDER =
 
 /**
  * What to run: a new prompt (journaled with `checkpoint`), or a stored run to continue: resumed
- * where it stopped, or, with `followUp`, a completed conversation carried on with another message.
+ * where it stopped, or, with `followUp`, given a further prompt once its last turn is finished.
  */
 export type RunInput =
   | { readonly prompt: string; readonly checkpoint?: { readonly runId?: string } }
@@ -197,20 +197,13 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
   let checkpoint: Checkpoint | undefined;
   let start: RunStart;
   let prompt = '';
-  if (resuming && input.followUp !== undefined) {
-    const store = sessions as NonNullable<typeof sessions>;
-    const text = input.followUp.trim();
-    if (text === '') throw new HostError('usage', 'a follow-up needs a prompt');
-    const stored = await guardedPrompt(settings, text, opts.hooks, hub);
-    const fingerprint = runFingerprint(config, source, tools.notes);
-    const continued = await continueCheckpoint(store, input.resume, { fingerprint, force: input.force === true, prompt: stored });
-    checkpoint = continued;
-    tooling.restoreLoaded(loadedFromHistory(continued.run.messages, undefined));
-    start = { kind: 'resumed', runId: continued.runId, changes: continued.changes, nextIteration: continued.run.nextIteration, replay: replayEvents(continued.run.messages) };
-  } else if (resuming) {
+  if (resuming) {
     const store = sessions as NonNullable<typeof sessions>;
     const fingerprint = runFingerprint(config, source, tools.notes);
-    const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true });
+    const further = input.followUp === undefined ? undefined : input.followUp.trim();
+    if (further === '') throw new HostError('usage', 'a follow-up needs a prompt');
+    const followUp = further === undefined ? undefined : await guardedPrompt(settings, further, opts.hooks, hub);
+    const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true, ...(followUp === undefined ? {} : { followUp }) });
     const resumed = await guardedResume(claimed, settings.piiMode, hub);
     checkpoint = resumed;
     // definitions earlier searches loaded stay loaded: derived from the search results journaled

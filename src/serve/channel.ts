@@ -36,6 +36,8 @@ export interface Work {
   readonly signal?: AbortSignal;
   /** Aborted when the sender asks the run to stop at its next boundary, resumable. */
   readonly park?: AbortSignal;
+  /** Emit the model's text as `text_fragment` events as it is generated. */
+  readonly stream?: boolean;
   /**
    * Called once, after the slot is taken and immediately before the run: the only sign the
    * channel gets that its work started. Receives the handle so the channel can stream events.
@@ -64,4 +66,10 @@ export interface Channel {
    * Idempotent. Work already handed over still finishes and calls `done`.
    */
   close(): Promise<void>;
+  /**
+   * Resolves once everything the channel owes its senders has gone out (the terminal reply of
+   * each finished piece of work). The server waits for it after the runs in flight have ended and
+   * before it reports itself stopped, so a process exiting then loses no answer.
+   */
+  settled?(): Promise<void>;
 }

@@ -95,6 +95,15 @@ class FakeChannel implements Channel {
     }
   }
 
+  /** Work labels that had ended when the server asked whether the channel had settled. */
+  settledAfter: string[] | undefined;
+  ended: string[] = [];
+
+  settled(): Promise<void> {
+    this.settledAfter = [...this.ended];
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.closes++;
     this.#closed = true;
@@ -259,8 +268,12 @@ describe('startServer', () => {
     expect(ch.closes).toBe(1);
     expect(ch.queue.map((w) => w.label)).toEqual(['c']);
     expect(a.results).toHaveLength(0);
+    ch.ended = a.results.length > 0 ? ['a'] : [];
+    void a.ended.then(() => ch.ended.push('a'));
     gate.release();
     expect(await drained).toBeUndefined();
+    // the channel was asked to settle its replies only once the run in flight had ended
+    expect(ch.settledAfter).toEqual(['a']);
     const ra = a.results[0];
     expect(a.results).toHaveLength(1);
     expect(ra?.kind === 'ran' && ra.outcome.status).toBe('completed');

@@ -154,6 +154,7 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
             ...(work.budget === undefined ? {} : { budget: work.budget }),
             ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
             ...(opts.telemetry === undefined ? {} : { telemetry: opts.telemetry }),
+            ...(work.stream === true ? { stream: true } : {}),
           });
         } catch (err) {
           handle = undefined;
@@ -261,6 +262,7 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
       }
       await Promise.allSettled(pullers);
       while (runs.size > 0) await Promise.allSettled([...runs]);
+      await Promise.allSettled(opts.channels.map((c) => c.settled?.() ?? Promise.resolve()));
       resolveStopped(fault);
       return fault;
     })();

@@ -1,12 +1,13 @@
 /**
- * Lending an agent's tools to peers over a2a: the runtime's `a2a-tools` assembly, narrowed once
- * more by `selectExposed`, advertised by a card computed from exactly that list, and served as a
- * NATS micro service on the runtime's own connection. What the card advertises and what a call
- * can reach are one list, and every tool left out is reported with its reason.
+ * The agent's a2a service: discovery, the tools it lends to peers and any further endpoint (served
+ * prompts). The tools are the runtime's `a2a-tools` assembly, narrowed once more by
+ * `selectExposed`, advertised by a card computed from exactly that list, and served as a NATS micro
+ * service on the runtime's own connection. What the card advertises and what a call can reach are
+ * one list, and every tool left out is reported with its reason.
  */
 import { buildAgentCard, selectExposed, startToolService, subjects } from '../a2a/index.js';
 import type { InvokeWrapper } from '../toolkit/invoke/types.js';
-import type { AgentCard, ServedCall, ServiceHandle, Transport } from '../a2a/index.js';
+import type { AgentCard, EndpointSpec, ServedCall, ServiceHandle, Transport } from '../a2a/index.js';
 import type { Config } from '../config/index.js';
 import { assembleTools } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
@@ -31,6 +32,8 @@ export interface ToolServerOptions {
   readonly transport?: Transport;
   /** Wrappers around each served call (a telemetry tool span), outermost first. */
   readonly wrappers?: readonly InvokeWrapper[];
+  /** Further endpoints on the same service (the prompt endpoint of served prompts). */
+  readonly extraEndpoints?: readonly EndpointSpec[];
 }
 
 /** A running tool service and what it serves. */
@@ -47,34 +50,43 @@ export interface ToolServer {
   drain(): Promise<void>;
 }
 
+/** What `fisk serve` runs for a configuration. */
+export interface Servable {
+  readonly identity: string;
+  readonly natsContext: string;
+  /** `expose.agent.a2a.serve_tools`: lend the application's tools. */
+  readonly tools: boolean;
+  /** `expose.agent.a2a.prompts`: run whole prompts delegated by peers. */
+  readonly prompts: boolean;
+}
+
 /**
- * What the configuration asks `fisk serve` for that this build can serve. Served prompts, work
- * queues and Slack are refused by key rather than ignored, and a configuration lending no tools
- * is refused naming the key to set.
+ * What the configuration asks `fisk serve` for that this build can serve. An endpoint this build
+ * does not serve is refused by key rather than ignored, and a configuration enabling none is
+ * refused naming the keys to set.
  */
-export function checkServable(config: Config): { readonly identity: string; readonly natsContext: string } {
+export function checkServable(config: Config): Servable {
   const a2a = config.expose.a2a;
-  const unbuilt = [
-    ...(a2a.prompts ? ['expose.agent.a2a.prompts'] : []),
-    ...(config.expose.jobs !== undefined ? ['expose.agent.jobs'] : []),
-    ...(config.expose.slack !== undefined ? ['expose.agent.slack'] : []),
-  ];
+  const unbuilt = [...(config.expose.jobs !== undefined ? ['expose.agent.jobs'] : []), ...(config.expose.slack !== undefined ? ['expose.agent.slack'] : [])];
   if (unbuilt.length > 0) {
     throw new ServeError(
       'not_built',
-      `${unbuilt.join(', ')} in ${config.source} cannot be served by this build: fisk serve lends tools only (expose.agent.a2a.serve_tools); remove ${unbuilt.length === 1 ? 'it' : 'them'} to serve the tools`,
+      `${unbuilt.join(', ')} in ${config.source} cannot be served by this build: fisk serve serves expose.agent.a2a.serve_tools and expose.agent.a2a.prompts; remove ${unbuilt.length === 1 ? 'it' : 'them'}`,
     );
   }
-  if (!a2a.serveTools) {
-    throw new ServeError('no_endpoint', `${config.source} enables no endpoint this build serves: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers`);
+  if (!a2a.serveTools && !a2a.prompts) {
+    throw new ServeError(
+      'no_endpoint',
+      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, or expose.agent.a2a.prompts: true to run prompts they delegate`,
+    );
   }
   if (config.identitySource !== 'explicit') {
     throw new ServeError('no_endpoint', `identity is required in ${config.source} to serve: peers address this agent by it; set an explicit identity`);
   }
   if (config.natsContext === undefined || config.natsContext === '') {
-    throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve tools: the context naming the NATS server and credentials`);
+    throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`);
   }
-  return { identity: config.identity, natsContext: config.natsContext };
+  return { identity: config.identity, natsContext: config.natsContext, tools: a2a.serveTools, prompts: a2a.prompts };
 }
 
 /**
@@ -84,15 +96,16 @@ export function checkServable(config: Config): { readonly identity: string; read
  */
 export async function startToolServer(runtime: Runtime, opts: ToolServerOptions): Promise<ToolServer> {
   const config = runtime.config;
-  const { identity, natsContext } = checkServable(config);
-  const assembled = await assembleTools(runtime, 'a2a-tools');
+  const { identity, natsContext, tools: lending } = checkServable(config);
+  // an agent serving prompts only still answers discovery, with a card listing no tools
+  const assembled = lending ? await assembleTools(runtime, 'a2a-tools') : { served: [], filtered: [], warnings: [] };
   // the host has already narrowed the list; the card's own check is the last word on what a peer can reach
   const selection = selectExposed(assembled.served);
   const notServed: NotServed[] = [
     ...assembled.filtered.map((f) => ({ name: f.name, reason: f.reason, detail: f.detail })),
     ...selection.dropped.map((d) => ({ name: d.name, reason: d.reason, detail: d.detail })),
   ];
-  if (selection.exposed.length === 0) {
+  if (lending && selection.exposed.length === 0) {
     throw new ServeError(
       'no_tools',
       `no tools are left to serve over a2a from ${config.source}: every tool was filtered, denied or needs approval (${notServed.length} left out); check include/exclude and expose.agent.tools`,
@@ -112,6 +125,7 @@ export async function startToolServer(runtime: Runtime, opts: ToolServerOptions)
     scrub: runtime.scrub,
     ...(opts.observe === undefined ? {} : { observe: opts.observe }),
     ...(opts.wrappers === undefined ? {} : { wrappers: opts.wrappers }),
+    ...(opts.extraEndpoints === undefined ? {} : { extraEndpoints: opts.extraEndpoints }),
   });
   let drained: Promise<void> | undefined;
   return {

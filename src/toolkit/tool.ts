@@ -94,8 +94,22 @@ export interface ApprovalRequest {
 }
 
 /**
+ * Thrown by a prompter whose question went out to a person who stays silent past the waiting
+ * window (a caller reached over a2a, say): not a decision, so the asker chooses what silence means.
+ * The question tools defer the call, to be answered later; the confirm gate ends the run so the
+ * gated call is asked about again on resume.
+ */
+export class Unanswered extends Error {
+  constructor(message = 'nobody answered the question in time') {
+    super(message);
+    this.name = 'Unanswered';
+  }
+}
+
+/**
  * Puts questions to a person. Every method resolves to the conservative answer (decline, `null`)
- * when nobody can answer; `canPrompt` says up front whether anybody is there.
+ * when nobody can answer; `canPrompt` says up front whether anybody is there. A prompter that can
+ * tell silence from an answer throws {@link Unanswered} instead.
  */
 export interface Prompter {
   canPrompt(): boolean;

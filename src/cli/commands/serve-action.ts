@@ -1,17 +1,21 @@
 /**
- * `fisk serve`: lends the application's tools to peer agents over NATS (`expose.agent.a2a.serve_tools`).
- * The serving module does the work; this file resolves flags, prints the banner and turns Ctrl-C
- * into a drain (first press) or an immediate exit (second press).
+ * `fisk serve`: runs the endpoints the configuration enables on the agent's a2a service: lending
+ * the application's tools (`expose.agent.a2a.serve_tools`) and running prompts peers delegate
+ * (`expose.agent.a2a.prompts`). The serving module does the work; this file resolves flags, prints
+ * the banner and turns Ctrl-C into a drain (first press), a cancel of the runs in flight (second)
+ * and an immediate exit (third; the second when no run is served).
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createTransport } from '../../a2a/index.js';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
-import { checkServable, startToolServer } from '../../serve/index.js';
-import type { ToolServer } from '../../serve/index.js';
+import { checkServable, promptChannel, startServer, startToolServer } from '../../serve/index.js';
+import type { PromptChannel, Server, ServerNotice, ToolServer } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
@@ -35,8 +39,8 @@ export interface ServeCommandDeps {
 }
 
 /**
- * The flags of `fisk serve` that belong to endpoints running the agent loop (served prompts, jobs,
- * Slack), which this build does not serve: refused by name rather than accepted and ignored.
+ * The flags of `fisk serve` that belong to endpoints running the agent loop: refused by name for
+ * a configuration that serves tools only, rather than accepted and ignored.
  */
 const LOOP_FLAGS: ReadonlyArray<{ readonly key: keyof ServeFlags; readonly flag: string; readonly what: string }> = [
   { key: 'workers', flag: '--workers', what: 'sets how many served runs go at once; tool calls are capped by expose.agent.a2a.max_concurrent_tools instead' },
@@ -45,13 +49,19 @@ const LOOP_FLAGS: ReadonlyArray<{ readonly key: keyof ServeFlags; readonly flag:
   { key: 'baseUrl', flag: '--base-url', what: 'is the model API of served runs; lending tools calls no model' },
 ];
 
-function checkFlags(flags: ServeFlags, cwd: string): string {
-  for (const f of LOOP_FLAGS) {
-    if (flags[f.key] !== undefined) {
-      throw new UsageError(`${f.flag} ${f.what}, and this build of fisk serve lends tools only (served prompts, jobs and Slack are not built yet); remove ${f.flag}`);
-    }
+interface Resolved {
+  readonly workDir: string;
+  readonly workers: number | undefined;
+}
+
+function checkFlags(flags: ServeFlags, cwd: string): Resolved {
+  let workers: number | undefined;
+  if (flags.workers !== undefined) {
+    const n = /^\d+$/.test(flags.workers.trim()) ? Number(flags.workers.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--workers ${JSON.stringify(flags.workers)} is not a whole number of at least 1; pass how many served runs may go at once`);
+    workers = n;
   }
-  if (flags.workDir === undefined) return cwd;
+  if (flags.workDir === undefined) return { workDir: cwd, workers };
   const dir = resolve(cwd, flags.workDir);
   let isDir: boolean;
   try {
@@ -60,36 +70,101 @@ function checkFlags(flags: ServeFlags, cwd: string): string {
     isDir = false;
   }
   if (!isDir) throw new UsageError(`--work-dir ${JSON.stringify(flags.workDir)} is not an existing directory; create it or pass another`);
-  return dir;
+  return { workDir: dir, workers };
 }
 
-function printBanner(io: Io, server: ToolServer): void {
-  for (const w of server.warnings) println(io.err, `warning: ${w.message}`);
-  for (const n of server.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
-  println(io.err, `Serving ${server.served.length} tools over a2a as ${server.identity}/${server.card.version} on NATS context ${server.natsContext}`);
-  println(io.err, `  Discovery: ${server.subjects.discovery}`);
-  println(io.err, `  Tools:     ${server.subjects.tool}`);
-  println(io.err, `  Exposed:   ${server.served.join(', ')}`);
-  println(io.err, 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.');
+/** A configuration serving tools only runs no model: the flags of served runs are refused by name. */
+function refuseLoopFlags(flags: ServeFlags, config: Config): void {
+  for (const f of LOOP_FLAGS) {
+    if (flags[f.key] !== undefined) {
+      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true to serve runs); remove ${f.flag}`);
+    }
+  }
+}
+
+function printBanner(io: Io, tools: ToolServer, prompts: PromptChannel | undefined, server: Server | undefined, elicitation: boolean): void {
+  for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
+  for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
+  const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
+  const lending = tools.served.length > 0;
+  println(io.err, lending ? `Serving ${tools.served.length} tools${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
+  println(io.err, `  Discovery: ${tools.subjects.discovery}`);
+  if (lending) {
+    println(io.err, `  Tools:     ${tools.subjects.tool}`);
+    println(io.err, `  Exposed:   ${tools.served.join(', ')}`);
+  }
+  if (prompts !== undefined) {
+    const slots = server?.slots.get(prompts.name) ?? prompts.workers;
+    println(io.err, `  Prompts:   ${prompts.subject} (${slots} at once; questions ${elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`);
+  }
+  println(
+    io.err,
+    prompts === undefined
+      ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
+      : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.',
+  );
+}
+
+function describeNotice(n: ServerNotice): string {
+  switch (n.kind) {
+    case 'started':
+      return `started ${cleanText(n.label)}`;
+    case 'ended': {
+      const r = n.result;
+      const how = r.kind === 'ran' ? r.outcome.status : r.kind === 'abandoned' ? 'abandoned' : `${r.kind}: ${cleanText(r.error.message)}`;
+      return `ended ${cleanText(n.label)}: ${how} in ${Math.round(n.durationMs)} ms`;
+    }
+    case 'fault':
+      return `${cleanText(n.channel)} failed: ${cleanText(n.error.message)}`;
+    default: {
+      const never: never = n;
+      return never;
+    }
+  }
 }
 
 export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): Promise<void> {
-  const workDir = checkFlags(flags, io.cwd);
+  const { workDir, workers } = checkFlags(flags, io.cwd);
   const verbose = flags.verbose === true || envFlag(io.env, 'VERBOSE');
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'serve');
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
-  checkServable(config);
+  const servable = checkServable(config);
+  if (!servable.prompts) refuseLoopFlags(flags, config);
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = openCommandTelemetry(config, io, flags);
-  const runtime: Runtime = await openRuntime(config, 'run', { env: io.env });
+  // nothing is provisioned here: a session stream or memory bucket nobody created fails now
+  const runtime: Runtime = await openRuntime(config, 'run', {
+    env: io.env,
+    onKnowledgeDegraded: telemetry.knowledgeDegraded,
+    providerOptions: {
+      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+      ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+      fetchMiddleware: [telemetry.fetchMiddleware],
+    },
+    ...(servable.prompts ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
+  });
   const cleanup: (() => void)[] = [];
   try {
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
-    const server = await startToolServer(runtime, {
+    const transport = createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection });
+    const a2a = config.expose.a2a;
+    const prompts = servable.prompts
+      ? promptChannel({
+          identity: servable.identity,
+          transport,
+          workers: workers ?? a2a.workers,
+          elicitation: a2a.elicitation,
+          ...(runtime.sessions === undefined ? {} : { sessions: runtime.sessions }),
+          ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
+        })
+      : undefined;
+    const tools = await startToolServer(runtime, {
       version: runtime.application?.model.version || packageVersion(),
       workDir,
+      transport,
       wrappers: [telemetry.servedToolWrapper()],
+      ...(prompts === undefined ? {} : { extraEndpoints: [prompts.endpoint] }),
       ...(verbose
         ? {
             observe: (c) => {
@@ -100,22 +175,46 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           }
         : {}),
     });
-    printBanner(io, server);
-    await new Promise<void>((stop) => {
+    const server =
+      prompts === undefined
+        ? undefined
+        : startServer(runtime, {
+            channels: [prompts],
+            // the channel closes its gate first; the service (discovery, tools, the prompt endpoint) after
+            services: [{ name: 'the a2a service', close: () => tools.drain() }],
+            ...(workers === undefined ? {} : { workers }),
+            workDir,
+            telemetry,
+            ...(verbose ? { notify: (n: ServerNotice) => println(io.err, describeNotice(n)) } : { notify: (n: ServerNotice) => (n.kind === 'fault' ? println(io.err, describeNotice(n)) : undefined) }),
+          });
+    printBanner(io, tools, prompts, server, a2a.elicitation);
+    const fault = await new Promise<Error | undefined>((settle) => {
       let presses = 0;
+      void server?.stopped.then((err) => {
+        if (err !== undefined) settle(err);
+      });
       cleanup.push(
         (deps.onInterrupt ?? processInterrupt)(() => {
           presses++;
-          if (presses > 1) {
-            println(io.err, 'stopping now');
-            process.exit(EXIT.aborted);
+          if (presses === 1) {
+            println(io.err, `draining: finishing the calls in flight${server === undefined ? '' : ' and the runs (press Ctrl-C again to cancel them)'}${server === undefined ? ' (press Ctrl-C again to exit at once)' : ''}`);
+            settle(undefined);
+            return;
           }
-          println(io.err, 'draining: finishing the calls in flight (press Ctrl-C again to exit at once)');
-          stop();
+          if (presses === 2 && server !== undefined) {
+            println(io.err, 'cancelling the runs in flight: each ends where it is, journaled (press Ctrl-C again to exit at once)');
+            server.cancel();
+            return;
+          }
+          println(io.err, 'stopping now');
+          process.exit(EXIT.aborted);
         }),
       );
     });
-    await server.drain();
+    const error = server === undefined ? (await tools.drain(), undefined) : ((await server.drain()) ?? fault);
+    if (error !== undefined) {
+      throw new CliError(`fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`, EXIT.error, { cause: error });
+    }
     println(io.err, 'a2a server stopped');
   } finally {
     for (const c of cleanup.reverse()) c();

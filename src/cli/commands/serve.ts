@@ -12,15 +12,15 @@ export type { ServeCommandDeps } from './serve-action.js';
 export function registerServe(program: Command, io: Io, deps: ServeCommandDeps = {}): void {
   program
     .command('serve')
-    .description("lend the application's tools to peer agents over NATS (expose.agent.a2a.serve_tools)")
+    .description("serve the agent to peers over NATS: lend the application's tools (expose.agent.a2a.serve_tools) and run the prompts they delegate (expose.agent.a2a.prompts)")
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--work-dir <dir>', 'the directory application commands run in (default: the current directory)')
-    .option('--verbose', 'print one line per served call: tool, caller, outcome, duration (env VERBOSE)')
+    .option('--verbose', 'print one line per served call and run: what, for whom, outcome, duration (env VERBOSE)')
     .option('--no-telemetry', NO_TELEMETRY_HELP)
-    .option('--workers <n>', 'served runs at once (refused: this build serves tools only)')
-    .option('--state-dir <dir>', 'where served runs are journaled (refused: this build serves tools only)')
-    .option('--api-key <key>', 'the model key of served runs (refused: this build serves tools only)')
-    .option('--base-url <url>', 'the model API of served runs (refused: this build serves tools only)')
+    .option('--workers <n>', "served runs at once, replacing every endpoint's own workers key")
+    .option('--state-dir <dir>', 'where served runs are journaled (default: harness.sessions, else the state directory)')
+    .option('--api-key <key>', 'the model API key of served runs (default: the provider variable)')
+    .option('--base-url <url>', 'the model API base URL of served runs')
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./serve-action.js');
       await serve(flags, io, deps);

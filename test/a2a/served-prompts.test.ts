@@ -1,0 +1,173 @@
+/**
+ * Served prompts end to end, as real processes on a private nats-server: `fisk serve` runs the
+ * agent loop on prompts delegated by `fisk run --nats-context --identity` (the built CLI) against
+ * the fake model server: a tool call, a question answered by the caller, a cancel that parks the
+ * run, and a drain that lets the prompt in flight finish.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
+import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import { startNatsServer } from '../../src/agenttest/nats-server.js';
+import type { NatsServer } from '../../src/agenttest/nats-server.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { runCli } from '../../src/cli/program.js';
+import { captureIo } from '../../src/cli/test-io.js';
+import { MAIN, ROOT, ensureBuilt } from '../cli/support.js';
+
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
+
+let nats: NatsServer;
+let fake: FakeModelServer;
+let home: string;
+let env: Record<string, string>;
+
+interface Fisk {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+function startFisk(args: readonly string[]): Fisk {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const f: Fisk = { child, stdout: '', stderr: '', exited: new Promise((res) => child.once('close', (code) => res(code))) };
+  child.stdout?.on('data', (d: Buffer) => (f.stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (f.stderr += d.toString()));
+  return f;
+}
+
+function waitForErr(f: Fisk, text: string | RegExp): Promise<void> {
+  return new Promise((res, rej) => {
+    const check = (): void => {
+      if (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)) res();
+      else if (f.child.exitCode !== null) rej(new Error(`fisk exited with ${f.child.exitCode} before writing ${String(text)}:\n${f.stderr}`));
+      else setTimeout(check, 20);
+    };
+    check();
+  });
+}
+
+async function startWorker(): Promise<Fisk> {
+  const f = startFisk(['serve', '--config', 'worker.yaml', '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state', '--workers', '2', '--verbose']);
+  await waitForErr(f, 'Press Ctrl-C to stop');
+  return f;
+}
+
+function client(...prompt: string[]): Fisk {
+  return startFisk(['run', '--nats-context', 'lab', '--identity', 'worker', '--tool-output', ...prompt]);
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  nats = await startNatsServer();
+  fake = await startFakeModelServer();
+  home = mkdtempSync(join(tmpdir(), 'fisk-served-'));
+  mkdirSync(join(home, 'xdg', 'nats', 'context'), { recursive: true });
+  writeFileSync(join(home, 'xdg', 'nats', 'context', 'lab.json'), JSON.stringify({ url: nats.url }));
+  env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_STATE_HOME: join(home, 'xdg-state'), NO_COLOR: '1' };
+  writeFileSync(
+    join(home, 'worker.yaml'),
+    `identity: worker
+application_path: ${FIXTURE}
+system_prompt: You help.
+nats_context: lab
+llm:
+  model: claude-sonnet-4-6
+  no_tool_search: true
+harness:
+  human_in_the_loop: {enabled: true}
+expose:
+  agent:
+    a2a:
+      prompts: true
+      elicitation: true
+`,
+  );
+  writeFileSync(join(home, 'idle.yaml'), 'identity: idle\nnats_context: lab\n');
+}, 180_000);
+afterAll(async () => {
+  await fake.close();
+  await nats.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('fisk serve with expose.agent.a2a.prompts', () => {
+  let worker: Fisk;
+  beforeAll(async () => {
+    worker = await startWorker();
+  }, 60_000);
+  afterAll(() => {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  });
+
+  it('lists the prompt endpoint in its banner', () => {
+    expect(worker.stderr).toMatch(/Serving prompts over a2a as worker\/\S+ on NATS context lab/);
+    expect(worker.stderr).toContain('Prompts:   choria.fisk-ai.prompt.worker (2 at once; questions go to the caller)');
+  });
+
+  it("runs a delegated prompt: the tool call renders at the caller, the run's question reaches it, the answer prints", async () => {
+    fake.reset();
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello', upper: true } }]),
+      anthropicToolUse([{ id: 'toolu_2', name: 'ask_human_confirm', input: { question: 'Shout it?' } }]),
+      anthropicText('all done'),
+    );
+    const f = client('say', 'hello');
+    expect(await f.exited).toBe(0);
+    expect(f.stdout).toBe('all done\n');
+    expect(f.stderr).toContain('echo');
+    expect(f.stderr).toContain('--upper');
+    // no terminal here: the caller answers the question itself, conservatively, and says so
+    expect(f.stderr).toMatch(/nobody can answer worker's confirm question here/);
+    expect(f.stderr).toMatch(/Run summary: agent=worker stop_reason=end_turn tokens=\d+\/\d+/);
+    expect(JSON.stringify(fake.requests[2]?.body)).toContain('confirmed\\":false');
+    await waitForErr(worker, /ended a2a prompt from fisk-ai \(session a2a-[0-9a-f]{32}\): completed/);
+    // journaled under the state directory given on the command line
+    expect(readdirSync(join(home, 'state')).length).toBeGreaterThan(0);
+  });
+
+  it('parks the served run on Ctrl-C at the caller: it ends suspended, resumable', async () => {
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_3', name: 'sleep', input: { seconds: 1 } }]));
+    const f = client('wait', 'a', 'moment');
+    await waitForErr(f, 'sleep');
+    f.child.kill('SIGINT');
+    expect(await f.exited).toBe(0);
+    expect(f.stderr).toContain('cancel sent to worker');
+    expect(f.stderr).toContain('worker suspended the run at its next step');
+    await waitForErr(worker, /ended a2a prompt from fisk-ai \(session a2a-[0-9a-f]{32}\): suspended/);
+    // the sleep finished before the run parked: only one model call was made
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('drains on Ctrl-C with a prompt in flight: the run finishes and answers, then the process exits', async () => {
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_4', name: 'sleep', input: { seconds: 1 } }]), anthropicText('finished while draining'));
+    const f = client('slow', 'work');
+    await waitForErr(worker, /started a2a prompt from fisk-ai/);
+    await waitForErr(f, 'sleep');
+    worker.child.kill('SIGINT');
+    expect(await f.exited).toBe(0);
+    expect(f.stdout).toBe('finished while draining\n');
+    expect(await worker.exited).toBe(0);
+    expect(worker.stderr).toContain('draining: finishing the calls in flight and the runs');
+    expect(worker.stderr).toContain('a2a server stopped');
+  }, 30_000);
+});
+
+describe('fisk serve refusals', () => {
+  it('refuses a configuration enabling no endpoint, and a bad --workers, naming what to change', async () => {
+    const io = captureIo(env, home);
+    expect(await runCli(['serve', '--config', 'idle.yaml'], io)).toBe(EXIT.config);
+    expect(io.stderr()).toContain('expose.agent.a2a.prompts');
+    const io2 = captureIo(env, home);
+    expect(await runCli(['serve', '--config', 'worker.yaml', '--workers', '0'], io2)).toBe(EXIT.usage);
+    expect(io2.stderr()).toContain('--workers "0" is not a whole number of at least 1');
+  });
+});
