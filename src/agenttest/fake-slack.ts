@@ -288,7 +288,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     act(a) {
       const user = a.user ?? 'UPERSON';
-      const action: Record<string, unknown> = { action_id: a.actionId, block_id: `b-${a.actionId}`, action_ts: String(clock) };
+      // the block the element sits in gives the payload its block id, as Slack's does
+      const block = a.message.blocks.find((b) => b['element'] !== undefined ? (b['element'] as { action_id?: string }).action_id === a.actionId : JSON.stringify(b['elements'] ?? []).includes(`"action_id":"${a.actionId}"`));
+      const blockId = typeof block?.['block_id'] === 'string' ? block['block_id'] : `b-${a.actionId}`;
+      const action: Record<string, unknown> = { action_id: a.actionId, block_id: blockId, action_ts: String(clock) };
       if (a.value !== undefined) Object.assign(action, { type: 'button', value: a.value });
       if (a.selectedValue !== undefined) Object.assign(action, { type: 'static_select', selected_option: { value: a.selectedValue, text: { type: 'plain_text', text: a.selectedValue } } });
       if (a.typed !== undefined) Object.assign(action, { type: 'plain_text_input', value: a.typed });

@@ -12,9 +12,9 @@ import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '@slack/bolt';
 import type { AgentEvent } from '../../agent/events.js';
 import type { RunOutcome } from '../../agent/outcome.js';
-import type { RunHandle, RunInput } from '../../host/index.js';
-import { approvalBody, appendNext, loadRun, RunStateError } from '../../runstate/index.js';
-import type { SessionStore } from '../../runstate/index.js';
+import type { RunInput } from '../../host/index.js';
+import { approvalBody, appendNext, loadRun, RunStateError, toolResultBody } from '../../runstate/index.js';
+import type { PendingCall, SessionStore } from '../../runstate/index.js';
 import type { Channel, Work, WorkResult } from '../channel.js';
 import { ACTIONS, decodeRef, escapeSlack, QuestionBoard, SlackPrompter } from './questions.js';
 import type { QuestionRef, Reply } from './questions.js';
@@ -130,7 +130,7 @@ function endedStatus(outcome: RunOutcome): string {
         ? ':raised_hand: Waiting for an answer to the question above; the conversation carries on once it is given.'
         : ':double_vertical_bar: Paused. Mention me in this thread to carry on.';
     case 'aborted':
-      return ':raised_hand: Stopped before a call that needs approval. Use the buttons above to carry on.';
+      return ':raised_hand: Stopped before a call that needs approval, or by a shutdown. If an approval above is still open, its buttons carry the conversation on.';
     case 'budget':
     case 'max_iterations':
       return `:warning: Stopped: ${escapeSlack(outcome.message)}`;
@@ -162,6 +162,7 @@ export class SlackChannel implements Channel {
   #wake: (() => void) | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
+  #settling: Promise<void> | undefined;
   #botUserId = '';
 
   private constructor(options: SlackChannelOptions) {
@@ -301,7 +302,6 @@ export class SlackChannel implements Channel {
   }
 
   #work(turn: Turn, input: RunInput): Work {
-    let handle: RunHandle | undefined;
     let detach: (() => void) | undefined;
     let lastStatus = '';
     const status = (text: string): void => {
@@ -317,14 +317,12 @@ export class SlackChannel implements Channel {
         post: (text, blocks) => this.#say(turn.channel, turn.thread, text, blocks),
         settle: (ts, text) => this.#edit(turn.channel, ts, text),
       },
-      onGateSilence: () => handle?.cancel(),
     });
     return {
       label: `slack ${turn.channel} thread ${turn.thread}`,
       input,
       prompter,
       runContext: (h) => {
-        handle = h;
         turn.state = 'handed';
         status(STATUS.working);
         detach = h.subscribe({
@@ -390,48 +388,36 @@ export class SlackChannel implements Channel {
     const team = body.user?.team_id ?? body.team?.id ?? '';
     // the element says which session it belongs to; it must be the session of the thread it is in
     if (threadSessionId(team, channel, thread) !== ref.session) return;
-    if (reply.kind !== 'approval') {
-      if (messageTs !== undefined) await this.#edit(channel, messageTs, 'This question is no longer waiting: its turn already ended. Mention me in this thread to carry on.');
-      return;
-    }
-    await this.#lateApproval(ref, reply, { channel, thread, messageTs, user });
+    await this.#lateAnswer(ref, reply, { channel, thread, messageTs, user });
   }
 
   /**
-   * An approval clicked after its run stopped at the gate: the decision is journaled against the
-   * call still waiting, and a resume turn runs it (or is told it was declined) in the same thread.
+   * An answer to a question whose run is no longer waiting: journaled against the call still
+   * open (an approval against the gated call the run stopped before, an answer as the result of a
+   * deferred question), then a resume turn carries the conversation on in the same thread.
    */
-  async #lateApproval(ref: QuestionRef, reply: Extract<Reply, { kind: 'approval' }>, at: { channel: string; thread: string; messageTs: string | undefined; user: string }): Promise<void> {
+  async #lateAnswer(ref: QuestionRef, reply: Reply, at: { channel: string; thread: string; messageTs: string | undefined; user: string }): Promise<void> {
     const note = (text: string): Promise<void> => this.#edit(at.channel, at.messageTs, text);
-    if (this.#tails.has(ref.session)) {
-      await note('This approval arrived while the conversation was busy; use the buttons again once it is idle.');
-      return;
-    }
-    const store = this.#o.sessions;
-    let run;
-    try {
-      run = await loadRun(store, ref.session);
-    } catch (err) {
-      await note(`This approval could not be applied: ${escapeSlack(err instanceof Error ? err.message : String(err))}`);
-      return;
-    }
-    const waiting = run.pending?.calls.filter((c) => c.state === 'unanswered') ?? [];
-    if (run.status === 'completed' || waiting.length === 0) {
-      await note('This approval is no longer needed: the conversation moved on.');
-      return;
-    }
-    const decision = reply.decision === 'decline' ? 'decline' : 'approve';
     if (this.#closed) {
       await note(STATUS.notStarted);
       return;
     }
-    const journal = await store.open(ref.session);
-    try {
-      for (const c of waiting) await appendNext(journal, approvalBody(c.call.id, decision, at.user));
-    } finally {
-      await journal.close();
+    if (this.#tails.has(ref.session)) {
+      await note('This answer arrived while the conversation was busy; answer again once it is idle.');
+      return;
     }
-    await note(`${decision === 'approve' ? 'Allowed' : 'Declined'} by <@${at.user}>; carrying on.`);
+    const store = this.#o.sessions;
+    try {
+      const applied = await journalAnswer(store, ref.session, reply);
+      if (applied === undefined) {
+        await note('This question is no longer open: the conversation moved on. Mention me in this thread to carry on.');
+        return;
+      }
+      await note(`${escapeSlack(applied)} by <@${at.user}>; carrying on.`);
+    } catch (err) {
+      await note(`This answer could not be applied: ${escapeSlack(err instanceof Error ? err.message : String(err))}`);
+      return;
+    }
     this.#admit({ session: ref.session, channel: at.channel, thread: at.thread, ask: { kind: 'resume' } });
   }
 
@@ -448,9 +434,8 @@ export class SlackChannel implements Channel {
   }
 
   /**
-   * Stops taking messages, tells every turn admitted but never started that it will not run, lets
-   * the turns already running finish (their questions still take clicks), lets every post land,
-   * and closes the socket last.
+   * Stops taking messages (a message arriving now is told to come back) and, once the handlers in
+   * progress have ended, tells every turn admitted but never started that it will not run.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -464,12 +449,93 @@ export class SlackChannel implements Channel {
         void this.#setStatus(t, STATUS.notStarted);
         t.end();
       }
+    })();
+    return this.#closing;
+  }
+
+  /**
+   * Once every turn handed over has ended: lets every post land, then closes the socket, last,
+   * because a running turn's questions take their clicks through it until the end.
+   */
+  settled(): Promise<void> {
+    this.#settling ??= (async () => {
+      await this.close();
       while (this.#turns.size > 0) await Promise.allSettled([...this.#turns].map((t) => t.ended));
-      while (this.#posts.size > 0) await Promise.allSettled([...this.#posts]);
+      while (this.#intake.size > 0 || this.#posts.size > 0) await Promise.allSettled([...this.#intake, ...this.#posts]);
       this.#board.cancelAll();
       await this.#app.stop();
     })();
-    return this.#closing;
+    return this.#settling;
+  }
+}
+
+/** A stored call's arguments: journaled as the model sent them, a JSON text or an object. */
+function argumentsOf(input: unknown): Record<string, unknown> {
+  let v = input;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v) as unknown;
+    } catch {
+      return {};
+    }
+  }
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** The question tool each kind of reply answers. */
+const TOOL_OF: Readonly<Record<Exclude<Reply['kind'], 'approval'>, string>> = { confirm: 'ask_human_confirm', select: 'ask_human_select', input: 'ask_human_input' };
+
+/**
+ * Journals a late reply against the call of `session` still waiting for it, checked again under
+ * the journal's lock. Resolves with what was recorded, or undefined when no call waits for it.
+ */
+async function journalAnswer(store: SessionStore, session: string, reply: Reply): Promise<string | undefined> {
+  const find = async (): Promise<readonly PendingCall[]> => {
+    const run = await loadRun(store, session);
+    if (run.status === 'completed') return [];
+    const calls = run.pending?.calls ?? [];
+    return reply.kind === 'approval' ? calls.filter((c) => c.state === 'unanswered') : calls.filter((c) => c.state === 'deferred' && c.call.name === TOOL_OF[reply.kind]);
+  };
+  if ((await find()).length === 0) return undefined;
+  const journal = await store.open(session);
+  try {
+    const calls = await find();
+    const call = calls[0];
+    if (call === undefined) return undefined;
+    if (reply.kind === 'approval') {
+      const decision = reply.decision === 'decline' ? 'decline' : 'approve';
+      // every call of the stopped batch is covered: only the gated one consults it
+      for (const c of calls) await appendNext(journal, approvalBody(c.call.id, decision, reply.user));
+      return decision === 'approve' ? 'Allowed' : 'Declined';
+    }
+    let content: string;
+    let said: string;
+    switch (reply.kind) {
+      case 'confirm':
+        content = JSON.stringify(reply.yes ? { confirmed: true } : { confirmed: false, reason: 'the operator did not answer yes' });
+        said = `Answered ${reply.yes ? 'yes' : 'no'}`;
+        break;
+      case 'select': {
+        const options = argumentsOf(call.call.input)['options'];
+        const picked = Array.isArray(options) ? (options[reply.index] as unknown) : undefined;
+        if (typeof picked !== 'string') return undefined;
+        content = JSON.stringify({ selected: picked });
+        said = 'Chosen';
+        break;
+      }
+      case 'input':
+        content = JSON.stringify({ value: reply.text });
+        said = 'Answered';
+        break;
+      default: {
+        const never: never = reply;
+        throw new Error(`unknown reply ${JSON.stringify(never)}`);
+      }
+    }
+    await appendNext(journal, toolResultBody({ type: 'tool_result', toolUseId: call.call.id, content }));
+    return said;
+  } finally {
+    await journal.close();
   }
 }
 

@@ -3,6 +3,7 @@
  * interactive messages, each routed back to the call waiting for it by a minted question id.
  */
 import { randomUUID } from 'node:crypto';
+import { Unanswered } from '../../toolkit/tool.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../../toolkit/tool.js';
 
 /** What a person did with a question. */
@@ -203,17 +204,15 @@ export interface SlackPrompterOptions {
   readonly session: string;
   /** How long a question waits in silence. */
   readonly windowMs: number;
-  /**
-   * Called when an approval met silence: the run is stopped before the gated call, which runs
-   * again on the resume a later click starts.
-   */
-  readonly onGateSilence: () => void;
 }
 
+/** What silence says, thrown so the asker decides: the question tools defer, the gate stops the run. */
+const SILENCE = 'nobody in the Slack thread answered in time; a later answer there carries the conversation on';
+
 /**
- * The prompter of one Slack turn. Every answer comes from a click in the thread; silence declines
- * the question tools (the model is told nobody answered) and stops the run at a gated call, so the
- * call is dispatched again, and asked about again, when a later click resumes the conversation.
+ * The prompter of one Slack turn. Every answer comes from a click in the thread. Silence is no
+ * answer: it throws `Unanswered`, so a question tool defers its call and the gate stops the run
+ * before its call; the message keeps its buttons, and a later click resumes the conversation.
  */
 export class SlackPrompter implements Prompter {
   readonly #o: SlackPrompterOptions;
@@ -254,11 +253,8 @@ export class SlackPrompter implements Prompter {
       await this.#close(ts, `${said} by <@${settled.reply.user}>: ${what}`);
       return d;
     }
-    if (settled.kind === 'silence') {
-      // the run stops before the call; the buttons stay, and a click later resumes it
-      this.#o.onGateSilence();
-      return 'decline';
-    }
+    // the buttons stay: a click later resumes the run, which asks the gate again
+    if (settled.kind === 'silence') throw new Unanswered(SILENCE);
     await this.#close(ts, `No longer waiting for approval: ${what}`);
     return 'decline';
   }
@@ -269,7 +265,8 @@ export class SlackPrompter implements Prompter {
       await this.#close(ts, `*${escapeSlack(question)}* — <@${settled.reply.user}> answered ${settled.reply.yes ? 'yes' : 'no'}`);
       return settled.reply.yes;
     }
-    await this.#close(ts, `*${escapeSlack(question)}* — ${settled.kind === 'silence' ? 'nobody answered in time' : 'no longer asked'}`);
+    if (settled.kind === 'silence') throw new Unanswered(SILENCE);
+    await this.#close(ts, `*${escapeSlack(question)}* — no longer asked`);
     return false;
   }
 
@@ -282,7 +279,8 @@ export class SlackPrompter implements Prompter {
         return picked;
       }
     }
-    await this.#close(ts, `*${escapeSlack(question)}* — ${settled.kind === 'silence' ? 'nobody answered in time' : 'no choice made'}`);
+    if (settled.kind === 'silence') throw new Unanswered(SILENCE);
+    await this.#close(ts, `*${escapeSlack(question)}* — no choice made`);
     return null;
   }
 
@@ -292,7 +290,8 @@ export class SlackPrompter implements Prompter {
       await this.#close(ts, `*${escapeSlack(question)}* — <@${settled.reply.user}> answered`);
       return settled.reply.text;
     }
-    await this.#close(ts, `*${escapeSlack(question)}* — ${settled.kind === 'silence' ? 'nobody answered in time' : 'no longer asked'}`);
+    if (settled.kind === 'silence') throw new Unanswered(SILENCE);
+    await this.#close(ts, `*${escapeSlack(question)}* — no longer asked`);
     return null;
   }
 }

@@ -97,6 +97,8 @@ function model(req: ReceivedRequest) {
   if (answered) return anthropicText('**Done**, the tool answered.');
   const said = userTexts(req);
   const latest = said[said.length - 1] ?? '';
+  if (latest.includes('colour')) return anthropicToolUse([{ id: `call_pick_${body.messages.length}`, name: 'ask_human_select', input: { question: 'Which colour?', options: ['red', 'blue'] } }]);
+  if (latest.includes('name')) return anthropicToolUse([{ id: `call_name_${body.messages.length}`, name: 'ask_human_input', input: { question: 'Your name?' } }]);
   for (const tool of ['deploy', 'hold']) {
     if (latest.includes(tool)) return anthropicToolUse([{ id: `call_${tool}_${body.messages.length}`, name: tool, input: {} }]);
   }
@@ -136,7 +138,7 @@ afterEach(async () => {
 async function worker(opts: { workers?: number; windowMs?: number } = {}): Promise<{ runtime: Runtime; server: Server; channel: SlackChannel }> {
   const config = parseConfigForMode(
     {
-      text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+      text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
     },
     'run',
   );
@@ -265,6 +267,38 @@ describe('the Slack channel', () => {
     await slack.until(answerIn(other, 'message 2'), 'a later answer');
     expect(fakeModel.requests.length).toBe(before + 1);
     expect(deploy.calls).toBe(1);
+  });
+
+  it('takes a typed answer to a question while the run waits', async () => {
+    await worker();
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'ask my name' });
+    const q = await slack.until(() => botSaid(ts).find((m) => JSON.stringify(m.blocks).includes(ACTIONS.input)), 'the input question');
+    await slack.act({ message: q, actionId: ACTIONS.input, typed: 'Ada' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer');
+    const results = JSON.stringify((fakeModel.requests[fakeModel.requests.length - 1]!.body as { messages: unknown[] }).messages);
+    expect(results).toContain('{\\"value\\":\\"Ada\\"}');
+    expect(q.text).toContain('<@UPERSON> answered');
+  });
+
+  it('defers a question nobody answered, and a choice made after a restart resumes the run with it', async () => {
+    const first = await worker({ windowMs: 200 });
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'pick a colour' });
+    const q = await slack.until(() => botSaid(ts).find((m) => JSON.stringify(m.blocks).includes(ACTIONS.select)), 'the menu');
+    await slack.until(() => (statusOf(ts)?.text.includes('Waiting for an answer to the question above') === true ? true : undefined), 'the deferred status');
+    const run = await loadRun(first.runtime.sessions!, threadSessionId(slack.team, CHANNEL, ts));
+    expect(run.status).toBe('suspended');
+    await stop(first);
+
+    await worker();
+    await slack.connected(2);
+    const actions = q.blocks.find((b) => b['type'] === 'actions') as { elements: { options: { value: string }[] }[] };
+    await slack.act({ message: q, actionId: ACTIONS.select, selectedValue: actions.elements[0]!.options[1]!.value });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer of the resumed run');
+    const results = JSON.stringify((fakeModel.requests[fakeModel.requests.length - 1]!.body as { messages: unknown[] }).messages);
+    expect(results).toContain('{\\"selected\\":\\"blue\\"}');
+    expect(q.text).toContain('Chosen by <@UPERSON>');
   });
 
   it('on drain, finishes the running turn, marks the admitted ones not started, and closes the socket last', async () => {
