@@ -10,3 +10,5 @@ export { startServer } from './server.js';
 export type { Server, ServerNotice, ServerOptions, Service } from './server.js';
 export { promptChannel, blockFromEvent, endingFor } from './prompt-channel.js';
 export type { PromptChannel, PromptChannelOptions } from './prompt-channel.js';
+export { openSlackChannel, slackInfoRows, slackTokens, SLACK_TOKEN_VARIABLES } from './slack/index.js';
+export type { SlackChannel, SlackChannelOptions, SlackInfoRow } from './slack/index.js';

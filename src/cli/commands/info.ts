@@ -66,6 +66,8 @@ export interface InfoReport {
   readonly globalFlags: readonly GlobalFlagReport[] | null;
   /** The Memory section (backend, where it stores, index, access, limits); null when memory is disabled. */
   readonly memory: readonly InfoRow[] | null;
+  /** The Slack section (channels, slots, which variables hold the tokens); null without `expose.agent.slack`. */
+  readonly slack: readonly { readonly label: string; readonly value: string }[] | null;
   /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
   readonly telemetry: readonly TelemetrySettingRow[];
 }
@@ -130,7 +132,12 @@ function toolSearch(runtime: Runtime): string {
 
 /** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
 export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
-  const [{ memoryInfoRows }, { telemetryInfo }] = await Promise.all([import('../../memory/backends.js'), import('../../host/index.js')]);
+  const [{ memoryInfoRows }, { telemetryInfo }, { slackInfoRows }] = await Promise.all([
+    import('../../memory/backends.js'),
+    import('../../host/index.js'),
+    // the settings alone: the Slack client itself is loaded only by fisk serve
+    import('../../serve/slack/settings.js'),
+  ]);
   const config = runtime.config;
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
@@ -152,6 +159,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     globalFlags: runtime.application?.globalFlags ?? null,
     telemetry: telemetry.rows,
     memory: config.harness.memory.enabled ? memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
+    slack: config.expose.slack === undefined ? null : slackInfoRows(config.expose.slack, env),
   };
 }
 
@@ -239,6 +247,12 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
     println(out, 'Memory');
     const w = Math.max(...report.memory.map((r) => r.label.length));
     for (const r of report.memory) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
+  }
+  if (report.slack !== null) {
+    println(out);
+    println(out, 'Slack');
+    const w = Math.max(...report.slack.map((r) => r.label.length));
+    for (const r of report.slack) println(out, `  ${r.label.padEnd(w)}  ${stripControl(r.value)}`);
   }
   renderTools(report, all, out);
   println(out);

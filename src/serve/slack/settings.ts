@@ -44,3 +44,24 @@ export function threadSessionId(team: string, channel: string, threadTs: string)
   const digest = createHash('sha256').update(`fisk-slack-thread\u0000${team}\u0000${channel}\u0000${threadTs}`).digest('hex');
   return `slack-${digest.slice(0, 40)}`;
 }
+
+/** One line of the Slack section `fisk info` prints. */
+export interface SlackInfoRow {
+  readonly label: string;
+  readonly value: string;
+}
+
+/**
+ * What `fisk info` shows of `expose.agent.slack`: the channels and slots, and which variables the
+ * tokens come from with whether each is set. A token's value is never shown.
+ */
+export function slackInfoRows(slack: { readonly channels: readonly string[]; readonly workers: number }, env: Readonly<Record<string, string | undefined>>): SlackInfoRow[] {
+  const state = (name: string): string => `${name} (${(env[name]?.trim() ?? '') === '' ? 'not set: fisk serve will refuse to start' : 'set'})`;
+  return [
+    { label: 'Connection', value: 'socket mode (outbound WebSocket; no public address needed)' },
+    { label: 'Channels', value: slack.channels.length === 0 ? '(none: set expose.agent.slack.channels)' : slack.channels.join(', ') },
+    { label: 'Threads at once', value: String(slack.workers) },
+    { label: 'App token', value: state(SLACK_TOKEN_VARIABLES.app) },
+    { label: 'Bot token', value: state(SLACK_TOKEN_VARIABLES.bot) },
+  ];
+}
