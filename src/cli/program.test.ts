@@ -102,8 +102,15 @@ remote_agents: [{name: other}]
 describe('fisk serve', () => {
   it('refuses a configuration that enables endpoints this build does not serve, naming them', async () => {
     const io = captureIo();
-    const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {a2a: {prompts: true}, slack: {channels: [C1]}}}\n');
+    const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {jobs: {stream: S}, slack: {channels: [C1]}}}\n');
     expect(await runCli(['serve', '--config', path], io)).toBe(EXIT.unavailable);
-    expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.a2a\.prompts, expose\.agent\.slack in .* cannot be served by this build/);
+    expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.jobs in .* cannot be served by this build/);
+  });
+
+  it('names the missing Slack token variable before connecting anywhere', async () => {
+    const io = captureIo({ PATH: process.env['PATH'], SLACK_APP_TOKEN: 'xapp-1' });
+    const path = configFile('identity: a\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {slack: {channels: [C1]}}}\n');
+    expect(await runCli(['serve', '--config', path], io)).not.toBe(EXIT.ok);
+    expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.slack needs SLACK_BOT_TOKEN in the environment/);
   });
 });

@@ -10,5 +10,7 @@ export { startServer } from './server.js';
 export type { Server, ServerNotice, ServerOptions, Service } from './server.js';
 export { promptChannel, blockFromEvent, endingFor } from './prompt-channel.js';
 export type { PromptChannel, PromptChannelOptions } from './prompt-channel.js';
-export { openSlackChannel, slackInfoRows, slackTokens, SLACK_TOKEN_VARIABLES } from './slack/index.js';
-export type { SlackChannel, SlackChannelOptions, SlackInfoRow } from './slack/index.js';
+// the Slack client is loaded only by whoever opens the channel (import './slack/index.js')
+export { slackInfoRows, slackTokens, threadSessionId, SLACK_TOKEN_VARIABLES } from './slack/settings.js';
+export type { SlackInfoRow, SlackTokens } from './slack/settings.js';
+export type { SlackChannel, SlackChannelOptions } from './slack/channel.js';

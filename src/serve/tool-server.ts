@@ -58,6 +58,8 @@ export interface Servable {
   readonly tools: boolean;
   /** `expose.agent.a2a.prompts`: run whole prompts delegated by peers. */
   readonly prompts: boolean;
+  /** `expose.agent.slack`: answer people in Slack threads. */
+  readonly slack: boolean;
 }
 
 /**
@@ -67,26 +69,28 @@ export interface Servable {
  */
 export function checkServable(config: Config): Servable {
   const a2a = config.expose.a2a;
-  const unbuilt = [...(config.expose.jobs !== undefined ? ['expose.agent.jobs'] : []), ...(config.expose.slack !== undefined ? ['expose.agent.slack'] : [])];
+  const slack = config.expose.slack !== undefined;
+  const unbuilt = config.expose.jobs !== undefined ? ['expose.agent.jobs'] : [];
   if (unbuilt.length > 0) {
     throw new ServeError(
       'not_built',
-      `${unbuilt.join(', ')} in ${config.source} cannot be served by this build: fisk serve serves expose.agent.a2a.serve_tools and expose.agent.a2a.prompts; remove ${unbuilt.length === 1 ? 'it' : 'them'}`,
+      `${unbuilt.join(', ')} in ${config.source} cannot be served by this build: fisk serve serves expose.agent.a2a.serve_tools, expose.agent.a2a.prompts and expose.agent.slack; remove ${unbuilt.length === 1 ? 'it' : 'them'}`,
     );
   }
-  if (!a2a.serveTools && !a2a.prompts) {
+  if (!a2a.serveTools && !a2a.prompts && !slack) {
     throw new ServeError(
       'no_endpoint',
-      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, or expose.agent.a2a.prompts: true to run prompts they delegate`,
+      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, expose.agent.a2a.prompts: true to run prompts they delegate, or add expose.agent.slack to answer in Slack threads`,
     );
   }
   if (config.identitySource !== 'explicit') {
     throw new ServeError('no_endpoint', `identity is required in ${config.source} to serve: peers address this agent by it; set an explicit identity`);
   }
-  if (config.natsContext === undefined || config.natsContext === '') {
+  // Slack alone needs no NATS: its socket is its own connection
+  if ((a2a.serveTools || a2a.prompts) && (config.natsContext === undefined || config.natsContext === '')) {
     throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`);
   }
-  return { identity: config.identity, natsContext: config.natsContext, tools: a2a.serveTools, prompts: a2a.prompts };
+  return { identity: config.identity, natsContext: config.natsContext ?? '', tools: a2a.serveTools, prompts: a2a.prompts, slack };
 }
 
 /**

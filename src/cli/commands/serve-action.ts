@@ -12,8 +12,8 @@ import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
-import { checkServable, promptChannel, startServer, startToolServer } from '../../serve/index.js';
-import type { PromptChannel, Server, ServerNotice, ToolServer } from '../../serve/index.js';
+import { checkServable, promptChannel, slackTokens, startServer, startToolServer } from '../../serve/index.js';
+import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -82,24 +82,30 @@ function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   }
 }
 
-function printBanner(io: Io, tools: ToolServer, prompts: PromptChannel | undefined, server: Server | undefined, elicitation: boolean): void {
-  for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
-  for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
-  const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
-  const lending = tools.served.length > 0;
-  println(io.err, lending ? `Serving ${tools.served.length} tools${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
-  println(io.err, `  Discovery: ${tools.subjects.discovery}`);
-  if (lending) {
-    println(io.err, `  Tools:     ${tools.subjects.tool}`);
-    println(io.err, `  Exposed:   ${tools.served.join(', ')}`);
+function printBanner(io: Io, tools: ToolServer | undefined, prompts: PromptChannel | undefined, slack: SlackChannel | undefined, server: Server | undefined, elicitation: boolean): void {
+  if (tools !== undefined) {
+    for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
+    for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
+    const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
+    const lending = tools.served.length > 0;
+    println(io.err, lending ? `Serving ${tools.served.length} tools${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
+    println(io.err, `  Discovery: ${tools.subjects.discovery}`);
+    if (lending) {
+      println(io.err, `  Tools:     ${tools.subjects.tool}`);
+      println(io.err, `  Exposed:   ${tools.served.join(', ')}`);
+    }
   }
   if (prompts !== undefined) {
     const slots = server?.slots.get(prompts.name) ?? prompts.workers;
     println(io.err, `  Prompts:   ${prompts.subject} (${slots} at once; questions ${elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`);
   }
+  if (slack !== undefined) {
+    const slots = server?.slots.get(slack.name) ?? slack.workers;
+    println(io.err, `${tools === undefined ? 'Serving' : '  Also:     '} Slack threads in ${slack.channels.map((c) => cleanText(c)).join(', ')} (${slots} at once; socket mode)`);
+  }
   println(
     io.err,
-    prompts === undefined
+    server === undefined
       ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
       : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.',
   );
@@ -129,7 +135,10 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'serve');
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
   const servable = checkServable(config);
-  if (!servable.prompts) refuseLoopFlags(flags, config);
+  const runs = servable.prompts || servable.slack;
+  if (!runs) refuseLoopFlags(flags, config);
+  // Slack tokens come from the environment only, checked before anything connects
+  const tokens = servable.slack ? slackTokens(io.env) : undefined;
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = openCommandTelemetry(config, io, flags);
@@ -142,14 +151,16 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
       ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
       fetchMiddleware: [telemetry.fetchMiddleware],
     },
-    ...(servable.prompts ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
+    ...(runs ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
   });
   const cleanup: (() => void)[] = [];
+  let slack: SlackChannel | undefined;
   try {
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
-    const transport = createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection });
     const a2a = config.expose.a2a;
-    const prompts = servable.prompts
+    const overA2a = servable.tools || servable.prompts;
+    const transport = overA2a ? createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection }) : undefined;
+    const prompts = servable.prompts && transport !== undefined
       ? promptChannel({
           identity: servable.identity,
           transport,
@@ -159,7 +170,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
         })
       : undefined;
-    const tools = await startToolServer(runtime, {
+    const tools = transport === undefined ? undefined : await startToolServer(runtime, {
       version: runtime.application?.model.version || packageVersion(),
       workDir,
       transport,
@@ -175,19 +186,31 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           }
         : {}),
     });
+    const slackSettings = config.expose.slack;
+    if (tokens !== undefined && slackSettings !== undefined) {
+      const { openSlackChannel } = await import('../../serve/slack/index.js');
+      slack = await openSlackChannel({
+        channels: slackSettings.channels,
+        workers: workers ?? slackSettings.workers,
+        sessions: runtime.sessions!,
+        tokens,
+        warn: (m) => println(io.err, `warning: ${cleanText(m)}`),
+      });
+    }
+    const channels: Channel[] = [...(prompts === undefined ? [] : [prompts]), ...(slack === undefined ? [] : [slack])];
     const server =
-      prompts === undefined
+      channels.length === 0
         ? undefined
         : startServer(runtime, {
-            channels: [prompts],
-            // the channel closes its gate first; the service (discovery, tools, the prompt endpoint) after
-            services: [{ name: 'the a2a service', close: () => tools.drain() }],
+            channels,
+            // each channel closes its intake first; the service (discovery, tools, the prompt endpoint) after
+            services: tools === undefined ? [] : [{ name: 'the a2a service', close: () => tools.drain() }],
             ...(workers === undefined ? {} : { workers }),
             workDir,
             telemetry,
             ...(verbose ? { notify: (n: ServerNotice) => println(io.err, describeNotice(n)) } : { notify: (n: ServerNotice) => (n.kind === 'fault' ? println(io.err, describeNotice(n)) : undefined) }),
           });
-    printBanner(io, tools, prompts, server, a2a.elicitation);
+    printBanner(io, tools, prompts, slack, server, a2a.elicitation);
     const fault = await new Promise<Error | undefined>((settle) => {
       let presses = 0;
       void server?.stopped.then((err) => {
@@ -211,13 +234,16 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         }),
       );
     });
-    const error = server === undefined ? (await tools.drain(), undefined) : ((await server.drain()) ?? fault);
+    const error = server === undefined ? (await tools?.drain(), undefined) : ((await server.drain()) ?? fault);
     if (error !== undefined) {
       throw new CliError(`fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`, EXIT.error, { cause: error });
     }
-    println(io.err, 'a2a server stopped');
+    println(io.err, tools === undefined ? 'Slack channel stopped' : 'a2a server stopped');
   } finally {
     for (const c of cleanup.reverse()) c();
+    // a channel opened before something else failed still closes its socket (a no-op after a drain)
+    await slack?.close();
+    await slack?.settled();
     await runtime.close();
     await finishCommandTelemetry(telemetry, io);
   }

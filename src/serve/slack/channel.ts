@@ -20,7 +20,8 @@ import { ACTIONS, decodeRef, escapeSlack, QuestionBoard, SlackPrompter } from '.
 import type { QuestionRef, Reply } from './questions.js';
 import { splitMessage, toMrkdwn } from './render.js';
 import type { SlackTokens } from './settings.js';
-import { threadSessionId } from './settings.js';
+import { SLACK_TOKEN_VARIABLES, threadSessionId } from './settings.js';
+import { ServeError } from '../errors.js';
 
 /** How long a question waits for a click before silence decides it. */
 export const DEFAULT_QUESTION_WINDOW_MS = 15 * 60 * 1000;
@@ -148,6 +149,8 @@ function endedStatus(outcome: RunOutcome): string {
 export class SlackChannel implements Channel {
   readonly name = 'slack';
   readonly workers: number;
+  /** The channel ids answered in. */
+  readonly channels: readonly string[];
   readonly #o: SlackChannelOptions;
   readonly #allowed: ReadonlySet<string>;
   readonly #app: App;
@@ -170,6 +173,7 @@ export class SlackChannel implements Channel {
     if (options.channels.length === 0) throw new RangeError('expose.agent.slack.channels names no channel to answer in');
     this.#o = options;
     this.workers = options.workers;
+    this.channels = [...options.channels];
     this.#allowed = new Set(options.channels);
     this.#warn = options.warn ?? (() => undefined);
     const logger = quietLogger(this.#warn);
@@ -191,9 +195,19 @@ export class SlackChannel implements Channel {
   /** Connects the socket; resolves once Slack accepted the tokens and the socket is open. */
   static async open(options: SlackChannelOptions): Promise<SlackChannel> {
     const channel = new SlackChannel(options);
-    const auth = await channel.#app.client.auth.test();
-    channel.#botUserId = typeof auth.user_id === 'string' ? auth.user_id : '';
-    await channel.#app.start();
+    const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+    try {
+      const auth = await channel.#app.client.auth.test();
+      channel.#botUserId = typeof auth.user_id === 'string' ? auth.user_id : '';
+    } catch (err) {
+      throw new ServeError('no_endpoint', `Slack did not accept the bot token in ${SLACK_TOKEN_VARIABLES.bot}: ${why(err)}`, { cause: err });
+    }
+    try {
+      await channel.#app.start();
+    } catch (err) {
+      await channel.#app.stop().catch(() => undefined);
+      throw new ServeError('no_endpoint', `Slack did not open a socket-mode connection with the app token in ${SLACK_TOKEN_VARIABLES.app}: ${why(err)}`, { cause: err });
+    }
     return channel;
   }
 
