@@ -121,9 +121,12 @@ function pendingOf(run: FoldedRun): PendingToolBatch | undefined {
  */
 function refuseUncontinuable(run: FoldedRun): void {
   if (run.pending !== undefined) {
+    const waiting = run.pending.calls.filter((c) => c.state === 'deferred');
     throw new RunStateError(
       'config',
-      `run ${JSON.stringify(run.runId)} stopped inside a tool batch, so it cannot take a further prompt yet: resume it first${run.pending.calls.some((c) => c.state === 'deferred') ? ', once its deferred calls are answered' : ''}`,
+      waiting.length > 0
+        ? `run ${JSON.stringify(run.runId)} is waiting for ${waiting.map((c) => `${c.call.name} (${c.call.id})`).join(', ')} to answer, so it cannot take a further prompt yet; supply the answer with fisk session answer ${run.runId} <call id> <result>, then resume it`
+        : `run ${JSON.stringify(run.runId)} stopped inside a tool batch, so it cannot take a further prompt yet; resume it first with fisk run --resume ${run.runId}`,
     );
   }
 }

@@ -25,7 +25,7 @@ describe('fisk help', () => {
   it('lists the commands and shows aliases', async () => {
     const io = terminalIo(undefined);
     expect(await runCli(['--help'], io)).toBe(0);
-    expect(io.stdout()).toMatch(/serve .*lend the application's tools/);
+    expect(io.stdout()).toMatch(/serve .*serve the agent to peers over NATS/);
     expect(io.stdout()).toMatch(/knowledge\|rag/);
     expect(io.stdout()).toMatch(/init /);
   });

@@ -147,6 +147,11 @@ describe('the a2a prompts channel', () => {
     const stored = await loadRun(runtime.sessions!, sessionId!);
     expect(stored.pending?.calls.map((c) => c.state)).toEqual(['deferred']);
     expect(fake.requests).toHaveLength(1);
+    // a deferred call waits for its answer: a follow-up is refused, saying how to supply it
+    const next = await delegate(caller, 'client', 'worker', { prompt: 'well?', conversation: end.request });
+    expect(next).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'refused' });
+    expect(next.protocol === 'io.choria.fisk-ai.v1.error' ? next.error : '').toMatch(/fisk session answer/);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('stops the run at the confirm gate when the approval meets silence, leaving the call to ask again', async () => {

@@ -134,11 +134,13 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
 
   it('parks the served run on Ctrl-C at the caller: it ends suspended, resumable', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_3', name: 'sleep', input: { seconds: 1 } }]));
+    // long enough for the cancel to land while the call runs, on a loaded machine too
+    fake.reply(anthropicToolUse([{ id: 'toolu_3', name: 'sleep', input: { seconds: 4 } }]));
     const f = client('wait', 'a', 'moment');
     await waitForErr(f, 'sleep');
     f.child.kill('SIGINT');
-    expect(await f.exited).toBe(0);
+    const code = await f.exited;
+    expect(code, f.stderr).toBe(0);
     expect(f.stderr).toContain('cancel sent to worker');
     expect(f.stderr).toContain('worker suspended the run at its next step');
     await waitForErr(worker, /ended a2a prompt from fisk-ai \(session a2a-[0-9a-f]{32}\): suspended/);
@@ -148,12 +150,13 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
 
   it('drains on Ctrl-C with a prompt in flight: the run finishes and answers, then the process exits', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_4', name: 'sleep', input: { seconds: 1 } }]), anthropicText('finished while draining'));
+    fake.reply(anthropicToolUse([{ id: 'toolu_4', name: 'sleep', input: { seconds: 3 } }]), anthropicText('finished while draining'));
     const f = client('slow', 'work');
     await waitForErr(worker, /started a2a prompt from fisk-ai/);
     await waitForErr(f, 'sleep');
     worker.child.kill('SIGINT');
-    expect(await f.exited).toBe(0);
+    const code = await f.exited;
+    expect(code, f.stderr).toBe(0);
     expect(f.stdout).toBe('finished while draining\n');
     expect(await worker.exited).toBe(0);
     expect(worker.stderr).toContain('draining: finishing the calls in flight and the runs');
