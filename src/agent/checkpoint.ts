@@ -92,6 +92,9 @@ export async function resumeCheckpoint(
     throw err;
   }
   const standing = decision.grantsSurvive ? run.grants.map((g) => g.tool) : [];
+  // approvals given out of band while the run was stopped, spent by the gate on the call they name
+  const oneShot = run.pending?.calls.flatMap((c) => (c.state === 'unanswered' && c.approval === 'approve' ? [c.call.id] : [])) ?? [];
+  const grants = standing.length > 0 || oneShot.length > 0 ? { grants: { ...(standing.length > 0 ? { standing } : {}), ...(oneShot.length > 0 ? { oneShot } : {}) } } : {};
   const pendingBatch = pendingOf(run);
   return {
     runId,
@@ -102,7 +105,7 @@ export async function resumeCheckpoint(
       journal: sessionJournal(journal),
       history: run.messages,
       startIteration: run.nextIteration,
-      ...(standing.length > 0 ? { grants: { standing } } : {}),
+      ...grants,
       ...(pendingBatch === undefined ? {} : { pendingBatch }),
     },
   };

@@ -1,12 +1,14 @@
 /**
  * Test doubles and helpers for fisk-ai and for embedders testing their own agents: a private
- * nats-server, scripted providers, fake model servers and an OTLP receiver.
+ * nats-server, scripted providers, fake model servers, a Slack stand-in and an OTLP receiver.
  */
 export { startNatsServer, freePort } from './nats-server.js';
 export type { NatsServer, NatsServerOptions } from './nats-server.js';
 export { ScriptedProvider, scriptedResponse, textResponse, toolUseResponse, hangingStep } from './scripted-provider.js';
 export type { ScriptStep, ScriptedProviderOptions, ScriptedResponseOptions, ScriptedToolCall } from './scripted-provider.js';
 export { startFakeModelServer } from './fake-model-server.js';
+export { startFakeSlack } from './fake-slack.js';
+export type { FakeSlack, FakeSlackAction, FakeSlackCall, FakeSlackMessage, FakeSlackOptions, FakeSlackPost } from './fake-slack.js';
 export type { FakeModelServer, FakeModelServerOptions, FakeReply, FakeReplyStep, ReceivedRequest } from './fake-model-server.js';
 export {
   ANTHROPIC_FIXTURES,

@@ -100,11 +100,18 @@ remote_agents: [{name: other}]
 });
 
 describe('fisk serve', () => {
-  it('refuses a configuration that enables endpoints this build does not serve, naming them', async () => {
+  it('refuses a configuration that enables no endpoint, naming the keys that would', async () => {
     const io = captureIo();
-    const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {a2a: {prompts: true}, slack: {channels: [C1]}}}\n');
-    expect(await runCli(['serve', '--config', path], io)).toBe(EXIT.unavailable);
-    expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.slack in .* cannot be served by this build/);
-    expect(io.stderr()).not.toContain('expose.agent.a2a.prompts,');
+    const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\n');
+    expect(await runCli(['serve', '--config', path], io)).not.toBe(EXIT.ok);
+    expect(io.stderr(), io.stderr()).toMatch(/enables no endpoint to serve/);
+    for (const key of ['expose.agent.a2a.serve_tools', 'expose.agent.a2a.prompts', 'expose.agent.jobs', 'expose.agent.slack']) expect(io.stderr()).toContain(key);
+  });
+
+  it('names the missing Slack token variable before connecting anywhere', async () => {
+    const io = captureIo({ PATH: process.env['PATH'], SLACK_APP_TOKEN: 'xapp-1' });
+    const path = configFile('identity: a\nsystem_prompt: p\nllm: {model: m}\nexpose: {agent: {slack: {channels: [C1]}}}\n');
+    expect(await runCli(['serve', '--config', path], io)).not.toBe(EXIT.ok);
+    expect(io.stderr(), io.stderr()).toMatch(/expose\.agent\.slack needs SLACK_BOT_TOKEN in the environment/);
   });
 });

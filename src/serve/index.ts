@@ -14,3 +14,7 @@ export { decodeJob, encodeJob, jobBudget, jobRunId, sequenceTaskId, JOB_SCHEMA, 
 export type { Job } from './job.js';
 export { promptChannel, blockFromEvent, endingFor } from './prompt-channel.js';
 export type { PromptChannel, PromptChannelOptions } from './prompt-channel.js';
+// the Slack client is loaded only by whoever opens the channel (import './slack/index.js')
+export { slackInfoRows, slackTokens, threadSessionId, SLACK_TOKEN_VARIABLES } from './slack/settings.js';
+export type { SlackInfoRow, SlackTokens } from './slack/settings.js';
+export type { SlackChannel, SlackChannelOptions } from './slack/channel.js';

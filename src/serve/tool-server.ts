@@ -60,6 +60,8 @@ export interface Servable {
   readonly prompts: boolean;
   /** `expose.agent.jobs`: take jobs from a JetStream work queue. */
   readonly jobs: boolean;
+  /** `expose.agent.slack`: answer people in Slack threads. */
+  readonly slack: boolean;
 }
 
 /**
@@ -70,25 +72,21 @@ export interface Servable {
 export function checkServable(config: Config): Servable {
   const a2a = config.expose.a2a;
   const jobs = config.expose.jobs !== undefined;
-  if (config.expose.slack !== undefined) {
-    throw new ServeError(
-      'not_built',
-      `expose.agent.slack in ${config.source} cannot be served by this build: fisk serve serves expose.agent.a2a.serve_tools, expose.agent.a2a.prompts and expose.agent.jobs; remove it`,
-    );
-  }
-  if (!a2a.serveTools && !a2a.prompts && !jobs) {
+  const slack = config.expose.slack !== undefined;
+  if (!a2a.serveTools && !a2a.prompts && !jobs && !slack) {
     throw new ServeError(
       'no_endpoint',
-      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, expose.agent.a2a.prompts: true to run prompts they delegate, or add expose.agent.jobs to take jobs from a work queue`,
+      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, expose.agent.a2a.prompts: true to run prompts they delegate, add expose.agent.jobs to take jobs from a work queue, or expose.agent.slack to answer in Slack threads`,
     );
   }
   if (config.identitySource !== 'explicit') {
     throw new ServeError('no_endpoint', `identity is required in ${config.source} to serve: peers address this agent by it; set an explicit identity`);
   }
-  if (config.natsContext === undefined || config.natsContext === '') {
+  // Slack alone needs no NATS: its socket is its own connection
+  if ((a2a.serveTools || a2a.prompts || jobs) && (config.natsContext === undefined || config.natsContext === '')) {
     throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`);
   }
-  return { identity: config.identity, natsContext: config.natsContext, tools: a2a.serveTools, prompts: a2a.prompts, jobs };
+  return { identity: config.identity, natsContext: config.natsContext ?? '', tools: a2a.serveTools, prompts: a2a.prompts, jobs, slack };
 }
 
 /**

@@ -69,6 +69,8 @@ export interface InfoReport {
   readonly memory: readonly InfoRow[] | null;
   /** The Tasks section (backend, where results are kept); null unless the agent takes jobs or names a task store. */
   readonly tasks: readonly InfoRow[] | null;
+  /** The Slack section (channels, slots, which variables hold the tokens); null without `expose.agent.slack`. */
+  readonly slack: readonly { readonly label: string; readonly value: string }[] | null;
   /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
   readonly telemetry: readonly TelemetrySettingRow[];
 }
@@ -147,10 +149,12 @@ function taskRows(describe: typeof DescribeTaskStore, config: Config, env: Io['e
 export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
   const config = runtime.config;
   const showTasks = config.expose.jobs !== undefined || [...config.present].some((k) => k === 'tasks' || k.startsWith('tasks.'));
-  const [memoryBackends, { telemetryInfo }, taskStores] = await Promise.all([
+  const [memoryBackends, { telemetryInfo }, taskStores, slackSettings] = await Promise.all([
     config.harness.memory.enabled ? import('../../memory/backends.js') : undefined,
     import('../../host/telemetry-settings.js'),
     showTasks ? import('../../tasks/index.js') : undefined,
+    // the settings alone: the Slack client itself is loaded only by fisk serve
+    config.expose.slack === undefined ? undefined : import('../../serve/slack/settings.js'),
   ]);
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
   const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
@@ -173,6 +177,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     telemetry: telemetry.rows,
     memory: memoryBackends !== undefined ? memoryBackends.memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
     tasks: taskStores !== undefined ? taskRows(taskStores.describeTaskStore, config, env) : null,
+    slack: slackSettings === undefined || config.expose.slack === undefined ? null : slackSettings.slackInfoRows(config.expose.slack, env),
   };
 }
 
@@ -266,6 +271,12 @@ function renderText(report: InfoReport, all: boolean, io: Io): void {
     println(out, 'Tasks');
     const w = Math.max(...report.tasks.map((r) => r.label.length));
     for (const r of report.tasks) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
+  }
+  if (report.slack !== null) {
+    println(out);
+    println(out, 'Slack');
+    const w = Math.max(...report.slack.map((r) => r.label.length));
+    for (const r of report.slack) println(out, `  ${r.label.padEnd(w)}  ${stripControl(r.value)}`);
   }
   renderTools(report, all, out);
   println(out);

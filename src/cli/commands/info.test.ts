@@ -144,3 +144,26 @@ exclude: {tools: ['^flood$']}
     expect(report.globalFlags).toBeNull();
   });
 });
+
+describe('fisk info Slack', () => {
+  it('shows the Slack settings and which variables hold the tokens, never their values', async () => {
+    const path = configFile(`expose:\n  agent:\n    slack: {channels: [C0A, C0B], workers: 3}\n`);
+    const io = captureIo({ ...env, SLACK_BOT_TOKEN: 'xoxb-secret-value-1234' });
+    expect(await runCli(['info', '--config', path], io)).toBe(EXIT.ok);
+    const out = io.stdout();
+    expect(out).toMatch(/\nSlack\n {2}Connection +socket mode/);
+    expect(out).toMatch(/Channels +C0A, C0B/);
+    expect(out).toMatch(/Threads at once +3/);
+    expect(out).toMatch(/App token +SLACK_APP_TOKEN \(not set: fisk serve will refuse to start\)/);
+    expect(out).toMatch(/Bot token +SLACK_BOT_TOKEN \(set\)/);
+    expect(out + io.stderr()).not.toContain('xoxb-secret-value-1234');
+    const json = captureIo(env);
+    expect(await runCli(['info', '--config', path, '--json'], json)).toBe(EXIT.ok);
+    expect((JSON.parse(json.stdout()) as InfoReport).slack?.map((r) => r.label)).toEqual(['Connection', 'Channels', 'Threads at once', 'App token', 'Bot token']);
+  });
+
+  it('has no Slack section without expose.agent.slack', async () => {
+    const r = await info(configFile(''));
+    expect(r.out).not.toMatch(/\nSlack\n/);
+  });
+});

@@ -12,8 +12,8 @@ import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
-import { checkServable, promptChannel, startServer, startToolServer } from '../../serve/index.js';
-import type { PromptChannel, Server, ServerNotice, ToolServer } from '../../serve/index.js';
+import { checkServable, promptChannel, slackTokens, startServer, startToolServer } from '../../serve/index.js';
+import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -84,35 +84,35 @@ function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   }
 }
 
-function printBanner(io: Io, tools: ToolServer | undefined, prompts: PromptChannel | undefined, jobs: ServedJobs | undefined, server: Server | undefined, elicitation: boolean): void {
+function printBanner(io: Io, tools: ToolServer | undefined, prompts: PromptChannel | undefined, jobs: ServedJobs | undefined, slack: SlackChannel | undefined, server: Server | undefined, elicitation: boolean): void {
   if (jobs !== undefined) {
     println(io.err, `Taking jobs from the work queue (${server?.slots.get(jobs.channel.name) ?? jobs.channel.workers} at once)`);
     for (const line of jobs.banner) println(io.err, line);
   }
-  if (tools === undefined) {
-    println(io.err, 'Press Ctrl-C to stop: the first press finishes the runs in flight, a second cancels them (resumable), a third exits at once.');
-    return;
-  }
-  for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
-  for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
-  const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
-  const lending = tools.served.length > 0;
-  println(io.err, lending ? `Serving ${tools.served.length} tools${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
-  println(io.err, `  Discovery: ${tools.subjects.discovery}`);
-  if (lending) {
-    println(io.err, `  Tools:     ${tools.subjects.tool}`);
-    println(io.err, `  Exposed:   ${tools.served.join(', ')}`);
+  if (tools !== undefined) {
+    for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
+    for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
+    const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
+    const lending = tools.served.length > 0;
+    println(io.err, lending ? `Serving ${tools.served.length} tools${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
+    println(io.err, `  Discovery: ${tools.subjects.discovery}`);
+    if (lending) {
+      println(io.err, `  Tools:     ${tools.subjects.tool}`);
+      println(io.err, `  Exposed:   ${tools.served.join(', ')}`);
+    }
   }
   if (prompts !== undefined) {
     const slots = server?.slots.get(prompts.name) ?? prompts.workers;
     println(io.err, `  Prompts:   ${prompts.subject} (${slots} at once; questions ${elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`);
   }
+  if (slack !== undefined) {
+    const slots = server?.slots.get(slack.name) ?? slack.workers;
+    println(io.err, `${tools === undefined ? 'Serving' : '  Also:     '} Slack threads in ${slack.channels.map((c) => cleanText(c)).join(', ')} (${slots} at once; socket mode)`);
+  }
   println(
     io.err,
-    prompts === undefined
-      ? jobs === undefined
-        ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
-        : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.'
+    server === undefined
+      ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
       : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.',
   );
 }
@@ -141,14 +141,16 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'serve');
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
   const servable = checkServable(config);
-  const runs = servable.prompts || servable.jobs;
+  const runs = servable.prompts || servable.jobs || servable.slack;
   if (!runs) refuseLoopFlags(flags, config);
+  // Slack tokens come from the environment only, checked before anything connects
+  const tokens = servable.slack ? slackTokens(io.env) : undefined;
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = openCommandTelemetry(config, io, flags);
   // lending tools alone calls no model: no API key is needed, and no store or peer is opened;
-  // served prompts and jobs run the model. Nothing is provisioned here: a session stream or memory
-  // bucket nobody created fails now.
+  // served prompts, jobs and Slack threads run the model. Nothing is provisioned here: a session
+  // stream or memory bucket nobody created fails now.
   const runtime: Runtime = runs
     ? await openRuntime(config, 'run', {
         env: io.env,
@@ -162,13 +164,15 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
       })
     : await openRuntime(config, 'lend', { env: io.env });
   const cleanup: (() => void)[] = [];
+  let slack: SlackChannel | undefined;
   try {
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
     // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
     const jobs = await openServedJobs(runtime, io, flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
-    const transport = createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection });
     const a2a = config.expose.a2a;
-    const prompts = servable.prompts
+    const overA2a = servable.tools || servable.prompts;
+    const transport = overA2a ? createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection }) : undefined;
+    const prompts = servable.prompts && transport !== undefined
       ? promptChannel({
           identity: servable.identity,
           transport,
@@ -178,8 +182,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
         })
       : undefined;
-    // a worker that only takes jobs registers no a2a service
-    const tools = !servable.tools && !servable.prompts ? undefined : await startToolServer(runtime, {
+    // a worker that only takes jobs or answers in Slack registers no a2a service
+    const tools = transport === undefined ? undefined : await startToolServer(runtime, {
       version: runtime.application?.model.version || packageVersion(),
       workDir,
       transport,
@@ -195,7 +199,18 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           }
         : {}),
     });
-    const channels = [...(prompts === undefined ? [] : [prompts]), ...(jobs === undefined ? [] : [jobs.channel])];
+    const slackSettings = config.expose.slack;
+    if (tokens !== undefined && slackSettings !== undefined) {
+      const { openSlackChannel } = await import('../../serve/slack/index.js');
+      slack = await openSlackChannel({
+        channels: slackSettings.channels,
+        workers: workers ?? slackSettings.workers,
+        sessions: runtime.sessions!,
+        tokens,
+        warn: (m) => println(io.err, `warning: ${cleanText(m)}`),
+      });
+    }
+    const channels: Channel[] = [...(prompts === undefined ? [] : [prompts]), ...(jobs === undefined ? [] : [jobs.channel]), ...(slack === undefined ? [] : [slack])];
     const server =
       channels.length === 0
         ? undefined
@@ -208,7 +223,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
             telemetry,
             ...(verbose ? { notify: (n: ServerNotice) => println(io.err, describeNotice(n)) } : { notify: (n: ServerNotice) => (n.kind === 'fault' ? println(io.err, describeNotice(n)) : undefined) }),
           });
-    printBanner(io, tools, prompts, jobs, server, a2a.elicitation);
+    printBanner(io, tools, prompts, jobs, slack, server, a2a.elicitation);
     const fault = await new Promise<Error | undefined>((settle) => {
       let presses = 0;
       void server?.stopped.then((err) => {
@@ -239,6 +254,9 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     println(io.err, tools === undefined ? 'worker stopped' : 'a2a server stopped');
   } finally {
     for (const c of cleanup.reverse()) c();
+    // a channel opened before something else failed still closes its socket (a no-op after a drain)
+    await slack?.close();
+    await slack?.settled();
     await runtime.close();
     await finishCommandTelemetry(telemetry, io);
   }

@@ -1,0 +1,328 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { anthropicText, anthropicToolUse } from '../../agenttest/anthropic-wire.js';
+import { startFakeModelServer } from '../../agenttest/fake-model-server.js';
+import type { FakeModelServer, ReceivedRequest } from '../../agenttest/fake-model-server.js';
+import { startFakeSlack } from '../../agenttest/fake-slack.js';
+import type { FakeSlack, FakeSlackMessage } from '../../agenttest/fake-slack.js';
+import { parseConfigForMode } from '../../config/index.js';
+import { openRuntime } from '../../host/index.js';
+import type { Runtime } from '../../host/index.js';
+import { loadRun } from '../../runstate/index.js';
+import type { Outcome, Tool } from '../../toolkit/tool.js';
+import { startServer } from '../server.js';
+import type { Server } from '../server.js';
+import { openSlackChannel } from './channel.js';
+import type { SlackChannel } from './channel.js';
+import { ACTIONS } from './questions.js';
+import { slackTokens, threadSessionId } from './settings.js';
+
+const CHANNEL = 'C0FISK';
+
+/** A custom tool; `gated` puts it behind the confirm gate, `hold` keeps each call until released. */
+class TestTool {
+  calls = 0;
+  held = 0;
+  #release: (() => void)[] = [];
+  #arrive: (() => void)[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly gated: boolean,
+    readonly hold: boolean,
+  ) {}
+
+  tool(): Tool {
+    const schema = { type: 'object', properties: {}, additionalProperties: false };
+    return {
+      name: this.name,
+      description: this.name,
+      modelDescription: this.name,
+      inputSchema: schema,
+      kind: 'custom',
+      presentation: 'traced',
+      capabilities: {
+        prompter: false,
+        workDir: false,
+        operatorPaced: false,
+        deferrable: false,
+        gate: this.gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false },
+        tags: this.gated ? ['ai:confirm'] : [],
+        behavior: null,
+        describeCall: null,
+      },
+      definition: (deferLoading) => ({ name: this.name, description: this.name, inputSchema: schema, deferLoading }),
+      execute: async (_input, _deps, signal): Promise<Outcome> => {
+        this.calls++;
+        if (this.hold) {
+          this.held++;
+          for (const a of this.#arrive.splice(0)) a();
+          await new Promise<void>((resolve) => {
+            this.#release.push(resolve);
+            signal?.addEventListener('abort', () => resolve(), { once: true });
+          });
+          this.held--;
+        }
+        return { status: 'completed', output: `{"${this.name}":"ok"}`, isError: false };
+      },
+      mcpExposable: () => false,
+      a2aExposable: () => false,
+    };
+  }
+
+  async until(n: number): Promise<void> {
+    while (this.held < n) await new Promise<void>((r) => this.#arrive.push(r));
+  }
+
+  release(): void {
+    for (const r of this.#release.splice(0)) r();
+  }
+}
+
+/** The text of the conversation's user messages, as the model received them. */
+function userTexts(req: ReceivedRequest): string[] {
+  const body = req.body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] };
+  return body.messages
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '')));
+}
+
+/** Calls `deploy` or `hold` when asked to, answers once a result is in, and otherwise echoes. */
+function model(req: ReceivedRequest) {
+  const body = req.body as { messages: { content: unknown }[] };
+  const last = body.messages[body.messages.length - 1];
+  const answered = Array.isArray(last?.content) && (last.content as { type: string }[]).some((b) => b.type === 'tool_result');
+  if (answered) return anthropicText('**Done**, the tool answered.');
+  const said = userTexts(req);
+  const latest = said[said.length - 1] ?? '';
+  if (latest.includes('colour')) return anthropicToolUse([{ id: `call_pick_${body.messages.length}`, name: 'ask_human_select', input: { question: 'Which colour?', options: ['red', 'blue'] } }]);
+  if (latest.includes('name')) return anthropicToolUse([{ id: `call_name_${body.messages.length}`, name: 'ask_human_input', input: { question: 'Your name?' } }]);
+  for (const tool of ['deploy', 'hold']) {
+    if (latest.includes(tool)) return anthropicToolUse([{ id: `call_${tool}_${body.messages.length}`, name: tool, input: {} }]);
+  }
+  return anthropicText(`You said _${latest}_ (message ${said.length} of this thread).`);
+}
+
+let fakeModel: FakeModelServer;
+let slack: FakeSlack;
+let dir: string;
+const open: { runtime?: Runtime; server?: Server; channel?: SlackChannel }[] = [];
+let deploy: TestTool;
+let hold: TestTool;
+
+beforeAll(async () => {
+  fakeModel = await startFakeModelServer({ fallback: model });
+});
+afterAll(async () => {
+  await fakeModel.close();
+});
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fisk-slack-'));
+  slack = await startFakeSlack();
+  deploy = new TestTool('deploy', true, false);
+  hold = new TestTool('hold', false, true);
+});
+afterEach(async () => {
+  hold.release();
+  for (const w of open.splice(0)) {
+    await w.server?.drain();
+    await w.runtime?.close();
+  }
+  await slack.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts one worker: a runtime, the Slack channel and a server, like `fisk serve` does. */
+async function worker(opts: { workers?: number; windowMs?: number } = {}): Promise<{ runtime: Runtime; server: Server; channel: SlackChannel }> {
+  const config = parseConfigForMode(
+    {
+      text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+    },
+    'run',
+  );
+  const runtime = await openRuntime(config, 'run', {
+    env: { PATH: process.env['PATH'] },
+    providerOptions: { baseUrl: fakeModel.url, apiKey: 'k' },
+    sessions: {},
+    customTools: [deploy.tool(), hold.tool()],
+  });
+  const channel = await openSlackChannel({
+    channels: [CHANNEL],
+    workers: opts.workers ?? 2,
+    sessions: runtime.sessions!,
+    tokens: slackTokens({ SLACK_APP_TOKEN: slack.appToken, SLACK_BOT_TOKEN: slack.botToken }),
+    apiUrl: slack.apiUrl,
+    ...(opts.windowMs === undefined ? {} : { questionWindowMs: opts.windowMs }),
+  });
+  const server = startServer(runtime, { channels: [channel] });
+  const w = { runtime, server, channel };
+  open.push(w);
+  return w;
+}
+
+/** Stops a worker the way a restart does: drain, then close the runtime. */
+async function stop(w: { runtime: Runtime; server: Server }): Promise<void> {
+  expect(await w.server.drain()).toBeUndefined();
+  await w.runtime.close();
+  open.splice(
+    open.findIndex((x) => x.server === w.server),
+    1,
+  );
+}
+
+const botSaid = (thread: string): FakeSlackMessage[] => slack.thread(CHANNEL, thread).filter((m) => m.user === slack.botUserId);
+const answerIn = (thread: string, includes: string) => () => botSaid(thread).find((m) => m.text.includes(includes));
+const statusOf = (thread: string): FakeSlackMessage | undefined => botSaid(thread)[0];
+const button = (thread: string, actionId: string) => () => {
+  const m = botSaid(thread).find((x) => JSON.stringify(x.blocks).includes(actionId));
+  if (m === undefined) return undefined;
+  const actions = m.blocks.find((b) => b['type'] === 'actions') as { elements: { action_id: string; value: string }[] };
+  const el = actions.elements.find((e) => e.action_id === actionId);
+  return el === undefined ? undefined : { message: m, value: el.value };
+};
+
+describe('the Slack channel', () => {
+  it('answers a mention in its thread, in mrkdwn, under a session derived from the thread', async () => {
+    await worker();
+    await slack.connected();
+    await slack.mention({ channel: 'C0OTHER', text: 'not here' });
+    const ts = await slack.mention({ channel: CHANNEL, text: 'hello there' });
+    const answer = await slack.until(answerIn(ts, 'You said'), 'the answer');
+    // markdown italics become Slack's, and the answer is a reply in the mention's thread
+    expect(answer.text).toBe('You said _hello there_ (message 1 of this thread).');
+    expect(answer.threadTs).toBe(ts);
+    await slack.until(() => (statusOf(ts)?.text.includes('Answered') === true ? true : undefined), 'the status edited to answered');
+    expect(statusOf(ts)?.edits).toBeGreaterThanOrEqual(1);
+    // nothing was said in a channel that is not configured
+    expect(slack.messages.filter((m) => m.channel === 'C0OTHER' && m.user === slack.botUserId)).toHaveLength(0);
+    const [w] = open;
+    const run = await loadRun(w!.runtime!.sessions!, threadSessionId(slack.team, CHANNEL, ts));
+    expect(run.status).toBe('completed');
+  });
+
+  it('continues the thread after the worker restarted, asking the store rather than remembering', async () => {
+    const first = await worker();
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'remember the word heron' });
+    await slack.until(answerIn(ts, 'message 1 of this thread'), 'the first answer');
+    await stop(first);
+    await slack.until(() => (slack.connections === 0 ? true : undefined), 'the socket closed');
+
+    await worker();
+    await slack.connected(2);
+    // a reply in the thread without a mention: only a conversation the store holds is continued
+    await slack.say({ channel: CHANNEL, threadTs: ts, text: 'which word was it?' });
+    const second = await slack.until(answerIn(ts, 'message 2 of this thread'), 'the follow-up answer');
+    expect(second.text).toContain('which word was it?');
+    const last = fakeModel.requests[fakeModel.requests.length - 1]!;
+    expect(userTexts(last)).toEqual(['remember the word heron', 'which word was it?']);
+    // a reply in a thread the agent was never part of is left alone
+    const other = await slack.say({ channel: CHANNEL, text: 'people talking' });
+    await slack.say({ channel: CHANNEL, threadTs: other, text: 'among themselves' });
+    const count = fakeModel.requests.length;
+    await slack.mention({ channel: CHANNEL, threadTs: ts, text: 'and now?' });
+    await slack.until(answerIn(ts, 'message 3 of this thread'), 'the third answer');
+    expect(fakeModel.requests.length).toBe(count + 1);
+    expect(botSaid(other)).toHaveLength(0);
+  });
+
+  it('asks for approval with buttons and runs the call once it is clicked', async () => {
+    await worker();
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy' });
+    const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
+    expect(allow.message.blocks.map((b) => b['type'])).toEqual(['section', 'actions']);
+    expect(deploy.calls).toBe(0);
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UBOSS' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer after the approval');
+    expect(deploy.calls).toBe(1);
+    expect(allow.message.text).toContain('Allowed once by <@UBOSS>');
+    expect(allow.message.blocks).toEqual([]);
+  });
+
+  it('turns an approval clicked after a restart into a resume turn that runs the call', async () => {
+    const first = await worker({ windowMs: 200 });
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy' });
+    const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
+    // nobody clicks: the run stops before the gated call and says how to carry on
+    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await stop(first);
+    expect(deploy.calls).toBe(0);
+
+    await worker();
+    await slack.connected(2);
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UBOSS' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer of the resumed run');
+    expect(deploy.calls).toBe(1);
+    expect(allow.message.text).toContain('Allowed by <@UBOSS>');
+    // a click forged for another thread's session is ignored
+    const other = await slack.mention({ channel: CHANNEL, text: 'hi' });
+    await slack.until(answerIn(other, 'You said'), 'the other answer');
+    const before = fakeModel.requests.length;
+    await slack.act({ message: { ...allow.message, threadTs: other }, actionId: ACTIONS.once, value: allow.value });
+    await slack.mention({ channel: CHANNEL, threadTs: other, text: 'still there' });
+    await slack.until(answerIn(other, 'message 2'), 'a later answer');
+    expect(fakeModel.requests.length).toBe(before + 1);
+    expect(deploy.calls).toBe(1);
+  });
+
+  it('takes a typed answer to a question while the run waits', async () => {
+    await worker();
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'ask my name' });
+    const q = await slack.until(() => botSaid(ts).find((m) => JSON.stringify(m.blocks).includes(ACTIONS.input)), 'the input question');
+    await slack.act({ message: q, actionId: ACTIONS.input, typed: 'Ada' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer');
+    const results = JSON.stringify((fakeModel.requests[fakeModel.requests.length - 1]!.body as { messages: unknown[] }).messages);
+    expect(results).toContain('{\\"value\\":\\"Ada\\"}');
+    expect(q.text).toContain('<@UPERSON> answered');
+  });
+
+  it('defers a question nobody answered, and a choice made after a restart resumes the run with it', async () => {
+    const first = await worker({ windowMs: 200 });
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'pick a colour' });
+    const q = await slack.until(() => botSaid(ts).find((m) => JSON.stringify(m.blocks).includes(ACTIONS.select)), 'the menu');
+    await slack.until(() => (statusOf(ts)?.text.includes('Waiting for an answer to the question above') === true ? true : undefined), 'the deferred status');
+    const run = await loadRun(first.runtime.sessions!, threadSessionId(slack.team, CHANNEL, ts));
+    expect(run.status).toBe('suspended');
+    await stop(first);
+
+    await worker();
+    await slack.connected(2);
+    const actions = q.blocks.find((b) => b['type'] === 'actions') as { elements: { options: { value: string }[] }[] };
+    await slack.act({ message: q, actionId: ACTIONS.select, selectedValue: actions.elements[0]!.options[1]!.value });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer of the resumed run');
+    const results = JSON.stringify((fakeModel.requests[fakeModel.requests.length - 1]!.body as { messages: unknown[] }).messages);
+    expect(results).toContain('{\\"selected\\":\\"blue\\"}');
+    expect(q.text).toContain('Chosen by <@UPERSON>');
+  });
+
+  it('on drain, finishes the running turn, marks the admitted ones not started, and closes the socket last', async () => {
+    const w = await worker({ workers: 1 });
+    await slack.connected();
+    const running = await slack.mention({ channel: CHANNEL, text: 'hold on' });
+    await hold.until(1);
+    const second = await slack.mention({ channel: CHANNEL, text: 'second' });
+    const third = await slack.mention({ channel: CHANNEL, text: 'third' });
+    await slack.until(() => (statusOf(third) !== undefined ? true : undefined), 'the third status');
+    const drained = w.server.drain();
+    // the running turn still holds the socket open
+    await new Promise((r) => setTimeout(r, 100));
+    expect(slack.connections).toBe(1);
+    hold.release();
+    expect(await drained).toBeUndefined();
+    expect(answerIn(running, '*Done*')()).toBeDefined();
+    for (const t of [second, third]) expect(statusOf(t)?.text).toContain('Not started');
+    await slack.until(() => (slack.connections === 0 ? true : undefined), 'the socket closed');
+  });
+
+  it('refuses missing or swapped tokens by variable name', () => {
+    expect(() => slackTokens({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/SLACK_APP_TOKEN/);
+    expect(() => slackTokens({ SLACK_APP_TOKEN: 'xapp-1', SLACK_BOT_TOKEN: ' ' })).toThrow(/SLACK_BOT_TOKEN/);
+    expect(() => slackTokens({ SLACK_APP_TOKEN: 'xoxb-1', SLACK_BOT_TOKEN: 'xapp-1' })).toThrow(/SLACK_APP_TOKEN does not hold/);
+  });
+});
