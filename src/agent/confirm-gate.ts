@@ -1,8 +1,9 @@
 /**
  * The confirm gate: the default-deny check in front of a gated tool, independent of the
- * human-in-the-loop tools. It checks for a prompter first, then for an aborted run, and only then
- * consults grants, so a grant restored from a journal cannot run a gated command with nobody
- * present. There is no standing denial: a run that ended before the operator answered cannot
+ * human-in-the-loop tools. A decline an operator already gave for the call refuses it first;
+ * otherwise it checks for a prompter, then for an aborted run, and only then consults grants, so a
+ * grant restored from a journal cannot run a gated command with nobody present. There is no
+ * standing denial: a run that ended before the operator answered cannot
  * persist a decision they never made.
  */
 import { Unanswered } from '../toolkit/tool.js';
@@ -41,16 +42,20 @@ export class ConfirmGate {
   readonly #prompter: Prompter | undefined;
   readonly #standing: Set<string>;
   readonly #oneShot: Set<string>;
+  readonly #declined: Set<string>;
 
   /**
    * @param prompter who to ask; absent means nobody, and every gated call is denied.
    * @param standing tools approved for the rest of the run (restored from a journal).
    * @param oneShot call ids approved once, out of band, while the run was suspended.
+   * @param declined call ids declined out of band while the run was suspended: the decision
+   *   already made answers the gate's question on resume, so nobody is asked twice.
    */
-  constructor(prompter: Prompter | undefined, standing: Iterable<string> = [], oneShot: Iterable<string> = []) {
+  constructor(prompter: Prompter | undefined, standing: Iterable<string> = [], oneShot: Iterable<string> = [], declined: Iterable<string> = []) {
     this.#prompter = prompter;
     this.#standing = new Set(standing);
     this.#oneShot = new Set(oneShot);
+    this.#declined = new Set(declined);
   }
 
   /** Tools approved for the rest of the run, including grants not yet journaled. */
@@ -60,6 +65,8 @@ export class ConfirmGate {
 
   /** Decides one gated call. */
   async check(callId: string, request: ApprovalRequest, signal: AbortSignal): Promise<GateVerdict> {
+    // a decline is final whoever is present: refusing is always the safe direction
+    if (this.#declined.delete(callId)) return { verdict: 'deny', reason: DECLINED_REASON };
     const prompter = this.#prompter;
     if (prompter === undefined || !prompter.canPrompt()) return { verdict: 'deny', reason: NO_OPERATOR_REASON };
     if (signal.aborted) return { verdict: 'abort' };

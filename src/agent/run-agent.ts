@@ -56,7 +56,7 @@ export interface RunOptions {
   /** The iteration index to continue from (a resume); 0 by default. */
   readonly startIteration?: number;
   /** Grants restored from a journal: tools approved for the rest of the run, and call ids approved once. */
-  readonly grants?: { readonly standing?: readonly string[]; readonly oneShot?: readonly string[] };
+  readonly grants?: { readonly standing?: readonly string[]; readonly oneShot?: readonly string[]; readonly declined?: readonly string[] };
   /** The working directory handed to tools that declare they need one. */
   readonly workDir?: string;
   /** Extra system prompt segments from the host (memory and knowledge notes), after the built-in ones. */
@@ -191,7 +191,7 @@ export const TRUNCATED_CALL =
 
 async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): Promise<RunOutcome> {
   const s = run.settings;
-  const gate = new ConfirmGate(prompter, o.grants?.standing ?? [], o.grants?.oneShot ?? []);
+  const gate = new ConfirmGate(prompter, o.grants?.standing ?? [], o.grants?.oneShot ?? [], o.grants?.declined ?? []);
   const system = systemBlocks(s.systemPrompt, s.humanInTheLoop, o.systemNotes ?? []);
   const startIteration = run.iteration;
 

@@ -1,5 +1,5 @@
 /** Turning the model's markdown into Slack messages. */
-import { slackifyMarkdown } from 'slackify-markdown';
+import slackifyMarkdown from 'slackify-markdown';
 
 /**
  * The longest text one message carries. Slack truncates a message's text at 40,000 characters

@@ -269,6 +269,27 @@ describe('the Slack channel', () => {
     expect(deploy.calls).toBe(1);
   });
 
+  it('holds a decline clicked after a restart: the resumed run refuses the call without asking again', async () => {
+    const first = await worker({ windowMs: 200 });
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy' });
+    const decline = await slack.until(button(ts, ACTIONS.decline), 'the approval buttons');
+    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await stop(first);
+
+    await worker({ windowMs: 200 });
+    await slack.connected(2);
+    await slack.act({ message: decline.message, actionId: ACTIONS.decline, value: decline.value, user: 'UBOSS' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer of the resumed run');
+    expect(deploy.calls).toBe(0);
+    expect(decline.message.text).toContain('Declined by <@UBOSS>');
+    // the decision already made answered the gate: the clicked message lost its buttons and no
+    // second set was posted
+    expect(botSaid(ts).filter((m) => JSON.stringify(m.blocks).includes(ACTIONS.decline))).toHaveLength(0);
+    const last = fakeModel.requests.at(-1)?.bodyText ?? '';
+    expect(last).toContain('the operator declined this call');
+  });
+
   it('takes a typed answer to a question while the run waits', async () => {
     await worker();
     await slack.connected();
