@@ -105,14 +105,15 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   const telemetry = openCommandTelemetry(config, io, flags);
   const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
   try {
-    await serveWith(runtime, mcp, address, io, telemetry.servedToolWrapper());
+    // no wrapper at all while telemetry is off: a served call pays for nothing it does not export
+    await serveWith(runtime, mcp, address, io, telemetry.servedToolWrappers());
   } finally {
     await runtime.close();
     await finishCommandTelemetry(telemetry, io);
   }
 }
 
-async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io, telemetry: InvokeWrapper): Promise<void> {
+async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
   const [{ assembleTools }, { startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
@@ -126,7 +127,7 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
       confirmOverMcp: mcp.confirmOverMcp,
       confirmTags: config.harness.confirmTags,
       scrub: runtime.scrub,
-      wrappers: [telemetry],
+      wrappers,
       maxConcurrentTools: mcp.maxConcurrentTools,
       toolTimeoutMs: mcp.toolTimeout.ms,
       workDir: io.cwd,
