@@ -14,6 +14,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
+import { parsePort, stopRequested } from '../process.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
 
 /** The port and address used when neither a flag, the environment nor the file names one. */
@@ -33,15 +34,6 @@ interface McpFlags {
 export interface ListenAddress {
   readonly host: string;
   readonly port: number;
-}
-
-function parsePort(text: string, from: string): number {
-  const trimmed = text.trim();
-  const n = /^[0-9]+$/.test(trimmed) ? Number(trimmed) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 65535) {
-    throw new UsageError(`${from} must be a TCP port from 1 to 65535, got ${JSON.stringify(text)}`);
-  }
-  return n;
 }
 
 /**
@@ -69,27 +61,6 @@ function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, n
   println(io.err);
   println(io.err, 'Add to Claude Code with:');
   println(io.err, `  claude mcp add --transport http ${name} ${server.endpoint}`);
-}
-
-/**
- * Resolves once the operator asks to stop. The first SIGINT or SIGTERM starts a graceful stop;
- * a second exits at once, because a stop that hangs must still be escapable.
- */
-function stopRequested(io: Io): Promise<void> {
-  return new Promise((resolveStop) => {
-    let asked = false;
-    const onSignal = (): void => {
-      if (asked) {
-        println(io.err, 'stopping now');
-        process.exit(EXIT.aborted);
-      }
-      asked = true;
-      println(io.err, 'stopping (press Ctrl-C again to exit at once)');
-      resolveStop();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
 }
 
 async function serve(flags: McpFlags, io: Io): Promise<void> {

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../../config/loopback.js';
 import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
+import { parsePort, stopRequested } from '../process.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
 
 export const DEFAULT_WEB_PORT = 8090;
@@ -25,11 +25,7 @@ interface WebFlags {
 
 /** The port to listen on: 1 to 65535, or 0 for any free port. */
 export function parseWebPort(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_WEB_PORT;
-  const trimmed = text.trim();
-  const n = /^[0-9]{1,5}$/.test(trimmed) ? Number(trimmed) : NaN;
-  if (!Number.isInteger(n) || n > 65535) throw new UsageError(`--port must be a TCP port from 1 to 65535 (or 0 for any free port), got ${JSON.stringify(text)}`);
-  return n;
+  return text === undefined ? DEFAULT_WEB_PORT : parsePort(text, '--port', { anyFree: true });
 }
 
 /** The address to bind: loopback unless `--address` names another, which is allowed with a warning. */
@@ -42,24 +38,6 @@ export function webAddress(flag: string | undefined): { readonly host: string; r
     host,
     warning: `serving on ${host}, which is not a loopback address: anyone who can reach it and holds the printed address (with its token) can drive this agent and approve its tools; the connection is plain HTTP`,
   };
-}
-
-/** Resolves once the operator asks to stop; a second signal exits at once. */
-function stopRequested(io: Io): Promise<void> {
-  return new Promise((resolveStop) => {
-    let asked = false;
-    const onSignal = (): void => {
-      if (asked) {
-        println(io.err, 'stopping now');
-        process.exit(EXIT.aborted);
-      }
-      asked = true;
-      println(io.err, 'stopping (press Ctrl-C again to exit at once)');
-      resolveStop();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
 }
 
 async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
