@@ -5,8 +5,6 @@
  * drains on Ctrl-C and is killed mid-call; and `fisk run --nats-context --identity` runs a prompt
  * on an agent served here by a test handler (a tool call, a question and a cancel).
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +26,8 @@ import { connectNats } from '../../src/conns/index.js';
 import { openRuntime, startRun } from '../../src/host/index.js';
 import { importRemoteTools } from '../../src/remotetools/index.js';
 import type { Tool } from '../../src/toolkit/tool.js';
-import { MAIN, ROOT, ensureBuilt } from '../cli/support.js';
+import { ROOT, ensureBuilt, startFisk as startFiskIn, waitForErr } from '../cli/support.js';
+import type { FiskProcess } from '../cli/support.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
 const SECRET = 'sk-ant-served-secret-0123456789';
@@ -38,32 +37,10 @@ let nc: NatsConnection;
 let home: string;
 let env: Record<string, string>;
 
-/** A `fisk` child process and what it has written so far. */
-interface Fisk {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
+type Fisk = FiskProcess;
 
 function startFisk(args: readonly string[], extraEnv: Record<string, string> = {}): Fisk {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: home, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const f: Fisk = { child, stdout: '', stderr: '', exited: new Promise((res) => child.once('close', (code) => res(code))) };
-  child.stdout?.on('data', (d: Buffer) => (f.stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (f.stderr += d.toString()));
-  return f;
-}
-
-/** Resolves once the process has written `text` to stderr; rejects if it exits first. */
-function waitForErr(f: Fisk, text: string | RegExp): Promise<void> {
-  return new Promise((res, rej) => {
-    const check = (): void => {
-      if (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)) res();
-      else if (f.child.exitCode !== null) rej(new Error(`fisk exited with ${f.child.exitCode} before writing ${String(text)}:\n${f.stderr}`));
-      else setTimeout(check, 20);
-    };
-    check();
-  });
+  return startFiskIn(args, home, { ...env, ...extraEnv });
 }
 
 /** Resolves with the first tool request the serving identity receives (a plain subscriber gets a copy). */

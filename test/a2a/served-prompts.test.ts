@@ -4,8 +4,6 @@
  * the fake model server: a tool call, a question answered by the caller, a cancel that parks the
  * run, and a drain that lets the prompt in flight finish.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +16,8 @@ import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/program.js';
 import { captureIo } from '../../src/cli/test-io.js';
-import { MAIN, ROOT, ensureBuilt } from '../cli/support.js';
+import { ROOT, ensureBuilt, startFisk as startFiskIn, waitForErr } from '../cli/support.js';
+import type { FiskProcess } from '../cli/support.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
 
@@ -27,30 +26,10 @@ let fake: FakeModelServer;
 let home: string;
 let env: Record<string, string>;
 
-interface Fisk {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
+type Fisk = FiskProcess;
 
 function startFisk(args: readonly string[]): Fisk {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const f: Fisk = { child, stdout: '', stderr: '', exited: new Promise((res) => child.once('close', (code) => res(code))) };
-  child.stdout?.on('data', (d: Buffer) => (f.stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (f.stderr += d.toString()));
-  return f;
-}
-
-function waitForErr(f: Fisk, text: string | RegExp): Promise<void> {
-  return new Promise((res, rej) => {
-    const check = (): void => {
-      if (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)) res();
-      else if (f.child.exitCode !== null) rej(new Error(`fisk exited with ${f.child.exitCode} before writing ${String(text)}:\n${f.stderr}`));
-      else setTimeout(check, 20);
-    };
-    check();
-  });
+  return startFiskIn(args, home, env);
 }
 
 async function startWorker(): Promise<Fisk> {

@@ -1,5 +1,6 @@
 /** The built CLI for end-to-end tests that drive `fisk` as a person does, from another directory. */
 import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,4 +44,33 @@ export async function runFisk(args: readonly string[], cwd: string, env: Record<
   child.stdin.end(stdin);
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   return { code, stdout, stderr };
+}
+
+/** A `fisk` child process still running, and what it has written so far. */
+export interface FiskProcess {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts the built `fisk` with `args` in `cwd` under exactly `env`, without a terminal. */
+export function startFisk(args: readonly string[], cwd: string, env: Record<string, string>): FiskProcess {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const f: FiskProcess = { child, stdout: '', stderr: '', exited: new Promise((res) => child.once('close', (code) => res(code))) };
+  child.stdout?.on('data', (d: Buffer) => (f.stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (f.stderr += d.toString()));
+  return f;
+}
+
+/** Resolves once the process has written `text` to stderr; rejects if it exits first. */
+export function waitForErr(f: FiskProcess, text: string | RegExp): Promise<void> {
+  return new Promise((res, rej) => {
+    const check = (): void => {
+      if (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)) res();
+      else if (f.child.exitCode !== null) rej(new Error(`fisk exited with ${f.child.exitCode} before writing ${String(text)}:\n${f.stderr}`));
+      else setTimeout(check, 20);
+    };
+    check();
+  });
 }
