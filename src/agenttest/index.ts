@@ -48,3 +48,5 @@ export type {
   ReceivedSpanEvent,
 } from './otlp-receiver.js';
 export { anthropicEventStream, chatCompletionEventStream, openaiResponseEventStream, streamIfAsked } from './sse-wire.js';
+export { HeldTool } from './held-tool.js';
+export type { HeldToolOptions } from './held-tool.js';

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
+import { HeldTool } from '../agenttest/held-tool.js';
 import type { FakeModelServer, ReceivedRequest } from '../agenttest/fake-model-server.js';
 import { startNatsServer } from '../agenttest/nats-server.js';
 import type { NatsServer } from '../agenttest/nats-server.js';
@@ -22,45 +23,10 @@ import { openRuntime, startRun } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { fileTaskStore } from '../tasks/index.js';
 import type { TaskRecord, TaskStore } from '../tasks/index.js';
-import type { Outcome, Tool } from '../toolkit/tool.js';
 import { encodeJob, jobRunId } from './job.js';
 import type { Job } from './job.js';
 import { openJobsChannel } from './jobs.js';
 import { startServer } from './server.js';
-
-/** A tool whose calls wait until the test lets them go. */
-class Hold {
-  held = 0;
-  #waiters: (() => void)[] = [];
-  #arrivals: (() => void)[] = [];
-  tool(): Tool {
-    const schema = { type: 'object', properties: {}, additionalProperties: false };
-    return {
-      name: 'hold',
-      description: 'hold',
-      modelDescription: 'hold',
-      inputSchema: schema,
-      kind: 'custom',
-      presentation: 'traced',
-      capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: false, gate: { gated: false }, tags: [], behavior: null, describeCall: null },
-      definition: (deferLoading) => ({ name: 'hold', description: 'hold', inputSchema: schema, deferLoading }),
-      execute: async (): Promise<Outcome> => {
-        this.held++;
-        for (const a of this.#arrivals.splice(0)) a();
-        await new Promise<void>((resolve) => this.#waiters.push(resolve));
-        return { status: 'completed', output: '{"held":true}', isError: false };
-      },
-      mcpExposable: () => false,
-      a2aExposable: () => false,
-    };
-  }
-  async until(n: number): Promise<void> {
-    while (this.held < n) await new Promise<void>((r) => this.#arrivals.push(r));
-  }
-  release(): void {
-    for (const w of this.#waiters.splice(0)) w();
-  }
-}
 
 /** Prompts containing "hold" call the hold tool first; every prompt is answered "answer: <prompt>". */
 function model(req: ReceivedRequest) {
@@ -100,7 +66,7 @@ afterAll(async () => {
 interface Setup {
   readonly runtime: Runtime;
   readonly tasks: TaskStore;
-  readonly hold: Hold;
+  readonly hold: HeldTool;
   readonly stream: string;
   readonly subject: string;
   readonly warnings: string[];
@@ -125,7 +91,7 @@ async function setup(): Promise<Setup> {
     { text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
     'run',
   );
-  const hold = new Hold();
+  const hold = new HeldTool({ output: '{"held":true}' });
   const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [hold.tool()] });
   const tasks = fileTaskStore(join(dir, 'tasks'));
   cleanups.push(async () => {
@@ -241,7 +207,8 @@ describe('the jobs channel', () => {
     // nothing lost: another worker takes the second job
     const hold = s.hold;
     const again = await serve(s, 1);
-    await hold.until(2);
+    // the second job's call, counted across both workers
+    await hold.arrived(2);
     hold.release();
     expect(await s.waitFor('second')).toMatchObject({ state: 'completed', answer: 'answer: hold second' });
     await again.drain();

@@ -4,60 +4,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
+import { HeldTool } from '../agenttest/held-tool.js';
 import type { FakeModelServer, ReceivedRequest } from '../agenttest/fake-model-server.js';
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
-import type { Outcome, Tool } from '../toolkit/tool.js';
 import type { Channel, Work, WorkResult } from './channel.js';
 import { startServer } from './server.js';
-
-/** A tool that holds each call until the test lets it go, counting how many are held at once. */
-class Gate {
-  held = 0;
-  most = 0;
-  calls = 0;
-  #waiters: (() => void)[] = [];
-  #arrivals: (() => void)[] = [];
-
-  tool(): Tool {
-    const schema = { type: 'object', properties: {}, additionalProperties: false };
-    return {
-      name: 'hold',
-      description: 'hold',
-      modelDescription: 'hold',
-      inputSchema: schema,
-      kind: 'custom',
-      presentation: 'traced',
-      capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: false, gate: { gated: false }, tags: [], behavior: null, describeCall: null },
-      definition: (deferLoading) => ({ name: 'hold', description: 'hold', inputSchema: schema, deferLoading }),
-      execute: async (_input, _deps, signal): Promise<Outcome> => {
-        this.calls++;
-        this.held++;
-        this.most = Math.max(this.most, this.held);
-        for (const a of this.#arrivals.splice(0)) a();
-        await new Promise<void>((resolve) => {
-          this.#waiters.push(resolve);
-          signal?.addEventListener('abort', () => resolve(), { once: true });
-        });
-        this.held--;
-        return { status: 'completed', output: '{"held":true}', isError: false };
-      },
-      mcpExposable: () => false,
-      a2aExposable: () => false,
-    };
-  }
-
-  /** Resolves once `n` calls are held. */
-  async until(n: number): Promise<void> {
-    while (this.held < n) await new Promise<void>((r) => this.#arrivals.push(r));
-  }
-
-  release(): void {
-    for (const w of this.#waiters.splice(0)) w();
-  }
-}
 
 /** A channel fed by the test: `next` waits for pushed work, the hold, or a close. */
 class FakeChannel implements Channel {
@@ -154,7 +108,7 @@ function toolThenText(req: ReceivedRequest) {
 let fake: FakeModelServer;
 let dir: string;
 let runtime: Runtime;
-let gate: Gate;
+let gate: HeldTool;
 
 beforeAll(async () => {
   fake = await startFakeModelServer({ fallback: toolThenText });
@@ -165,7 +119,7 @@ afterAll(async () => {
 
 async function open(): Promise<Runtime> {
   dir = mkdtempSync(join(tmpdir(), 'fisk-server-'));
-  gate = new Gate();
+  gate = new HeldTool({ output: '{"held":true}' });
   const config = parseConfigForMode(
     { text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
     'run',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../../agenttest/fake-model-server.js';
+import { HeldTool } from '../../agenttest/held-tool.js';
 import type { FakeModelServer, ReceivedRequest } from '../../agenttest/fake-model-server.js';
 import { startFakeSlack } from '../../agenttest/fake-slack.js';
 import type { FakeSlack, FakeSlackMessage } from '../../agenttest/fake-slack.js';
@@ -11,7 +12,6 @@ import { parseConfigForMode } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
 import { loadRun } from '../../runstate/index.js';
-import type { Outcome, Tool } from '../../toolkit/tool.js';
 import { startServer } from '../server.js';
 import type { Server } from '../server.js';
 import { openSlackChannel } from './channel.js';
@@ -20,66 +20,6 @@ import { ACTIONS } from './questions.js';
 import { slackTokens, threadSessionId } from './settings.js';
 
 const CHANNEL = 'C0FISK';
-
-/** A custom tool; `gated` puts it behind the confirm gate, `hold` keeps each call until released. */
-class TestTool {
-  calls = 0;
-  held = 0;
-  #release: (() => void)[] = [];
-  #arrive: (() => void)[] = [];
-
-  constructor(
-    readonly name: string,
-    readonly gated: boolean,
-    readonly hold: boolean,
-  ) {}
-
-  tool(): Tool {
-    const schema = { type: 'object', properties: {}, additionalProperties: false };
-    return {
-      name: this.name,
-      description: this.name,
-      modelDescription: this.name,
-      inputSchema: schema,
-      kind: 'custom',
-      presentation: 'traced',
-      capabilities: {
-        prompter: false,
-        workDir: false,
-        operatorPaced: false,
-        deferrable: false,
-        gate: this.gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false },
-        tags: this.gated ? ['ai:confirm'] : [],
-        behavior: null,
-        describeCall: null,
-      },
-      definition: (deferLoading) => ({ name: this.name, description: this.name, inputSchema: schema, deferLoading }),
-      execute: async (_input, _deps, signal): Promise<Outcome> => {
-        this.calls++;
-        if (this.hold) {
-          this.held++;
-          for (const a of this.#arrive.splice(0)) a();
-          await new Promise<void>((resolve) => {
-            this.#release.push(resolve);
-            signal?.addEventListener('abort', () => resolve(), { once: true });
-          });
-          this.held--;
-        }
-        return { status: 'completed', output: `{"${this.name}":"ok"}`, isError: false };
-      },
-      mcpExposable: () => false,
-      a2aExposable: () => false,
-    };
-  }
-
-  async until(n: number): Promise<void> {
-    while (this.held < n) await new Promise<void>((r) => this.#arrive.push(r));
-  }
-
-  release(): void {
-    for (const r of this.#release.splice(0)) r();
-  }
-}
 
 /** The text of the conversation's user messages, as the model received them. */
 function userTexts(req: ReceivedRequest): string[] {
@@ -109,8 +49,8 @@ let fakeModel: FakeModelServer;
 let slack: FakeSlack;
 let dir: string;
 const open: { runtime?: Runtime; server?: Server; channel?: SlackChannel }[] = [];
-let deploy: TestTool;
-let hold: TestTool;
+let deploy: HeldTool;
+let hold: HeldTool;
 
 beforeAll(async () => {
   fakeModel = await startFakeModelServer({ fallback: model });
@@ -121,8 +61,8 @@ afterAll(async () => {
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-slack-'));
   slack = await startFakeSlack();
-  deploy = new TestTool('deploy', true, false);
-  hold = new TestTool('hold', false, true);
+  deploy = new HeldTool({ name: 'deploy', gated: true, hold: false });
+  hold = new HeldTool({ name: 'hold' });
 });
 afterEach(async () => {
   hold.release();
