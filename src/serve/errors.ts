@@ -4,7 +4,6 @@ import type { ErrorCategory } from '../errors/fisk-error.js';
 
 export const SERVE_ERROR_CODES = [
   'no_endpoint', // the configuration enables nothing this build can serve
-  'not_built', // an endpoint or flag the configuration asks for that this build does not serve
   'no_tools', // nothing is left to lend after filtering and gating
 ] as const;
 export type ServeErrorCode = (typeof SERVE_ERROR_CODES)[number];
@@ -21,8 +20,6 @@ export class ServeError extends FiskError<ServeErrorCode> {
       case 'no_endpoint':
       case 'no_tools':
         return 'configuration';
-      case 'not_built':
-        return 'unavailable';
       default: {
         const never: never = this.code;
         return never;

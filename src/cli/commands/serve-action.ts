@@ -79,7 +79,7 @@ function checkFlags(flags: ServeFlags, cwd: string): Resolved {
 function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   for (const f of LOOP_FLAGS) {
     if (flags[f.key] !== undefined) {
-      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true or add expose.agent.jobs to serve runs); remove ${f.flag}`);
+      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true, or add expose.agent.jobs or expose.agent.slack, to serve runs); remove ${f.flag}`);
     }
   }
 }
