@@ -4,7 +4,7 @@
  * person leaving, an exception, the process exiting), the screen is restored once and the standard
  * error held meanwhile is written out after it.
  */
-import { render } from 'ink';
+import { render } from './ink.js';
 import { createElement } from 'react';
 import type { RunHandle } from '../host/index.js';
 import { ViewController } from './controller.js';

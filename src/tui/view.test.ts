@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { Terminal } from '@xterm/headless';
-import { render } from 'ink';
+import { render } from './ink.js';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';

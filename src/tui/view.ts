@@ -2,7 +2,7 @@
  * The Ink components of the full-screen view: the viewport, the question modal, the bottom row and
  * the status bar, drawn from one {@link Frame}. Keys go straight to the controller.
  */
-import { Box, Text, useInput, useStdout } from 'ink';
+import { Box, Text, useInput, useStdout } from './ink.js';
 import { createElement as h, useEffect, useSyncExternalStore } from 'react';
 import type { ReactElement } from 'react';
 import type { ViewController } from './controller.js';

@@ -64,7 +64,8 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     fake.reply(s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders' } }], { text: 'Purging now.' })), s(anthropicText('The orders stream is purged.')));
     const done = join(dir, 'exit-status');
     const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders'].map((a) => `'${a}'`).join(' ');
-    tmux('new-session', '-d', '-s', SESSION, '-x', '90', '-y', '24', '-c', dir, `${command} 2> errors.txt; echo $? > '${done}'; sleep 600`);
+    // CI=true as a CI runner sets it: the view still draws, since a terminal is what chose it
+    tmux('new-session', '-d', '-s', SESSION, '-x', '90', '-y', '24', '-c', dir, `CI=true ${command} 2> errors.txt; echo $? > '${done}'; sleep 600`);
 
     const modal = await until((t) => t.includes('BLOCKED'), 'the approval');
     expect(modal).toContain('Approval needed to run:');
