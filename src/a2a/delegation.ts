@@ -311,6 +311,8 @@ export interface DelegateOptions {
   readonly context?: string;
   readonly toolHints?: readonly string[];
   readonly budget?: Budget;
+  /** Ask for the model's text as fragments while it is generated (the request's `stream` field). */
+  readonly stream?: boolean;
   /** Continue this conversation (a follow-up) instead of starting one. */
   readonly conversation?: string;
   /** The longest silence accepted between two messages; floored at three keepalive intervals. */
@@ -325,6 +327,11 @@ export interface DelegateOptions {
   readonly onQuestion?: (question: QuestionMessage, keepalive: () => Promise<void>) => Promise<string | boolean | null>;
   /** Aborting it sends a cancel: the remote run parks at its next boundary and ends suspended. */
   readonly signal?: AbortSignal;
+  /**
+   * Told once the agent acked the request: whether it accepted it (a refusal's error follows),
+   * and the conversation a follow-up names to continue this one.
+   */
+  readonly onAck?: (accepted: boolean, conversation: string) => void;
 }
 
 /**
@@ -340,6 +347,7 @@ export async function delegate(transport: Transport, self: string, agent: string
     ...(opts.context !== undefined ? { context: opts.context } : {}),
     ...(opts.toolHints !== undefined ? { tool_hints: opts.toolHints } : {}),
     ...(opts.budget !== undefined ? { budget: opts.budget } : {}),
+    ...(opts.stream === true ? { stream: true } : {}),
   };
   const req =
     opts.conversation === undefined
@@ -366,6 +374,7 @@ export async function delegate(transport: Transport, self: string, agent: string
       switch (m.protocol) {
         case 'io.choria.fisk-ai.v1.ack':
           if (m.sequence !== 1) throw new A2aError('sequence', `an ack arrived at position ${m.sequence}`);
+          opts.onAck?.(m.accepted, req.conversation);
           if (m.accepted && opts.signal !== undefined) {
             if (opts.signal.aborted) onAbort();
             else opts.signal.addEventListener('abort', onAbort, { once: true });

@@ -14,6 +14,7 @@ export const AGENT_ERROR_CODES = [
   'pii', // the PII scanner could not be built for a mode other than off
   'options', // runAgent was called with options it cannot honour
   'crashed', // an unexpected exception inside the run: a bug, not a model or tool failure
+  'remote', // the agent a run was delegated to ended it with an error, or could not be followed to its end
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 
@@ -45,6 +46,7 @@ export class AgentError extends FiskError<AgentErrorCode> {
       case 'journal':
       case 'hook':
       case 'taken_over':
+      case 'remote':
         return 'runtime';
       default: {
         const never: never = this.code;

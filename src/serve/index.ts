@@ -3,6 +3,8 @@ export { startToolServer, checkServable } from './tool-server.js';
 export type { NotServed, Servable, ToolServer, ToolServerOptions } from './tool-server.js';
 export { runRemote, eventFromBlock, statusForStopReason } from './remote-run.js';
 export type { RemoteRunOptions, RemoteRunOutcome } from './remote-run.js';
+export { startRemoteRun, outcomeFromRemote } from './remote-handle.js';
+export type { RemoteHandleOptions, RemoteRunHandle } from './remote-handle.js';
 export { ServeError, SERVE_ERROR_CODES } from './errors.js';
 export type { ServeErrorCode } from './errors.js';
 export type { Channel, Work, WorkResult } from './channel.js';

@@ -20,10 +20,23 @@ export interface RemoteRunOptions {
   /** The identity of the agent that runs the prompt. */
   readonly agent: string;
   readonly prompt: string;
+  /** Continue this conversation (a follow-up in the same remote session) instead of starting one. */
+  readonly conversation?: string;
+  /** Ask the agent to stream the model's text as `text_fragment` events. */
+  readonly stream?: boolean;
   /** Receives the remote run's events, in order. */
   readonly sink: EventSink;
   /** Answers the remote run's questions; without one that can prompt, every question gets the conservative answer. */
   readonly prompter?: Prompter;
+  /**
+   * Answers the remote run's questions instead of the prompter: each was emitted to the sink as a
+   * `question` event carrying the agent's question id, and the answer is awaited here (a run
+   * handle's `answer(id)`), so nothing is asked twice. `signal` aborts when the run ends or is
+   * cancelled with the question still open.
+   */
+  readonly answer?: (question: QuestionMessage, signal: AbortSignal) => Promise<string | boolean | null>;
+  /** Told once the agent acked the request, with the conversation a follow-up continues. */
+  readonly onAck?: (accepted: boolean, conversation: string) => void;
   /** Aborting it sends the cancel: the remote run parks at its next boundary. */
   readonly signal?: AbortSignal;
   /** The longest silence accepted from the agent (floored at three keepalive intervals). */
@@ -111,7 +124,7 @@ export function statusForStopReason(reason: string): RunStatus {
 }
 
 /** The conservative answer to a question nobody here can answer. */
-function conservative(q: QuestionMessage): string | boolean | null {
+export function conservativeAnswer(q: QuestionMessage): string | boolean | null {
   switch (q.kind) {
     case 'approval':
       return 'decline';
@@ -185,14 +198,21 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
   };
   const onQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<string | boolean | null> => {
     const prompter = opts.prompter;
-    if (prompter === undefined || !prompter.canPrompt()) {
+    const answer = opts.answer;
+    const put =
+      answer !== undefined
+        ? (): Promise<string | boolean | null> => answer(q, questions.signal)
+        : prompter !== undefined && prompter.canPrompt()
+          ? (): Promise<string | boolean | null> => ask(prompter, opts.agent, q, cleanText(q.text), questions.signal)
+          : undefined;
+    if (put === undefined) {
       opts.sink.emit({ type: 'warning', text: `nobody can answer ${opts.agent}'s ${q.kind} question here (no terminal), so it was declined` });
-      return conservative(q);
+      return conservativeAnswer(q);
     }
     // while somebody is deciding, say so, so the agent's window does not close on them
     const alive = setInterval(() => void keepalive().catch(() => undefined), keepaliveMs);
     try {
-      return await ask(prompter, opts.agent, q, cleanText(q.text), questions.signal);
+      return await put();
     } finally {
       clearInterval(alive);
     }
@@ -202,6 +222,9 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
   try {
     const end = await delegate(opts.transport, opts.self, opts.agent, {
       prompt: opts.prompt,
+      ...(opts.conversation === undefined ? {} : { conversation: opts.conversation }),
+      ...(opts.stream === true ? { stream: true } : {}),
+      ...(opts.onAck === undefined ? {} : { onAck: opts.onAck }),
       onUpdate,
       onQuestion,
       keepaliveMs,

@@ -1,5 +1,4 @@
-import { PassThrough, Writable } from 'node:stream';
-import { Terminal } from '@xterm/headless';
+import { Writable } from 'node:stream';
 import { render } from './ink.js';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,10 +10,9 @@ import type { Outcome, Tool } from '../toolkit/tool.js';
 import { ViewController } from './controller.js';
 import { runFullScreen } from './index.js';
 import { StderrBuffer } from './screen.js';
+import { headless } from '../../test/tui/headless-terminal.js';
+import type { Screen } from '../../test/tui/headless-terminal.js';
 import { FullScreen } from './view.js';
-
-const COLUMNS = 72;
-const ROWS = 16;
 
 function gatedTool(name: string, runs: string[]): Tool {
   const schema = { type: 'object', properties: { target: { type: 'string' }, count: { type: 'number' } }, additionalProperties: false };
@@ -42,51 +40,6 @@ function gatedTool(name: string, runs: string[]): Tool {
     },
     mcpExposable: () => false,
     a2aExposable: () => false,
-  };
-}
-
-/** A terminal that keeps what is drawn on it, as a person would see it. */
-interface Screen {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stdin: NodeJS.ReadStream;
-  text(): string;
-  until(needle: string | RegExp): Promise<string>;
-  press(keys: string): void;
-}
-
-function headless(record?: (chunk: string) => void): Screen {
-  const term = new Terminal({ cols: COLUMNS, rows: ROWS, allowProposedApi: true, convertEol: true });
-  const out = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk), () => cb());
-    },
-  });
-  Object.assign(out, { isTTY: true, columns: COLUMNS, rows: ROWS });
-  if (record !== undefined) {
-    // what was written, in order, at the moment it is written (the terminal may still be parsing)
-    const write = out.write.bind(out) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    Object.assign(out, { write: (chunk: unknown, ...rest: unknown[]) => (record(String(chunk)), write(chunk, ...rest)) });
-  }
-  const input = new PassThrough();
-  Object.assign(input, { isTTY: true, setRawMode: () => input, ref: () => input, unref: () => input });
-  const text = (): string => {
-    const buf = term.buffer.active;
-    const lines: string[] = [];
-    for (let i = 0; i < ROWS; i++) lines.push(buf.getLine(i)?.translateToString(true) ?? '');
-    return lines.join('\n');
-  };
-  return {
-    stdout: out as unknown as NodeJS.WriteStream,
-    stdin: input as unknown as NodeJS.ReadStream,
-    text,
-    until: async (needle) => {
-      for (;;) {
-        const t = text();
-        if (typeof needle === 'string' ? t.includes(needle) : needle.test(t)) return t;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
-    press: (keys) => input.write(keys),
   };
 }
 

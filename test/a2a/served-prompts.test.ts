@@ -4,22 +4,47 @@
  * the fake model server: a tool call, a question answered by the caller, a cancel that parks the
  * run, and a drain that lets the prompt in flight finish.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
 import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { startNatsServer } from '../../src/agenttest/nats-server.js';
 import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/program.js';
 import { captureIo } from '../../src/cli/test-io.js';
-import { ROOT, ensureBuilt, startFisk as startFiskIn, waitForErr } from '../cli/support.js';
+import { MAIN, ROOT, ensureBuilt, startFisk as startFiskIn, waitForErr } from '../cli/support.js';
 import type { FiskProcess } from '../cli/support.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
+
+/** The full-screen view is driven in a real tmux pane on its own server socket, when tmux is there. */
+const SOCKET = `fisk-served-${process.pid}`;
+const PANE = 'remote';
+const hasTmux = ((): boolean => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+async function untilPane(test: (screen: string) => boolean, what: string): Promise<string> {
+  let last = '';
+  for (let i = 0; i < 5000; i++) {
+    last = tmux('capture-pane', '-p', '-t', PANE);
+    if (test(last)) return last;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the pane never showed ${what}; it showed:\n${last}`);
+}
 
 let nats: NatsServer;
 let fake: FakeModelServer;
@@ -126,6 +151,41 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
     // the sleep finished before the run parked: only one model call was made
     expect(fake.requests).toHaveLength(1);
   });
+
+  it.skipIf(!hasTmux)('shows the delegated run in the full-screen view at a terminal: the question is its modal, the answer is reprinted on exit', async () => {
+    fake.reset();
+    const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
+    fake.reply(s(anthropicToolUse([{ id: 'toolu_5', name: 'ask_human_confirm', input: { question: 'Shout it?' } }])), s(anthropicText('shouted, as you agreed')));
+    const done = join(home, 'pane-exit-status');
+    const vars = Object.entries(env).map(([k, v]) => `${k}='${v}'`);
+    const command = [process.execPath, MAIN, 'run', '--nats-context', 'lab', '--identity', 'worker', 'say', 'it'].map((a) => `'${a}'`).join(' ');
+    // CI=true as a CI runner sets it: a terminal is what chooses the view
+    tmux('new-session', '-d', '-s', PANE, '-x', '90', '-y', '24', '-c', home, `env ${vars.join(' ')} CI=true ${command} 2> pane-errors.txt; echo $? > '${done}'; sleep 600`);
+    try {
+      const modal = await untilPane((t) => t.includes('BLOCKED'), 'the question');
+      expect(modal).toContain('Shout it?');
+      expect(modal).toMatch(/› 1\) No/);
+      expect(modal).toContain('BLOCKED │ worker');
+      tmux('send-keys', '-t', PANE, '2');
+      const answered = await untilPane((t) => t.includes('AWAITING INPUT'), 'the end of the turn');
+      expect(answered).toContain('shouted, as you agreed');
+      tmux('send-keys', '-t', PANE, 'C-d');
+      await untilPane(() => existsSync(done), 'the process ending');
+      expect(readFileSync(done, 'utf8').trim()).toBe('0');
+      expect(readFileSync(join(home, 'pane-errors.txt'), 'utf8')).toMatch(/Run summary: agent=worker stop_reason=end_turn tokens=\d+\/\d+/);
+      // the answer went back to the agent: the model read the confirmation
+      expect(JSON.stringify(fake.requests[1]?.body)).toContain('confirmed\\":true');
+      const after = tmux('capture-pane', '-p', '-t', PANE);
+      expect(after).not.toContain('AWAITING INPUT');
+      expect(after).toContain('shouted, as you agreed');
+    } finally {
+      try {
+        tmux('kill-server');
+      } catch {
+        // never started, or already gone
+      }
+    }
+  }, 120_000);
 
   it('drains on Ctrl-C with a prompt in flight: the run finishes and answers, then the process exits', async () => {
     fake.reset();

@@ -1,17 +1,23 @@
 /**
  * `fisk run --nats-context CTX --identity AGENT [query...]`: a client of an agent served
- * elsewhere. The prompt is delegated over a2a and the remote run is rendered on the same line
- * surface as a local one; its questions are asked on the terminal and Ctrl-C sends the cancel.
+ * elsewhere. The prompt is delegated over a2a and the remote run is rendered on the same surface
+ * as a local one (the full-screen view at a terminal, else the line surface); its questions are
+ * asked there and Ctrl-C sends the cancel.
  * Flags that belong to a local worker are refused when given on the command line.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { A2aError, createTransport } from '../../a2a/index.js';
+import type { Transport } from '../../a2a/index.js';
 import { parseConfigForMode } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
 import { connectNats } from '../../conns/index.js';
 import { DEFAULT_PROMPT } from '../../host/index.js';
-import { runRemote } from '../../serve/index.js';
+import type { RunHandle } from '../../host/index.js';
+import { runRemote, startRemoteRun } from '../../serve/index.js';
+import type { RemoteRunHandle, RemoteRunOutcome } from '../../serve/index.js';
+import { shouldUseFullScreen } from '../../tui/select.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -30,6 +36,8 @@ export interface RemoteFlags {
   readonly toolOutput?: boolean;
   readonly color: boolean;
   readonly verbose?: boolean;
+  /** False with `--no-tui`: the line surface even at a terminal. */
+  readonly tui?: boolean;
 }
 
 /** What a test can replace; the same members as `fisk run`'s own dependencies. */
@@ -73,69 +81,138 @@ export function checkRemoteFlags(flags: RemoteFlags, command: Command): void {
 }
 
 /** Who this client is and whom it asks: the configuration is read only when it is there or named. */
-function parties(flags: RemoteFlags, command: Command, io: Io): { readonly self: string; readonly agent: string } {
+function parties(flags: RemoteFlags, command: Command, io: Io): { readonly self: string; readonly agent: string; readonly config: Config | undefined } {
   const path = resolve(io.cwd, flags.config);
   const named = command.getOptionValueSource('config') === 'cli';
   const config = named || existsSync(path) ? parseConfigForMode({ path }, 'discover') : undefined;
   const agent = flags.identity ?? config?.identity;
   if (agent === undefined) throw new UsageError(`--nats-context needs --identity <agent>: no ${flags.config} here names the agent to ask`);
-  return { self: config?.identity ?? ANONYMOUS, agent };
+  return { self: config?.identity ?? ANONYMOUS, agent, config };
 }
 
-/** Runs `fisk run` as a client of a remote agent. */
+/** What both surfaces share: whom to ask, over what, and how to show it. */
+interface RemoteParts {
+  readonly transport: Transport;
+  readonly self: string;
+  readonly agent: string;
+  readonly context: string;
+  readonly prompt: string;
+  readonly verbose: boolean;
+  readonly toolOutput: boolean;
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** The agent could not be reached or its reply set broke: say which agent, over which context. */
+function unreachable(err: unknown, p: RemoteParts): unknown {
+  if (!(err instanceof A2aError)) return err;
+  return new CliError(`cannot run on agent ${JSON.stringify(p.agent)} over NATS context ${JSON.stringify(p.context)}: ${err.message}`, err.code === 'identity' ? EXIT.usage : EXIT.error, { cause: err });
+}
+
+/** The remote run on the line surface: its questions asked on the terminal, Ctrl-C sends the cancel. */
+async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (() => void)[]): Promise<RemoteRunOutcome> {
+  const surface = new LineSurface(io.err, { toolOutput: p.toolOutput, verbose: p.verbose });
+  let prompter = deps.prompter;
+  if (prompter === undefined && p.stdin.isTTY === true) {
+    const line = new LinePrompter({ input: p.stdin, output: io.err });
+    cleanup.push(() => line.close());
+    prompter = line;
+  }
+  const cancel = new AbortController();
+  let presses = 0;
+  cleanup.push(
+    (deps.onInterrupt ?? processInterrupt)(() => {
+      presses++;
+      if (presses > 1) process.exit(EXIT.aborted);
+      println(io.err, `\ncancel sent to ${p.agent}: its run stops at the next step; press Ctrl-C again to quit now`);
+      cancel.abort(new Error('interrupted'));
+    }),
+  );
+  try {
+    return await runRemote({ transport: p.transport, self: p.self, agent: p.agent, prompt: p.prompt, sink: surface, ...(prompter === undefined ? {} : { prompter }), signal: cancel.signal });
+  } catch (err) {
+    throw unreachable(err, p);
+  }
+}
+
+function isRemoteHandle(h: RunHandle): h is RemoteRunHandle {
+  return 'remote' in h;
+}
+
+/**
+ * The remote run in the full-screen view, as a local run is shown: the first turn is delegated
+ * before the screen is taken (an agent that cannot be reached says so on the normal screen), its
+ * questions are the view's modal, Ctrl-C sends the cancel, and the input row takes a follow-up
+ * in the same remote conversation.
+ */
+async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefined): Promise<RemoteRunOutcome> {
+  const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
+  const start = (text: string): Promise<RemoteRunHandle> => startRemoteRun({ transport: p.transport, self: p.self, agent: p.agent, prompt: text, stream: true });
+  let first: RemoteRunHandle;
+  try {
+    first = await start(p.prompt);
+  } catch (err) {
+    throw unreachable(err, p);
+  }
+  const result = await runFullScreen({
+    handle: first,
+    prompt: p.prompt,
+    identity: p.agent,
+    startSession: start,
+    verbose: p.verbose,
+    toolOutput: p.toolOutput,
+    noBell: config?.harness.noBell === true,
+    env: io.env,
+    stdout: io.out as NodeJS.WriteStream,
+    stdin: p.stdin as NodeJS.ReadStream,
+    stderr: new StderrBuffer(),
+    onInterrupt: (handler) => {
+      process.on('SIGTERM', handler);
+      return () => process.off('SIGTERM', handler);
+    },
+  });
+  const last = result.handle ?? first;
+  const handle = isRemoteHandle(last) ? last : first;
+  for (const w of result.warnings) println(io.err, `warning: ${w}`);
+  if (result.abandoned) {
+    // the last interrupt with the cancel still travelling: leave at once, as on the line surface
+    handle.cancel();
+    println(io.err, 'quit with the run still stopping');
+    process.exit(EXIT.aborted);
+  }
+  const ending = await handle.remote;
+  for (const h of result.handles) if (h !== handle) await h.close();
+  await handle.close();
+  return ending;
+}
+
+/** What is printed once the remote run has ended, whichever surface showed it. */
+function present(outcome: RemoteRunOutcome, agent: string, flags: RemoteFlags, io: Io): void {
+  if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env)));
+  else if (outcome.status === 'suspended') println(io.err, `${agent} suspended the run at its next step`);
+  if (outcome.error !== undefined) println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
+  else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
+  const usage = outcome.usage;
+  println(io.err, `Run summary: agent=${agent} stop_reason=${outcome.stopReason}${usage === undefined ? '' : ` tokens=${usage.input_tokens}/${usage.output_tokens}`}`);
+}
+
+/**
+ * Runs `fisk run` as a client of a remote agent: in the full-screen view under the same rule as a
+ * local run (both ends terminals, nothing turned it off), else on the line surface.
+ */
 export async function runRemoteCommand(query: readonly string[], flags: RemoteFlags, command: Command, io: Io, deps: RemoteDeps): Promise<void> {
   checkRemoteFlags(flags, command);
   const context = flags.natsContext ?? '';
-  const { self, agent } = parties(flags, command, io);
+  const { self, agent, config } = parties(flags, command, io);
   const verbose = flags.verbose === true || envFlag(io.env, 'VERBOSE');
   const toolOutput = flags.toolOutput === true || envFlag(io.env, 'TOOL_OUTPUT');
-  const surface = new LineSurface(io.err, { toolOutput, verbose });
+  const stdin = deps.stdin ?? process.stdin;
+  const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: flags.tui === false, env: envFlag(io.env, 'NO_TUI'), config: config?.harness.noTui === true });
   const cleanup: (() => void)[] = [];
   const conn = await connectNats(context, { env: io.env, name: `fisk-ai ${self}` });
   try {
-    let prompter = deps.prompter;
-    if (prompter === undefined) {
-      const stdin = deps.stdin ?? process.stdin;
-      if (stdin.isTTY === true) {
-        const line = new LinePrompter({ input: stdin, output: io.err });
-        cleanup.push(() => line.close());
-        prompter = line;
-      }
-    }
-    const cancel = new AbortController();
-    let presses = 0;
-    cleanup.push(
-      (deps.onInterrupt ?? processInterrupt)(() => {
-        presses++;
-        if (presses > 1) process.exit(EXIT.aborted);
-        println(io.err, `\ncancel sent to ${agent}: its run stops at the next step; press Ctrl-C again to quit now`);
-        cancel.abort(new Error('interrupted'));
-      }),
-    );
-    const prompt = query.join(' ').trim() || DEFAULT_PROMPT;
-    let outcome;
-    try {
-      outcome = await runRemote({
-        transport: createTransport('nats', { connection: conn.connection }),
-        self,
-        agent,
-        prompt,
-        sink: surface,
-        ...(prompter === undefined ? {} : { prompter }),
-        signal: cancel.signal,
-      });
-    } catch (err) {
-      if (err instanceof A2aError) {
-        throw new CliError(`cannot run on agent ${JSON.stringify(agent)} over NATS context ${JSON.stringify(context)}: ${err.message}`, err.code === 'identity' ? EXIT.usage : EXIT.error, { cause: err });
-      }
-      throw err;
-    }
-    if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env)));
-    else if (outcome.status === 'suspended') println(io.err, `${agent} suspended the run at its next step`);
-    if (outcome.error !== undefined) println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
-    else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
-    const usage = outcome.usage;
-    println(io.err, `Run summary: agent=${agent} stop_reason=${outcome.stopReason}${usage === undefined ? '' : ` tokens=${usage.input_tokens}/${usage.output_tokens}`}`);
+    const parts: RemoteParts = { transport: createTransport('nats', { connection: conn.connection }), self, agent, context, prompt: query.join(' ').trim() || DEFAULT_PROMPT, verbose, toolOutput, stdin };
+    const outcome = full ? await fullScreenRemote(parts, io, config) : await lineRemote(parts, io, deps, cleanup);
+    present(outcome, agent, flags, io);
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {

@@ -1,0 +1,216 @@
+/**
+ * A run another agent hosts, as the same run handle a local run gives, so every surface that
+ * renders a handle (the line surface, the full-screen view) renders a delegated run too. It sits
+ * on the delegation client (`runRemote`) and any a2a transport:
+ *
+ * - the remote reply set becomes the local events (and the answer, once the result arrives, the
+ *   final `text` event a local run ends with);
+ * - the remote run's questions are `question` events carrying the agent's own question id, and
+ *   `answer(id)` sends the answer back; nobody else is asked;
+ * - `suspend` and `cancel` send the a2a cancel (the remote run parks at its next boundary);
+ * - `followUp` continues the remote conversation with a delegated follow-up;
+ * - the outcome is a `RunOutcome`, its counters derived from the events the agent sent.
+ */
+import { A2aError } from '../a2a/index.js';
+import type { QuestionMessage, Transport } from '../a2a/index.js';
+import type { AgentEvent, EventSink } from '../agent/events.js';
+import type { RunOutcome } from '../agent/outcome.js';
+import { EventHub, HostError } from '../host/index.js';
+import type { QuestionAnswer, RunHandle } from '../host/index.js';
+import { stopReason, ZERO_USAGE } from '../llm/types.js';
+import { KINDS } from '../toolkit/tool.js';
+import type { Kind } from '../toolkit/tool.js';
+import { conservativeAnswer, runRemote } from './remote-run.js';
+import type { RemoteRunOutcome } from './remote-run.js';
+
+export interface RemoteHandleOptions {
+  readonly transport: Transport;
+  /** The calling identity, sent as the sender. */
+  readonly self: string;
+  /** The identity of the agent that runs the prompt. */
+  readonly agent: string;
+  readonly prompt: string;
+  /** Ask the agent to stream the model's text as `text_fragment` events. */
+  readonly stream?: boolean;
+  /** The longest silence accepted from the agent (floored at three keepalive intervals). */
+  readonly idleTimeoutMs?: number;
+  readonly keepaliveMs?: number;
+}
+
+/** A handle on a delegated run: a `RunHandle`, plus how the agent itself said the run ended. */
+export interface RemoteRunHandle extends RunHandle {
+  /** The agent the run was delegated to. */
+  readonly agent: string;
+  /** The conversation a follow-up continues (the first request's id). */
+  readonly conversation: string;
+  /** The remote ending as sent (stop reason, error code), for a surface that reports it. Never rejects. */
+  readonly remote: Promise<RemoteRunOutcome>;
+  followUp(prompt: string): Promise<RemoteRunHandle>;
+}
+
+interface Waiting {
+  readonly question: Promise<QuestionAnswer>;
+  readonly resolve: (value: QuestionAnswer) => void;
+  answered: boolean;
+}
+
+/** Counters from what the agent showed of its run: one model call per `model_call` phase, one tool call per result. */
+function countersFrom(events: readonly AgentEvent[], remote: RemoteRunOutcome): RunOutcome['counters'] {
+  let llmCalls = 0;
+  let toolCalls = 0;
+  let iteration = -1;
+  for (const e of events) {
+    if (e.type === 'status' && e.phase === 'model_call' && e.iteration !== iteration) {
+      iteration = e.iteration;
+      llmCalls++;
+    }
+    if (e.type === 'tool_result') toolCalls++;
+  }
+  // the agent does not say what kind of tool each call was
+  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
+  const usage = remote.usage === undefined ? ZERO_USAGE : { ...ZERO_USAGE, input: remote.usage.input_tokens, output: remote.usage.output_tokens };
+  return { llmCalls, toolCalls, toolCallsByKind: byKind, remoteToolCalls: 0, usage };
+}
+
+/** The local outcome for a remote ending. */
+export function outcomeFromRemote(remote: RemoteRunOutcome, agent: string, events: readonly AgentEvent[], durationMs: number): RunOutcome {
+  const common = { stopReason: stopReason(remote.stopReason), counters: countersFrom(events, remote), model: '', durationMs, nextIteration: 0, messages: [] };
+  if (remote.error !== undefined) {
+    const message = `${agent}: ${remote.error.message}${remote.error.code === undefined ? '' : ` (${remote.error.code})`}`;
+    if (remote.status === 'suspended') return { ...common, status: 'suspended', message, deferred: [] };
+    if (remote.status === 'aborted' || remote.status === 'budget' || remote.status === 'max_iterations') return { ...common, status: remote.status, message };
+    return { ...common, status: 'error', message, error: { code: 'remote', message } };
+  }
+  switch (remote.status) {
+    case 'completed':
+      return { ...common, status: 'completed', answer: remote.text };
+    case 'suspended':
+      return { ...common, status: 'suspended', message: remote.text === '' ? `${agent} suspended the run at its next step` : remote.text, deferred: [] };
+    case 'aborted':
+    case 'budget':
+    case 'max_iterations':
+      return { ...common, status: remote.status, message: remote.text === '' ? `${agent} stopped: ${remote.stopReason}` : remote.text };
+    case 'error':
+    case 'crashed': {
+      const message = `${agent} stopped the run: ${remote.stopReason}${remote.text === '' ? '' : `: ${remote.text}`}`;
+      return { ...common, status: 'error', message, error: { code: 'remote', message } };
+    }
+    default: {
+      const never: never = remote.status;
+      return never;
+    }
+  }
+}
+
+/**
+ * Delegates a prompt and returns its handle once the agent acked it. Throws `A2aError` when the
+ * agent cannot be reached (`unavailable`, `rejected`, `identity`); what goes wrong after the ack
+ * is the run's outcome, an error.
+ */
+export function startRemoteRun(opts: RemoteHandleOptions): Promise<RemoteRunHandle> {
+  return begin(opts, undefined);
+}
+
+async function begin(opts: RemoteHandleOptions, conversation: string | undefined): Promise<RemoteRunHandle> {
+  const hub = new EventHub();
+  const seen: AgentEvent[] = [];
+  const waiting = new Map<string, Waiting>();
+  const stop = new AbortController();
+  const began = Date.now();
+  const wait = (id: string): Waiting => {
+    let w = waiting.get(id);
+    if (w === undefined) {
+      let resolve: (value: QuestionAnswer) => void = () => undefined;
+      const question = new Promise<QuestionAnswer>((r) => (resolve = r));
+      w = { question, resolve, answered: false };
+      waiting.set(id, w);
+    }
+    return w;
+  };
+  const sink: EventSink = {
+    emit(event) {
+      // the question is waited for before anyone sees it, so an answer given at once is not lost
+      if (event.type === 'question' && event.id !== undefined) wait(event.id);
+      seen.push(event);
+      hub.emit(event);
+    },
+  };
+  const answer = async (q: QuestionMessage, signal: AbortSignal): Promise<QuestionAnswer> => {
+    const w = wait(q.question);
+    if (signal.aborted) return conservativeAnswer(q);
+    const given = new Promise<QuestionAnswer>((resolve) => signal.addEventListener('abort', () => resolve(conservativeAnswer(q)), { once: true }));
+    try {
+      return await Promise.race([w.question, given]);
+    } finally {
+      waiting.delete(q.question);
+    }
+  };
+
+  let acked: ((conversation: string) => void) | undefined;
+  const accepted = new Promise<string>((resolve) => (acked = resolve));
+  const running = runRemote({
+    transport: opts.transport,
+    self: opts.self,
+    agent: opts.agent,
+    prompt: opts.prompt,
+    sink,
+    answer,
+    signal: stop.signal,
+    onAck: (_accepted, c) => acked?.(c),
+    ...(conversation === undefined ? {} : { conversation }),
+    ...(opts.stream === true ? { stream: true } : {}),
+    ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: opts.idleTimeoutMs }),
+    ...(opts.keepaliveMs === undefined ? {} : { keepaliveMs: opts.keepaliveMs }),
+  });
+  // the handle exists once the agent answered; a failure before that is the caller's to report
+  const first = await Promise.race([accepted.then((c) => ({ acked: c })), running.then(() => ({ acked: undefined }))]);
+  const conv = first.acked ?? conversation ?? '';
+
+  const remote: Promise<RemoteRunOutcome> = running.catch((err: unknown): RemoteRunOutcome => {
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: 'error', stopReason: 'error', text: '', usage: undefined, error: { message, code: err instanceof A2aError ? err.code : undefined } };
+  });
+  const outcome = remote.then((r) => {
+    for (const w of waiting.values()) w.resolve(null);
+    if (r.status === 'completed' && r.text !== '') sink.emit({ type: 'text', text: r.text, final: true });
+    hub.close();
+    return outcomeFromRemote(r, opts.agent, seen, Date.now() - began);
+  });
+
+  const handle: RemoteRunHandle = {
+    agent: opts.agent,
+    conversation: conv,
+    remote,
+    start: { kind: 'new', runId: undefined },
+    runId: undefined,
+    system: [],
+    subscribe: (s) => hub.subscribe(s),
+    events: () => hub.events(),
+    // one stop the protocol has: the cancel, after which the remote run parks at its next boundary
+    suspend: () => stop.abort(new Error('suspend requested')),
+    cancel: () => stop.abort(new Error('canceled')),
+    answer: (id, value) => {
+      const w = waiting.get(id);
+      if (w === undefined || w.answered) return false;
+      w.answered = true;
+      w.resolve(value);
+      return true;
+    },
+    outcome,
+    async followUp(prompt: string): Promise<RemoteRunHandle> {
+      const previous = await outcome;
+      if (previous.status !== 'completed' && previous.status !== 'suspended') {
+        throw new HostError('resume', `a follow-up continues a completed or suspended turn; ${opts.agent}'s ended ${previous.status}`);
+      }
+      const text = prompt.trim();
+      if (text === '') throw new HostError('usage', 'a follow-up needs a prompt');
+      if (conv === '') throw new HostError('resume', `${opts.agent} never accepted the first prompt, so there is no conversation to continue`);
+      return begin({ ...opts, prompt: text }, conv);
+    },
+    async close(): Promise<void> {
+      stop.abort(new Error('closed'));
+      await outcome;
+    },
+  };
+  return handle;
+}
