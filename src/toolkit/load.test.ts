@@ -210,7 +210,7 @@ describe('loadApplicationTools', () => {
       } finally {
         await killDetached();
       }
-    });
+    }, 90_000);
   });
   it('refuses an invalid include pattern naming the key', async () => {
     expect((await refusal(options({ include: { tools: ['[a'], tags: [] } }))).message).toMatch(/^include\.tools: "\[a"/);

@@ -109,5 +109,5 @@ describe('examples/embed', () => {
     expect(second).toContain('shipped on Monday');
     const first = fake.requests[0]?.body as { tools: { name: string }[] };
     expect(first.tools.map((t) => t.name)).toEqual(['lookup_order']);
-  });
+  }, 120_000);
 });
