@@ -28,6 +28,12 @@ export const FUSE_K = 1;
  * the vectors still lift documents the words missed.
  */
 export const VECTOR_WEIGHT = 0.2;
+/**
+ * The lexical head: the vectors may reorder the lexical ranking's first this-many documents among
+ * themselves but never push one of them out, and the documents only they found join after the
+ * head. A document the words ranked fifth is still in the first five of the hybrid answer.
+ */
+export const LEXICAL_HEAD = 5;
 
 /**
  * How a search ended. `not_built` and `empty_index` are kept apart from `no_results`, and
@@ -85,6 +91,26 @@ export function fuse(lists: readonly (readonly number[])[]): { id: number; score
     list.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank + 1)));
   }
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/**
+ * Fuses the lexical document ranking with the vector one, keeping the lexical head: its first
+ * `head` documents come first, in their fused order, then every other document in fused order
+ * (weighted reciprocal rank: the lexical list 1, the vectors `VECTOR_WEIGHT`, constant `FUSE_K`).
+ * Scores never rise down the list: a document after the head shows at most the score before it.
+ */
+export function fuseWithLexicalHead(lexical: readonly number[], vector: readonly number[], head: number = LEXICAL_HEAD): { id: number; score: number }[] {
+  const fused = fuseWeighted([
+    { ids: lexical, weight: 1 },
+    { ids: vector, weight: VECTOR_WEIGHT },
+  ]);
+  const inHead = new Set(lexical.slice(0, Math.max(0, head)));
+  const out = [...fused.filter((f) => inHead.has(f.id)), ...fused.filter((f) => !inHead.has(f.id))];
+  let floor = Infinity;
+  return out.map((f) => {
+    floor = Math.min(floor, f.score);
+    return { id: f.id, score: floor };
+  });
 }
 
 /** Reciprocal rank fusion of document lists with a weight per list; ties to the lower id. */
@@ -197,10 +223,10 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   const docs =
     vectorDocs === undefined
       ? ranked.slice(0, top).map((r) => ({ id: r.documentId, score: r.score }))
-      : fuseWeighted([
-          { ids: ranked.slice(0, CANDIDATES).map((r) => r.documentId), weight: 1 },
-          { ids: vectorDocs, weight: VECTOR_WEIGHT },
-        ]).slice(0, top);
+      : fuseWithLexicalHead(
+          ranked.slice(0, CANDIDATES).map((r) => r.documentId),
+          vectorDocs,
+        ).slice(0, top);
   const hits = hydrate(db, docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })));
   return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }
