@@ -153,6 +153,34 @@ describe('lexical ranking', () => {
   });
 });
 
+describe('copies of one file', () => {
+  it('answers with one of them, lexically and in hybrid search', async () => {
+    const t2 = tempDir();
+    try {
+      const text = '# Parser\n\nParses quux frobs into trees.\n';
+      t2.write('docs/parser/readme.md', text);
+      t2.write('docs/vendor/parser/readme.md', text);
+      t2.write('docs/trees.md', '# Trees\n\nGrowing frobs in trees.\n');
+      for (let i = 0; i < 5; i++) t2.write(`docs/other${i}.md`, `# Other ${i}\n\nNothing to see ${i}.\n`);
+      const dir = join(t2.path, 'store');
+      const w = openWriter(dir);
+      await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [], vector: vector() });
+      w.close();
+      const r = new KnowledgeReader(dir);
+      for (const v of [undefined, vector()]) {
+        const res = await search(r, 'quux frobs trees', { topK: 5, vector: v });
+        expect(res.tier.kind).toBe(v === undefined ? 'lexical' : 'hybrid');
+        const paths = res.hits.map((h) => h.path);
+        expect(paths.filter((p) => p.endsWith('parser/readme.md'))).toHaveLength(1);
+        expect(paths).toContain('docs/trees.md');
+      }
+      r.close();
+    } finally {
+      t2.cleanup();
+    }
+  });
+});
+
 describe('what a document is about', () => {
   let t2: TempDir;
   let r: KnowledgeReader;

@@ -145,6 +145,7 @@ function hydrate(db: Db, fused: readonly { id: number; score: number }[]): Searc
 interface Statements {
   readonly vector: Statement | undefined;
   readonly anyDocument: Statement;
+  readonly hash: Statement;
 }
 
 // statements are compiled once per connection: compiling costs about as much as a small query
@@ -158,10 +159,30 @@ function statements(db: Db, withVectors: boolean): Statements {
         ? db.prepare(`SELECT v.id AS id, c.document_id AS doc FROM (SELECT chunk_id AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance) v JOIN chunks c ON c.id = v.id ORDER BY v.distance`)
         : undefined,
       anyDocument: db.prepare('SELECT EXISTS (SELECT 1 FROM documents) AS n'),
+      hash: db.prepare('SELECT hash FROM documents WHERE id = ?'),
     };
     cache.set(db, st);
   }
   return st;
+}
+
+/**
+ * Copies of one file under several paths (a vendored copy, a second checkout) are one document to
+ * a reader: each ranked list keeps the first of them, up to `limit`, and a later copy stands for
+ * that first one. `first` maps a content hash to the document kept for it, shared across lists.
+ */
+function firstCopies(hash: Statement, ids: readonly number[], limit: number, first: Map<string, number>): number[] {
+  const out: number[] = [];
+  for (const id of ids) {
+    if (out.length >= limit) break;
+    const h = (hash.get(id) as { hash: string } | undefined)?.hash;
+    if (h === undefined) continue;
+    const kept = first.get(h);
+    if (kept === undefined) first.set(h, id);
+    const rep = kept ?? id;
+    if (!out.includes(rep)) out.push(rep);
+  }
+  return out;
 }
 
 /**
@@ -220,13 +241,13 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
     }
   }
   const top = Math.max(1, opts.topK);
+  const first = new Map<string, number>();
+  const lexicalDocs = firstCopies(st.hash, ranked.map((r) => r.documentId), vectorDocs === undefined ? top : Math.max(top, CANDIDATES), first);
+  const scoreOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.score]));
   const docs =
     vectorDocs === undefined
-      ? ranked.slice(0, top).map((r) => ({ id: r.documentId, score: r.score }))
-      : fuseWithLexicalHead(
-          ranked.slice(0, CANDIDATES).map((r) => r.documentId),
-          vectorDocs,
-        ).slice(0, top);
+      ? lexicalDocs.map((id) => ({ id, score: scoreOf.get(id) ?? 0 }))
+      : fuseWithLexicalHead(lexicalDocs, firstCopies(st.hash, vectorDocs, vectorDocs.length, first)).slice(0, top);
   const hits = hydrate(db, docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })));
   return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }
