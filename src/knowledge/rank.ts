@@ -29,7 +29,9 @@ import { Stemmer } from './stems.js';
  * found anywhere in the document's matching chunks, an opening read past badges and HTML (the
  * first chunk with text, or the first few hundred characters of text over several chunks), a name
  * of only the title, file name and nearest folder, adding the parts (normalised) instead of
- * multiplying them, heading weights of 1 and 4, and other weights for the second chunk.
+ * multiplying them, heading weights of 1 and 4, other weights for the second chunk, BM25 recomputed
+ * over chunk text without link targets and HTML (badges no longer lengthening an introduction),
+ * and a document-level BM25 counting the chunks of each document that hold each word.
  */
 
 /** Chunk candidates fetched from BM25 before ranking by document. */
