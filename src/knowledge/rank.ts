@@ -87,6 +87,8 @@ export interface RankedDocument {
   readonly documentId: number;
   readonly chunkId: number;
   readonly score: number;
+  /** The document's content hash: copies of one file under several paths share it. */
+  readonly hash: string;
 }
 
 interface Statements {
@@ -97,6 +99,7 @@ interface Statements {
 
 /** What a document says it is about: its name (title and path) and its opening chunk. */
 interface DocAbout {
+  readonly hash: string;
   readonly name: string;
   readonly opening: string;
   readonly changeLog: boolean;
@@ -132,7 +135,7 @@ function cacheFor(db: Db): Cache {
           `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
         ),
         doc: db.prepare(
-          'SELECT d.title AS title, d.path AS path, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
+          'SELECT d.title AS title, d.path AS path, d.hash AS hash, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
         ),
       },
       docs: new Map(),
@@ -149,11 +152,11 @@ function cacheFor(db: Db): Cache {
 function docAbout(c: Cache, id: number): DocAbout {
   let a = c.docs.get(id);
   if (a === undefined) {
-    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; heading: string | null; content: string | null } | undefined;
+    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; hash: string; heading: string | null; content: string | null } | undefined;
     a =
       row === undefined
-        ? { name: '', opening: '', changeLog: false }
-        : { name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}`, changeLog: isChangeLog(row.path) };
+        ? { hash: `missing:${id}`, name: '', opening: '', changeLog: false }
+        : { hash: row.hash, name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}`, changeLog: isChangeLog(row.path) };
     c.docs.set(id, a);
   }
   return a;
@@ -219,7 +222,7 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
     const named = coverage(doc.name);
     const about = coverage(doc.opening);
     const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about) * (doc.changeLog ? CHANGE_LOG_WEIGHT : 1);
-    out.push({ documentId, chunkId: d.chunkId, score });
+    out.push({ documentId, chunkId: d.chunkId, score, hash: doc.hash });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
 }

@@ -145,7 +145,6 @@ function hydrate(db: Db, fused: readonly { id: number; score: number }[]): Searc
 interface Statements {
   readonly vector: Statement | undefined;
   readonly anyDocument: Statement;
-  readonly hash: Statement;
 }
 
 // statements are compiled once per connection: compiling costs about as much as a small query
@@ -156,10 +155,11 @@ function statements(db: Db, withVectors: boolean): Statements {
   if (st === undefined || (withVectors && st.vector === undefined)) {
     st = {
       vector: withVectors
-        ? db.prepare(`SELECT v.id AS id, c.document_id AS doc FROM (SELECT chunk_id AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance) v JOIN chunks c ON c.id = v.id ORDER BY v.distance`)
+        ? db.prepare(
+            `SELECT v.id AS id, c.document_id AS doc, d.hash AS hash FROM (SELECT chunk_id AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance) v JOIN chunks c ON c.id = v.id JOIN documents d ON d.id = c.document_id ORDER BY v.distance`,
+          )
         : undefined,
       anyDocument: db.prepare('SELECT EXISTS (SELECT 1 FROM documents) AS n'),
-      hash: db.prepare('SELECT hash FROM documents WHERE id = ?'),
     };
     cache.set(db, st);
   }
@@ -171,14 +171,12 @@ function statements(db: Db, withVectors: boolean): Statements {
  * a reader: each ranked list keeps the first of them, up to `limit`, and a later copy stands for
  * that first one. `first` maps a content hash to the document kept for it, shared across lists.
  */
-function firstCopies(hash: Statement, ids: readonly number[], limit: number, first: Map<string, number>): number[] {
+function firstCopies(docs: readonly { readonly id: number; readonly hash: string }[], limit: number, first: Map<string, number>): number[] {
   const out: number[] = [];
-  for (const id of ids) {
+  for (const { id, hash } of docs) {
     if (out.length >= limit) break;
-    const h = (hash.get(id) as { hash: string } | undefined)?.hash;
-    if (h === undefined) continue;
-    const kept = first.get(h);
-    if (kept === undefined) first.set(h, id);
+    const kept = first.get(hash);
+    if (kept === undefined) first.set(hash, id);
     const rep = kept ?? id;
     if (!out.includes(rep)) out.push(rep);
   }
@@ -207,7 +205,7 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   const ranked = rankDocuments(db, keep);
   // one chunk per document: the best one found for it
   const chunkOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.chunkId]));
-  let vectorDocs: number[] | undefined;
+  let vectorDocs: { id: number; hash: string }[] | undefined;
 
   let tier: Tier = { kind: 'lexical' };
   const vector = opts.vector;
@@ -227,11 +225,11 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
         throw new KnowledgeError('dimension_mismatch', `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`);
       }
       try {
-        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number; doc: number }[];
+        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number; doc: number; hash: string }[];
         vectorDocs = [];
         for (const r of rows) {
-          if (vectorDocs.includes(r.doc)) continue;
-          vectorDocs.push(r.doc);
+          if (vectorDocs.some((v) => v.id === r.doc)) continue;
+          vectorDocs.push({ id: r.doc, hash: r.hash });
           if (!chunkOf.has(r.doc)) chunkOf.set(r.doc, r.id);
         }
         tier = { kind: 'hybrid', model: vector.settings.model, dimension: pinned.dimension };
@@ -242,12 +240,16 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   }
   const top = Math.max(1, opts.topK);
   const first = new Map<string, number>();
-  const lexicalDocs = firstCopies(st.hash, ranked.map((r) => r.documentId), vectorDocs === undefined ? top : Math.max(top, CANDIDATES), first);
+  const lexicalDocs = firstCopies(
+    ranked.map((r) => ({ id: r.documentId, hash: r.hash })),
+    vectorDocs === undefined ? top : Math.max(top, CANDIDATES),
+    first,
+  );
   const scoreOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.score]));
   const docs =
     vectorDocs === undefined
       ? lexicalDocs.map((id) => ({ id, score: scoreOf.get(id) ?? 0 }))
-      : fuseWithLexicalHead(lexicalDocs, firstCopies(st.hash, vectorDocs, vectorDocs.length, first)).slice(0, top);
+      : fuseWithLexicalHead(lexicalDocs, firstCopies(vectorDocs, vectorDocs.length, first)).slice(0, top);
   const hits = hydrate(db, docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })));
   return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }
