@@ -109,13 +109,15 @@ function bareBaseline(root, files) {
 async function evaluate(name, questions, run) {
   const ranks = { tune: [], held_out: [] };
   const misses = [];
+  const byQuestion = [];
   for (const item of questions) {
     const paths = await run(item.q);
     const r = rankOf(paths, item.answers);
     ranks[item.half].push(r);
+    byQuestion.push(r);
     if (r !== 1 && item.half === 'tune') misses.push({ q: item.q, rank: r, first: paths[0] ?? null });
   }
-  return { name, held_out: score(ranks.held_out), tune: score(ranks.tune), all: score([...ranks.tune, ...ranks.held_out]), tune_misses: misses };
+  return { name, held_out: score(ranks.held_out), tune: score(ranks.tune), all: score([...ranks.tune, ...ranks.held_out]), tune_misses: misses, byQuestion };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'fisk-knowledge-quality-'));
@@ -147,7 +149,9 @@ try {
 
   // hybrid with the toy embedder
   if (process.env.KNOWLEDGE_QUALITY_LEXICAL_ONLY === '1') {
-    console.log(JSON.stringify({ lexical, bare_fts5_bm25: baseline }));
+    const { byQuestion: _l, ...lex } = lexical;
+    const { byQuestion: _b, ...bareOut } = baseline;
+    console.log(JSON.stringify({ lexical: lex, bare_fts5_bm25: bareOut }));
     rmSync(work, { recursive: true, force: true });
     process.exit(0);
   }
@@ -168,7 +172,10 @@ try {
 
   const held = lexical.held_out;
   const verbose = process.env.KNOWLEDGE_QUALITY_VERBOSE === '1';
-  const strip = (s) => (verbose ? s : { ...s, tune_misses: s.tune_misses.length });
+  const strip = ({ byQuestion, ...s }) => (verbose ? s : { ...s, tune_misses: s.tune_misses.length });
+  // questions (both halves) where hybrid ranks the first right document lower than lexical does
+  const worse = (a, b) => (b === 0 ? false : a === 0 || a > b);
+  const hybridWorse = questions.flatMap((item, i) => (worse(hybrid.byQuestion[i], lexical.byQuestion[i]) ? [{ q: item.q, half: item.half, lexical: lexical.byQuestion[i], hybrid: hybrid.byQuestion[i] }] : []));
   console.log(
     JSON.stringify({
       corpus: corpusSource === join(repo, 'node_modules') ? 'node_modules documentation' : corpusSource,
@@ -180,6 +187,7 @@ try {
       lexical: strip(lexical),
       bare_fts5_bm25: strip(baseline),
       hybrid_toy_embedder: strip(hybrid),
+      hybrid_ranks_lower_than_lexical: verbose ? hybridWorse : hybridWorse.length,
       targets: { held_out_recall_at_1: 0.8, held_out_recall_at_5: 0.95, hybrid_not_worse_than_lexical: true },
       met: {
         recall_at_1: held.recall_at_1 >= 0.8,

@@ -21,8 +21,8 @@ export { MAX_FILE_BYTES, SKIP_REASONS, DEFAULT_EXTENSIONS, isDocumentName } from
 export type { SkipReason, SkippedFile } from './walk.js';
 export { freeTextQuery, MAX_QUERY_TERMS } from './query.js';
 export type { FreeTextQuery } from './query.js';
-export { search, fuse, fuseWeighted, SEARCH_STATUSES, CANDIDATES, RRF_K, FUSE_K, VECTOR_WEIGHT } from './search.js';
-export { rankDocuments, STOP_WORDS, isStopWord } from './rank.js';
+export { search, fuse, fuseWeighted, fuseWithLexicalHead, SEARCH_STATUSES, CANDIDATES, RRF_K, FUSE_K, VECTOR_WEIGHT, LEXICAL_HEAD } from './search.js';
+export { rankDocuments, STOP_WORDS, isStopWord, isChangeLog } from './rank.js';
 export type { RankedDocument } from './rank.js';
 export type { SearchHit, SearchOptions, SearchResult, SearchStatus, SearchVector } from './search.js';
 export { tierLine, configuredTier, DEGRADE_STEPS } from './tier.js';

@@ -17,12 +17,21 @@ import { Stemmer } from './stems.js';
  * - What a document is about: a document whose title or path holds the query's content stems is
  *   raised, and so is one whose opening chunk holds them; a long document that mentions the words
  *   in passing then ranks below a short one written about them.
+ * - Change logs (`CHANGELOG`, `HISTORY`, `CHANGES`, `NEWS`, `RELEASES` files) count half: they
+ *   name a feature in passing in every release that touched it, and only rarely explain it.
  *
  * Each weight was chosen on the tuning half of `bench/knowledge-quality`. Measured there and not
  * applied because they lost or changed nothing: a phrase/proximity boost (neighbouring query words
- * within a few words of each other), weighting coverage by each stem's rarity, damping very short
- * chunks, merging tiny sections into the next chunk, a second BM25 over whole documents fused with
- * this one, expanding the query with words shared by the first few documents, and more candidates.
+ * within a few words of each other), weighting coverage by each stem's rarity (for chunks, and
+ * again for the title and opening alone), damping very short chunks, merging tiny sections into
+ * the next chunk, a second BM25 over whole documents fused with this one, expanding the query
+ * with words shared by the first few documents, more candidates, the share of the query's words
+ * found anywhere in the document's matching chunks, an opening read past badges and HTML (the
+ * first chunk with text, or the first few hundred characters of text over several chunks), a name
+ * of only the title, file name and nearest folder, adding the parts (normalised) instead of
+ * multiplying them, heading weights of 1 and 4, other weights for the second chunk, BM25 recomputed
+ * over chunk text without link targets and HTML (badges no longer lengthening an introduction),
+ * and a document-level BM25 counting the chunks of each document that hold each word.
  */
 
 /** Chunk candidates fetched from BM25 before ranking by document. */
@@ -43,6 +52,15 @@ export const LEAD_WEIGHT = 0.3;
 export const INTRO_CHUNKS = 3;
 /** Weight of the share of content stems found in a document's opening chunk (with its heading). */
 export const ABOUT_WEIGHT = 2;
+/** A change log's score is multiplied by this. */
+export const CHANGE_LOG_WEIGHT = 0.5;
+/** A change log by its file name: `CHANGELOG.md`, `HISTORY.md`, `CHANGES`, `NEWS.txt`, `RELEASES.md`, any case. */
+export const CHANGE_LOG_NAME = /(?:^|\/)(?:change[-_]?log|changes|history|news|releases)(?:\.[^/]*)?$/i;
+
+/** Whether a document's path names a change log. */
+export function isChangeLog(path: string): boolean {
+  return CHANGE_LOG_NAME.test(path);
+}
 
 /**
  * English function words. Closed on purpose: a word outside it is ranked as content even when it is
@@ -69,6 +87,8 @@ export interface RankedDocument {
   readonly documentId: number;
   readonly chunkId: number;
   readonly score: number;
+  /** The document's content hash: copies of one file under several paths share it. */
+  readonly hash: string;
 }
 
 interface Statements {
@@ -79,8 +99,10 @@ interface Statements {
 
 /** What a document says it is about: its name (title and path) and its opening chunk. */
 interface DocAbout {
+  readonly hash: string;
   readonly name: string;
   readonly opening: string;
+  readonly changeLog: boolean;
 }
 
 interface Cache {
@@ -113,7 +135,7 @@ function cacheFor(db: Db): Cache {
           `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
         ),
         doc: db.prepare(
-          'SELECT d.title AS title, d.path AS path, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
+          'SELECT d.title AS title, d.path AS path, d.hash AS hash, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
         ),
       },
       docs: new Map(),
@@ -130,8 +152,11 @@ function cacheFor(db: Db): Cache {
 function docAbout(c: Cache, id: number): DocAbout {
   let a = c.docs.get(id);
   if (a === undefined) {
-    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; heading: string | null; content: string | null } | undefined;
-    a = row === undefined ? { name: '', opening: '' } : { name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}` };
+    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; hash: string; heading: string | null; content: string | null } | undefined;
+    a =
+      row === undefined
+        ? { hash: `missing:${id}`, name: '', opening: '', changeLog: false }
+        : { hash: row.hash, name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}`, changeLog: isChangeLog(row.path) };
     c.docs.set(id, a);
   }
   return a;
@@ -196,8 +221,8 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
     const doc = docAbout(c, documentId);
     const named = coverage(doc.name);
     const about = coverage(doc.opening);
-    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about);
-    out.push({ documentId, chunkId: d.chunkId, score });
+    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about) * (doc.changeLog ? CHANGE_LOG_WEIGHT : 1);
+    out.push({ documentId, chunkId: d.chunkId, score, hash: doc.hash });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
 }

@@ -6,7 +6,7 @@ import { startFakeEmbeddings, tempDir } from '../../test/knowledge/support.js';
 import type { FakeEmbeddings, TempDir } from '../../test/knowledge/support.js';
 import { EmbeddingsClient } from './embeddings.js';
 import { indexCorpus } from './indexer.js';
-import { search } from './search.js';
+import { fuseWeighted, fuseWithLexicalHead, search, VECTOR_WEIGHT } from './search.js';
 import { verifyStore } from './setup.js';
 import { KnowledgeReader, openWriter } from './store.js';
 
@@ -33,6 +33,18 @@ afterAll(async () => {
 describe('search', () => {
   it('embeds documents with the document prefix and its {title}', () => {
     expect(fake.requests.some((r) => r.input.includes('doc Special: the zebra crossing'))).toBe(true);
+  });
+
+  it('answers a hybrid search with the lexical first five among its first five', async () => {
+    const r = new KnowledgeReader(store());
+    for (const q of ['number3 number4 number5 number6 number7 number8 zebra', 'topic number11 number12 number13 number14 number15 number16 crossing']) {
+      const lexical = (await search(r, q, { topK: 5 })).hits.map((h) => h.path);
+      expect(lexical).toHaveLength(5);
+      const hybrid = await search(r, q, { topK: 5, vector: vector() });
+      expect(hybrid.tier.kind).toBe('hybrid');
+      expect(new Set(hybrid.hits.map((h) => h.path))).toEqual(new Set(lexical));
+    }
+    r.close();
   });
 
   it('leaves out a term more than half of all chunks hold, and reports it', async () => {
@@ -87,6 +99,29 @@ describe('search', () => {
   });
 });
 
+describe('fusion with the lexical head', () => {
+  it('keeps the first five lexical documents first, letting the vectors reorder them and fill the rest', () => {
+    const lexical = [1, 2, 3, 4, 5, 6, 7];
+    const vector = [7, 9, 5, 6];
+    // plain weighted fusion lets a document the words ranked seventh pass the fifth
+    const plain = fuseWeighted([
+      { ids: lexical, weight: 1 },
+      { ids: vector, weight: VECTOR_WEIGHT },
+    ]).map((f) => f.id);
+    expect(plain.indexOf(7)).toBeLessThan(plain.indexOf(5));
+    const fused = fuseWithLexicalHead(lexical, vector);
+    const kept = fused.map((f) => f.id);
+    // scores never rise down the list
+    expect(fused.every((f, i) => i === 0 || f.score <= (fused[i - 1]?.score ?? 0))).toBe(true);
+    expect(new Set(kept.slice(0, 5))).toEqual(new Set([1, 2, 3, 4, 5]));
+    // after the head: fused order, with the document only the vectors found among them
+    expect(kept.slice(5)).toEqual(plain.filter((id) => id > 5));
+    expect(kept).toContain(9);
+    // fewer lexical documents than the head: the vectors' documents follow them
+    expect(fuseWithLexicalHead([4], [8, 4]).map((f) => f.id)).toEqual([4, 8]);
+  });
+});
+
 describe('lexical ranking', () => {
   it('answers with one passage per document, ranks by the whole question and by the title', async () => {
     const t2 = tempDir();
@@ -118,6 +153,34 @@ describe('lexical ranking', () => {
   });
 });
 
+describe('copies of one file', () => {
+  it('answers with one of them, lexically and in hybrid search', async () => {
+    const t2 = tempDir();
+    try {
+      const text = '# Parser\n\nParses quux frobs into trees.\n';
+      t2.write('docs/parser/readme.md', text);
+      t2.write('docs/vendor/parser/readme.md', text);
+      t2.write('docs/trees.md', '# Trees\n\nGrowing frobs in trees.\n');
+      for (let i = 0; i < 5; i++) t2.write(`docs/other${i}.md`, `# Other ${i}\n\nNothing to see ${i}.\n`);
+      const dir = join(t2.path, 'store');
+      const w = openWriter(dir);
+      await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [], vector: vector() });
+      w.close();
+      const r = new KnowledgeReader(dir);
+      for (const v of [undefined, vector()]) {
+        const res = await search(r, 'quux frobs trees', { topK: 5, vector: v });
+        expect(res.tier.kind).toBe(v === undefined ? 'lexical' : 'hybrid');
+        const paths = res.hits.map((h) => h.path);
+        expect(paths.filter((p) => p.endsWith('parser/readme.md'))).toHaveLength(1);
+        expect(paths).toContain('docs/trees.md');
+      }
+      r.close();
+    } finally {
+      t2.cleanup();
+    }
+  });
+});
+
 describe('what a document is about', () => {
   let t2: TempDir;
   let r: KnowledgeReader;
@@ -130,6 +193,9 @@ describe('what a document is about', () => {
     // the same words, once under the title after a logo chunk and once in a sub-section
     t2.write('docs/a-section.md', '# Alpha\n\nUnrelated opening.\n\n## Gamma\n\nParses quux frobs.\n');
     t2.write('docs/z-intro.md', '<p><img src="logo.svg"></p>\n\n# Zeta\n\nParses quux frobs, fast.\n');
+    // a change log that names a feature in every release, and the guide that explains it
+    t2.write('docs/CHANGELOG.md', '# Changelog\n\n## 3.0.0\n\n- Widget export: sign the widget export archive.\n\n## 2.0.0\n\n- Widget export: faster widget export.\n');
+    t2.write('docs/sharing.md', '# Sharing\n\nExport your work to share it.\n\n## Export a widget\n\nExport writes the widget to an archive you can send.\n');
     const w = openWriter(join(t2.path, 'store'));
     await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [] });
     w.close();
@@ -149,6 +215,11 @@ describe('what a document is about', () => {
     const res = await search(r, 'quux frobs', { topK: 5 });
     expect(res.hits.map((h) => h.path)).toEqual(['docs/z-intro.md', 'docs/a-section.md']);
     expect(res.hits[0]?.headingPath).toBe('Zeta');
+  });
+
+  it('ranks a change log that names the feature below the document that explains it', async () => {
+    const res = await search(r, 'how do I export a widget', { topK: 5 });
+    expect(res.hits.map((h) => h.path)).toEqual(['docs/sharing.md', 'docs/CHANGELOG.md']);
   });
 });
 

@@ -28,6 +28,12 @@ export const FUSE_K = 1;
  * the vectors still lift documents the words missed.
  */
 export const VECTOR_WEIGHT = 0.2;
+/**
+ * The lexical head: the vectors may reorder the lexical ranking's first this-many documents among
+ * themselves but never push one of them out, and the documents only they found join after the
+ * head. A document the words ranked fifth is still in the first five of the hybrid answer.
+ */
+export const LEXICAL_HEAD = 5;
 
 /**
  * How a search ended. `not_built` and `empty_index` are kept apart from `no_results`, and
@@ -87,6 +93,26 @@ export function fuse(lists: readonly (readonly number[])[]): { id: number; score
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
 }
 
+/**
+ * Fuses the lexical document ranking with the vector one, keeping the lexical head: its first
+ * `head` documents come first, in their fused order, then every other document in fused order
+ * (weighted reciprocal rank: the lexical list 1, the vectors `VECTOR_WEIGHT`, constant `FUSE_K`).
+ * Scores never rise down the list: a document after the head shows at most the score before it.
+ */
+export function fuseWithLexicalHead(lexical: readonly number[], vector: readonly number[], head: number = LEXICAL_HEAD): { id: number; score: number }[] {
+  const fused = fuseWeighted([
+    { ids: lexical, weight: 1 },
+    { ids: vector, weight: VECTOR_WEIGHT },
+  ]);
+  const inHead = new Set(lexical.slice(0, Math.max(0, head)));
+  const out = [...fused.filter((f) => inHead.has(f.id)), ...fused.filter((f) => !inHead.has(f.id))];
+  let floor = Infinity;
+  return out.map((f) => {
+    floor = Math.min(floor, f.score);
+    return { id: f.id, score: floor };
+  });
+}
+
 /** Reciprocal rank fusion of document lists with a weight per list; ties to the lower id. */
 export function fuseWeighted(lists: readonly { readonly ids: readonly number[]; readonly weight: number }[]): { id: number; score: number }[] {
   const scores = new Map<number, number>();
@@ -129,13 +155,32 @@ function statements(db: Db, withVectors: boolean): Statements {
   if (st === undefined || (withVectors && st.vector === undefined)) {
     st = {
       vector: withVectors
-        ? db.prepare(`SELECT v.id AS id, c.document_id AS doc FROM (SELECT chunk_id AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance) v JOIN chunks c ON c.id = v.id ORDER BY v.distance`)
+        ? db.prepare(
+            `SELECT v.id AS id, c.document_id AS doc, d.hash AS hash FROM (SELECT chunk_id AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ${CANDIDATES} ORDER BY distance) v JOIN chunks c ON c.id = v.id JOIN documents d ON d.id = c.document_id ORDER BY v.distance`,
+          )
         : undefined,
       anyDocument: db.prepare('SELECT EXISTS (SELECT 1 FROM documents) AS n'),
     };
     cache.set(db, st);
   }
   return st;
+}
+
+/**
+ * Copies of one file under several paths (a vendored copy, a second checkout) are one document to
+ * a reader: each ranked list keeps the first of them, up to `limit`, and a later copy stands for
+ * that first one. `first` maps a content hash to the document kept for it, shared across lists.
+ */
+function firstCopies(docs: readonly { readonly id: number; readonly hash: string }[], limit: number, first: Map<string, number>): number[] {
+  const out: number[] = [];
+  for (const { id, hash } of docs) {
+    if (out.length >= limit) break;
+    const kept = first.get(hash);
+    if (kept === undefined) first.set(hash, id);
+    const rep = kept ?? id;
+    if (!out.includes(rep)) out.push(rep);
+  }
+  return out;
 }
 
 /**
@@ -160,7 +205,7 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   const ranked = rankDocuments(db, keep);
   // one chunk per document: the best one found for it
   const chunkOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.chunkId]));
-  let vectorDocs: number[] | undefined;
+  let vectorDocs: { id: number; hash: string }[] | undefined;
 
   let tier: Tier = { kind: 'lexical' };
   const vector = opts.vector;
@@ -180,11 +225,11 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
         throw new KnowledgeError('dimension_mismatch', `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`);
       }
       try {
-        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number; doc: number }[];
+        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number; doc: number; hash: string }[];
         vectorDocs = [];
         for (const r of rows) {
-          if (vectorDocs.includes(r.doc)) continue;
-          vectorDocs.push(r.doc);
+          if (vectorDocs.some((v) => v.id === r.doc)) continue;
+          vectorDocs.push({ id: r.doc, hash: r.hash });
           if (!chunkOf.has(r.doc)) chunkOf.set(r.doc, r.id);
         }
         tier = { kind: 'hybrid', model: vector.settings.model, dimension: pinned.dimension };
@@ -194,13 +239,17 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
     }
   }
   const top = Math.max(1, opts.topK);
+  const first = new Map<string, number>();
+  const lexicalDocs = firstCopies(
+    ranked.map((r) => ({ id: r.documentId, hash: r.hash })),
+    vectorDocs === undefined ? top : Math.max(top, CANDIDATES),
+    first,
+  );
+  const scoreOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.score]));
   const docs =
     vectorDocs === undefined
-      ? ranked.slice(0, top).map((r) => ({ id: r.documentId, score: r.score }))
-      : fuseWeighted([
-          { ids: ranked.slice(0, CANDIDATES).map((r) => r.documentId), weight: 1 },
-          { ids: vectorDocs, weight: VECTOR_WEIGHT },
-        ]).slice(0, top);
+      ? lexicalDocs.map((id) => ({ id, score: scoreOf.get(id) ?? 0 }))
+      : fuseWithLexicalHead(lexicalDocs, firstCopies(vectorDocs, vectorDocs.length, first)).slice(0, top);
   const hits = hydrate(db, docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })));
   return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }
