@@ -230,10 +230,13 @@ describe('indexing with vectors', () => {
       for (let i = 0; i < 3; i++) t2.write(`docs/f${i}.md`, `# F${i}\n\nbody ${i}\n`);
       const w = openWriter(join(t2.path, 'store'));
       const ac = new AbortController();
-      fake.behaviour = (input) => (input[0] === 'dimension probe' ? 'ok' : 'hang');
-      const p = indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [], vector: vector(60_000), signal: ac.signal });
-      setTimeout(() => ac.abort(), 50);
-      const res = await p;
+      // the stop comes while an embeddings call is in flight, whatever the machine's speed
+      fake.behaviour = (input) => {
+        if (input[0] === 'dimension probe') return 'ok';
+        setImmediate(() => ac.abort());
+        return 'hang';
+      };
+      const res = await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [], vector: vector(60_000), signal: ac.signal });
       fake.behaviour = () => 'ok';
       w.close();
       expect(res.canceled).toBe(true);
