@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { Terminal } from '@xterm/headless';
-import { render } from './ink.js';
+import chalk from 'chalk';
+import { applyTerminalColours, render } from './ink.js';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
@@ -354,6 +355,22 @@ describe('the startup card, resumed tokens and the chat summary', () => {
 });
 
 describe('taking and giving back the terminal', () => {
+  it('takes its colours from the terminal whatever a CI variable says, none with --no-color, and puts them back', () => {
+    const before = chalk.level;
+    const asked: object[] = [];
+    const terminal = Object.assign(new PassThrough(), { getColorDepth: (env?: object) => (asked.push(env ?? {}), 8) });
+    const undo = applyTerminalColours(terminal, { CI: 'true', CONTINUOUS_INTEGRATION: '1', TERM: 'xterm-256color' }, true);
+    expect(chalk.level).toBe(2);
+    expect(asked).toEqual([{ TERM: 'xterm-256color' }]);
+    undo();
+    expect(chalk.level).toBe(before);
+    const plain = applyTerminalColours(terminal, { TERM: 'xterm-256color' }, false);
+    expect(chalk.level).toBe(0);
+    plain();
+    expect(chalk.level).toBe(before);
+  });
+
+
   it('restores the screen once on leaving, rings no bell with no_bell, and writes held standard error after', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'x' } }]), textResponse('Done.')]);
     const runtime = await runtimeWith(provider, [gatedTool('purge', [])]);
