@@ -194,7 +194,12 @@ export class ViewController {
     if (start.kind === 'resumed') {
       // the bar counts on from what the journaled turns used
       if (start.usage !== undefined) this.#tally.seed(start.usage);
-      for (const c of start.changes) this.#transcript.add('warning', `warning: resuming under a changed configuration (--force): ${c.line}`, 'yellow');
+      for (const c of start.changes) {
+        const warning = `resuming under a changed configuration (--force): ${c.line}`;
+        this.#transcript.add('warning', `warning: ${warning}`, 'yellow');
+        // reprinted on the normal screen with the other warnings
+        this.#warnings.push(oneLine(warning));
+      }
       for (const e of start.replay) this.#transcript.addEvent(e);
       this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration}`, 'dim');
     }
