@@ -285,7 +285,7 @@ describe('fisk web in a browser', () => {
   it('suspends a run with Suspend at its next step, lists it as suspended, and resumes it', async () => {
     await page.locator('#new-button').click();
     await expect.poll(() => page.locator('#log > *').count()).toBe(0);
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_rest', name: 'sleep', input: { seconds: 2 } }])), streamed(anthropicText('Rested and done.')));
+    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_rest', name: 'sleep', input: { seconds: 3 } }])), streamed(anthropicText('Rested and done.')));
     await send(page, 'Rest a moment.');
     await page.locator('.tool[data-call-id="toolu_rest"]').waitFor();
     await page.locator('#suspend-button').click();
@@ -310,7 +310,7 @@ describe('fisk web in a browser', () => {
     await expect.poll(() => page.locator('#log > *').count()).toBe(0);
     const before = fake.requests.length;
     fake.reply(
-      streamed(anthropicToolUse([{ id: 'toolu_away', name: 'sleep', input: { seconds: 2 } }])),
+      streamed(anthropicToolUse([{ id: 'toolu_away', name: 'sleep', input: { seconds: 3 } }])),
       streamed(anthropicToolUse([{ id: 'toolu_unseen', name: 'stream_purge', input: { stream: 'orders' } }])),
       streamed(anthropicText('Nobody was there to ask.')),
     );
@@ -318,7 +318,7 @@ describe('fisk web in a browser', () => {
     await page.locator('.tool[data-call-id="toolu_away"]').waitFor();
     await page.close();
     // the question comes up after the page is gone; the run goes on without waiting for anyone
-    await expect.poll(() => fake.requests.length, { timeout: 30_000 }).toBe(before + 3);
+    await expect.poll(() => fake.requests.length, { timeout: 20_000 }).toBe(before + 3);
     page = await context.newPage();
     await page.goto(`${url.origin}/`);
     await page.locator('body[data-control="true"]').waitFor();
