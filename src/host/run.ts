@@ -16,7 +16,7 @@ import type { RunOptions } from '../agent/run-agent.js';
 import { settingsFromConfig } from '../agent/settings.js';
 import type { RunSettings } from '../agent/settings.js';
 import { systemBlocks } from '../agent/system-prompt.js';
-import type { SystemBlock } from '../llm/types.js';
+import type { SystemBlock, Usage } from '../llm/types.js';
 import { memoryScopeBody, userBody } from '../runstate/builders.js';
 import { loadRun } from '../runstate/run-ops.js';
 import { appendNext } from '../runstate/store.js';
@@ -94,6 +94,8 @@ export type RunStart =
       readonly nextIteration: number;
       /** The stored conversation, as events, rendered before anything live. */
       readonly replay: readonly AgentEvent[];
+      /** The tokens the journaled turns used, tier by tier, so a display can count on from them. */
+      readonly usage?: Usage;
     };
 
 /** One run in progress, and the session it belongs to. */
@@ -103,6 +105,8 @@ export interface RunHandle {
   readonly runId: string | undefined;
   /** The system prompt segments the model is sent on this turn, exactly. */
   readonly system: readonly SystemBlock[];
+  /** The names of the tools the model is offered on this turn, in order; absent where the source does not say. */
+  readonly tools?: readonly string[];
   /** Replays every event so far into `sink`, then delivers each later one. Returns the unsubscribe. */
   subscribe(sink: EventSink): () => void;
   /** Every event from the first, ending when the turn ends. */
@@ -211,7 +215,7 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
     // definitions earlier searches loaded stay loaded: derived from the search results journaled
     const pending = (resumed.options as Partial<Pick<RunOptions, 'pendingBatch'>>).pendingBatch;
     tooling.restoreLoaded(loadedFromHistory(resumed.run.messages, pending));
-    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages) };
+    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages), usage: resumed.run.counters.usage };
   } else {
     prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
     if (input.checkpoint !== undefined && sessions !== undefined) {
@@ -299,6 +303,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
     start: parts.start,
     runId: turn.checkpoint?.runId,
     system: parts.system,
+    tools: turn.tools.toolSet.tools.map((t) => t.name),
     subscribe: (sink) => hub.subscribe(sink),
     events: () => hub.events(),
     suspend: () => {

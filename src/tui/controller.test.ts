@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hangingStep, ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import { parseConfigForMode } from '../config/index.js';
+import { memorySessionStore } from '../runstate/memory-store.js';
 import { openRuntime, startRun } from '../host/index.js';
 import type { RunHandle, Runtime } from '../host/index.js';
 import { ViewController } from './controller.js';
@@ -184,6 +185,30 @@ describe('the view controller', () => {
     c.key('d', { ctrl: true });
     const result = await c.left;
     expect(result.handles).toHaveLength(2);
+  });
+
+  it('keeps the changes a forced resume let through among the warnings reprinted on leaving', async () => {
+    const sessions = memorySessionStore();
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Go on?' } }]), textResponse('went on')]);
+    const yaml = 'harness:\n  human_in_the_loop:\n    enabled: true\n';
+    const before = { ...(await runtimeWith(provider, yaml)), sessions };
+    const first = await startRun(before, { prompt: 'go', checkpoint: { runId: 'forced-1' } }, { prompter: 'handle' });
+    const asked = await new Promise<string>((resolve) => first.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? resolve(e.id) : undefined) }));
+    first.suspend();
+    first.answer(asked, true);
+    expect((await first.outcome).status).toBe('suspended');
+    await first.close();
+    const config = parseConfigForMode({ text: `identity: ctl\nsystem_prompt: You test.\nllm:\n  model: m2\n${yaml}` }, 'run');
+    const after = { ...(await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider })), sessions };
+    runtimes.push(after);
+    const c = controller(after);
+    c.attach(await startRun(after, { resume: 'forced-1', force: true }, { prompter: 'handle' }));
+    await settled(c);
+    c.key('d', { ctrl: true });
+    const result = await c.left;
+    expect(result.warnings.some((w) => w.startsWith('resuming under a changed configuration (--force): ') && w.includes('model'))).toBe(true);
+    expect(c.transcript.plain().some((l) => l.startsWith('warning: resuming under a changed configuration (--force): '))).toBe(true);
+    for (const h of result.handles) await h.close();
   });
 
   it('says a model that stops at a limit in the transcript and turns the bar to error', async () => {

@@ -12,6 +12,8 @@ import { twoStageInterrupt } from '../host/interrupt.js';
 import type { QuestionAnswer, RunHandle } from '../host/index.js';
 import { capLine } from '../cli/render/cap.js';
 import type { PaneReporter } from './multiplex.js';
+import { cardLines } from './card.js';
+import type { StartupCard } from './card.js';
 import { barText, nextBarState, TokenTally } from './status-bar.js';
 import type { BarEvent, BarState } from './status-bar.js';
 import { Transcript } from './transcript.js';
@@ -46,6 +48,8 @@ export interface ViewDeps {
   readonly verbose: boolean;
   /** Tool output starts unfolded (`--tool-output`). */
   readonly unfolded: boolean;
+  /** What the view talks to, shown above the conversation; absent for none. */
+  readonly card?: StartupCard;
 }
 
 /** One question on screen: its choices (No first) or a text field. */
@@ -72,6 +76,8 @@ export interface Frame {
 export interface ViewResult {
   /** The last turn's outcome; undefined when no turn ran. */
   readonly outcome: RunOutcome | undefined;
+  /** Every turn's outcome that ended while the view was up, oldest first (follow-ups and new conversations included). */
+  readonly outcomes: readonly RunOutcome[];
   readonly handle: RunHandle | undefined;
   readonly warnings: readonly string[];
   /** Journaled conversations `/clear` walked away from, by run id. */
@@ -117,6 +123,7 @@ export class ViewController {
   readonly #handles: RunHandle[] = [];
   #turnActive = false;
   #outcome: RunOutcome | undefined;
+  readonly #outcomes: RunOutcome[] = [];
   readonly #questions: QuestionEvent[] = [];
   #choice = 0;
   #answerText = '';
@@ -142,6 +149,7 @@ export class ViewController {
 
   constructor(private readonly deps: ViewDeps) {
     this.#transcript = this.#newTranscript();
+    if (deps.card !== undefined) for (const l of cardLines(deps.card)) this.#transcript.add('card', l);
     this.#folding = !deps.unfolded;
     this.#interrupt = this.#newInterrupt();
     this.#left = new Promise((resolve) => (this.#leave = resolve));
@@ -184,7 +192,14 @@ export class ViewController {
     if (prompt !== undefined) this.#transcript.add('prompt', `> ${prompt}`);
     const start = handle.start;
     if (start.kind === 'resumed') {
-      for (const c of start.changes) this.#transcript.add('warning', `warning: resuming under a changed configuration (--force): ${c.line}`, 'yellow');
+      // the bar counts on from what the journaled turns used
+      if (start.usage !== undefined) this.#tally.seed(start.usage);
+      for (const c of start.changes) {
+        const warning = `resuming under a changed configuration (--force): ${c.line}`;
+        this.#transcript.add('warning', `warning: ${warning}`, 'yellow');
+        // reprinted on the normal screen with the other warnings
+        this.#warnings.push(oneLine(warning));
+      }
       for (const e of start.replay) this.#transcript.addEvent(e);
       this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration}`, 'dim');
     }
@@ -255,7 +270,7 @@ export class ViewController {
     if (this.#state === 'complete' || this.#state === 'awaiting input') this.#state = 'complete';
     const handles = [...this.#handles];
     if (this.#conversation !== undefined && !handles.includes(this.#conversation)) handles.push(this.#conversation);
-    this.#leave?.({ outcome: this.#outcome, handle: this.#handle, warnings: [...this.#warnings], leftBehind: [...this.#leftBehind], handles });
+    this.#leave?.({ outcome: this.#outcome, outcomes: [...this.#outcomes], handle: this.#handle, warnings: [...this.#warnings], leftBehind: [...this.#leftBehind], handles });
     this.#changed();
   }
 
@@ -295,6 +310,7 @@ export class ViewController {
     if (handle !== this.#handle) return;
     this.#tally.settle(outcome.counters.usage);
     this.#outcome = outcome;
+    this.#outcomes.push(outcome);
     this.#turnActive = false;
     this.#questions.splice(0);
     const tail = messageOf(outcome);

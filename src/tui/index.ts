@@ -4,12 +4,13 @@
  * person leaving, an exception, the process exiting), the screen is restored once and the standard
  * error held meanwhile is written out after it.
  */
-import { render } from './ink.js';
+import { render, applyTerminalColours } from './ink.js';
 import { createElement } from 'react';
 import type { RunHandle } from '../host/index.js';
 import { ViewController } from './controller.js';
 import type { ViewResult } from './controller.js';
 import { detectMultiplexer, PaneReporter } from './multiplex.js';
+import type { StartupCard } from './card.js';
 import type { StderrBuffer } from './screen.js';
 import { Screen } from './screen.js';
 import { FullScreen } from './view.js';
@@ -23,6 +24,9 @@ export { BAR_STATES, barColours, barText, nextBarState, TokenTally } from './sta
 export type { BarEvent, BarState, TokenCounts } from './status-bar.js';
 export { Transcript, THINKING_FOLD_ROWS } from './transcript.js';
 export { FullScreen } from './view.js';
+export { cardLines, CARD_TOOL_NAMES, localCard, telemetryOfHost } from './card.js';
+export type { CardTelemetry, StartupCard } from './card.js';
+export { chatOutcome } from './chat-outcome.js';
 
 export { shouldUseFullScreen } from './select.js';
 
@@ -32,6 +36,8 @@ export interface FullScreenOptions {
   /** The prompt the first turn was started with, shown above it; absent for a resume. */
   readonly prompt?: string;
   readonly identity: string;
+  /** What the view talks to, shown above the conversation. */
+  readonly card?: StartupCard;
   /** Starts a new conversation after `/clear`. */
   readonly startSession: (prompt: string) => Promise<RunHandle>;
   readonly verbose: boolean;
@@ -40,6 +46,8 @@ export interface FullScreenOptions {
   /** `harness.no_bell`: no bell when a question waits. */
   readonly noBell: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Draw in colour where the terminal takes it; false for `--no-color` (the state word still says everything). */
+  readonly color?: boolean;
   readonly stdout: NodeJS.WriteStream;
   readonly stdin: NodeJS.ReadStream;
   /** Standard error, held while the view runs; absent to leave it alone (tests). */
@@ -69,10 +77,12 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
     pane,
     verbose: o.verbose,
     unfolded: o.toolOutput,
+    ...(o.card === undefined ? {} : { card: o.card }),
   });
   let removeInterrupt: (() => void) | undefined;
   try {
     screen.enter();
+    screen.onRestore(applyTerminalColours(o.stdout, o.env, o.color !== false));
     const ink = render(createElement(FullScreen, { controller }), { stdout: o.stdout, stdin: o.stdin, stderr: process.stderr, exitOnCtrlC: false, patchConsole: false });
     screen.onRestore(() => {
       ink.unmount();

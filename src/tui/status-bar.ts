@@ -95,6 +95,10 @@ export interface TokenCounts {
 
 export const NO_TOKENS: TokenCounts = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 
+function sum(s: TokenCounts, usage: Usage): TokenCounts {
+  return { input: s.input + usage.input, output: s.output + usage.output, cacheRead: s.cacheRead + usage.cacheRead, cacheWrite: s.cacheWrite + usage.cacheWrite };
+}
+
 /**
  * Tokens across the turns of a session: the counters of finished turns, apart, plus the live
  * figures a running turn's status events report (input there already includes both cache tiers).
@@ -104,6 +108,11 @@ export class TokenTally {
   #liveInput = 0;
   #liveOutput = 0;
 
+  /** Counts on from tokens used before the view opened (a resumed session's journaled turns). */
+  seed(usage: Usage): void {
+    this.#settled = sum(this.#settled, usage);
+  }
+
   /** A running turn's cumulative usage, from its status events. */
   live(inputTokens: number, outputTokens: number): void {
     this.#liveInput = inputTokens;
@@ -112,8 +121,7 @@ export class TokenTally {
 
   /** A turn ended: its own counters replace its live figures. */
   settle(usage: Usage): void {
-    const s = this.#settled;
-    this.#settled = { input: s.input + usage.input, output: s.output + usage.output, cacheRead: s.cacheRead + usage.cacheRead, cacheWrite: s.cacheWrite + usage.cacheWrite };
+    this.#settled = sum(this.#settled, usage);
     this.#liveInput = 0;
     this.#liveOutput = 0;
   }

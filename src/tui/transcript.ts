@@ -19,7 +19,7 @@ import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../cli/render/line-
 export const THINKING_FOLD_ROWS = 4;
 
 /** What a line is, for its tone and for the placeholder a folded block shows. */
-export type LineKind = 'call' | 'result' | 'warning' | 'thinking' | 'text' | 'prompt' | 'note' | 'crash' | 'phase';
+export type LineKind = 'call' | 'result' | 'warning' | 'thinking' | 'text' | 'prompt' | 'note' | 'crash' | 'phase' | 'card';
 
 /** A block that folding can hide. */
 export interface FoldGroup {
@@ -34,6 +34,7 @@ export interface Row {
   readonly tone: LineTone;
   /** The line the row belongs to (the first line of a folded block). */
   readonly line: number;
+  readonly kind: LineKind;
   readonly placeholder: boolean;
 }
 
@@ -164,16 +165,17 @@ export class Transcript {
       const g = this.#group[i];
       if (g !== undefined && this.#folded(g, layout)) {
         const group = this.#groups[g] as FoldGroup;
-        if (i === group.first) out.push({ text: rowsFor(placeholder(group), width)[0] ?? '', tone: 'dim', line: i, placeholder: true });
+        if (i === group.first) out.push({ text: rowsFor(placeholder(group), width)[0] ?? '', tone: 'dim', line: i, kind: this.#kind[i] ?? 'text', placeholder: true });
         continue;
       }
       const tone = this.#tone[i] ?? 'plain';
+      const kind = this.#kind[i] ?? 'text';
       let wrapped = this.#wrapped[i];
       if (wrapped === undefined) {
         wrapped = rowsFor(this.#plain[i] ?? '', width);
         this.#wrapped[i] = wrapped;
       }
-      for (const r of wrapped) out.push({ text: r, tone, line: i, placeholder: false });
+      for (const r of wrapped) out.push({ text: r, tone, line: i, kind, placeholder: false });
     }
     return out;
   }

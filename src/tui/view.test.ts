@@ -1,5 +1,6 @@
-import { Writable } from 'node:stream';
-import { render } from './ink.js';
+import { PassThrough, Writable } from 'node:stream';
+import chalk from 'chalk';
+import { applyTerminalColours, render } from './ink.js';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
@@ -7,6 +8,13 @@ import { parseConfigForMode } from '../config/index.js';
 import { openRuntime, startRun } from '../host/index.js';
 import type { RunHandle, Runtime } from '../host/index.js';
 import type { Outcome, Tool } from '../toolkit/tool.js';
+import { memorySessionStore } from '../runstate/memory-store.js';
+import { HostTelemetry } from '../host/index.js';
+import { answerOf } from '../agent/outcome.js';
+import { summaryLine } from '../cli/render/summary.js';
+import { cardLines, localCard, telemetryOfHost } from './card.js';
+import type { StartupCard } from './card.js';
+import { chatOutcome } from './chat-outcome.js';
 import { ViewController } from './controller.js';
 import { runFullScreen } from './index.js';
 import { StderrBuffer } from './screen.js';
@@ -54,18 +62,32 @@ async function runtimeWith(provider: ScriptedProvider, tools: readonly Tool[]): 
   return openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: tools });
 }
 
-async function show(runtime: Runtime, prompt: string): Promise<{ screen: Screen; controller: ViewController; bells: () => number; copied: string[] }> {
+async function show(
+  runtime: Runtime,
+  prompt: string | undefined,
+  options: { readonly card?: (first: RunHandle) => StartupCard; readonly first?: RunHandle } = {},
+): Promise<{ screen: Screen; controller: ViewController; bells: () => number; copied: string[] }> {
   const screen = headless();
   let bells = 0;
   const copied: string[] = [];
   const start = (p: string): Promise<RunHandle> => startRun(runtime, { prompt: p }, { prompter: 'handle', interactive: true });
-  const controller = new ViewController({ identity: 'screenunit', startSession: start, bell: () => bells++, copy: (t) => copied.push(t), verbose: false, unfolded: false });
+  const first = options.first ?? (await start(prompt ?? ''));
+  const card = options.card?.(first);
+  const controller = new ViewController({
+    identity: 'screenunit',
+    startSession: start,
+    bell: () => bells++,
+    copy: (t) => copied.push(t),
+    verbose: false,
+    unfolded: false,
+    ...(card === undefined ? {} : { card }),
+  });
   const ink = render(createElement(FullScreen, { controller }), { stdout: screen.stdout, stdin: screen.stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 1000 });
   cleanup.push(() => {
     ink.unmount();
     ink.cleanup();
   });
-  controller.attach(await start(prompt), prompt);
+  controller.attach(first, prompt);
   return { screen, controller, bells: () => bells, copied };
 }
 
@@ -168,7 +190,140 @@ describe('the full-screen view in a terminal', () => {
   });
 });
 
+describe('the startup card, resumed tokens and the chat summary', () => {
+  it('opens on the startup card, naming the identity, model, tools, session and telemetry', async () => {
+    const provider = new ScriptedProvider([textResponse('Hello.')]);
+    const runtime = await runtimeWith(provider, [gatedTool('purge', []), gatedTool('restore', [])]);
+    cleanup.push(() => runtime.close());
+    const telemetry = HostTelemetry.open(runtime.config, { env: {} });
+    const { screen } = await show(runtime, 'hi', { card: (first) => localCard(runtime, first, telemetry) });
+    const done = await screen.until('AWAITING INPUT');
+    expect(done).toMatchInlineSnapshot(`
+      "screenunit
+      model      m (scripted)
+      tools      2: purge, restore
+      session    kept in memory (not journaled)
+      telemetry  off
+      > hi
+      Hello.
+
+
+
+
+
+
+
+      > █
+       AWAITING INPUT │ screenunit │ tokens 0                      folding on"
+    `);
+  });
+
+  it('tells exporting, off, turned off by a switch and unknown apart in the telemetry row', () => {
+    const yaml = 'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\ntelemetry:\n  enabled: true\n  endpoint: http://127.0.0.1:9\n';
+    const enabled = parseConfigForMode({ text: yaml }, 'run');
+    const plain = parseConfigForMode({ text: 'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\n' }, 'run');
+    const exporting = HostTelemetry.open(enabled, { env: {}, exportTimeoutMs: 200 });
+    cleanup.push(async () => void (await exporting.finish()));
+    const row = (t: Parameters<typeof cardLines>[0]['telemetry']): string =>
+      cardLines({ identity: 'cardunit', model: 'm', provider: 'anthropic', tools: [], session: undefined, resumed: false, telemetry: t }).at(-1) ?? '';
+    expect(row(telemetryOfHost(exporting, true))).toBe('telemetry  exporting to http://127.0.0.1:9/v1/traces, content not captured');
+    expect(row(telemetryOfHost(HostTelemetry.open(enabled, { env: {}, disabled: true }), true))).toBe('telemetry  off: turned off by --no-telemetry (the configuration enables it)');
+    expect(row(telemetryOfHost(HostTelemetry.open(enabled, { env: { FISK_AI_TELEMETRY: 'off' } }), true))).toBe(
+      'telemetry  off: turned off by FISK_AI_TELEMETRY (the configuration enables it)',
+    );
+    expect(row(telemetryOfHost(HostTelemetry.open(plain, { env: {}, disabled: true }), false))).toBe('telemetry  off');
+    expect(row(telemetryOfHost(HostTelemetry.open(plain, { env: {} }), false))).toBe('telemetry  off');
+    expect(row({ state: 'unknown' })).toBe('telemetry  unknown: the agent did not say');
+    const many = cardLines({ identity: 'x', model: 'm', provider: '', tools: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], session: 'run-1', resumed: true, telemetry: { state: 'off' } });
+    expect(many.slice(1, 4)).toEqual(['model      m', 'tools      8: a, b, c, d, e, f, and 2 more', 'session    run-1 (resumed)']);
+  });
+
+  it('starts a resumed session\'s token count from what its journaled turns used', async () => {
+    const sessions = memorySessionStore();
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'purge', input: { target: 'orders' } }], { usage: { input: 1000, output: 200, cacheRead: 300, cacheWrite: 40 } }),
+      textResponse('Resumed and done.', { usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 } }),
+    ]);
+    const runtime = { ...(await runtimeWith(provider, [gatedTool('purge', [])])), sessions };
+    cleanup.push(() => runtime.close());
+    const first = await startRun(runtime, { prompt: 'purge', checkpoint: { runId: 'seed-1' } }, { prompter: 'handle' });
+    const asked = await new Promise<string>((resolve) => first.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? resolve(e.id) : undefined) }));
+    first.suspend();
+    first.answer(asked, 'decline');
+    expect((await first.outcome).status).toBe('suspended');
+    await first.close();
+
+    const resumed = await startRun(runtime, { resume: 'seed-1' }, { prompter: 'handle', interactive: true });
+    const { screen, controller } = await show(runtime, undefined, { first: resumed });
+    const done = await screen.until('AWAITING INPUT');
+    expect(done).toMatchInlineSnapshot(`
+      "-> purge target=orders
+      <- refused: the operator declined this call; the decision is final, so d
+      o not retry it or reach the same effect another way
+      resuming run seed-1 at iteration 1
+      Resumed and done.
+
+
+
+
+
+
+
+
+
+      > █
+       AWAITING INPUT │ screenunit │ tokens 1,555                  folding on"
+    `);
+    // 1540 journaled before the view opened, 15 since
+    expect(controller.tokens.settled).toEqual({ input: 1010, output: 205, cacheRead: 300, cacheWrite: 40 });
+    expect(done).toContain('tokens 1,555');
+    await resumed.close();
+  });
+
+  it('counts every turn of the chat in the exit summary, follow-ups and new conversations included', async () => {
+    const provider = new ScriptedProvider([
+      textResponse('One.', { usage: { input: 100, output: 10, cacheRead: 0, cacheWrite: 0 } }),
+      textResponse('Two.', { usage: { input: 200, output: 20, cacheRead: 50, cacheWrite: 0 } }),
+      textResponse('Three.', { usage: { input: 300, output: 30, cacheRead: 0, cacheWrite: 0 } }),
+    ]);
+    const runtime = await runtimeWith(provider, []);
+    cleanup.push(() => runtime.close());
+    const { screen, controller } = await show(runtime, 'one');
+    await screen.until('One.');
+    screen.press('two\r');
+    await screen.until('Two.');
+    screen.press('/clear\r');
+    await screen.until('a new conversation');
+    screen.press('three\r');
+    await screen.until('Three.');
+    await screen.until('AWAITING INPUT');
+    screen.press('\u0004');
+    const result = await controller.left;
+    expect(result.outcomes).toHaveLength(3);
+    const chat = chatOutcome(result.outcome as NonNullable<typeof result.outcome>, result.outcomes);
+    expect(answerOf(chat)).toBe('Three.');
+    expect(summaryLine(chat, { verbose: false })).toMatch(/^Run summary: model=m llm_calls=3 tool_calls=0 tokens=650\/60 cached=50 latency=/);
+    for (const h of result.handles) await h.close();
+  });
+});
+
 describe('taking and giving back the terminal', () => {
+  it('takes its colours from the terminal whatever a CI variable says, none with --no-color, and puts them back', () => {
+    const before = chalk.level;
+    const asked: object[] = [];
+    const terminal = Object.assign(new PassThrough(), { getColorDepth: (env?: object) => (asked.push(env ?? {}), 8) });
+    const undo = applyTerminalColours(terminal, { CI: 'true', CONTINUOUS_INTEGRATION: '1', TERM: 'xterm-256color' }, true);
+    expect(chalk.level).toBe(2);
+    expect(asked).toEqual([{ TERM: 'xterm-256color' }]);
+    undo();
+    expect(chalk.level).toBe(before);
+    const plain = applyTerminalColours(terminal, { TERM: 'xterm-256color' }, false);
+    expect(chalk.level).toBe(0);
+    plain();
+    expect(chalk.level).toBe(before);
+  });
+
+
   it('restores the screen once on leaving, rings no bell with no_bell, and writes held standard error after', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'x' } }]), textResponse('Done.')]);
     const runtime = await runtimeWith(provider, [gatedTool('purge', [])]);

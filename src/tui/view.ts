@@ -40,6 +40,16 @@ function ModalBox({ modal, width }: { readonly modal: Modal; readonly width: num
   return h(Box, { flexDirection: 'column', borderStyle: 'round', borderColor: 'yellow', width, paddingX: 1 }, ...lines);
 }
 
+/**
+ * A row of the startup card: one opaque text filled across the width, so nothing behind it shows
+ * through (a flex box would leave its background unfilled).
+ */
+function cardRow(row: Row & { readonly current: boolean }, i: number, columns: number): ReactElement {
+  const pad = Math.max(0, columns - Array.from(row.text).length);
+  // the identity heads the card
+  return h(Text, { key: `r${i}`, wrap: 'truncate', backgroundColor: 'blackBright', color: 'whiteBright', bold: row.line === 0, inverse: row.current }, `${row.text}${' '.repeat(pad)}`);
+}
+
 /** The whole screen. */
 export function FullScreen({ controller }: { readonly controller: ViewController }): ReactElement {
   useSyncExternalStore(controller.subscribe, controller.getVersion);
@@ -57,7 +67,9 @@ export function FullScreen({ controller }: { readonly controller: ViewController
   useInput((input, key) => controller.key(input, key));
   const frame = controller.frame();
   const colours = barColours(frame.state);
-  const viewport: ReactElement[] = frame.rows.map((r, i) => h(Text, { key: `r${i}`, ...toneProps(r) }, r.text === '' ? ' ' : r.text));
+  const viewport: ReactElement[] = frame.rows.map((r, i) =>
+    r.kind === 'card' ? cardRow(r, i, columns) : h(Text, { key: `r${i}`, ...toneProps(r) }, r.text === '' ? ' ' : r.text),
+  );
   const barLeft = frame.bar;
   const pad = Math.max(0, columns - Array.from(barLeft).length - Array.from(frame.barRight).length);
   return h(

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
@@ -61,7 +62,11 @@ afterAll(async () => {
 describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
   it('asks for approval in a modal, folds and searches tool output, labels the pane, and reprints the answer on exit', async () => {
     const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
-    fake.reply(s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders' } }], { text: 'Purging now.' })), s(anthropicText('The orders stream is purged.')));
+    fake.reply(
+      s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders' } }], { text: 'Purging now.' })),
+      s(anthropicText('The orders stream is purged.')),
+      s(anthropicText('The audit copy was kept.')),
+    );
     const done = join(dir, 'exit-status');
     const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders'].map((a) => `'${a}'`).join(' ');
     // CI=true as a CI runner sets it: the view still draws, since a terminal is what chose it
@@ -94,14 +99,35 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     const unfolded = await until((t) => t.includes('folding off'), 'folding turned off');
     expect(unfolded).toContain('<- {"path":["stream","purge"]');
 
+    // the startup card heads the conversation: what the view talks to, drawn opaque across the pane
+    tmux('send-keys', '-t', SESSION, 'Home');
+    const top = await until((t) => t.startsWith('pane-purger'), 'the startup card');
+    const rows = top.split('\n');
+    expect(rows.slice(0, 3)).toEqual(['pane-purger', 'model      claude-fake-1 (anthropic)', expect.stringMatching(/^tools {6}11: echo, stream_ls, stream_rm, stream_purge, /)]);
+    // a long row wraps inside the card
+    expect(rows.slice(3, 6)).toEqual(['5 more', 'session    kept in memory (not journaled)', 'telemetry  off']);
+    // every card row is filled to the pane's width on the card's background; the transcript below is not
+    const painted = tmux('capture-pane', '-p', '-e', '-N', '-t', SESSION).split('\n');
+    // the SGR parameters a row opens with (the escape character is matched as a non-word character)
+    const opening = (row: string | undefined): string[] => (/^(?:\W\[[0-9;]*m)*/.exec(row ?? '')?.[0].match(/[0-9]+/g) ?? []).map(String);
+    expect(opening(painted[0])).toContain('100');
+    for (const row of painted.slice(0, 6)) expect(stripVTControlCharacters(row)).toHaveLength(90);
+    expect(opening(painted[6])).toContain('49');
+
+    // a follow-up in the same conversation; the summary counts both turns
+    tmux('send-keys', '-t', SESSION, 'End');
+    tmux('send-keys', '-t', SESSION, '-l', 'and the audit copy?');
+    tmux('send-keys', '-t', SESSION, 'Enter');
+    await until((t) => t.includes('The audit copy was kept.') && t.includes('AWAITING INPUT'), 'the follow-up answered');
+
     tmux('send-keys', '-t', SESSION, 'C-d');
     await until(() => existsSync(done), 'the process ending');
     expect(readFileSync(done, 'utf8').trim()).toBe('0');
     const errors = readFileSync(join(dir, 'errors.txt'), 'utf8');
-    expect(errors).toMatch(/Run summary: model=claude-fake-1 llm_calls=2 tool_calls=1/);
+    expect(errors).toMatch(/Run summary: model=claude-fake-1 llm_calls=3 tool_calls=1 /);
     // the normal screen is back, with the answer reprinted on it
     const after = screen();
     expect(after).not.toContain('AWAITING INPUT');
-    expect(after).toContain('The orders stream is purged.');
+    expect(after).toContain('The audit copy was kept.');
   }, 400_000);
 });

@@ -282,6 +282,51 @@ describe('fisk web in a browser', () => {
     expect(await page.locator('.turn-end').last().getAttribute('data-status')).toBe('completed');
   });
 
+  it('suspends a run with Suspend at its next step, lists it as suspended, and resumes it', async () => {
+    await page.locator('#new-button').click();
+    await expect.poll(() => page.locator('#log > *').count()).toBe(0);
+    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_rest', name: 'sleep', input: { seconds: 3 } }])), streamed(anthropicText('Rested and done.')));
+    await send(page, 'Rest a moment.');
+    await page.locator('.tool[data-call-id="toolu_rest"]').waitFor();
+    await page.locator('#suspend-button').click();
+    // the sleep is a step: it finishes, and the run stops at the boundary after it
+    await page.locator('.tool[data-call-id="toolu_rest"][data-result="ok"]').waitFor();
+    await page.locator('.turn-end[data-status="suspended"]').waitFor();
+    expect(fake.pending).toBe(1);
+    await page.locator('#sessions-button').click();
+    const item = page.locator('#side .sessions li').filter({ hasText: 'Rest a moment.' });
+    await item.waitFor();
+    expect(await item.locator('.muted').textContent()).toMatch(/^suspended · /);
+    await item.locator('button.open-session').click();
+    const resume = page.locator('.reopened button.resume');
+    await resume.waitFor();
+    await resume.click();
+    await expect.poll(() => page.locator('.assistant.final').last().textContent()).toContain('Rested and done.');
+    expect(await page.locator('.turn-end').last().getAttribute('data-status')).toBe('completed');
+  });
+
+  it('answers no at once to a question asked while no page is open', async () => {
+    await page.locator('#new-button').click();
+    await expect.poll(() => page.locator('#log > *').count()).toBe(0);
+    const before = fake.requests.length;
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_away', name: 'sleep', input: { seconds: 3 } }])),
+      streamed(anthropicToolUse([{ id: 'toolu_unseen', name: 'stream_purge', input: { stream: 'orders' } }])),
+      streamed(anthropicText('Nobody was there to ask.')),
+    );
+    await send(page, 'Purge orders while I am away.');
+    await page.locator('.tool[data-call-id="toolu_away"]').waitFor();
+    await page.close();
+    // the question comes up after the page is gone; the run goes on without waiting for anyone
+    await expect.poll(() => fake.requests.length, { timeout: 20_000 }).toBe(before + 3);
+    page = await context.newPage();
+    await page.goto(`${url.origin}/`);
+    await page.locator('body[data-control="true"]').waitFor();
+    await expect.poll(() => page.locator('.assistant.final').last().textContent()).toContain('Nobody was there to ask.');
+    expect(await page.locator('.tool[data-call-id="toolu_unseen"]').getAttribute('data-result')).toBe('refused');
+    expect(fake.requests.at(-1)?.bodyText ?? '').toContain('declined');
+  });
+
   it('puts ask_human questions in the same dialog: a choice clicked, Escape as no', async () => {
     fake.reply(
       streamed(anthropicToolUse([{ id: 'toolu_select', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } }])),

@@ -117,7 +117,7 @@ interface FullScreenParts {
  */
 async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, p: FullScreenParts): Promise<ExitCode> {
   // the terminal libraries load only for a run that takes the full screen
-  const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
+  const { chatOutcome, localCard, runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   const base = { prompter: 'handle' as const, workDir: io.cwd, telemetry: p.telemetry, stream: true, interactive: true };
   const prompt = query.join(' ').trim();
   const journaled = flags.checkpoint === true;
@@ -131,11 +131,13 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
     handle: first,
     ...(flags.resume === undefined ? { prompt: prompt === '' ? DEFAULT_PROMPT : prompt } : {}),
     identity: p.runtime.config.identity,
+    card: localCard(p.runtime, first, p.telemetry),
     startSession,
     verbose: p.verbose,
     toolOutput: p.toolOutput,
     noBell: p.runtime.config.harness.noBell,
     env: io.env,
+    color: flags.color,
     stdout: io.out as NodeJS.WriteStream,
     stdin: p.stdin,
     stderr: new StderrBuffer(),
@@ -155,8 +157,10 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   let outcome = result.outcome;
   for (const id of result.leftBehind) println(io.err, `conversation set aside by /clear: ${id} (fisk session show ${id})`);
   outcome ??= await handle.outcome;
-  present(outcome, handle, flags, io, p.verbose, undefined);
-  p.debug.summary(outcome);
+  // the summary counts every turn of the chat, follow-ups and new conversations included
+  const chat = chatOutcome(outcome, result.outcomes);
+  present(chat, handle, flags, io, p.verbose, undefined);
+  p.debug.summary(chat);
   for (const h of result.handles) if (h !== handle) await h.close();
   await handle.close();
   return exitCodeFor(outcome.status);
