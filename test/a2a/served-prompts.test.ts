@@ -166,6 +166,9 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
       expect(modal).toContain('Shout it?');
       expect(modal).toMatch(/› 1\) No/);
       expect(modal).toContain('BLOCKED │ worker');
+      // the card says what a peer does not tell: its telemetry
+      expect(modal).toContain('worker (remote)');
+      expect(modal).toContain('telemetry  unknown: the agent did not say');
       tmux('send-keys', '-t', PANE, '2');
       const answered = await untilPane((t) => t.includes('AWAITING INPUT'), 'the end of the turn');
       expect(answered).toContain('shouted, as you agreed');

@@ -157,6 +157,8 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
     handle: first,
     prompt: p.prompt,
     identity: p.agent,
+    // a peer's card says nothing of its model or telemetry, so the card says so rather than guess
+    card: { identity: `${p.agent} (remote)`, model: 'chosen by the agent', provider: '', tools: undefined, session: first.conversation, resumed: false, telemetry: { state: 'unknown' } },
     startSession: start,
     verbose: p.verbose,
     toolOutput: p.toolOutput,
