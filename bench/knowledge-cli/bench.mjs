@@ -13,7 +13,7 @@ import { machine, stats, TICK_MS, timeNode } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
+const cli = join(root, 'dist', process.env.FISK_BENCH_CLI ?? 'bin/fisk.js');
 const rounds = Number(process.env.FISK_BENCH_KNOWLEDGE_CLI_ROUNDS ?? 15);
 const files = Number(process.env.FISK_BENCH_KNOWLEDGE_CLI_FILES ?? 300);
 const work = mkdtempSync(join(tmpdir(), 'fisk-bench-knowledge-cli-'));

@@ -15,7 +15,7 @@ import { machine, stats, TICK_MS, timeNode } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
+const cli = join(root, 'dist', 'bin', 'fisk.js');
 const shop = join(root, 'examples', 'shop');
 const probe = join(here, 'rss-probe.mjs');
 const rounds = Number(process.env.FISK_BENCH_STARTUP_ROUNDS ?? 15);
