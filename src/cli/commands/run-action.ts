@@ -103,7 +103,7 @@ function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io
 
 interface FullScreenParts {
   readonly runtime: Runtime;
-  readonly telemetry: ReturnType<typeof openCommandTelemetry>;
+  readonly telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
   readonly verbose: boolean;
   readonly toolOutput: boolean;
   readonly debug: ReturnType<typeof openRunDebugFiles>;
@@ -175,7 +175,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
   let iteration: number | undefined;
-  const telemetry = openCommandTelemetry(config, io, flags);
+  const telemetry = await openCommandTelemetry(config, io, flags);
   try {
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());

@@ -59,7 +59,7 @@ async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   if (address.warning !== undefined) println(io.err, `warning: ${address.warning}`);
-  const telemetry = openCommandTelemetry(config, io, flags);
+  const telemetry = await openCommandTelemetry(config, io, flags);
   const runtime = await openRuntime(config, 'run', {
     env: io.env,
     onKnowledgeDegraded: telemetry.knowledgeDegraded,
