@@ -18,7 +18,7 @@ import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
-import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../render/answer.js';
 import { AnswerStream } from '../render/answer-stream.js';
 import { lineWidthFor } from '../render/cap.js';
 import { shouldColorLines } from '../render/line-colour.js';
@@ -84,11 +84,10 @@ export interface RunCommandDeps {
 }
 
 /** What `fisk run` prints once the run has ended. */
-function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): void {
+async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): Promise<void> {
   if (outcome.status === 'completed') {
     const shown = streamed?.finish(answerOf(outcome)) === true;
-    const markdown = shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env);
-    if (!shown) io.out.write(formatAnswer(answerOf(outcome), markdown));
+    if (!shown) io.out.write(formatAnswer(answerOf(outcome), await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
   } else {
     streamed?.finish('');
   }
@@ -155,7 +154,7 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   let outcome = result.outcome;
   for (const id of result.leftBehind) println(io.err, `conversation set aside by /clear: ${id} (fisk session show ${id})`);
   outcome ??= await handle.outcome;
-  present(outcome, handle, flags, io, p.verbose, undefined);
+  await present(outcome, handle, flags, io, p.verbose, undefined);
   p.debug.summary(outcome);
   for (const h of result.handles) if (h !== handle) await h.close();
   await handle.close();
@@ -256,7 +255,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     });
     const outcome = await handle.outcome;
     status?.clear();
-    present(outcome, handle, flags, io, verbose, streamed);
+    await present(outcome, handle, flags, io, verbose, streamed);
     debug.summary(outcome);
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);

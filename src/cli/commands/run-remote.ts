@@ -18,7 +18,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
-import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../render/answer.js';
 import { LineSurface } from '../render/line-surface.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
 
@@ -130,7 +130,7 @@ export async function runRemoteCommand(query: readonly string[], flags: RemoteFl
       }
       throw err;
     }
-    if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env)));
+    if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
     else if (outcome.status === 'suspended') println(io.err, `${agent} suspended the run at its next step`);
     if (outcome.error !== undefined) println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
     else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
