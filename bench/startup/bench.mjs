@@ -2,7 +2,9 @@
 //   - wall and CPU time of `fisk --help`,
 //   - wall and CPU time of `fisk info` on the small shop example (an application answering
 //     --fisk-introspect; its CPU time includes the application's own start),
-//   - peak resident memory of `fisk --help` (child's own process.resourceUsage().maxRSS).
+//   - peak resident memory of `fisk --help` (child's own process.resourceUsage().maxRSS),
+//   - `fisk info` run from the compiled modules (dist/cli/main.js) instead of the bundled program
+//     the package installs (dist/bin/fisk.js), as the ratio bundled / compiled: what bundling saves.
 // The 250 ms goal for `fisk info` is a wall time on an idle machine: info_ms compares to it only
 // while the load average stays below the number of cores. On a busy machine read the ratios to
 // `node -e 0` (info_vs_node, info_vs_node_cpu) and info_cpu_ms instead.
@@ -15,7 +17,8 @@ import { machine, stats, TICK_MS, timeNode } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const cli = join(root, 'dist', 'cli', 'main.js');
+const cli = join(root, 'dist', 'bin', 'fisk.js');
+const compiled = join(root, 'dist', 'cli', 'main.js');
 const shop = join(root, 'examples', 'shop');
 const probe = join(here, 'rss-probe.mjs');
 const rounds = Number(process.env.FISK_BENCH_STARTUP_ROUNDS ?? 15);
@@ -25,6 +28,7 @@ const cases = {
   node: { args: ['-e', '0'], cwd: root },
   help: { args: [cli, '--help'], cwd: root },
   info: { args: [cli, 'info', '--config', 'agent.yaml'], cwd: shop },
+  info_compiled: { args: [compiled, 'info', '--config', 'agent.yaml'], cwd: shop },
 };
 
 function once(c, rssFile) {
@@ -37,8 +41,8 @@ const round2 = (x) => Math.round(x * 100) / 100;
 
 try {
   for (const c of Object.values(cases)) once(c); // warm the file cache
-  const wall = { node: [], help: [], info: [] };
-  const cpu = { node: [], help: [], info: [] };
+  const wall = { node: [], help: [], info: [], info_compiled: [] };
+  const cpu = { node: [], help: [], info: [], info_compiled: [] };
   const rss = { node: [], help: [] };
   for (let i = 0; i < rounds; i++) {
     for (const name of Object.keys(cases)) {
@@ -71,6 +75,10 @@ try {
     info_vs_node: ratio('info'),
     info_vs_node_cpu: cpuRatio('info'),
     info_goal_ms: 250,
+    info_compiled_ms: stats(wall.info_compiled),
+    info_compiled_cpu_ms: hasCpu ? stats(cpu.info_compiled) : null,
+    info_bundled_vs_compiled: stats(wall.info.map((x, i) => x / wall.info_compiled[i])),
+    info_bundled_vs_compiled_cpu: hasCpu ? round2(stats(cpu.info).median / Math.max(stats(cpu.info_compiled).median, TICK_MS)) : null,
     help_max_rss_mib: stats(rss.help),
     node_e0_max_rss_mib: stats(rss.node),
     help_rss_goal_mib: 70,

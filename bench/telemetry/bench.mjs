@@ -33,7 +33,7 @@ try {
     identity: 'bench',
     env: {},
   });
-  const on = startTelemetry(settings);
+  const on = await startTelemetry(settings);
   const onRun = on.startRun({ agentName: 'bench' });
   const enabled = await perCall(() =>
     onRun.toolCall('t', 'builtin', (span) => {

@@ -14,7 +14,8 @@ export function decodeOptions<S extends z.ZodType>(json: string, schema: S, key:
   } catch (err) {
     throw ConfigError.of('options', key, `is not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = schema.safeParse(data);
+  // jitless: each options block is parsed once, so compiling its schema first would not pay
+  const parsed = schema.safeParse(data, { jitless: true });
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.flatMap((issue): ConfigIssue[] => {
     const path = issue.path.filter((p) => typeof p !== 'symbol').map(String);

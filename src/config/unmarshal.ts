@@ -52,7 +52,8 @@ export function unmarshal(text: string, name: string): Unmarshalled {
     throw ConfigError.of('type', '', 'the configuration must be a mapping of keys such as identity, llm and harness', at(0));
   }
 
-  const parsed = ConfigSchema.safeParse(data);
+  // jitless: a schema parsed once per process costs less read directly than compiled first
+  const parsed = ConfigSchema.safeParse(data, { jitless: true });
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.flatMap((issue) => describeIssue(issue, doc, data, at)));
   }

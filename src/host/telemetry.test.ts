@@ -58,7 +58,7 @@ describe('captured messages', () => {
 
   it('never exports a thinking signature or a provider block, even with capture on', async () => {
     const config = parseConfigForMode({ text: `identity: cap\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n  capture_content: true\n` }, 'info');
-    const telemetry = HostTelemetry.open(config, { env: {} });
+    const telemetry = await HostTelemetry.open(config, { env: {} });
     const provider = new ScriptedProvider([
       scriptedResponse([
         { type: 'thinking', text: 'pondering', signature: new TextEncoder().encode('SIGNATURE-BYTES') },
@@ -85,7 +85,7 @@ describe('captured messages', () => {
 describe('knowledge fallback counter', () => {
   it('counts each fallback by the step that failed', async () => {
     const config = parseConfigForMode({ text: `identity: kn\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info');
-    const telemetry = HostTelemetry.open(config, { env: {} });
+    const telemetry = await HostTelemetry.open(config, { env: {} });
     telemetry.knowledgeDegraded('vector_search');
     telemetry.knowledgeDegraded('vector_search');
     telemetry.knowledgeDegraded('embed_query');
@@ -98,8 +98,8 @@ describe('knowledge fallback counter', () => {
 
 describe('served call wrappers', () => {
   it('wraps served calls in a tool span only while telemetry is exported', async () => {
-    const on = HostTelemetry.open(parseConfigForMode({ text: `identity: sv\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info'), { env: {} });
-    const off = HostTelemetry.open(parseConfigForMode({ text: 'identity: sv\n' }, 'info'), { env: {} });
+    const on = await HostTelemetry.open(parseConfigForMode({ text: `identity: sv\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info'), { env: {} });
+    const off = await HostTelemetry.open(parseConfigForMode({ text: 'identity: sv\n' }, 'info'), { env: {} });
     expect(on.servedToolWrappers()).toHaveLength(1);
     expect(off.servedToolWrappers()).toEqual([]);
     await on.finish();

@@ -186,9 +186,9 @@ export class HostTelemetry {
    * Resolves the settings and starts export when they say so. Call before anything else opens: a
    * bad endpoint throws a configuration error here, before any model or tool is touched.
    */
-  static open(config: Config, options: HostTelemetryOptions): HostTelemetry {
+  static async open(config: Config, options: HostTelemetryOptions): Promise<HostTelemetry> {
     const settings = telemetrySettingsFor(config, options.env, options.disabled === true);
-    const telemetry = startTelemetry(settings, {
+    const telemetry = await startTelemetry(settings, {
       serviceVersion: options.serviceVersion,
       exportTimeoutMs: options.exportTimeoutMs,
       metricIntervalMs: options.metricIntervalMs,

@@ -32,7 +32,7 @@ describe('served tool calls and telemetry', () => {
       exposure: { mcp: false, a2a: true },
       handler: (input) => Promise.resolve({ status: 'completed', output: String(input['text']), isError: false }),
     });
-    const telemetry = HostTelemetry.open(config, { env: {} });
+    const telemetry = await HostTelemetry.open(config, { env: {} });
     const runtime = await openRuntime(config, 'run', { env: {}, provider: new ScriptedProvider([]), customTools: [echo] });
     const bus = new InprocBus();
     try {

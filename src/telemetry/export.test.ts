@@ -39,7 +39,7 @@ const SECRET_ARGS = 'argument-secret-narwhal-9902';
 const SECRET_RESULT = 'result-secret-axolotl-5521';
 const SECRET_SIGNATURE = 'signature-secret-pangolin-1180';
 
-function open(receiver: OtlpReceiver, protocol: OtlpProtocol, extra: { capture?: boolean; ratio?: number } = {}): Telemetry {
+async function open(receiver: OtlpReceiver, protocol: OtlpProtocol, extra: { capture?: boolean; ratio?: number } = {}): Promise<Telemetry> {
   const settings = resolveTelemetrySettings({
     config: {
       enabled: true,
@@ -138,7 +138,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
   });
 
   it('exports run, startup, chat and tool spans with GenAI attributes, and content nowhere when capture is off', async () => {
-    const tel = open(receiver, protocol);
+    const tel = await open(receiver, protocol);
     expect(tel.captureContent).toBe(false);
     await driveRun(tel, model);
     const report = await tel.shutdown();
@@ -198,7 +198,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
   });
 
   it('exports GenAI metrics with explicit seconds and token buckets and no ids on any point', async () => {
-    const tel = open(receiver, protocol);
+    const tel = await open(receiver, protocol);
     await driveRun(tel, model);
     const report = await tel.shutdown();
     expect(report.metricPoints.attempted).toBeGreaterThan(0);
@@ -234,7 +234,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
   });
 
   it('captures content as deltas, omits signatures, and gzips when capture is on', async () => {
-    const tel = open(receiver, protocol, { capture: true });
+    const tel = await open(receiver, protocol, { capture: true });
     expect(tel.captureContent).toBe(true);
     await driveRun(tel, model);
     await tel.shutdown();
@@ -259,7 +259,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
 
   it('reports spans the collector refused as not delivered', async () => {
     receiver.respondWith(400);
-    const tel = open(receiver, protocol);
+    const tel = await open(receiver, protocol);
     const run = tel.startRun({ agentName: 'helper' });
     run.startup().end();
     run.end('crashed');
@@ -276,7 +276,7 @@ describe('shutdown', () => {
     const receiver = await startOtlpReceiver();
     try {
       receiver.hang();
-      const tel = open(receiver, 'http/protobuf');
+      const tel = await open(receiver, 'http/protobuf');
       tel.startRun({ agentName: 'helper' }).end();
       const report = await tel.shutdown(200);
       expect(report.timedOut).toBe(true);
@@ -302,7 +302,7 @@ describe('sampling', () => {
   const remoteTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
 
   it('records nothing of its own at an explicit ratio of 0', async () => {
-    const tel = open(receiver, 'http/protobuf', { ratio: 0 });
+    const tel = await open(receiver, 'http/protobuf', { ratio: 0 });
     const run = tel.startRun({ agentName: 'helper' });
     expect(run.traceparent()).toBeUndefined();
     run.end();
@@ -312,7 +312,7 @@ describe('sampling', () => {
   });
 
   it('follows a remote parent that claims sampled, adopting its trace', async () => {
-    const tel = open(receiver, 'http/protobuf', { ratio: 0 });
+    const tel = await open(receiver, 'http/protobuf', { ratio: 0 });
     const run = tel.startRun({ agentName: 'helper', traceparent: `00-${remoteTrace}-00f067aa0ba902b7-01` });
     expect(run.traceparent()).toMatch(new RegExp(`^00-${remoteTrace}-[0-9a-f]{16}-01$`));
     run.end();
@@ -321,7 +321,7 @@ describe('sampling', () => {
   });
 
   it('does not let a remote parent claiming not sampled switch recording off', async () => {
-    const tel = open(receiver, 'http/json', { ratio: 1 });
+    const tel = await open(receiver, 'http/json', { ratio: 1 });
     const run = tel.startRun({ agentName: 'helper', traceparent: `00-${remoteTrace}-00f067aa0ba902b7-00` });
     run.end();
     await tel.shutdown();
@@ -339,7 +339,7 @@ describe('disabled telemetry', () => {
         disabledBy: '--no-telemetry',
         env: {},
       });
-      const tel = startTelemetry(settings);
+      const tel = await startTelemetry(settings);
       expect(tel.enabled).toBe(false);
       expect(tel.captureContent).toBe(false);
       const run = tel.startRun({ agentName: 'helper' });

@@ -14,24 +14,13 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import type { Attributes, Context, Counter, Histogram, Meter, Span, Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import type { Attributes, Context, Counter, Histogram, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
-  ATTR_SERVICE_NAME,
-  ATTR_SERVICE_VERSION,
 } from '@opentelemetry/semantic-conventions';
 import {
   ATTR_GEN_AI_AGENT_NAME,
@@ -63,8 +52,8 @@ import {
 import type { CapturedMessage } from './content.js';
 import { encodeMessages, fitText, jsonCost, MessageCursor } from './content.js';
 import type { DeliveryReport } from './delivery.js';
-import { CountingMetricExporter, CountingSpanExporter, deliverySummary, RecordedSpanCounter, spanDelivery } from './delivery.js';
-import type { ExportPlan, TelemetrySettings } from './settings.js';
+import type { ExportPipeline } from './pipeline.js';
+import type { TelemetrySettings } from './settings.js';
 import { CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
 import type { DegradeReason, ErrorClass, ToolExit, ToolKind } from './vocabulary.js';
 import { toolExitClass } from './vocabulary.js';
@@ -178,6 +167,8 @@ function fail(span: Span, cls: ErrorClass | undefined): void {
 
 interface Internals {
   readonly tracer: Tracer | undefined;
+  /** W3C trace context; set exactly when spans are exported. */
+  readonly propagator: TextMapPropagator | undefined;
   readonly inst: Instruments;
   readonly capture: boolean;
   readonly limit: number;
@@ -189,81 +180,24 @@ interface Internals {
  */
 export class Telemetry {
   readonly #i: Internals;
-  readonly #tracerProvider: BasicTracerProvider | undefined;
-  readonly #meterProvider: MeterProvider | undefined;
-  readonly #spanCounter: CountingSpanExporter | undefined;
-  readonly #recorded: RecordedSpanCounter | undefined;
-  readonly #metricCounter: CountingMetricExporter | undefined;
+  readonly #pipeline: ExportPipeline | undefined;
   #report: Promise<DeliveryReport> | undefined;
 
-  private constructor(
-    i: Internals,
-    providers?: {
-      tracer: BasicTracerProvider;
-      meter: MeterProvider | undefined;
-      spans: CountingSpanExporter;
-      recorded: RecordedSpanCounter;
-      metrics: CountingMetricExporter | undefined;
-    },
-  ) {
+  private constructor(i: Internals, pipeline?: ExportPipeline) {
     this.#i = i;
-    this.#tracerProvider = providers?.tracer;
-    this.#meterProvider = providers?.meter;
-    this.#spanCounter = providers?.spans;
-    this.#recorded = providers?.recorded;
-    this.#metricCounter = providers?.metrics;
+    this.#pipeline = pipeline;
   }
 
   /** A handle that records nothing. */
   static disabled(): Telemetry {
-    return new Telemetry({ tracer: undefined, inst: instruments(createNoopMeter()), capture: false, limit: CONTENT_ATTRIBUTE_LIMIT });
+    return new Telemetry({ tracer: undefined, propagator: undefined, inst: instruments(createNoopMeter()), capture: false, limit: CONTENT_ATTRIBUTE_LIMIT });
   }
 
-  /** @internal Built by startTelemetry. */
-  static fromPlan(plan: ExportPlan, options: TelemetryOptions = {}): Telemetry {
-    const limit = options.contentAttributeLimit ?? CONTENT_ATTRIBUTE_LIMIT;
-    const shape = exportShape(plan.captureContent, limit);
-    const timeoutMillis = options.exportTimeoutMs ?? 10_000;
-    const compression = shape.gzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE;
-    const resource = defaultResource().merge(
-      resourceFromAttributes({
-        [ATTR_SERVICE_NAME]: plan.serviceName,
-        ...(options.serviceVersion === undefined ? {} : { [ATTR_SERVICE_VERSION]: options.serviceVersion }),
-      }),
-    );
-    const traceConfig = { url: plan.tracesUrl, compression, timeoutMillis };
-    const spans = new CountingSpanExporter(plan.protocol === 'http/json' ? new JsonTraceExporter(traceConfig) : new ProtoTraceExporter(traceConfig));
-    const recorded = new RecordedSpanCounter(
-      new BatchSpanProcessor(spans, { maxExportBatchSize: shape.maxExportBatchSize, maxQueueSize: Math.max(2048, shape.maxExportBatchSize) }),
-    );
-    const ratio = new TraceIdRatioBasedSampler(plan.sampleRatio);
-    const tracerProvider = new BasicTracerProvider({
-      resource,
-      // Follows a remote parent that claims sampled, so a delegation stays one trace; one that
-      // claims not sampled gets this process's own ratio, so a peer cannot switch recording off.
-      sampler: new ParentBasedSampler({ root: ratio, remoteParentNotSampled: ratio }),
-      spanProcessors: [recorded],
-    });
-    let meterProvider: MeterProvider | undefined;
-    let metrics: CountingMetricExporter | undefined;
-    if (plan.metrics) {
-      const metricConfig = { url: plan.metricsUrl, compression, timeoutMillis };
-      metrics = new CountingMetricExporter(plan.protocol === 'http/json' ? new JsonMetricExporter(metricConfig) : new ProtoMetricExporter(metricConfig));
-      meterProvider = new MeterProvider({
-        resource,
-        readers: [
-          new PeriodicExportingMetricReader({
-            exporter: metrics,
-            exportIntervalMillis: options.metricIntervalMs ?? 60_000,
-            exportTimeoutMillis: Math.min(timeoutMillis, options.metricIntervalMs ?? 60_000),
-          }),
-        ],
-      });
-    }
-    const meter = meterProvider?.getMeter('fisk-ai', options.serviceVersion) ?? createNoopMeter();
+  /** @internal Built by startTelemetry, which loads the export pipeline only for a plan. */
+  static fromPipeline(pipeline: ExportPipeline, capture: boolean, limit: number): Telemetry {
     return new Telemetry(
-      { tracer: tracerProvider.getTracer('fisk-ai', options.serviceVersion), inst: instruments(meter), capture: plan.captureContent, limit },
-      { tracer: tracerProvider, meter: meterProvider, spans, recorded, metrics },
+      { tracer: pipeline.tracer, propagator: pipeline.propagator, inst: instruments(pipeline.meter ?? createNoopMeter()), capture, limit },
+      pipeline,
     );
   }
 
@@ -286,10 +220,11 @@ export class Telemetry {
    */
   startRun(options: RunOptions): RunSpan {
     let parent = ROOT_CONTEXT;
-    if (options.traceparent !== undefined) {
+    // a peer's trace context matters only to spans that are exported
+    if (options.traceparent !== undefined && this.#i.propagator !== undefined) {
       const carrier: Record<string, string> = { traceparent: options.traceparent };
       if (options.tracestate !== undefined) carrier['tracestate'] = options.tracestate;
-      parent = new W3CTraceContextPropagator().extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+      parent = this.#i.propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
     }
     const attrs: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
@@ -333,20 +268,17 @@ export class Telemetry {
   }
 
   async #shutdown(timeoutMs: number): Promise<DeliveryReport> {
-    let timedOut = false;
-    if (this.#tracerProvider !== undefined) {
-      const work = Promise.allSettled([this.#tracerProvider.shutdown(), this.#meterProvider?.shutdown()]);
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), timeoutMs);
-      });
-      timedOut = (await Promise.race([work.then(() => 'done' as const), deadline])) === 'late';
-      clearTimeout(timer);
-    }
+    const pipeline = this.#pipeline;
     const none = { attempted: 0, delivered: 0, firstError: undefined };
-    const spans = this.#spanCounter === undefined ? none : spanDelivery(this.#recorded?.ended ?? 0, this.#spanCounter.count());
-    const metricPoints = this.#metricCounter?.count() ?? none;
-    const summary = this.enabled ? deliverySummary(spans, metricPoints, timedOut) : 'telemetry off';
+    if (pipeline === undefined) return { spans: none, metricPoints: none, timedOut: false, summary: 'telemetry off' };
+    const work = pipeline.shutdown();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), timeoutMs);
+    });
+    const timedOut = (await Promise.race([work.then(() => 'done' as const), deadline])) === 'late';
+    clearTimeout(timer);
+    const { spans, metricPoints, summary } = pipeline.delivery(timedOut);
     return { spans, metricPoints, timedOut, summary };
   }
 }
@@ -374,7 +306,7 @@ export class RunSpan {
   traceparent(): string | undefined {
     if (!this.#span.isRecording()) return undefined;
     const carrier: Record<string, string> = {};
-    new W3CTraceContextPropagator().inject(this.#ctx, carrier, defaultTextMapSetter);
+    this.#i.propagator?.inject(this.#ctx, carrier, defaultTextMapSetter);
     return carrier['traceparent'];
   }
 
@@ -648,6 +580,16 @@ function requestHost(input: string | URL | globalThis.Request): string | undefin
  * Builds the handle for a process from resolved settings: export when `settings.plan` is set, the
  * disabled handle otherwise. Registers nothing globally: no tracer provider, no propagator.
  */
-export function startTelemetry(settings: TelemetrySettings, options: TelemetryOptions = {}): Telemetry {
-  return settings.plan === undefined ? Telemetry.disabled() : Telemetry.fromPlan(settings.plan, options);
+export async function startTelemetry(settings: TelemetrySettings, options: TelemetryOptions = {}): Promise<Telemetry> {
+  const plan = settings.plan;
+  if (plan === undefined) return Telemetry.disabled();
+  const { startExport } = await import('./pipeline.js');
+  const limit = options.contentAttributeLimit ?? CONTENT_ATTRIBUTE_LIMIT;
+  const pipeline = startExport(plan, {
+    shape: exportShape(plan.captureContent, limit),
+    serviceVersion: options.serviceVersion,
+    exportTimeoutMs: options.exportTimeoutMs ?? 10_000,
+    metricIntervalMs: options.metricIntervalMs ?? 60_000,
+  });
+  return Telemetry.fromPipeline(pipeline, plan.captureContent, limit);
 }

@@ -195,7 +195,7 @@ describe('the startup card, resumed tokens and the chat summary', () => {
     const provider = new ScriptedProvider([textResponse('Hello.')]);
     const runtime = await runtimeWith(provider, [gatedTool('purge', []), gatedTool('restore', [])]);
     cleanup.push(() => runtime.close());
-    const telemetry = HostTelemetry.open(runtime.config, { env: {} });
+    const telemetry = await HostTelemetry.open(runtime.config, { env: {} });
     const { screen } = await show(runtime, 'hi', { card: (first) => localCard(runtime, first, telemetry) });
     const done = await screen.until('AWAITING INPUT');
     expect(done).toMatchInlineSnapshot(`
@@ -218,21 +218,21 @@ describe('the startup card, resumed tokens and the chat summary', () => {
     `);
   });
 
-  it('tells exporting, off, turned off by a switch and unknown apart in the telemetry row', () => {
+  it('tells exporting, off, turned off by a switch and unknown apart in the telemetry row', async () => {
     const yaml = 'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\ntelemetry:\n  enabled: true\n  endpoint: http://127.0.0.1:9\n';
     const enabled = parseConfigForMode({ text: yaml }, 'run');
     const plain = parseConfigForMode({ text: 'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\n' }, 'run');
-    const exporting = HostTelemetry.open(enabled, { env: {}, exportTimeoutMs: 200 });
+    const exporting = await HostTelemetry.open(enabled, { env: {}, exportTimeoutMs: 200 });
     cleanup.push(async () => void (await exporting.finish()));
     const row = (t: Parameters<typeof cardLines>[0]['telemetry']): string =>
       cardLines({ identity: 'cardunit', model: 'm', provider: 'anthropic', tools: [], session: undefined, resumed: false, telemetry: t }).at(-1) ?? '';
     expect(row(telemetryOfHost(exporting, true))).toBe('telemetry  exporting to http://127.0.0.1:9/v1/traces, content not captured');
-    expect(row(telemetryOfHost(HostTelemetry.open(enabled, { env: {}, disabled: true }), true))).toBe('telemetry  off: turned off by --no-telemetry (the configuration enables it)');
-    expect(row(telemetryOfHost(HostTelemetry.open(enabled, { env: { FISK_AI_TELEMETRY: 'off' } }), true))).toBe(
+    expect(row(telemetryOfHost(await HostTelemetry.open(enabled, { env: {}, disabled: true }), true))).toBe('telemetry  off: turned off by --no-telemetry (the configuration enables it)');
+    expect(row(telemetryOfHost(await HostTelemetry.open(enabled, { env: { FISK_AI_TELEMETRY: 'off' } }), true))).toBe(
       'telemetry  off: turned off by FISK_AI_TELEMETRY (the configuration enables it)',
     );
-    expect(row(telemetryOfHost(HostTelemetry.open(plain, { env: {}, disabled: true }), false))).toBe('telemetry  off');
-    expect(row(telemetryOfHost(HostTelemetry.open(plain, { env: {} }), false))).toBe('telemetry  off');
+    expect(row(telemetryOfHost(await HostTelemetry.open(plain, { env: {}, disabled: true }), false))).toBe('telemetry  off');
+    expect(row(telemetryOfHost(await HostTelemetry.open(plain, { env: {} }), false))).toBe('telemetry  off');
     expect(row({ state: 'unknown' })).toBe('telemetry  unknown: the agent did not say');
     const many = cardLines({ identity: 'x', model: 'm', provider: '', tools: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], session: 'run-1', resumed: true, telemetry: { state: 'off' } });
     expect(many.slice(1, 4)).toEqual(['model      m', 'tools      8: a, b, c, d, e, f, and 2 more', 'session    run-1 (resumed)']);

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const MAIN = join(ROOT, 'dist/cli/main.js');
+/** The program the package installs as `fisk`: the bundle `npm run build` writes. */
+export const MAIN = join(ROOT, 'dist/bin/fisk.js');
 
 function newestMtime(path: string): number {
   const s = statSync(path);
@@ -14,17 +15,18 @@ function newestMtime(path: string): number {
   return Math.max(0, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
 }
 
-/** Builds `dist/` when it is missing or older than any source file. */
+/** Builds `dist/` and the bundled program when they are missing or older than any source file. */
 export function ensureBuilt(): void {
   const sources = newestMtime(join(ROOT, 'src'));
-  const built = existsSync(MAIN) ? newestMtime(join(ROOT, 'dist')) : 0;
+  const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0;
   if (built >= sources) return;
   try {
     execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
   } catch {
     // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
   }
-  if (!existsSync(MAIN)) throw new Error('dist/cli/main.js is missing; run npm run build');
+  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.js is missing; run npm run build');
 }
 
 /** What a finished `fisk` process left behind. */

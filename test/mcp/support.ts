@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const MAIN = join(ROOT, 'dist/cli/main.js');
+/** The program the package installs as `fisk`: the bundle `npm run build` writes. */
+export const MAIN = join(ROOT, 'dist/bin/fisk.js');
 export const PID_APP = fileURLToPath(new URL('./fixtures/pid-app.mjs', import.meta.url));
 
 function newestMtime(path: string): number {
@@ -17,17 +18,18 @@ function newestMtime(path: string): number {
   return Math.max(0, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
 }
 
-/** Builds `dist/` when it is missing or older than the sources these tests exercise. */
+/** Builds `dist/` and the bundled program when they are missing or older than the sources these tests exercise. */
 export function ensureBuilt(): void {
   const sources = Math.max(newestMtime(join(ROOT, 'src/mcp')), newestMtime(join(ROOT, 'src/host')), newestMtime(join(ROOT, 'src/cli/commands/mcp.ts')));
-  const built = existsSync(MAIN) && existsSync(join(ROOT, 'dist/mcp/server/index.js')) ? newestMtime(join(ROOT, 'dist/mcp')) : 0;
+  const built = existsSync(MAIN) && existsSync(join(ROOT, 'dist/mcp/server/index.js')) ? statSync(MAIN).mtimeMs : 0;
   if (built >= sources) return;
   try {
     execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
   } catch {
     // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
   }
-  if (!existsSync(MAIN)) throw new Error('dist/cli/main.js is missing; run npm run build');
+  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.js is missing; run npm run build');
 }
 
 /** A port nothing listens on right now. */

@@ -73,7 +73,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
-  const telemetry = openCommandTelemetry(config, io, flags);
+  const telemetry = await openCommandTelemetry(config, io, flags);
   const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
   try {
     // no wrapper at all while telemetry is off: a served call pays for nothing it does not export

@@ -18,7 +18,7 @@ import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
-import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../render/answer.js';
 import { AnswerStream } from '../render/answer-stream.js';
 import { lineWidthFor } from '../render/cap.js';
 import { shouldColorLines } from '../render/line-colour.js';
@@ -84,11 +84,10 @@ export interface RunCommandDeps {
 }
 
 /** What `fisk run` prints once the run has ended. */
-function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): void {
+async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): Promise<void> {
   if (outcome.status === 'completed') {
     const shown = streamed?.finish(answerOf(outcome)) === true;
-    const markdown = shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env);
-    if (!shown) io.out.write(formatAnswer(answerOf(outcome), markdown));
+    if (!shown) io.out.write(formatAnswer(answerOf(outcome), await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
   } else {
     streamed?.finish('');
   }
@@ -103,7 +102,7 @@ function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io
 
 interface FullScreenParts {
   readonly runtime: Runtime;
-  readonly telemetry: ReturnType<typeof openCommandTelemetry>;
+  readonly telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
   readonly verbose: boolean;
   readonly toolOutput: boolean;
   readonly debug: ReturnType<typeof openRunDebugFiles>;
@@ -159,7 +158,7 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   outcome ??= await handle.outcome;
   // the summary counts every turn of the chat, follow-ups and new conversations included
   const chat = chatOutcome(outcome, result.outcomes);
-  present(chat, handle, flags, io, p.verbose, undefined);
+  await present(chat, handle, flags, io, p.verbose, undefined);
   p.debug.summary(chat);
   for (const h of result.handles) if (h !== handle) await h.close();
   await handle.close();
@@ -179,7 +178,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
   let iteration: number | undefined;
-  const telemetry = openCommandTelemetry(config, io, flags);
+  const telemetry = await openCommandTelemetry(config, io, flags);
   try {
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
@@ -260,7 +259,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     });
     const outcome = await handle.outcome;
     status?.clear();
-    present(outcome, handle, flags, io, verbose, streamed);
+    await present(outcome, handle, flags, io, verbose, streamed);
     debug.summary(outcome);
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);

@@ -24,7 +24,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
-import { formatAnswer, shouldRenderMarkdown } from '../render/answer.js';
+import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../render/answer.js';
 import { LineSurface } from '../render/line-surface.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
 
@@ -188,8 +188,8 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
 }
 
 /** What is printed once the remote run has ended, whichever surface showed it. */
-function present(outcome: RemoteRunOutcome, agent: string, flags: RemoteFlags, io: Io): void {
-  if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env)));
+async function present(outcome: RemoteRunOutcome, agent: string, flags: RemoteFlags, io: Io): Promise<void> {
+  if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
   else if (outcome.status === 'suspended') println(io.err, `${agent} suspended the run at its next step`);
   if (outcome.error !== undefined) println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
   else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
@@ -214,7 +214,7 @@ export async function runRemoteCommand(query: readonly string[], flags: RemoteFl
   try {
     const parts: RemoteParts = { transport: createTransport('nats', { connection: conn.connection }), self, agent, context, prompt: query.join(' ').trim() || DEFAULT_PROMPT, verbose, toolOutput, stdin };
     const outcome = full ? await fullScreenRemote(parts, io, config) : await lineRemote(parts, io, deps, cleanup);
-    present(outcome, agent, flags, io);
+    await present(outcome, agent, flags, io);
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {

@@ -147,7 +147,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   const tokens = servable.slack ? slackTokens(io.env) : undefined;
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
-  const telemetry = openCommandTelemetry(config, io, flags);
+  const telemetry = await openCommandTelemetry(config, io, flags);
   // lending tools alone calls no model: no API key is needed, and no store or peer is opened;
   // served prompts, jobs and Slack threads run the model. Nothing is provisioned here: a session
   // stream or memory bucket nobody created fails now.

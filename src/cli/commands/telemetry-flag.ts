@@ -12,10 +12,11 @@ export { NO_TELEMETRY_HELP } from './flags.js';
 
 /**
  * Resolves and starts the command's telemetry before anything else opens; a bad setting throws a
- * configuration error naming the key. `telemetry` is commander's value for `--no-telemetry`.
+ * configuration error naming the key. `telemetry` is commander's value for `--no-telemetry`. The
+ * OpenTelemetry SDK and its exporters are loaded only when export is on.
  */
-export function openCommandTelemetry(config: Config, io: Io, flags: { readonly telemetry?: boolean }): HostTelemetry {
-  const telemetry = HostTelemetry.open(config, { env: io.env, disabled: flags.telemetry === false, serviceVersion: packageVersion() });
+export async function openCommandTelemetry(config: Config, io: Io, flags: { readonly telemetry?: boolean }): Promise<HostTelemetry> {
+  const telemetry = await HostTelemetry.open(config, { env: io.env, disabled: flags.telemetry === false, serviceVersion: packageVersion() });
   if (telemetry.note !== undefined) println(io.err, `note: ${telemetry.note}`);
   return telemetry;
 }

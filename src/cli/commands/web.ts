@@ -2,14 +2,14 @@
  * `fisk web`: the agent in a browser. The server is one more client of the run handle; this file
  * resolves flags, prints the address to open and handles Ctrl-C.
  */
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../../config/loopback.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { parsePort, stopRequested } from '../process.js';
+import { packageRoot } from '../version.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
 
 export const DEFAULT_WEB_PORT = 8090;
@@ -40,6 +40,13 @@ export function webAddress(flag: string | undefined): { readonly host: string; r
   };
 }
 
+/** The built page `fisk web` serves: dist/web/page in the fisk-ai package this code runs from. */
+function webPageDir(): string {
+  const root = packageRoot();
+  if (root === undefined) throw new Error('cannot find the fisk-ai package (its package.json) above this program, so not the web page in its dist/web/page either; reinstall fisk-ai');
+  return join(root, 'dist', 'web', 'page');
+}
+
 async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
   const port = parseWebPort(flags.port);
   const address = webAddress(flags.address);
@@ -52,7 +59,7 @@ async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   if (address.warning !== undefined) println(io.err, `warning: ${address.warning}`);
-  const telemetry = openCommandTelemetry(config, io, flags);
+  const telemetry = await openCommandTelemetry(config, io, flags);
   const runtime = await openRuntime(config, 'run', {
     env: io.env,
     onKnowledgeDegraded: telemetry.knowledgeDegraded,
@@ -64,7 +71,7 @@ async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
     const server = await startWebServer({
       host: address.host,
       port,
-      pageDir: fileURLToPath(new URL('../../web/page/', import.meta.url)),
+      pageDir: webPageDir(),
       runtime,
       workDir: io.cwd,
       telemetry,

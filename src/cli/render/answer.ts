@@ -2,9 +2,10 @@
  * The final answer on stdout: markdown rendered for a terminal, raw text everywhere else, so a
  * piped answer is exactly what the model wrote and a terminal gets headings, lists and code set out.
  */
-import { Marked } from 'marked';
-import { markedTerminal } from 'marked-terminal';
 import { stripControl } from '../../agent/sanitize.js';
+
+/** Renders markdown for a terminal; `loadMarkdown` gives the one in `markdown.ts`. */
+export type MarkdownRenderer = (text: string) => string;
 
 /** Whether the answer is rendered: stdout is a terminal and colour is not turned off. */
 export function shouldRenderMarkdown(stdoutIsTty: boolean, noColor: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
@@ -12,16 +13,18 @@ export function shouldRenderMarkdown(stdoutIsTty: boolean, noColor: boolean, env
   return stdoutIsTty && !noColor && (noColorEnv === undefined || noColorEnv === '');
 }
 
-let renderer: Marked | undefined;
+/** The terminal markdown renderer when `render` is true (loading it then), else undefined. */
+export async function loadMarkdown(render: boolean): Promise<MarkdownRenderer | undefined> {
+  return render ? (await import('./markdown.js')).renderMarkdown : undefined;
+}
 
 /**
- * The answer as it is printed, always ending in one newline. Control sequences the model wrote are
- * stripped first in both modes: only the renderer's own styling reaches the terminal.
+ * The answer as it is printed, always ending in one newline: rendered with `markdown` when one is
+ * given, raw otherwise. Control sequences the model wrote are stripped first in both modes: only
+ * the renderer's own styling reaches the terminal.
  */
-export function formatAnswer(text: string, markdown: boolean): string {
+export function formatAnswer(text: string, markdown: MarkdownRenderer | undefined): string {
   const clean = stripControl(text);
-  if (!markdown) return clean.endsWith('\n') ? clean : `${clean}\n`;
-  renderer ??= new Marked(markedTerminal());
-  const out = renderer.parse(clean, { async: false });
-  return `${out.replace(/\n+$/, '')}\n`;
+  if (markdown === undefined) return clean.endsWith('\n') ? clean : `${clean}\n`;
+  return `${markdown(clean)}\n`;
 }

@@ -1,7 +1,8 @@
 /** Line-surface rendering shared by `fisk run` and `fisk session show --transcript`. */
 export { renderEvent, resultLines, CALL_PREFIX, RESULT_PREFIX, WARNING_PREFIX, THINKING_PREFIX } from './line-renderer.js';
 export type { LineOptions } from './line-renderer.js';
-export { formatAnswer, shouldRenderMarkdown } from './answer.js';
+export { formatAnswer, loadMarkdown, shouldRenderMarkdown } from './answer.js';
+export type { MarkdownRenderer } from './answer.js';
 export { summaryLine, formatLatency } from './summary.js';
 export { LineSurface } from './line-surface.js';
 export type { SurfaceStyle } from './line-surface.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderEvent, resultLines } from './line-renderer.js';
 import { formatAnswer, shouldRenderMarkdown } from './answer.js';
+import { renderMarkdown } from './markdown.js';
 
 const plain = { toolOutput: false, verbose: false };
 const withOutput = { toolOutput: true, verbose: false };
@@ -48,11 +49,11 @@ describe('the answer', () => {
     expect(shouldRenderMarkdown(true, false, { NO_COLOR: '1' })).toBe(false);
     expect(shouldRenderMarkdown(true, true, {})).toBe(false);
     expect(shouldRenderMarkdown(true, false, {})).toBe(true);
-    expect(formatAnswer('# Title\n\n**bold**', false)).toBe('# Title\n\n**bold**\n');
+    expect(formatAnswer('# Title\n\n**bold**', undefined)).toBe('# Title\n\n**bold**\n');
   });
 
   it('is rendered as markdown on a terminal, and stripped of the model\'s own escape sequences', () => {
-    const out = formatAnswer('Some **bold** text\u001b[2J', true);
+    const out = formatAnswer('Some **bold** text\u001b[2J', renderMarkdown);
     expect(out).not.toContain('**');
     expect(out).not.toContain('\u001b[2J');
     expect(out).toContain('bold');
