@@ -213,7 +213,7 @@ class NatsTransport implements Transport {
       description: spec.description,
       queue: spec.name,
     });
-    const path = new ServingPath(spec.slots);
+    const path = new ServingPath(spec.slots, spec.maxWaiting);
     for (const endpoint of spec.endpoints) {
       service.addEndpoint(endpoint.name, {
         subject: endpoint.subject,

@@ -98,6 +98,8 @@ export const SERVICE_DESCRIPTION = 'fisk-ai a2a tool server';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Served tool calls in flight at once, and the per-call limit, when the configuration sets none. */
 export const DEFAULT_SLOTS = 2;
+/** Served calls that may wait for a busy slot before further ones are refused (503). */
+export const DEFAULT_MAX_WAITING = 64;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -25,6 +25,8 @@ export interface ToolServiceOptions {
   readonly tools: readonly Tool[];
   /** Tool calls in flight at once (default 2). */
   readonly slots?: number;
+  /** Tool calls that may wait for a slot before further ones are refused with 503 (default 64). */
+  readonly maxWaiting?: number;
   /** Per-call limit in ms (default 30 s). */
   readonly toolTimeoutMs?: number;
   /** Further endpoints on the same service (the prompt endpoint of a delegation server). */
@@ -188,6 +190,7 @@ export async function startToolService(target: Transport | { readonly connection
     version: SERVICE_VERSION,
     description: SERVICE_DESCRIPTION,
     slots: opts.slots !== undefined && opts.slots > 0 ? opts.slots : DEFAULT_SLOTS,
+    ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
     endpoints: [...toolEndpoints(opts), ...(opts.extraEndpoints ?? [])],
   });
 }
