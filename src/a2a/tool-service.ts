@@ -6,6 +6,7 @@
 import type { Tool } from '../toolkit/tool.js';
 import { DENY_PROMPTER } from '../toolkit/invoke/deny-prompter.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
+import { NEVER_ABORTED } from '../toolkit/invoke/run-tool.js';
 import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
 import type { InvokeWrapper } from '../toolkit/invoke/types.js';
 import { encode, decode, prepareCodec } from './codec.js';
@@ -100,7 +101,7 @@ async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Re
       refuseUngateable: true,
       scrub: policy.scrub,
       ...(policy.wrappers === undefined ? {} : { wrappers: policy.wrappers }),
-      signal: NEVER,
+      signal: NEVER_ABORTED,
     },
   );
   switch (r.kind) {
@@ -126,7 +127,6 @@ async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Re
   }
 }
 
-const NEVER = new AbortController().signal;
 const TOOL_REQUEST = ['io.choria.fisk-ai.v1.tool.request'] as const;
 
 /** The discovery and tool endpoints of one agent. */
