@@ -104,3 +104,35 @@ describe('nats transport requests', () => {
     expect(err.message).toBe('the a2a request timeout must be a positive number of milliseconds, not 0');
   });
 });
+
+describe('nats transport requests under subject permissions', () => {
+  it('fails a request the account may not publish at once, naming the violation, and keeps the connection', async () => {
+    const guarded = await startNatsServer({
+      config: `authorization {
+  users = [
+    { user: "caller", password: "caller-pw", permissions: { publish: { deny: ["forbidden.>"] } } }
+    { user: "server", password: "server-pw" }
+  ]
+}
+`,
+    });
+    try {
+      const srv = await connect({ servers: guarded.url, user: 'server', pass: 'server-pw' });
+      srv.subscribe('forbidden.x', { callback: (_e, m) => m.respond(bytes('should not happen')) });
+      srv.subscribe('allowed.x', { callback: (_e, m) => m.respond(bytes('fine')) });
+      await srv.flush();
+      const nc = await connect({ servers: guarded.url, user: 'caller', pass: 'caller-pw' });
+      const t = createTransport('nats', { connection: nc, timeoutMs: 20_000 });
+      const started = Date.now();
+      const err = await failure(t.request('forbidden.x', bytes('x')));
+      expect(err.code).toBe('unavailable');
+      expect(err.message).toMatch(/^remote agent unavailable: .*Permissions Violation for Publish to "forbidden\.x"/i);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(text(await t.request('allowed.x', bytes('y')))).toBe('fine');
+      await nc.close();
+      await srv.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
