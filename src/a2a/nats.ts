@@ -99,10 +99,11 @@ class RequestMux {
     });
     this.sub = sub;
     // a subscription that ends (connection closed, permission revoked) takes its waiting requests along
-    void sub.closed.then((err) => {
+    const ended = (err: unknown): void => {
       if (this.sub === sub) this.sub = undefined;
       this.failAll(err instanceof Error ? err : new Error('the connection closed'));
-    });
+    };
+    sub.closed.then(ended, ended);
     if (!this.watching) {
       this.watching = true;
       void this.watchPermissions();
