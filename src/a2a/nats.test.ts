@@ -118,8 +118,16 @@ describe('nats transport requests under subject permissions', () => {
     });
     try {
       const srv = await connect({ servers: guarded.url, user: 'server', pass: 'server-pw' });
-      srv.subscribe('forbidden.x', { callback: (_e, m) => m.respond(bytes('should not happen')) });
-      srv.subscribe('allowed.x', { callback: (_e, m) => m.respond(bytes('fine')) });
+      srv.subscribe('forbidden.x', {
+        callback: (_e, m) => {
+          m.respond(bytes('should not happen'));
+        },
+      });
+      srv.subscribe('allowed.x', {
+        callback: (_e, m) => {
+          m.respond(bytes('fine'));
+        },
+      });
       await srv.flush();
       const nc = await connect({ servers: guarded.url, user: 'caller', pass: 'caller-pw' });
       const t = createTransport('nats', { connection: nc, timeoutMs: 20_000 });
