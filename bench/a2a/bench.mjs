@@ -2,14 +2,20 @@
 // NATS request-reply of the same payload sizes on the same private nats-server, and served-call
 // throughput at the default cap (2 slots) with 16 concurrent callers. Prints one JSON line.
 //
-// The three kinds of call are measured in interleaved rounds (the order rotates every round), so
+// `bare_nats` is the client's own `request` (the target's baseline). `bare_inbox` is the same bytes
+// requested the way the fisk transport requests (a publish with a reply subject under one inbox
+// subscription), so `engine_ratio` is what the a2a engine itself adds on top of the wire.
+// `codec_prepare_ms` is the time to make every schema check ready, as a server does at start.
+//
+// The kinds of call are measured in interleaved rounds (the order rotates every round), so
 // a burst of load from elsewhere on the machine lands on all of them alike. Each round gives each
 // kind its median wall time per call and its CPU time per call (both sides run in this process,
 // so CPU covers client and server); the ratios are taken per round and reported as median and
 // spread over the rounds. Environment: A2A_BENCH_ROUNDS, A2A_BENCH_CALLS (per kind per round).
 import { Svcm } from '@nats-io/services';
 import { connect } from '@nats-io/transport-node';
-import { A2aClient, buildAgentCard, createTransport, encode, selectExposed, stampReply, stampRequest, startToolService } from '../../dist/a2a/index.js';
+import { createInbox } from '@nats-io/transport-node';
+import { A2aClient, buildAgentCard, createTransport, encode, prepareCodec, selectExposed, stampReply, stampRequest, startToolService } from '../../dist/a2a/index.js';
 import { startNatsServer } from '../../dist/agenttest/index.js';
 import { newFuncTool } from '../../dist/toolkit/functool/index.js';
 
@@ -59,6 +65,9 @@ const server = await startNatsServer();
 const serving = await connect({ servers: server.url });
 const calling = await connect({ servers: server.url });
 try {
+  const prepared = performance.now();
+  prepareCodec();
+  const codecPrepareMs = Math.round((performance.now() - prepared) * 10) / 10;
   const tools = selectExposed([ping]).exposed;
   const service = await startToolService({ connection: serving }, { identity: 'bench', card: buildAgentCard({ name: 'bench', version: '1', tools }), tools });
   const client = new A2aClient(createTransport('nats', { connection: calling }), 'caller');
@@ -70,12 +79,33 @@ try {
   // the micro framework alone, answering the same bytes, to separate its cost from the engine's
   const micro = await new Svcm(serving).add({ name: 'bare-micro', version: '0.0.0', queue: 'bare-micro' });
   micro.addEndpoint('bare', { subject: 'bench.micro', handler: (_e, m) => m.respond(reply) });
+  // one inbox subscription for every bare_inbox request, each matched by its token
+  const inbox = `${createInbox()}.`;
+  const waiting = new Map();
+  let seq = 0;
+  const inboxSub = calling.subscribe(`${inbox}*`, {
+    callback: (_e, m) => {
+      const w = waiting.get(m.subject.slice(inbox.length));
+      if (w === undefined) return;
+      waiting.delete(m.subject.slice(inbox.length));
+      clearTimeout(w.timer);
+      w.resolve(m);
+    },
+  });
+  const inboxRequest = (subject, data) =>
+    new Promise((resolve, reject) => {
+      const token = (++seq).toString(36);
+      waiting.set(token, { resolve, timer: setTimeout(() => waiting.delete(token) && reject(new Error('timeout')), 5000) });
+      calling.publish(subject, data, { reply: `${inbox}${token}` });
+    });
   await serving.flush();
+  await calling.flush();
 
   const kinds = {
     fisk_tool: () => client.callTool('bench', 'ping', { n: 1 }),
     bare_nats: () => calling.request('bench.bare', request, { timeout: 5000 }),
     bare_micro_service: () => calling.request('bench.micro', request, { timeout: 5000 }),
+    bare_inbox: () => inboxRequest('bench.bare', request),
   };
   for (const call of Object.values(kinds)) for (let i = 0; i < WARMUP; i++) await call();
 
@@ -106,6 +136,8 @@ try {
   );
   const wallRatio = spread(rounds.map((r) => r.fisk_tool.wall / r.bare_nats.wall), round2);
   const cpuRatio = spread(rounds.map((r) => r.fisk_tool.cpu / r.bare_nats.cpu), round2);
+  const engineWallRatio = spread(rounds.map((r) => r.fisk_tool.wall / r.bare_inbox.wall), round2);
+  const engineCpuRatio = spread(rounds.map((r) => r.fisk_tool.cpu / r.bare_inbox.cpu), round2);
 
   let next = 0;
   const t0 = performance.now();
@@ -120,6 +152,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
 
   bare.unsubscribe();
+  inboxSub.unsubscribe();
   await micro.stop();
   await service.stop();
   process.stdout.write(
@@ -134,7 +167,10 @@ try {
         cpu_ratio: cpuRatio,
         target_ratio: TARGET,
         within_target: wallRatio.median <= TARGET,
+        engine_wall_ratio: engineWallRatio,
+        engine_cpu_ratio: engineCpuRatio,
       },
+      codec_prepare_ms: codecPrepareMs,
       throughput: { calls: THROUGHPUT_CALLS, concurrency: CONCURRENCY, slots: 2, calls_per_second: Math.round(THROUGHPUT_CALLS / seconds) },
     })}\n`,
   );

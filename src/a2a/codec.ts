@@ -4,13 +4,14 @@
  * ones drop unknown properties, carry unknown stop reasons and block kinds, and are refused for an
  * unknown protocol id, a body over the cap, a body that is not a JSON object, or a schema failure.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { A2aError } from './errors.js';
 import { MAX_MESSAGE_BYTES, PROTOCOLS, isProtocolId } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
-import { allSchemas, knownKeys, SCHEMA_BASE } from './schemas.js';
+import { knownKeys } from './schemas.js';
 import type { SchemaMode } from './schemas.js';
+import { compileValidators, GENERATED_VALIDATORS, loadGeneratedValidators } from './validators.js';
+import type { Formats, Validators } from './validators.js';
 import { BLOCK_TYPES } from './types.js';
 import type { Block, MessageMap, Message } from './types.js';
 
@@ -46,30 +47,15 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const ENCODER = new TextEncoder();
 const KNOWN_KEYS = new Map(PROTOCOLS.map((p) => [p, knownKeys(p)]));
 
-const compiled: Partial<Record<SchemaMode, Map<ProtocolId, ValidateFunction>>> = {};
+const FORMATS: Formats = { 'date-time': { type: 'string', validate: isDateTime } };
+let generated: Readonly<Record<SchemaMode, Validators>> | null | undefined;
+const compiled: Partial<Record<SchemaMode, Validators>> = {};
 
-function validators(mode: SchemaMode): Map<ProtocolId, ValidateFunction> {
-  let map = compiled[mode];
-  if (map === undefined) {
-    const ajv = new Ajv2020({
-      strict: true,
-      strictTypes: false,
-      allErrors: false,
-      // every pattern is ASCII, so none needs the slower Unicode-aware regular expressions
-      unicodeRegExp: false,
-      ...(mode === 'lenient' ? { removeAdditional: true } : {}),
-    });
-    ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
-    for (const schema of allSchemas(mode)) ajv.addSchema(schema);
-    map = new Map();
-    for (const p of PROTOCOLS) {
-      const v = ajv.getSchema(`${SCHEMA_BASE}${p.slice('io.choria.fisk-ai.v1.'.length)}.json`);
-      if (v === undefined) throw new A2aError('registry', `schema for ${p} did not compile`);
-      map.set(p, v as ValidateFunction);
-    }
-    compiled[mode] = map;
-  }
-  return map;
+/** One form's validators: the build's generated code when it matches the schemas, else compiled here. */
+function validators(mode: SchemaMode): Validators {
+  if (generated === undefined) generated = loadGeneratedValidators(GENERATED_VALIDATORS, FORMATS) ?? null;
+  if (generated !== null) return generated[mode];
+  return (compiled[mode] ??= compileValidators(mode, FORMATS));
 }
 
 function describe(v: ValidateFunction): string {
@@ -119,8 +105,9 @@ export function depthExceeds(value: unknown, limit: number): boolean {
 }
 
 /**
- * Compiles every schema now rather than on the first message. A server calls this before it
- * answers anything, so its first reply does not pay for compilation against the caller's deadline.
+ * Loads (or, without the build's generated code, compiles) every validator now rather than on
+ * the first message. A server calls this before it answers anything, so its first reply does not
+ * pay for it against the caller's deadline.
  */
 export function prepareCodec(): void {
   validators('strict');

@@ -109,7 +109,7 @@ class InprocTransport implements Transport {
   }
 
   serve(spec: ServiceSpec): Promise<ServiceHandle> {
-    const path = new ServingPath(spec.slots);
+    const path = new ServingPath(spec.slots, spec.maxWaiting);
     const stops = spec.endpoints.map((endpoint) =>
       this.bus.listen(endpoint.subject, {
         queue: spec.name,

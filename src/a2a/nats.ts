@@ -5,7 +5,7 @@
  * and it answers the standard `$SRV.PING`, `$SRV.INFO` and `$SRV.STATS` requests.
  */
 import { createInbox } from '@nats-io/transport-node';
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
 import { ServiceErrorCodeHeader, ServiceErrorHeader, Svcm } from '@nats-io/services';
 import type { ServiceMsg } from '@nats-io/services';
 import { A2aError } from './errors.js';
@@ -33,32 +33,139 @@ function replyError(msg: Msg, subject: string): A2aError | undefined {
   return undefined;
 }
 
-function requestFailure(err: unknown, subject: string, timeoutMs: number): A2aError {
-  const e = err as Error & { isNoResponders?: () => boolean };
-  if (typeof e.isNoResponders === 'function' && e.isNoResponders()) {
-    return new A2aError('unavailable', `remote agent unavailable: no responders on ${subject}`, { cause: err });
+function requestFailure(err: unknown): A2aError {
+  if (err instanceof A2aError) return err;
+  return new A2aError('unavailable', `remote agent unavailable: ${(err as Error).message}`, { cause: err });
+}
+
+/** One request waiting for its reply on the shared inbox. */
+interface Waiting {
+  readonly subject: string;
+  readonly timeoutMs: number;
+  readonly resolve: (msg: Msg) => void;
+  readonly reject: (err: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Request-reply over one wildcard inbox subscription per transport: a request is a publish with
+ * a reply subject under that inbox, a map entry and a timer, and nothing else. (The client's own
+ * `request` builds two error objects with stack traces for every call, which costs more than the
+ * rest of a round trip.) A reply with no body and status 503 is the server saying nobody
+ * listens; a publish the account may not make fails the request that made it; a closed
+ * connection or a lost inbox subscription fails every waiting request.
+ */
+class RequestMux {
+  private inbox = '';
+  private sub: NatsSubscription | undefined;
+  private readonly waiting = new Map<string, Waiting>();
+  private seq = 0;
+  private watching = false;
+
+  constructor(private readonly nc: NatsConnection) {}
+
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
+    if (this.sub === undefined) this.open();
+    const token = (++this.seq).toString(36);
+    return new Promise<Msg>((resolve, reject) => {
+      const w: Waiting = { subject, timeoutMs, resolve, reject, timer: undefined };
+      w.timer = setTimeout(() => this.expire(token), timeoutMs);
+      this.waiting.set(token, w);
+      try {
+        this.nc.publish(subject, data, { reply: `${this.inbox}${token}` });
+      } catch (err) {
+        this.settle(token, w);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
   }
-  if (e.name === 'TimeoutError' || (e.cause as Error | undefined)?.name === 'TimeoutError') {
-    return new A2aError('unavailable', `remote agent unavailable: no reply on ${subject} within ${timeoutMs} ms`, { cause: err });
+
+  private open(): void {
+    // the connection's own inbox prefix, so a context that restricts inboxes still gets replies
+    const prefix = (this.nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix ?? '';
+    this.inbox = `${createInbox(prefix)}.`;
+    const sub = this.nc.subscribe(`${this.inbox}*`, {
+      callback: (err, msg) => {
+        if (err !== null) {
+          this.failAll(err);
+          return;
+        }
+        const token = msg.subject.slice(this.inbox.length);
+        const w = this.waiting.get(token);
+        if (w === undefined) return;
+        this.settle(token, w);
+        w.resolve(msg);
+      },
+    });
+    this.sub = sub;
+    // a subscription that ends (connection closed, permission revoked) takes its waiting requests along
+    const ended = (err: unknown): void => {
+      if (this.sub === sub) this.sub = undefined;
+      this.failAll(err instanceof Error ? err : new Error('the connection closed'));
+    };
+    sub.closed.then(ended, ended);
+    if (!this.watching) {
+      this.watching = true;
+      void this.watchPermissions();
+    }
   }
-  return new A2aError('unavailable', `remote agent unavailable: ${e.message}`, { cause: err });
+
+  /** A publish the account may not make is reported on the connection's status, naming the subject. */
+  private async watchPermissions(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type !== 'error') continue;
+      const e = s.error as Error & { operation?: string; subject?: string };
+      if (e.name !== 'PermissionViolationError' || e.operation !== 'publish') continue;
+      for (const [token, w] of this.waiting) {
+        if (w.subject === e.subject) {
+          this.settle(token, w);
+          w.reject(e);
+          break;
+        }
+      }
+    }
+  }
+
+  private settle(token: string, w: Waiting): void {
+    this.waiting.delete(token);
+    clearTimeout(w.timer);
+  }
+
+  private expire(token: string): void {
+    const w = this.waiting.get(token);
+    if (w === undefined) return;
+    this.waiting.delete(token);
+    w.reject(new A2aError('unavailable', `remote agent unavailable: no reply on ${w.subject} within ${w.timeoutMs} ms`));
+  }
+
+  private failAll(err: Error): void {
+    for (const [token, w] of this.waiting) {
+      this.settle(token, w);
+      w.reject(err);
+    }
+  }
 }
 
 class NatsTransport implements Transport {
   readonly name = 'nats';
 
+  private readonly mux: RequestMux;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.mux = new RequestMux(nc);
+  }
 
   async request(subject: string, data: Uint8Array, opts?: { readonly timeoutMs?: number }): Promise<Uint8Array> {
     const timeout = opts?.timeoutMs ?? this.timeoutMs;
+    if (!(timeout > 0)) throw new A2aError('registry', `the a2a request timeout must be a positive number of milliseconds, not ${timeout}`);
     let msg: Msg;
     try {
-      msg = await this.nc.request(subject, data, { timeout });
+      msg = await this.mux.request(subject, data, timeout);
     } catch (err) {
-      throw requestFailure(err, subject, timeout);
+      throw requestFailure(err);
     }
     const refused = replyError(msg, subject);
     if (refused !== undefined) throw refused;
@@ -107,7 +214,7 @@ class NatsTransport implements Transport {
       description: spec.description,
       queue: spec.name,
     });
-    const path = new ServingPath(spec.slots);
+    const path = new ServingPath(spec.slots, spec.maxWaiting);
     for (const endpoint of spec.endpoints) {
       service.addEndpoint(endpoint.name, {
         subject: endpoint.subject,

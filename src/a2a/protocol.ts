@@ -98,6 +98,8 @@ export const SERVICE_DESCRIPTION = 'fisk-ai a2a tool server';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Served tool calls in flight at once, and the per-call limit, when the configuration sets none. */
 export const DEFAULT_SLOTS = 2;
+/** Served calls that may wait for a busy slot before further ones are refused (503). */
+export const DEFAULT_MAX_WAITING = 64;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -126,16 +128,25 @@ function randomWord(): number {
  * long division over five 32-bit words, three digits per pass, which is what a hot path can afford.
  */
 export function mintId(now: Date = new Date()): string {
-  const words = [Math.max(0, Math.floor(now.getTime() / 1000) - KSUID_EPOCH_SECONDS) >>> 0, randomWord(), randomWord(), randomWord(), randomWord()];
+  // the five words as locals, most significant first: no array to allocate or index per pass
+  let w0 = Math.max(0, Math.floor(now.getTime() / 1000) - KSUID_EPOCH_SECONDS) >>> 0;
+  let w1 = randomWord();
+  let w2 = randomWord();
+  let w3 = randomWord();
+  let w4 = randomWord();
   let out = '';
   for (let n = 0; n < 9; n++) {
-    let remainder = 0;
-    for (let w = 0; w < 5; w++) {
-      const acc = remainder * 4294967296 + (words[w] as number);
-      const q = Math.floor(acc / CHUNK);
-      words[w] = q;
-      remainder = acc - q * CHUNK;
-    }
+    let acc = w0;
+    w0 = Math.floor(acc / CHUNK);
+    acc = (acc - w0 * CHUNK) * 4294967296 + w1;
+    w1 = Math.floor(acc / CHUNK);
+    acc = (acc - w1 * CHUNK) * 4294967296 + w2;
+    w2 = Math.floor(acc / CHUNK);
+    acc = (acc - w2 * CHUNK) * 4294967296 + w3;
+    w3 = Math.floor(acc / CHUNK);
+    acc = (acc - w3 * CHUNK) * 4294967296 + w4;
+    w4 = Math.floor(acc / CHUNK);
+    const remainder = acc - w4 * CHUNK;
     const lo = remainder % 62;
     const rest = (remainder - lo) / 62;
     const mid = rest % 62;

@@ -1,5 +1,7 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { decode, encode, isDateTime, validateOutgoing } from './codec.js';
 import { A2aError } from './errors.js';
 import { MAX_MESSAGE_BYTES, PROTOCOLS } from './protocol.js';
@@ -7,6 +9,9 @@ import type { ProtocolId } from './protocol.js';
 import { allSchemas, HEADER_FIELDS, knownKeys } from './schemas.js';
 import { stampReply, stampRequest } from './stamp.js';
 import type { MessageMap } from './types.js';
+import { compileValidators, loadGeneratedValidators, schemaFingerprint } from './validators.js';
+import type { Formats } from './validators.js';
+import { validatorModuleSource } from './validators-source.js';
 
 const H = {
   id: '2ZxY1', request: '2ZxY1', conversation: '2ZxY1', parent: 'p1', sequence: 0, time: '2026-01-02T03:04:05.123Z',
@@ -140,6 +145,72 @@ describe('a2a schemas', () => {
     const got = decode(bytes(ev), ['io.choria.fisk-ai.v1.event']);
     expect(got.block).toEqual({ type: 'opaque', kind: 'diagram', raw: { type: 'diagram', svg: '<svg/>' } });
     expect(code(() => validateOutgoing(ev as unknown as MessageMap['io.choria.fisk-ai.v1.event']))).toBe('invalid');
+  });
+
+  describe('the generated validators', () => {
+    const formats: Formats = { 'date-time': { type: 'string', validate: isDateTime } };
+    const dir = new URL(`../../.tmp/a2a-validators-${process.pid}/`, import.meta.url);
+    mkdirSync(dir, { recursive: true });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    // generating compiles every schema in both forms: once for the whole block
+    let source: string | undefined;
+    const generatedSource = (): string => (source ??= validatorModuleSource());
+    const write = (name: string, text: string): URL => {
+      const file = new URL(name, dir);
+      writeFileSync(file, text);
+      return file;
+    };
+
+    /** Every message the corpora above use, valid and invalid, plus a few that only the lenient form keeps. */
+    const corpus: Array<Record<string, unknown>> = [
+      ...PROTOCOLS.map((p) => FULL[p] as Record<string, unknown>),
+      ...PROTOCOLS.map((p) => ({ ...FULL[p], surprise: 1 })),
+      ...PROTOCOLS.flatMap((p) => ['id', 'request', 'conversation', 'sequence', 'time', 'sender'].map((f) => without(FULL[p], f))),
+      ...PROTOCOLS.map((p, i) => ({ ...FULL[PROTOCOLS[(i + 1) % PROTOCOLS.length] as ProtocolId], protocol: p })),
+      ...invalid.map(([, msg]) => msg),
+      { ...FULL['io.choria.fisk-ai.v1.result'], stop_reason: 'pondering' },
+      { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'diagram', svg: '<svg/>' } },
+      { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'text', text: 'hi', colour: 'red' } },
+      { ...FULL['io.choria.fisk-ai.v1.ack'], time: '2026-02-29T00:00:00Z' },
+    ];
+
+    it('agree with the schemas compiled by ajv on every corpus message, in both forms and under every protocol id', () => {
+      const generated = loadGeneratedValidators(write('current.cjs', generatedSource()), formats);
+      expect(generated).toBeDefined();
+      let checked = 0;
+      let refused = 0;
+      const mismatches: string[] = [];
+      const first = (errors: ValidateFunction['errors']): string => JSON.stringify(errors?.slice(0, 1).map((e) => [e.keyword, e.instancePath, e.message]));
+      for (const mode of ['strict', 'lenient'] as const) {
+        const compiled = compileValidators(mode, formats);
+        for (const p of PROTOCOLS) {
+          const want = compiled.get(p);
+          const got = generated?.[mode].get(p);
+          if (want === undefined || got === undefined) throw new Error(`no ${mode} validator for ${p}`);
+          for (const msg of corpus) {
+            const a = structuredClone(msg);
+            const b = structuredClone(msg);
+            const verdict = want(a);
+            // the verdict, what the lenient form removed, and the first error must all be the same
+            const expected = JSON.stringify([verdict, a, first(want.errors)]);
+            const actual = JSON.stringify([got(b), b, first(got.errors)]);
+            if (actual !== expected) mismatches.push(`${mode} ${p} ${JSON.stringify(msg)}: ${actual} != ${expected}`);
+            checked++;
+            if (!verdict) refused++;
+          }
+        }
+      }
+      expect(mismatches).toEqual([]);
+      // the comparison covers both verdicts, not only the easy one
+      expect(refused).toBeGreaterThan(checked / 2);
+      expect(refused).toBeLessThan(checked);
+    });
+
+    it('are not used when the file is missing or was made from other schemas', () => {
+      expect(loadGeneratedValidators(new URL('missing.cjs', dir), formats)).toBeUndefined();
+      const stale = generatedSource().replace(schemaFingerprint(), 'f'.repeat(64));
+      expect(loadGeneratedValidators(write('stale.cjs', stale), formats)).toBeUndefined();
+    });
   });
 
   it('drops unknown keys inside known nested objects', () => {

@@ -6,8 +6,9 @@
 import type { Tool } from '../toolkit/tool.js';
 import { DENY_PROMPTER } from '../toolkit/invoke/deny-prompter.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
+import { NEVER_ABORTED } from '../toolkit/invoke/run-tool.js';
 import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
-import type { InvokeWrapper } from '../toolkit/invoke/types.js';
+import type { InvokeContext, InvokeWrapper } from '../toolkit/invoke/types.js';
 import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
 import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, checkIdentity, subjects } from './protocol.js';
@@ -25,6 +26,8 @@ export interface ToolServiceOptions {
   readonly tools: readonly Tool[];
   /** Tool calls in flight at once (default 2). */
   readonly slots?: number;
+  /** Tool calls that may wait for a slot before further ones are refused with 503 (default 64). */
+  readonly maxWaiting?: number;
   /** Per-call limit in ms (default 30 s). */
   readonly toolTimeoutMs?: number;
   /** Further endpoints on the same service (the prompt endpoint of a delegation server). */
@@ -78,6 +81,22 @@ function respondMessage(request: IncomingRequest, message: Message): void {
   request.respond(data);
 }
 
+/** The invocation context every served call of one service shares: made once, not per call. */
+function servedContext(tools: ReadonlyMap<string, Tool>, policy: RunPolicy): InvokeContext {
+  return {
+    tools,
+    confirmTags: [],
+    approve: () => Promise.resolve({ verdict: 'deny', reason: 'this tool needs approval and nobody can approve a call made over a2a' }),
+    prompter: DENY_PROMPTER,
+    ...(policy.workDir === undefined ? {} : { workDir: policy.workDir }),
+    timeout: { ms: policy.timeoutMs, key: 'the served tool timeout' },
+    refuseUngateable: true,
+    scrub: policy.scrub,
+    ...(policy.wrappers === undefined ? {} : { wrappers: policy.wrappers }),
+    signal: NEVER_ABORTED,
+  };
+}
+
 /**
  * One served call through the shared invocation pipeline, so a peer's call meets the same checks
  * and the same messages as a run's: a depth bound, required arguments, a gate that fails closed
@@ -85,22 +104,8 @@ function respondMessage(request: IncomingRequest, message: Message): void {
  * the timeout (which holds even for a tool that ignores its signal), and scrubbed output. The slot
  * is the serving loop's, taken before this runs.
  */
-async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
-  const r = await invokeTool(
-    { id: '', name, input: JSON.stringify(input ?? {}), parsedInput: input ?? {} },
-    {
-      tools,
-      confirmTags: [],
-      approve: () => Promise.resolve({ verdict: 'deny', reason: 'this tool needs approval and nobody can approve a call made over a2a' }),
-      prompter: DENY_PROMPTER,
-      ...(policy.workDir === undefined ? {} : { workDir: policy.workDir }),
-      timeout: { ms: policy.timeoutMs, key: 'the served tool timeout' },
-      refuseUngateable: true,
-      scrub: policy.scrub,
-      ...(policy.wrappers === undefined ? {} : { wrappers: policy.wrappers }),
-      signal: NEVER,
-    },
-  );
+async function runTool(ctx: InvokeContext, name: string, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
+  const r = await invokeTool({ id: '', name, input: input === undefined ? '{}' : JSON.stringify(input), parsedInput: input ?? {} }, ctx);
   switch (r.kind) {
     case 'answered': {
       const exec = r.exec;
@@ -124,7 +129,6 @@ async function runTool(tools: ReadonlyMap<string, Tool>, name: string, input: Re
   }
 }
 
-const NEVER = new AbortController().signal;
 const TOOL_REQUEST = ['io.choria.fisk-ai.v1.tool.request'] as const;
 
 /** The discovery and tool endpoints of one agent. */
@@ -133,6 +137,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   const timeoutMs = opts.toolTimeoutMs !== undefined && opts.toolTimeoutMs > 0 ? opts.toolTimeoutMs : DEFAULT_TOOL_TIMEOUT_MS;
   const policy: RunPolicy = { timeoutMs, workDir: opts.workDir, scrub: opts.scrub ?? ((text) => text), wrappers: opts.wrappers };
+  const ctx = servedContext(byName, policy);
   const card = opts.card;
   return [
     {
@@ -162,7 +167,7 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
           throw err;
         }
         const started = opts.observe === undefined ? 0 : performance.now();
-        const body = await runTool(byName, req.name, req.input, policy);
+        const body = await runTool(ctx, req.name, req.input, policy);
         opts.observe?.({
           tool: req.name,
           caller: req.sender.name,
@@ -188,6 +193,7 @@ export async function startToolService(target: Transport | { readonly connection
     version: SERVICE_VERSION,
     description: SERVICE_DESCRIPTION,
     slots: opts.slots !== undefined && opts.slots > 0 ? opts.slots : DEFAULT_SLOTS,
+    ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
     endpoints: [...toolEndpoints(opts), ...(opts.extraEndpoints ?? [])],
   });
 }

@@ -172,6 +172,40 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     expect((await second).output).toBe('released');
   });
 
+  it('bounds the calls waiting for a slot: one more is refused at once with 503, and the caller hears why', async () => {
+    const gates: Array<() => void> = [];
+    const ran: string[] = [];
+    const tools = selectExposed([
+      fakeTool('gate', {
+        ...exposed,
+        handler: (input) => {
+          ran.push(String(input['tag']));
+          return new Promise((resolve) => gates.push(() => resolve({ status: 'completed', output: `done ${String(input['tag'])}`, isError: false })));
+        },
+      }),
+    ]).exposed;
+    const svc = await startToolService(pair.serving, { identity: 'busy-1', card: buildAgentCard({ name: 'busy-1', version: '1', tools }), tools, slots: 1, maxWaiting: 1 });
+    const c = new A2aClient(pair.calling, 'caller');
+    const running = c.callTool('busy-1', 'gate', { tag: 'a' });
+    while (ran.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const waiting = c.callTool('busy-1', 'gate', { tag: 'b' });
+    // a discovery round trip sent after the second call proves the server holds it
+    await c.discover('busy-1');
+    const refused = await errorOf(c.callTool('busy-1', 'gate', { tag: 'c' }));
+    expect([refused.code, refused.status, refused.message]).toEqual([
+      'rejected',
+      503,
+      'remote agent refused the message: 503 the service is busy: all 1 of its slots are taken and 1 calls are already waiting for one; try again later',
+    ]);
+    gates.shift()?.();
+    expect((await running).output).toBe('done a');
+    while (gates.length === 0) await new Promise((r) => setTimeout(r, 5));
+    gates.shift()?.();
+    expect((await waiting).output).toBe('done b');
+    expect(ran).toEqual(['a', 'b']);
+    await svc.stop();
+  });
+
   it('carries a reply set on one inbox and publishes to subscribers', async () => {
     const got: string[] = [];
     const sub = await pair.serving.subscribe('choria.fisk-ai.test.sub', (d) => got.push(new TextDecoder().decode(d)));
@@ -295,6 +329,35 @@ describe('the serving path', () => {
     expect(started).toEqual(['a', 'b', 'c', 'boom', 'd']);
     expect(answers).toEqual(['b:done', 'late:503 the service is stopping and takes no new requests', 'a:done', 'boom:500 handler broke', 'c:done', 'd:done']);
     expect(path.pending).toBe(0);
+  });
+
+  it('refuses a slotted request past the waiting bound and takes one again once a place frees', async () => {
+    const answers: string[] = [];
+    const gates: Array<() => void> = [];
+    const endpoint: EndpointSpec = {
+      name: 'tool',
+      subject: 's',
+      slotted: true,
+      handle: async (req) => {
+        await new Promise<void>((res) => gates.push(res));
+        req.respond(new TextEncoder().encode('done'));
+      },
+    };
+    const path = new ServingPath(2, 2);
+    for (const tag of ['a', 'b', 'c', 'd', 'e']) path.accept(endpoint, request(tag, answers));
+    expect(answers).toEqual(['e:503 the service is busy: all 2 of its slots are taken and 2 calls are already waiting for one; try again later']);
+    expect(path.pending).toBe(4);
+    gates.shift()?.();
+    while (answers.length < 2) await new Promise((r) => setTimeout(r, 1));
+    path.accept(endpoint, request('f', answers));
+    expect(path.pending).toBe(4);
+    const stopped = path.stop();
+    while (gates.length > 0 || path.pending > 0) {
+      gates.shift()?.();
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await stopped;
+    expect(answers.slice(1).sort()).toEqual(['a:done', 'b:done', 'c:done', 'd:done', 'f:done']);
   });
 
   it('runs an unslotted endpoint one request at a time, in arrival order', async () => {

@@ -5,6 +5,7 @@
  * which travel in-band inside the bytes.
  */
 import { A2aError } from './errors.js';
+import { DEFAULT_MAX_WAITING } from './protocol.js';
 
 /** A request as the serving side receives it. */
 export interface IncomingRequest {
@@ -39,6 +40,12 @@ export interface ServiceSpec {
   readonly endpoints: readonly EndpointSpec[];
   /** Slotted requests in flight at once (at least one). */
   readonly slots: number;
+  /**
+   * Slotted requests that may wait for a slot (default `DEFAULT_MAX_WAITING`); one more is refused
+   * at once with a transport error (503), so a flood of callers meets a clear refusal instead of
+   * a queue that grows without bound.
+   */
+  readonly maxWaiting?: number;
 }
 
 export interface ServiceHandle {
@@ -180,18 +187,24 @@ export class PullQueue<T> {
  * slot a finishing call frees passes straight to the oldest waiting request. Requests of an
  * unslotted endpoint run one at a time in arrival order on the intake path itself, so such a
  * handler must answer quickly. A free slot starts the worker in the same turn the request
- * arrived in: an idle service adds no queueing to a call.
+ * arrived in: an idle service adds no queueing to a call. The wait is bounded: with every slot
+ * busy and `maxWaiting` requests already waiting, the next is refused as a transport error (503)
+ * naming both numbers, so the pressure reaches the caller instead of this process's memory.
  */
 export class ServingPath {
   private free: number;
+  private readonly slots: number;
+  private readonly maxWaiting: number;
   private readonly waiting: Array<{ readonly endpoint: EndpointSpec; readonly request: IncomingRequest }> = [];
   private readonly inFlight = new Set<Promise<void>>();
   private readonly serial = new Map<EndpointSpec, Promise<void>>();
   private open = true;
 
-  /** `slots`: slotted requests in flight at once (at least one). */
-  constructor(slots: number) {
-    this.free = Math.max(1, Math.floor(slots));
+  /** `slots`: slotted requests in flight at once (at least one); `maxWaiting`: how many may wait for one. */
+  constructor(slots: number, maxWaiting: number = DEFAULT_MAX_WAITING) {
+    this.slots = Math.max(1, Math.floor(slots));
+    this.free = this.slots;
+    this.maxWaiting = Math.max(0, Math.floor(maxWaiting));
   }
 
   /** Takes one request. After `stop` a request is refused as a transport error (503). */
@@ -211,7 +224,14 @@ export class ServingPath {
     if (this.free > 0) {
       this.free--;
       this.start(endpoint, request);
-    } else this.waiting.push({ endpoint, request });
+    } else if (this.waiting.length < this.maxWaiting) {
+      this.waiting.push({ endpoint, request });
+    } else {
+      request.respondError(
+        503,
+        `the service is busy: all ${this.slots} of its slots are taken and ${this.waiting.length} calls are already waiting for one; try again later`,
+      );
+    }
   }
 
   /** Requests in flight or waiting for a slot. */

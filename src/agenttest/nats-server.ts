@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,11 @@ export interface NatsServerOptions {
   readonly binary?: string;
   /** How long to wait for the server to accept connections, in ms (default 10 s). */
   readonly readyTimeoutMs?: number;
+  /**
+   * A configuration file's text (users and their permissions, say), given to the server with
+   * `-c`; the address, port and store on the command line still apply.
+   */
+  readonly config?: string;
 }
 
 /** Finds a free TCP port on the loopback interface. */
@@ -71,12 +76,18 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const readyTimeout = options.readyTimeoutMs ?? 10_000;
   const storeDir = mkdtempSync(join(tmpdir(), 'fisk-nats-'));
   const port = await freePort();
+  const configArgs: string[] = [];
+  if (options.config !== undefined) {
+    const file = join(storeDir, 'nats-server.conf');
+    writeFileSync(file, options.config);
+    configArgs.push('-c', file);
+  }
   let child: ChildProcess | undefined;
   let stderr = '';
 
   const launch = async (): Promise<void> => {
     stderr = '';
-    const proc = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+    const proc = spawn(binary, [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     proc.stderr?.on('data', (d: Buffer) => {

@@ -1,7 +1,7 @@
 /** The one tool-invocation pipeline every surface calls. */
 export { invokeTool } from './invoke.js';
 export { DENY_PROMPTER } from './deny-prompter.js';
-export { runTool } from './run-tool.js';
+export { NEVER_ABORTED, runTool } from './run-tool.js';
 export type { RunToolResult } from './run-tool.js';
 export { CONFIRM_TAG, denialOutput, gateOf } from './gate.js';
 export type { GateInfo } from './gate.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeTool } from '../test-tools.js';
 import { invokeTool } from './invoke.js';
+import { NEVER_ABORTED, runTool } from './run-tool.js';
 import type { InvokeContext, InvokeResult } from './types.js';
 
 const needsText = fakeTool('say', {
@@ -45,5 +46,25 @@ describe('invokeTool', () => {
       ],
     });
     await expect(invokeTool({ id: 'c4', name: 'say', input: '{"text":"x"}' }, ctx)).rejects.toThrow('wrapper broke');
+  });
+});
+
+describe('runTool with a signal nothing aborts', () => {
+  it('still answers a finished call, a throwing tool and one that outlives its deadline', async () => {
+    let seen: AbortSignal | undefined;
+    const stuck = fakeTool('stuck', {
+      handler: (_input, { signal }) => {
+        seen = signal;
+        return new Promise(() => undefined);
+      },
+    });
+    const broken = fakeTool('broken', { handler: () => Promise.reject(new Error('tool broke')) });
+    expect(await runTool(needsText, '{"text":"hi"}', {}, NEVER_ABORTED, 1000)).toEqual({ status: 'completed', output: 'said hi', isError: false });
+    expect(await runTool(needsText, '{"text":"hi"}', {}, NEVER_ABORTED, undefined)).toEqual({ status: 'completed', output: 'said hi', isError: false });
+    expect(await runTool(broken, '{}', {}, NEVER_ABORTED, 1000)).toMatchObject({ status: 'completed', isError: true });
+    expect(await runTool(stuck, '{}', {}, NEVER_ABORTED, 30)).toEqual({ status: 'timeout' });
+    // the tool's own signal is aborted at the deadline even though the caller's never is
+    expect(seen?.aborted).toBe(true);
+    expect(NEVER_ABORTED.aborted).toBe(false);
   });
 });

@@ -2,6 +2,13 @@
 import type { ExecDeps, Outcome, Tool } from '../tool.js';
 import { toolFailedMessage } from './messages.js';
 
+/**
+ * A signal nothing can abort (its controller is unreachable), for a caller with nothing to cancel
+ * a call by, such as a peer's served call, which only its deadline stops. `runTool` does not listen
+ * to it, which spares a listener added and removed on every call.
+ */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 /** What running a tool came to. */
 export type RunToolResult = Outcome | { readonly status: 'timeout' } | { readonly status: 'aborted' };
 
@@ -18,6 +25,7 @@ function aborted(signal: AbortSignal): { readonly promise: Promise<'aborted'>; r
 
 /** Runs the tool until it answers or `signal` aborts, whichever is first. */
 async function raced(tool: Tool, input: string, deps: ExecDeps, signal: AbortSignal): Promise<Outcome | 'aborted'> {
+  if (signal === NEVER_ABORTED) return tool.execute(input, deps, signal);
   const stop = aborted(signal);
   try {
     return await Promise.race([tool.execute(input, deps, signal), stop.promise]);
@@ -53,8 +61,9 @@ export async function runTool(tool: Tool, input: string, deps: ExecDeps, signal:
     call.abort(signal.reason);
     stop('aborted');
   };
+  const listens = signal !== NEVER_ABORTED;
   if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  else if (listens) signal.addEventListener('abort', onAbort, { once: true });
   const handle = setTimeout(() => {
     timedOut = true;
     call.abort(new Error('tool timeout'));
@@ -71,6 +80,6 @@ export async function runTool(tool: Tool, input: string, deps: ExecDeps, signal:
     return { status: 'completed', output: toolFailedMessage(err), isError: true };
   } finally {
     clearTimeout(handle);
-    signal.removeEventListener('abort', onAbort);
+    if (listens) signal.removeEventListener('abort', onAbort);
   }
 }
