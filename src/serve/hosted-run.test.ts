@@ -142,13 +142,21 @@ describe('a hosted run', () => {
   });
 
   it("puts an approval to the caller's prompter with its tool and trigger, unwindowed", async () => {
-    fake.reply(anthropicToolUse([{ id: 'r1', name: 'reboot', input: { key: 'web1\u0007' } }]), anthropicText('rebooted'));
+    const script = [anthropicToolUse([{ id: 'r1', name: 'reboot', input: { key: 'web1\u0007' } }]), anthropicText('rebooted')];
+    fake.reply(...script);
+    const local = new ScriptedPrompter('once');
+    const direct = await startRun(runtime, { prompt: 'reboot web1' }, { prompter: local, workDir: dir });
+    expect(await direct.outcome).toMatchObject({ status: 'completed' });
+    await direct.close();
+
+    fake.reply(...script);
     const prompter = new ScriptedPrompter('once');
     const handle = await start({ prompt: 'reboot web1', questions: 'ask' }, prompter);
     expect(await handle.outcome).toMatchObject({ status: 'completed', answer: 'rebooted' });
-    expect(prompter.approvals).toHaveLength(1);
+    // the request arrives as the run made it: the same tool, trigger and command line
+    expect(prompter.approvals).toEqual(local.approvals);
     expect(prompter.approvals[0]).toMatchObject({ tool: 'reboot', trigger: 'ai:confirm' });
-    expect(gated.calls).toHaveLength(1);
+    expect(gated.calls).toHaveLength(2);
   });
 
   it('with nobody to answer, warns at the start and declines the gated call', async () => {
