@@ -23,6 +23,7 @@ import type {
   ErrorMessage,
   FollowupMessage,
   Header,
+  HostedRunStart,
   Identity,
   KnownBlock,
   Message,
@@ -30,6 +31,11 @@ import type {
   QuestionMessage,
   RequestMessage,
   ResultMessage,
+  RunAskMessage,
+  RunEventMessage,
+  RunOutcomeMessage,
+  RunStartedMessage,
+  RunStartMessage,
   StopReason,
   Usage,
 } from './types.js';
@@ -70,10 +76,38 @@ export type RunEnding = { readonly stop_reason: StopReason; readonly text?: stri
 
 export type DelegationHandler = (run: DelegatedRun) => Promise<RunEnding>;
 
+/**
+ * What a hosted-run handler gets for one `run.start`: the host's own run, driven by a client in
+ * the same process. Its questions have no window: the operator answering them is present.
+ */
+export interface HostedRun {
+  readonly request: RunStartMessage;
+  /** Set when the request continues an earlier conversation: its id. */
+  readonly continues: string | undefined;
+  /** Aborted by the caller's cancel: suspend at the next boundary. */
+  readonly park: AbortSignal;
+  /** Aborted by `run.abort`: stop now, killing a running tool. */
+  readonly abort: AbortSignal;
+  started(started: RunStartedMessage['started']): Promise<void>;
+  event(event: RunEventMessage['event']): Promise<void>;
+  outcome(body: Pick<RunOutcomeMessage, 'outcome' | 'failure'>): Promise<void>;
+  /** Puts one prompter call to the caller; resolves with the answer (silence only when the run ends). */
+  ask(call: RunAskMessage['call']): Promise<AskResult>;
+  /** Told of an \`answer\` for a question that went out as an event (answered by its id). */
+  onAnswer(listener: (question: string, value: string | boolean | null) => void): void;
+}
+
+export type HostedRunHandler = (run: HostedRun) => Promise<RunEnding>;
+
 export interface PromptServerOptions {
   readonly identity: string;
   readonly transport: Transport;
   readonly handler: DelegationHandler;
+  /**
+   * Takes `run.start` requests: the host's own run, driven by a client in this process. Give it
+   * only on a transport that never leaves the process; without it `run.start` is refused.
+   */
+  readonly hostedRuns?: HostedRunHandler;
   /** Runs at once (default 1); a request beyond that is refused with a negative ack and an error. */
   readonly workers?: number;
   /** How long a question waits for an answer, restarted by each keepalive (default 5 min). */
@@ -190,9 +224,9 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
   };
 
   const handle = async (incoming: IncomingRequest): Promise<void> => {
-    let req: RequestMessage | FollowupMessage;
+    let req: RequestMessage | FollowupMessage | RunStartMessage;
     try {
-      req = decode(incoming.data, ['io.choria.fisk-ai.v1.request', 'io.choria.fisk-ai.v1.followup']);
+      req = decode(incoming.data, opts.hostedRuns === undefined ? ['io.choria.fisk-ai.v1.request', 'io.choria.fisk-ai.v1.followup'] : ['io.choria.fisk-ai.v1.request', 'io.choria.fisk-ai.v1.followup', 'io.choria.fisk-ai.v1.run.start']);
       checkRequestId(req.request);
     } catch (err) {
       if (refuseBadBody(incoming, err)) return;
@@ -207,18 +241,27 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
     if (active >= workers) return refuse(incoming, replies, `agent ${self.name} is busy: all ${workers} workers are running`, 'busy');
 
     const park = new AbortController();
+    const abort = new AbortController();
+    const hosted = req.protocol === 'io.choria.fisk-ai.v1.run.start';
     const questions = new Map<string, PendingQuestion>();
+    const answered: ((question: string, value: string | boolean | null) => void)[] = [];
     const subs: Subscription[] = [];
     subs.push(
       await opts.transport.subscribe(subjects.cancel(self.name, req.request), (data) => {
+        let m;
         try {
-          decode(data, ['io.choria.fisk-ai.v1.cancel']);
+          m = decode(data, hosted ? ['io.choria.fisk-ai.v1.cancel', 'io.choria.fisk-ai.v1.run.abort'] : ['io.choria.fisk-ai.v1.cancel']);
         } catch {
           return;
         }
+        if (m.protocol === 'io.choria.fisk-ai.v1.run.abort') {
+          abort.abort(new Error('aborted by the caller'));
+          return;
+        }
         park.abort(new Error('canceled by the caller'));
-        // a question is not a boundary: closing the gate gives it up
-        for (const q of questions.values()) q.resolve({ answered: false });
+        // a question is not a boundary: closing the gate gives it up (a hosted run's operator is
+        // still there, and its questions end with the run)
+        if (!hosted) for (const q of questions.values()) q.resolve({ answered: false });
       }),
     );
     subs.push(
@@ -230,7 +273,10 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
           return;
         }
         const q = m.question === undefined ? undefined : questions.get(m.question);
-        if (q === undefined) return;
+        if (q === undefined) {
+          if (m.protocol === 'io.choria.fisk-ai.v1.answer') for (const listener of answered) listener(m.question, m.value);
+          return;
+        }
         if (m.protocol === 'io.choria.fisk-ai.v1.answer') q.resolve({ answered: true, value: m.value });
         else q.restart();
       }),
@@ -238,7 +284,44 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
     replies.ack(incoming, true);
 
     const caller = req.sender.name;
-    const run: DelegatedRun = {
+    const ask = (send: (id: string) => Promise<void>, windowed: boolean): Promise<AskResult> => {
+      const id = mintId();
+      const answer = new Promise<AskResult>((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        const done = (r: AskResult): void => {
+          if (timer !== undefined) clearTimeout(timer);
+          questions.delete(id);
+          resolve(r);
+        };
+        const restart = (): void => {
+          if (!windowed) return;
+          if (timer !== undefined) clearTimeout(timer);
+          timer = setTimeout(() => done({ answered: false }), windowMs);
+        };
+        questions.set(id, { resolve: done, restart });
+        restart();
+      });
+      return send(id).then(() => answer);
+    };
+    const handler = (): Promise<RunEnding> => {
+      if (req.protocol === 'io.choria.fisk-ai.v1.run.start') {
+        const start = req;
+        const hostedRun: HostedRun = {
+          request: start,
+          continues: start.conversation === start.request ? undefined : start.conversation,
+          park: park.signal,
+          abort: abort.signal,
+          started: (started) => replies.send('io.choria.fisk-ai.v1.run.started', { started }),
+          event: (event) => replies.send('io.choria.fisk-ai.v1.run.event', { event }),
+          outcome: (body) => replies.send('io.choria.fisk-ai.v1.run.outcome', body),
+          ask: (call) => ask((id) => replies.send('io.choria.fisk-ai.v1.run.ask', { question: id, call }), false),
+          onAnswer: (listener) => void answered.push(listener),
+        };
+        return (opts.hostedRuns as HostedRunHandler)(hostedRun);
+      }
+      return opts.handler(delegated(req));
+    };
+    const delegated = (req: RequestMessage | FollowupMessage): DelegatedRun => ({
       request: req,
       sessionId: deriveSessionId(caller, req.protocol === 'io.choria.fisk-ai.v1.followup' ? req.conversation : req.request),
       caller,
@@ -248,31 +331,15 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
       warn: (text) => replies.send('io.choria.fisk-ai.v1.warning', { text }),
       ask: async (q) => {
         if (park.signal.aborted) return { answered: false };
-        const id = mintId();
-        const answer = new Promise<AskResult>((resolve) => {
-          let timer: NodeJS.Timeout | undefined;
-          const done = (r: AskResult): void => {
-            if (timer !== undefined) clearTimeout(timer);
-            questions.delete(id);
-            resolve(r);
-          };
-          const restart = (): void => {
-            if (timer !== undefined) clearTimeout(timer);
-            timer = setTimeout(() => done({ answered: false }), windowMs);
-          };
-          questions.set(id, { resolve: done, restart });
-          restart();
-        });
-        await replies.send('io.choria.fisk-ai.v1.question', { question: id, kind: q.kind, text: q.text, ...(q.options !== undefined ? { options: q.options } : {}) });
-        return answer;
+        return ask((id) => replies.send('io.choria.fisk-ai.v1.question', { question: id, kind: q.kind, text: q.text, ...(q.options !== undefined ? { options: q.options } : {}) }), true);
       },
-    };
+    });
     active++;
     const alive = setInterval(() => void replies.send('io.choria.fisk-ai.v1.keepalive', {}).catch(() => undefined), keepaliveMs);
     const work = (async () => {
       let ending: RunEnding;
       try {
-        ending = await opts.handler(run);
+        ending = await handler();
       } catch (err) {
         ending = { error: `the run failed: ${(err as Error).message}`, stop_reason: 'error', code: 'crashed' };
       }
@@ -304,7 +371,10 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
 }
 
 /** What the caller sees of a reply set, in order, apart from the ack and the terminal message. */
-export type DelegationUpdate = Exclude<Message, RequestMessage | FollowupMessage | ResultMessage | ErrorMessage>;
+export type DelegationUpdate = Exclude<Message, RequestMessage | FollowupMessage | ResultMessage | ErrorMessage | HostedRunMessage | RunStartMessage>;
+
+/** What a hosted run's reply set carries besides the reference messages. */
+export type HostedRunMessage = RunStartedMessage | RunEventMessage | RunOutcomeMessage;
 
 export interface DelegateOptions {
   readonly prompt: string;
@@ -332,6 +402,19 @@ export interface DelegateOptions {
    * and the conversation a follow-up names to continue this one.
    */
   readonly onAck?: (accepted: boolean, conversation: string) => void;
+  /**
+   * Sends `run.start` instead of a request: the agent's host runs its own run as asked (an agent
+   * that does not host runs refuses it). The prompt is `run.prompt`; `prompt` is not sent.
+   */
+  readonly run?: HostedRunStart;
+  /** A hosted run's start details, events and outcome, in sequence order. */
+  readonly onRun?: (message: HostedRunMessage) => void;
+  /** Answers a hosted run's prompter call; without it the call is answered with `null`. */
+  readonly onRunAsk?: (message: RunAskMessage) => Promise<string | boolean | null>;
+  /** Aborting it sends `run.abort`: a hosted run stops now. */
+  readonly abort?: AbortSignal;
+  /** Given, once the agent accepted, the way to answer a question that went out as an event. */
+  readonly onAnswerer?: (answer: (question: string, value: string | boolean | null) => Promise<void>) => void;
 }
 
 /**
@@ -350,13 +433,15 @@ export async function delegate(transport: Transport, self: string, agent: string
     ...(opts.stream === true ? { stream: true } : {}),
   };
   const req =
-    opts.conversation === undefined
-      ? stampRequest('io.choria.fisk-ai.v1.request', body, { sender: me, recipient: { name: agent } })
-      : stampRequest('io.choria.fisk-ai.v1.followup', body, { sender: me, recipient: { name: agent }, conversation: opts.conversation });
+    opts.run !== undefined
+      ? stampRequest('io.choria.fisk-ai.v1.run.start', { start: opts.run }, { sender: me, recipient: { name: agent }, ...(opts.conversation === undefined ? {} : { conversation: opts.conversation }) })
+      : opts.conversation === undefined
+        ? stampRequest('io.choria.fisk-ai.v1.request', body, { sender: me, recipient: { name: agent } })
+        : stampRequest('io.choria.fisk-ai.v1.followup', body, { sender: me, recipient: { name: agent }, conversation: opts.conversation });
   const keepaliveMs = opts.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;
   const idleMs = Math.max(opts.idleTimeoutMs ?? 0, 3 * keepaliveMs);
   let outSeq = 1;
-  const sendBack = async <P extends 'io.choria.fisk-ai.v1.cancel' | 'io.choria.fisk-ai.v1.answer' | 'io.choria.fisk-ai.v1.keepalive'>(subject: string, protocol: P, b: BodyOf<P>): Promise<void> => {
+  const sendBack = async <P extends 'io.choria.fisk-ai.v1.cancel' | 'io.choria.fisk-ai.v1.answer' | 'io.choria.fisk-ai.v1.keepalive' | 'io.choria.fisk-ai.v1.run.abort'>(subject: string, protocol: P, b: BodyOf<P>): Promise<void> => {
     const m = stampReply(protocol, b, req, { self: me, sequence: outSeq });
     // these go from the caller to the agent: the reply stamping swapped the parties, so put them back
     await transport.publish(subject, encode({ ...m, sender: me, recipient: { name: agent } }));
@@ -364,6 +449,8 @@ export async function delegate(transport: Transport, self: string, agent: string
   };
   const stream = await transport.requestStream(subjects.prompt(agent), encode(req));
   const onAbort = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.cancel', { reason: 'canceled by the caller' }).catch(() => undefined);
+  const onStop = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.run.abort', { reason: 'aborted by the caller' }).catch(() => undefined);
+  const answerQuestion = (question: string, value: string | boolean | null): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question, value });
   try {
     let expected = 1;
     for (;;) {
@@ -379,7 +466,26 @@ export async function delegate(transport: Transport, self: string, agent: string
             if (opts.signal.aborted) onAbort();
             else opts.signal.addEventListener('abort', onAbort, { once: true });
           }
+          if (m.accepted && opts.abort !== undefined) {
+            if (opts.abort.aborted) onStop();
+            else opts.abort.addEventListener('abort', onStop, { once: true });
+          }
+          if (m.accepted) opts.onAnswerer?.(answerQuestion);
           break;
+        case 'io.choria.fisk-ai.v1.run.started':
+        case 'io.choria.fisk-ai.v1.run.event':
+        case 'io.choria.fisk-ai.v1.run.outcome':
+          if (opts.run === undefined) throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+          opts.onRun?.(m);
+          break;
+        case 'io.choria.fisk-ai.v1.run.ask': {
+          if (opts.run === undefined) throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+          const ask = opts.onRunAsk ?? ((): Promise<null> => Promise.resolve(null));
+          void ask(m)
+            .then((value) => answerQuestion(m.question, value))
+            .catch(() => undefined);
+          break;
+        }
         case 'io.choria.fisk-ai.v1.result':
         case 'io.choria.fisk-ai.v1.error':
           return m;
@@ -408,6 +514,8 @@ export async function delegate(transport: Transport, self: string, agent: string
         case 'io.choria.fisk-ai.v1.tool.reply':
         case 'io.choria.fisk-ai.v1.discovery.request':
         case 'io.choria.fisk-ai.v1.discovery.reply':
+        case 'io.choria.fisk-ai.v1.run.start':
+        case 'io.choria.fisk-ai.v1.run.abort':
           throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
         default: {
           const never: never = m;
@@ -417,6 +525,7 @@ export async function delegate(transport: Transport, self: string, agent: string
     }
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
+    opts.abort?.removeEventListener('abort', onStop);
     stream.close();
   }
 }

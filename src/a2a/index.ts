@@ -5,7 +5,7 @@
 export * from './errors.js';
 export * from './protocol.js';
 export type * from './types.js';
-export { BLOCK_TYPES, STOP_REASONS, QUESTION_KINDS } from './types.js';
+export { BLOCK_TYPES, STOP_REASONS, QUESTION_KINDS, HOSTED_QUESTION_MODES } from './types.js';
 export { encode, decode, prepareCodec, validateOutgoing, MAX_DEPTH } from './codec.js';
 export { messageSchema, definitionsSchema, allSchemas } from './schemas.js';
 export type { SchemaMode, JsonSchema } from './schemas.js';
@@ -22,4 +22,4 @@ export type { ServedCall, ToolServiceOptions } from './tool-service.js';
 export { A2aClient } from './client.js';
 export type { CallOptions } from './client.js';
 export { startPromptServer, delegate, deriveSessionId, applyBudget, parseDurationMs, KEEPALIVE_INTERVAL_MS } from './delegation.js';
-export type { DelegatedRun, DelegationHandler, RunEnding, AskResult, PromptServer, PromptServerOptions, DelegateOptions, DelegationUpdate, RunLimits } from './delegation.js';
+export type { DelegatedRun, DelegationHandler, HostedRun, HostedRunHandler, HostedRunMessage, RunEnding, AskResult, PromptServer, PromptServerOptions, DelegateOptions, DelegationUpdate, RunLimits } from './delegation.js';

@@ -40,6 +40,21 @@ const FULL: { [P in ProtocolId]: Required<MessageMap[P]> } = {
   'io.choria.fisk-ai.v1.keepalive': { ...H, protocol: 'io.choria.fisk-ai.v1.keepalive', question: 'q1' },
   'io.choria.fisk-ai.v1.warning': { ...H, protocol: 'io.choria.fisk-ai.v1.warning', text: 'careful' },
   'io.choria.fisk-ai.v1.text': { ...H, protocol: 'io.choria.fisk-ai.v1.text', text: 'frag' },
+  'io.choria.fisk-ai.v1.run.start': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.run.start',
+    start: { prompt: 'p', resume: 'r1', force: true, checkpoint: true, name: 'n1', questions: 'ask', interactive: true, stream: true },
+  },
+  'io.choria.fisk-ai.v1.run.started': { ...H, protocol: 'io.choria.fisk-ai.v1.run.started', started: { kind: 'resumed', runId: 'r1', changes: [], nextIteration: 2, replay: [{ type: 'text', text: 'hi', final: false }] } },
+  'io.choria.fisk-ai.v1.run.event': { ...H, protocol: 'io.choria.fisk-ai.v1.run.event', event: { type: 'tool_call', id: 'c1', name: 'ls', input: {}, presentation: 'command' } },
+  'io.choria.fisk-ai.v1.run.ask': { ...H, protocol: 'io.choria.fisk-ai.v1.run.ask', question: 'q1', call: { kind: 'approval', request: { tool: 'sh', commandLine: 'ls', trigger: 'exec' } } },
+  'io.choria.fisk-ai.v1.run.abort': { ...H, protocol: 'io.choria.fisk-ai.v1.run.abort', reason: 'now' },
+  'io.choria.fisk-ai.v1.run.outcome': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.run.outcome',
+    outcome: { status: 'completed', answer: 'a' },
+    failure: { code: 'resume', category: 'runtime', message: 'no such run' },
+  },
 };
 
 const bytes = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
@@ -110,6 +125,15 @@ describe('a2a schemas', () => {
     ['question id with a dot', { ...FULL['io.choria.fisk-ai.v1.question'], question: 'a.b' }],
     ['question of an unknown kind', { ...FULL['io.choria.fisk-ai.v1.question'], kind: 'poll' }],
     ['answer value an object', { ...FULL['io.choria.fisk-ai.v1.answer'], value: { a: 1 } }],
+    ['run start without a question mode', { ...FULL['io.choria.fisk-ai.v1.run.start'], start: { prompt: 'p' } }],
+    ['run start of an unknown question mode', { ...FULL['io.choria.fisk-ai.v1.run.start'], start: { questions: 'later' } }],
+    ['run start naming an empty run', { ...FULL['io.choria.fisk-ai.v1.run.start'], start: { questions: 'none', name: '' } }],
+    ['run started of an unknown kind', { ...FULL['io.choria.fisk-ai.v1.run.started'], started: { kind: 'forked' } }],
+    ['run event without a type', { ...FULL['io.choria.fisk-ai.v1.run.event'], event: { text: 'x' } }],
+    ['run ask of an unknown kind', { ...FULL['io.choria.fisk-ai.v1.run.ask'], call: { kind: 'poll' } }],
+    ['run ask with a dotted question id', { ...FULL['io.choria.fisk-ai.v1.run.ask'], question: 'a.b' }],
+    ['run outcome without a status', { ...FULL['io.choria.fisk-ai.v1.run.outcome'], outcome: { answer: 'a' } }],
+    ['run failure without a category', { ...FULL['io.choria.fisk-ai.v1.run.outcome'], failure: { code: 'x', message: 'y' } }],
     ['usage negative', { ...FULL['io.choria.fisk-ai.v1.result'], usage: { input_tokens: -1, output_tokens: 0 } }],
   ];
   it.each(invalid)('invalid corpus: %s', (_name, msg) => {

@@ -14,7 +14,7 @@
  */
 import { IDENTITY_PATTERN_SOURCE, PROTOCOLS, PROTOCOL_NAMESPACE, REQUEST_ID_PATTERN_SOURCE, schemaFileOf } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
-import { BLOCK_TYPES, QUESTION_KINDS, STOP_REASONS } from './types.js';
+import { BLOCK_TYPES, HOSTED_QUESTION_MODES, QUESTION_KINDS, STOP_REASONS } from './types.js';
 import type { BlockType } from './types.js';
 
 export type SchemaMode = 'strict' | 'lenient';
@@ -117,6 +117,35 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
   'io.choria.fisk-ai.v1.keepalive': { properties: { question: questionId }, required: [] },
   'io.choria.fisk-ai.v1.warning': { properties: { text: str }, required: ['text'] },
   'io.choria.fisk-ai.v1.text': { properties: { text: str }, required: ['text'] },
+  'io.choria.fisk-ai.v1.run.start': {
+    properties: {
+      start: closed(
+        {
+          prompt: str,
+          resume: { type: 'string', minLength: 1 },
+          force: { type: 'boolean' },
+          checkpoint: { type: 'boolean' },
+          name: { type: 'string', minLength: 1 },
+          questions: { enum: [...HOSTED_QUESTION_MODES] },
+          interactive: { type: 'boolean' },
+          stream: { type: 'boolean' },
+        },
+        ['questions'],
+      ),
+    },
+    required: ['start'],
+  },
+  'io.choria.fisk-ai.v1.run.started': { properties: { started: { type: 'object', properties: { kind: { enum: ['new', 'resumed'] } }, required: ['kind'] } }, required: ['started'] },
+  'io.choria.fisk-ai.v1.run.event': { properties: { event: { type: 'object', properties: { type: str }, required: ['type'] } }, required: ['event'] },
+  'io.choria.fisk-ai.v1.run.ask': {
+    properties: { question: questionId, call: { type: 'object', properties: { kind: { enum: [...QUESTION_KINDS] } }, required: ['kind'] } },
+    required: ['question', 'call'],
+  },
+  'io.choria.fisk-ai.v1.run.abort': { properties: { reason: str }, required: [] },
+  'io.choria.fisk-ai.v1.run.outcome': {
+    properties: { outcome: { type: 'object', properties: { status: str }, required: ['status'] }, failure: closed({ code: str, category: str, message: str }, ['code', 'category', 'message']) },
+    required: [],
+  },
 };
 
 const ALL_BODY_FIELDS = new Set(Object.values(BODIES).flatMap((b) => Object.keys(b.properties)));

@@ -167,6 +167,39 @@ export type WarningMessage = Header<'io.choria.fisk-ai.v1.warning'> & { readonly
 /** A fragment of model text streamed before its block is complete. */
 export type TextFragmentMessage = Header<'io.choria.fisk-ai.v1.text'> & { readonly text: string };
 
+/** How a hosted run asks its questions: through the caller's prompter, as events answered by id, or not at all. */
+export const HOSTED_QUESTION_MODES = ['ask', 'events', 'none'] as const;
+export type HostedQuestionMode = (typeof HOSTED_QUESTION_MODES)[number];
+
+/** What a hosted run is asked to do: a new prompt (journaled with `checkpoint`), or a stored run to resume. */
+export interface HostedRunStart {
+  readonly prompt?: string;
+  readonly resume?: string;
+  readonly force?: boolean;
+  readonly checkpoint?: boolean;
+  /** The run id of a journaled run (`--name`). */
+  readonly name?: string;
+  readonly questions: HostedQuestionMode;
+  /** An operator is at a chat surface. */
+  readonly interactive?: boolean;
+  readonly stream?: boolean;
+}
+/** Starts (or, with a header naming an earlier conversation, continues) a hosted run. */
+export type RunStartMessage = Header<'io.choria.fisk-ai.v1.run.start'> & { readonly start: HostedRunStart };
+/** How the hosted run began: the host's start details, as they are. */
+export type RunStartedMessage = Header<'io.choria.fisk-ai.v1.run.started'> & { readonly started: Readonly<Record<string, unknown>> };
+/** One event of the hosted run, as the host emitted it. */
+export type RunEventMessage = Header<'io.choria.fisk-ai.v1.run.event'> & { readonly event: Readonly<Record<string, unknown>> };
+/** One prompter call of the hosted run, put to the caller's own prompter; answered with `answer`. */
+export type RunAskMessage = Header<'io.choria.fisk-ai.v1.run.ask'> & { readonly question: string; readonly call: Readonly<Record<string, unknown>> };
+/** Stop the hosted run now: a running tool is killed (the a2a cancel only parks it). */
+export type RunAbortMessage = Header<'io.choria.fisk-ai.v1.run.abort'> & { readonly reason?: string };
+/** How the hosted run ended (`outcome`), or why it never started (`failure`). */
+export type RunOutcomeMessage = Header<'io.choria.fisk-ai.v1.run.outcome'> & {
+  readonly outcome?: Readonly<Record<string, unknown>>;
+  readonly failure?: { readonly code: string; readonly category: string; readonly message: string };
+};
+
 /** Every message by its protocol id. */
 export interface MessageMap {
   'io.choria.fisk-ai.v1.request': RequestMessage;
@@ -185,6 +218,12 @@ export interface MessageMap {
   'io.choria.fisk-ai.v1.keepalive': KeepaliveMessage;
   'io.choria.fisk-ai.v1.warning': WarningMessage;
   'io.choria.fisk-ai.v1.text': TextFragmentMessage;
+  'io.choria.fisk-ai.v1.run.start': RunStartMessage;
+  'io.choria.fisk-ai.v1.run.started': RunStartedMessage;
+  'io.choria.fisk-ai.v1.run.event': RunEventMessage;
+  'io.choria.fisk-ai.v1.run.ask': RunAskMessage;
+  'io.choria.fisk-ai.v1.run.abort': RunAbortMessage;
+  'io.choria.fisk-ai.v1.run.outcome': RunOutcomeMessage;
 }
 export type Message = MessageMap[ProtocolId];
 

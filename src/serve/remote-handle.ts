@@ -11,15 +11,20 @@
  * - `followUp` continues the remote conversation with a delegated follow-up;
  * - the outcome is a `RunOutcome`, its counters derived from the events the agent sent.
  */
-import { A2aError } from '../a2a/index.js';
-import type { QuestionMessage, Transport } from '../a2a/index.js';
+import { A2aError, delegate } from '../a2a/index.js';
+import type { HostedRunStart, QuestionMessage, Transport } from '../a2a/index.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
 import type { RunOutcome } from '../agent/outcome.js';
+import { CONFIG_ERROR_CODES, ConfigError } from '../config/index.js';
+import type { ConfigErrorCode } from '../config/index.js';
+import { ERROR_CATEGORIES, FiskError } from '../errors/fisk-error.js';
+import type { ErrorCategory } from '../errors/fisk-error.js';
 import { EventHub, HostError } from '../host/index.js';
-import type { QuestionAnswer, RunHandle } from '../host/index.js';
+import type { QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
 import { stopReason, ZERO_USAGE } from '../llm/types.js';
+import type { SystemBlock } from '../llm/types.js';
 import { KINDS } from '../toolkit/tool.js';
-import type { Kind } from '../toolkit/tool.js';
+import type { Kind, Prompter } from '../toolkit/tool.js';
 import { conservativeAnswer, runRemote } from './remote-run.js';
 import type { RemoteRunOutcome } from './remote-run.js';
 
@@ -213,4 +218,203 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
     },
   };
   return handle;
+}
+
+/** A failure the hosting side raised before its run started, with its code and category kept. */
+export class HostedRunFailure extends FiskError {
+  readonly category: ErrorCategory;
+
+  constructor(code: string, category: ErrorCategory, message: string) {
+    super(code, message);
+    this.name = 'HostedRunFailure';
+    this.category = category;
+  }
+}
+
+function categoryOf(value: string): ErrorCategory {
+  return (ERROR_CATEGORIES as readonly string[]).includes(value) ? (value as ErrorCategory) : 'internal';
+}
+
+/** The host's failure as it was raised: a configuration error is one again, anything else keeps its code and category. */
+function rebuiltFailure(f: { readonly code: string; readonly category: string; readonly message: string }): Error {
+  if (f.category === 'configuration' && (CONFIG_ERROR_CODES as readonly string[]).includes(f.code)) {
+    return new ConfigError(f.message.split('\n').map((message) => ({ code: f.code as ConfigErrorCode, key: '', message })));
+  }
+  return new HostedRunFailure(f.code, categoryOf(f.category), f.message);
+}
+
+export interface HostedHandleOptions {
+  readonly transport: Transport;
+  /** The calling identity, sent as the sender. */
+  readonly self: string;
+  /** The identity the host serves its own runs under. */
+  readonly agent: string;
+  /** What to run; `questions` says who answers: `ask` (the prompter below), `events` (`answer(id)`), `none`. */
+  readonly start: HostedRunStart;
+  /** Answers the run's prompter calls when `start.questions` is `ask`. */
+  readonly prompter?: Prompter;
+}
+
+/** A hosted run's handle: a `RunHandle`, plus the conversation its follow-ups continue. */
+export interface HostedRunHandle extends RunHandle {
+  readonly conversation: string;
+  followUp(prompt: string): Promise<HostedRunHandle>;
+}
+
+/** One prompter call relayed from the hosted run, put to the local prompter as it is. */
+async function askLocal(prompter: Prompter | undefined, call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string | boolean | null> {
+  if (prompter === undefined) return null;
+  const question = typeof call['question'] === 'string' ? call['question'] : '';
+  switch (call['kind']) {
+    case 'approval': {
+      const r = (call['request'] ?? {}) as Record<string, unknown>;
+      const text = (k: string): string => (typeof r[k] === 'string' ? r[k] : '');
+      return prompter.approve({ tool: text('tool'), commandLine: text('commandLine'), trigger: text('trigger') }, signal);
+    }
+    case 'confirm':
+      return prompter.confirm(question, signal);
+    case 'select': {
+      const options = Array.isArray(call['options']) ? call['options'].filter((o): o is string => typeof o === 'string') : [];
+      return prompter.select(question, options, signal);
+    }
+    case 'input':
+      return prompter.input(question, signal);
+    default:
+      return null;
+  }
+}
+
+/**
+ * Starts a hosted run (`run.start`) and returns its handle once the host said how it began. The
+ * handle re-emits exactly what the host's own handle emits; `suspend` sends the a2a cancel (the
+ * run parks at its next boundary), `cancel` sends `run.abort` (it stops now). A failure before the
+ * run started is thrown as the host raised it: a `ConfigError` again, anything else a
+ * `HostedRunFailure` with the same code, category and message.
+ */
+export function startHostedRun(opts: HostedHandleOptions): Promise<HostedRunHandle> {
+  return beginHosted(opts, undefined);
+}
+
+async function beginHosted(opts: HostedHandleOptions, conversation: string | undefined): Promise<HostedRunHandle> {
+  const hub = new EventHub();
+  const park = new AbortController();
+  const abort = new AbortController();
+  const asking = new AbortController();
+  const open = new Set<string>();
+  const began = Date.now();
+  let answerer: ((question: string, value: string | boolean | null) => Promise<void>) | undefined;
+  let started: ((s: { start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }) => void) | undefined;
+  let refused: ((err: Error) => void) | undefined;
+  const starting = new Promise<{ start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }>((resolve, reject) => {
+    started = resolve;
+    refused = reject;
+  });
+  starting.catch(() => undefined);
+  let ended: RunOutcome | undefined;
+  let conv = conversation ?? '';
+  const running = delegate(opts.transport, opts.self, opts.agent, {
+    prompt: opts.start.prompt ?? '',
+    run: opts.start,
+    ...(conversation === undefined ? {} : { conversation }),
+    signal: park.signal,
+    abort: abort.signal,
+    onAck: (_accepted, c) => {
+      if (conversation === undefined) conv = c;
+    },
+    onAnswerer: (a) => (answerer = a),
+    onRun: (m) => {
+      switch (m.protocol) {
+        case 'io.choria.fisk-ai.v1.run.started': {
+          const { system, tools, ...start } = m.started as unknown as RunStart & { system?: readonly SystemBlock[]; tools?: readonly string[] };
+          started?.({ start, system: system ?? [], tools });
+          return;
+        }
+        case 'io.choria.fisk-ai.v1.run.event': {
+          const event = m.event as unknown as AgentEvent;
+          if (event.type === 'question' && event.id !== undefined) open.add(event.id);
+          hub.emit(event);
+          return;
+        }
+        case 'io.choria.fisk-ai.v1.run.outcome':
+          if (m.failure !== undefined) refused?.(rebuiltFailure(m.failure));
+          else ended = m.outcome as unknown as RunOutcome;
+          return;
+        default: {
+          const never: never = m;
+          return never;
+        }
+      }
+    },
+    onRunAsk: (m) => askLocal(opts.prompter, m.call, asking.signal),
+  });
+  const outcome: Promise<RunOutcome> = running
+    .then(
+      (end) => {
+        if (ended !== undefined) return ended;
+        const message = end.protocol === 'io.choria.fisk-ai.v1.error' ? end.error : `the run ended (${end.stop_reason}) without saying how`;
+        return failedOutcome(message, Date.now() - began);
+      },
+      (err: unknown) => failedOutcome(err instanceof Error ? err.message : String(err), Date.now() - began),
+    )
+    .then((o) => {
+      asking.abort(new Error('the run ended'));
+      hub.close();
+      return o;
+    });
+  // the run began, or never will: a refusal, or a reply set that ended first
+  const first = await Promise.race([starting, outcome.then((o) => o)]);
+  if (!('start' in first)) {
+    // a refusal rejected `starting` above; anything else that ended the reply set is said as it ended
+    throw new HostedRunFailure('remote', 'runtime', messageOfOutcome(first));
+  }
+  const start = first.start;
+  const handle: HostedRunHandle = {
+    conversation: conv,
+    start,
+    runId: start.runId,
+    system: first.system,
+    ...(first.tools === undefined ? {} : { tools: first.tools }),
+    subscribe: (s) => hub.subscribe(s),
+    events: () => hub.events(),
+    suspend: () => park.abort(new Error('suspend requested')),
+    cancel: () => abort.abort(new Error('canceled')),
+    answer: (id, value) => {
+      if (!open.has(id) || answerer === undefined) return false;
+      open.delete(id);
+      void answerer(id, value).catch(() => undefined);
+      return true;
+    },
+    outcome,
+    followUp: async (prompt: string): Promise<HostedRunHandle> => {
+      const previous = await outcome;
+      if (previous.status !== 'completed') {
+        throw new HostError('resume', `a follow-up continues a completed turn; this one ended ${previous.status}${start.runId === undefined ? '' : `: resume it with fisk run --resume ${start.runId}`}`);
+      }
+      return beginHosted({ ...opts, start: { questions: opts.start.questions, prompt, ...(opts.start.stream === true ? { stream: true } : {}), ...(opts.start.interactive === true ? { interactive: true } : {}) } }, conv);
+    },
+    async close(): Promise<void> {
+      await outcome;
+    },
+  };
+  return handle;
+}
+
+function messageOfOutcome(o: RunOutcome): string {
+  return o.status === 'completed' ? o.answer : o.message;
+}
+
+/** The outcome of a hosted run whose reply set broke before the host said how it ended. */
+function failedOutcome(message: string, durationMs: number): RunOutcome {
+  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
+  return {
+    status: 'error',
+    message,
+    error: { code: 'remote', message },
+    stopReason: undefined,
+    counters: { llmCalls: 0, toolCalls: 0, toolCallsByKind: byKind, remoteToolCalls: 0, usage: ZERO_USAGE },
+    model: '',
+    durationMs,
+    nextIteration: 0,
+    messages: [],
+  };
 }

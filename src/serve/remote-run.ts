@@ -189,6 +189,8 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
       case 'io.choria.fisk-ai.v1.tool.reply':
       case 'io.choria.fisk-ai.v1.discovery.request':
       case 'io.choria.fisk-ai.v1.discovery.reply':
+      case 'io.choria.fisk-ai.v1.run.ask':
+      case 'io.choria.fisk-ai.v1.run.abort':
         return;
       default: {
         const never: never = update;

@@ -1,16 +1,20 @@
 /**
  * What `fisk run` does once its flags are parsed (loaded only when the command runs): `fisk run [query...]` on the line surface: the answer on stdout, everything else on stderr,
- * questions asked on the terminal (No first) and declined without one. The host builds and runs
- * the agent; this file parses flags, wires the terminal and presents the outcome.
+ * questions asked on the terminal (No first) and declined without one. The host builds the agent
+ * and serves its runs behind the in-process a2a transport; this file parses flags, drives the run
+ * as that transport's client, wires the terminal and presents the outcome.
  */
 import { resolve } from 'node:path';
 import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
-import { DEFAULT_PROMPT, openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
+import type { HostedRunStart } from '../../a2a/index.js';
+import { DEFAULT_PROMPT, openRuntime, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
 import type { FetchLike } from '../../llm/http.js';
 import type { Provider } from '../../llm/provider.js';
+import { serveRunsInProcess, startHostedRun } from '../../serve/index.js';
+import type { InprocRunHost } from '../../serve/index.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { CliError, ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -102,6 +106,7 @@ async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, 
 
 interface FullScreenParts {
   readonly runtime: Runtime;
+  readonly host: InprocRunHost;
   readonly telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
   readonly verbose: boolean;
   readonly toolOutput: boolean;
@@ -117,15 +122,16 @@ interface FullScreenParts {
 async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, p: FullScreenParts): Promise<ExitCode> {
   // the terminal libraries load only for a run that takes the full screen
   const { chatOutcome, localCard, runFullScreen, StderrBuffer } = await import('../../tui/index.js');
-  const base = { prompter: 'handle' as const, workDir: io.cwd, telemetry: p.telemetry, stream: true, interactive: true };
+  // questions go out as events and come back through the handle; the model's text streams
+  const base = { questions: 'events' as const, stream: true, interactive: true };
   const prompt = query.join(' ').trim();
   const journaled = flags.checkpoint === true;
-  const first = await startRun(
-    p.runtime,
-    flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(journaled ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
-    base,
-  );
-  const startSession = (text: string): Promise<RunHandle> => startRun(p.runtime, { prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: {} } : {}) }, base);
+  const start = (s: HostedRunStart): Promise<RunHandle> => startHostedRun({ transport: p.host.transport, self: p.host.agent, agent: p.host.agent, start: s });
+  const first = await start({
+    ...(flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(journaled ? { checkpoint: true, ...(flags.name === undefined ? {} : { name: flags.name }) } : {}) }),
+    ...base,
+  });
+  const startSession = (text: string): Promise<RunHandle> => start({ prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: true } : {}), ...base });
   const result = await runFullScreen({
     handle: first,
     ...(flags.resume === undefined ? { prompt: prompt === '' ? DEFAULT_PROMPT : prompt } : {}),
@@ -177,6 +183,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   const cleanup: (() => void)[] = [];
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
+  let host: InprocRunHost | undefined;
   let iteration: number | undefined;
   const telemetry = await openCommandTelemetry(config, io, flags);
   try {
@@ -197,11 +204,14 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     });
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
 
+    // the agent is hosted behind the in-process a2a transport and driven as its client, the path
+    // a remote client and a peer take
+    host = await serveRunsInProcess({ runtime, identity: config.identity, workDir: io.cwd, telemetry });
     let prompter: Prompter | undefined = deps.prompter;
     const stdin = deps.stdin ?? process.stdin;
     const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: !flags.tui, env: envFlag(env, 'NO_TUI'), config: config.harness.noTui });
     if (full) {
-      const code = await fullScreenRun(query, flags, io, { runtime, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
+      const code = await fullScreenRun(query, flags, io, { runtime, host, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
       if (code !== EXIT.ok) throw new ExitWith(code);
       return;
     }
@@ -235,11 +245,17 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const streamed = io.out.isTTY === true ? new AnswerStream(io.out) : undefined;
     const status = shouldShowProgress(io.err.isTTY === true, flags.tui, env, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
     if (status !== undefined) cleanup.push(() => status.clear());
-    handle = await startRun(
-      runtime,
-      flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) },
-      { ...(prompter === undefined ? {} : { prompter }), workDir: io.cwd, telemetry, ...(streamed === undefined ? {} : { stream: true }) },
-    );
+    handle = await startHostedRun({
+      transport: host.transport,
+      self: host.agent,
+      agent: host.agent,
+      start: {
+        ...(flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: true, ...(flags.name === undefined ? {} : { name: flags.name }) } : {}) }),
+        questions: prompter === undefined ? 'none' : 'ask',
+        ...(streamed === undefined ? {} : { stream: true }),
+      },
+      ...(prompter === undefined ? {} : { prompter }),
+    });
     const start = handle.start;
     if (start.kind === 'resumed') {
       if (start.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`);
@@ -266,6 +282,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   } finally {
     for (const c of cleanup.reverse()) c();
     await handle?.close();
+    await host?.close();
     await runtime?.close();
     await finishCommandTelemetry(telemetry, io);
   }

@@ -1,0 +1,241 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTransport, delegate, InprocBus, startPromptServer, startToolService, buildAgentCard } from '../a2a/index.js';
+import type { AgentEvent } from '../agent/events.js';
+import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
+import { startFakeModelServer } from '../agenttest/fake-model-server.js';
+import type { FakeModelServer } from '../agenttest/fake-model-server.js';
+import { parseConfigForMode } from '../config/index.js';
+import { openRuntime, startRun } from '../host/index.js';
+import type { HostError, Runtime } from '../host/index.js';
+import type { ApprovalDecision, ApprovalRequest, Outcome, Prompter, Tool } from '../toolkit/tool.js';
+import { serveRunsInProcess } from './hosted-run.js';
+import type { InprocRunHost } from './hosted-run.js';
+import { HostedRunFailure, startHostedRun } from './remote-handle.js';
+import type { HostedRunHandle } from './remote-handle.js';
+
+/** Holds a `gate` call until the test lets it go. */
+let release: () => void = () => undefined;
+
+/** A tool that answers at once; a `slow` key holds until its signal ends it, a `gate` key until released. */
+function lookupTool(gated = false): Tool & { calls: string[] } {
+  const schema = { type: 'object', properties: { key: { type: 'string' } }, additionalProperties: false };
+  const calls: string[] = [];
+  return {
+    calls,
+    name: gated ? 'reboot' : 'lookup',
+    description: 'lookup',
+    modelDescription: 'lookup',
+    inputSchema: schema,
+    kind: 'custom',
+    presentation: 'traced',
+    capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: false, gate: gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false }, tags: [], behavior: null, describeCall: null },
+    definition: (deferLoading) => ({ name: gated ? 'reboot' : 'lookup', description: 'lookup', inputSchema: schema, deferLoading }),
+    async execute(input, _deps, signal): Promise<Outcome> {
+      calls.push(input);
+      if (input.includes('gate')) await new Promise<void>((resolve) => (release = resolve));
+      if (input.includes('slow')) {
+        await new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        return { status: 'completed', output: 'stopped', isError: true };
+      }
+      return { status: 'completed', output: `value of ${input}`, isError: false };
+    },
+    mcpExposable: () => false,
+    a2aExposable: () => false,
+  };
+}
+
+/** A prompter that records each call as it arrived and answers from a script. */
+class ScriptedPrompter implements Prompter {
+  readonly approvals: ApprovalRequest[] = [];
+  readonly inputs: string[] = [];
+  constructor(private readonly decision: ApprovalDecision, private readonly text = '') {}
+  canPrompt(): boolean {
+    return true;
+  }
+  approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+    this.approvals.push(request);
+    return Promise.resolve(this.decision);
+  }
+  confirm(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+  select(): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+  input(question: string): Promise<string | null> {
+    this.inputs.push(question);
+    return Promise.resolve(this.text);
+  }
+}
+
+let fake: FakeModelServer;
+let dir: string;
+let runtime: Runtime;
+let tool: ReturnType<typeof lookupTool>;
+let gated: ReturnType<typeof lookupTool>;
+let host: InprocRunHost;
+
+beforeAll(async () => {
+  fake = await startFakeModelServer();
+});
+afterAll(async () => {
+  await fake.close();
+});
+
+beforeEach(async () => {
+  fake.reset();
+  dir = mkdtempSync(join(tmpdir(), 'fisk-hosted-'));
+  tool = lookupTool();
+  gated = lookupTool(true);
+  const config = parseConfigForMode(
+    {
+      text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+    },
+    'run',
+  );
+  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [tool, gated] });
+  host = await serveRunsInProcess({ runtime, identity: 'worker', workDir: dir });
+});
+afterEach(async () => {
+  await host.close();
+  await runtime.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const start = (s: Parameters<typeof startHostedRun>[0]['start'], prompter?: Prompter): Promise<HostedRunHandle> =>
+  startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: s, ...(prompter === undefined ? {} : { prompter }) });
+
+const eventsOf = async (handle: { events(): AsyncIterable<AgentEvent> }): Promise<AgentEvent[]> => {
+  const out: AgentEvent[] = [];
+  for await (const e of handle.events()) out.push(e);
+  return out;
+};
+
+describe('a hosted run', () => {
+  it('emits exactly what the run itself emits, with the full outcome, and journals nothing without a checkpoint', async () => {
+    const script = [anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'disk' } }], { text: 'looking' }), anthropicText('disk is fine')];
+    fake.reply(...script);
+    const direct = await startRun(runtime, { prompt: 'check the disk' }, { workDir: dir });
+    const directEvents = await eventsOf(direct);
+    const directOutcome = await direct.outcome;
+    await direct.close();
+
+    fake.reply(...script);
+    const handle = await start({ prompt: 'check the disk', questions: 'none' });
+    expect(handle.start).toEqual({ kind: 'new', runId: undefined });
+    expect(handle.system.length).toBeGreaterThan(0);
+    const events = await eventsOf(handle);
+    const outcome = await handle.outcome;
+    // the local-only parts travel too: the call's presentation and the final answer
+    expect(events).toEqual(directEvents);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool_call', name: 'lookup', presentation: 'traced' }));
+    expect(events).toContainEqual({ type: 'text', text: 'disk is fine', final: true });
+    expect(outcome).toMatchObject({ status: 'completed', answer: 'disk is fine', model: directOutcome.model, counters: { llmCalls: 2, toolCalls: 1 } });
+    expect(outcome.counters).toEqual(directOutcome.counters);
+    expect(await runtime.sessions!.list()).toEqual([]);
+  });
+
+  it("puts an approval to the caller's prompter with its tool and trigger, unwindowed", async () => {
+    const script = [anthropicToolUse([{ id: 'r1', name: 'reboot', input: { key: 'web1\u0007' } }]), anthropicText('rebooted')];
+    fake.reply(...script);
+    const local = new ScriptedPrompter('once');
+    const direct = await startRun(runtime, { prompt: 'reboot web1' }, { prompter: local, workDir: dir });
+    expect(await direct.outcome).toMatchObject({ status: 'completed' });
+    await direct.close();
+
+    fake.reply(...script);
+    const prompter = new ScriptedPrompter('once');
+    const handle = await start({ prompt: 'reboot web1', questions: 'ask' }, prompter);
+    expect(await handle.outcome).toMatchObject({ status: 'completed', answer: 'rebooted' });
+    // the request arrives as the run made it: the same tool, trigger and command line
+    expect(prompter.approvals).toEqual(local.approvals);
+    expect(prompter.approvals[0]).toMatchObject({ tool: 'reboot', trigger: 'ai:confirm' });
+    expect(gated.calls).toHaveLength(2);
+  });
+
+  it('with nobody to answer, warns at the start and declines the gated call', async () => {
+    fake.reply(anthropicToolUse([{ id: 'r1', name: 'reboot', input: { key: 'web1' } }]), anthropicText('could not'));
+    const handle = await start({ prompt: 'reboot web1', questions: 'none' });
+    const events = await eventsOf(handle);
+    expect(events[0]?.type).toBe('warning');
+    expect(events[0]?.type === 'warning' ? events[0].text : '').toMatch(/no interactive terminal/);
+    const result = events.find((e) => e.type === 'tool_result');
+    expect(result?.type === 'tool_result' ? result.refused : undefined).toBeDefined();
+    expect(gated.calls).toEqual([]);
+  });
+
+  it('journals under --name with a checkpoint, and a resume that cannot start fails as the host raised it', async () => {
+    fake.reply(anthropicText('done'));
+    const handle = await start({ prompt: 'note it', checkpoint: true, name: 'named-run', questions: 'none' });
+    expect(handle.runId).toBe('named-run');
+    expect(await handle.outcome).toMatchObject({ status: 'completed' });
+    expect((await runtime.sessions!.list()).map((r) => r.runId)).toEqual(['named-run']);
+
+    let direct: unknown;
+    await startRun(runtime, { resume: 'no-such-run' }).catch((err: unknown) => (direct = err));
+    let hosted: unknown;
+    await start({ resume: 'no-such-run', questions: 'none' }).catch((err: unknown) => (hosted = err));
+    expect(hosted).toBeInstanceOf(HostedRunFailure);
+    const d = direct as HostError;
+    expect(hosted).toMatchObject({ code: d.code, category: d.category, message: d.message });
+  });
+
+  it('cancel stops a running tool now (aborted); suspend parks a journaled run at its next boundary', async () => {
+    fake.reply(anthropicToolUse([{ id: 's1', name: 'lookup', input: { key: 'slow' } }]), anthropicText('never'));
+    const running = await start({ prompt: 'wait', questions: 'none' });
+    running.subscribe({ emit: (e) => (e.type === 'tool_call' ? running.cancel() : undefined) });
+    expect(await running.outcome).toMatchObject({ status: 'aborted' });
+
+    // the aborted run never asked for its second reply
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'l1', name: 'lookup', input: { key: 'gate' } }]), anthropicText('later'));
+    const parked = await start({ prompt: 'look', checkpoint: true, questions: 'none' });
+    parked.subscribe({
+      emit: (e) => {
+        if (e.type !== 'tool_call') return;
+        // the cancel reaches the host before the tool is let go: the run parks after the batch
+        parked.suspend();
+        setTimeout(() => release(), 50);
+      },
+    });
+    expect(await parked.outcome).toMatchObject({ status: 'suspended' });
+    expect(parked.runId).toBeDefined();
+  });
+
+  it('continues the conversation in memory with a follow-up, without a journal', async () => {
+    fake.reply(anthropicText('first answer'), anthropicText('second answer'));
+    const first = await start({ prompt: 'one', questions: 'none' });
+    expect(await first.outcome).toMatchObject({ status: 'completed', answer: 'first answer' });
+    const second = await first.followUp('two');
+    expect(await second.outcome).toMatchObject({ status: 'completed', answer: 'second answer' });
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain('first answer');
+    expect(await runtime.sessions!.list()).toEqual([]);
+  });
+
+  it('answers a question sent out as an event through the handle', async () => {
+    fake.reply(anthropicToolUse([{ id: 'q1', name: 'ask_human_input', input: { question: 'Which disk?' } }]), anthropicText('checked sdb'));
+    const handle = await start({ prompt: 'check a disk', questions: 'events', interactive: true });
+    handle.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? void handle.answer(e.id, 'sdb') : undefined) });
+    expect(await handle.outcome).toMatchObject({ status: 'completed', answer: 'checked sdb' });
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain('sdb');
+  });
+
+  it('is refused by an agent that does not host runs', async () => {
+    const bus = new InprocBus();
+    const serving = createTransport('inproc', { bus });
+    const server = startPromptServer({ identity: 'peer', transport: serving, handler: () => Promise.resolve({ stop_reason: 'end_turn', text: 'x' }) });
+    const service = await startToolService(serving, { identity: 'peer', card: buildAgentCard({ name: 'peer', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [server.endpoint] });
+    try {
+      const caller = createTransport('inproc', { bus });
+      await expect(delegate(caller, 'client', 'peer', { prompt: '', run: { prompt: 'p', questions: 'none' } })).rejects.toThrow(/refused/);
+    } finally {
+      await service.stop();
+    }
+  });
+});
