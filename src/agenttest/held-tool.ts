@@ -2,7 +2,8 @@
  * A custom tool for tests of anything that runs tools concurrently: each call can be held until
  * the test lets it go (or the run's signal ends it), and the calls are counted.
  */
-import type { Outcome, Tool } from '../toolkit/tool.js';
+import type { Tool } from '../toolkit/tool.js';
+import { completed, testTool } from './test-tool.js';
 
 export interface HeldToolOptions {
   /** The tool's name (default `hold`). */
@@ -38,45 +39,27 @@ export class HeldTool {
   }
 
   tool(): Tool {
-    const schema = { type: 'object', properties: {}, additionalProperties: false };
-    const name = this.name;
-    return {
-      name,
-      description: name,
-      modelDescription: name,
-      inputSchema: schema,
-      kind: 'custom',
-      presentation: 'traced',
-      capabilities: {
-        prompter: false,
-        workDir: false,
-        operatorPaced: false,
-        deferrable: false,
-        gate: this.#gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false },
-        tags: this.#gated ? ['ai:confirm'] : [],
-        behavior: null,
-        describeCall: null,
-      },
-      definition: (deferLoading) => ({ name, description: name, inputSchema: schema, deferLoading }),
-      execute: async (_input, _deps, signal): Promise<Outcome> => {
+    return testTool({
+      name: this.name,
+      gated: this.#gated,
+      tags: this.#gated ? ['ai:confirm'] : [],
+      execute: async (_input, signal) => {
         this.calls++;
         if (!this.#hold) {
           for (const a of this.#arrivals.splice(0)) a();
-          return { status: 'completed', output: this.#output, isError: false };
+          return completed(this.#output);
         }
         this.held++;
         this.most = Math.max(this.most, this.held);
         for (const a of this.#arrivals.splice(0)) a();
         await new Promise<void>((resolve) => {
           this.#waiters.push(resolve);
-          signal?.addEventListener('abort', () => resolve(), { once: true });
+          signal.addEventListener('abort', () => resolve(), { once: true });
         });
         this.held--;
-        return { status: 'completed', output: this.#output, isError: false };
+        return completed(this.#output);
       },
-      mcpExposable: () => false,
-      a2aExposable: () => false,
-    };
+    });
   }
 
   /** Resolves once `n` calls are held at the same time. */

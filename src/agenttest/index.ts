@@ -50,3 +50,5 @@ export type {
 export { anthropicEventStream, chatCompletionEventStream, openaiResponseEventStream, streamIfAsked } from './sse-wire.js';
 export { HeldTool } from './held-tool.js';
 export type { HeldToolOptions } from './held-tool.js';
+export { completed, testTool } from './test-tool.js';
+export type { TestToolSpec } from './test-tool.js';

@@ -1,3 +1,4 @@
+import { completed, testTool } from '../agenttest/test-tool.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import type { Message } from '../llm/types.js';
 import { loadRun } from '../runstate/index.js';
 import { memorySessionStore } from '../runstate/memory-store.js';
 import type { SessionStore } from '../runstate/store.js';
-import type { Outcome, Tool } from '../toolkit/tool.js';
+import type { Tool } from '../toolkit/tool.js';
 import { ConnectionPool } from './connections.js';
 import { twoStageInterrupt } from './interrupt.js';
 import { startRun } from './run.js';
@@ -26,33 +27,15 @@ afterEach(() => {
 
 function countingTool(name: string, gated: boolean): Tool & { readonly runs: string[] } {
   const runs: string[] = [];
-  const schema = { type: 'object', properties: {}, additionalProperties: false };
-  return {
-    runs,
+  const tool = testTool({
     name,
-    description: name,
-    modelDescription: name,
-    inputSchema: schema,
-    kind: 'custom',
-    presentation: 'traced',
-    capabilities: {
-      prompter: false,
-      workDir: false,
-      operatorPaced: false,
-      deferrable: false,
-      gate: gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false },
-      tags: [],
-      behavior: null,
-      describeCall: null,
-    },
-    definition: (deferLoading) => ({ name, description: name, inputSchema: schema, deferLoading }),
-    execute(input): Promise<Outcome> {
+    gated,
+    execute: (input) => {
       runs.push(input);
-      return Promise.resolve({ status: 'completed', output: JSON.stringify({ ran: name }), isError: false });
+      return completed(JSON.stringify({ ran: name }));
     },
-    mcpExposable: () => false,
-    a2aExposable: () => false,
-  };
+  });
+  return Object.assign(tool, { runs });
 }
 
 async function runtimeWith(provider: ScriptedProvider, opts: { tools?: readonly Tool[]; sessions?: SessionStore; yaml?: string } = {}): Promise<Runtime> {

@@ -1,3 +1,4 @@
+import { completed, testTool } from '../agenttest/test-tool.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime, startRun } from '../host/index.js';
 import type { HostError, Runtime } from '../host/index.js';
-import type { ApprovalDecision, ApprovalRequest, Outcome, Prompter, Tool } from '../toolkit/tool.js';
+import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
 import { serveRunsInProcess } from './hosted-run.js';
 import type { InprocRunHost } from './hosted-run.js';
 import { HostedRunFailure, startHostedRun } from './remote-handle.js';
@@ -21,19 +22,13 @@ let release: () => void = () => undefined;
 
 /** A tool that answers at once; a `slow` key holds until its signal ends it, a `gate` key until released. */
 function lookupTool(gated = false): Tool & { calls: string[] } {
-  const schema = { type: 'object', properties: { key: { type: 'string' } }, additionalProperties: false };
   const calls: string[] = [];
-  return {
-    calls,
+  const tool = testTool({
     name: gated ? 'reboot' : 'lookup',
     description: 'lookup',
-    modelDescription: 'lookup',
-    inputSchema: schema,
-    kind: 'custom',
-    presentation: 'traced',
-    capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: false, gate: gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false }, tags: [], behavior: null, describeCall: null },
-    definition: (deferLoading) => ({ name: gated ? 'reboot' : 'lookup', description: 'lookup', inputSchema: schema, deferLoading }),
-    async execute(input, _deps, signal): Promise<Outcome> {
+    properties: { key: { type: 'string' } },
+    gated,
+    execute: async (input, signal) => {
       calls.push(input);
       if (input.includes('gate')) await new Promise<void>((resolve) => (release = resolve));
       if (input.includes('slow')) {
@@ -43,11 +38,10 @@ function lookupTool(gated = false): Tool & { calls: string[] } {
         });
         return { status: 'completed', output: 'stopped', isError: true };
       }
-      return { status: 'completed', output: `value of ${input}`, isError: false };
+      return completed(`value of ${input}`);
     },
-    mcpExposable: () => false,
-    a2aExposable: () => false,
-  };
+  });
+  return Object.assign(tool, { calls });
 }
 
 /** A prompter that records each call as it arrived and answers from a script. */

@@ -1,3 +1,4 @@
+import { completed, testTool } from '../agenttest/test-tool.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { parseConfigForMode } from '../config/index.js';
 import { openRuntime } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
-import type { Outcome, Tool } from '../toolkit/tool.js';
+import type { Tool } from '../toolkit/tool.js';
 import { promptChannel } from './prompt-channel.js';
 import type { PromptChannel } from './prompt-channel.js';
 import { startServer } from './server.js';
@@ -20,26 +21,19 @@ import type { Server } from './server.js';
 
 /** A tool that answers at once, or holds until the run's signal ends it when asked to wait. */
 function lookupTool(gated = false): Tool & { calls: string[] } {
-  const schema = { type: 'object', properties: { key: { type: 'string' } }, additionalProperties: false };
   const calls: string[] = [];
-  return {
-    calls,
+  const tool = testTool({
     name: gated ? 'reboot' : 'lookup',
     description: 'lookup',
-    modelDescription: 'lookup',
-    inputSchema: schema,
-    kind: 'custom',
-    presentation: 'traced',
-    capabilities: { prompter: false, workDir: false, operatorPaced: false, deferrable: false, gate: gated ? { gated: true, trigger: 'ai:confirm' } : { gated: false }, tags: [], behavior: null, describeCall: null },
-    definition: (deferLoading) => ({ name: gated ? 'reboot' : 'lookup', description: 'lookup', inputSchema: schema, deferLoading }),
-    async execute(input): Promise<Outcome> {
+    properties: { key: { type: 'string' } },
+    gated,
+    execute: async (input) => {
       calls.push(input);
       if (input.includes('slow')) await new Promise((r) => setTimeout(r, 300));
-      return { status: 'completed', output: `value of ${input}`, isError: false };
+      return completed(`value of ${input}`);
     },
-    mcpExposable: () => false,
-    a2aExposable: () => false,
-  };
+  });
+  return Object.assign(tool, { calls });
 }
 
 let fake: FakeModelServer;

@@ -1,3 +1,4 @@
+import { completed, testTool } from '../agenttest/test-tool.js';
 import { PassThrough, Writable } from 'node:stream';
 import chalk from 'chalk';
 import { applyTerminalColours, render } from './ink.js';
@@ -7,7 +8,7 @@ import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/sc
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime, startRun } from '../host/index.js';
 import type { RunHandle, Runtime } from '../host/index.js';
-import type { Outcome, Tool } from '../toolkit/tool.js';
+import type { Tool } from '../toolkit/tool.js';
 import { memorySessionStore } from '../runstate/memory-store.js';
 import { HostTelemetry } from '../host/index.js';
 import { answerOf } from '../agent/outcome.js';
@@ -23,32 +24,15 @@ import type { Screen } from '../../test/tui/headless-terminal.js';
 import { FullScreen } from './view.js';
 
 function gatedTool(name: string, runs: string[]): Tool {
-  const schema = { type: 'object', properties: { target: { type: 'string' }, count: { type: 'number' } }, additionalProperties: false };
-  return {
+  return testTool({
     name,
-    description: name,
-    modelDescription: name,
-    inputSchema: schema,
-    kind: 'custom',
-    presentation: 'traced',
-    capabilities: {
-      prompter: false,
-      workDir: false,
-      operatorPaced: false,
-      deferrable: false,
-      gate: { gated: true, trigger: 'ai:confirm' },
-      tags: [],
-      behavior: null,
-      describeCall: null,
-    },
-    definition: (deferLoading) => ({ name, description: name, inputSchema: schema, deferLoading }),
-    execute(input): Promise<Outcome> {
+    properties: { target: { type: 'string' }, count: { type: 'number' } },
+    gated: true,
+    execute: (input) => {
       runs.push(input);
-      return Promise.resolve({ status: 'completed', output: 'purged 12 messages\nfreed 4 MB\nkept the audit copy', isError: false });
+      return completed('purged 12 messages\nfreed 4 MB\nkept the audit copy');
     },
-    mcpExposable: () => false,
-    a2aExposable: () => false,
-  };
+  });
 }
 
 let cleanup: (() => Promise<void> | void)[] = [];

@@ -4,7 +4,8 @@ import { parseConfigForMode } from '../../src/config/index.js';
 import { openRuntime } from '../../src/host/index.js';
 import type { Runtime } from '../../src/host/index.js';
 import type { SessionStore } from '../../src/runstate/store.js';
-import type { Outcome, Tool } from '../../src/toolkit/tool.js';
+import { completed, testTool } from '../../src/agenttest/test-tool.js';
+import type { Tool } from '../../src/toolkit/tool.js';
 
 /** A custom tool that counts its runs; `gated` puts it behind the confirm gate. */
 export interface RecordingTool extends Tool {
@@ -13,34 +14,17 @@ export interface RecordingTool extends Tool {
 
 export function recordingTool(name: string, opts: { gated?: boolean; run?: (input: string) => Promise<string> | string } = {}): RecordingTool {
   const runs: string[] = [];
-  const schema = { type: 'object', properties: { note: { type: 'string' } }, additionalProperties: false };
-  return {
-    runs,
+  const tool = testTool({
     name,
     description: `records its calls (${name})`,
-    modelDescription: `records its calls (${name})`,
-    inputSchema: schema,
-    kind: 'custom',
-    presentation: 'traced',
-    capabilities: {
-      prompter: false,
-      workDir: false,
-      operatorPaced: false,
-      deferrable: false,
-      gate: { gated: opts.gated === true, ...(opts.gated === true ? { trigger: 'ai:confirm' } : {}) },
-      tags: [],
-      behavior: null,
-      describeCall: null,
-    },
-    definition: (deferLoading) => ({ name, description: `records its calls (${name})`, inputSchema: schema, deferLoading }),
-    async execute(input): Promise<Outcome> {
+    properties: { note: { type: 'string' } },
+    gated: opts.gated === true,
+    execute: async (input) => {
       runs.push(input);
-      const output = opts.run === undefined ? JSON.stringify({ ran: name }) : await opts.run(input);
-      return { status: 'completed', output, isError: false };
+      return completed(opts.run === undefined ? JSON.stringify({ ran: name }) : await opts.run(input));
     },
-    mcpExposable: () => false,
-    a2aExposable: () => false,
-  };
+  });
+  return Object.assign(tool, { runs });
 }
 
 /** A run runtime over `provider`, with `tools` as custom tools and, when given, `sessions` as its session store. */
