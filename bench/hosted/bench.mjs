@@ -3,26 +3,15 @@
 // with startHostedRun, as `fisk run` does. Rounds alternate between the two on one runtime, so a
 // busy machine weighs on both alike; the figure is the ratio of their per-run times. Prints one
 // JSON line.
-import { anthropicText, anthropicToolUse, startFakeModelServer } from '../../dist/agenttest/index.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { openRuntime, startRun } from '../../dist/host/index.js';
 import { serveRunsInProcess, startHostedRun } from '../../dist/serve/index.js';
-import { newFuncTool } from '../../dist/toolkit/functool/index.js';
+import { ping, startPingModel } from '../lib/ping-agent.mjs';
 
 const ROUNDS = Number(process.env.BENCH_HOSTED_ROUNDS ?? 15);
 const PER_ROUND = Number(process.env.BENCH_HOSTED_PER_ROUND ?? 10);
 
-const ping = newFuncTool({
-  name: 'ping',
-  description: 'Answers pong',
-  inputSchema: { type: 'object', properties: {} },
-  handler: () => Promise.resolve({ status: 'completed', output: 'pong', isError: false }),
-});
-const model = await startFakeModelServer({
-  record: false,
-  keepAliveTimeoutMs: 10_000,
-  fallback: (req) => (req.bodyText.includes('"tool_result"') ? anthropicText('done') : anthropicToolUse([{ id: 't1', name: 'ping', input: {} }])),
-});
+const model = await startPingModel();
 const config = parseConfigForMode({ text: 'identity: bench\nsystem_prompt: You answer.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\n' }, 'run');
 const runtime = await openRuntime(config, 'run', { env: { PATH: process.env.PATH }, providerOptions: { baseUrl: model.url, apiKey: 'k' }, customTools: [ping] });
 const host = await serveRunsInProcess({ runtime, identity: 'bench' });

@@ -7,28 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { buildAgentCard, createTransport, delegate, startToolService } from '../../dist/a2a/index.js';
-import { anthropicText, anthropicToolUse, startFakeModelServer, startNatsServer } from '../../dist/agenttest/index.js';
+import { startNatsServer } from '../../dist/agenttest/index.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { openRuntime, startRun } from '../../dist/host/index.js';
 import { promptChannel, startServer } from '../../dist/serve/index.js';
-import { newFuncTool } from '../../dist/toolkit/functool/index.js';
+import { ping, startPingModel } from '../lib/ping-agent.mjs';
 
 const PROMPTS = Number(process.env.BENCH_SERVE_PROMPTS ?? 120);
 const WARMUP = 10;
 
-const ping = newFuncTool({
-  name: 'ping',
-  description: 'Answers pong',
-  inputSchema: { type: 'object', properties: {} },
-  handler: () => Promise.resolve({ status: 'completed', output: 'pong', isError: false }),
-});
 
-// a trivial model: one tool call, then the answer once the tool result is in the conversation
-const model = await startFakeModelServer({
-  record: false,
-  keepAliveTimeoutMs: 10_000,
-  fallback: (req) => (req.bodyText.includes('"tool_result"') ? anthropicText('done') : anthropicToolUse([{ id: 't1', name: 'ping', input: {} }])),
-});
+const model = await startPingModel();
 const nats = await startNatsServer();
 const dir = mkdtempSync(join(tmpdir(), 'fisk-bench-serve-'));
 

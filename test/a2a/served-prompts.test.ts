@@ -4,7 +4,6 @@
  * the fake model server: a tool call, a question answered by the caller, a cancel that parks the
  * run, and a drain that lets the prompt in flight finish.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,31 +19,16 @@ import { runCli } from '../../src/cli/program.js';
 import { captureIo } from '../../src/cli/test-io.js';
 import { MAIN, ROOT, ensureBuilt, startFisk as startFiskIn, waitForErr } from '../cli/support.js';
 import type { FiskProcess } from '../cli/support.js';
+import { hasTmux, tmuxPane } from '../tui/tmux.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
 
 /** The full-screen view is driven in a real tmux pane on its own server socket, when tmux is there. */
 const SOCKET = `fisk-served-${process.pid}`;
 const PANE = 'remote';
-const hasTmux = ((): boolean => {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-async function untilPane(test: (screen: string) => boolean, what: string): Promise<string> {
-  let last = '';
-  for (let i = 0; i < 5000; i++) {
-    last = tmux('capture-pane', '-p', '-t', PANE);
-    if (test(last)) return last;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the pane never showed ${what}; it showed:\n${last}`);
-}
+const pane = tmuxPane(SOCKET, PANE);
+const tmux = pane.run;
+const untilPane = pane.until;
 
 let nats: NatsServer;
 let fake: FakeModelServer;

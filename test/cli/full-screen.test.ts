@@ -2,7 +2,6 @@
  * `fisk run` in the full-screen view, driven as a person drives it: the built CLI in a real tmux
  * pane (its own server socket), keys sent with send-keys, the screen read with capture-pane.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
@@ -12,32 +11,15 @@ import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-w
 import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
+import { hasTmux, tmuxPane } from '../tui/tmux.js';
 import { ensureBuilt, MAIN, ROOT } from './support.js';
 
 const SOCKET = `fisk-test-${process.pid}`;
 const SESSION = 'fullscreen';
-const hasTmux = ((): boolean => {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const screen = (): string => tmux('capture-pane', '-p', '-t', SESSION);
-
-async function until(test: (screen: string) => boolean, what: string): Promise<string> {
-  let last = '';
-  // a loaded machine can take a while to start the CLI; the wait is generous, the check exact
-  for (let i = 0; i < 10000; i++) {
-    last = screen();
-    if (test(last)) return last;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the screen never showed ${what}; it showed:\n${last}`);
-}
+const pane = tmuxPane(SOCKET, SESSION);
+const tmux = pane.run;
+const screen = pane.screen;
+const until = pane.until;
 
 let fake: FakeModelServer;
 let dir: string;

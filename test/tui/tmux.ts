@@ -1,0 +1,41 @@
+/** Driving a real tmux pane from a test: a server on its own socket, one pane, and a wait for what it shows. */
+import { execFileSync } from 'node:child_process';
+
+/** Whether tmux is installed; the tests that need it are skipped without it. */
+export const hasTmux = ((): boolean => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+export interface TmuxPane {
+  /** Runs a tmux command on this server and returns what it printed. */
+  readonly run: (...args: string[]) => string;
+  /** The pane's text as shown now. */
+  readonly screen: () => string;
+  /** Waits until `test` holds for the pane's text (or anything else it checks), and returns the text. */
+  readonly until: (test: (screen: string) => boolean, what: string) => Promise<string>;
+}
+
+/** The pane `pane` on the tmux server at socket `socket`. */
+export function tmuxPane(socket: string, pane: string): TmuxPane {
+  const run = (...args: string[]): string => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const screen = (): string => run('capture-pane', '-p', '-t', pane);
+  return {
+    run,
+    screen,
+    until: async (test, what) => {
+      let last = '';
+      // a loaded machine can take a while to start the CLI; the wait is generous, the check exact
+      for (let i = 0; i < 10000; i++) {
+        last = screen();
+        if (test(last)) return last;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`the pane never showed ${what}; it showed:\n${last}`);
+    },
+  };
+}
