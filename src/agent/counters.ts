@@ -19,9 +19,17 @@ export interface RunCounters {
   readonly usage: Usage;
 }
 
+/** A count of zero for every tool kind. */
+export function zeroByKind(): Record<Kind, number> {
+  return Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
+}
+
+/** The counters of a run that did nothing. */
+export const NO_COUNTERS: RunCounters = { llmCalls: 0, toolCalls: 0, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage: ZERO_USAGE };
+
 /** Folds journal entries into counters. */
 export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
-  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
+  const byKind = zeroByKind();
   let llmCalls = 0;
   let toolCalls = 0;
   let usage = ZERO_USAGE;

@@ -34,7 +34,7 @@ export type {
 export type { Hooks, HookToolCall, HookToolResult, PostToolDecision, PreToolDecision, PromptDecision } from './hooks.js';
 export { MemoryJournal } from './journal.js';
 export type { JournalEntry, RunJournal, AssistantEntry, ToolResultEntry, ToolDeferredEntry, GrantEntry, TerminalEntry } from './journal.js';
-export { deriveCounters, tokensProcessed } from './counters.js';
+export { deriveCounters, NO_COUNTERS, tokensProcessed, zeroByKind } from './counters.js';
 export type { RunCounters } from './counters.js';
 export { ConfirmGate, gateOf, denialOutput, CONFIRM_TAG, DECLINED_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
 export type { GateInfo, GateVerdict } from './confirm-gate.js';

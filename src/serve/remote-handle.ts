@@ -14,6 +14,7 @@
 import { A2aError, delegate } from '../a2a/index.js';
 import type { HostedRunStart, QuestionMessage, Transport } from '../a2a/index.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
+import { NO_COUNTERS, zeroByKind } from '../agent/counters.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { CONFIG_ERROR_CODES, ConfigError } from '../config/index.js';
 import type { ConfigErrorCode } from '../config/index.js';
@@ -23,8 +24,7 @@ import { EventHub, HostError } from '../host/index.js';
 import type { QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
 import { stopReason, ZERO_USAGE } from '../llm/types.js';
 import type { SystemBlock } from '../llm/types.js';
-import { KINDS } from '../toolkit/tool.js';
-import type { Kind, Prompter } from '../toolkit/tool.js';
+import type { Prompter } from '../toolkit/tool.js';
 import { conservativeAnswer, runRemote } from './remote-run.js';
 import type { RemoteRunOutcome } from './remote-run.js';
 
@@ -72,9 +72,8 @@ function countersFrom(events: readonly AgentEvent[], remote: RemoteRunOutcome): 
     if (e.type === 'tool_result') toolCalls++;
   }
   // the agent does not say what kind of tool each call was
-  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
   const usage = remote.usage === undefined ? ZERO_USAGE : { ...ZERO_USAGE, input: remote.usage.input_tokens, output: remote.usage.output_tokens };
-  return { llmCalls, toolCalls, toolCallsByKind: byKind, remoteToolCalls: 0, usage };
+  return { llmCalls, toolCalls, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage };
 }
 
 /** The local outcome for a remote ending. */
@@ -405,13 +404,12 @@ function messageOfOutcome(o: RunOutcome): string {
 
 /** The outcome of a hosted run whose reply set broke before the host said how it ended. */
 function failedOutcome(message: string, durationMs: number): RunOutcome {
-  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<Kind, number>;
   return {
     status: 'error',
     message,
     error: { code: 'remote', message },
     stopReason: undefined,
-    counters: { llmCalls: 0, toolCalls: 0, toolCallsByKind: byKind, remoteToolCalls: 0, usage: ZERO_USAGE },
+    counters: NO_COUNTERS,
     model: '',
     durationMs,
     nextIteration: 0,
