@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every benchmark under bench/<name>/bench.mjs against the built library and prints one JSON
 // document: { "<name>": <that benchmark's JSON>, ..., "summary": [...] }. The summary lists the
-// headline figures (loop, start-up, knowledge indexing) from the benchmarks that ran, each with its
+// headline figures (loop, start-up, knowledge indexing, a2a latency) from the benchmarks that ran, each with its
 // median, spread (10th to 90th percentile), goal and whether the median meets it.
 // `npm run bench -- knowledge` runs one.
 import { execFileSync } from 'node:child_process';
@@ -66,6 +66,11 @@ function summary(r) {
     if (kc.fisk_vs_bare_cpu !== null) {
       out.push({ ...figure(`fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, CPU`, { median: kc.fisk_vs_bare_cpu, p10: null, p90: null }, kc.fisk_vs_bare_goal, 'ratio'), note: 'a ratio of the medians of CPU time; its spread is in fisk_index_cpu_ms and bare_script_cpu_ms' });
     }
+  }
+  const a = r.a2a?.latency;
+  if (a !== undefined) {
+    out.push(figure('a2a trivial remote tool call vs a bare NATS request of the same payload, wall', { ...a.wall_ratio, p10: a.wall_ratio.p25, p90: a.wall_ratio.p75 }, a.target_ratio, 'ratio', 'spread is p25 to p75 of the per-round ratios'));
+    out.push(figure('a2a trivial remote tool call vs a bare NATS request of the same payload, CPU', { ...a.cpu_ratio, p10: a.cpu_ratio.p25, p90: a.cpu_ratio.p75 }, a.target_ratio, 'ratio', 'spread is p25 to p75 of the per-round ratios'));
   }
   return out.filter((f) => f !== undefined);
 }
