@@ -1,4 +1,5 @@
 import { completed, testTool } from '../agenttest/test-tool.js';
+import { workerRuntime } from './test-runtime.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,7 @@ import type { AgentEvent } from '../agent/events.js';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
-import { parseConfigForMode } from '../config/index.js';
-import { openRuntime, startRun } from '../host/index.js';
+import { startRun } from '../host/index.js';
 import type { HostError, Runtime } from '../host/index.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
 import { serveRunsInProcess } from './hosted-run.js';
@@ -87,13 +87,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-hosted-'));
   tool = lookupTool();
   gated = lookupTool(true);
-  const config = parseConfigForMode(
-    {
-      text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
-    },
-    'run',
-  );
-  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [tool, gated] });
+  runtime = await workerRuntime(fake, dir, [tool, gated]);
   host = await serveRunsInProcess({ runtime, identity: 'worker', workDir: dir });
 });
 afterEach(async () => {

@@ -1,4 +1,5 @@
 import { completed, testTool } from '../agenttest/test-tool.js';
+import { workerRuntime } from './test-runtime.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +10,6 @@ import { startToolService, buildAgentCard } from '../a2a/index.js';
 import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
-import { parseConfigForMode } from '../config/index.js';
-import { openRuntime } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
 import type { Tool } from '../toolkit/tool.js';
@@ -74,13 +73,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-prompts-'));
   tool = lookupTool();
   gatedTool = lookupTool(true);
-  const config = parseConfigForMode(
-    {
-      text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
-    },
-    'run',
-  );
-  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [tool, gatedTool] });
+  runtime = await workerRuntime(fake, dir, [tool, gatedTool]);
 });
 afterEach(async () => {
   server.cancel();

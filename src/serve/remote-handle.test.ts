@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { workerRuntime } from './test-runtime.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,8 +10,6 @@ import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/an
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import { anthropicEventStream, streamIfAsked } from '../agenttest/sse-wire.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
-import { parseConfigForMode } from '../config/index.js';
-import { openRuntime } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { HeldTool } from '../agenttest/held-tool.js';
 import { promptChannel } from './prompt-channel.js';
@@ -41,13 +40,7 @@ beforeEach(async () => {
   lookup = new HeldTool({ name: 'lookup' });
   reboot = new HeldTool({ name: 'reboot', gated: true, hold: false, output: 'web1 rebooted' });
   dir = mkdtempSync(join(tmpdir(), 'fisk-remote-handle-'));
-  const config = parseConfigForMode(
-    {
-      text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
-    },
-    'run',
-  );
-  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [lookup.tool(), reboot.tool()] });
+  runtime = await workerRuntime(fake, dir, [lookup.tool(), reboot.tool()]);
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });

@@ -3,6 +3,7 @@
  * in-process a2a transport (the real prompts channel and server, the fake model server behind
  * it), and the view renders the handle the delegation client gives, as it renders a local one.
  */
+import { workerRuntime } from '../serve/test-runtime.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,6 @@ import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { HeldTool } from '../agenttest/held-tool.js';
 import { anthropicEventStream, streamIfAsked } from '../agenttest/sse-wire.js';
-import { parseConfigForMode } from '../config/index.js';
-import { openRuntime } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { promptChannel, startRemoteRun, startServer } from '../serve/index.js';
 import type { RemoteRunHandle, Server } from '../serve/index.js';
@@ -43,11 +42,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-remote-view-'));
   purge = new HeldTool({ name: 'purge', gated: true, hold: false, output: 'purged 12 messages\nfreed 4 MB\nkept the audit copy' });
   hold = new HeldTool({ name: 'wait' });
-  const config = parseConfigForMode(
-    { text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
-    'run',
-  );
-  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [purge.tool(), hold.tool()] });
+  runtime = await workerRuntime(fake, dir, [purge.tool(), hold.tool()], { humanInTheLoop: false });
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
