@@ -1,6 +1,7 @@
 /** From a configuration to a running agent: the runtime, the tool sets, runs as handles. */
 export { openRuntime, RUNTIME_MODES, credentialUnion, storeBaseFromEnv } from './runtime.js';
 export type { Runtime, RuntimeDeps, RuntimeKnowledge, RuntimeMode, RuntimeNote } from './runtime.js';
+export { startRuntimeIntrospection } from './application.js';
 export { assembleTools, deferralPolicy, reselectTools, TOOL_PURPOSES } from './tools.js';
 export type { AssembledTools, AssembleOptions, ToolPurpose } from './tools.js';
 export { startRun, DEFAULT_PROMPT, RESUME_REMINDER } from './run.js';

@@ -8,19 +8,21 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { humanTools } from '../agent/human-tools.js';
-import { ConfigError, credentialEnvNames as configCredentialNames } from '../config/index.js';
+import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import type { RunKnowledge } from '../knowledge/run-knowledge.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
 import type { Provider } from '../llm/provider.js';
-import { loadProvider, newProviderFromConfig, providerCredentialEnvNames, providerFacts } from '../llm/provider-catalog.js';
+import { loadProvider, newProviderFromConfig, providerFacts } from '../llm/provider-catalog.js';
 import type { ProviderFacts } from '../llm/registry.js';
 import type { Store as MemoryStore } from '../memory/store.js';
 import type { SessionStore } from '../runstate/store.js';
-import { applicationLoadOptions, loadApplicationTools } from '../toolkit/load.js';
+import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
+import { loadApplicationTools } from '../toolkit/load.js';
 import type { LoadedApplication } from '../toolkit/load.js';
 import type { Tool } from '../toolkit/tool.js';
 import { secretScrubber, secretsFromEnv } from '../util/secret-scrub.js';
+import { credentialUnion, runtimeApplicationOptions } from './application.js';
 import { ConnectionPool } from './connections.js';
 import { HostError } from './errors.js';
 import { localToolNames, NO_IMPORTS, openImports } from './imports.js';
@@ -66,6 +68,11 @@ export interface RuntimeDeps {
   readonly customTools?: readonly Tool[];
   /** Cancels startup (introspection, connections). */
   readonly signal?: AbortSignal;
+  /**
+   * The application's introspection, started earlier by `startRuntimeIntrospection`: used when it
+   * runs exactly what this runtime would, otherwise killed and run again. Discarded on failure.
+   */
+  readonly introspection?: PendingIntrospection;
   /** Told each time a knowledge search falls back from hybrid to lexical (telemetry's counter). */
   readonly onKnowledgeDegraded?: (step: 'embed_query' | 'vector_search') => void;
 }
@@ -124,10 +131,7 @@ export function storeBaseFromEnv(env: Readonly<Record<string, string | undefined
   return base;
 }
 
-/** The credential union for a configuration, from the registry as it stands now. */
-export function credentialUnion(config: Config): string[] {
-  return [...new Set([...providerCredentialEnvNames(), ...configCredentialNames(config)])].sort();
-}
+export { credentialUnion } from './application.js';
 
 function requireNatsContext(config: Config, key: string, backend: string): string {
   if (config.natsContext === undefined) throw ConfigError.of('missing', 'nats_context', `is required by ${key}: ${backend}`);
@@ -143,6 +147,9 @@ function requireNatsContext(config: Config, key: string, backend: string): strin
 export async function openRuntime(config: Config, mode: RuntimeMode, deps: RuntimeDeps): Promise<Runtime> {
   const closers: (() => Promise<void> | void)[] = [];
   const notes: RuntimeNote[] = [];
+  // an early introspection this runtime does not claim is killed when it closes (a no-op once claimed)
+  const early = deps.introspection;
+  if (early !== undefined) closers.push(() => early.discard());
   const connections = new ConnectionPool(deps.env, `fisk-ai ${config.identity}`);
   closers.push(() => connections.close());
   let closed = false;
@@ -252,11 +259,16 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       }
     }
 
-    const loadOptions = applicationLoadOptions(config, deps.env);
+    const loadOptions = runtimeApplicationOptions(config, deps.env, credentials);
+    if (loadOptions === undefined) await early?.discard();
     const application =
       loadOptions === undefined
         ? undefined
-        : await loadApplicationTools({ ...loadOptions, credentialEnvNames: credentials, ...(deps.signal === undefined ? {} : { signal: deps.signal }) });
+        : await loadApplicationTools({
+            ...loadOptions,
+            ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+            ...(early === undefined ? {} : { pending: early }),
+          });
 
     const human = config.harness.humanInTheLoop ? humanTools() : [];
     const custom = deps.customTools ?? [];

@@ -46,7 +46,7 @@ export { selectTools } from './selection.js';
 export type { Selection, SelectionInput } from './selection.js';
 export * as functool from './functool/index.js';
 export * as fisk from './fisk/index.js';
-export { loadApplicationTools, applicationLoadOptions } from './load.js';
+export { loadApplicationTools, applicationLoadOptions, startApplicationIntrospection } from './load.js';
 export type { LoadApplicationOptions, LoadedApplication } from './load.js';
 export { resolveRunTools } from './run-tools.js';
 export type { RunTools, RunToolsInput } from './run-tools.js';

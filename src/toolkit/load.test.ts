@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolkitError } from './errors.js';
 import type { FiskCommandTool } from './fisk/command-tool.js';
-import { loadApplicationTools } from './load.js';
+import { loadApplicationTools, startApplicationIntrospection } from './load.js';
 import type { LoadApplicationOptions } from './load.js';
 
 
@@ -214,6 +214,128 @@ describe('loadApplicationTools', () => {
   });
   it('refuses an invalid include pattern naming the key', async () => {
     expect((await refusal(options({ include: { tools: ['[a'], tags: [] } }))).message).toMatch(/^include\.tools: "\[a"/);
+  });
+});
+
+describe('an introspection started ahead of the load', () => {
+  let dir = '';
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fisk-early-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** The options of `options()`, with every introspection logging its pid. */
+  function logged(extra: Partial<LoadApplicationOptions> = {}, mode = ''): LoadApplicationOptions {
+    const base = options(extra, mode);
+    return { ...base, env: { ...base.env, FIXTURE_PIDLOG: join(dir, 'pids') } };
+  }
+  function pids(): number[] {
+    const file = join(dir, 'pids');
+    // whole lines only: a line being written is not a pid yet
+    return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(0, -1).map(Number) : [];
+  }
+  async function awaitPids(n: number): Promise<number[]> {
+    for (let i = 0; i < 2000 && pids().length < n; i++) await new Promise((r) => setTimeout(r, 5));
+    return pids();
+  }
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  async function messageOf(loading: Promise<unknown>): Promise<string> {
+    try {
+      await loading;
+    } catch (err) {
+      expect(err).toBeInstanceOf(ToolkitError);
+      return (err as Error).message;
+    }
+    throw new Error('expected the load to fail');
+  }
+
+  it('is used when the load would run exactly the same command, which then runs once', async () => {
+    const pending = startApplicationIntrospection(logged());
+    expect(pending).toBeDefined();
+    const early = await loadApplicationTools({ ...logged(), ...(pending === undefined ? {} : { pending }) });
+    expect(pids()).toHaveLength(1);
+    rmSync(join(dir, 'pids'));
+    const plain = await loadApplicationTools(logged());
+    expect(early.model).toEqual(plain.model);
+    expect(early.source.tools.map((t) => t.name)).toEqual(plain.source.tools.map((t) => t.name));
+    expect(early.globalFlags).toEqual(plain.globalFlags);
+  });
+  it('is killed and run again when the environment, the credentials, the binary or the deadline differ', async () => {
+    const variants: [Partial<LoadApplicationOptions>, string][] = [
+      [{}, 'exit'], // another environment: this one would fail
+      [{ credentialEnvNames: ['ANTHROPIC_API_KEY'] }, ''], // MY_SECRET would reach the application
+      [{ applicationPath: join(dir, 'other-app') }, ''],
+      [{ timeoutMs: 5000 }, ''],
+    ];
+    writeFileSync(join(dir, 'other-app'), `#!/bin/sh\necho $$ >> "$FIXTURE_PIDLOG"\nexec sleep 60\n`, { mode: 0o755 });
+    for (const [extra, mode] of variants) {
+      rmSync(join(dir, 'pids'), { force: true });
+      const pending = startApplicationIntrospection(logged(extra, mode));
+      if (pending === undefined) throw new Error('nothing started');
+      const [first] = await awaitPids(1);
+      const loaded = await loadApplicationTools({ ...logged(), pending });
+      expect(loaded.source.tools.map((t) => t.name)).toContain('stream_ls');
+      const all = await awaitPids(2);
+      expect(all).toHaveLength(2);
+      expect(alive(first as number)).toBe(false);
+      // the second one answered this load; it is not claimed a second time
+      await expect(pending.claim()).rejects.toThrow(/discarded/);
+    }
+  });
+  it('gives the errors the load gives without it: a failing answer, a deadline, an abort', async () => {
+    for (const mode of ['exit', 'invalid-json', 'no-schema']) {
+      const pending = startApplicationIntrospection(logged({}, mode));
+      const early = await messageOf(loadApplicationTools({ ...logged({}, mode), ...(pending === undefined ? {} : { pending }) }));
+      expect(early).toBe(await messageOf(loadApplicationTools(logged({}, mode))));
+    }
+    const missing = { applicationPath: '/nonexistent/app' };
+    const pendingMissing = startApplicationIntrospection(logged(missing));
+    expect(await messageOf(loadApplicationTools({ ...logged(missing), ...(pendingMissing === undefined ? {} : { pending: pendingMissing }) }))).toBe(
+      await messageOf(loadApplicationTools(logged(missing))),
+    );
+    const pendingHang = startApplicationIntrospection(logged({ timeoutMs: 300 }, 'hang'));
+    const hung = await messageOf(loadApplicationTools({ ...logged({ timeoutMs: 300 }, 'hang'), ...(pendingHang === undefined ? {} : { pending: pendingHang }) }));
+    expect(hung).toMatch(/did not answer within 0.3s/);
+    expect(pids()).toHaveLength(7); // two for each failing answer, one for the deadline: the early ones ran once
+    expect(pids().every((pid) => !alive(pid))).toBe(true);
+
+    rmSync(join(dir, 'pids'));
+    const ac = new AbortController();
+    const pendingAbort = startApplicationIntrospection(logged({}, 'hang'));
+    const loading = loadApplicationTools({ ...logged({ signal: ac.signal }, 'hang'), ...(pendingAbort === undefined ? {} : { pending: pendingAbort }) });
+    const [hanging] = await awaitPids(1);
+    expect(alive(hanging as number)).toBe(true);
+    setTimeout(() => ac.abort(new Error('operator stopped')), 100);
+    await expect(loading).rejects.toThrow('operator stopped');
+    expect(alive(hanging as number)).toBe(false);
+  });
+  it('leaves no application running when it is discarded or the load stops before introspecting', async () => {
+    const pending = startApplicationIntrospection(logged({}, 'hang'));
+    if (pending === undefined) throw new Error('nothing started');
+    const [pid] = await awaitPids(1);
+    expect(alive(pid as number)).toBe(true);
+    await pending.discard();
+    expect(alive(pid as number)).toBe(false);
+    await expect(pending.claim()).rejects.toThrow(/discarded/);
+
+    rmSync(join(dir, 'pids'));
+    const second = startApplicationIntrospection(logged({}, 'hang'));
+    if (second === undefined) throw new Error('nothing started');
+    const [other] = await awaitPids(1);
+    // a global flag the application does not have fails the load once the answer is in; an invalid
+    // filter fails it before anything runs, so nothing is started for it either
+    const bad = { include: { tools: ['[a'], tags: [] } };
+    expect(await messageOf(loadApplicationTools({ ...logged(bad, 'hang'), pending: second }))).toMatch(/^include\.tools: "\[a"/);
+    expect(alive(other as number)).toBe(false);
+    expect(startApplicationIntrospection(logged(bad))).toBeUndefined();
   });
 });
 

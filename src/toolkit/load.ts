@@ -7,12 +7,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { credentialEnvNames } from '../config/credentials.js';
 import type { Config, Filter } from '../config/types.js';
 import { applyFilters, compileFilters } from './filter.js';
+import type { CompiledFilters } from './filter.js';
 import { buildCommandTools } from './fisk/application.js';
 import type { FiskCommandTool } from './fisk/command-tool.js';
 import { toolEnvironment } from './fisk/env.js';
 import { reportGlobalFlags, resolveGlobalFlags } from './fisk/global-flags.js';
 import type { GlobalFlagReport } from './fisk/global-flags.js';
-import { introspect } from './fisk/introspect.js';
+import { INTROSPECT_DEFAULT_TIMEOUT_MS, introspect, startIntrospection } from './fisk/introspect.js';
+import type { IntrospectionParams, PendingIntrospection } from './fisk/introspect.js';
 import type { ApplicationModel } from './fisk/model.js';
 import type { ToolSource, ToolWarning } from './source.js';
 
@@ -33,6 +35,11 @@ export interface LoadApplicationOptions {
   /** The introspection deadline (default 30 s). */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * An introspection started earlier (`startApplicationIntrospection`). It is used when it runs
+   * exactly what this load would run, and discarded (its application killed) otherwise.
+   */
+  readonly pending?: PendingIntrospection;
 }
 
 /** The application's tools as a selection source, with what `fisk info` shows about it. */
@@ -70,20 +77,50 @@ export function applicationLoadOptions(config: Config, env?: Readonly<Record<str
   };
 }
 
+/** The command a load introspects with: the binary, its environment (credentials stripped) and the deadline. */
+function introspectionParams(opts: LoadApplicationOptions): IntrospectionParams {
+  return {
+    binary: opts.applicationPath,
+    env: toolEnvironment(opts.env ?? process.env, opts.credentialEnvNames),
+    timeoutMs: opts.timeoutMs ?? INTROSPECT_DEFAULT_TIMEOUT_MS,
+  };
+}
+
+/**
+ * Starts the introspection `loadApplicationTools(opts)` would run, now, so the application starts
+ * while the caller is still getting ready; hand the result to the load as `pending`. Nothing is
+ * started for options the load would refuse before introspecting (an invalid filter pattern).
+ */
+export function startApplicationIntrospection(opts: LoadApplicationOptions): PendingIntrospection | undefined {
+  try {
+    compileFilters(opts.include, opts.exclude);
+  } catch {
+    return undefined;
+  }
+  return startIntrospection(introspectionParams(opts));
+}
+
+async function introspectFor(opts: LoadApplicationOptions): Promise<ApplicationModel> {
+  const params = introspectionParams(opts);
+  if (opts.pending?.matches(params) === true) return opts.pending.claim(opts.signal);
+  await opts.pending?.discard();
+  return introspect({ ...params, ...(opts.signal === undefined ? {} : { signal: opts.signal }) });
+}
+
 /**
  * Introspects the application and builds its tool source. Throws `ToolkitError` on an
  * application that cannot be introspected, a leaf without a restricted schema, an invalid
  * `global_flags` entry, a name clash inside the application, or an invalid filter pattern.
  */
 export async function loadApplicationTools(opts: LoadApplicationOptions): Promise<LoadedApplication> {
-  const filters = compileFilters(opts.include, opts.exclude);
-  const env = toolEnvironment(opts.env ?? process.env, opts.credentialEnvNames);
-  const model = await introspect({
-    binary: opts.applicationPath,
-    env,
-    ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
-    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-  });
+  let filters: CompiledFilters;
+  try {
+    filters = compileFilters(opts.include, opts.exclude);
+  } catch (err) {
+    await opts.pending?.discard();
+    throw err;
+  }
+  const model = await introspectFor(opts);
   const globals = resolveGlobalFlags(model.flags, opts.globalFlags);
   const built = buildCommandTools(model, {
     binary: opts.applicationPath,

@@ -1,23 +1,9 @@
 /** What `fisk info` does; loaded only when it runs. */
 import { resolve } from 'node:path';
-import { systemBlocks } from '../../agent/system-prompt.js';
-import type { InfoRow } from '../../memory/registry.js';
-import type { describeTaskStore as DescribeTaskStore } from '../../tasks/index.js';
-import { describeSettings } from '../../config/describe.js';
-import { configWarnings } from '../../config/warnings.js';
-import type { Config, Override, Setting } from '../../config/index.js';
-import type { AssembledTools, Runtime } from '../../host/index.js';
-import type { ToolDef } from '../../llm/types.js';
-import type { TelemetrySettingRow } from '../../telemetry/index.js';
-import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
-import { stripControl } from '../../toolkit/fisk/trace.js';
-import { gateOf } from '../../toolkit/invoke/gate.js';
-import type { FilteredTool, SourceName, ToolWarning } from '../../toolkit/source.js';
-import type { Kind } from '../../toolkit/tool.js';
-import { describeToolReach } from '../../toolkit/tool-search.js';
-import type { ToolReach } from '../../toolkit/tool-search.js';
+import type { Runtime } from '../../host/index.js';
+import type { assembleTools as AssembleTools } from '../../host/tools.js';
 import type { Io } from '../io.js';
-import { println } from '../io.js';
+import type * as InfoReportModule from './info-report.js';
 
 export interface InfoOptions {
   readonly config: string;
@@ -25,286 +11,38 @@ export interface InfoOptions {
   readonly all?: boolean;
 }
 
-/** One tool as `fisk info` lists it: exactly an entry of the run's tool set. */
-export interface InfoTool {
-  readonly name: string;
-  readonly source: SourceName;
-  readonly label?: string;
-  readonly kind: Kind;
-  /** The plain description; tags have their own column. */
-  readonly description: string;
-  readonly tags: readonly string[];
-  readonly gated: boolean;
-  readonly trigger?: string;
-  readonly deferred: boolean;
-  /** The definition the model is sent, byte for byte. */
-  readonly definition: ToolDef;
-}
-
-/** The machine-readable `fisk info` document. Field names are stable. */
-export interface InfoReport {
-  readonly config: string;
-  readonly identity: { readonly name: string; readonly source: Config['identitySource'] };
-  readonly model: {
-    readonly provider: string;
-    readonly model: string;
-    readonly thinking: Config['llm']['thinking'];
-    readonly toolSearch: string;
-  } | null;
-  readonly settings: readonly Setting[];
-  readonly warnings: readonly { readonly key: string; readonly message: string }[];
-  /** The operator's `system_prompt` as written. */
-  readonly prompt: string;
-  /** The system prompt segments exactly as the model is sent them on a run's first call. */
-  readonly system: readonly string[];
-  /** The run's tool set, in the order the model is sent it. */
-  readonly tools: readonly InfoTool[];
-  /** Which tools are deferred and how the model reaches them. */
-  readonly toolReach: ToolReach;
-  /** Every tool left out of the set, with the reason. */
-  readonly filtered: readonly FilteredTool[];
-  /** The application's visible global flags and whether each is exposed; null without an application. */
-  readonly globalFlags: readonly GlobalFlagReport[] | null;
-  /** The Memory section (backend, where it stores, index, access, limits); null when memory is disabled. */
-  readonly memory: readonly InfoRow[] | null;
-  /** The Tasks section (backend, where results are kept); null unless the agent takes jobs or names a task store. */
-  readonly tasks: readonly InfoRow[] | null;
-  /** The Slack section (channels, slots, which variables hold the tokens); null without `expose.agent.slack`. */
-  readonly slack: readonly { readonly label: string; readonly value: string }[] | null;
-  /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
-  readonly telemetry: readonly TelemetrySettingRow[];
-}
-
-/** Values set outside the file that a run would use, so their origin can be reported. */
-function environmentOverrides(runtime: Runtime, env: Io['env']): Override[] {
-  const out: Override[] = [];
-  const baseUrlVar = runtime.facts?.baseUrlEnv;
-  const baseUrl = baseUrlVar === undefined ? undefined : env[baseUrlVar];
-  if (baseUrl !== undefined && baseUrl !== '') out.push({ key: 'llm.base_url', value: baseUrl, origin: 'environment' });
-  return out;
-}
-
-function warningKey(w: ToolWarning): string {
-  switch (w.code) {
-    case 'confirm_tag_unmatched':
-      return 'harness.confirm_tags';
-    case 'tool_search_unavailable':
-      return 'llm.no_tool_search';
-    case 'global_flag_clash':
-      return 'global_flags';
-    case 'unknown_ai_tag':
-    case 'behavior_conflict':
-    case 'unusable_schema':
-    case 'invalid_name':
-      return 'application_path';
-    default: {
-      const never: never = w.code;
-      return never;
-    }
-  }
-}
-
-function infoTools(tools: AssembledTools, confirmTags: readonly string[]): InfoTool[] {
-  const definitions = tools.toolSet.definitions();
-  return tools.toolSet.entries.map((e, i) => {
-    const t = e.tool;
-    const gate = t.capabilities.gate === null ? { gated: true, trigger: '(cannot report a gate)' } : gateOf(t, confirmTags);
-    return {
-      name: t.name,
-      source: e.source,
-      ...(e.label === undefined ? {} : { label: e.label }),
-      kind: t.kind,
-      description: t.description,
-      tags: [...t.capabilities.tags],
-      gated: gate.gated,
-      ...(gate.trigger === '' ? {} : { trigger: gate.trigger }),
-      deferred: e.deferred,
-      definition: definitions[i] as ToolDef,
-    };
-  });
-}
-
-function toolSearch(runtime: Runtime): string {
-  const config = runtime.config;
-  if (config.llm.noToolSearch) return 'disabled (llm.no_tool_search)';
-  const facts = runtime.facts;
-  if (facts === undefined) return `unknown (provider "${config.llm.provider}" is not available)`;
-  if (!facts.toolSearch) return `harness (provider "${config.llm.provider}" has none; past 10 tools the built-in tool_search loads deferred definitions)`;
-  return 'enabled (definitions are deferred once more than 10 tools are available)';
-}
-
-/** The Tasks rows; a store the configuration describes wrongly is shown with the problem, not refused. */
-function taskRows(describe: typeof DescribeTaskStore, config: Config, env: Io['env']): InfoRow[] {
-  try {
-    return [...describe(config.tasks, { env, cwd: config.baseDir })];
-  } catch (err) {
-    return [
-      { label: 'Backend', value: config.tasks.backend },
-      { label: 'Problem', value: err instanceof Error ? err.message : String(err) },
-    ];
-  }
-}
-
-/** Builds the report `fisk info` prints from the runtime and the tools a run of it would get. */
-export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: AssembledTools): Promise<InfoReport> {
-  const config = runtime.config;
-  const showTasks = config.expose.jobs !== undefined || [...config.present].some((k) => k === 'tasks' || k.startsWith('tasks.'));
-  const [memoryBackends, { telemetryInfo }, taskStores, slackSettings] = await Promise.all([
-    config.harness.memory.enabled ? import('../../memory/backends.js') : undefined,
-    import('../../host/telemetry-settings.js'),
-    showTasks ? import('../../tasks/index.js') : undefined,
-    // the settings alone: the Slack client itself is loaded only by fisk serve
-    config.expose.slack === undefined ? undefined : import('../../serve/slack/settings.js'),
-  ]);
-  const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
-  const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
-  const telemetry = telemetryInfo(config, env);
-  return {
-    config: config.source,
-    identity: { name: config.identity, source: config.identitySource },
-    model:
-      config.llm.model === ''
-        ? null
-        : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(runtime) },
-    settings: describeSettings(config, environmentOverrides(runtime, env)),
-    warnings: [...configWarnings(config), ...toolWarnings, ...runtimeWarnings, ...telemetry.warnings],
-    prompt: config.systemPrompt,
-    system: systemBlocks(config.systemPrompt, config.harness.humanInTheLoop, [...tools.notes, ...tools.volatileNotes]).map((b) => b.text),
-    tools: infoTools(tools, config.harness.confirmTags),
-    toolReach: describeToolReach(tools.policy, tools.deferral, tools.toolSet.entries),
-    filtered: tools.filtered,
-    globalFlags: runtime.application?.globalFlags ?? null,
-    telemetry: telemetry.rows,
-    memory: memoryBackends !== undefined ? memoryBackends.memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
-    tasks: taskStores !== undefined ? taskRows(taskStores.describeTaskStore, config, env) : null,
-    slack: slackSettings === undefined || config.expose.slack === undefined ? null : slackSettings.slackInfoRows(config.expose.slack, env),
-  };
-}
-
-/** Text from the application reaches the terminal only without control sequences. */
-function firstLine(text: string, max: number): string {
-  const line = stripControl(text.split('\n')[0] ?? '');
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-function table(rows: readonly (readonly string[])[]): string[] {
-  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
-  return rows.map((r) => `  ${r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join('  ')}`.trimEnd());
-}
-
-function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
-  println(out);
-  println(out, `Tools (${report.tools.length})`);
-  if (report.tools.length === 0) {
-    println(out, '  (none: the model is sent no tools)');
-  } else {
-    const rows = [['Tool', 'Source', 'Gated', 'Deferred', 'Description', 'Tags']];
-    for (const t of report.tools) {
-      rows.push([
-        t.name,
-        t.label === undefined ? t.source : `${t.source}:${t.label}`,
-        t.gated ? `yes (${t.trigger ?? ''})` : 'no',
-        t.deferred ? 'yes' : 'no',
-        firstLine(t.description, 50),
-        stripControl(t.tags.join(', ')),
-      ]);
-    }
-    for (const line of table(rows)) println(out, line);
-  }
-  println(out, `  Reach: ${report.toolReach.summary}`);
-  if (report.filtered.length > 0) {
-    println(out);
-    if (all) {
-      println(out, `Filtered tools (${report.filtered.length})`);
-      const rows = [['Tool', 'Source', 'Reason', 'Detail']];
-      for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
-      for (const line of table(rows)) println(out, line);
-    } else {
-      println(out, `${report.filtered.length} tool(s) filtered out; list them with --all`);
-    }
-  }
-  if (report.globalFlags !== null && report.globalFlags.length > 0) {
-    println(out);
-    println(out, 'Exposable application global flags (global_flags)');
-    for (const g of report.globalFlags) {
-      const marks = [g.exposed ? 'exposed' : '', g.required ? 'required' : ''].filter((m) => m !== '');
-      println(out, stripControl(`  --${g.name}${marks.length === 0 ? '' : ` [${marks.join(', ')}]`}${g.help === '' ? '' : `  ${g.help}`}`));
-    }
-  }
-}
-
-function renderValue(v: Setting['value']): string {
-  if (v === null) return '(unset)';
-  if (Array.isArray(v)) return v.length === 0 ? '[]' : v.join(', ');
-  return String(v);
-}
-
-function renderText(report: InfoReport, all: boolean, io: Io): void {
-  const out = io.out;
-  for (const w of report.warnings) println(io.err, stripControl(`warning: ${w.key}: ${w.message}`));
-  println(out, `Agent ${report.identity.name} (identity ${report.identity.source === 'explicit' ? 'set in the file' : report.identity.source === 'application' ? 'taken from the application name' : 'default'})`);
-  println(out);
-  println(out, 'Model');
-  if (report.model === null) {
-    println(out, '  (no llm.model set: this configuration cannot run an agent loop)');
-  } else {
-    println(out, `  Provider     ${report.model.provider}`);
-    println(out, `  Model        ${report.model.model}`);
-    println(out, `  Thinking     ${report.model.thinking}`);
-    println(out, `  Tool search  ${report.model.toolSearch}`);
-  }
-  println(out);
-  println(out, 'Settings');
-  const width = Math.max(...report.settings.map((s) => s.key.length), ...report.telemetry.map((r) => r.key.length));
-  for (const s of report.settings) {
-    println(out, `  ${s.key.padEnd(width)}  ${renderValue(s.value)}  [${s.origin}]`);
-  }
-  for (const r of report.telemetry) println(out, `  ${r.key.padEnd(width)}  ${r.value}  [${r.origin}]`);
-  if (report.memory !== null) {
-    println(out);
-    println(out, 'Memory');
-    const w = Math.max(...report.memory.map((r) => r.label.length));
-    for (const r of report.memory) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
-  }
-  if (report.tasks !== null) {
-    println(out);
-    println(out, 'Tasks');
-    const w = Math.max(...report.tasks.map((r) => r.label.length));
-    for (const r of report.tasks) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
-  }
-  if (report.slack !== null) {
-    println(out);
-    println(out, 'Slack');
-    const w = Math.max(...report.slack.map((r) => r.label.length));
-    for (const r of report.slack) println(out, `  ${r.label.padEnd(w)}  ${stripControl(r.value)}`);
-  }
-  renderTools(report, all, out);
-  println(out);
-  println(out, 'System prompt (exactly as the model receives it)');
-  if (report.prompt.trim() === '') println(out, '  (no system_prompt defined)');
-  report.system.forEach((segment, i) => {
-    if (i > 0) println(out, '  ---');
-    for (const line of stripControl(segment).replace(/\n+$/, '').split('\n')) println(out, `  ${line}`);
-  });
-}
-
 /** Prints what a run of the configuration would get: settings, model, tools and prompt. */
 export async function runInfo(io: Io, opts: InfoOptions): Promise<void> {
-  // the runtime and the tool assembly alone: a listing loads no journal, model or exporter code
-  const [{ parseConfigForMode }, { openRuntime }, { assembleTools }] = await Promise.all([
-    import('../../config/index.js'),
-    import('../../host/runtime.js'),
-    import('../../host/tools.js'),
-  ]);
+  // the configuration first: the application's introspection starts as soon as it is known and
+  // runs while the rest of the listing code loads; a listing loads no journal, model or exporter code
+  const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
   const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'info');
-  const runtime = await openRuntime(config, 'listing', { env: io.env });
+  const introspection = startRuntimeIntrospection(config, io.env);
+  let runtime: Runtime;
+  let assembleTools: typeof AssembleTools;
+  let report: typeof InfoReportModule;
+  try {
+    const [{ openRuntime }, tools, reportModule] = await Promise.all([
+      import('../../host/runtime.js'),
+      import('../../host/tools.js'),
+      import('./info-report.js'),
+      // what the report loads once the tools are in, loaded while the application answers
+      import('../../host/telemetry-settings.js'),
+    ]);
+    assembleTools = tools.assembleTools;
+    report = reportModule;
+    runtime = await openRuntime(config, 'listing', { env: io.env, ...(introspection === undefined ? {} : { introspection }) });
+  } catch (err) {
+    await introspection?.discard();
+    throw err;
+  }
   try {
     const tools = await assembleTools(runtime, 'listing');
-    const report = await buildInfoReport(runtime, io.env, tools);
+    const built = await report.buildInfoReport(runtime, io.env, tools);
     if (opts.json === true) {
-      io.out.write(`${JSON.stringify(report, null, 2)}\n`);
+      io.out.write(`${JSON.stringify(built, null, 2)}\n`);
     } else {
-      renderText(report, opts.all === true, io);
+      report.renderText(built, opts.all === true, io);
     }
   } finally {
     await runtime.close();

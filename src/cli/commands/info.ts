@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Io } from '../io.js';
 import type { InfoOptions } from './info-action.js';
 
-export type { InfoReport, InfoTool } from './info-action.js';
+export type { InfoReport, InfoTool } from './info-report.js';
 
 export function registerInfo(program: Command, io: Io): void {
   program

@@ -9,7 +9,7 @@ import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { HostedRunStart } from '../../a2a/index.js';
-import { DEFAULT_PROMPT, openRuntime, twoStageInterrupt } from '../../host/index.js';
+import { DEFAULT_PROMPT, openRuntime, startRuntimeIntrospection, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
 import type { FetchLike } from '../../llm/http.js';
 import type { Provider } from '../../llm/provider.js';
@@ -185,13 +185,22 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   let handle: RunHandle | undefined;
   let host: InprocRunHost | undefined;
   let iteration: number | undefined;
-  const telemetry = await openCommandTelemetry(config, io, flags);
+  // the application starts answering its introspection while the rest of the run gets ready
+  const introspection = startRuntimeIntrospection(config, env);
+  let telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
+  try {
+    telemetry = await openCommandTelemetry(config, io, flags);
+  } catch (err) {
+    await introspection?.discard();
+    throw err;
+  }
   try {
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
     runtime = await openRuntime(config, 'run', {
       env,
+      ...(introspection === undefined ? {} : { introspection }),
       onKnowledgeDegraded: telemetry.knowledgeDegraded,
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),
       providerOptions: {
@@ -284,6 +293,8 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     await handle?.close();
     await host?.close();
     await runtime?.close();
+    // killed if the run stopped before its runtime took it over
+    await introspection?.discard();
     await finishCommandTelemetry(telemetry, io);
   }
 }

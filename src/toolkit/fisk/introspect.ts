@@ -106,3 +106,82 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
     throw fail(opts.binary, (err as Error).message, err);
   }
 }
+
+/** What an introspection started ahead of time was started with: the binary, its environment and its deadline. */
+export interface IntrospectionParams {
+  readonly binary: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+}
+
+/**
+ * An introspection started before the code that needs its answer has loaded, so the application's
+ * start overlaps ours. It is used only by a loader that would run exactly the same command: the
+ * same binary, environment, deadline and working directory. Anything else discards it, which kills
+ * the application if it still runs. Nothing of it outlives the process.
+ */
+export interface PendingIntrospection {
+  /** Whether introspecting with `params` from the current working directory would run exactly this. */
+  matches(params: IntrospectionParams): boolean;
+  /**
+   * The answer, as `introspect` would give it: the same model or the same error. A `signal` aborts
+   * it as `introspect`'s own would. It can be claimed once, and not after it was discarded.
+   */
+  claim(signal?: AbortSignal): Promise<ApplicationModel>;
+  /** Kills the application if it still runs and waits until it has gone; nothing once claimed. */
+  discard(): Promise<void>;
+}
+
+function sameEnv(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && a[k] === b[k]);
+}
+
+/** Starts `<binary> --fisk-introspect` now and returns the handle its answer is claimed or discarded through. */
+export function startIntrospection(params: IntrospectionParams): PendingIntrospection {
+  const started = { binary: params.binary, env: { ...params.env }, timeoutMs: params.timeoutMs, cwd: process.cwd() };
+  const control = new AbortController();
+  const answer = introspect({ binary: started.binary, env: started.env, timeoutMs: started.timeoutMs, signal: control.signal });
+  // settled quietly until claimed: an unclaimed failure is nobody's error
+  const settled = answer.then(
+    () => undefined,
+    () => undefined,
+  );
+  let state: 'pending' | 'claimed' | 'discarded' = 'pending';
+  return {
+    matches(p) {
+      return (
+        state === 'pending' &&
+        p.binary === started.binary &&
+        p.timeoutMs === started.timeoutMs &&
+        process.cwd() === started.cwd &&
+        sameEnv(p.env, started.env)
+      );
+    },
+    async claim(signal) {
+      if (state !== 'pending') throw new Error(`an introspection ${state} before cannot be claimed`);
+      state = 'claimed';
+      if (signal === undefined) return answer;
+      const onAbort = (): void => control.abort(signal.reason);
+      if (signal.aborted) {
+        // as introspect itself: an aborted signal wins, whatever the application answered
+        onAbort();
+        await settled;
+        throw signal.reason;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        return await answer;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    async discard() {
+      if (state === 'claimed') return;
+      state = 'discarded';
+      control.abort(new Error('introspection discarded'));
+      await settled;
+    },
+  };
+}

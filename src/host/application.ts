@@ -1,0 +1,42 @@
+/**
+ * The wrapped application as a runtime loads it: the credential variables no tool subprocess may
+ * inherit, the load options `openRuntime` uses, and starting its introspection ahead of
+ * `openRuntime` so the application starts while the caller is still loading. Kept apart from the
+ * runtime so a command can start the application before loading the rest of the host.
+ */
+import { credentialEnvNames as configCredentialNames } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
+import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
+import { applicationLoadOptions, startApplicationIntrospection } from '../toolkit/load.js';
+import type { LoadApplicationOptions } from '../toolkit/load.js';
+
+/** The credential union for a configuration, from the registry as it stands now. */
+export function credentialUnion(config: Config): string[] {
+  return [...new Set([...providerCredentialEnvNames(), ...configCredentialNames(config)])].sort();
+}
+
+/**
+ * The options `openRuntime` loads the application with, stripping `credentials` (the credential
+ * union as it stands now unless given); undefined without `application_path`.
+ */
+export function runtimeApplicationOptions(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  credentials: readonly string[] = credentialUnion(config),
+): LoadApplicationOptions | undefined {
+  const options = applicationLoadOptions(config, env);
+  return options === undefined ? undefined : { ...options, credentialEnvNames: credentials };
+}
+
+/**
+ * Starts introspecting the configuration's application now, exactly as `openRuntime(config, mode,
+ * { env })` would, for `RuntimeDeps.introspection`. `openRuntime` uses the answer only if, when it
+ * gets there, it would still run the same command (same binary, environment with the same
+ * credentials stripped, deadline and working directory); otherwise it kills it and starts its own.
+ * A caller that does not reach `openRuntime` discards it. Undefined without `application_path`.
+ */
+export function startRuntimeIntrospection(config: Config, env: Readonly<Record<string, string | undefined>>): PendingIntrospection | undefined {
+  const options = runtimeApplicationOptions(config, env);
+  return options === undefined ? undefined : startApplicationIntrospection(options);
+}
