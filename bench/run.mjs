@@ -50,11 +50,20 @@ function summary(r) {
     out.push(figure('fisk --help peak resident memory', s.help_max_rss_mib, s.help_rss_goal_mib, 'MiB'));
     out.push(
       figure(
-        'fisk info with a small application, wall',
+        'fisk info with a small application (the shop, a Node program), wall',
         s.info_ms,
         s.info_goal_ms,
         'ms',
         busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_cpu_ms and info_vs_node` : undefined,
+      ),
+    );
+    out.push(
+      figure(
+        'fisk info with a small application starting at native speed (a shell script), wall',
+        s.info_native_ms,
+        s.info_goal_ms,
+        'ms',
+        busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_native_cpu_ms and info_native_vs_node` : undefined,
       ),
     );
   }

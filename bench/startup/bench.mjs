@@ -2,6 +2,11 @@
 //   - wall and CPU time of `fisk --help`,
 //   - wall and CPU time of `fisk info` on the small shop example (an application answering
 //     --fisk-introspect; its CPU time includes the application's own start),
+//   - the same for an application that starts at native speed: a shell script answering
+//     --fisk-introspect with the shop's command model, standing for a compiled fisk application
+//     (how most of them ship). The shop, a Node program, spends about a `node -e 0` starting on
+//     its own, which fisk overlaps with its own start but cannot remove; this figure is fisk's part,
+//     `info_native_ms`, next to the shop's `info_ms`.
 //   - peak resident memory of `fisk --help` (child's own process.resourceUsage().maxRSS),
 //   - `fisk info` run from the compiled modules (dist/cli/main.js) instead of the bundled program
 //     the package installs (dist/bin/fisk.js), as the ratio bundled / compiled: what bundling saves.
@@ -9,7 +14,7 @@
 // while the load average stays below the number of cores. On a busy machine read the ratios to
 // `node -e 0` (info_vs_node, info_vs_node_cpu) and info_cpu_ms instead.
 // FISK_BENCH_STARTUP_ROUNDS sets the number of rounds (default 15).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,10 +29,34 @@ const probe = join(here, 'rss-probe.mjs');
 const rounds = Number(process.env.FISK_BENCH_STARTUP_ROUNDS ?? 15);
 const scratch = mkdtempSync(join(tmpdir(), 'fisk-bench-startup-'));
 
+/** A directory with agent.yaml over a shell script that answers --fisk-introspect with the shop's model. */
+function nativeApplication() {
+  const model = timeNode([join(shop, 'shop.mjs'), '--fisk-introspect'], { cwd: shop }).stdout.trim();
+  JSON.parse(model); // a document on one line: no line of it can end the here-document
+  const dir = join(scratch, 'native');
+  mkdirSync(dir);
+  const script = [
+    '#!/bin/sh',
+    '# Stands for a compiled fisk application: answers --fisk-introspect with a fixed command model.',
+    'if [ "$1" != "--fisk-introspect" ]; then echo "this stand-in only answers --fisk-introspect" >&2; exit 2; fi',
+    "cat <<'MODEL'",
+    model,
+    'MODEL',
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'app'), script, { mode: 0o755 });
+  const config = readFileSync(join(shop, 'agent.yaml'), 'utf8').replace(/^application_path: .*$/m, 'application_path: ./app');
+  if (!config.includes('application_path: ./app')) throw new Error('examples/shop/agent.yaml has no application_path line to point at the stand-in');
+  writeFileSync(join(dir, 'agent.yaml'), config);
+  return dir;
+}
+
+const native = nativeApplication();
 const cases = {
   node: { args: ['-e', '0'], cwd: root },
   help: { args: [cli, '--help'], cwd: root },
   info: { args: [cli, 'info', '--config', 'agent.yaml'], cwd: shop },
+  info_native: { args: [cli, 'info', '--config', 'agent.yaml'], cwd: native },
   info_compiled: { args: [compiled, 'info', '--config', 'agent.yaml'], cwd: shop },
 };
 
@@ -41,8 +70,8 @@ const round2 = (x) => Math.round(x * 100) / 100;
 
 try {
   for (const c of Object.values(cases)) once(c); // warm the file cache
-  const wall = { node: [], help: [], info: [], info_compiled: [] };
-  const cpu = { node: [], help: [], info: [], info_compiled: [] };
+  const wall = { node: [], help: [], info: [], info_native: [], info_compiled: [] };
+  const cpu = { node: [], help: [], info: [], info_native: [], info_compiled: [] };
   const rss = { node: [], help: [] };
   for (let i = 0; i < rounds; i++) {
     for (const name of Object.keys(cases)) {
@@ -75,6 +104,10 @@ try {
     info_vs_node: ratio('info'),
     info_vs_node_cpu: cpuRatio('info'),
     info_goal_ms: 250,
+    info_native_ms: stats(wall.info_native),
+    info_native_cpu_ms: hasCpu ? stats(cpu.info_native) : null,
+    info_native_vs_node: ratio('info_native'),
+    info_native_vs_node_cpu: cpuRatio('info_native'),
     info_compiled_ms: stats(wall.info_compiled),
     info_compiled_cpu_ms: hasCpu ? stats(cpu.info_compiled) : null,
     info_bundled_vs_compiled: stats(wall.info.map((x, i) => x / wall.info_compiled[i])),
