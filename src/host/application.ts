@@ -8,8 +8,8 @@ import { credentialEnvNames as configCredentialNames } from '../config/index.js'
 import type { Config } from '../config/index.js';
 import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
-import { applicationLoadOptions, startApplicationIntrospection } from '../toolkit/load.js';
-import type { LoadApplicationOptions } from '../toolkit/load.js';
+import { applicationLoadOptions, startApplicationIntrospection } from '../toolkit/load-options.js';
+import type { LoadApplicationOptions } from '../toolkit/load-options.js';
 
 /** The credential union for a configuration, from the registry as it stands now. */
 export function credentialUnion(config: Config): string[] {
