@@ -261,6 +261,8 @@ describe('an introspection started ahead of the load', () => {
     const pending = startApplicationIntrospection(logged());
     expect(pending).toBeDefined();
     const early = await loadApplicationTools({ ...logged(), ...(pending === undefined ? {} : { pending }) });
+    // taken by the load, not discarded: the application ran once
+    await expect(pending?.claim()).rejects.toThrow(/claimed before/);
     expect(pids()).toHaveLength(1);
     rmSync(join(dir, 'pids'));
     const plain = await loadApplicationTools(logged());

@@ -63,6 +63,8 @@ describe('an introspection started before the runtime', () => {
     const runtime = await openRuntime(c, 'listing', { env: env(), ...(introspection === undefined ? {} : { introspection }) });
     await runtime.close();
     expect(runtime.application?.source.tools.map((t) => t.name)).toContain('stream_ls');
+    // the runtime took it rather than discarding it and running its own
+    await expect(introspection?.claim()).rejects.toThrow(/claimed before/);
     expect(pids()).toHaveLength(1);
   });
   it('is killed and run again when the credentials to strip changed in between', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,13 @@ async function info(path: string, ...flags: string[]): Promise<{ code: number; o
 }
 
 describe('fisk info tools', () => {
+  it('introspects the application once for a listing', async () => {
+    const log = join(dir, `pids-${n}`);
+    const io = captureIo({ ...env, FIXTURE_PIDLOG: log });
+    expect(await runCli(['info', '--config', configFile(''), '--json'], io)).toBe(EXIT.ok);
+    expect((JSON.parse(io.stdout()) as InfoReport).tools.map((t) => t.name)).toContain('stream_ls');
+    expect(readFileSync(log, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
   it('reports exactly the names and definitions the run sends to the model', async () => {
     const path = configFile(`global_flags: [context]
 harness:

@@ -39,6 +39,15 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
 }
 
 describe('fisk run', () => {
+  it('introspects the application once for a run', async () => {
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]), anthropicText('done'));
+    const log = join(dir, 'pids');
+    const r = await run(['list', 'the', 'streams'], { FIXTURE_PIDLOG: log });
+    expect(r.code).toBe(EXIT.ok);
+    // the tool call runs the application too, but only introspection writes to the log
+    expect(readFileSync(log, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(1);
+  });
+
   it('prints only the answer on stdout; tool lines and the summary go to stderr', async () => {
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]), anthropicText('There is **one** stream.', { usage: { input_tokens: 12, output_tokens: 7 } }));
     const r = await run(['list', 'the', 'streams', '--tool-output']);
