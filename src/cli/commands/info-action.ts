@@ -2,7 +2,11 @@
 import { resolve } from 'node:path';
 import type { Runtime } from '../../host/index.js';
 import type { assembleTools as AssembleTools } from '../../host/tools.js';
+import { ExitWith } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
+import { println } from '../io.js';
+import { processInterrupt } from '../process.js';
 import type * as InfoReportModule from './info-report.js';
 
 export interface InfoOptions {
@@ -13,11 +17,29 @@ export interface InfoOptions {
 
 /** Prints what a run of the configuration would get: settings, model, tools and prompt. */
 export async function runInfo(io: Io, opts: InfoOptions): Promise<void> {
+  // Ctrl-C stops the application's introspection too: it runs in a process group of its own, so the
+  // terminal's interrupt does not reach it, and a listing that died without killing it would leave it running
+  const interrupted = new AbortController();
+  const removeInterrupt = processInterrupt(() => interrupted.abort());
+  try {
+    await listing(io, opts, interrupted.signal);
+  } catch (err) {
+    if (!interrupted.signal.aborted) throw err;
+    println(io.err, '\ninterrupted');
+    throw new ExitWith(EXIT.aborted);
+  } finally {
+    removeInterrupt();
+  }
+}
+
+async function listing(io: Io, opts: InfoOptions, signal: AbortSignal): Promise<void> {
   // the configuration first: the application's introspection starts as soon as it is known and
   // runs while the rest of the listing code loads; a listing loads no journal, model or exporter code
   const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
   const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'info');
   const introspection = startRuntimeIntrospection(config, io.env);
+  const onAbort = (): void => void introspection?.discard();
+  signal.addEventListener('abort', onAbort, { once: true });
   let runtime: Runtime;
   let assembleTools: typeof AssembleTools;
   let report: typeof InfoReportModule;
@@ -31,13 +53,16 @@ export async function runInfo(io: Io, opts: InfoOptions): Promise<void> {
     ]);
     assembleTools = tools.assembleTools;
     report = reportModule;
-    runtime = await openRuntime(config, 'listing', { env: io.env, ...(introspection === undefined ? {} : { introspection }) });
+    signal.throwIfAborted();
+    runtime = await openRuntime(config, 'listing', { env: io.env, signal, ...(introspection === undefined ? {} : { introspection }) });
   } catch (err) {
     await introspection?.discard();
     throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
   try {
-    const tools = await assembleTools(runtime, 'listing');
+    const tools = await assembleTools(runtime, 'listing', { signal });
     const built = await report.buildInfoReport(runtime, io.env, tools);
     if (opts.json === true) {
       io.out.write(`${JSON.stringify(built, null, 2)}\n`);

@@ -185,21 +185,35 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   let handle: RunHandle | undefined;
   let host: InprocRunHost | undefined;
   let iteration: number | undefined;
+  // Ctrl-C while the run gets ready stops it, the application's introspection included: that runs
+  // in a process group of its own, out of reach of the terminal's interrupt
+  const loading = new AbortController();
+  const stopLoading = (deps.onInterrupt ?? processInterrupt)(() => loading.abort());
+  const interruptedLoading = (err: unknown): never => {
+    if (!loading.signal.aborted) throw err;
+    println(io.err, '\ninterrupted while loading the tools');
+    throw new ExitWith(EXIT.aborted);
+  };
   // the application starts answering its introspection while the rest of the run gets ready
   const introspection = startRuntimeIntrospection(config, env);
+  loading.signal.addEventListener('abort', () => void introspection?.discard(), { once: true });
   let telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
   try {
     telemetry = await openCommandTelemetry(config, io, flags);
   } catch (err) {
+    stopLoading();
     await introspection?.discard();
     throw err;
   }
   try {
+    cleanup.push(stopLoading);
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
+    if (loading.signal.aborted) interruptedLoading(loading.signal.reason);
     runtime = await openRuntime(config, 'run', {
       env,
+      signal: loading.signal,
       ...(introspection === undefined ? {} : { introspection }),
       onKnowledgeDegraded: telemetry.knowledgeDegraded,
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),
@@ -210,7 +224,9 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
         fetchMiddleware: [...debug.middleware, telemetry.fetchMiddleware],
       },
       ...(journaled ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
-    });
+    })
+      .catch(interruptedLoading)
+      .finally(stopLoading);
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
 
     // the agent is hosted behind the in-process a2a transport and driven as its client, the path

@@ -1,0 +1,62 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { ensureBuilt, startFisk } from './support.js';
+
+// An application that never answers its introspection: it writes its pid and sleeps. It runs in a
+// process group of its own, so only fisk can stop it when the operator presses Ctrl-C.
+let dir: string;
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'fisk-interrupt-'));
+  writeFileSync(join(dir, 'app.sh'), `#!/bin/sh\necho $$ > "${join(dir, 'app.pid')}"\nexec sleep 60\n`);
+  chmodSync(join(dir, 'app.sh'), 0o755);
+  writeFileSync(join(dir, 'agent.yaml'), 'identity: hang\napplication_path: ./app.sh\nsystem_prompt: Answer.\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n');
+}, 240_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(ok: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function interruptWhileIntrospecting(args: readonly string[]): Promise<{ code: number | null; stderr: string; pid: number }> {
+  const pidFile = join(dir, 'app.pid');
+  rmSync(pidFile, { force: true });
+  const f = startFisk(args, dir, { PATH: process.env['PATH'] ?? '', HOME: dir, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key' });
+  await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the application to start');
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  f.child.kill('SIGINT');
+  const code = await f.exited;
+  return { code, stderr: f.stderr, pid };
+}
+
+describe('Ctrl-C while the application is introspected', () => {
+  it('stops fisk info with status 130 and leaves the application not running', async () => {
+    const r = await interruptWhileIntrospecting(['info', '--config', 'agent.yaml']);
+    expect(r.code).toBe(EXIT.aborted);
+    expect(r.stderr).toContain('interrupted');
+    await until(() => !alive(r.pid), 'the application to be stopped');
+  }, 60_000);
+
+  it('stops fisk run with status 130 and leaves the application not running', async () => {
+    const r = await interruptWhileIntrospecting(['run', '--config', 'agent.yaml', 'hello']);
+    expect(r.code).toBe(EXIT.aborted);
+    expect(r.stderr).toContain('interrupted while loading the tools');
+    await until(() => !alive(r.pid), 'the application to be stopped');
+  }, 60_000);
+});
