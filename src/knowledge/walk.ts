@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { DEFAULT_KNOWLEDGE_EXTENSIONS } from '../config/index.js';
 
 /** Files larger than this are skipped: they are rarely prose, and one would crowd out the rest. */
@@ -119,7 +119,8 @@ export function walkRoots(
       }
       names.sort();
       for (const name of names) {
-        const child = join(abs, name);
+        // `abs` is already normalized and a listed name holds no separator: joining needs no normalizing
+        const child = abs.endsWith(sep) ? `${abs}${name}` : `${abs}${sep}${name}`;
         let cst: Stats;
         try {
           cst = lstatSync(child);
