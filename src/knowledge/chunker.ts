@@ -154,6 +154,64 @@ function closesFence(line: string, marker: number, count: number): boolean {
   return true;
 }
 
+/** The chunker's state while it walks one document's lines. */
+class Chunking {
+  readonly chunks: Chunk[] = [];
+  // each open heading with its breadcrumb, so a new heading extends its parent's without a join
+  readonly stack: { level: number; path: string }[] = [];
+  title = '';
+  blocks: Block[] = [];
+  /** The open paragraph: its first line's index and how many lines it has so far. */
+  paraStart = 0;
+  paraLines = 0;
+  headingPath = '';
+
+  constructor(
+    readonly lines: readonly string[],
+    readonly maxChars: number,
+  ) {}
+
+  endPara(): void {
+    if (this.paraLines === 0) return;
+    const first = this.lines[this.paraStart] ?? '';
+    const text = this.paraLines === 1 ? first : this.lines.slice(this.paraStart, this.paraStart + this.paraLines).join('\n');
+    this.blocks.push({ text, atomic: false });
+    this.paraLines = 0;
+  }
+
+  flush(): void {
+    this.endPara();
+    for (const content of pack(this.blocks, this.maxChars)) {
+      if (!isBlank(content)) this.chunks.push({ headingPath: this.headingPath, content });
+    }
+    this.blocks = [];
+  }
+
+  /** Takes a fence opened at line `i` (its marker `lead` repeated `run` times); returns its last line. */
+  fence(i: number, lead: number, run: number): number {
+    this.endPara();
+    const lines = this.lines;
+    let end = i;
+    while (++end < lines.length) {
+      if (closesFence(lines[end] ?? '', lead, run)) break;
+    }
+    const last = end < lines.length ? end : lines.length - 1;
+    this.blocks.push({ text: i === last ? (lines[i] ?? '') : lines.slice(i, last + 1).join('\n'), atomic: true });
+    return last;
+  }
+
+  /** Opens a section under a heading of `level` whose visible words are `textOf`. */
+  heading(level: number, textOf: string): void {
+    this.flush();
+    if (level === 1 && this.title === '' && textOf !== '') this.title = textOf;
+    const stack = this.stack;
+    while (stack.length > 0 && (stack[stack.length - 1]?.level ?? 0) >= level) stack.pop();
+    const parent = stack[stack.length - 1];
+    if (textOf !== '') stack.push({ level, path: parent === undefined ? textOf : `${parent.path}${HEADING_SEPARATOR}${textOf}` });
+    this.headingPath = stack[stack.length - 1]?.path ?? '';
+  }
+}
+
 /**
  * Chunks Markdown text. Headings (ATX `#` form) flush the section and update the breadcrumb stack;
  * a heading inside a fenced block is code, not a heading. Sections with no body produce no chunk:
@@ -161,62 +219,39 @@ function closesFence(line: string, marker: number, count: number): boolean {
  */
 export function chunkMarkdown(text: string, maxChars: number = DEFAULT_CHUNK_CHARS): ChunkedDocument {
   const lines = (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).split('\n');
-  const chunks: Chunk[] = [];
-  // each open heading with its breadcrumb, so a new heading extends its parent's without a join
-  const stack: { level: number; path: string }[] = [];
-  let title = '';
-  let blocks: Block[] = [];
-  let para: string[] = [];
-  let headingPath = '';
-
-  const endPara = (): void => {
-    if (para.length > 0) blocks.push({ text: para.length === 1 ? (para[0] ?? '') : para.join('\n'), atomic: false });
-    para = [];
-  };
-  const flush = (): void => {
-    endPara();
-    for (const content of pack(blocks, maxChars)) {
-      if (!isBlank(content)) chunks.push({ headingPath, content });
-    }
-    blocks = [];
-  };
-
+  const c = new Chunking(lines, maxChars);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     const lead = leadOf(line);
-    const fence = lead === BACKTICK || lead === TILDE ? FENCE_OPEN.exec(line) : null;
-    if (fence !== null) {
-      endPara();
-      const run = (fence[1] ?? '```').length;
-      const body = [line];
-      while (++i < lines.length) {
-        const l = lines[i] ?? '';
-        body.push(l);
-        if (closesFence(l, lead, run)) break;
+    if (lead === BACKTICK || lead === TILDE) {
+      const fence = FENCE_OPEN.exec(line);
+      if (fence !== null) {
+        i = c.fence(i, lead, (fence[1] ?? '```').length);
+        continue;
       }
-      blocks.push({ text: body.join('\n'), atomic: true });
-      continue;
-    }
-    const h = lead === HASH ? HEADING.exec(line) : null;
-    const underline = h === null && para.length === 1 && (lead === EQUALS || lead === DASH) ? SETEXT.exec(line) : null;
-    if (h !== null || underline !== null) {
+    } else if (lead === HASH) {
+      const h = HEADING.exec(line);
+      if (h !== null) {
+        c.heading((h[1] ?? '#').length, headingText(h[2] ?? ''));
+        continue;
+      }
+    } else if ((lead === EQUALS || lead === DASH) && c.paraLines === 1) {
       // an underlined single-line paragraph is a heading; `---` after a blank line stays a rule
-      const textOf = headingText(h !== null ? (h[2] ?? '') : (para.pop() ?? ''));
-      flush();
-      const level = h !== null ? (h[1] ?? '#').length : underline?.[1]?.startsWith('=') === true ? 1 : 2;
-      if (level === 1 && title === '' && textOf !== '') title = textOf;
-      while (stack.length > 0 && (stack[stack.length - 1]?.level ?? 0) >= level) stack.pop();
-      const parent = stack[stack.length - 1];
-      if (textOf !== '') stack.push({ level, path: parent === undefined ? textOf : `${parent.path}${HEADING_SEPARATOR}${textOf}` });
-      headingPath = stack[stack.length - 1]?.path ?? '';
-      continue;
+      const underline = SETEXT.exec(line);
+      if (underline !== null) {
+        const textOf = headingText(lines[c.paraStart] ?? '');
+        c.paraLines = 0;
+        c.heading(underline[1]?.startsWith('=') === true ? 1 : 2, textOf);
+        continue;
+      }
     }
     if (isBlank(line)) {
-      endPara();
+      c.endPara();
       continue;
     }
-    para.push(line);
+    if (c.paraLines === 0) c.paraStart = i;
+    c.paraLines++;
   }
-  flush();
-  return { title, chunks };
+  c.flush();
+  return { title: c.title, chunks: c.chunks };
 }
