@@ -40,6 +40,8 @@ export interface WriterStore {
   readonly db: Db;
   /** Whether this open created the schema (a first build). */
   readonly created: boolean;
+  /** Whether this is a bulk build's side file, which no reader sees until `close` renames it into place. */
+  readonly bulk: boolean;
   /** Closes the connection (checkpointing the WAL) and releases the lock. Idempotent. */
   close(): void;
 }
@@ -55,6 +57,7 @@ function writerStore(dir: string, path: string, db: Db, lock: WriterLock, create
     path,
     db,
     created,
+    bulk: building !== undefined,
     close(): void {
       if (!open) return;
       open = false;
