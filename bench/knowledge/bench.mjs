@@ -44,7 +44,7 @@ try {
   // as `fisk knowledge index` opens it (KNOWLEDGE_BENCH_BULK=0: as a long-lived writer does)
   let w = openWriter(storeDir, { bulk: process.env.KNOWLEDGE_BENCH_BULK !== '0' });
   let t = process.hrtime.bigint();
-  const full = await indexCorpus(w.db, { roots: [corpus], cwd: root, excludeDirs: [storeDir] });
+  const full = await indexCorpus(w.db, { roots: [corpus], cwd: root, excludeDirs: [storeDir], bulk: w.bulk });
   const fullMs = ms(t);
   w.close();
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
@@ -155,7 +155,7 @@ CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`
     global.gc?.();
     let u = process.cpuUsage();
     const rw = openWriter(dir, { bulk: true });
-    await indexCorpus(rw.db, { roots: [ratioCorpus], cwd: root, excludeDirs: [] });
+    await indexCorpus(rw.db, { roots: [ratioCorpus], cwd: root, excludeDirs: [], bulk: rw.bulk });
     rw.close();
     indexCpu.push(cpuMs(process.cpuUsage(u)));
     global.gc?.();

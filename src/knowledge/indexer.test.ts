@@ -131,7 +131,8 @@ describe('a bulk first build', () => {
     const w = openWriter(storeDir, { bulk: true });
     const reader = new KnowledgeReader(storeDir);
     try {
-      await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir] });
+      expect(w.bulk).toBe(true);
+      await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir], bulk: w.bulk });
       expect(existsSync(join(storeDir, BUILD_FILE))).toBe(true);
       // until the build is closed, the store reads as never built
       expect(reader.handle()).toBeUndefined();
@@ -143,16 +144,18 @@ describe('a bulk first build', () => {
     const db = reader.handle();
     expect(db?.pragma('journal_mode', { simple: true })).toBe('wal');
     expect((await search(reader, 'retention', { topK: 5 })).hits[0]?.path).toBe('docs/install.md');
-    // the exact-word table, filled in one pass at the end, agrees with the chunks
+    // both full-text tables, filled in one pass each at the end, agree with the chunks
     reader.close();
     const again = openWriter(storeDir, { bulk: true });
     try {
+      expect(again.bulk).toBe(false);
       expect(checkIntegrity(again).every((i) => i.state !== 'fail')).toBe(true);
       expect(vocabulary(reader, 'retention', 5)).toEqual([{ term: 'retention', chunks: 1, occurrences: 1 }]);
       // a store that holds an index is written in place, never rebuilt aside
       tmp.write('docs/new.md', '# New\n\nA new page.\n');
-      const res = await indexCorpus(again.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir] });
+      const res = await indexCorpus(again.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir], bulk: again.bulk });
       expect(res.added).toBe(1);
+      expect((await search(reader, 'new page', { topK: 5 })).hits[0]?.path).toBe('docs/new.md');
       expect(existsSync(join(storeDir, BUILD_FILE))).toBe(false);
     } finally {
       again.close();

@@ -50,6 +50,11 @@ export interface IndexOptions {
   readonly onProgress?: (p: IndexProgress) => void;
   /** Notes worth showing an operator (a first full embedding build). */
   readonly onNote?: (note: string) => void;
+  /**
+   * The store is a bulk build's side file (`WriterStore.bulk`), which no reader sees before the
+   * pass ends: both full-text tables are then built in one pass each at the end.
+   */
+  readonly bulk?: boolean;
 }
 
 /** What a pass did (or, for a dry run, would do). */
@@ -181,16 +186,19 @@ class Writer {
   #pendingBytes = 0;
 
   readonly #deferExact: boolean;
+  readonly #deferStemmed: boolean;
   #wrote = false;
   readonly #db: Db;
 
   /**
    * `deferExact`: leave the exact-word table to one pass over all chunks at the end (a first
-   * build, where that is cheaper than a second insert per chunk).
+   * build, where that is cheaper than a second insert per chunk). `deferStemmed`: the stemmed
+   * table too (a bulk build, whose file no reader sees before the end).
    */
-  constructor(db: Db, vectors: boolean, deferExact: boolean) {
+  constructor(db: Db, vectors: boolean, deferExact: boolean, deferStemmed: boolean) {
     this.#db = db;
     this.#deferExact = deferExact;
+    this.#deferStemmed = deferExact && deferStemmed;
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#updateDoc = db.prepare('UPDATE documents SET title = ?, mtime = ?, size = ?, hash = ?, indexed_at = ? WHERE id = ?');
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE document_id = ?');
@@ -219,7 +227,7 @@ class Writer {
     }
     p.chunks.forEach((c, i) => {
       const chunkId = this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid;
-      this.#insertFts.run(chunkId, c.content, c.headingPath);
+      if (!this.#deferStemmed) this.#insertFts.run(chunkId, c.content, c.headingPath);
       if (!this.#deferExact) this.#insertExact.run(chunkId, c.content, c.headingPath);
       const v = vecs?.[i];
       if (this.#insertVec !== undefined && v !== undefined) this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
@@ -245,9 +253,11 @@ class Writer {
     this.#wrote = true;
   }
 
-  /** Builds the deferred exact-word table from every stored chunk, in one pass. */
+  /** Builds the deferred full-text tables from every stored chunk, in one pass each. */
   finish(): void {
-    if (this.#deferExact && this.#wrote) this.#db.exec(`INSERT INTO chunks_exact(chunks_exact) VALUES ('rebuild')`);
+    if (!this.#wrote) return;
+    if (this.#deferStemmed) this.#db.exec(`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`);
+    if (this.#deferExact) this.#db.exec(`INSERT INTO chunks_exact(chunks_exact) VALUES ('rebuild')`);
   }
 
   remove(id: number): void {
@@ -288,7 +298,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   const forceAll = reindex || plan.recreate;
   // a first build into an empty store fills the exact-word table in one pass at the end
   const deferExact = !dryRun && db !== undefined && stored.size === 0;
-  const writer = !dryRun && db !== undefined ? new Writer(db, withVectors, deferExact) : undefined;
+  const writer = !dryRun && db !== undefined ? new Writer(db, withVectors, deferExact, opts.bulk === true) : undefined;
 
   let added = 0;
   let updated = 0;

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import { KnowledgeError } from './errors.js';
 
 /**
@@ -102,9 +103,22 @@ export function createSchema(db: Database): void {
   db.prepare('INSERT INTO knowledge_meta(key, value) VALUES (?, ?)').run('format_version', String(FORMAT_VERSION));
 }
 
+const withVectors = new WeakSet<Database>();
+
+/**
+ * Loads the vector extension into a connection, once. Every store connection has it, except a bulk
+ * build's fresh side file, which gets it only when the pass creates the vector table.
+ */
+export function loadVectorExtension(db: Database): void {
+  if (withVectors.has(db)) return;
+  sqliteVec.load(db);
+  withVectors.add(db);
+}
+
 /** Creates the vector table and its delete trigger for a dimension, on the caller's transaction. */
 export function createVectorSchema(db: Database, dimension: number): void {
   if (!Number.isInteger(dimension) || dimension <= 0) throw new KnowledgeError('embeddings', `invalid embedding dimension ${dimension}`);
+  loadVectorExtension(db);
   db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding FLOAT[${dimension}]);
 CREATE TRIGGER chunks_ad_vec AFTER DELETE ON chunks BEGIN DELETE FROM chunks_vec WHERE chunk_id = old.id; END;`);
 }

@@ -2,18 +2,21 @@ import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { closeSync, constants, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import * as sqliteVec from 'sqlite-vec';
 import { KnowledgeError } from './errors.js';
 import { acquireWriterLock } from './lock.js';
 import type { WriterLock } from './lock.js';
-import { checkFormat, createSchema } from './schema.js';
+import { checkFormat, createSchema, loadVectorExtension } from './schema.js';
 import { DB_FILE, assertStoreModes, prepareStoreFiles, refuseSymlinks } from './store-files.js';
 
-function openDatabase(path: string, readonly: boolean): Db {
+/**
+ * Opens a connection. The vector extension is loaded into every one that may meet an existing
+ * store, so a lexical index and a hybrid one open alike; `vectors: false` is for a fresh file only,
+ * where the extension loads if and when the vector table is created.
+ */
+function openDatabase(path: string, readonly: boolean, vectors = true): Db {
   const db = readonly ? new Database(path, { readonly: true, fileMustExist: true }) : new Database(path);
   try {
-    // the vector extension is loaded unconditionally, so a lexical index and a hybrid one open alike
-    sqliteVec.load(db);
+    if (vectors) loadVectorExtension(db);
     const fts = db.prepare(`SELECT sqlite_compileoption_used('ENABLE_FTS5') AS f`).get() as { f: number };
     if (fts.f !== 1) throw new KnowledgeError('no_fts5', 'this SQLite build has no FTS5; the knowledge store needs it');
     db.pragma('busy_timeout = 5000');
@@ -37,6 +40,8 @@ export interface WriterStore {
   readonly db: Db;
   /** Whether this open created the schema (a first build). */
   readonly created: boolean;
+  /** Whether this is a bulk build's side file, which no reader sees until `close` renames it into place. */
+  readonly bulk: boolean;
   /** Closes the connection (checkpointing the WAL) and releases the lock. Idempotent. */
   close(): void;
 }
@@ -52,6 +57,7 @@ function writerStore(dir: string, path: string, db: Db, lock: WriterLock, create
     path,
     db,
     created,
+    bulk: building !== undefined,
     close(): void {
       if (!open) return;
       open = false;
@@ -99,7 +105,7 @@ function openBulk(dir: string, path: string, lock: WriterLock): WriterStore {
   closeSync(openSync(building, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600));
   let db: Db | undefined;
   try {
-    db = openDatabase(building, false);
+    db = openDatabase(building, false, false);
     // the rollback journal in memory still lets a failed transaction roll back; a crash loses only the side file
     db.pragma('journal_mode = MEMORY');
     db.pragma('synchronous = OFF');

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { DEFAULT_KNOWLEDGE_EXTENSIONS } from '../config/index.js';
 
 /** Files larger than this are skipped: they are rarely prose, and one would crowd out the rest. */
@@ -37,6 +37,11 @@ export interface WalkResult {
 export function storedKey(abs: string, cwd: string, relativeRoot: boolean): string {
   const p = relativeRoot ? relative(cwd, abs) : abs;
   return sep === '/' ? p : p.split(sep).join('/');
+}
+
+/** The stored key of an entry named `name` in the directory whose key is `dirKey`. */
+function childKey(dirKey: string, name: string): string {
+  return dirKey === '' ? name : dirKey.endsWith('/') ? `${dirKey}${name}` : `${dirKey}/${name}`;
 }
 
 /** Whether `path` is `dir` itself or lies under it. */
@@ -87,18 +92,20 @@ export function walkRoots(
   const seen = new Set<string>();
   const excluded = excludeDirs.map((d) => resolve(cwd, d));
 
-  const visit = (abs: string, relRoot: boolean, st: Stats): void => {
+  // `key` is the entry's stored key, built up name by name rather than recomputed from its path
+  const visit = (abs: string, key: string, st: Stats): void => {
     if (st.isSymbolicLink()) {
-      skipped.push({ path: storedKey(abs, cwd, relRoot), reason: 'symlink' });
+      skipped.push({ path: key, reason: 'symlink' });
       return;
     }
     if (st.isDirectory()) {
-      if (excluded.some((d) => isUnder(abs, d))) return;
+      // a path under a directory starts with it, so the prefix test spares most of the path arithmetic
+      if (excluded.some((d) => abs.startsWith(d) && isUnder(abs, d))) return;
       let raw: Buffer[];
       try {
         raw = readdirSync(abs, { encoding: 'buffer' });
       } catch {
-        skipped.push({ path: storedKey(abs, cwd, relRoot), reason: 'unreadable' });
+        skipped.push({ path: key, reason: 'unreadable' });
         return;
       }
       const names: string[] = [];
@@ -107,27 +114,27 @@ export function walkRoots(
           names.push(utf8Name.decode(r));
         } catch {
           // a name the system would only give back mangled: say so rather than "unreadable"
-          if (r[0] !== 0x2e) skipped.push({ path: storedKey(join(abs, escapeName(r)), cwd, relRoot), reason: 'name_not_utf8' });
+          if (r[0] !== 0x2e) skipped.push({ path: childKey(key, escapeName(r)), reason: 'name_not_utf8' });
         }
       }
       names.sort();
       for (const name of names) {
-        const child = join(abs, name);
+        // `abs` is already normalized and a listed name holds no separator: joining needs no normalizing
+        const child = abs.endsWith(sep) ? `${abs}${name}` : `${abs}${sep}${name}`;
         let cst: Stats;
         try {
           cst = lstatSync(child);
         } catch {
-          skipped.push({ path: storedKey(child, cwd, relRoot), reason: 'unreadable' });
+          skipped.push({ path: childKey(key, name), reason: 'unreadable' });
           continue;
         }
         if (name.startsWith('.')) continue;
         if (!cst.isDirectory() && !isDocumentName(name, extensions)) continue;
-        visit(child, relRoot, cst);
+        visit(child, childKey(key, name), cst);
       }
       return;
     }
     if (!st.isFile()) return;
-    const key = storedKey(abs, cwd, relRoot);
     if (seen.has(key)) return;
     seen.add(key);
     if (st.size > MAX_FILE_BYTES) {
@@ -152,7 +159,7 @@ export function walkRoots(
       skipped.push({ path: storedKey(abs, cwd, relRoot), reason: 'not_documentation' });
       continue;
     }
-    visit(abs, relRoot, st);
+    visit(abs, storedKey(abs, cwd, relRoot), st);
   }
   return { files, skipped, rootKeys };
 }

@@ -162,7 +162,7 @@ export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?
   }
   const store = openWriter(ctx.setup.storeDir, { bulk: true });
   try {
-    const res = await withInterrupt((signal) => indexCorpus(store.db, { ...common, signal }));
+    const res = await withInterrupt((signal) => indexCorpus(store.db, { ...common, signal, bulk: store.bulk }));
     if (progress !== undefined) ctx.io.err.write('\n');
     // printed after the pass so it shows the identity the pass pinned
     println(ctx.io.out, tierLine(configuredTier(store.db, ctx.setup.vector)));
