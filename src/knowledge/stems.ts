@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Database as Db } from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
 
 /**
  * Porter stems computed by SQLite's own tokenizer in a scratch in-memory database, so the stems
@@ -7,11 +7,15 @@ import type { Database as Db } from 'better-sqlite3';
  */
 export class Stemmer {
   readonly #db: Db;
+  readonly #insert: Statement;
+  readonly #terms: Statement;
 
   constructor() {
     this.#db = new Database(':memory:');
     this.#db.exec(`CREATE VIRTUAL TABLE s USING fts5(t, tokenize='porter unicode61');
 CREATE VIRTUAL TABLE s_i USING fts5vocab(s, 'instance');`);
+    this.#insert = this.#db.prepare('INSERT INTO s(rowid, t) VALUES (?, ?)');
+    this.#terms = this.#db.prepare('SELECT doc, term FROM s_i ORDER BY doc, offset');
   }
 
   /** The stems of each text (a phrase yields several), in order. */
@@ -19,9 +23,8 @@ CREATE VIRTUAL TABLE s_i USING fts5vocab(s, 'instance');`);
     const db = this.#db;
     return db.transaction(() => {
       db.exec('DELETE FROM s');
-      const ins = db.prepare('INSERT INTO s(rowid, t) VALUES (?, ?)');
-      texts.forEach((t, i) => ins.run(i + 1, t));
-      const rows = db.prepare('SELECT doc, term FROM s_i ORDER BY doc, offset').all() as { doc: number; term: string }[];
+      texts.forEach((t, i) => this.#insert.run(i + 1, t));
+      const rows = this.#terms.all() as { doc: number; term: string }[];
       const out: string[][] = texts.map(() => []);
       for (const r of rows) out[r.doc - 1]?.push(r.term);
       return out;
