@@ -106,18 +106,28 @@ function bareBaseline(root, files) {
 }
 
 
+// KNOWLEDGE_QUALITY_TUNE_RESULTS=1: every tuning question's answer (the first five documents) on
+// stderr, one JSON line each. Only the tuning half: the held-out half is judged by its totals alone.
+const tuneResults = process.env.KNOWLEDGE_QUALITY_TUNE_RESULTS === '1';
+
 async function evaluate(name, questions, run) {
   const ranks = { tune: [], held_out: [] };
   const misses = [];
   const byQuestion = [];
+  const times = [];
   for (const item of questions) {
+    const t0 = process.hrtime.bigint();
     const paths = await run(item.q);
+    times.push(ms(t0));
     const r = rankOf(paths, item.answers);
     ranks[item.half].push(r);
     byQuestion.push(r);
     if (r !== 1 && item.half === 'tune') misses.push({ q: item.q, rank: r, first: paths[0] ?? null });
+    if (tuneResults && item.half === 'tune') console.error(JSON.stringify({ list: name, q: item.q, expected: item.answers, rank: r, top: paths.slice(0, 5) }));
   }
-  return { name, held_out: score(ranks.held_out), tune: score(ranks.tune), all: score([...ranks.tune, ...ranks.held_out]), tune_misses: misses, byQuestion };
+  times.sort((a, b) => a - b);
+  const at = (p) => round(times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0, 2);
+  return { name, held_out: score(ranks.held_out), tune: score(ranks.tune), all: score([...ranks.tune, ...ranks.held_out]), search_ms: { p50: at(0.5), p99: at(0.99) }, tune_misses: misses, byQuestion };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'fisk-knowledge-quality-'));
