@@ -6,7 +6,7 @@
 //
 // Evaluate your own corpus: KNOWLEDGE_QUALITY_CORPUS=<dir> KNOWLEDGE_QUALITY_QUESTIONS=<file.tsv>
 // (one question per line: the question, a tab, then answering paths relative to the corpus
-// separated by '|'; a path also matches any document whose path ends with '/<path>').
+// separated by '|'; a path also matches any document whose path ends with '/<path>', except under '@types/').
 import Database from 'better-sqlite3';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,9 @@ function loadQuestions(file) {
   });
 }
 
-const right = (path, answers) => answers.some((a) => path === a || path.endsWith(`/${a}`));
+// an answer names a document by its path, or by the end of its path (a copy of a package nested in
+// another's node_modules); a package's type definitions (`@types/<name>`) are not its documentation
+const right = (path, answers) => answers.some((a) => path === a || (path.endsWith(`/${a}`) && !path.endsWith(`@types/${a}`)));
 
 /** Rank (1-based) of the first right document in a ranked list of paths, or 0. */
 function rankOf(paths, answers) {
