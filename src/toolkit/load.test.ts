@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive, awaitLoggedPids, loggedPids } from '../../test/support/processes.js';
 import { ToolkitError } from './errors.js';
 import type { FiskCommandTool } from './fisk/command-tool.js';
 import { loadApplicationTools, startApplicationIntrospection } from './load.js';
@@ -230,23 +231,8 @@ describe('an introspection started ahead of the load', () => {
     const base = options(extra, mode);
     return { ...base, env: { ...base.env, FIXTURE_PIDLOG: join(dir, 'pids') } };
   }
-  function pids(): number[] {
-    const file = join(dir, 'pids');
-    // whole lines only: a line being written is not a pid yet
-    return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(0, -1).map(Number) : [];
-  }
-  async function awaitPids(n: number): Promise<number[]> {
-    for (let i = 0; i < 2000 && pids().length < n; i++) await new Promise((r) => setTimeout(r, 5));
-    return pids();
-  }
-  function alive(pid: number): boolean {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  const pids = (): number[] => loggedPids(join(dir, 'pids'));
+  const awaitPids = (n: number): Promise<number[]> => awaitLoggedPids(join(dir, 'pids'), n);
   async function messageOf(loading: Promise<unknown>): Promise<string> {
     try {
       await loading;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import { alive, until } from '../support/processes.js';
 import { ensureBuilt, startFisk } from './support.js';
 
 // An application that never answers its introspection: it writes its pid and sleeps. It runs in a
@@ -16,23 +17,6 @@ beforeAll(() => {
   writeFileSync(join(dir, 'agent.yaml'), 'identity: hang\napplication_path: ./app.sh\nsystem_prompt: Answer.\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n');
 }, 240_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function interruptWhileIntrospecting(args: readonly string[]): Promise<{ code: number | null; stderr: string; pid: number }> {
   const pidFile = join(dir, 'app.pid');

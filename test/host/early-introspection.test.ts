@@ -3,7 +3,7 @@
  * the command is still loading): the runtime uses it only when it would run exactly the same
  * command, and otherwise kills it and runs its own; a runtime that fails first kills it too.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigForMode } from '../../src/config/index.js';
 import { HostError, openRuntime, startRuntimeIntrospection } from '../../src/host/index.js';
 import { register } from '../../src/llm/providers.js';
+import { alive, awaitLoggedPids, loggedPids } from '../support/processes.js';
 
 const app = fileURLToPath(new URL('../fixtures/fisk-app.mjs', import.meta.url));
 let dir = '';
@@ -32,25 +33,9 @@ function env(extra: Record<string, string> = {}): Record<string, string | undefi
   return { PATH: process.env['PATH'], FIXTURE_PIDLOG: join(dir, 'pids'), ...extra };
 }
 
-/** The pids of the introspections so far, whole lines only. */
-function pids(): number[] {
-  const file = join(dir, 'pids');
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(0, -1).map(Number) : [];
-}
-
-async function awaitPids(n: number): Promise<number[]> {
-  for (let i = 0; i < 2000 && pids().length < n; i++) await new Promise((r) => setTimeout(r, 5));
-  return pids();
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** The pids of the introspections so far. */
+const pids = (): number[] => loggedPids(join(dir, 'pids'));
+const awaitPids = (n: number): Promise<number[]> => awaitLoggedPids(join(dir, 'pids'), n);
 
 describe('an introspection started before the runtime', () => {
   it('is nothing without application_path', () => {

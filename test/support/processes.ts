@@ -1,0 +1,35 @@
+/** Watching the processes a test starts: whether one is still running, and the pids a fixture logs. */
+import { existsSync, readFileSync } from 'node:fs';
+
+/** Whether a process with this pid is still running. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits, polling every 20 ms for up to 10 s, until `ok` holds; `what` names it in the timeout error. */
+export async function until(ok: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * The pids logged to `file` so far, one a line, as the fisk-app fixture writes them under
+ * FIXTURE_PIDLOG: whole lines only, since a line being written is not a pid yet.
+ */
+export function loggedPids(file: string): number[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(0, -1).map(Number) : [];
+}
+
+/** Waits until `file` holds at least `n` pids (for up to 10 s) and returns those it holds. */
+export async function awaitLoggedPids(file: string, n: number): Promise<number[]> {
+  for (let i = 0; i < 2000 && loggedPids(file).length < n; i++) await new Promise((r) => setTimeout(r, 5));
+  return loggedPids(file);
+}
