@@ -30,6 +30,8 @@ await build({
   input: { fisk: join(root, 'dist', 'cli', 'main.js') },
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+  // yaml's ES module build (the same code as its CommonJS one), so only what is used is bundled
+  resolve: { alias: { yaml: join(root, 'node_modules', 'yaml', 'browser', 'index.js') } },
   logLevel: 'warn',
   onLog(level, log) {
     warnings.push(`${level}: ${log.message}`);
