@@ -7,16 +7,14 @@
 import { resolve } from 'node:path';
 import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
-import { configWarnings, parseConfigForMode } from '../../config/index.js';
+import { configWarnings } from '../../config/index.js';
 import type { HostedRunStart } from '../../a2a/index.js';
-import { DEFAULT_PROMPT, openRuntime, startRuntimeIntrospection, twoStageInterrupt } from '../../host/index.js';
+import { DEFAULT_PROMPT, openRuntime, twoStageInterrupt } from '../../host/index.js';
 import type { RunHandle, Runtime } from '../../host/index.js';
-import type { FetchLike } from '../../llm/http.js';
-import type { Provider } from '../../llm/provider.js';
 import { serveRunsInProcess, startHostedRun } from '../../serve/index.js';
 import type { InprocRunHost } from '../../serve/index.js';
 import type { Prompter } from '../../toolkit/tool.js';
-import { CliError, ExitWith } from '../errors.js';
+import { ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -32,60 +30,15 @@ import { summaryLine } from '../render/summary.js';
 import { shouldUseFullScreen } from '../../tui/select.js';
 import { openRunDebugFiles } from './run-debug.js';
 import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
-import { readPrompt, resumeCommand, withModel } from './run-surface.js';
+import { readPrompt, resumeCommand } from './run-surface.js';
+import { prepareRun } from './run-prepare.js';
+import type { PreparedRun } from './run-prepare.js';
+import type { RunCommandDeps, RunFlags } from './run-options.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
 export { exitCodeFor } from '../process.js';
 
 
-export interface RunFlags {
-  readonly config: string;
-  readonly apiKey?: string;
-  readonly baseUrl?: string;
-  readonly toolOutput?: boolean;
-  readonly color: boolean;
-  readonly verbose?: boolean;
-  readonly httpDebug?: boolean;
-  readonly tui: boolean;
-  readonly trace?: string;
-  readonly checkpoint?: boolean;
-  readonly name?: string;
-  readonly resume?: string;
-  readonly force?: boolean;
-  readonly stateDir?: string;
-  readonly natsContext?: string;
-  readonly identity?: string;
-  readonly telemetry?: boolean;
-  readonly model?: string;
-}
-
-/** The flag combinations `fisk run` refuses, checked before the configuration is read. */
-function checkJournalFlags(query: readonly string[], flags: RunFlags): void {
-  const usage = (message: string): CliError => new CliError(message, EXIT.usage);
-  if (flags.resume !== undefined && flags.checkpoint === true) throw usage('--resume cannot be combined with --checkpoint');
-  if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
-  if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
-  if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
-}
-
-/**
- * What a test (or an embedding host) can replace. Everything defaults to the real process: stdin,
- * SIGINT/SIGTERM, the global fetch.
- */
-export interface RunCommandDeps {
-  /**
-   * Where answers to questions are read from; `process.stdin` by default. When it is not a
-   * terminal and no query is given, it is read to its end as the prompt.
-   */
-  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
-  /** A prompter to use instead of the line prompter. */
-  readonly prompter?: Prompter;
-  /** Installs an interrupt handler and returns its removal; SIGINT and SIGTERM by default. */
-  readonly onInterrupt?: (handler: () => void) => () => void;
-  /** The fetch the provider's HTTP hooks wrap. */
-  readonly fetch?: FetchLike;
-  /** A provider to use instead of the one `llm.provider` names. */
-  readonly provider?: Provider;
-}
+export type { RunCommandDeps, RunFlags } from './run-options.js';
 
 /** What `fisk run` prints once the run has ended. */
 async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): Promise<void> {
@@ -171,9 +124,8 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   return exitCodeFor(outcome.status);
 }
 
-export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<void> {
-  checkJournalFlags(query, flags);
-  const config = withModel(parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run'), flags.model);
+export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps, prepared: PreparedRun = prepareRun(query, flags, io, deps)): Promise<void> {
+  const { config, introspection, loading, stopLoading } = prepared;
   const env = io.env;
   const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
   const toolOutput = flags.toolOutput === true || envFlag(env, 'TOOL_OUTPUT');
@@ -185,18 +137,12 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   let handle: RunHandle | undefined;
   let host: InprocRunHost | undefined;
   let iteration: number | undefined;
-  // Ctrl-C while the run gets ready stops it, the application's introspection included: that runs
-  // in a process group of its own, out of reach of the terminal's interrupt
-  const loading = new AbortController();
-  const stopLoading = (deps.onInterrupt ?? processInterrupt)(() => loading.abort());
+  // a Ctrl-C before the run has started ends it here (the introspection is already stopped)
   const interruptedLoading = (err: unknown): never => {
-    if (!loading.signal.aborted) throw err;
+    if (!loading.aborted) throw err;
     println(io.err, '\ninterrupted while loading the tools');
     throw new ExitWith(EXIT.aborted);
   };
-  // the application starts answering its introspection while the rest of the run gets ready
-  const introspection = startRuntimeIntrospection(config, env);
-  loading.signal.addEventListener('abort', () => void introspection?.discard(), { once: true });
   let telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
   try {
     telemetry = await openCommandTelemetry(config, io, flags);
@@ -210,10 +156,10 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
-    if (loading.signal.aborted) interruptedLoading(loading.signal.reason);
+    if (loading.aborted) interruptedLoading(loading.reason);
     runtime = await openRuntime(config, 'run', {
       env,
-      signal: loading.signal,
+      signal: loading,
       ...(introspection === undefined ? {} : { introspection }),
       onKnowledgeDegraded: telemetry.knowledgeDegraded,
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),

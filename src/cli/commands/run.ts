@@ -5,9 +5,9 @@
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
 import { HTTP_DEBUG_FILE, isRemoteRun, NO_TELEMETRY_HELP } from './flags.js';
-import type { RunCommandDeps, RunFlags } from './run-action.js';
+import type { RunCommandDeps, RunFlags } from './run-options.js';
 
-export type { RunCommandDeps } from './run-action.js';
+export type { RunCommandDeps } from './run-options.js';
 
 export { HTTP_DEBUG_FILE } from './flags.js';
 
@@ -40,7 +40,16 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
         const { runRemoteCommand } = await import('./run-remote.js');
         return runRemoteCommand(query, flags, command, io, deps);
       }
-      const { runCommand } = await import('./run-action.js');
-      await runCommand(query, flags, io, deps);
+      // the configuration is read and the application started before the run code loads, so the
+      // application answers its introspection while that code loads
+      const { prepareRun } = await import('./run-prepare.js');
+      const prepared = prepareRun(query, flags, io, deps);
+      try {
+        const { runCommand } = await import('./run-action.js');
+        await runCommand(query, flags, io, deps, prepared);
+      } finally {
+        prepared.stopLoading();
+        await prepared.introspection?.discard();
+      }
     });
 }

@@ -1,0 +1,50 @@
+/**
+ * What `fisk run` does before its own code loads: check the flags, read the configuration and start
+ * the application's introspection. The run code is the largest part of the program to load, so the
+ * application answers while it loads instead of after.
+ */
+import { resolve } from 'node:path';
+import { parseConfigForMode } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
+import { startRuntimeIntrospection } from '../../host/application.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { processInterrupt } from '../process.js';
+import type { RunCommandDeps, RunFlags } from './run-options.js';
+import { withModel } from './run-surface.js';
+
+/** A local run made ready before its code loaded. */
+export interface PreparedRun {
+  readonly config: Config;
+  /** The application's introspection, started; undefined without `application_path`. */
+  readonly introspection: ReturnType<typeof startRuntimeIntrospection>;
+  /**
+   * Aborted by a Ctrl-C (or SIGTERM) before the run has started, which also stops the
+   * introspection: the application runs in a process group of its own, out of reach of the
+   * terminal's interrupt.
+   */
+  readonly loading: AbortSignal;
+  /** Removes the interrupt handler that aborts `loading`; the run installs its own once it starts. */
+  readonly stopLoading: () => void;
+}
+
+/** The flag combinations `fisk run` refuses, checked before the configuration is read. */
+export function checkJournalFlags(query: readonly string[], flags: RunFlags): void {
+  const usage = (message: string): CliError => new CliError(message, EXIT.usage);
+  if (flags.resume !== undefined && flags.checkpoint === true) throw usage('--resume cannot be combined with --checkpoint');
+  if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
+  if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
+  if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
+}
+
+/** Checks the flags, reads the configuration and starts the application's introspection. */
+export function prepareRun(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): PreparedRun {
+  checkJournalFlags(query, flags);
+  const config = withModel(parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run'), flags.model);
+  const loading = new AbortController();
+  const stopLoading = (deps.onInterrupt ?? processInterrupt)(() => loading.abort());
+  const introspection = startRuntimeIntrospection(config, io.env);
+  loading.signal.addEventListener('abort', () => void introspection?.discard(), { once: true });
+  return { config, introspection, loading: loading.signal, stopLoading };
+}
