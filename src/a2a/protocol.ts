@@ -22,22 +22,6 @@ export const REFERENCE_PROTOCOLS = [
   'io.choria.fisk-ai.v1.discovery.reply',
 ] as const;
 
-/** Delegation flows the reference does not define, each with its own id and schema. */
-export const EXTENDED_PROTOCOLS = [
-  'io.choria.fisk-ai.v1.followup',
-  'io.choria.fisk-ai.v1.question',
-  'io.choria.fisk-ai.v1.answer',
-  'io.choria.fisk-ai.v1.keepalive',
-  'io.choria.fisk-ai.v1.warning',
-  'io.choria.fisk-ai.v1.text',
-  'io.choria.fisk-ai.v1.run.start',
-  'io.choria.fisk-ai.v1.run.started',
-  'io.choria.fisk-ai.v1.run.event',
-  'io.choria.fisk-ai.v1.run.ask',
-  'io.choria.fisk-ai.v1.run.abort',
-  'io.choria.fisk-ai.v1.run.outcome',
-] as const;
-
 /**
  * The hosted-run messages: a host's own run driven as an a2a client (`fisk run` over the
  * in-process transport). They carry the host's values as they are (events, the start details, the
@@ -50,6 +34,17 @@ export const HOSTED_RUN_PROTOCOLS = [
   'io.choria.fisk-ai.v1.run.ask',
   'io.choria.fisk-ai.v1.run.abort',
   'io.choria.fisk-ai.v1.run.outcome',
+] as const;
+
+/** Delegation flows the reference does not define, each with its own id and schema. */
+export const EXTENDED_PROTOCOLS = [
+  'io.choria.fisk-ai.v1.followup',
+  'io.choria.fisk-ai.v1.question',
+  'io.choria.fisk-ai.v1.answer',
+  'io.choria.fisk-ai.v1.keepalive',
+  'io.choria.fisk-ai.v1.warning',
+  'io.choria.fisk-ai.v1.text',
+  ...HOSTED_RUN_PROTOCOLS,
 ] as const;
 
 export const PROTOCOLS = [...REFERENCE_PROTOCOLS, ...EXTENDED_PROTOCOLS] as const;
