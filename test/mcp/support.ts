@@ -97,12 +97,4 @@ export async function startFiskMcp(config: string, cwd: string, env: Record<stri
   };
 }
 
-/** Whether a process is alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { alive } from '../support/processes.js';

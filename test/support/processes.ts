@@ -1,6 +1,9 @@
 /** Watching the processes a test starts: whether one is still running, and the pids a fixture logs. */
 import { existsSync, readFileSync } from 'node:fs';
 
+/** Waits until a condition holds, polling; the MCP tests' helper, shared. */
+export { until } from '../../src/mcp/server/test-support.js';
+
 /** Whether a process with this pid is still running. */
 export function alive(pid: number): boolean {
   try {
@@ -9,15 +12,6 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Waits, polling every 20 ms for up to 10 s, until `ok` holds; `what` names it in the timeout error. */
-export async function until(ok: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /**

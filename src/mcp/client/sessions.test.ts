@@ -12,7 +12,8 @@ import { discoverMcpTools } from './discover.js';
 import { McpClientError } from './errors.js';
 import { openMcpSessions } from './sessions.js';
 import type { McpSessionSet, McpToolsChange } from './sessions.js';
-import { EVERYTHING, RAW_SERVER, alive, entry, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
+import { alive } from '../../../test/support/processes.js';
+import { EVERYTHING, RAW_SERVER, entry, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
 
 const baseEnv = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-must-not-leak-0001', SERVER_TOKEN: 'token-for-the-server-123' };
 const opts = { env: baseEnv, credentialEnvNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'] };

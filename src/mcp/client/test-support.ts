@@ -74,16 +74,6 @@ export async function startEverythingHttp(): Promise<{ readonly url: string; sto
   };
 }
 
-/** Whether a process id is still alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * An official-SDK server over streamable HTTP with one tool, `grow`, whose call registers a second
  * tool: the SDK then sends `tools/list_changed` on the session's event stream.
