@@ -31,7 +31,6 @@ import { shouldUseFullScreen } from '../../tui/select.js';
 import { openRunDebugFiles } from './run-debug.js';
 import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
 import { readPrompt, resumeCommand } from './run-surface.js';
-import { prepareRun } from './run-prepare.js';
 import type { PreparedRun } from './run-prepare.js';
 import type { RunCommandDeps, RunFlags } from './run-options.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
@@ -124,7 +123,11 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   return exitCodeFor(outcome.status);
 }
 
-export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps, prepared: PreparedRun = prepareRun(query, flags, io, deps)): Promise<void> {
+/**
+ * Runs a prepared local run (`prepareRun`). The caller owns `prepared`: it removes its interrupt
+ * handler and discards its introspection (a no-op once the runtime took it over) when this returns.
+ */
+export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps, prepared: PreparedRun): Promise<void> {
   const { config, introspection, loading, stopLoading } = prepared;
   const env = io.env;
   const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
@@ -143,16 +146,8 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     println(io.err, '\ninterrupted while loading the tools');
     throw new ExitWith(EXIT.aborted);
   };
-  let telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
+  const telemetry = await openCommandTelemetry(config, io, flags);
   try {
-    telemetry = await openCommandTelemetry(config, io, flags);
-  } catch (err) {
-    stopLoading();
-    await introspection?.discard();
-    throw err;
-  }
-  try {
-    cleanup.push(stopLoading);
     const debug = openRunDebugFiles(config, flags, io, () => iteration);
     cleanup.push(() => debug.close());
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
@@ -255,8 +250,6 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     await handle?.close();
     await host?.close();
     await runtime?.close();
-    // killed if the run stopped before its runtime took it over
-    await introspection?.discard();
     await finishCommandTelemetry(telemetry, io);
   }
 }

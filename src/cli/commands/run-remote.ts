@@ -18,7 +18,7 @@ import type { RunHandle } from '../../host/index.js';
 import { runRemote, startRemoteRun } from '../../serve/index.js';
 import type { RemoteRunHandle, RemoteRunOutcome } from '../../serve/index.js';
 import { shouldUseFullScreen } from '../../tui/select.js';
-import type { Prompter } from '../../toolkit/tool.js';
+import type { RunCommandDeps } from './run-options.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -40,12 +40,8 @@ export interface RemoteFlags {
   readonly tui?: boolean;
 }
 
-/** What a test can replace; the same members as `fisk run`'s own dependencies. */
-export interface RemoteDeps {
-  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
-  readonly prompter?: Prompter;
-  readonly onInterrupt?: (handler: () => void) => () => void;
-}
+/** What a test can replace: those of `fisk run`'s own dependencies that a remote run uses. */
+export type RemoteDeps = Pick<RunCommandDeps, 'stdin' | 'prompter' | 'onInterrupt'>;
 
 /** The sender identity when no configuration is read. */
 const ANONYMOUS = 'fisk-ai';
