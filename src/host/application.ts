@@ -35,6 +35,9 @@ export function runtimeApplicationOptions(
  * gets there, it would still run the same command (same binary, environment with the same
  * credentials stripped, deadline and working directory); otherwise it kills it and starts its own.
  * A caller that does not reach `openRuntime` discards it. Undefined without `application_path`.
+ * Register any provider of your own before calling this: the application starts with the
+ * credentials registered so far stripped, and one registered later is caught only by the mismatch,
+ * after the application has started with it.
  */
 export function startRuntimeIntrospection(config: Config, env: Readonly<Record<string, string | undefined>>): PendingIntrospection | undefined {
   const options = runtimeApplicationOptions(config, env);
