@@ -4,8 +4,16 @@
 // compiling some hundreds of modules. Code loaded by dynamic import() stays in chunks of its own,
 // so a command still loads only what it uses. Packages that load native code or files at run time
 // stay outside the bundle and are required from node_modules as usual.
+//
+// The bundle is CommonJS (dist/bin/fisk.cjs and chunks/*.cjs): Node 20 loads a CommonJS module
+// with far less work than an ES module, whose loader resolves, reads, links and evaluates each one
+// through several asynchronous steps; over the forty-odd chunks a command loads, that was about a
+// fifth of `fisk info`. dist/bin/fisk.js, the program the package names, only requires it.
+// Ink cannot be in it: its layout engine starts with a top-level await, which CommonJS cannot
+// hold. Ink is bundled on its own as an ES module (chunks/vendor-ink.mjs) that the full-screen view
+// imports, and React stays in node_modules so that Ink and the view share one copy of it.
 // Run after `tsc -p tsconfig.build.json`; `npm run build` does both.
-import { renameSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -24,25 +32,66 @@ const EXTERNAL = [
   'react-devtools-core', // an optional import of Ink's, only with DEV=true; not a dependency
 ];
 
+/** Shared by the bundle and Ink's module, so both hold the same React: required from node_modules. */
+const SHARED = ['react'];
+/** Ink's module, beside the chunks that import it. */
+const INK_MODULE = 'vendor-ink.mjs';
+
+const isExternal = (names) => (id) => names.some((name) => id === name || id.startsWith(`${name}/`));
+
 rmSync(staging, { recursive: true, force: true });
 const warnings = [];
+const onLog = (level, log) => {
+  warnings.push(`${level}: ${log.message}`);
+};
+await build({
+  input: { 'vendor-ink': join(root, 'scripts', 'ink-entry.mjs') },
+  platform: 'node',
+  external: isExternal([...EXTERNAL, ...SHARED]),
+  logLevel: 'warn',
+  onLog,
+  output: {
+    dir: join(staging, 'chunks'),
+    format: 'esm',
+    entryFileNames: '[name].mjs',
+    chunkFileNames: 'vendor-ink-[name]-[hash].mjs',
+  },
+});
 await build({
   input: { fisk: join(root, 'dist', 'cli', 'main.js') },
   platform: 'node',
-  external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+  external: isExternal([...EXTERNAL, ...SHARED, 'ink']),
   // yaml's ES module build (the same code as its CommonJS one), so only what is used is bundled
   resolve: { alias: { yaml: join(root, 'node_modules', 'yaml', 'browser', 'index.js') } },
   logLevel: 'warn',
-  onLog(level, log) {
-    warnings.push(`${level}: ${log.message}`);
-  },
+  onLog,
   output: {
     dir: staging,
-    format: 'esm',
-    entryFileNames: '[name].js',
-    chunkFileNames: 'chunks/[name]-[hash].js',
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: 'chunks/[name]-[hash].cjs',
+    // the full-screen view's chunk imports Ink's module, which sits beside it
+    paths: { ink: `./${INK_MODULE}` },
   },
 });
+// a path relative to the chunks is right only in a chunk: refuse a bundle that imports Ink from elsewhere
+const importsInk = (file) => readFileSync(file, 'utf8').includes(`"./${INK_MODULE}"`);
+if (importsInk(join(staging, 'fisk.cjs'))) warnings.push(`error: dist/bin/fisk.cjs imports ./${INK_MODULE}, which is in dist/bin/chunks`);
+if (!readdirSync(join(staging, 'chunks')).some((name) => name.endsWith('.cjs') && importsInk(join(staging, 'chunks', name)))) {
+  warnings.push(`error: no chunk imports ./${INK_MODULE}: the full-screen view would load Ink from somewhere else`);
+}
+writeFileSync(
+  join(staging, 'fisk.js'),
+  [
+    '#!/usr/bin/env node',
+    '// The fisk program: the bundle beside this file is CommonJS, which Node 20 starts faster than ES modules.',
+    "import { createRequire } from 'node:module';",
+    '',
+    "createRequire(import.meta.url)('./fisk.cjs');",
+    '',
+  ].join('\n'),
+  { mode: 0o755 },
+);
 if (warnings.length > 0) {
   // an unresolved import would fail only when its code runs; refuse the build instead
   process.stderr.write(`bundle-cli: the bundle is not clean:\n${warnings.join('\n')}\n`);

@@ -26,7 +26,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * Where the generated module is looked for: beside this module when it runs as compiled, and in
- * the package's `dist/a2a` when it runs from the bundled CLI (`dist/bin/fisk.js` or one of its
+ * the package's `dist/a2a` when it runs from the bundled CLI (`dist/bin/fisk.cjs` or one of its
  * chunks in `dist/bin/chunks`). Whichever exists first is used; its fingerprint still decides.
  */
 export const GENERATED_VALIDATORS: readonly URL[] = [

@@ -7,5 +7,7 @@ endQuietlyOnClosedPipe(
   (code) => process.exit(code),
   (message) => process.stderr.write(`${message}\n`),
 );
-const code = await runCli(process.argv.slice(2), processIo());
-process.exitCode = code;
+// no top-level await: the bundled program is a CommonJS module, which cannot hold one
+void runCli(process.argv.slice(2), processIo()).then((code) => {
+  process.exitCode = code;
+});

@@ -20,6 +20,6 @@ export {
 export type { TaskFailure, TaskRecord, TaskResult, TaskState } from './record.js';
 export type { TaskStore } from './store.js';
 export { fileTaskStore } from './file.js';
-export { jetstreamTaskStore, kvAddCommand } from './jetstream.js';
+// the JetStream store is reached through the registry, which loads it only when a run uses it
 export { registerTaskBackend, taskBackendNames, taskBackendNeeds, describeTaskStore, openTaskStore, defaultTasksDir } from './registry.js';
 export type { TaskBackend, TaskBackendDeps, TaskBackendNeed, TaskInfoRow } from './registry.js';

@@ -4,7 +4,7 @@
  * person leaving, an exception, the process exiting), the screen is restored once and the standard
  * error held meanwhile is written out after it.
  */
-import { render, applyTerminalColours } from './ink.js';
+import { applyTerminalColours, loadInk } from './ink.js';
 import { createElement } from 'react';
 import type { RunHandle } from '../host/index.js';
 import { ViewController } from './controller.js';
@@ -79,6 +79,7 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
     unfolded: o.toolOutput,
     ...(o.card === undefined ? {} : { card: o.card }),
   });
+  const { render } = await loadInk();
   let removeInterrupt: (() => void) | undefined;
   try {
     screen.enter();

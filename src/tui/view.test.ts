@@ -1,7 +1,7 @@
 import { completed, testTool } from '../agenttest/test-tool.js';
 import { PassThrough, Writable } from 'node:stream';
 import chalk from 'chalk';
-import { applyTerminalColours, render } from './ink.js';
+import { applyTerminalColours, loadInk } from './ink.js';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
@@ -22,6 +22,8 @@ import { StderrBuffer } from './screen.js';
 import { headless } from '../../test/tui/headless-terminal.js';
 import type { Screen } from '../../test/tui/headless-terminal.js';
 import { FullScreen } from './view.js';
+
+const { render } = await loadInk();
 
 function gatedTool(name: string, runs: string[]): Tool {
   return testTool({

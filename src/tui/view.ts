@@ -2,7 +2,7 @@
  * The Ink components of the full-screen view: the viewport, the question modal, the bottom row and
  * the status bar, drawn from one {@link Frame}. Keys go straight to the controller.
  */
-import { Box, Text, useInput, useStdout } from './ink.js';
+import { ink } from './ink.js';
 import { createElement as h, useEffect, useSyncExternalStore } from 'react';
 import type { ReactElement } from 'react';
 import type { ViewController } from './controller.js';
@@ -30,6 +30,7 @@ function toneProps(row: Row & { readonly current: boolean }): Record<string, unk
 }
 
 function ModalBox({ modal, width }: { readonly modal: Modal; readonly width: number }): ReactElement {
+  const { Box, Text } = ink();
   const lines: ReactElement[] = [h(Text, { key: 'title', bold: true, wrap: 'truncate' }, modal.title)];
   modal.body.forEach((b, i) => lines.push(h(Text, { key: `b${i}`, wrap: 'truncate' }, `  ${b}`)));
   if (modal.text !== undefined) lines.push(h(Text, { key: 'text', wrap: 'truncate' }, `> ${modal.text}█`));
@@ -45,6 +46,7 @@ function ModalBox({ modal, width }: { readonly modal: Modal; readonly width: num
  * through (a flex box would leave its background unfilled).
  */
 function cardRow(row: Row & { readonly current: boolean }, i: number, columns: number): ReactElement {
+  const { Text } = ink();
   const pad = Math.max(0, columns - Array.from(row.text).length);
   // the identity heads the card
   return h(Text, { key: `r${i}`, wrap: 'truncate', backgroundColor: 'blackBright', color: 'whiteBright', bold: row.line === 0, inverse: row.current }, `${row.text}${' '.repeat(pad)}`);
@@ -52,6 +54,7 @@ function cardRow(row: Row & { readonly current: boolean }, i: number, columns: n
 
 /** The whole screen. */
 export function FullScreen({ controller }: { readonly controller: ViewController }): ReactElement {
+  const { Box, Text, useInput, useStdout } = ink();
   useSyncExternalStore(controller.subscribe, controller.getVersion);
   const { stdout } = useStdout();
   const columns = stdout.columns > 0 ? stdout.columns : 80;
