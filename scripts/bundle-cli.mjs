@@ -75,7 +75,7 @@ await build({
   },
 });
 // a path relative to the chunks is right only in a chunk: refuse a bundle that imports Ink from elsewhere
-const importsInk = (file) => readFileSync(file, 'utf8').includes(`"./${INK_MODULE}"`);
+const importsInk = (file) => readFileSync(file, 'utf8').includes(`./${INK_MODULE}`);
 if (importsInk(join(staging, 'fisk.cjs'))) warnings.push(`error: dist/bin/fisk.cjs imports ./${INK_MODULE}, which is in dist/bin/chunks`);
 if (!readdirSync(join(staging, 'chunks')).some((name) => name.endsWith('.cjs') && importsInk(join(staging, 'chunks', name)))) {
   warnings.push(`error: no chunk imports ./${INK_MODULE}: the full-screen view would load Ink from somewhere else`);
