@@ -16,6 +16,8 @@ import { ensureBuilt, MAIN, ROOT } from './support.js';
 
 const SOCKET = `fisk-test-${process.pid}`;
 const SESSION = 'fullscreen';
+const PLAIN = 'plain';
+const plain = tmuxPane(SOCKET, PLAIN);
 const pane = tmuxPane(SOCKET, SESSION);
 const tmux = pane.run;
 const screen = pane.screen;
@@ -111,5 +113,20 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     const after = screen();
     expect(after).not.toContain('AWAITING INPUT');
     expect(after).toContain('The audit copy was kept.');
+  }, 400_000);
+
+  it('draws in no colour at all under NO_COLOR, Ink\'s text included', async () => {
+    fake.reply(streamIfAsked(anthropicText('Nothing to purge.'), anthropicEventStream));
+    const done = join(dir, 'exit-status-plain');
+    const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'anything', 'to', 'purge?'].map((a) => `'${a}'`).join(' ');
+    tmux('new-session', '-d', '-s', PLAIN, '-x', '90', '-y', '24', '-c', dir, `CI=true NO_COLOR=1 ${command} 2> errors-plain.txt; echo $? > '${done}'; sleep 600`);
+    await plain.until((t) => t.includes('AWAITING INPUT'), 'the answer');
+    const painted = tmux('capture-pane', '-p', '-e', '-N', '-t', PLAIN);
+    // no SGR sequence sets a colour or an attribute anywhere: not the card, the transcript nor the bar
+    expect(painted).toContain('Nothing to purge.');
+    expect(stripVTControlCharacters(painted)).toBe(painted);
+    tmux('send-keys', '-t', PLAIN, 'C-d');
+    await plain.until(() => existsSync(done), 'the process ending');
+    expect(readFileSync(done, 'utf8').trim()).toBe('0');
   }, 400_000);
 });
