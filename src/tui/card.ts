@@ -33,6 +33,11 @@ export interface StartupCard {
 /** How many tool names the card lists before it counts the rest. */
 export const CARD_TOOL_NAMES = 6;
 
+/** Where a card row's value starts: its label is padded to this width, and a wrapped value continues under it. */
+export const CARD_VALUE_COLUMN = 11;
+
+const labelled = (label: string, value: string): string => `${label.padEnd(CARD_VALUE_COLUMN)}${value}`;
+
 function telemetryText(t: CardTelemetry): string {
   switch (t.state) {
     case 'exporting':
@@ -60,7 +65,7 @@ function toolsText(tools: readonly string[] | undefined): string {
 export function cardLines(card: StartupCard): string[] {
   const model = card.provider === '' ? card.model : `${card.model} (${card.provider})`;
   const session = card.session === undefined ? 'kept in memory (not journaled)' : `${card.session} (${card.resumed ? 'resumed' : 'journaled'})`;
-  return [card.identity, `model      ${model}`, `tools      ${toolsText(card.tools)}`, `session    ${session}`, `telemetry  ${telemetryText(card.telemetry)}`];
+  return [card.identity, labelled('model', model), labelled('tools', toolsText(card.tools)), labelled('session', session), labelled('telemetry', telemetryText(card.telemetry))];
 }
 
 /**

@@ -14,6 +14,7 @@ import { stripControl } from '../agent/sanitize.js';
 import { paint, toneFor } from '../cli/render/line-colour.js';
 import type { LineTone } from '../cli/render/line-colour.js';
 import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../cli/render/line-renderer.js';
+import { CARD_VALUE_COLUMN } from './card.js';
 
 /** Thinking that would take more rows than this is folded. */
 export const THINKING_FOLD_ROWS = 4;
@@ -56,6 +57,33 @@ function rowsFor(text: string, width: number): string[] {
   if (chars.length <= width) return [text];
   const out: string[] = [];
   for (let i = 0; i < chars.length; i += width) out.push(chars.slice(i, i + width).join(''));
+  return out;
+}
+
+/**
+ * The rows of a startup card line: cut after a word where the row has one, and continued under the
+ * value column, so a long value reads as one block beside its label. A pane too narrow for that is
+ * cut like any other line.
+ */
+function cardRowsFor(text: string, width: number): string[] {
+  if (width <= CARD_VALUE_COLUMN * 2) return rowsFor(text, width);
+  let rest = Array.from(text);
+  if (rest.length <= width) return [text];
+  const lead = ' '.repeat(CARD_VALUE_COLUMN);
+  const out: string[] = [];
+  let room = width;
+  // the first row's label and its padding are never a place to cut
+  let from = CARD_VALUE_COLUMN;
+  while (rest.length > room) {
+    const space = rest.lastIndexOf(' ', room);
+    const cut = space > from ? space : room;
+    out.push(`${out.length === 0 ? '' : lead}${rest.slice(0, cut).join('')}`);
+    rest = rest.slice(cut);
+    while (rest[0] === ' ') rest = rest.slice(1);
+    room = width - CARD_VALUE_COLUMN;
+    from = 0;
+  }
+  if (rest.length > 0) out.push(`${lead}${rest.join('')}`);
   return out;
 }
 
@@ -172,7 +200,7 @@ export class Transcript {
       const kind = this.#kind[i] ?? 'text';
       let wrapped = this.#wrapped[i];
       if (wrapped === undefined) {
-        wrapped = rowsFor(this.#plain[i] ?? '', width);
+        wrapped = kind === 'card' ? cardRowsFor(this.#plain[i] ?? '', width) : rowsFor(this.#plain[i] ?? '', width);
         this.#wrapped[i] = wrapped;
       }
       for (const r of wrapped) out.push({ text: r, tone, line: i, kind, placeholder: false });

@@ -88,8 +88,8 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     const top = await until((t) => t.startsWith('pane-purger'), 'the startup card');
     const rows = top.split('\n');
     expect(rows.slice(0, 3)).toEqual(['pane-purger', 'model      claude-fake-1 (anthropic)', expect.stringMatching(/^tools {6}11: echo, stream_ls, stream_rm, stream_purge, /)]);
-    // a long row wraps inside the card
-    expect(rows.slice(3, 6)).toEqual(['5 more', 'session    kept in memory (not journaled)', 'telemetry  off']);
+    // a long row wraps inside the card, after a word and under the value column
+    expect(rows.slice(3, 6)).toEqual(['           5 more', 'session    kept in memory (not journaled)', 'telemetry  off']);
     // every card row is filled to the pane's width on the card's background; the transcript below is not
     const painted = tmux('capture-pane', '-p', '-e', '-N', '-t', SESSION).split('\n');
     // the SGR parameters a row opens with (the escape character is matched as a non-word character)
