@@ -72,6 +72,15 @@ await build({
     chunkFileNames: 'chunks/[name]-[hash].cjs',
     // the full-screen view's chunk imports Ink's module, which sits beside it
     paths: { ink: `./${INK_MODULE}` },
+    // `fisk info` and `fisk run` read the configuration file and start the application before
+    // they load the configuration schema: the YAML reader and the credential lists are chunks of
+    // their own, so that early step does not load the schema's chunk (and zod) with them
+    codeSplitting: {
+      groups: [
+        { name: 'yaml', test: /[\\/]node_modules[\\/]yaml[\\/]/ },
+        { name: 'credentials', test: /[\\/]dist[\\/]config[\\/]credentials\.js$/ },
+      ],
+    },
   },
 });
 // a path relative to the chunks is right only in a chunk: refuse a bundle that imports Ink from elsewhere

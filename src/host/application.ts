@@ -8,7 +8,8 @@ import { credentialEnvNames as configCredentialNames } from '../config/index.js'
 import type { Config } from '../config/index.js';
 import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
-import { applicationLoadOptions, startApplicationIntrospection } from '../toolkit/load-options.js';
+import { compileFilters } from '../toolkit/filter.js';
+import { applicationLoadOptions, introspectionParams, startApplicationIntrospection } from '../toolkit/load-options.js';
 import type { LoadApplicationOptions } from '../toolkit/load-options.js';
 
 /** The credential union for a configuration, from the registry as it stands now. */
@@ -38,8 +39,28 @@ export function runtimeApplicationOptions(
  * Register any provider of your own before calling this: the application starts with the
  * credentials registered so far stripped, and one registered later is caught only by the mismatch,
  * after the application has started with it.
+ *
+ * `early` (from `startEarlyIntrospection`, started before the configuration was checked) is
+ * returned in place of a new one when it runs exactly that command, and discarded otherwise.
  */
-export function startRuntimeIntrospection(config: Config, env: Readonly<Record<string, string | undefined>>): PendingIntrospection | undefined {
+export function startRuntimeIntrospection(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  early?: PendingIntrospection,
+): PendingIntrospection | undefined {
   const options = runtimeApplicationOptions(config, env);
+  if (early !== undefined) {
+    if (options !== undefined && filtersCompile(options) && early.matches(introspectionParams(options))) return early;
+    void early.discard();
+  }
   return options === undefined ? undefined : startApplicationIntrospection(options);
+}
+
+function filtersCompile(options: LoadApplicationOptions): boolean {
+  try {
+    compileFilters(options.include, options.exclude);
+    return true;
+  } catch {
+    return false;
+  }
 }

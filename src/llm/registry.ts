@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/index.js';
+import { ConfigError } from '../config/errors.js';
 import type { ProviderFactory, ProviderOptions } from './options.js';
 import type { Provider } from './provider.js';
 

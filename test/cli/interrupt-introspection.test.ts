@@ -44,3 +44,23 @@ describe('Ctrl-C while the application is introspected', () => {
     await until(() => !alive(r.pid), 'the application to be stopped');
   }, 60_000);
 });
+
+// The application starts from the file before the configuration is checked; a refused
+// configuration must not leave it running
+describe('a refused configuration that names an application', () => {
+  for (const args of [['info'], ['run', 'hello']]) {
+    it(`stops fisk ${args[0]} with the configuration's error and leaves the application not running`, async () => {
+      writeFileSync(join(dir, 'refused.yaml'), 'identity: hang\napplication_path: ./app.sh\nsystem_prompt: Answer.\nbogus_key: 1\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n');
+      const pidFile = join(dir, 'app.pid');
+      rmSync(pidFile, { force: true });
+      const f = startFisk([...args, '--config', 'refused.yaml'], dir, { PATH: process.env['PATH'] ?? '', HOME: dir, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key' });
+      expect(await f.exited).toBe(EXIT.config);
+      expect(f.stderr).toContain('bogus_key');
+      // the application may have been killed before it wrote its pid; if it wrote one, it is gone
+      if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '') {
+        const pid = Number(readFileSync(pidFile, 'utf8').trim());
+        await until(() => !alive(pid), 'the application to be stopped');
+      }
+    }, 60_000);
+  }
+});

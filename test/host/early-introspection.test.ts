@@ -3,12 +3,13 @@
  * the command is still loading): the runtime uses it only when it would run exactly the same
  * command, and otherwise kills it and runs its own; a runtime that fails first kills it too.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigForMode } from '../../src/config/index.js';
+import { startEarlyIntrospection } from '../../src/host/early-introspection.js';
 import { HostError, openRuntime, startRuntimeIntrospection } from '../../src/host/index.js';
 import { register } from '../../src/llm/providers.js';
 import { alive, awaitLoggedPids, loggedPids } from '../support/processes.js';
@@ -76,5 +77,69 @@ describe('an introspection started before the runtime', () => {
       openRuntime(c, 'listing', { env: env({ FIXTURE_MODE: 'hang', FISK_AI_STORE_DIR: 'relative/dir' }), ...(introspection === undefined ? {} : { introspection }) }),
     ).rejects.toBeInstanceOf(HostError);
     expect(alive(pid as number)).toBe(false);
+  });
+});
+
+describe('an introspection started from the file, before the configuration is checked', () => {
+  const file = (extra = ''): string => {
+    const path = join(dir, 'agent.yaml');
+    writeFileSync(path, `identity: early\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: anthropic\n  model: m-1\n${extra}`);
+    return path;
+  };
+  /** The names of the variables each introspection so far was started with. */
+  const envs = (): string[][] => readFileSync(join(dir, 'envs'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+  const withLog = (extra: Record<string, string> = {}): Record<string, string | undefined> => env({ FIXTURE_ENVLOG: join(dir, 'envs'), ...extra });
+
+  it('is adopted by the checked configuration when it runs the same command, and answers the runtime once', async () => {
+    const path = file();
+    const early = startEarlyIntrospection(path, withLog());
+    expect(early).toBeDefined();
+    const c = parseConfigForMode({ path }, 'info');
+    const introspection = startRuntimeIntrospection(c, withLog(), early);
+    expect(introspection).toBe(early);
+    const runtime = await openRuntime(c, 'listing', { env: withLog(), ...(introspection === undefined ? {} : { introspection }) });
+    await runtime.close();
+    expect(runtime.application?.source.tools.map((t) => t.name)).toContain('stream_ls');
+    expect(pids()).toHaveLength(1);
+  });
+
+  it('withholds every credential the file names, and agrees with the checked configuration when it withholds the same', async () => {
+    // the embeddings key is a credential of this configuration: neither introspection may see it
+    const path = file('harness:\n  knowledge:\n    enabled: true\n    embeddings:\n      base_url: http://127.0.0.1:9/v1\n      model: e\n      api_key_env: EARLY_EMBED_KEY\n');
+    const secrets = withLog({ EARLY_EMBED_KEY: 'early-embed-secret-123456', ANTHROPIC_API_KEY: 'sk-early-123456' });
+    const early = startEarlyIntrospection(path, secrets);
+    const introspection = startRuntimeIntrospection(parseConfigForMode({ path }, 'info'), secrets, early);
+    expect(introspection).toBe(early);
+    await introspection?.claim();
+    const [names] = envs();
+    expect(names).toContain('PATH');
+    expect(names).not.toContain('EARLY_EMBED_KEY');
+    expect(names).not.toContain('ANTHROPIC_API_KEY');
+  });
+
+  it('is killed and run again when it withheld a variable the checked configuration passes on', async () => {
+    // a word of the file that is no credential: withheld early (the file is not checked yet), passed on after
+    const path = file('# EARLY_HARMLESS is only a word here\n');
+    const vars = withLog({ EARLY_HARMLESS: 'x', FIXTURE_MODE: 'hang' });
+    const early = startEarlyIntrospection(path, vars);
+    const [first] = await awaitPids(1);
+    const introspection = startRuntimeIntrospection(parseConfigForMode({ path }, 'info'), vars, early);
+    expect(introspection).not.toBe(early);
+    const [, second] = await awaitPids(2);
+    await introspection?.discard();
+    expect(alive(first as number)).toBe(false);
+    expect(alive(second as number)).toBe(false);
+    const [before, after] = envs();
+    expect(before).not.toContain('EARLY_HARMLESS');
+    expect(after).toContain('EARLY_HARMLESS');
+  });
+
+  it('starts nothing for a file it cannot read or that names no application', () => {
+    expect(startEarlyIntrospection(join(dir, 'missing.yaml'), env())).toBeUndefined();
+    writeFileSync(join(dir, 'bad.yaml'), 'application_path: [unclosed\n');
+    expect(startEarlyIntrospection(join(dir, 'bad.yaml'), env())).toBeUndefined();
+    writeFileSync(join(dir, 'none.yaml'), 'identity: early\n');
+    expect(startEarlyIntrospection(join(dir, 'none.yaml'), env())).toBeUndefined();
+    expect(pids()).toHaveLength(0);
   });
 });

@@ -33,17 +33,21 @@ export async function runInfo(io: Io, opts: InfoOptions): Promise<void> {
 }
 
 async function listing(io: Io, opts: InfoOptions, signal: AbortSignal): Promise<void> {
-  // the configuration first: the application's introspection starts as soon as it is known and
-  // runs while the rest of the listing code loads; a listing loads no journal, model or exporter code
-  const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
-  const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'info');
-  const introspection = startRuntimeIntrospection(config, io.env);
+  const path = resolve(io.cwd, opts.config);
+  // the application starts from the file as soon as it is read, and answers while the
+  // configuration code loads and checks it; a listing loads no journal, model or exporter code
+  const { startEarlyIntrospection } = await import('../../host/early-introspection.js');
+  let introspection = startEarlyIntrospection(path, io.env);
   const onAbort = (): void => void introspection?.discard();
   signal.addEventListener('abort', onAbort, { once: true });
   let runtime: Runtime;
   let assembleTools: typeof AssembleTools;
   let report: typeof InfoReportModule;
   try {
+    const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
+    const config = parseConfigForMode({ path }, 'info');
+    // adopted when it runs exactly what the checked configuration runs, replaced otherwise
+    introspection = startRuntimeIntrospection(config, io.env, introspection);
     const [{ openRuntime }, tools, reportModule] = await Promise.all([
       import('../../host/runtime.js'),
       import('../../host/tools.js'),

@@ -1,12 +1,13 @@
 /**
- * What `fisk run` does before its own code loads: check the flags, read the configuration and start
- * the application's introspection. The run code is the largest part of the program to load, so the
- * application answers while it loads instead of after.
+ * What `fisk run` does before its own code loads: check the flags, start the application's
+ * introspection from the configuration file, then load and check the configuration. The
+ * application's start and the run code's loading are the slowest parts of a start, so the
+ * application answers while the configuration and the run code load instead of after.
  */
 import { resolve } from 'node:path';
-import { parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import { startRuntimeIntrospection } from '../../host/application.js';
+import type { startRuntimeIntrospection } from '../../host/application.js';
+import { startEarlyIntrospection } from '../../host/early-introspection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -38,13 +39,26 @@ export function checkJournalFlags(query: readonly string[], flags: RunFlags): vo
   if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
 }
 
-/** Checks the flags, reads the configuration and starts the application's introspection. */
-export function prepareRun(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): PreparedRun {
+/**
+ * Checks the flags, starts the application's introspection, and reads the configuration. The
+ * introspection started from the file is kept only when the checked configuration would run
+ * exactly that command; a refused configuration stops it.
+ */
+export async function prepareRun(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps): Promise<PreparedRun> {
   checkJournalFlags(query, flags);
-  const config = withModel(parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run'), flags.model);
+  const path = resolve(io.cwd, flags.config);
   const loading = new AbortController();
   const stopLoading = (deps.onInterrupt ?? processInterrupt)(() => loading.abort());
-  const introspection = startRuntimeIntrospection(config, io.env);
+  let introspection = startEarlyIntrospection(path, io.env);
   loading.signal.addEventListener('abort', () => void introspection?.discard(), { once: true });
-  return { config, introspection, loading: loading.signal, stopLoading };
+  try {
+    const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
+    const config = withModel(parseConfigForMode({ path }, 'run'), flags.model);
+    introspection = startRuntimeIntrospection(config, io.env, introspection);
+    return { config, introspection, loading: loading.signal, stopLoading };
+  } catch (err) {
+    stopLoading();
+    await introspection?.discard();
+    throw err;
+  }
 }

@@ -40,10 +40,10 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
         const { runRemoteCommand } = await import('./run-remote.js');
         return runRemoteCommand(query, flags, command, io, deps);
       }
-      // the configuration is read and the application started before the run code loads, so the
+      // the application is started and the configuration read before the run code loads, so the
       // application answers its introspection while that code loads
       const { prepareRun } = await import('./run-prepare.js');
-      const prepared = prepareRun(query, flags, io, deps);
+      const prepared = await prepareRun(query, flags, io, deps);
       try {
         const { runCommand } = await import('./run-action.js');
         await runCommand(query, flags, io, deps, prepared);
