@@ -21,17 +21,6 @@ export type GateVerdict =
   /** The run was cancelled before the operator could be asked, or the question met silence. */
   | { readonly verdict: 'abort' };
 
-/** Whether a tool result is a refusal written by {@link denialOutput}. */
-export function isDenialOutput(output: string): boolean {
-  if (!output.startsWith('{"allowed":false')) return false;
-  try {
-    const parsed: unknown = JSON.parse(output);
-    return typeof parsed === 'object' && parsed !== null && 'allowed' in parsed && parsed.allowed === false;
-  } catch {
-    return false;
-  }
-}
-
 export const NO_OPERATOR_REASON =
   'this tool needs an operator to approve each call and none is present; the call was not run and will not be approved in this run';
 export const DECLINED_REASON =

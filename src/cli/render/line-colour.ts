@@ -4,7 +4,7 @@
  * `NO_COLOR` is set to anything, and with `--no-color`, so logs and pipes get plain text.
  */
 import type { AgentEvent } from '../../agent/events.js';
-import { isDenialOutput } from '../../agent/confirm-gate.js';
+import { refusalOf } from '../../toolkit/invoke/messages.js';
 
 export const LINE_TONES = ['plain', 'dim', 'yellow', 'red'] as const;
 export type LineTone = (typeof LINE_TONES)[number];
@@ -25,7 +25,8 @@ export function toneFor(event: AgentEvent): LineTone {
     case 'crash':
       return 'red';
     case 'tool_result':
-      return event.refused !== undefined || isDenialOutput(event.output) ? 'red' : 'plain';
+      // a refusal the event does not mark (a peer's denial comes back as its output) reads as one too
+      return event.refused !== undefined || refusalOf(event.output, false) === 'denied' ? 'red' : 'plain';
     case 'thinking':
     case 'text':
     case 'text_fragment':
