@@ -54,7 +54,12 @@ function summary(r) {
         s.info_ms,
         s.info_goal_ms,
         'ms',
-        busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_cpu_ms and info_vs_node` : undefined,
+        [
+          s.shop_alone_ms === undefined ? undefined : `the shop's own --fisk-introspect takes ${s.shop_alone_ms.median} ms alone; fisk adds ${s.info_over_shop_ms.median} ms to it (info_over_shop_ms)`,
+          busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_cpu_ms and info_vs_node` : undefined,
+        ]
+          .filter((n) => n !== undefined)
+          .join('; ') || undefined,
       ),
     );
     out.push(

@@ -7,6 +7,9 @@
 //     (how most of them ship). The shop, a Node program, spends about a `node -e 0` starting on
 //     its own, which fisk overlaps with its own start but cannot remove; this figure is fisk's part,
 //     `info_native_ms`, next to the shop's `info_ms`.
+//   - the shop's own `--fisk-introspect` alone (`shop_alone_ms`), and `fisk info` less it, round by
+//     round (`info_over_shop_ms`): the shop answers while fisk loads, so this is what fisk adds to
+//     an application's own start, and the floor under `info_ms` is the shop's own time,
 //   - peak resident memory of `fisk --help` (child's own process.resourceUsage().maxRSS),
 //   - `fisk info` run from the compiled modules (dist/cli/main.js) instead of the bundled program
 //     the package installs (dist/bin/fisk.js), as the ratio bundled / compiled: what bundling saves.
@@ -58,6 +61,7 @@ const cases = {
   info: { args: [cli, 'info', '--config', 'agent.yaml'], cwd: shop },
   info_native: { args: [cli, 'info', '--config', 'agent.yaml'], cwd: native },
   info_compiled: { args: [compiled, 'info', '--config', 'agent.yaml'], cwd: shop },
+  shop_alone: { args: [join(shop, 'shop.mjs'), '--fisk-introspect'], cwd: shop },
 };
 
 function once(c, rssFile) {
@@ -70,8 +74,8 @@ const round2 = (x) => Math.round(x * 100) / 100;
 
 try {
   for (const c of Object.values(cases)) once(c); // warm the file cache
-  const wall = { node: [], help: [], info: [], info_native: [], info_compiled: [] };
-  const cpu = { node: [], help: [], info: [], info_native: [], info_compiled: [] };
+  const wall = { node: [], help: [], info: [], info_native: [], info_compiled: [], shop_alone: [] };
+  const cpu = { node: [], help: [], info: [], info_native: [], info_compiled: [], shop_alone: [] };
   const rss = { node: [], help: [] };
   for (let i = 0; i < rounds; i++) {
     for (const name of Object.keys(cases)) {
@@ -108,6 +112,8 @@ try {
     info_native_cpu_ms: hasCpu ? stats(cpu.info_native) : null,
     info_native_vs_node: ratio('info_native'),
     info_native_vs_node_cpu: cpuRatio('info_native'),
+    shop_alone_ms: stats(wall.shop_alone),
+    info_over_shop_ms: stats(wall.info.map((x, i) => x - wall.shop_alone[i])),
     info_compiled_ms: stats(wall.info_compiled),
     info_compiled_cpu_ms: hasCpu ? stats(cpu.info_compiled) : null,
     info_bundled_vs_compiled: stats(wall.info.map((x, i) => x / wall.info_compiled[i])),
