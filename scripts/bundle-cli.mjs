@@ -68,6 +68,9 @@ await build({
   output: {
     dir: staging,
     format: 'cjs',
+    // documentation comments are for reading the sources, not for running them: left out, the
+    // program is a fifth smaller and parses faster; licence notices stay
+    comments: { legal: true, annotation: true, jsdoc: false },
     entryFileNames: '[name].cjs',
     chunkFileNames: 'chunks/[name]-[hash].cjs',
     // the full-screen view's chunk imports Ink's module, which sits beside it
