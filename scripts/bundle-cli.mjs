@@ -8,12 +8,13 @@
 // The bundle is CommonJS (dist/bin/fisk.cjs and chunks/*.cjs): Node 20 loads a CommonJS module
 // with far less work than an ES module, whose loader resolves, reads, links and evaluates each one
 // through several asynchronous steps; over the forty-odd chunks a command loads, that was about a
-// fifth of `fisk info`. dist/bin/fisk.js, the program the package names, only requires it.
+// fifth of `fisk info`; the package names dist/bin/fisk.cjs itself as its program, since an ES
+// module in front of it would start the ES module loader all the same.
 // Ink cannot be in it: its layout engine starts with a top-level await, which CommonJS cannot
 // hold. Ink is bundled on its own as an ES module (chunks/vendor-ink.mjs) that the full-screen view
 // imports, and React stays in node_modules so that Ink and the view share one copy of it.
 // Run after `tsc -p tsconfig.build.json`; `npm run build` does both.
-import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -92,18 +93,6 @@ if (importsInk(join(staging, 'fisk.cjs'))) warnings.push(`error: dist/bin/fisk.c
 if (!readdirSync(join(staging, 'chunks')).some((name) => name.endsWith('.cjs') && importsInk(join(staging, 'chunks', name)))) {
   warnings.push(`error: no chunk imports ./${INK_MODULE}: the full-screen view would load Ink from somewhere else`);
 }
-writeFileSync(
-  join(staging, 'fisk.js'),
-  [
-    '#!/usr/bin/env node',
-    '// The fisk program: the bundle beside this file is CommonJS, which Node 20 starts faster than ES modules.',
-    "import { createRequire } from 'node:module';",
-    '',
-    "createRequire(import.meta.url)('./fisk.cjs');",
-    '',
-  ].join('\n'),
-  { mode: 0o755 },
-);
 if (warnings.length > 0) {
   // an unresolved import would fail only when its code runs; refuse the build instead
   process.stderr.write(`bundle-cli: the bundle is not clean:\n${warnings.join('\n')}\n`);

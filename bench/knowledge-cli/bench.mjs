@@ -3,7 +3,7 @@
 // of the same 300-file synthetic corpus the knowledge benchmark uses, in interleaved rounds. Reports
 // wall and CPU time (user + system) of each, and `node -e 0` for reference.
 // FISK_BENCH_KNOWLEDGE_CLI_ROUNDS sets the rounds (default 15), FISK_BENCH_KNOWLEDGE_CLI_FILES the
-// corpus size (default 300). `fisk` is the installed program, dist/bin/fisk.js; FISK_BENCH_CLI names
+// corpus size (default 300). `fisk` is the installed program, dist/bin/fisk.cjs; FISK_BENCH_CLI names
 // another entry under dist/ (cli/main.js: the compiled modules without the bundle).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { machine, stats, TICK_MS, timeNode } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const cli = join(root, 'dist', process.env.FISK_BENCH_CLI ?? 'bin/fisk.js');
+const cli = join(root, 'dist', process.env.FISK_BENCH_CLI ?? 'bin/fisk.cjs');
 const rounds = Number(process.env.FISK_BENCH_KNOWLEDGE_CLI_ROUNDS ?? 15);
 const files = Number(process.env.FISK_BENCH_KNOWLEDGE_CLI_FILES ?? 300);
 const work = mkdtempSync(join(tmpdir(), 'fisk-bench-knowledge-cli-'));

@@ -236,7 +236,7 @@ for (const wire of ['anthropic', 'chat', 'responses']) {
 
 // --- start-up -----------------------------------------------------------------------------------------
 
-const cli = join(root, 'dist', 'bin', 'fisk.js');
+const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 const work = mkdtempSync(join(tmpdir(), 'fisk-bench-start-'));
 const appPath = join(work, 'streams.mjs');
 writeFileSync(

@@ -12,7 +12,7 @@
 //     an application's own start, and the floor under `info_ms` is the shop's own time,
 //   - peak resident memory of `fisk --help` (child's own process.resourceUsage().maxRSS),
 //   - `fisk info` run from the compiled modules (dist/cli/main.js) instead of the bundled program
-//     the package installs (dist/bin/fisk.js), as the ratio bundled / compiled: what bundling saves.
+//     the package installs (dist/bin/fisk.cjs), as the ratio bundled / compiled: what bundling saves.
 // The 250 ms goal for `fisk info` is a wall time on an idle machine: info_ms compares to it only
 // while the load average stays below the number of cores. On a busy machine read the ratios to
 // `node -e 0` (info_vs_node, info_vs_node_cpu) and info_cpu_ms instead.
@@ -25,7 +25,7 @@ import { machine, stats, TICK_MS, timeNode } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const cli = join(root, 'dist', 'bin', 'fisk.js');
+const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 const compiled = join(root, 'dist', 'cli', 'main.js');
 const shop = join(root, 'examples', 'shop');
 const probe = join(here, 'rss-probe.mjs');

@@ -16,7 +16,7 @@ import { runCli } from '../../src/cli/program.js';
 import { captureIo } from '../../src/cli/test-io.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const cli = join(root, 'dist', 'bin', 'fisk.js');
+const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 const fixture = join(root, 'test', 'fixtures', 'fisk-app.mjs');
 
 let dir: string;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The program the package installs as `fisk`: the bundle `npm run build` writes. */
-export const MAIN = join(ROOT, 'dist/bin/fisk.js');
+export const MAIN = join(ROOT, 'dist/bin/fisk.cjs');
 
 function newestMtime(path: string): number {
   const s = statSync(path);
@@ -26,7 +26,7 @@ export function ensureBuilt(): void {
     // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
   }
   execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: ROOT, stdio: 'pipe' });
-  if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.js is missing; run npm run build');
+  if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.cjs is missing; run npm run build');
 }
 
 /** What a finished `fisk` process left behind. */

@@ -9,7 +9,7 @@ import { startFakeEmbeddings, tempDir } from './support.js';
 import type { FakeEmbeddings, TempDir } from './support.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const cli = join(root, 'dist', 'bin', 'fisk.js');
+const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 
 let tmp: TempDir;
 let fake: FakeEmbeddings;

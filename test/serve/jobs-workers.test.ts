@@ -22,7 +22,7 @@ import { startNatsServer } from '../../src/agenttest/nats-server.js';
 import type { NatsServer } from '../../src/agenttest/nats-server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'bin', 'fisk.js');
+const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 const app = join(root, 'test', 'fixtures', 'job-app.mjs');
 
 let nats: NatsServer;
