@@ -28,7 +28,7 @@ const root = join(here, '..', '..');
 const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 const compiled = join(root, 'dist', 'cli', 'main.js');
 const shop = join(root, 'examples', 'shop');
-const probe = join(here, 'rss-probe.mjs');
+const probe = join(here, 'rss-probe.cjs');
 const rounds = Number(process.env.FISK_BENCH_STARTUP_ROUNDS ?? 15);
 const scratch = mkdtempSync(join(tmpdir(), 'fisk-bench-startup-'));
 
@@ -67,7 +67,7 @@ const cases = {
 function once(c, rssFile) {
   const env = { ...process.env, NO_COLOR: '1' };
   if (rssFile) env.FISK_BENCH_RSS_FILE = rssFile;
-  return timeNode(rssFile ? ['--import', probe, ...c.args] : c.args, { cwd: c.cwd, env });
+  return timeNode(rssFile ? ['--require', probe, ...c.args] : c.args, { cwd: c.cwd, env });
 }
 
 const round2 = (x) => Math.round(x * 100) / 100;
