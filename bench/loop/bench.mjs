@@ -248,7 +248,7 @@ writeFileSync(
 );
 const agentYaml = join(work, 'agent.yaml');
 writeFileSync(agentYaml, `identity: bench\nsystem_prompt: You look after streams.\napplication_path: ${appPath}\nllm:\n  model: claude-fake-1\n`);
-const probe = join(here, 'rss-probe.mjs');
+const probe = join(here, '..', 'lib', 'rss-probe.cjs');
 
 function timeOnce(args, env = {}) {
   const start = process.hrtime.bigint();
@@ -266,7 +266,7 @@ for (let i = 0; i < STARTS + 2; i++) {
   const h = timeOnce([cli, '--help']);
   const f = timeOnce([cli, 'info', '--config', agentYaml], { ANTHROPIC_API_KEY: 'sk-bench' });
   const rssFile = join(work, `rss-${i}`);
-  timeOnce(['--import', probe, cli, '--help'], { FISK_BENCH_RSS_FILE: rssFile });
+  timeOnce(['--require', probe, cli, '--help'], { FISK_BENCH_RSS_FILE: rssFile });
   if (i < 2) continue; // warm the file cache
   bareNode.push(n);
   help.push(h);

@@ -28,7 +28,7 @@ const root = join(here, '..', '..');
 const cli = join(root, 'dist', 'bin', 'fisk.cjs');
 const compiled = join(root, 'dist', 'cli', 'main.js');
 const shop = join(root, 'examples', 'shop');
-const probe = join(here, 'rss-probe.cjs');
+const probe = join(here, '..', 'lib', 'rss-probe.cjs');
 const rounds = Number(process.env.FISK_BENCH_STARTUP_ROUNDS ?? 15);
 const scratch = mkdtempSync(join(tmpdir(), 'fisk-bench-startup-'));
 
