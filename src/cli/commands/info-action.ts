@@ -46,6 +46,7 @@ async function listing(io: Io, opts: InfoOptions, signal: AbortSignal): Promise<
   try {
     const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
     const config = parseConfigForMode({ path }, 'info');
+    signal.throwIfAborted();
     // adopted when it runs exactly what the checked configuration runs, replaced otherwise
     introspection = startRuntimeIntrospection(config, io.env, introspection);
     const [{ openRuntime }, tools, reportModule] = await Promise.all([

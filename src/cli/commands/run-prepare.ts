@@ -54,7 +54,8 @@ export async function prepareRun(query: readonly string[], flags: RunFlags, io: 
   try {
     const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
     const config = withModel(parseConfigForMode({ path }, 'run'), flags.model);
-    introspection = startRuntimeIntrospection(config, io.env, introspection);
+    // after a Ctrl-C nothing more is started: the run ends with the interruption before it loads the tools
+    introspection = loading.signal.aborted ? undefined : startRuntimeIntrospection(config, io.env, introspection);
     return { config, introspection, loading: loading.signal, stopLoading };
   } catch (err) {
     stopLoading();
