@@ -8,8 +8,7 @@ import { credentialEnvNames as configCredentialNames } from '../config/index.js'
 import type { Config } from '../config/index.js';
 import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
-import { compileFilters } from '../toolkit/filter.js';
-import { applicationLoadOptions, introspectionParams, startApplicationIntrospection } from '../toolkit/load-options.js';
+import { applicationLoadOptions, startApplicationIntrospection } from '../toolkit/load-options.js';
 import type { LoadApplicationOptions } from '../toolkit/load-options.js';
 
 /** The credential union for a configuration, from the registry as it stands now. */
@@ -49,18 +48,7 @@ export function startRuntimeIntrospection(
   early?: PendingIntrospection,
 ): PendingIntrospection | undefined {
   const options = runtimeApplicationOptions(config, env);
-  if (early !== undefined) {
-    if (options !== undefined && filtersCompile(options) && early.matches(introspectionParams(options))) return early;
-    void early.discard();
-  }
-  return options === undefined ? undefined : startApplicationIntrospection(options);
-}
-
-function filtersCompile(options: LoadApplicationOptions): boolean {
-  try {
-    compileFilters(options.include, options.exclude);
-    return true;
-  } catch {
-    return false;
-  }
+  if (options !== undefined) return startApplicationIntrospection(options, early);
+  void early?.discard();
+  return undefined;
 }

@@ -73,12 +73,18 @@ export function introspectionParams(opts: LoadApplicationOptions): Introspection
  * Starts the introspection `loadApplicationTools(opts)` would run, now, so the application starts
  * while the caller is still getting ready; hand the result to the load as `pending`. Nothing is
  * started for options the load would refuse before introspecting (an invalid filter pattern).
+ * `early`, one started before these options were known, is returned instead when it runs exactly
+ * this command, and discarded (its application killed) otherwise.
  */
-export function startApplicationIntrospection(opts: LoadApplicationOptions): PendingIntrospection | undefined {
+export function startApplicationIntrospection(opts: LoadApplicationOptions, early?: PendingIntrospection): PendingIntrospection | undefined {
   try {
     compileFilters(opts.include, opts.exclude);
   } catch {
+    void early?.discard();
     return undefined;
   }
-  return startIntrospection(introspectionParams(opts));
+  const params = introspectionParams(opts);
+  if (early?.matches(params) === true) return early;
+  void early?.discard();
+  return startIntrospection(params);
 }
