@@ -35,6 +35,9 @@ export const OTLP_CREDENTIAL_ENV_NAMES = [
 /** Slack credentials live only in the environment, never in agent.yaml. */
 export const SLACK_CREDENTIAL_ENV_NAMES = ['SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN'] as const;
 
+/** The credential variables every configuration withholds from tools, whatever it says. */
+export const STANDING_CREDENTIAL_ENV_NAMES: readonly string[] = [...PROVIDER_CREDENTIAL_ENV_NAMES, ...OTLP_CREDENTIAL_ENV_NAMES, ...SLACK_CREDENTIAL_ENV_NAMES];
+
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** The variable names a `${VAR}` template refers to. */
@@ -48,11 +51,7 @@ export function referencedVariables(template: string): string[] {
  * and every variable an MCP client's url or headers refer to. Sorted and deduplicated.
  */
 export function credentialEnvNames(config: Config): string[] {
-  const names = new Set<string>([
-    ...PROVIDER_CREDENTIAL_ENV_NAMES,
-    ...OTLP_CREDENTIAL_ENV_NAMES,
-    ...SLACK_CREDENTIAL_ENV_NAMES,
-  ]);
+  const names = new Set<string>(STANDING_CREDENTIAL_ENV_NAMES);
   const k = config.harness.knowledge;
   if (k.enabled && k.embeddings?.apiKeyEnv !== undefined) names.add(k.embeddings.apiKeyEnv);
   for (const client of config.mcpClients) {

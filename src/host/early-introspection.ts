@@ -11,7 +11,7 @@
  *   environment, deadline and working directory), and otherwise it is discarded, killing the
  *   application; a refused configuration discards it too.
  */
-import { OTLP_CREDENTIAL_ENV_NAMES, PROVIDER_CREDENTIAL_ENV_NAMES, SLACK_CREDENTIAL_ENV_NAMES } from '../config/credentials.js';
+import { STANDING_CREDENTIAL_ENV_NAMES } from '../config/credentials.js';
 import { peekApplication } from '../config/peek.js';
 import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
@@ -25,7 +25,7 @@ import { resolveApplicationPath, startApplicationIntrospection } from '../toolki
 export function startEarlyIntrospection(path: string, env: Readonly<Record<string, string | undefined>>): PendingIntrospection | undefined {
   const peek = peekApplication(path);
   if (peek === undefined) return undefined;
-  const credentials = new Set([...providerCredentialEnvNames(), ...PROVIDER_CREDENTIAL_ENV_NAMES, ...OTLP_CREDENTIAL_ENV_NAMES, ...SLACK_CREDENTIAL_ENV_NAMES, ...peek.words]);
+  const credentials = new Set([...providerCredentialEnvNames(), ...STANDING_CREDENTIAL_ENV_NAMES, ...peek.words]);
   return startApplicationIntrospection({
     applicationPath: resolveApplicationPath(peek.applicationPath, peek.baseDir),
     globalFlags: [],
