@@ -5,7 +5,7 @@
  * the early introspection ran exactly what it would run itself, and it is thrown away (the
  * application killed) when it did not, or when the file is refused.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
 
@@ -25,10 +25,15 @@ export interface ApplicationPeek {
 
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 
-/** The file's application, or undefined when it names none or cannot be read as YAML (the check will say why). */
+/**
+ * The file's application, or undefined when it names none, is not a regular file, or cannot be
+ * read as YAML (the check will say why).
+ */
 export function peekApplication(path: string): ApplicationPeek | undefined {
   let text: string;
   try {
+    // a regular file only: a pipe (`--config <(...)`) can be read once, and that read is the check's
+    if (!statSync(path).isFile()) return undefined;
     text = readFileSync(path, 'utf8');
   } catch {
     return undefined;

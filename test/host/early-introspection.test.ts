@@ -3,6 +3,7 @@
  * the command is still loading): the runtime uses it only when it would run exactly the same
  * command, and otherwise kills it and runs its own; a runtime that fails first kills it too.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,12 +135,15 @@ describe('an introspection started from the file, before the configuration is ch
     expect(after).toContain('EARLY_HARMLESS');
   });
 
-  it('starts nothing for a file it cannot read or that names no application', () => {
+  it('starts nothing for a file it cannot read, a pipe, or a file that names no application', () => {
     expect(startEarlyIntrospection(join(dir, 'missing.yaml'), env())).toBeUndefined();
     writeFileSync(join(dir, 'bad.yaml'), 'application_path: [unclosed\n');
     expect(startEarlyIntrospection(join(dir, 'bad.yaml'), env())).toBeUndefined();
     writeFileSync(join(dir, 'none.yaml'), 'identity: early\n');
     expect(startEarlyIntrospection(join(dir, 'none.yaml'), env())).toBeUndefined();
+    // a pipe is left alone (reading it would take the text the check needs); opening it would block here
+    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+    expect(startEarlyIntrospection(join(dir, 'pipe.yaml'), env())).toBeUndefined();
     expect(pids()).toHaveLength(0);
   });
 });
