@@ -2,7 +2,7 @@
  * The examples under examples/ as a person runs them: the built `fisk`, started in the example's
  * own directory (not the repository root), against the fake Messages API, with no terminal.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +65,15 @@ describe('examples/shop: an application written with fisk-ai/app', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/order\s+application\s+yes \(ai:confirm\)/);
     expect(r.stdout).toMatch(/reset/);
+  });
+
+  it('copied out of the checkout without its packages, stops naming the package it could not find', async () => {
+    const copy = join(storeBase, 'shop-copy');
+    cpSync(dir, copy, { recursive: true });
+    const r = await runFisk(['info', '--config', 'agent.yaml'], copy);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/cannot introspect application_path .*shop\.mjs.*: it exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package '(?:commander|fisk-ai)'/);
+    expect(r.stderr).not.toMatch(/Node\.js v\d/);
   });
 });
 

@@ -46,6 +46,25 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/** Longest excerpt of an application's stderr quoted in a message. */
+const GIST_MAX_CHARS = 400;
+/** A line stating an error the way runtimes and programs print one: `TypeError: …`, `Error [CODE]: …`, `panic: …`, `error: …`. */
+const ERROR_STATEMENT = /^(?:[A-Za-z_.]*(?:Error|Exception)\b|panic:|fatal:|error:|Error:)/;
+/** Lines that say nothing on their own: stack frames, a runtime's version trailer, lone brackets and carets. */
+const NOISE_LINE = /^(?:\s+at\s|\s*File ".*", line \d|Node\.js v\d|[\s{}()[\]^~,;]*$)/;
+
+/**
+ * What a failed application said, in a line or two: the first line that states an error (an uncaught
+ * exception's `Error [ERR_MODULE_NOT_FOUND]: Cannot find package …`, Python's last traceback line,
+ * Go's `panic:`), else the last three lines that are not stack frames or trailers.
+ */
+export function stderrGist(stderr: string): string {
+  const lines = stderr.split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const statement = lines.find((l) => ERROR_STATEMENT.test(l));
+  const gist = statement ?? lines.filter((l) => !NOISE_LINE.test(l)).slice(-3).map((l) => l.trim()).join(' / ');
+  return gist.length > GIST_MAX_CHARS ? `${gist.slice(0, GIST_MAX_CHARS - 1)}…` : gist;
+}
+
 /** Runs the introspection and returns the decoded, checked model. Throws `ToolkitError` (`introspect`). */
 export async function introspect(opts: IntrospectOptions): Promise<ApplicationModel> {
   opts.signal?.throwIfAborted();
@@ -86,7 +105,8 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   if ('error' in outcome) throw fail(opts.binary, `it cannot be started (${outcome.error.message}); check the path and that it is executable`, outcome.error);
   if (problem !== undefined) throw fail(opts.binary, problem);
   if (outcome.code !== 0) {
-    const said = stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' / ')}`;
+    const gist = stderrGist(stderr);
+    const said = gist === '' ? '' : `: ${gist}`;
     throw fail(opts.binary, `it exited with status ${outcome.code ?? 'unknown'}${said}; is it a fisk application?`);
   }
   let decoded: unknown;
