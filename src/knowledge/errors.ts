@@ -16,6 +16,7 @@ export const KNOWLEDGE_ERROR_CODES = [
   'no_fts5', // this SQLite build has no FTS5
   'bad_query', // a query the language refuses (OR, NEAR, a trailing *)
   'bad_citation', // a citation that is not `<path>#<ordinal>`
+  'bad_questions', // an evaluation's questions file that is not `question<TAB>path|path` lines
   'not_built', // an operation that needs a built index found none
   'io', // a file or directory could not be read or written
 ] as const;
@@ -37,6 +38,7 @@ export class KnowledgeError extends FiskError<KnowledgeErrorCode> {
         return 'configuration';
       case 'bad_query':
       case 'bad_citation':
+      case 'bad_questions':
         return 'usage';
       default:
         return 'runtime';

@@ -46,3 +46,5 @@ export type { KnowledgeToolName, KnowledgeToolsOptions } from './tools.js';
 export { fence, cleanText, DATA_TAG } from './fence.js';
 export { prepareRunKnowledge, knowledgeToolsForListing } from './run-knowledge.js';
 export type { RunKnowledge, RunKnowledgeContext } from './run-knowledge.js';
+export { evaluateQuestions, parseQuestions, isAnswer, rankOfFirstAnswer, scoreRanks, EVAL_DEPTH } from './evaluate.js';
+export type { EvalOutcome, EvalQuestion, EvalReport, EvalScore, EvaluateOptions } from './evaluate.js';

@@ -238,6 +238,76 @@ CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN SELECT 1; END;`);
   });
 });
 
+describe('fisk knowledge eval', () => {
+  const QUESTIONS = [
+    '# questions a reader would ask, and the documents that answer them',
+    'How long are backups kept?\tdocs/retention.md',
+    '',
+    'Are the backups encrypted?\tdocs/policy.md',
+    'How often is a policy reviewed?\tdocs/retention.md|docs/policy.md',
+    'Who holds the legal exceptions?\tdocs/nowhere.md',
+    '',
+  ].join('\n');
+
+  it('scores where the first right document lands, and names an answer the index does not hold', async () => {
+    tmp.write('questions.tsv', QUESTIONS);
+    expect((await fisk(['index'])).code).toBe(EXIT.ok);
+    const r = await fisk(['eval', 'questions.tsv']);
+    expect(r.code).toBe(EXIT.ok);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines[0]).toBe('tier: lexical (FTS5 BM25)');
+    expect(lines[1]).toBe('  1  How long are backups kept?  -> docs/retention.md');
+    expect(lines[3]).toBe('  1  How often is a policy reviewed?  -> docs/policy.md');
+    expect(lines[4]).toMatch(/^ {2}- {2}Who holds the legal exceptions\? {2}-> docs\/retention\.md \(expected docs\/nowhere\.md, not in the first 10\)$/);
+    expect(lines.at(-1)).toBe('4 questions: recall@1 0.750 (3), recall@5 0.750 (3), MRR 0.750');
+    expect(r.err).toContain("this answer names no indexed document (see 'fisk knowledge sources'): docs/nowhere.md");
+
+    const misses = await fisk(['eval', 'questions.tsv', '--misses-only']);
+    expect(misses.out.split('\n').filter((l) => l.includes('->'))).toHaveLength(1);
+
+    const j = JSON.parse((await fisk(['eval', 'questions.tsv', '--json', '--depth', '5'])).out) as {
+      depth: number;
+      recall_at_1: number;
+      unknown_answers: string[];
+      outcomes: { line: number; rank: number; first: string[] }[];
+    };
+    expect(j.depth).toBe(5);
+    expect(j.recall_at_1).toBe(0.75);
+    expect(j.unknown_answers).toEqual(['docs/nowhere.md']);
+    expect(j.outcomes.map((o) => [o.line, o.rank])).toEqual([
+      [2, 1],
+      [4, 1],
+      [5, 1],
+      [6, 0],
+    ]);
+  });
+
+  it('refuses a missing or malformed questions file and a bad depth, naming what to change', async () => {
+    await fisk(['index']);
+    const missing = await fisk(['eval', 'nope.tsv']);
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.err).toContain('cannot read the questions file "nope.tsv": it does not exist');
+    expect((await fisk(['eval', 'docs'])).err).toContain('cannot read the questions file "docs": it is a directory');
+    tmp.write('bad.tsv', 'How long are backups kept?\tdocs/retention.md\nno tab on this line\n');
+    const bad = await fisk(['eval', 'bad.tsv']);
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.err).toContain('bad.tsv:2: expected a question, a tab, then the answering paths separated by "|"');
+    tmp.write('empty.tsv', '# nothing yet\n\n');
+    expect((await fisk(['eval', 'empty.tsv'])).err).toContain('empty.tsv holds no question');
+    tmp.write('questions.tsv', QUESTIONS);
+    const depth = await fisk(['eval', 'questions.tsv', '--depth', '3']);
+    expect(depth.code).toBe(EXIT.usage);
+    expect(depth.err).toContain('--depth must be a whole number from 5 to 50, got "3"');
+  });
+
+  it('says "not built" before the first index', async () => {
+    tmp.write('questions.tsv', QUESTIONS);
+    const r = await fisk(['eval', 'questions.tsv']);
+    expect(r.code).toBe(EXIT.error);
+    expect(r.err).toContain('has not been built yet');
+  });
+});
+
 describe('fisk knowledge with embeddings', () => {
   let fake: FakeEmbeddings;
   beforeEach(async () => {
@@ -263,6 +333,12 @@ describe('fisk knowledge with embeddings', () => {
     expect(dj.status).toBe('ok');
     // the stats show the pinned identity
     expect((await fisk(['stats'], env)).out).toMatch(/Dimension\s+16/);
+    // an evaluation searches the way the tool does: hybrid when vectors are configured
+    fake.behaviour = () => 'ok';
+    tmp.write('questions.tsv', 'Who overrides retention?\tdocs/retention.md\n');
+    const ev = await fisk(['eval', 'questions.tsv'], env);
+    expect(ev.out.split('\n')[0]).toBe('tier: hybrid (FTS5 + vectors, RRF) - model=toy dimension=16');
+    expect(ev.out).toContain('1 question: recall@1 1.000 (1)');
   });
 
   it('refuses an unset api_key_env variable, naming it', async () => {

@@ -1,6 +1,6 @@
 /** What each `fisk knowledge` subcommand does; loaded only when one of them runs. */
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
@@ -221,6 +221,71 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
         const one = oneLine(h.content);
         println(out, `  Chunk    ${one.length > 100 ? `${one.slice(0, 100)}...` : one}`);
       }
+    }
+  } finally {
+    r.close();
+  }
+}
+
+/** Figures to three places, as the evaluation prints them. */
+const fig = (x: number): string => x.toFixed(3);
+
+export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?: boolean; missesOnly?: boolean }): Promise<void> {
+  const { evaluateQuestions, parseQuestions, EVAL_DEPTH } = await import('../../knowledge/evaluate.js');
+  const { listSources } = await import('../../knowledge/maintenance.js');
+  const depth = o.depth === undefined ? EVAL_DEPTH : Number(o.depth);
+  if (!Number.isInteger(depth) || depth < 5 || depth > 50) throw new UsageError(`--depth must be a whole number from 5 to 50, got ${JSON.stringify(o.depth)}`);
+  const path = resolve(ctx.io.cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory; name the file of questions' : (err as Error).message;
+    throw new UsageError(`cannot read the questions file ${JSON.stringify(file)}: ${why}`);
+  }
+  const questions = parseQuestions(text, file);
+  const r = reader(ctx);
+  try {
+    const sources = listSources(r);
+    if (sources === undefined) throw new CliError(NOT_BUILT);
+    const report = await withInterrupt((signal) => evaluateQuestions(r, questions, { depth, vector: ctx.setup.vector, signal, indexedPaths: sources.map((s) => s.path) }));
+    const out = ctx.io.out;
+    const s = report.score;
+    if (o.json === true) {
+      println(
+        out,
+        JSON.stringify(
+          {
+            tier: tierLine(report.tier),
+            depth: report.depth,
+            questions: s.questions,
+            recall_at_1: s.recallAt1,
+            recall_at_5: s.recallAt5,
+            mrr: s.mrr,
+            unknown_answers: report.unknownAnswers,
+            outcomes: report.outcomes.map((q) => ({ line: q.line, question: q.question, answers: q.answers, rank: q.rank, first: q.ranked.slice(0, 5) })),
+          },
+          null,
+          2,
+        ),
+      );
+      return;
+    }
+    println(out, tierLine(report.tier));
+    for (const q of report.outcomes) {
+      if (o.missesOnly === true && q.rank === 1) continue;
+      const rank = q.rank === 0 ? '-' : String(q.rank);
+      const first = q.ranked[0] === undefined ? 'nothing' : oneLine(q.ranked[0]);
+      const expected = `expected ${q.answers.map((a) => oneLine(a)).join(' | ')}${q.rank === 0 ? `, not in the first ${report.depth}` : ''}`;
+      const where = q.rank === 1 ? first : `${first} (${expected})`;
+      println(out, `${rank.padStart(3)}  ${oneLine(q.question)}  -> ${where}`);
+    }
+    const count = (share: number): number => Math.round(share * s.questions);
+    println(out);
+    println(out, `${s.questions} question${s.questions === 1 ? '' : 's'}: recall@1 ${fig(s.recallAt1)} (${count(s.recallAt1)}), recall@5 ${fig(s.recallAt5)} (${count(s.recallAt5)}), MRR ${fig(s.mrr)}`);
+    if (report.unknownAnswers.length > 0) {
+      println(ctx.io.err, `note: ${report.unknownAnswers.length === 1 ? 'this answer names' : 'these answers name'} no indexed document (see 'fisk knowledge sources'): ${report.unknownAnswers.map((a) => oneLine(a)).join(', ')}`);
     }
   } finally {
     r.close();

@@ -31,6 +31,15 @@ export function registerKnowledge(program: Command, io: Io): void {
       const a = await actions();
       return a.runSearch(a.context(cmd, io), query.join(' '), o);
     });
+  kn.command('eval <questions>')
+    .description('measure search on your own questions: recall@1, recall@5 and MRR (lines: question<TAB>path|path)')
+    .option('--depth <n>', 'documents searched per question, 5 to 50', '10')
+    .option('--misses-only', 'list only the questions whose first hit is not an answer')
+    .option('--json', 'print JSON')
+    .action(async (questions: string, o: { depth?: string; json?: boolean; missesOnly?: boolean }, cmd: Command) => {
+      const a = await actions();
+      return a.runEval(a.context(cmd, io), questions, o);
+    });
   kn.command('match <query...>')
     .description('list every document holding all the words (words, "phrases", -word, heading:/body:)')
     .option('--exit-code', `exit ${EXIT.noMatch} when nothing matches`)
