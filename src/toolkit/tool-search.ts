@@ -419,7 +419,7 @@ export function describeToolReach(policy: DeferralPolicy, decision: DeferralDeci
       };
     case 'none':
       if (!decision.sentAllInstead) {
-        const why = decision.counted <= DEFER_THRESHOLD ? `${decision.counted} tools, at most ${DEFER_THRESHOLD}` : 'no tool may be deferred: built-ins and ai:no_defer';
+        const why = decision.counted <= DEFER_THRESHOLD ? `${decision.counted} tool${decision.counted === 1 ? '' : 's'}, at most ${DEFER_THRESHOLD}` : 'no tool may be deferred: built-ins and ai:no_defer';
         return { mode: 'all_sent', deferred, summary: `nothing is deferred (${why}): every definition is sent with each request` };
       }
       if (policy.noToolSearch) return { mode: 'search_off', deferred, summary: `nothing is deferred: llm.no_tool_search is set, so all ${decision.counted} definitions are sent with each request` };

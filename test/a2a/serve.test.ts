@@ -97,7 +97,7 @@ describe('fisk serve', () => {
 
   it('prints the identity, context, subjects, served tools and each dropped tool with its reason', () => {
     const err = lender.stderr;
-    expect(err).toMatch(/Serving \d+ tools over a2a as lender\/\S+ on NATS context lab/);
+    expect(err).toMatch(/Serving \d+ tools? over a2a as lender\/\S+ on NATS context lab/);
     expect(err).toContain('Discovery: choria.fisk-ai.discovery.lender');
     expect(err).toContain('Tools:     choria.fisk-ai.tool.lender');
     const exposed = /Exposed: +(.*)/.exec(err)?.[1]?.split(', ') ?? [];
