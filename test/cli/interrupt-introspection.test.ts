@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { alive, until } from '../support/processes.js';
+import { alive, runningWithCommandLine, until } from '../support/processes.js';
 import { ensureBuilt, startFisk } from './support.js';
 
 // An application that never answers its introspection: it writes its pid and sleeps. It runs in a
@@ -46,21 +46,19 @@ describe('Ctrl-C while the application is introspected', () => {
 });
 
 // The application starts from the file before the configuration is checked; a refused
-// configuration must not leave it running
+// configuration must not leave it running. This application keeps its shell (no exec), so its
+// command line names its script whether or not it got as far as anything else.
 describe('a refused configuration that names an application', () => {
   for (const args of [['info'], ['run', 'hello']]) {
     it(`stops fisk ${args[0]} with the configuration's error and leaves the application not running`, async () => {
-      writeFileSync(join(dir, 'refused.yaml'), 'identity: hang\napplication_path: ./app.sh\nsystem_prompt: Answer.\nbogus_key: 1\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n');
-      const pidFile = join(dir, 'app.pid');
-      rmSync(pidFile, { force: true });
+      const script = join(dir, `refused-${args[0]}.sh`);
+      writeFileSync(script, `#!/bin/sh\nwhile :; do sleep 1; done\n`);
+      chmodSync(script, 0o755);
+      writeFileSync(join(dir, 'refused.yaml'), `identity: hang\napplication_path: ${script}\nsystem_prompt: Answer.\nbogus_key: 1\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n`);
       const f = startFisk([...args, '--config', 'refused.yaml'], dir, { PATH: process.env['PATH'] ?? '', HOME: dir, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key' });
       expect(await f.exited).toBe(EXIT.config);
       expect(f.stderr).toContain('bogus_key');
-      // the application may have been killed before it wrote its pid; if it wrote one, it is gone
-      if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '') {
-        const pid = Number(readFileSync(pidFile, 'utf8').trim());
-        await until(() => !alive(pid), 'the application to be stopped');
-      }
+      await until(() => runningWithCommandLine(script).length === 0, 'the application to be stopped');
     }, 60_000);
   }
 });

@@ -1,5 +1,5 @@
 /** Watching the processes a test starts: whether one is still running, and the pids a fixture logs. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** Waits until a condition holds, polling; the MCP tests' helper, shared. */
 export { until } from '../../src/mcp/server/test-support.js';
@@ -26,4 +26,24 @@ export function loggedPids(file: string): number[] {
 export async function awaitLoggedPids(file: string, n: number): Promise<number[]> {
   for (let i = 0; i < 2000 && loggedPids(file).length < n; i++) await new Promise((r) => setTimeout(r, 5));
   return loggedPids(file);
+}
+
+/**
+ * The pids of running processes (zombies left out) whose command line contains `fragment`, read
+ * from /proc: a way to see that a program is gone even when it never got to log its pid.
+ */
+export function runningWithCommandLine(fragment: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (!cmdline.includes(fragment)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') out.push(Number(entry));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return out;
 }
