@@ -5,6 +5,7 @@ import { ExitWith } from './errors.js';
 import { EXIT, exitFor } from './exit-codes.js';
 import type { Io } from './io.js';
 import { println } from './io.js';
+import { nativeModuleAdvice } from './native-modules.js';
 import { packageVersion } from './version.js';
 import { registerDiscover } from './commands/discover.js';
 import { registerInfo } from './commands/info.js';
@@ -67,7 +68,7 @@ function reportError(err: unknown, io: Io): number {
     for (const line of err.message.split('\n')) println(io.err, `  ${line}`);
     return EXIT.config;
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = nativeModuleAdvice(err) ?? (err instanceof Error ? err.message : String(err));
   println(io.err, `fisk: ${message}`);
   return isFiskError(err) ? exitFor(err) : EXIT.error;
 }
