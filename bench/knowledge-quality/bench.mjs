@@ -12,7 +12,7 @@ import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirS
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EmbeddingsClient, KnowledgeReader, indexCorpus, openWriter, search } from '../../dist/knowledge/index.js';
+import { EmbeddingsClient, KnowledgeReader, indexCorpus, openWriter, rankOfFirstAnswer, scoreRanks, search } from '../../dist/knowledge/index.js';
 import { fakeEmbeddings } from '../lib/toy-embeddings.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -57,20 +57,13 @@ function loadQuestions(file) {
 // another's node_modules); a package's type definitions (`@types/<name>`) are not its documentation
 const right = (path, answers) => answers.some((a) => path === a || (path.endsWith(`/${a}`) && !path.endsWith(`@types/${a}`)));
 
-/** Rank (1-based) of the first right document in a ranked list of paths, or 0. */
-function rankOf(paths, answers) {
-  const i = paths.findIndex((p) => right(p, answers));
-  return i < 0 ? 0 : i + 1;
-}
+/** Rank (1-based) of the first right document in a ranked list of paths, or 0: as `fisk knowledge eval` ranks. */
+const rankOf = (paths, answers) => rankOfFirstAnswer(paths, answers, right);
 
+/** The figures `fisk knowledge eval` reports, rounded, under the names this benchmark prints. */
 function score(ranks) {
-  const n = ranks.length || 1;
-  return {
-    questions: ranks.length,
-    recall_at_1: round(ranks.filter((r) => r === 1).length / n),
-    recall_at_5: round(ranks.filter((r) => r >= 1 && r <= 5).length / n),
-    mrr: round(ranks.reduce((s, r) => s + (r > 0 ? 1 / r : 0), 0) / n),
-  };
+  const s = scoreRanks(ranks);
+  return { questions: s.questions, recall_at_1: round(s.recallAt1), recall_at_5: round(s.recallAt5), mrr: round(s.mrr) };
 }
 
 /** The plainest baseline: heading-delimited sections in one FTS5 table, query words OR'ed, BM25 order. */
