@@ -150,6 +150,14 @@ exclude: {tools: ['^flood$']}
     expect(report.tools).toEqual([]);
     expect(report.globalFlags).toBeNull();
   });
+  it('lists a configuration naming an unknown provider, warning that a run refuses it', async () => {
+    const path = join(dir, 'typo.yaml');
+    writeFileSync(path, 'system_prompt: x\nllm: {provider: antropic, model: m}\n');
+    const r = await info(path);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Tool search  unknown (provider "antropic" is not available)');
+    expect(r.err).toContain('warning: llm.provider: unknown provider "antropic": known providers are anthropic, openai, openai-chat; fisk run refuses it');
+  });
 });
 
 describe('fisk info Slack', () => {
