@@ -45,6 +45,27 @@ describe('the line prompter', () => {
     expect(t.shown()).toContain("  stream info -- 'TEST   ' prod\\u200b\\u001b[2J\n");
   });
 
+  it('held, shows no question until released, then asks it; closed while held, answers no', async () => {
+    const t = terminal();
+    const held = new LinePrompter(t, { held: true });
+    open.push(held);
+    const decision = held.approve({ tool: 't', commandLine: 'purge -- orders', trigger: 'ai:confirm' }, never);
+    await new Promise((r) => setImmediate(r));
+    expect(t.shown()).toBe('');
+    held.release();
+    await new Promise((r) => setImmediate(r));
+    expect(t.shown()).toContain('purge -- orders');
+    t.input.write('y\n');
+    expect(await decision).toBe('once');
+
+    const other = terminal();
+    const closing = new LinePrompter(other, { held: true });
+    const unasked = closing.confirm('Proceed?', never);
+    closing.close();
+    expect(await unasked).toBe(false);
+    expect(other.shown()).toBe('');
+  });
+
   it('maps 2 to once and 3 to always', async () => {
     const t = terminal();
     const p = prompter(t);

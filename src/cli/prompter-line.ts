@@ -51,8 +51,29 @@ export class LinePrompter implements Prompter {
   readonly #buffered: string[] = [];
   #waiting: ((line: string | null) => void) | undefined;
 
-  constructor(streams: PrompterStreams) {
+  /** Resolved once the lines before the first question are on the screen; undefined once released (or never held). */
+  #ready: Promise<void> | undefined;
+  #release: () => void = () => undefined;
+
+  /**
+   * `held`: questions wait until `release()`, so a question a run asks at once (a resumed batch's
+   * approval) comes after the conversation replayed before it, not in the middle of it.
+   */
+  constructor(streams: PrompterStreams, options: { readonly held?: boolean } = {}) {
     this.#streams = streams;
+    if (options.held === true) {
+      this.#ready = new Promise<void>((resolve) => {
+        this.#release = () => {
+          this.#ready = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Lets held questions be asked. */
+  release(): void {
+    this.#release();
   }
 
   canPrompt(): boolean {
@@ -85,6 +106,11 @@ export class LinePrompter implements Prompter {
   /** Writes `prompt` and reads one line; `null` on end of input or cancellation. */
   async #ask(prompt: string, signal: AbortSignal): Promise<string | null> {
     if (!this.canPrompt() || signal.aborted) return null;
+    // only a held question waits: an unheld one is written at once, so what is typed after it answers it
+    if (this.#ready !== undefined) {
+      await Promise.race([this.#ready, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
+      if (!this.canPrompt() || signal.aborted) return null;
+    }
     this.#interface();
     // a question is a fresh decision: anything typed ahead of it is not an answer to it
     this.#buffered.length = 0;
@@ -147,8 +173,10 @@ export class LinePrompter implements Prompter {
     return answer === null || answer.trim() === '' ? null : answer;
   }
 
-  /** Stops reading stdin, so the process can exit. */
+  /** Stops reading stdin, so the process can exit; a held question is answered no. */
   close(): void {
+    this.#closed = true;
+    this.#release();
     this.#rl?.close();
   }
 }

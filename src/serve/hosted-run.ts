@@ -45,13 +45,30 @@ function silenceOn(signal: AbortSignal): Promise<AskResult> {
  * trigger). The request it relays to changes with each follow-up of the conversation.
  */
 class RelayPrompter implements Prompter {
-  constructor(public run: HostedRun) {}
+  /** Open once the run's events are relayed: a question never overtakes an event emitted before it. */
+  #ready: Promise<void> = Promise.resolve();
+  #open: () => void = () => undefined;
+
+  constructor(public run: HostedRun) {
+    this.hold();
+  }
+
+  /** Holds questions until `open()`: a run may ask at once (a resumed batch) before its events are relayed. */
+  hold(): void {
+    this.#ready = new Promise<void>((resolve) => (this.#open = resolve));
+  }
+
+  open(): void {
+    this.#open();
+  }
 
   canPrompt(): boolean {
     return true;
   }
 
   async #ask(call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string | boolean | null> {
+    if (signal.aborted) return null;
+    await Promise.race([this.#ready, silenceOn(signal)]);
     if (signal.aborted) return null;
     const r = await Promise.race([this.run.ask(call), silenceOn(signal)]);
     return r.answered ? r.value : null;
@@ -99,14 +116,17 @@ function inputOf(run: HostedRun): RunInput {
 export function hostRuns(opts: RunHostOptions): RunHost {
   const kept = new Map<string, Kept>();
 
-  const begin = async (run: HostedRun): Promise<RunHandle> => {
+  const begin = async (run: HostedRun): Promise<Kept> => {
     const s = run.request.start;
     if (run.continues !== undefined) {
       const k = kept.get(run.continues);
       if (k === undefined) throw new HostError('resume', 'this conversation is not kept here, so there is nothing to follow up; start a new run');
-      if (k.relay !== undefined) k.relay.run = run;
+      if (k.relay !== undefined) {
+        k.relay.run = run;
+        k.relay.hold();
+      }
       k.handle = await k.handle.followUp(s.prompt ?? '');
-      return k.handle;
+      return k;
     }
     const relay = s.questions === 'ask' ? new RelayPrompter(run) : undefined;
     const prompter = relay ?? (s.questions === 'events' ? ('handle' as const) : undefined);
@@ -117,14 +137,16 @@ export function hostRuns(opts: RunHostOptions): RunHost {
       ...(s.stream === true ? { stream: true } : {}),
       ...(s.interactive === true ? { interactive: true } : {}),
     });
-    kept.set(run.request.conversation, { handle, relay });
-    return handle;
+    const k: Kept = { handle, relay };
+    kept.set(run.request.conversation, k);
+    return k;
   };
 
   const handler = async (run: HostedRun): Promise<RunEnding> => {
     let handle: RunHandle;
+    let relay: RelayPrompter | undefined;
     try {
-      handle = await begin(run);
+      ({ handle, relay } = await begin(run));
     } catch (err) {
       const failure = failureOf(err);
       await run.outcome({ failure });
@@ -134,6 +156,8 @@ export function hostRuns(opts: RunHostOptions): RunHost {
     run.onAnswer((question, value) => void handle.answer(question, value));
     send(run.started({ ...handle.start, system: handle.system, ...(handle.tools === undefined ? {} : { tools: handle.tools }) }));
     handle.subscribe({ emit: (event) => send(run.event({ ...event })) });
+    // the events so far are queued to go out: questions may follow them now
+    relay?.open();
     const park = (): void => handle.suspend();
     const abort = (): void => handle.cancel();
     if (run.park.aborted) park();

@@ -183,10 +183,13 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     }
     // a piped prompt uses up standard input: nothing is left there to answer questions with
     const piped = flags.resume === undefined && query.join(' ').trim() === '' && stdin.isTTY !== true ? await readPrompt(stdin) : undefined;
+    // its questions wait for the lines the run starts with: what a resumed run replays, the run's id
+    let line: LinePrompter | undefined;
     if (prompter === undefined) {
       if (stdin.isTTY === true) {
-        const line = new LinePrompter({ input: stdin, output: io.err });
-        cleanup.push(() => line.close());
+        line = new LinePrompter({ input: stdin, output: io.err }, { held: true });
+        const opened = line;
+        cleanup.push(() => opened.close());
         prompter = line;
       }
     }
@@ -239,6 +242,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
         surface.emit(event);
       },
     });
+    line?.release();
     const outcome = await handle.outcome;
     status?.clear();
     await present(outcome, handle, flags, io, verbose, streamed);
