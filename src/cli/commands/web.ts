@@ -21,6 +21,8 @@ interface WebFlags {
   readonly address?: string;
   readonly stateDir?: string;
   readonly telemetry?: boolean;
+  readonly apiKey?: string;
+  readonly baseUrl?: string;
 }
 
 /** The port to listen on: 1 to 65535, or 0 for any free port. */
@@ -63,7 +65,11 @@ async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
   const runtime = await openRuntime(config, 'run', {
     env: io.env,
     onKnowledgeDegraded: telemetry.knowledgeDegraded,
-    providerOptions: { fetchMiddleware: [telemetry.fetchMiddleware] },
+    providerOptions: {
+      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+      ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+      fetchMiddleware: [telemetry.fetchMiddleware],
+    },
     sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) },
   });
   try {
@@ -96,6 +102,8 @@ export function registerWeb(program: Command, io: Io): void {
     .option('--port <port>', `the port to listen on (0 picks a free one; default ${DEFAULT_WEB_PORT})`)
     .option('--address <host>', `the address to listen on (default ${DEFAULT_WEB_ADDRESS}; another address is served with a warning)`)
     .option('--state-dir <dir>', 'where sessions are journaled with the file backend (default $XDG_STATE_HOME/fisk-ai/runs)')
+    .option('--api-key <key>', "the model API key (default: the provider's own variable, e.g. ANTHROPIC_API_KEY)")
+    .option('--base-url <url>', "the model API base URL (default: the provider's variable, e.g. ANTHROPIC_BASE_URL, then llm.base_url)")
     .option('--no-telemetry', NO_TELEMETRY_HELP)
     .action((flags: WebFlags) => serveWeb(flags, io));
 }
