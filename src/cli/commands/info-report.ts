@@ -213,7 +213,7 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
       for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
       for (const line of table(rows)) println(out, line);
     } else {
-      println(out, `${report.filtered.length} tool(s) filtered out; list them with --all`);
+      println(out, `${report.filtered.length} tool${report.filtered.length === 1 ? '' : 's'} filtered out; list them with --all`);
     }
   }
   if (report.globalFlags !== null && report.globalFlags.length > 0) {

@@ -111,7 +111,7 @@ exclude: {tools: ['^flood$']}
     expect(plain.code).toBe(EXIT.ok);
     expect(plain.out).toMatch(/Tools \(11\)/);
     expect(plain.out).toMatch(/stream_purge\s+application\s+yes \(ai:confirm\)\s+no\s+Purges a stream\s+impact:rw, ai:confirm/);
-    expect(plain.out).toContain('1 tool(s) filtered out; list them with --all');
+    expect(plain.out).toContain('1 tool filtered out; list them with --all');
     expect(plain.out).toContain('  --trace [exposed]  Trace every request');
     expect(plain.err).toContain('warning: application_path: tool "deep_inner_leaf" carries ai:bogus');
     const all = await info(path, '--all');

@@ -39,11 +39,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('openMcpSessions over stdio against server-everything', () => {
   let set: McpSessionSet;
   const changes: McpToolsChange[] = [];
+  let firstListing: readonly unknown[] | undefined;
   beforeAll(async () => {
     set = await openMcpSessions(
       [entry({ name: 'everything', args: [EVERYTHING, 'stdio'], env: { GIVEN: '${SERVER_TOKEN}', SHORT: 'abc' }, exclude: { tools: ['^toggle-'], tags: [] } })],
       opts,
     );
+    firstListing = set.sources()[0]?.tools;
     set.onToolsChanged((c) => changes.push(c));
   });
   afterAll(() => set.close());
@@ -114,13 +116,16 @@ describe('openMcpSessions over stdio against server-everything', () => {
     expect(out.output).toMatch(/invalid|validation|expected/i);
   });
 
-  it('hears the list_changed the server sends once it is initialized, and rebuilds', async () => {
-    await until(() => changes.length > 0, 'a tools/list_changed rebuild');
-    const change = changes[0];
-    expect(change?.server).toBe('everything');
-    expect(change?.source.tools.map((t) => t.name)).toContain('simulate-research-query');
-    expect(change?.advisory).toContain('"everything"');
-    expect(set.sources()[0]?.tools).toBe(changes.at(-1)?.source.tools);
+  it('hears the list_changed the server sends once it is initialized, rebuilds, and announces only a real change', async () => {
+    await until(() => set.sources()[0]?.tools !== firstListing, 'a tools/list_changed rebuild');
+    expect(set.sources()[0]?.tools.map((t) => t.name)).toContain('simulate-research-query');
+    // the server announces a change at start whether or not its list changed since it was read:
+    // only a list that differs in what the model sees is announced
+    for (const change of changes) {
+      expect(change.server).toBe('everything');
+      expect(change.advisory).toMatch(/^The MCP server "everything" changed its tool list: (added|removed|changed the description or parameters of|left out) /);
+    }
+    if (changes.length > 0) expect(set.sources()[0]?.tools).toBe(changes.at(-1)?.source.tools);
   });
 });
 
@@ -170,6 +175,28 @@ describe('tools/list_changed over streamable HTTP', () => {
         expect(changes[0]).toMatchObject({ server: 'growing', added: ['grown'], removed: [] });
         const out = completed(await tool(set, 'growing', 'grown').execute('{}', {}, signal));
         expect(out.output).toBe('I am new');
+      } finally {
+        await set.close();
+      }
+    } finally {
+      await sdk.stop();
+    }
+  });
+
+  it('announces a reworded tool, and nothing for an announcement that changes nothing', async () => {
+    const sdk = await startGrowingHttpServer({ rewording: true });
+    try {
+      const set = await openMcpSessions([entry({ name: 'growing', transport: 'http', command: undefined, url: sdk.url })], opts);
+      const changes: McpToolsChange[] = [];
+      set.onToolsChanged((c) => changes.push(c));
+      try {
+        completed(await tool(set, 'growing', 'nudge').execute('{}', {}, signal));
+        completed(await tool(set, 'growing', 'reword').execute('{}', {}, signal));
+        await until(() => changes.length > 0, 'the rebuild after the rewording');
+        await until(() => tool(set, 'growing', 'grow').description === 'adds one more tool', 'the new description');
+        expect(changes).toHaveLength(1);
+        expect(changes[0]).toMatchObject({ server: 'growing', added: [], removed: [], skipped: [] });
+        expect(changes[0]?.advisory).toBe('The MCP server "growing" changed its tool list: changed the description or parameters of grow.');
       } finally {
         await set.close();
       }

@@ -106,7 +106,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
   const rebuild = async (live: Live): Promise<void> => {
     const open = live.open;
     if (open === undefined || closed) return;
-    const before = new Set(live.tools.map((t) => t.name));
+    const before = new Map(live.tools.map((t) => [t.name, definitionOf(t)]));
     let change: McpToolsChange;
     try {
       const listing = await listAll(open.client, { timeout: REBUILD_TIMEOUT_MS });
@@ -122,10 +122,13 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       if (live.open === undefined || closed) return;
       live.tools = kept;
       live.filtered = [...built.filtered, ...skipped];
-      const after = new Set(kept.map((t) => t.name));
-      const added = [...after].filter((n) => !before.has(n));
-      const removed = [...before].filter((n) => !after.has(n));
-      change = { server: live.entry.name, source: sourceOf(live), added, removed, skipped, advisory: advisoryFor(live.entry.name, added, removed, skipped) };
+      const after = new Map(kept.map((t) => [t.name, definitionOf(t)]));
+      const added = [...after.keys()].filter((n) => !before.has(n));
+      const removed = [...before.keys()].filter((n) => !after.has(n));
+      const redefined = [...after].filter(([n, d]) => before.has(n) && before.get(n) !== d).map(([n]) => n);
+      // a server may announce a change that changes nothing (some do once at start): nobody is told
+      if (added.length === 0 && removed.length === 0 && skipped.length === 0 && redefined.length === 0) return;
+      change = { server: live.entry.name, source: sourceOf(live), added, removed, skipped, advisory: advisoryFor(live.entry.name, added, removed, skipped, redefined) };
     } catch (err) {
       const error = errorText(err, open.redact);
       change = {
@@ -190,11 +193,16 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
   };
 }
 
-function advisoryFor(server: string, added: readonly string[], removed: readonly string[], skipped: readonly FilteredTool[]): string {
+/** What the model is sent of a tool: a change to it is a change the model must hear of. */
+function definitionOf(tool: FuncTool): string {
+  return JSON.stringify([tool.description, tool.inputSchema]);
+}
+
+function advisoryFor(server: string, added: readonly string[], removed: readonly string[], skipped: readonly FilteredTool[], redefined: readonly string[]): string {
   const parts: string[] = [];
   if (added.length > 0) parts.push(`added ${added.join(', ')}`);
   if (removed.length > 0) parts.push(`removed ${removed.join(', ')}`);
+  if (redefined.length > 0) parts.push(`changed the description or parameters of ${redefined.join(', ')}`);
   if (skipped.length > 0) parts.push(`left out ${skipped.map((s) => `${s.name} (${s.detail})`).join(', ')}`);
-  const what = parts.length === 0 ? 'its tools are otherwise the same' : parts.join('; ');
-  return `The MCP server ${JSON.stringify(server)} changed its tool list: ${what}.`;
+  return `The MCP server ${JSON.stringify(server)} changed its tool list: ${parts.join('; ')}.`;
 }

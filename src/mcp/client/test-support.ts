@@ -6,6 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,11 +75,23 @@ export async function startEverythingHttp(): Promise<{ readonly url: string; sto
   };
 }
 
+/** With `rewording`: `nudge` announces a change that changes nothing; `reword` rewords grow's description (announced by the SDK). */
+function registerRewording(server: McpServer, grow: RegisteredTool): void {
+  server.registerTool('nudge', { description: 'says the list changed when it did not' }, () => {
+    server.sendToolListChanged();
+    return { content: [{ type: 'text', text: 'nudged' }] };
+  });
+  server.registerTool('reword', { description: 'changes the description of grow' }, () => {
+    grow.update({ description: 'adds one more tool' });
+    return { content: [{ type: 'text', text: 'reworded' }] };
+  });
+}
+
 /**
  * An official-SDK server over streamable HTTP with one tool, `grow`, whose call registers a second
  * tool: the SDK then sends `tools/list_changed` on the session's event stream.
  */
-export async function startGrowingHttpServer(): Promise<{ readonly url: string; stop(): Promise<void> }> {
+export async function startGrowingHttpServer(options: { readonly rewording?: boolean } = {}): Promise<{ readonly url: string; stop(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createHttpServer((req, res) => {
     void (async () => {
@@ -86,11 +99,12 @@ export async function startGrowingHttpServer(): Promise<{ readonly url: string; 
       const known = typeof id === 'string' ? transports.get(id) : undefined;
       if (known !== undefined) return known.handleRequest(req, res);
       const server = new McpServer({ name: 'growing', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
-      server.registerTool('grow', { description: 'adds a tool' }, () => {
+      const grow = server.registerTool('grow', { description: 'adds a tool' }, () => {
         if (!server.isConnected()) return { content: [] };
         server.registerTool('grown', { description: 'appears after growing' }, () => ({ content: [{ type: 'text', text: 'I am new' }] }));
         return { content: [{ type: 'text', text: 'grew' }] };
       });
+      if (options.rewording === true) registerRewording(server, grow);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
