@@ -26,6 +26,8 @@ export interface DeliveryReport {
   readonly metricPoints: DeliveryCount;
   /** True when the shutdown flush ran out of time; counts may then be short. */
   readonly timedOut: boolean;
+  /** Why nothing more could be delivered, when no collector address accepted a connection. */
+  readonly unreachable?: string;
   /** One line for a person: `12 of 12 spans delivered`, with the first error when one failed. */
   readonly summary: string;
 }
@@ -174,10 +176,14 @@ export class CountingMetricExporter implements PushMetricExporter {
   }
 }
 
-/** The one-line summary of a report's counts. */
-export function deliverySummary(spans: DeliveryCount, points: DeliveryCount, timedOut: boolean): string {
+/**
+ * The one-line summary of a report's counts. `unreachable`, when no collector address accepted a
+ * connection, says why and stands for the errors the exporter had not reported yet.
+ */
+export function deliverySummary(spans: DeliveryCount, points: DeliveryCount, timedOut: boolean, unreachable?: string): string {
   let line = `${spans.delivered} of ${spans.attempted} spans delivered`;
   if (points.attempted > 0) line += `, ${points.delivered} of ${points.attempted} metric points`;
+  if (unreachable !== undefined) return `${line} (${unreachable})`;
   const err = spans.firstError ?? points.firstError;
   if (err !== undefined) line += ` (first error: ${err})`;
   if (timedOut) line += ' (the shutdown flush ran out of time)';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeModelServer, startOtlpReceiver } from '../agenttest/index.js';
+import { freePort, startFakeModelServer, startOtlpReceiver } from '../agenttest/index.js';
 import type { FakeModelServer, OtlpReceiver, ReceivedSpan } from '../agenttest/index.js';
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -288,6 +288,20 @@ describe('shutdown', () => {
       await receiver.close();
     }
   });
+});
+
+describe('shutdown with no collector running', () => {
+  it('says at once that nothing accepts connections there, instead of waiting out the flush', async () => {
+    const port = await freePort();
+    const tel = await open({ url: `http://127.0.0.1:${port}` } as OtlpReceiver, 'http/protobuf');
+    tel.startRun({ agentName: 'helper' }).end();
+    // a deadline far past the test's own: only the refused connection can end the wait in time
+    const report = await tel.shutdown(120_000);
+    expect(report.timedOut).toBe(false);
+    expect(report.spans.delivered).toBe(0);
+    expect(report.unreachable).toContain(`the collector at http://127.0.0.1:${port} cannot be reached`);
+    expect(report.summary).toMatch(new RegExp(`^0 of 1 spans delivered.*\\(the collector at http://127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); is it running\\?\\)$`));
+  }, 30_000);
 });
 
 describe('sampling', () => {

@@ -16,6 +16,7 @@ import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRat
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { DeliveryCount } from './delivery.js';
 import { CountingMetricExporter, CountingSpanExporter, deliverySummary, RecordedSpanCounter, spanDelivery } from './delivery.js';
+import { collectorUnreachable } from './reach.js';
 import type { ExportPlan } from './settings.js';
 
 /** What the pipeline needs besides the plan. */
@@ -36,8 +37,10 @@ export interface ExportPipeline {
   readonly propagator: TextMapPropagator;
   /** Flushes and stops both providers. */
   shutdown(): Promise<unknown>;
-  /** The delivery counts so far and the line for a person. */
-  delivery(timedOut: boolean): { readonly spans: DeliveryCount; readonly metricPoints: DeliveryCount; readonly summary: string };
+  /** Resolves with a sentence when no collector address accepts a connection; never otherwise. */
+  unreachable(): Promise<string>;
+  /** The delivery counts so far and the line for a person (with why nothing could be sent, when known). */
+  delivery(timedOut: boolean, unreachable?: string): { readonly spans: DeliveryCount; readonly metricPoints: DeliveryCount; readonly summary: string };
 }
 
 export function startExport(plan: ExportPlan, options: PipelineOptions): ExportPipeline {
@@ -85,10 +88,11 @@ export function startExport(plan: ExportPlan, options: PipelineOptions): ExportP
     meter: meterProvider?.getMeter('fisk-ai', options.serviceVersion),
     propagator: new W3CTraceContextPropagator(),
     shutdown: () => Promise.allSettled([tracerProvider.shutdown(), meterProvider?.shutdown()]),
-    delivery(timedOut) {
+    unreachable: () => collectorUnreachable(plan.metrics ? [plan.tracesUrl, plan.metricsUrl] : [plan.tracesUrl]),
+    delivery(timedOut, unreachable) {
       const spanCount = spanDelivery(recorded.ended, spans.count());
       const metricPoints = metrics?.count() ?? none;
-      return { spans: spanCount, metricPoints, summary: deliverySummary(spanCount, metricPoints, timedOut) };
+      return { spans: spanCount, metricPoints, summary: deliverySummary(spanCount, metricPoints, timedOut, unreachable) };
     },
   };
 }

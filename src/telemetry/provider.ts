@@ -276,10 +276,17 @@ export class Telemetry {
     const deadline = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), timeoutMs);
     });
-    const timedOut = (await Promise.race([work.then(() => 'done' as const), deadline])) === 'late';
+    // a collector that refuses connections will not take what is left: no need to wait it out
+    const refused = pipeline.unreachable().then((why) => ({ why }));
+    const ended = await Promise.race([work.then(() => 'done' as const), deadline, refused]);
     clearTimeout(timer);
-    const { spans, metricPoints, summary } = pipeline.delivery(timedOut);
-    return { spans, metricPoints, timedOut, summary };
+    const timedOut = ended === 'late';
+    const unreachable = typeof ended === 'object' ? ended.why : undefined;
+    const counted = pipeline.delivery(timedOut);
+    const short = counted.spans.delivered < counted.spans.attempted || counted.metricPoints.delivered < counted.metricPoints.attempted;
+    if (unreachable === undefined || !short) return { spans: counted.spans, metricPoints: counted.metricPoints, timedOut, summary: counted.summary };
+    const { spans, metricPoints, summary } = pipeline.delivery(false, unreachable);
+    return { spans, metricPoints, timedOut: false, unreachable, summary };
   }
 }
 
