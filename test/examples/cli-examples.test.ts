@@ -98,5 +98,12 @@ describe("examples/docs-assistant: this project's docs with citations", () => {
     expect(toolNames(0)).toContain('knowledge_search');
     expect(toolResults(1)[0]).toMatch(/docs\/running\.md#[a-z-]+/);
     expect(existsSync(join(dir, 'knowledge'))).toBe(false);
+
+    // the example's questions: every one finds its page among the first ten
+    const evaluated = await runFisk(['knowledge', 'eval', 'questions.tsv', '--config', 'agent.yaml'], dir, env());
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    expect(evaluated.stdout).toMatch(/\n13 questions: recall@1 [01]\.\d{3} \(\d+\), recall@5 [01]\.\d{3} \(\d+\), MRR [01]\.\d{3}\n$/);
+    expect(evaluated.stdout.split('\n').filter((l) => l.startsWith('  -  '))).toEqual([]);
+    expect(evaluated.stderr).toBe('');
   });
 });
