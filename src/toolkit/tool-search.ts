@@ -15,6 +15,7 @@ import { errorOutcome, jsonOutcome, newFuncTool } from './functool/functool.js';
 import { isValidToolName } from './names.js';
 import type { FrozenToolSet, ToolEntry } from './tool-set.js';
 import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities, ToolSet } from './tool.js';
+import { counted } from '../util/count.js';
 
 /** The name of the built-in search tool. */
 export const TOOL_SEARCH_NAME = 'tool_search';
@@ -407,19 +408,19 @@ export interface ToolReach {
 export function describeToolReach(policy: DeferralPolicy, decision: DeferralDecision, entries: readonly ToolEntry[]): ToolReach {
   const deferred = entries.filter((e) => e.deferred).map((e) => e.tool.name);
   const n = deferred.length;
-  const counted = `${decision.counted} tools count toward the threshold of ${DEFER_THRESHOLD}`;
+  const threshold = `${decision.counted} tools count toward the threshold of ${DEFER_THRESHOLD}`;
   switch (decision.via) {
     case 'provider':
-      return { mode: 'provider_search', deferred, summary: `${n} definitions are deferred (${counted}); the model finds them through the provider's server-side tool search` };
+      return { mode: 'provider_search', deferred, summary: `${n} definitions are deferred (${threshold}); the model finds them through the provider's server-side tool search` };
     case 'harness':
       return {
         mode: 'harness_search',
         deferred,
-        summary: `${n} definitions are deferred (${counted}); the provider has no tool search, so the model finds them with the built-in ${TOOL_SEARCH_NAME} tool, which loads the matching definitions for the rest of the run`,
+        summary: `${n} definitions are deferred (${threshold}); the provider has no tool search, so the model finds them with the built-in ${TOOL_SEARCH_NAME} tool, which loads the matching definitions for the rest of the run`,
       };
     case 'none':
       if (!decision.sentAllInstead) {
-        const why = decision.counted <= DEFER_THRESHOLD ? `${decision.counted} tool${decision.counted === 1 ? '' : 's'}, at most ${DEFER_THRESHOLD}` : 'no tool may be deferred: built-ins and ai:no_defer';
+        const why = decision.counted <= DEFER_THRESHOLD ? `${counted(decision.counted, 'tool')}, at most ${DEFER_THRESHOLD}` : 'no tool may be deferred: built-ins and ai:no_defer';
         return { mode: 'all_sent', deferred, summary: `nothing is deferred (${why}): every definition is sent with each request` };
       }
       if (policy.noToolSearch) return { mode: 'search_off', deferred, summary: `nothing is deferred: llm.no_tool_search is set, so all ${decision.counted} definitions are sent with each request` };

@@ -18,6 +18,7 @@ import { barText, nextBarState, TokenTally } from './status-bar.js';
 import type { BarEvent, BarState } from './status-bar.js';
 import { Transcript } from './transcript.js';
 import type { Row } from './transcript.js';
+import { counted } from '../util/count.js';
 
 /** The keys the controller reads, as Ink reports them. */
 export interface KeyPress {
@@ -567,7 +568,7 @@ export class ViewController {
     const text = this.#transcript.copyText(this.#folding);
     this.deps.copy(text);
     const n = text === '' ? 0 : text.split('\n').length;
-    this.#notice = `copied ${n} line${n === 1 ? '' : 's'}${this.#folding ? ' (folded blocks left out)' : ''}`;
+    this.#notice = `copied ${counted(n, 'line')}${this.#folding ? ' (folded blocks left out)' : ''}`;
   }
 
   #bar(e: BarEvent): void {

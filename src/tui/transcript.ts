@@ -15,6 +15,7 @@ import { paint, toneFor } from '../cli/render/line-colour.js';
 import type { LineTone } from '../cli/render/line-colour.js';
 import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../cli/render/line-renderer.js';
 import { CARD_VALUE_COLUMN } from './card.js';
+import { counted } from '../util/count.js';
 
 /** Thinking that would take more rows than this is folded. */
 export const THINKING_FOLD_ROWS = 4;
@@ -314,6 +315,6 @@ function kindFor(event: AgentEvent): LineKind {
 /** The one row a folded block shows, in its kind's prefix. */
 export function placeholder(group: FoldGroup): string {
   const n = group.count;
-  const lines = `${n} line${n === 1 ? '' : 's'}`;
+  const lines = counted(n, 'line');
   return group.kind === 'thinking' ? `${THINKING_PREFIX}… ${lines} folded` : `${RESULT_PREFIX}… ${lines} of output folded`;
 }

@@ -17,6 +17,7 @@ import { describeToolReach } from '../../toolkit/tool-search.js';
 import type { ToolReach } from '../../toolkit/tool-search.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
+import { counted } from '../../util/count.js';
 
 /** One tool as `fisk info` lists it: exactly an entry of the run's tool set. */
 export interface InfoTool {
@@ -213,7 +214,7 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
       for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
       for (const line of table(rows)) println(out, line);
     } else {
-      println(out, `${report.filtered.length} tool${report.filtered.length === 1 ? '' : 's'} filtered out; list them with --all`);
+      println(out, `${counted(report.filtered.length, 'tool')} filtered out; list them with --all`);
     }
   }
   if (report.globalFlags !== null && report.globalFlags.length > 0) {

@@ -19,6 +19,7 @@ import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
+import { counted } from '../../util/count.js';
 
 const NOT_BUILT = 'the knowledge index has not been built yet; run: fisk knowledge index';
 
@@ -167,7 +168,7 @@ export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?
     // printed after the pass so it shows the identity the pass pinned
     println(ctx.io.out, tierLine(configuredTier(store.db, ctx.setup.vector)));
     if (res.canceled) {
-      println(ctx.io.err, `\nindex interrupted after ${res.added + res.updated + res.unchanged} files; what was indexed stays, and a re-run skips it`);
+      println(ctx.io.err, `\nindex interrupted after ${counted(res.added + res.updated + res.unchanged, 'file')}; what was indexed stays, and a re-run skips it`);
       throw new ExitWith(EXIT.aborted);
     }
     reportIndex(ctx, res);
@@ -283,7 +284,7 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
     }
     const count = (share: number): number => Math.round(share * s.questions);
     println(out);
-    println(out, `${s.questions} question${s.questions === 1 ? '' : 's'}: recall@1 ${fig(s.recallAt1)} (${count(s.recallAt1)}), recall@5 ${fig(s.recallAt5)} (${count(s.recallAt5)}), MRR ${fig(s.mrr)}`);
+    println(out, `${counted(s.questions, 'question')}: recall@1 ${fig(s.recallAt1)} (${count(s.recallAt1)}), recall@5 ${fig(s.recallAt5)} (${count(s.recallAt5)}), MRR ${fig(s.mrr)}`);
     if (report.unknownAnswers.length > 0) {
       println(ctx.io.err, `note: ${report.unknownAnswers.length === 1 ? 'this answer names' : 'these answers name'} no indexed document (see 'fisk knowledge sources'): ${report.unknownAnswers.map((a) => oneLine(a)).join(', ')}`);
     }
@@ -558,7 +559,7 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
         debounceMs,
         events: {
           onBatch: (keys) => {
-            println(io.out, `[${stamp()}] change detected in ${keys.length} files; reindexing:`);
+            println(io.out, `[${stamp()}] change detected in ${counted(keys.length, 'file')}; reindexing:`);
             for (const key of keys) println(io.out, `  ${oneLine(key)}`);
           },
           onResult: (res, removed) => reportIndex(ctx, { ...res, removed }),
@@ -566,7 +567,7 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
           onError: (e) => println(io.err, `[${stamp()}] index pass failed: ${e instanceof Error ? e.message : String(e)}`),
         },
       });
-      println(io.out, `watching ${w.watchedDirectories()} directories under ${roots.length} paths (debounce ${o.debounce}); press Ctrl-C to stop`);
+      println(io.out, `watching ${counted(w.watchedDirectories(), 'directory', 'directories')} under ${counted(roots.length, 'path')} (debounce ${o.debounce}); press Ctrl-C to stop`);
       await new Promise<void>((res) => {
         if (signal.aborted) res();
         signal.addEventListener('abort', () => res(), { once: true });

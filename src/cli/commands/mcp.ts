@@ -16,6 +16,7 @@ import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 import { parsePort, stopRequested } from '../process.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
+import { counted } from '../../util/count.js';
 
 /** The port and address used when neither a flag, the environment nor the file names one. */
 export const DEFAULT_MCP_PORT = 8080;
@@ -56,7 +57,7 @@ export function resolveListenAddress(flags: { readonly port?: string; readonly a
 function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, name: string, version: string): void {
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
   for (const f of tools.filtered) println(io.err, `note: not serving ${f.name} (${f.reason}): ${f.detail}`);
-  println(io.err, `Serving ${tools.served.length} tool${tools.served.length === 1 ? '' : 's'} over MCP at ${server.endpoint} as ${name}/${version} (every path answers; clients usually use /mcp)`);
+  println(io.err, `Serving ${counted(tools.served.length, 'tool')} over MCP at ${server.endpoint} as ${name}/${version} (every path answers; clients usually use /mcp)`);
   for (const t of tools.served) println(io.err, `  ${t.name}`);
   println(io.err);
   println(io.err, 'Add to Claude Code with:');

@@ -23,6 +23,7 @@ import { packageVersion } from '../version.js';
 import { envFlag, processInterrupt } from '../process.js';
 import { openServedJobs } from './serve-jobs.js';
 import type { ServedJobs } from './serve-jobs.js';
+import { counted } from '../../util/count.js';
 
 export interface ServeFlags {
   readonly config: string;
@@ -94,7 +95,7 @@ function printBanner(io: Io, tools: ToolServer | undefined, prompts: PromptChann
     for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
     const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
     const lending = tools.served.length > 0;
-    println(io.err, lending ? `Serving ${tools.served.length} tool${tools.served.length === 1 ? '' : 's'}${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
+    println(io.err, lending ? `Serving ${counted(tools.served.length, 'tool')}${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
     println(io.err, `  Discovery: ${tools.subjects.discovery}`);
     if (lending) {
       println(io.err, `  Tools:     ${tools.subjects.tool}`);
