@@ -2,7 +2,8 @@
 // Runs every benchmark under bench/<name>/bench.mjs against the built library and prints one JSON
 // document: { "<name>": <that benchmark's JSON>, ..., "summary": [...] }. The summary lists the
 // headline figures (loop, start-up, knowledge indexing, a2a latency) from the benchmarks that ran, each with its
-// median, spread (10th to 90th percentile), goal and whether the median meets it.
+// median, spread (10th to 90th percentile), goal and whether the median meets it, and the knowledge search
+// quality on the held-out questions against its goals.
 // `npm run bench -- knowledge` runs one.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -85,6 +86,19 @@ function summary(r) {
   if (a !== undefined) {
     out.push(figure('a2a trivial remote tool call vs a bare NATS request of the same payload, wall', { ...a.wall_ratio, p10: a.wall_ratio.p25, p90: a.wall_ratio.p75 }, a.target_ratio, 'ratio', 'spread is p25 to p75 of the per-round ratios'));
     out.push(figure('a2a trivial remote tool call vs a bare NATS request of the same payload, CPU', { ...a.cpu_ratio, p10: a.cpu_ratio.p25, p90: a.cpu_ratio.p75 }, a.target_ratio, 'ratio', 'spread is p25 to p75 of the per-round ratios'));
+  }
+  const q = r['knowledge-quality'];
+  if (q?.lexical?.held_out !== undefined) {
+    const held = q.lexical.held_out;
+    const note = `held-out half of ${held.questions} questions; the tuning half is in knowledge-quality.lexical.tune`;
+    for (const [key, label, goal] of [['recall_at_1', 'recall@1', q.targets?.held_out_recall_at_1], ['recall_at_5', 'recall@5', q.targets?.held_out_recall_at_5]]) {
+      if (typeof goal !== 'number') continue;
+      out.push({ measure: `knowledge search (lexical) finds a right document, ${label}`, unit: 'share', value: held[key], goal_at_least: goal, met: held[key] >= goal, note });
+    }
+    const hybrid = q.hybrid_toy_embedder?.held_out;
+    if (hybrid !== undefined) {
+      out.push({ measure: 'knowledge search, hybrid (toy embedder) no worse than lexical: recall@1, recall@5 and MRR', unit: 'share', value: { recall_at_1: hybrid.recall_at_1, recall_at_5: hybrid.recall_at_5, mrr: hybrid.mrr }, goal: 'each at least the lexical figure', met: q.met?.hybrid_not_worse === true, note });
+    }
   }
   return out.filter((f) => f !== undefined);
 }
