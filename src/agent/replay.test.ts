@@ -3,7 +3,7 @@ import { ScriptedProvider, scriptedResponse, textResponse } from '../agenttest/s
 import { newFuncTool } from '../toolkit/functool/index.js';
 import { EventLog } from './events.js';
 import type { AgentEvent } from './events.js';
-import { replayEvents, splitEnvelope } from './replay.js';
+import { replayEvents, replayPrompts, splitEnvelope } from './replay.js';
 import { runAgent } from './run-agent.js';
 import { recordingTool, sourceOf, testSettings } from './test-support.js';
 
@@ -33,6 +33,21 @@ describe('replaying a conversation', () => {
     const live = new EventLog();
     const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([command, recordingTool('echo', [])]), prompt: 'go', events: live });
     expect(shown(replayEvents(out.messages))).toEqual(shown(live.events));
+  });
+
+  it("places the operator's prompts before the events that answered them, and leaves the loop's own turns out", async () => {
+    const provider = new ScriptedProvider([scriptedResponse([{ type: 'tool_use', id: 'a', name: 'echo', input: '{"text":"hi"}' }]), textResponse('First answer.')]);
+    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([recordingTool('echo', [])]), prompt: 'first question\nover two lines', events: new EventLog() });
+    const messages = [...out.messages, { role: 'user' as const, content: [{ type: 'text' as const, text: 'a follow-up' }] }, { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Second answer.' }] }];
+    const events = replayEvents(messages);
+    const prompts = replayPrompts(messages);
+    expect(prompts).toEqual([
+      { before: 0, text: 'first question\nover two lines' },
+      { before: events.findIndex((e) => e.type === 'text' && e.text === 'Second answer.'), text: 'a follow-up' },
+    ]);
+    expect(prompts[1]?.before).toBe(events.length - 1);
+    // a conversation that ends on a prompt places it after every event
+    expect(replayPrompts(messages.slice(0, -1)).at(-1)).toEqual({ before: replayEvents(messages.slice(0, -1)).length, text: 'a follow-up' });
   });
 
   it('splits only an exact command envelope', () => {

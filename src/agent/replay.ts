@@ -61,3 +61,28 @@ export function replayEvents(messages: readonly Message[]): AgentEvent[] {
   });
   return events;
 }
+
+/** An operator's prompt in a stored conversation, and where it falls among the replayed events. */
+export interface ReplayedPrompt {
+  /** The index in `replayEvents(messages)` the prompt comes before (its length when it comes last). */
+  readonly before: number;
+  readonly text: string;
+}
+
+/**
+ * The operator's prompts of a stored conversation, placed among the events `replayEvents` gives for
+ * it, so a resumed run can show each question before the answer it got. A user turn that carries
+ * tool results is the loop's, not the operator's, and is left out, with any text riding on it.
+ */
+export function replayPrompts(messages: readonly Message[]): ReplayedPrompt[] {
+  const prompts: ReplayedPrompt[] = [];
+  messages.forEach((m, index) => {
+    if (m.role !== 'user' || m.content.some((b) => b.type === 'tool_result')) return;
+    const text = m.content
+      .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+      .join('\n')
+      .trim();
+    if (text !== '') prompts.push({ before: replayEvents(messages.slice(0, index)).length, text });
+  });
+  return prompts;
+}

@@ -10,7 +10,8 @@ import type { AgentEvent, EventSink } from '../agent/events.js';
 import type { Hooks } from '../agent/hooks.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { withPiiGuard } from '../agent/pii/guard.js';
-import { replayEvents } from '../agent/replay.js';
+import { replayEvents, replayPrompts } from '../agent/replay.js';
+import type { ReplayedPrompt } from '../agent/replay.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { RunOptions } from '../agent/run-agent.js';
 import { settingsFromConfig } from '../agent/settings.js';
@@ -94,6 +95,8 @@ export type RunStart =
       readonly nextIteration: number;
       /** The stored conversation, as events, rendered before anything live. */
       readonly replay: readonly AgentEvent[];
+      /** The operator's prompts of that conversation, each placed before the replayed event it came before. */
+      readonly prompts?: readonly ReplayedPrompt[];
       /** The tokens the journaled turns used, tier by tier, so a display can count on from them. */
       readonly usage?: Usage;
     };
@@ -215,7 +218,7 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
     // definitions earlier searches loaded stay loaded: derived from the search results journaled
     const pending = (resumed.options as Partial<Pick<RunOptions, 'pendingBatch'>>).pendingBatch;
     tooling.restoreLoaded(loadedFromHistory(resumed.run.messages, pending));
-    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages), usage: resumed.run.counters.usage };
+    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages), prompts: replayPrompts(resumed.run.messages), usage: resumed.run.counters.usage };
   } else {
     prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
     if (input.checkpoint !== undefined && sessions !== undefined) {

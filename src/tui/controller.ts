@@ -201,7 +201,15 @@ export class ViewController {
         // reprinted on the normal screen with the other warnings
         this.#warnings.push(oneLine(warning));
       }
-      for (const e of start.replay) this.#transcript.addEvent(e);
+      const prompts = start.prompts ?? [];
+      const quote = (before: number): void => {
+        for (const p of prompts) if (p.before === before) this.#transcript.add('prompt', p.text.split('\n').map((l) => `> ${l}`).join('\n'));
+      };
+      start.replay.forEach((e, i) => {
+        quote(i);
+        this.#transcript.addEvent(e);
+      });
+      quote(start.replay.length);
       this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration}`, 'dim');
     }
     this.#handle = handle;

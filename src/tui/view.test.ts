@@ -243,12 +243,12 @@ describe('the startup card, resumed tokens and the chat summary', () => {
     const { screen, controller } = await show(runtime, undefined, { first: resumed });
     const done = await screen.until('AWAITING INPUT');
     expect(done).toMatchInlineSnapshot(`
-      "-> purge target=orders
+      "> purge
+      -> purge target=orders
       <- refused: the operator declined this call; the decision is final, so d
       o not retry it or reach the same effect another way
       resuming run seed-1 at iteration 1
       Resumed and done.
-
 
 
 

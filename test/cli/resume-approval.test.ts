@@ -66,7 +66,9 @@ describe.skipIf(!hasTmux)('resuming a run killed at its approval question, at a 
     second.run('new-session', '-d', '-s', SECOND, '-x', '100', '-y', '30', '-c', dir, `${fiskLine(['run', ...common, '--resume', 'r1'], join(dir, 'second.pid'))}; echo $? > '${done}'; sleep 600`);
     const asked = await second.until((t) => t.includes('Choose [1]:'), 'the resumed approval question');
     const at = (text: string): number => asked.indexOf(text);
-    expect(at('resuming run r1 at iteration')).toBeGreaterThanOrEqual(0);
+    // the question the run was started with comes first
+    expect(at('> purge orders')).toBeGreaterThanOrEqual(0);
+    expect(at('resuming run r1 at iteration')).toBeGreaterThan(at('> purge orders'));
     expect(at('-> stream_purge stream=orders')).toBeGreaterThan(at('resuming run r1 at iteration'));
     expect(at('Approval needed (ai:confirm):')).toBeGreaterThan(at('-> stream_purge stream=orders'));
     // nothing is printed after the question while it waits

@@ -34,6 +34,7 @@ import { readPrompt, resumeCommand } from './run-surface.js';
 import type { PreparedRun } from './run-prepare.js';
 import type { RunCommandDeps, RunFlags } from './run-options.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
+import { stripControl } from '../../agent/sanitize.js';
 export { exitCodeFor } from '../process.js';
 
 
@@ -229,7 +230,15 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     if (start.kind === 'resumed') {
       if (start.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`);
       // the conversation so far, through the same renderer as a live run
-      for (const event of start.replay) surface.emit(event);
+      const prompts = start.prompts ?? [];
+      const quote = (before: number): void => {
+        for (const p of prompts) if (p.before === before) for (const l of stripControl(p.text).split('\n')) println(io.err, `> ${l}`);
+      };
+      start.replay.forEach((event, i) => {
+        quote(i);
+        surface.emit(event);
+      });
+      quote(start.replay.length);
       println(io.err, `resuming run ${start.runId} at iteration ${start.nextIteration}`);
     } else if (start.runId !== undefined) {
       println(io.err, `checkpointing run ${start.runId}`);
