@@ -41,6 +41,8 @@ export interface ToolCallEvent {
   readonly input: Readonly<Record<string, unknown>>;
   /** How a surface shows the call; absent for an unknown tool. Local: not on the a2a wire. */
   readonly presentation?: Presentation;
+  /** Where an imported tool runs: the peer agent serving it, or `mcp:<server>`. Local: not on the a2a wire. */
+  readonly via?: string;
 }
 
 /** What a command ran, on the result of a command tool. */

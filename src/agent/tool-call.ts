@@ -4,6 +4,7 @@
  * check) and turns what the pipeline reports into the run's events.
  */
 import type { ToolResultBlock, ToolUseBlock } from '../llm/types.js';
+import { importedFrom } from '../toolkit/functool/functool.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
 import type { ApprovalVerdict, InvokeContext, InvokeEvent, InvokeWrapper } from '../toolkit/invoke/types.js';
 import type { Kind, Prompter, ToolSet } from '../toolkit/tool.js';
@@ -54,13 +55,15 @@ export { timeoutMessage } from '../toolkit/invoke/messages.js';
 function emitFor(events: EventSink): (e: InvokeEvent) => void {
   return (e) => {
     switch (e.type) {
-      case 'call':
-        events.emit(
-          e.tool === undefined
-            ? { type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input) }
-            : { type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input), presentation: e.tool.presentation },
-        );
+      case 'call': {
+        if (e.tool === undefined) {
+          events.emit({ type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input) });
+          return;
+        }
+        const via = importedFrom(e.tool);
+        events.emit({ type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input), presentation: e.tool.presentation, ...(via === undefined ? {} : { via }) });
         return;
+      }
       case 'warning':
         events.emit({ type: 'warning', text: e.text });
         return;

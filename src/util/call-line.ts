@@ -20,14 +20,14 @@ function renderValue(value: unknown): string {
 }
 
 /**
- * One line describing a call: `name key=value ...` with keys sorted, because a decoded object has
+ * One line describing a call: `name key=value ...` (`name (on peer) ...` for an imported tool) with keys sorted, because a decoded object has
  * no order and a line that changed between renderings would read as two different calls. A value
  * that is not a plain word is JSON-quoted, and control, zero-width and bidirectional characters are
  * written as escapes, so a model can neither draw on the operator's terminal through an argument
  * nor hide part of one.
  */
-export function formatCall(name: string, input: Readonly<Record<string, unknown>>): string {
-  const parts = [cleanText(name)];
+export function formatCall(name: string, input: Readonly<Record<string, unknown>>, via?: string): string {
+  const parts = [via === undefined ? cleanText(name) : `${cleanText(name)} (on ${cleanText(via)})`];
   for (const key of Object.keys(input).sort()) parts.push(`${BARE.test(key) ? key : revealInvisible(JSON.stringify(key))}=${renderValue(input[key])}`);
   return oneLine(parts.join(' '));
 }

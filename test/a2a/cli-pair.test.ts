@@ -97,7 +97,7 @@ describe('fisk run importing the tools fisk serve lends', () => {
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toBe('The lender echoed hello.\n');
     // the call line names the tool as the model sees it; the summary counts the call as remote
-    expect(r.stderr).toContain('-> echo first=hello upper=true');
+    expect(r.stderr).toContain('-> echo (on lender) first=hello upper=true');
     expect(r.stderr).toContain('remote_tool_calls=1');
     // the model was offered the lent commands, not the gated or denied ones
     const offered = ((fake.requests[0]?.body as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name);

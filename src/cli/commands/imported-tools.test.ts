@@ -160,6 +160,8 @@ describe('MCP servers in mcp_clients', () => {
     expect(r.code).toBe(EXIT.ok);
     expect(toolNames(sent(0))).toEqual(['echo']);
     expect(toolResult(sent(1), 'e1')).toContain('hello from the model');
+    // the call's line says where it ran
+    expect(r.err).toContain('-> echo (on mcp:everything) message="hello from the model"');
   }, 60_000);
 
   it('a run refuses to start when a server fails, naming it', async () => {
@@ -180,6 +182,7 @@ describe('remote tools in remote_tools', () => {
     expect(toolNames(sent(0))).toEqual(['disk_usage']);
     expect(toolResult(sent(1), 'r1')).toContain('served_by');
     expect(toolResult(sent(1), 'r1')).toContain('/var');
+    expect(r.err).toContain('-> disk_usage (on ops-agent) path=/var');
   }, 60_000);
 
   it('fisk info lists the peer tools, and an absent peer is a warning while a run refuses it', async () => {

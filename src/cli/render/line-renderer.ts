@@ -75,7 +75,8 @@ function eventLines(event: AgentEvent, options: LineOptions): string[] {
   switch (event.type) {
     case 'tool_call':
       if (event.presentation === 'self-rendered' && !options.verbose) return [];
-      return [`${CALL_PREFIX}${formatCall(event.name, event.input)}`];
+      // an imported tool says where it ran, ahead of its arguments so a cut line still says it
+      return [`${CALL_PREFIX}${formatCall(event.name, event.input, event.via)}`];
     case 'tool_result':
       // a call that never ran is always shown, so a refusal never reads as a call that ran
       if (event.refused !== undefined) return [`${RESULT_PREFIX}refused: ${oneLine(refusalText(event.output))}`];

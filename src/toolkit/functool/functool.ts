@@ -136,3 +136,9 @@ export function jsonOutcome(value: unknown): Outcome {
 export function errorOutcome(message: string): Outcome {
   return { status: 'completed', output: message, isError: true };
 }
+
+/** Where an imported tool runs, for its call's line: the serving agent, or `mcp:<server>`; undefined for a tool of this process. */
+export function importedFrom(tool: Tool): string | undefined {
+  if (!(tool instanceof FuncTool) || tool.origin === undefined) return undefined;
+  return tool.origin.kind === 'remote' ? tool.origin.agent : `mcp:${tool.origin.server}`;
+}
