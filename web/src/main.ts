@@ -22,7 +22,7 @@ type Incoming =
   | { type: 'text'; text: string; final: boolean }
   | { type: 'text_fragment'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'tool_call'; id: string; name: string; input: Json }
+  | { type: 'tool_call'; id: string; name: string; input: Json; via?: string }
   | { type: 'tool_result'; call_id: string; is_error: boolean; output: string; refused?: string; exec?: { command: string; exit_code: number; truncated: boolean } }
   | { type: 'warning'; text: string }
   | { type: 'status'; iteration: number; phase: string; usage: Usage }
@@ -212,7 +212,10 @@ function toolCall(e: Extract<Incoming, { type: 'tool_call' }>): void {
   card.dataset['callId'] = e.id;
   card.dataset['tool'] = e.name;
   const head = el('div', 'tool-head');
-  head.append(el('span', 'tool-name', e.name), el('span', 'tool-state', 'running'));
+  head.append(el('span', 'tool-name', e.name));
+  // an imported tool runs elsewhere: on a peer agent or an MCP server
+  if (e.via !== undefined) head.append(el('span', 'tool-via', `on ${e.via}`));
+  head.append(el('span', 'tool-state', 'running'));
   const args = el('details', 'tool-args');
   args.open = true;
   args.append(el('summary', undefined, 'arguments'), el('pre', undefined, JSON.stringify(e.input, null, 2)));
