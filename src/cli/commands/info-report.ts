@@ -228,7 +228,8 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
 }
 
 function renderValue(v: Setting['value']): string {
-  if (v === null) return '(unset)';
+  // an empty text is as unset as a missing one, and a blank column would read as a rendering fault
+  if (v === null || v === '') return '(unset)';
   if (Array.isArray(v)) return v.length === 0 ? '[]' : v.join(', ');
   return String(v);
 }

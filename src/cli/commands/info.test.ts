@@ -150,6 +150,13 @@ exclude: {tools: ['^flood$']}
     expect(report.tools).toEqual([]);
     expect(report.globalFlags).toBeNull();
   });
+  it('shows a setting left empty as unset, not as a blank', async () => {
+    const path = join(dir, 'nomodel.yaml');
+    writeFileSync(path, 'system_prompt: x\n');
+    const r = await info(path);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ {2}llm\.model +\(unset\) {2}\[default\]$/m);
+  });
   it('lists a configuration naming an unknown provider, warning that a run refuses it', async () => {
     const path = join(dir, 'typo.yaml');
     writeFileSync(path, 'system_prompt: x\nllm: {provider: antropic, model: m}\n');
