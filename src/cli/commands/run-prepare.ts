@@ -37,6 +37,7 @@ export function checkJournalFlags(query: readonly string[], flags: RunFlags): vo
   if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
   if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
   if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
+  if (flags.model !== undefined && flags.model.trim() === '') throw usage('--model must name a model; leave it out to use llm.model');
 }
 
 /**

@@ -316,6 +316,7 @@ describe('fisk run --checkpoint and --resume', () => {
     [['--resume', 'x', 'a', 'query'], '--resume does not take a query'],
     [['--name', 'x', 'go'], '--name requires --checkpoint'],
     [['--force', 'go'], '--force only applies when resuming'],
+    [['--model', ' ', 'go'], '--model must name a model; leave it out to use llm.model'],
   ])('refuses %j before reading the configuration', async (args, message) => {
     const io = captureIo({}, dir);
     const code = await runCli(['run', '--config', join(dir, 'missing.yaml'), ...args], io);
