@@ -17,16 +17,25 @@ const only = new Set(process.argv.slice(2));
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 
 const results = {};
+const failed = [];
 for (const name of readdirSync(here).sort()) {
   const file = join(here, name, 'bench.mjs');
   if (!existsSync(file)) continue;
   if (only.size > 0 && !only.has(name)) continue;
   process.stderr.write(`bench: ${name}\n`);
-  const out = execFileSync(process.execPath, ['--expose-gc', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
-  const text = out.toString().trim();
+  let text;
+  try {
+    text = execFileSync(process.execPath, ['--expose-gc', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 }).toString().trim();
+  } catch (err) {
+    // one broken benchmark is reported and the others still run
+    failed.push(name);
+    results[name] = { error: `benchmark exited with status ${err.status ?? 'unknown'}; its error is on stderr above`, output: (err.stdout ?? '').toString().slice(-2000) };
+    continue;
+  }
   try {
     results[name] = JSON.parse(text.split('\n').pop() ?? 'null');
   } catch {
+    failed.push(name);
     results[name] = { error: 'benchmark did not print JSON on its last line', output: text.slice(-2000) };
   }
 }
@@ -104,4 +113,9 @@ function summary(r) {
 }
 
 results.summary = summary(results);
+if (failed.length > 0) results.failed = failed;
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+if (failed.length > 0) {
+  process.stderr.write(`bench: failed: ${failed.join(', ')}\n`);
+  process.exitCode = 1;
+}

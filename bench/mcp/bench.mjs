@@ -11,7 +11,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
-import { loadMcpTools, startMcpServer } from '../../dist/mcp/index.js';
+import { assembleTools, openRuntime } from '../../dist/host/index.js';
+import { startMcpServer } from '../../dist/mcp/index.js';
 import { jsonOutcome, newFuncTool } from '../../dist/toolkit/functool/index.js';
 
 const PID_APP = fileURLToPath(new URL('../../test/mcp/fixtures/pid-app.mjs', import.meta.url));
@@ -24,8 +25,11 @@ const inProcess = newFuncTool({
 });
 
 const config = parseConfigForMode({ text: `identity: bench\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n` }, 'mcp');
-const loaded = await loadMcpTools(config, { env: process.env, cwd: process.cwd() });
-const command = loaded.served.find((t) => t.name === 'echo');
+// the tools `fisk mcp` serves for this configuration, built the way it builds them
+const runtime = await openRuntime(config, 'mcp', { env: process.env });
+const assembled = await assembleTools(runtime, 'mcp');
+const command = assembled.served.find((t) => t.name === 'echo');
+if (command === undefined) throw new Error(`the fixture application serves no echo tool; it serves ${assembled.served.map((t) => t.name).join(', ')}`);
 
 /** The bare comparison: the SDK's own session handling and the tool's execute, nothing else. */
 async function startBare(tool) {
@@ -142,4 +146,5 @@ for (const k of cases) {
     out[`${k.name}_c${concurrency}`] = { fisk: f, bare: b, throughput_ratio: Math.round((f.calls_per_s / b.calls_per_s) * 1000) / 1000 };
   }
 }
+await runtime.close();
 console.log(JSON.stringify(out));

@@ -5,7 +5,7 @@
 //  - all sent (llm.no_tool_search): call 1 calls the same command, call 2 answers.
 // Bytes are the request bodies the server received, split into the tools array and the rest.
 // Also: the cost of attaching the search (BM25 index over 300 tools) and of one search.
-import { runAgent } from '../../dist/agent/index.js';
+import { runAgent, settingsFromConfig } from '../../dist/agent/index.js';
 import { chatCompletion, generatedApplication, startFakeModelServer } from '../../dist/agenttest/index.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { newProvider } from '../../dist/llm/index.js';
@@ -36,7 +36,7 @@ function sizes(requests) {
 async function run(source, replies) {
   fake.reset();
   fake.reply(...replies);
-  const out = await runAgent({ config, provider, tools: source, prompt: 'make an orders bucket with five revisions of history' });
+  const out = await runAgent({ settings: settingsFromConfig(config), provider, tools: source, prompt: 'make an orders bucket with five revisions of history' });
   if (out.status !== 'completed') throw new Error(`run ended ${out.status}: ${out.message}`);
   return sizes(fake.requests);
 }
