@@ -2,17 +2,14 @@
  * `fisk run` in the full-screen view, driven as a person drives it: the built CLI in a real tmux
  * pane (its own server socket), keys sent with send-keys, the screen read with capture-pane.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
-import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
-import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
 import { hasTmux, tmuxPane } from '../tui/tmux.js';
-import { ensureBuilt, MAIN, ROOT } from './support.js';
+import { MAIN, paneAgent } from './support.js';
 
 const SOCKET = `fisk-test-${process.pid}`;
 const SESSION = 'fullscreen';
@@ -23,28 +20,11 @@ const tmux = pane.run;
 const screen = pane.screen;
 const until = pane.until;
 
-let fake: FakeModelServer;
-let dir: string;
-beforeAll(async () => {
-  if (!hasTmux) return;
-  ensureBuilt();
-  fake = await startFakeModelServer();
-  dir = mkdtempSync(join(tmpdir(), 'fisk-fullscreen-'));
-  writeFileSync(join(dir, 'agent.yaml'), `identity: pane-purger\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`);
-}, 180_000);
-afterAll(async () => {
-  if (!hasTmux) return;
-  try {
-    tmux('kill-server');
-  } catch {
-    // already gone
-  }
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const agent = paneAgent('pane-purger', pane);
 
 describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
   it('asks for approval in a modal, folds and searches tool output, labels the pane, and reprints the answer on exit', async () => {
+    const { fake, dir } = agent;
     const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
     fake.reply(
       s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders' } }], { text: 'Purging now.' })),
@@ -118,6 +98,7 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
   }, 400_000);
 
   it('draws in no colour at all under NO_COLOR, Ink\'s text included', async () => {
+    const { fake, dir } = agent;
     fake.reply(streamIfAsked(anthropicText('Nothing to purge.'), anthropicEventStream));
     const done = join(dir, 'exit-status-plain');
     const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'anything', 'to', 'purge?'].map((a) => `'${a}'`).join(' ');

@@ -3,17 +3,14 @@
  * terminal: the resumed run asks again, and the question comes after the conversation it replays
  * and after the call it is about, never in the middle of them.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
-import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
-import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
 import { alive, until as untilTrue } from '../support/processes.js';
 import { hasTmux, tmuxPane } from '../tui/tmux.js';
-import { ensureBuilt, MAIN, ROOT } from './support.js';
+import { MAIN, paneAgent } from './support.js';
 
 const SOCKET = `fisk-resume-${process.pid}`;
 const FIRST = 'first';
@@ -21,25 +18,7 @@ const SECOND = 'second';
 const first = tmuxPane(SOCKET, FIRST);
 const second = tmuxPane(SOCKET, SECOND);
 
-let fake: FakeModelServer;
-let dir: string;
-beforeAll(async () => {
-  if (!hasTmux) return;
-  ensureBuilt();
-  fake = await startFakeModelServer();
-  dir = mkdtempSync(join(tmpdir(), 'fisk-resume-approval-'));
-  writeFileSync(join(dir, 'agent.yaml'), `identity: resumer\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`);
-}, 180_000);
-afterAll(async () => {
-  if (!hasTmux) return;
-  try {
-    first.run('kill-server');
-  } catch {
-    // already gone
-  }
-  await fake.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const agent = paneAgent('resumer', first);
 
 /** A shell command line running the built CLI with `args`, its pid written to `pidFile` first. */
 function fiskLine(args: readonly string[], pidFile: string): string {
@@ -49,6 +28,7 @@ function fiskLine(args: readonly string[], pidFile: string): string {
 
 describe.skipIf(!hasTmux)('resuming a run killed at its approval question, at a terminal', () => {
   it('replays the conversation, shows the call, then asks, and runs the call once approved', async () => {
+    const { fake, dir } = agent;
     // stdout is a terminal, so the runs ask for streamed answers
     fake.reply(
       streamIfAsked(anthropicToolUse([{ id: 'toolu_p', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicEventStream),

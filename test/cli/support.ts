@@ -1,9 +1,15 @@
 /** The built CLI for end-to-end tests that drive `fisk` as a person does, from another directory. */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
+import { hasTmux } from '../tui/tmux.js';
+import type { TmuxPane } from '../tui/tmux.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The program the package installs as `fisk`: the bundle `npm run build` writes. */
@@ -75,4 +81,37 @@ export function waitForErr(f: FiskProcess, text: string | RegExp): Promise<void>
     };
     check();
   });
+}
+
+/** What a tmux test of the built CLI works with: a fake model server, and a directory holding agent.yaml. */
+export interface PaneAgent {
+  fake: FakeModelServer;
+  dir: string;
+}
+
+/**
+ * Registers, for the file's tests, a fake model server and a directory whose `agent.yaml` names
+ * `identity` over the fixture application; both are torn down after the tests, with the tmux server
+ * `pane` runs on. Without tmux nothing is set up: those tests are skipped.
+ */
+export function paneAgent(identity: string, pane: TmuxPane): PaneAgent {
+  const agent = {} as PaneAgent;
+  beforeAll(async () => {
+    if (!hasTmux) return;
+    ensureBuilt();
+    agent.fake = await startFakeModelServer();
+    agent.dir = mkdtempSync(join(tmpdir(), `fisk-${identity}-`));
+    writeFileSync(join(agent.dir, 'agent.yaml'), `identity: ${identity}\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`);
+  }, 180_000);
+  afterAll(async () => {
+    if (!hasTmux) return;
+    try {
+      pane.run('kill-server');
+    } catch {
+      // already gone
+    }
+    await agent.fake.close();
+    rmSync(agent.dir, { recursive: true, force: true });
+  });
+  return agent;
 }
