@@ -50,7 +50,7 @@ export { PII_KINDS, markerFor, luhnValid, ibanValid } from './pii/detectors.js';
 export type { PiiKind, Finding } from './pii/detectors.js';
 export { systemBlocks } from './system-prompt.js';
 export { sessionJournal } from './runstate-journal.js';
-export { replayEvents, replayPrompts, splitEnvelope } from './replay.js';
+export { replayConversation, replayEvents, splitEnvelope, walkReplay } from './replay.js';
 export type { ReplayedPrompt } from './replay.js';
 export { runFingerprint, startCheckpoint, resumeCheckpoint } from './checkpoint.js';
 export type { Checkpoint, ResumedCheckpoint } from './checkpoint.js';

@@ -3,7 +3,7 @@ import { ScriptedProvider, scriptedResponse, textResponse } from '../agenttest/s
 import { newFuncTool } from '../toolkit/functool/index.js';
 import { EventLog } from './events.js';
 import type { AgentEvent } from './events.js';
-import { replayEvents, replayPrompts, splitEnvelope } from './replay.js';
+import { replayConversation, replayEvents, splitEnvelope, walkReplay } from './replay.js';
 import { runAgent } from './run-agent.js';
 import { recordingTool, sourceOf, testSettings } from './test-support.js';
 
@@ -39,15 +39,23 @@ describe('replaying a conversation', () => {
     const provider = new ScriptedProvider([scriptedResponse([{ type: 'tool_use', id: 'a', name: 'echo', input: '{"text":"hi"}' }]), textResponse('First answer.')]);
     const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([recordingTool('echo', [])]), prompt: 'first question\nover two lines', events: new EventLog() });
     const messages = [...out.messages, { role: 'user' as const, content: [{ type: 'text' as const, text: 'a follow-up' }] }, { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Second answer.' }] }];
-    const events = replayEvents(messages);
-    const prompts = replayPrompts(messages);
+    const { events, prompts } = replayConversation(messages);
+    expect(events).toEqual(replayEvents(messages));
     expect(prompts).toEqual([
       { before: 0, text: 'first question\nover two lines' },
       { before: events.findIndex((e) => e.type === 'text' && e.text === 'Second answer.'), text: 'a follow-up' },
     ]);
     expect(prompts[1]?.before).toBe(events.length - 1);
     // a conversation that ends on a prompt places it after every event
-    expect(replayPrompts(messages.slice(0, -1)).at(-1)).toEqual({ before: replayEvents(messages.slice(0, -1)).length, text: 'a follow-up' });
+    const cut = replayConversation(messages.slice(0, -1));
+    expect(cut.prompts.at(-1)).toEqual({ before: cut.events.length, text: 'a follow-up' });
+    // walked in order: each prompt just before what answered it, a trailing one at the end
+    const walked: string[] = [];
+    walkReplay(cut.events, cut.prompts, { prompt: (t) => walked.push(`> ${t}`), event: (e) => walked.push(e.type) });
+    expect(walked[0]).toBe('> first question\nover two lines');
+    expect(walked.at(-1)).toBe('> a follow-up');
+    expect(walked.filter((w) => w.startsWith('> '))).toHaveLength(2);
+    expect(walked).toHaveLength(cut.events.length + 2);
   });
 
   it('splits only an exact command envelope', () => {

@@ -31,16 +31,34 @@ export function splitEnvelope(content: string): { readonly output: string; reado
   return { output: content };
 }
 
+/** An operator's prompt in a stored conversation, and where it falls among the replayed events. */
+export interface ReplayedPrompt {
+  /** The index of the replayed event the prompt comes before (the number of events when it comes last). */
+  readonly before: number;
+  readonly text: string;
+}
+
 /**
  * The events a conversation implies, in the order a live run emits them: an assistant turn's
  * thinking and text first (the text of a turn without tool calls is final), then each tool call
  * followed by its result from the next message. Presentation is unknown from a journal, so tool
- * calls carry none. Operator prompts are not events and are left out.
+ * calls carry none. Operator prompts are not events: they come apart, each placed before the event
+ * that answered it, so a resumed run can show each question before its answer. A user turn that
+ * carries tool results is the loop's, not the operator's, and is left out with any text riding on it.
  */
-export function replayEvents(messages: readonly Message[]): AgentEvent[] {
+export function replayConversation(messages: readonly Message[]): { readonly events: AgentEvent[]; readonly prompts: ReplayedPrompt[] } {
   const events: AgentEvent[] = [];
+  const prompts: ReplayedPrompt[] = [];
   messages.forEach((m, index) => {
-    if (m.role !== 'assistant') return;
+    if (m.role === 'user') {
+      if (m.content.some((b) => b.type === 'tool_result')) return;
+      const text = m.content
+        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+        .join('\n')
+        .trim();
+      if (text !== '') prompts.push({ before: events.length, text });
+      return;
+    }
     const calls = m.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     for (const b of m.content) {
       if (b.type === 'thinking' && b.text !== '') events.push({ type: 'thinking', text: b.text });
@@ -59,30 +77,23 @@ export function replayEvents(messages: readonly Message[]): AgentEvent[] {
       events.push({ type: 'tool_result', call_id: r.toolUseId, is_error: isError, output, ...(exec === undefined ? {} : { exec }), ...(refused === undefined ? {} : { refused }) });
     }
   });
-  return events;
+  return { events, prompts };
 }
 
-/** An operator's prompt in a stored conversation, and where it falls among the replayed events. */
-export interface ReplayedPrompt {
-  /** The index in `replayEvents(messages)` the prompt comes before (its length when it comes last). */
-  readonly before: number;
-  readonly text: string;
+/** The events of `replayConversation`, without the prompts. */
+export function replayEvents(messages: readonly Message[]): AgentEvent[] {
+  return replayConversation(messages).events;
 }
 
-/**
- * The operator's prompts of a stored conversation, placed among the events `replayEvents` gives for
- * it, so a resumed run can show each question before the answer it got. A user turn that carries
- * tool results is the loop's, not the operator's, and is left out, with any text riding on it.
- */
-export function replayPrompts(messages: readonly Message[]): ReplayedPrompt[] {
-  const prompts: ReplayedPrompt[] = [];
-  messages.forEach((m, index) => {
-    if (m.role !== 'user' || m.content.some((b) => b.type === 'tool_result')) return;
-    const text = m.content
-      .flatMap((b) => (b.type === 'text' ? [b.text] : []))
-      .join('\n')
-      .trim();
-    if (text !== '') prompts.push({ before: replayEvents(messages.slice(0, index)).length, text });
+/** Walks a replay in order: each prompt just before the event it came before, and any after the last event at the end. */
+export function walkReplay(events: readonly AgentEvent[], prompts: readonly ReplayedPrompt[], visit: { prompt(text: string): void; event(event: AgentEvent): void }): void {
+  let next = 0;
+  const promptsUpTo = (index: number): void => {
+    for (; next < prompts.length && (prompts[next]?.before ?? 0) <= index; next++) visit.prompt(prompts[next]?.text ?? '');
+  };
+  events.forEach((event, i) => {
+    promptsUpTo(i);
+    visit.event(event);
   });
-  return prompts;
+  promptsUpTo(Number.POSITIVE_INFINITY);
 }

@@ -10,7 +10,7 @@ import type { AgentEvent, EventSink } from '../agent/events.js';
 import type { Hooks } from '../agent/hooks.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { withPiiGuard } from '../agent/pii/guard.js';
-import { replayEvents, replayPrompts } from '../agent/replay.js';
+import { replayConversation } from '../agent/replay.js';
 import type { ReplayedPrompt } from '../agent/replay.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { RunOptions } from '../agent/run-agent.js';
@@ -218,7 +218,8 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
     // definitions earlier searches loaded stay loaded: derived from the search results journaled
     const pending = (resumed.options as Partial<Pick<RunOptions, 'pendingBatch'>>).pendingBatch;
     tooling.restoreLoaded(loadedFromHistory(resumed.run.messages, pending));
-    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay: replayEvents(resumed.run.messages), prompts: replayPrompts(resumed.run.messages), usage: resumed.run.counters.usage };
+    const { events: replay, prompts } = replayConversation(resumed.run.messages);
+    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay, prompts, usage: resumed.run.counters.usage };
   } else {
     prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
     if (input.checkpoint !== undefined && sessions !== undefined) {

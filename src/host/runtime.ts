@@ -13,7 +13,7 @@ import type { Config } from '../config/index.js';
 import type { RunKnowledge } from '../knowledge/run-knowledge.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
 import type { Provider } from '../llm/provider.js';
-import { loadProvider, newProviderFromConfig, providerFacts, providerNames } from '../llm/provider-catalog.js';
+import { loadProvider, newProviderFromConfig, providerFacts, unknownProviderMessage } from '../llm/provider-catalog.js';
 import type { ProviderFacts } from '../llm/registry.js';
 import type { Store as MemoryStore } from '../memory/store.js';
 import type { SessionStore } from '../runstate/store.js';
@@ -168,7 +168,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     const facts = providerFacts(config.llm.provider);
     // a run refuses an unknown provider; a listing goes on, and says so where the operator looks
     if (facts === undefined && mode === 'listing') {
-      notes.push({ level: 'warning', key: 'llm.provider', message: `unknown provider "${config.llm.provider}": known providers are ${providerNames().join(', ')}; fisk run refuses it` });
+      notes.push({ level: 'warning', key: 'llm.provider', message: `${unknownProviderMessage(config.llm.provider)}; fisk run refuses it` });
     }
     const credentials = credentialUnion(config);
     const storeBase = deps.storeBase ?? storeBaseFromEnv(deps.env);

@@ -94,6 +94,11 @@ export function providerNames(): string[] {
   return defaultRegistry.names();
 }
 
+/** The message an unknown `llm.provider` is refused with, naming the known providers. */
+export function unknownProviderMessage(name: string): string {
+  return defaultRegistry.unknownMessage(name);
+}
+
 /**
  * The union of every linked provider's secret-bearing variables: stripped from every tool
  * subprocess whichever provider is active.

@@ -72,10 +72,13 @@ export class ProviderRegistry {
    */
   create(name: string, options: ProviderOptions): Provider {
     const entry = this.#entries.get(name);
-    if (entry === undefined) {
-      throw ConfigError.of('value', 'llm.provider', `unknown provider "${name}": known providers are ${this.names().join(', ')}`);
-    }
+    if (entry === undefined) throw ConfigError.of('value', 'llm.provider', this.unknownMessage(name));
     return entry.factory(options);
+  }
+
+  /** What is wrong with a name nothing is registered under, naming the known ones. */
+  unknownMessage(name: string): string {
+    return `unknown provider "${name}": known providers are ${this.names().join(', ')}`;
   }
 
   /** What a registered provider declared; `undefined` for an unknown name. */

@@ -176,14 +176,20 @@ export class CountingMetricExporter implements PushMetricExporter {
   }
 }
 
+/** Whether some of what was handed to the exporters was not delivered. */
+export function deliveryShort(spans: DeliveryCount, points: DeliveryCount): boolean {
+  return spans.delivered < spans.attempted || points.delivered < points.attempted;
+}
+
 /**
  * The one-line summary of a report's counts. `unreachable`, when no collector address accepted a
- * connection, says why and stands for the errors the exporter had not reported yet.
+ * connection, says why anything was left undelivered, in place of errors the exporter had not
+ * reported yet; with everything delivered it says nothing.
  */
 export function deliverySummary(spans: DeliveryCount, points: DeliveryCount, timedOut: boolean, unreachable?: string): string {
   let line = `${spans.delivered} of ${spans.attempted} spans delivered`;
   if (points.attempted > 0) line += `, ${points.delivered} of ${points.attempted} metric points`;
-  if (unreachable !== undefined) return `${line} (${unreachable})`;
+  if (unreachable !== undefined && deliveryShort(spans, points)) return `${line} (${unreachable})`;
   const err = spans.firstError ?? points.firstError;
   if (err !== undefined) line += ` (first error: ${err})`;
   if (timedOut) line += ' (the shutdown flush ran out of time)';

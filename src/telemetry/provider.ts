@@ -52,6 +52,7 @@ import {
 import type { CapturedMessage } from './content.js';
 import { encodeMessages, fitText, jsonCost, MessageCursor } from './content.js';
 import type { DeliveryReport } from './delivery.js';
+import { deliveryShort } from './delivery.js';
 import type { ExportPipeline } from './pipeline.js';
 import type { TelemetrySettings } from './settings.js';
 import { CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
@@ -282,11 +283,9 @@ export class Telemetry {
     clearTimeout(timer);
     const timedOut = ended === 'late';
     const unreachable = typeof ended === 'object' ? ended.why : undefined;
-    const counted = pipeline.delivery(timedOut);
-    const short = counted.spans.delivered < counted.spans.attempted || counted.metricPoints.delivered < counted.metricPoints.attempted;
-    if (unreachable === undefined || !short) return { spans: counted.spans, metricPoints: counted.metricPoints, timedOut, summary: counted.summary };
-    const { spans, metricPoints, summary } = pipeline.delivery(false, unreachable);
-    return { spans, metricPoints, timedOut: false, unreachable, summary };
+    const { spans, metricPoints, summary } = pipeline.delivery(timedOut, unreachable);
+    const reported = unreachable !== undefined && deliveryShort(spans, metricPoints);
+    return { spans, metricPoints, timedOut, ...(reported ? { unreachable } : {}), summary };
   }
 }
 

@@ -37,24 +37,22 @@ function probe(host: string, port: number): Promise<string | undefined> {
   });
 }
 
+/** A promise that never settles: the caller's other race entrants decide. */
+const NEVER: Promise<never> = new Promise(() => undefined);
+
 /**
  * Resolves with a sentence naming the collector when none of the URLs' addresses accepts a
  * connection; never resolves when one of them does (or when a connection neither succeeds nor fails
  * in time: the caller's deadline decides then).
  */
-export function collectorUnreachable(urls: readonly string[]): Promise<string> {
+export async function collectorUnreachable(urls: readonly string[]): Promise<string> {
   const endpoints = new Map<string, { readonly host: string; readonly port: number; readonly url: string }>();
   for (const url of urls) {
     const e = endpointOf(url);
     if (e !== undefined) endpoints.set(`${e.host}:${e.port}`, { ...e, url });
   }
-  if (endpoints.size === 0) return new Promise(() => undefined);
-  return Promise.all([...endpoints.values()].map(async (e) => ({ e, error: await probe(e.host, e.port) }))).then(
-    (results) =>
-      new Promise<string>((resolve) => {
-        if (results.some((r) => r.error === undefined)) return;
-        const first = results[0];
-        resolve(`the collector at ${first === undefined ? '' : new URL(first.e.url).origin} cannot be reached (${first?.error ?? 'unreachable'}); is it running?`);
-      }),
-  );
+  const results = await Promise.all([...endpoints.values()].map(async (e) => ({ url: e.url, error: await probe(e.host, e.port) })));
+  const first = results[0];
+  if (first?.error === undefined || results.some((r) => r.error === undefined)) return NEVER;
+  return `the collector at ${new URL(first.url).origin} cannot be reached (${first.error}); is it running?`;
 }

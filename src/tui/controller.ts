@@ -8,6 +8,7 @@ import type { AgentEvent, QuestionEvent } from '../agent/events.js';
 import { answerOf, messageOf } from '../agent/outcome.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { oneLine } from '../agent/sanitize.js';
+import { walkReplay } from '../agent/replay.js';
 import { twoStageInterrupt } from '../host/interrupt.js';
 import type { QuestionAnswer, RunHandle } from '../host/index.js';
 import { capLine } from '../cli/render/cap.js';
@@ -201,15 +202,10 @@ export class ViewController {
         // reprinted on the normal screen with the other warnings
         this.#warnings.push(oneLine(warning));
       }
-      const prompts = start.prompts ?? [];
-      const quote = (before: number): void => {
-        for (const p of prompts) if (p.before === before) this.#transcript.add('prompt', p.text.split('\n').map((l) => `> ${l}`).join('\n'));
-      };
-      start.replay.forEach((e, i) => {
-        quote(i);
-        this.#transcript.addEvent(e);
+      walkReplay(start.replay, start.prompts ?? [], {
+        prompt: (text) => this.#transcript.add('prompt', text.split('\n').map((l) => `> ${l}`).join('\n')),
+        event: (e) => this.#transcript.addEvent(e),
       });
-      quote(start.replay.length);
       this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration}`, 'dim');
     }
     this.#handle = handle;

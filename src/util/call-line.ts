@@ -20,8 +20,9 @@ function renderValue(value: unknown): string {
 }
 
 /**
- * One line describing a call: `name key=value ...` (`name (on peer) ...` for an imported tool) with keys sorted, because a decoded object has
- * no order and a line that changed between renderings would read as two different calls. A value
+ * One line describing a call: `name key=value ...`, or `name (on peer) key=value ...` for an
+ * imported tool, with keys sorted, because a decoded object has no order and a line that changed
+ * between renderings would read as two different calls. A value
  * that is not a plain word is JSON-quoted, and control, zero-width and bidirectional characters are
  * written as escapes, so a model can neither draw on the operator's terminal through an argument
  * nor hide part of one.

@@ -34,6 +34,7 @@ import { readPrompt, resumeCommand } from './run-surface.js';
 import type { PreparedRun } from './run-prepare.js';
 import type { RunCommandDeps, RunFlags } from './run-options.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
+import { walkReplay } from '../../agent/replay.js';
 import { stripControl } from '../../agent/sanitize.js';
 export { exitCodeFor } from '../process.js';
 
@@ -230,15 +231,12 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     if (start.kind === 'resumed') {
       if (start.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`);
       // the conversation so far, through the same renderer as a live run
-      const prompts = start.prompts ?? [];
-      const quote = (before: number): void => {
-        for (const p of prompts) if (p.before === before) for (const l of stripControl(p.text).split('\n')) println(io.err, `> ${l}`);
-      };
-      start.replay.forEach((event, i) => {
-        quote(i);
-        surface.emit(event);
+      walkReplay(start.replay, start.prompts ?? [], {
+        prompt: (text) => {
+          for (const l of stripControl(text).split('\n')) println(io.err, `> ${l}`);
+        },
+        event: (event) => surface.emit(event),
       });
-      quote(start.replay.length);
       println(io.err, `resuming run ${start.runId} at iteration ${start.nextIteration}`);
     } else if (start.runId !== undefined) {
       println(io.err, `checkpointing run ${start.runId}`);
