@@ -183,13 +183,13 @@ export function deliveryShort(spans: DeliveryCount, points: DeliveryCount): bool
 
 /**
  * The one-line summary of a report's counts. `unreachable`, when no collector address accepted a
- * connection, says why anything was left undelivered, in place of errors the exporter had not
- * reported yet; with everything delivered it says nothing.
+ * connection, says why what was left was not delivered, in place of errors the exporter had not
+ * reported yet.
  */
 export function deliverySummary(spans: DeliveryCount, points: DeliveryCount, timedOut: boolean, unreachable?: string): string {
   let line = `${spans.delivered} of ${spans.attempted} spans delivered`;
   if (points.attempted > 0) line += `, ${points.delivered} of ${points.attempted} metric points`;
-  if (unreachable !== undefined && deliveryShort(spans, points)) return `${line} (${unreachable})`;
+  if (unreachable !== undefined) return `${line} (${unreachable})`;
   const err = spans.firstError ?? points.firstError;
   if (err !== undefined) line += ` (first error: ${err})`;
   if (timedOut) line += ' (the shutdown flush ran out of time)';

@@ -15,7 +15,7 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { DeliveryCount } from './delivery.js';
-import { CountingMetricExporter, CountingSpanExporter, deliverySummary, RecordedSpanCounter, spanDelivery } from './delivery.js';
+import { CountingMetricExporter, CountingSpanExporter, deliveryShort, deliverySummary, RecordedSpanCounter, spanDelivery } from './delivery.js';
 import { collectorUnreachable } from './reach.js';
 import type { ExportPlan } from './settings.js';
 
@@ -39,8 +39,11 @@ export interface ExportPipeline {
   shutdown(): Promise<unknown>;
   /** Resolves with a sentence when no collector address accepts a connection; never otherwise. */
   unreachable(): Promise<string>;
-  /** The delivery counts so far and the line for a person (with why nothing could be sent, when known). */
-  delivery(timedOut: boolean, unreachable?: string): { readonly spans: DeliveryCount; readonly metricPoints: DeliveryCount; readonly summary: string };
+  /**
+   * The delivery counts so far and the line for a person. `unreachable` (why nothing could be sent)
+   * is kept, and said, only when something was left undelivered.
+   */
+  delivery(timedOut: boolean, unreachable?: string): { readonly spans: DeliveryCount; readonly metricPoints: DeliveryCount; readonly summary: string; readonly unreachable?: string };
 }
 
 export function startExport(plan: ExportPlan, options: PipelineOptions): ExportPipeline {
@@ -92,7 +95,8 @@ export function startExport(plan: ExportPlan, options: PipelineOptions): ExportP
     delivery(timedOut, unreachable) {
       const spanCount = spanDelivery(recorded.ended, spans.count());
       const metricPoints = metrics?.count() ?? none;
-      return { spans: spanCount, metricPoints, summary: deliverySummary(spanCount, metricPoints, timedOut, unreachable) };
+      const reported = unreachable !== undefined && deliveryShort(spanCount, metricPoints) ? unreachable : undefined;
+      return { spans: spanCount, metricPoints, summary: deliverySummary(spanCount, metricPoints, timedOut, reported), ...(reported === undefined ? {} : { unreachable: reported }) };
     },
   };
 }

@@ -52,7 +52,6 @@ import {
 import type { CapturedMessage } from './content.js';
 import { encodeMessages, fitText, jsonCost, MessageCursor } from './content.js';
 import type { DeliveryReport } from './delivery.js';
-import { deliveryShort } from './delivery.js';
 import type { ExportPipeline } from './pipeline.js';
 import type { TelemetrySettings } from './settings.js';
 import { CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
@@ -283,9 +282,7 @@ export class Telemetry {
     clearTimeout(timer);
     const timedOut = ended === 'late';
     const unreachable = typeof ended === 'object' ? ended.why : undefined;
-    const { spans, metricPoints, summary } = pipeline.delivery(timedOut, unreachable);
-    const reported = unreachable !== undefined && deliveryShort(spans, metricPoints);
-    return { spans, metricPoints, timedOut, ...(reported ? { unreachable } : {}), summary };
+    return { timedOut, ...pipeline.delivery(timedOut, unreachable) };
   }
 }
 
