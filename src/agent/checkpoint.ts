@@ -131,7 +131,7 @@ function refuseUncontinuable(run: FoldedRun): void {
   if (run.pending !== undefined) {
     const waiting = run.pending.calls.filter((c) => c.state === 'deferred');
     throw new RunStateError(
-      'config',
+      'not_resumable',
       waiting.length > 0
         ? `run ${JSON.stringify(run.runId)} is waiting for ${waiting.map((c) => `${c.call.name} (${c.call.id})`).join(', ')} to answer, so it cannot take a further prompt yet; supply the answer with fisk session answer ${run.runId} <call id> <result>, then resume it`
         : `run ${JSON.stringify(run.runId)} stopped inside a tool batch, so it cannot take a further prompt yet; resume it first with fisk run --resume ${run.runId}`,
@@ -141,13 +141,13 @@ function refuseUncontinuable(run: FoldedRun): void {
 
 function refuseUnresumable(run: FoldedRun): void {
   if (run.status === 'completed') {
-    throw new RunStateError('config', `run ${JSON.stringify(run.runId)} already completed; there is nothing to resume`);
+    throw new RunStateError('not_resumable', `run ${JSON.stringify(run.runId)} already completed, so there is nothing to resume (fisk session show ${run.runId} prints its conversation)`);
   }
   // a deferred call is never dispatched again: its turn finishes only when an answer is supplied
   const waiting = run.pending?.calls.filter((c) => c.state === 'deferred') ?? [];
   if (waiting.length > 0) {
     throw new RunStateError(
-      'config',
+      'not_resumable',
       `run ${JSON.stringify(run.runId)} is waiting for ${waiting.map((c) => `${c.call.name} (${c.call.id})`).join(', ')} to answer; supply the answer with fisk session answer ${run.runId} <call id> <result>, then resume`,
     );
   }

@@ -29,6 +29,8 @@ export const RUN_STATE_ERROR_CODES = [
   'fingerprint',
   /** A deferred call cannot be answered (unknown call, already answered, not deferred). */
   'answer',
+  /** The run cannot be resumed or continued in its state: it completed, or a deferred call is unanswered. */
+  'not_resumable',
 ] as const;
 export type RunStateErrorCode = (typeof RUN_STATE_ERROR_CODES)[number];
 

@@ -198,5 +198,8 @@ describe('fisk serve refusals', () => {
     const io2 = captureIo(env, home);
     expect(await runCli(['serve', '--config', 'worker.yaml', '--workers', '0'], io2)).toBe(EXIT.usage);
     expect(io2.stderr()).toContain('--workers "0" is not a whole number of at least 1');
+    const io3 = captureIo(env, home);
+    expect(await runCli(['serve', '--config', 'worker.yaml', '--base-url', ''], io3)).toBe(EXIT.usage);
+    expect(io3.stderr()).toContain('--base-url is empty; give it a value');
   });
 });

@@ -13,3 +13,22 @@ export function isRemoteRun(flags: { readonly natsContext?: string; readonly ide
 
 /** Where `fisk run --http-debug` writes, relative to the working directory. */
 export const HTTP_DEBUG_FILE = 'http-debug.log';
+
+const MODEL_FLAGS = [
+  { key: 'model', flag: '--model', fallback: 'llm.model' },
+  { key: 'apiKey', flag: '--api-key', fallback: "the provider's key variable" },
+  { key: 'baseUrl', flag: '--base-url', fallback: "the provider's URL variable or llm.base_url" },
+] as const;
+
+/**
+ * Why a model flag given as empty text is refused, or `undefined`. An empty `--model`,
+ * `--api-key` or `--base-url` would otherwise fall back to its default without a word, which is
+ * rarely what a script that passed an unset variable meant.
+ */
+export function emptyModelFlag(flags: { readonly model?: string; readonly apiKey?: string; readonly baseUrl?: string }): string | undefined {
+  for (const f of MODEL_FLAGS) {
+    const v = flags[f.key];
+    if (v !== undefined && v.trim() === '') return `${f.flag} is empty; give it a value, or leave it out to use ${f.fallback}`;
+  }
+  return undefined;
+}

@@ -13,6 +13,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { processInterrupt } from '../process.js';
 import type { RunCommandDeps, RunFlags } from './run-options.js';
+import { emptyModelFlag } from './flags.js';
 import { withModel } from './run-surface.js';
 
 /** A local run made ready before its code loaded. */
@@ -37,7 +38,8 @@ export function checkJournalFlags(query: readonly string[], flags: RunFlags): vo
   if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
   if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
   if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
-  if (flags.model !== undefined && flags.model.trim() === '') throw usage('--model must name a model; leave it out to use llm.model');
+  const empty = emptyModelFlag(flags);
+  if (empty !== undefined) throw usage(empty);
 }
 
 /**

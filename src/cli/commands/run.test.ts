@@ -309,6 +309,11 @@ describe('fisk run --checkpoint and --resume', () => {
     const id = /checkpointing run (\S+)/.exec(r.err)?.[1];
     expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]*$/);
     expect((await loadStored(id ?? '')).status).toBe('completed');
+    // a completed run has nothing to resume: a runtime refusal (1), not a configuration error (3)
+    const again = await run(['--resume', id ?? '', ...stateFlags()]);
+    expect(again.code).toBe(EXIT.error);
+    expect(again.err).toContain(`already completed, so there is nothing to resume (fisk session show ${id ?? ''} prints its conversation)`);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it.each([
@@ -316,7 +321,9 @@ describe('fisk run --checkpoint and --resume', () => {
     [['--resume', 'x', 'a', 'query'], '--resume does not take a query'],
     [['--name', 'x', 'go'], '--name requires --checkpoint'],
     [['--force', 'go'], '--force only applies when resuming'],
-    [['--model', ' ', 'go'], '--model must name a model; leave it out to use llm.model'],
+    [['--model', ' ', 'go'], '--model is empty; give it a value, or leave it out to use llm.model'],
+    [['--base-url', '', 'go'], '--base-url is empty; give it a value'],
+    [['--api-key', '', 'go'], '--api-key is empty; give it a value'],
   ])('refuses %j before reading the configuration', async (args, message) => {
     const io = captureIo({}, dir);
     const code = await runCli(['run', '--config', join(dir, 'missing.yaml'), ...args], io);

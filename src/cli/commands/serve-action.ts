@@ -21,6 +21,7 @@ import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 import { envFlag, processInterrupt } from '../process.js';
+import { emptyModelFlag } from './flags.js';
 import { openServedJobs } from './serve-jobs.js';
 import type { ServedJobs } from './serve-jobs.js';
 import { counted } from '../../util/count.js';
@@ -58,6 +59,8 @@ interface Resolved {
 }
 
 function checkFlags(flags: ServeFlags, cwd: string): Resolved {
+  const empty = emptyModelFlag(flags);
+  if (empty !== undefined) throw new UsageError(empty);
   let workers: number | undefined;
   if (flags.workers !== undefined) {
     const n = /^\d+$/.test(flags.workers.trim()) ? Number(flags.workers.trim()) : NaN;

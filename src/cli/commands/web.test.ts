@@ -42,6 +42,15 @@ describe('fisk web on the command line', () => {
     expect(io.stderr()).toContain('--port must be a TCP port from 1 to 65535 (or 0 for any free port), got "http"');
   });
 
+  it('exits 2 on an empty --base-url or --api-key before reading the configuration', async () => {
+    const io = captureIo({}, dir);
+    expect(await runCli(['web', '--base-url', ' '], io)).toBe(2);
+    expect(io.stderr()).toContain("--base-url is empty; give it a value, or leave it out to use the provider's URL variable or llm.base_url");
+    const io2 = captureIo({}, dir);
+    expect(await runCli(['web', '--api-key', ''], io2)).toBe(2);
+    expect(io2.stderr()).toContain('--api-key is empty');
+  });
+
   it('exits 3 naming the missing configuration', async () => {
     const io = captureIo({}, dir);
     expect(await runCli(['web', '--port', '0'], io)).toBe(3);

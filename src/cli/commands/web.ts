@@ -10,7 +10,7 @@ import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { parsePort, stopRequested } from '../process.js';
 import { packageRoot } from '../version.js';
-import { NO_TELEMETRY_HELP } from './flags.js';
+import { NO_TELEMETRY_HELP, emptyModelFlag } from './flags.js';
 
 export const DEFAULT_WEB_PORT = 8090;
 export const DEFAULT_WEB_ADDRESS = '127.0.0.1';
@@ -50,6 +50,8 @@ function webPageDir(): string {
 }
 
 async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
+  const empty = emptyModelFlag(flags);
+  if (empty !== undefined) throw new UsageError(empty);
   const port = parseWebPort(flags.port);
   const address = webAddress(flags.address);
   const [{ configWarnings, parseConfigForMode }, { openRuntime }, { startWebServer }, { finishCommandTelemetry, openCommandTelemetry }] = await Promise.all([
