@@ -25,18 +25,23 @@ export function isClosedPipe(err: unknown): boolean {
 }
 
 /**
- * Makes a reader that stops early end the process quietly with status 0, as other command-line
- * tools do: whoever closed the pipe has all the output they wanted. Any other write failure (a
- * full disk) is reported in one line with status 1, never as a stack trace.
+ * Makes a reader that stops early end the process quietly, as other command-line tools do: whoever
+ * closed the pipe has all the output they wanted. A command that has already reached its status
+ * (`fisk bogus 2>&1 | head -1`: the error was the last thing it wrote) keeps it; one still going is
+ * ended with status 0. Any other write failure (a full disk) is reported in one line with status 1,
+ * never as a stack trace.
  */
 export function endQuietlyOnClosedPipe(
   streams: { readonly out: NodeJS.EventEmitter; readonly err: NodeJS.EventEmitter },
   exit: (code: number) => void,
   report: (message: string) => void,
+  status: () => number | undefined = () => undefined,
 ): void {
+  // the write failed while the command was finishing: let its status settle before ending
+  const closed = (): void => void setImmediate(() => exit(status() ?? 0));
   const onError = (err: unknown): void => {
     if (isClosedPipe(err)) {
-      exit(0);
+      closed();
       return;
     }
     report(`fisk: cannot write output: ${err instanceof Error ? err.message : String(err)}`);
@@ -44,5 +49,5 @@ export function endQuietlyOnClosedPipe(
   };
   streams.out.on('error', onError);
   // a closed stderr must not turn into a report written to that same stderr
-  streams.err.on('error', (err: unknown) => exit(isClosedPipe(err) ? 0 : 1));
+  streams.err.on('error', (err: unknown) => (isClosedPipe(err) ? closed() : exit(1)));
 }
