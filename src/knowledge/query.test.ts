@@ -6,10 +6,10 @@ import { fuse } from './search.js';
 import { tierLine } from './tier.js';
 
 describe('freeTextQuery', () => {
-  it('reduces text to OR-ed quoted terms, reporting short ones', () => {
-    const q = freeTextQuery('How do I "configure" NEAR(x) a backup-policy?');
-    expect(q.match).toBe('"How" OR "do" OR "configure" OR "NEAR" OR "backup" OR "policy"');
-    expect(q.dropped).toEqual(['I', 'x', 'a']);
+  it('reduces text to OR-ed quoted terms, reporting short ones other than "a" and "I"', () => {
+    const q = freeTextQuery('How do I "configure" NEAR(x) a backup-policy in C?');
+    expect(q.match).toBe('"How" OR "do" OR "configure" OR "NEAR" OR "backup" OR "policy" OR "in"');
+    expect(q.dropped).toEqual(['x', 'C']);
   });
   it('caps at forty terms and has no match for punctuation only', () => {
     const q = freeTextQuery(Array.from({ length: 45 }, (_, i) => `w${i}`).join(' '));

@@ -6,7 +6,7 @@ export interface FreeTextQuery {
   /** The MATCH expression, or `undefined` when no term survived. */
   readonly match: string | undefined;
   readonly terms: readonly string[];
-  /** Terms under two characters, dropped rather than silently ignored. */
+  /** Terms under two characters, dropped rather than silently ignored (bar the words "a" and "I"). */
   readonly dropped: readonly string[];
   /** Terms past the cap of forty. */
   readonly overflow: number;
@@ -16,6 +16,9 @@ export interface FreeTextQuery {
 export function quoteTerm(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
 }
+
+/** One-letter words of ordinary prose: dropped without a report, since no search could use them. */
+const QUIET_WORDS: ReadonlySet<string> = new Set(['a', 'i']);
 
 /**
  * Reduces free text to OR-ed quoted terms. Splitting on everything that is not a letter or digit
@@ -28,7 +31,7 @@ export function freeTextQuery(text: string): FreeTextQuery {
   for (const raw of text.split(/[^\p{L}\p{N}]+/u)) {
     if (raw === '') continue;
     if ([...raw].length < 2) {
-      dropped.push(raw);
+      if (!QUIET_WORDS.has(raw.toLowerCase())) dropped.push(raw);
       continue;
     }
     if (terms.length >= MAX_QUERY_TERMS) {

@@ -70,8 +70,10 @@ describe('fisk knowledge', () => {
     expect(doc.status).toBe('ok');
     expect(doc.results[0]?.citation).toMatch(/^docs\/retention\.md#\d$/);
 
-    const text = await fisk(['search', 'a', 'backups']);
-    expect(text.err).toContain('dropped terms shorter than two characters: a');
+    const text = await fisk(['search', 'x', 'backups']);
+    expect(text.err).toContain('dropped terms shorter than two characters: x');
+    // "a" and "I" are prose, not terms: dropped without a note
+    expect((await fisk(['search', 'how', 'do', 'I', 'keep', 'a', 'backup'])).err).not.toContain('dropped terms');
 
     // documents holding both words in different chunks are found; OR is refused by name
     const m = await fisk(['match', 'retention backups', '--json']);
