@@ -143,10 +143,10 @@ function reportIndex(ctx: Ctx, res: IndexResult): void {
   const { io } = ctx;
   const shown = res.skipped.slice(0, 20);
   for (const s of shown) println(io.err, `skipped ${oneLine(s.path)}: ${SKIP_WORDS[s.reason]}`);
-  if (res.skipped.length > shown.length) println(io.err, `skipped ${res.skipped.length - shown.length} more files`);
+  if (res.skipped.length > shown.length) println(io.err, `skipped ${counted(res.skipped.length - shown.length, 'more file', 'more files')}`);
   if (res.pruneSkipped !== undefined) println(io.err, `warning: ${res.pruneSkipped}`);
-  const emb = res.embeddings > 0 ? `, ${res.embeddings} embeddings` : '';
-  println(io.out, `${res.dryRun ? 'would index' : 'indexed'}: added=${res.added} updated=${res.updated} skipped=${res.unchanged} removed=${res.removed} (${res.files} files, ${res.chunks} chunks${emb})`);
+  const emb = res.embeddings > 0 ? `, ${counted(res.embeddings, 'embedding')}` : '';
+  println(io.out, `${res.dryRun ? 'would index' : 'indexed'}: added=${res.added} updated=${res.updated} skipped=${res.unchanged} removed=${res.removed} (${counted(res.files, 'file')}, ${counted(res.chunks, 'chunk')}${emb})`);
 }
 
 export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boolean; dryRun?: boolean; prune?: boolean }): Promise<void> {
