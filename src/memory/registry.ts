@@ -15,6 +15,8 @@ export interface BackendContext {
   readonly nats?: NatsConnection | undefined;
   /** The NATS context name the connection came from, for messages and `fisk info`. */
   readonly natsContext?: string | undefined;
+  /** Opened to look (`fisk memory ls`): a store that does not exist yet reads as empty and is not created. */
+  readonly lookOnly?: boolean | undefined;
 }
 
 /** One row of the `fisk info` Memory section. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
@@ -88,5 +88,10 @@ describe('fisk memory with an empty store', () => {
     expect(r.code).toBe(EXIT.ok);
     expect(r.io.stdout()).toBe('');
     expect(r.io.stderr()).toContain('blank remembers nothing yet');
+    // looking creates nothing: the directory appears when the agent first remembers
+    expect(existsSync(join(dir, 'memory', 'blank'))).toBe(false);
+    const show = await fisk(['memory', 'show', 'anything', '--config', config]);
+    expect(show.code).not.toBe(EXIT.ok);
+    expect(existsSync(join(dir, 'memory', 'blank'))).toBe(false);
   });
 });

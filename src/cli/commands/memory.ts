@@ -50,6 +50,7 @@ async function withStore<T>(io: Io, flags: MemoryFlags, fn: (store: Store, confi
       baseDir,
       natsContext: config.natsContext,
       ...(nats === undefined ? {} : { nats }),
+      lookOnly: true,
     });
     return await fn(store, config);
   } finally {

@@ -30,7 +30,7 @@ export function fileDirectory(options: FileOptions, context: BackendContext): st
 export const fileBackend: BackendFactory = {
   needs: [],
   async open(options, context) {
-    return FileStore.open(fileDirectory(decodeFileOptions(options), context));
+    return FileStore.open(fileDirectory(decodeFileOptions(options), context), { create: context.lookOnly !== true });
   },
   describe(options, context): readonly InfoRow[] {
     return [{ label: 'Directory', value: fileDirectory(decodeFileOptions(options), context) }];

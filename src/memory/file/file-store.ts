@@ -33,11 +33,20 @@ export class FileStore implements Store {
 
   /**
    * Opens (and if needed creates, 0700) the directory. Refuses a path that exists and is not a
-   * directory.
+   * directory. With `create: false` a missing directory is left missing: the store lists nothing
+   * until something creates it.
    */
-  static async open(directory: string): Promise<FileStore> {
+  static async open(directory: string, options: { readonly create?: boolean } = {}): Promise<FileStore> {
     try {
-      await mkdir(directory, { recursive: true, mode: 0o700 });
+      if (options.create === false) {
+        const missing = await lstat(directory).then(
+          () => false,
+          (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT',
+        );
+        if (missing) return new FileStore(directory);
+      } else {
+        await mkdir(directory, { recursive: true, mode: 0o700 });
+      }
       const st = await lstat(directory);
       if (st.isSymbolicLink()) {
         // An operator may point the directory at a link; only the entries inside are held to no-follow.
@@ -155,6 +164,8 @@ export class FileStore implements Store {
     try {
       entries = await readdir(this.#dir, { withFileTypes: true });
     } catch (err) {
+      // a store opened only to look at a directory nothing has created yet
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw ioError('cannot list the memory directory', err);
     }
     const keys: string[] = [];
