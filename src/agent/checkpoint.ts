@@ -141,7 +141,7 @@ function refuseUncontinuable(run: FoldedRun): void {
 
 function refuseUnresumable(run: FoldedRun): void {
   if (run.status === 'completed') {
-    throw new RunStateError('not_resumable', `run ${JSON.stringify(run.runId)} already completed, so there is nothing to resume (fisk session show ${run.runId} prints its conversation)`);
+    throw new RunStateError('not_resumable', `run ${JSON.stringify(run.runId)} already completed, so there is nothing to resume (fisk session show ${run.runId} --transcript prints its conversation)`);
   }
   // a deferred call is never dispatched again: its turn finishes only when an answer is supplied
   const waiting = run.pending?.calls.filter((c) => c.state === 'deferred') ?? [];

@@ -312,7 +312,7 @@ describe('fisk run --checkpoint and --resume', () => {
     // a completed run has nothing to resume: a runtime refusal (1), not a configuration error (3)
     const again = await run(['--resume', id ?? '', ...stateFlags()]);
     expect(again.code).toBe(EXIT.error);
-    expect(again.err).toContain(`already completed, so there is nothing to resume (fisk session show ${id ?? ''} prints its conversation)`);
+    expect(again.err).toContain(`already completed, so there is nothing to resume (fisk session show ${id ?? ''} --transcript prints its conversation)`);
     expect(fake.requests).toHaveLength(1);
   });
 
