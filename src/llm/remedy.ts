@@ -28,6 +28,8 @@ export interface ProviderAccount {
   readonly keyVar: string;
   /** The base URL the client called, without a trailing slash. */
   readonly baseUrl: string;
+  /** The variable that can hold the base URL, e.g. `ANTHROPIC_BASE_URL`. */
+  readonly urlVar: string;
   /** The API family, which decides how models are listed. */
   readonly api: 'anthropic' | 'openai';
 }
@@ -52,6 +54,17 @@ export function listModelsCommand(account: ProviderAccount): string {
  * variable holding the key, a 404 names the model and how to list the ones the endpoint serves.
  * Undefined for any other status.
  */
+/**
+ * What a call that reached no server says: the endpoint it tried, why (`connect ECONNREFUSED
+ * 127.0.0.1:11434`, the innermost cause a fetch failure carries) and where that endpoint is set.
+ */
+export function unreachableMessage(err: Error, account: ProviderAccount): string {
+  const causes: string[] = [];
+  for (let c: unknown = err.cause; c instanceof Error && causes.length < 3; c = c.cause) causes.push(c.message);
+  const why = causes.length === 0 ? err.message : causes.join(': ');
+  return `cannot reach the model service at ${account.baseUrl} (${why}); check that it is up and that the address is right (--base-url, ${account.urlVar} or llm.base_url)`;
+}
+
 export function statusHint(status: number, model: string, account: ProviderAccount): string | undefined {
   if (status === 401) {
     return `the key was refused: check the key in ${account.keyVar} (or llm.base_url, if it points at the wrong server)`;

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { codeForStatus, LlmError } from '../errors.js';
 import type { Request } from '../provider.js';
-import { badRequestHint, statusHint } from '../remedy.js';
+import { badRequestHint, statusHint, unreachableMessage } from '../remedy.js';
 import type { ProviderAccount } from '../remedy.js';
 
 /**
@@ -14,9 +14,7 @@ export function toLlmError(err: unknown, request: Request, account: ProviderAcco
   if (err instanceof LlmError) return err;
   if (err instanceof APIUserAbortError) return new LlmError('aborted', 'the model call was cancelled', { cause: err });
   if (err instanceof APIConnectionTimeoutError) return new LlmError('timeout', 'the connection to the model timed out', { cause: err });
-  if (err instanceof APIConnectionError) {
-    return new LlmError('network', `cannot reach the model service: ${causeText(err)}`, { cause: err });
-  }
+  if (err instanceof APIConnectionError) return new LlmError('network', unreachableMessage(err, account), { cause: err });
   if (err instanceof APIError && typeof err.status === 'number') {
     const code = codeForStatus(err.status);
     const detail = err.apiMessage ?? err.message;
@@ -33,13 +31,4 @@ export function toLlmError(err: unknown, request: Request, account: ProviderAcco
     });
   }
   return new LlmError('network', err instanceof Error ? err.message : String(err), { cause: err });
-}
-
-function causeText(err: Error): string {
-  const cause = err.cause;
-  if (cause instanceof Error) {
-    const inner = cause.cause instanceof Error ? ` (${cause.cause.message})` : '';
-    return `${cause.message}${inner}`;
-  }
-  return err.message;
 }

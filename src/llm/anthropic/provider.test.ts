@@ -148,11 +148,18 @@ describe('AnthropicProvider against the fake Messages API', () => {
     await expect(provider({ maxRetries: 0 }).call(req(), signal())).rejects.toMatchObject({ code: 'decode' });
   });
 
-  it('reports a refused connection as a network error', async () => {
+  it('reports a refused connection as a network error naming the address and why', async () => {
     const dead = await startFakeModelServer();
     await dead.close();
     const p = new AnthropicProvider({ baseUrl: dead.url, callTimeoutMs: 5000, maxRetries: 0, env: {} });
-    await expect(p.call(req(), signal())).rejects.toMatchObject({ code: 'network' });
+    const err = await p.call(req(), signal()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'network' });
+    expect((err as Error).message).toContain(`cannot reach the model service at ${dead.url} (`);
+    expect((err as Error).message).toMatch(/ECONNREFUSED/);
+    expect((err as Error).message).toContain('(--base-url, ANTHROPIC_BASE_URL or llm.base_url)');
   });
 });
 

@@ -44,7 +44,7 @@ export class AnthropicProvider implements Provider {
     const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
     this.#timeoutMs = options.callTimeoutMs;
     const baseUrl = endpoint.baseUrl ?? 'https://api.anthropic.com';
-    this.#account = { keyVar: 'ANTHROPIC_API_KEY', baseUrl, api: 'anthropic' };
+    this.#account = { keyVar: 'ANTHROPIC_API_KEY', baseUrl, urlVar: 'ANTHROPIC_BASE_URL', api: 'anthropic' };
     const base: FetchLike = options.fetch ?? nodeFetch;
     this.#client = new Anthropic({
       apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,

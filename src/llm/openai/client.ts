@@ -36,5 +36,5 @@ export function openaiClient(options: ProviderOptions): OpenAI {
 
 /** Where an OpenAI client's key lives and what it calls, for error remedies. */
 export function openaiAccount(client: OpenAI): ProviderAccount {
-  return { keyVar: 'OPENAI_API_KEY', baseUrl: client.baseURL.replace(/\/+$/, ''), api: 'openai' };
+  return { keyVar: 'OPENAI_API_KEY', baseUrl: client.baseURL.replace(/\/+$/, ''), urlVar: 'OPENAI_BASE_URL', api: 'openai' };
 }

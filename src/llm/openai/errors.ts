@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { codeForStatus, LlmError } from '../errors.js';
 import type { Request } from '../provider.js';
-import { badRequestHint, statusHint } from '../remedy.js';
+import { badRequestHint, statusHint, unreachableMessage } from '../remedy.js';
 import type { ProviderAccount, SentFeatures } from '../remedy.js';
 
 /**
@@ -12,10 +12,7 @@ export function toLlmError(err: unknown, request: Request, sent: SentFeatures, v
   if (err instanceof LlmError) return err;
   if (err instanceof APIUserAbortError) return new LlmError('aborted', 'the model call was cancelled', { cause: err });
   if (err instanceof APIConnectionTimeoutError) return new LlmError('timeout', 'the connection to the model timed out', { cause: err });
-  if (err instanceof APIConnectionError) {
-    const cause = err.cause instanceof Error ? err.cause.message : err.message;
-    return new LlmError('network', `cannot reach the model service: ${cause}`, { cause: err });
-  }
+  if (err instanceof APIConnectionError) return new LlmError('network', unreachableMessage(err, account), { cause: err });
   if (err instanceof APIError && typeof err.status === 'number') {
     const hint = err.status === 400 ? badRequestHint(request, sent) : statusHint(err.status, request.model, account);
     const requestId = typeof err.requestID === 'string' ? err.requestID : undefined;
