@@ -49,6 +49,13 @@ describe('fisk init', () => {
     expect(readFileSync(path, 'utf8')).toBe('identity: precious\n');
   });
 
+  it('names a missing directory and how to create it', async () => {
+    const dir = tempDir();
+    const io = captureIo({}, dir);
+    expect(await runCli(['init', 'agents/ops/agent.yaml'], io)).toBe(2);
+    expect(io.stderr()).toContain(`the directory ${join(dir, 'agents', 'ops')} does not exist; create it first (mkdir -p ${join(dir, 'agents', 'ops')})`);
+  });
+
   it('refuses a provider it does not know, listing the choices', async () => {
     const dir = tempDir();
     const io = captureIo({}, dir);

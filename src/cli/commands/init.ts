@@ -3,7 +3,7 @@
  * commands to try. It never overwrites: an existing file is someone's work.
  */
 import { writeFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
@@ -126,6 +126,9 @@ export function registerInit(program: Command, io: Io): void {
       } catch (err) {
         if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'EEXIST') {
           throw new CliError(`${path} already exists; fisk init never overwrites a file: remove it or name another file (fisk init other.yaml)`, EXIT.usage, { cause: err });
+        }
+        if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENOENT') {
+          throw new CliError(`cannot write ${path}: the directory ${dirname(path)} does not exist; create it first (mkdir -p ${dirname(path)})`, EXIT.usage, { cause: err });
         }
         throw new CliError(`cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, EXIT.error, { cause: err });
       }
