@@ -64,6 +64,13 @@ describe('fisk discover', () => {
     const io = captureIo(env, join(home, 'xdg'));
     expect(await runCli(['discover', 'ops-agent', '--context', 'lab'], io)).toBe(0);
     expect(io.stdout()).toContain('disk_usage');
+    // fisk run calls the same flag --nats-context; both names work, and two different contexts are refused
+    const named = captureIo(env, join(home, 'xdg'));
+    expect(await runCli(['discover', 'ops-agent', '--nats-context', 'lab'], named)).toBe(0);
+    expect(named.stdout()).toContain('disk_usage');
+    const both = captureIo(env, join(home, 'xdg'));
+    expect(await runCli(['discover', 'ops-agent', '--context', 'lab', '--nats-context', 'other'], both)).toBe(2);
+    expect(both.stderr()).toContain('name different NATS contexts; pass one');
   });
 
   it('names the key to set when the configuration has no nats_context, and fails clearly for an absent agent', async () => {

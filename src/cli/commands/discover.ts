@@ -3,6 +3,7 @@
  * parameters. Everything printed comes from the peer, so control sequences are stripped first.
  */
 import { resolve } from 'node:path';
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import type { DiscoveryReplyMessage } from '../../a2a/index.js';
 import { stripControl } from '../../agent/sanitize.js';
@@ -14,6 +15,8 @@ import { println } from '../io.js';
 interface DiscoverFlags {
   readonly config: string;
   readonly context?: string;
+  /** The name `fisk run` gives the same flag. */
+  readonly natsContext?: string;
   readonly timeout?: string;
 }
 
@@ -57,7 +60,10 @@ export function renderCard(agent: string, card: DiscoveryReplyMessage): string[]
 }
 
 async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<void> {
-  let contextName = flags.context;
+  if (flags.context !== undefined && flags.natsContext !== undefined && flags.context !== flags.natsContext) {
+    throw new CliError(`--context ${JSON.stringify(flags.context)} and --nats-context ${JSON.stringify(flags.natsContext)} name different NATS contexts; pass one`, EXIT.usage);
+  }
+  let contextName = flags.context ?? flags.natsContext;
   let identity = ANONYMOUS;
   if (contextName === undefined || contextName === '') {
     const { parseConfigForMode } = await import('../../config/index.js');
@@ -94,7 +100,8 @@ export function registerDiscover(program: Command, io: Io): void {
     .description("fetch a peer agent's card over NATS and list its tools")
     .argument('<agent>', 'the identity of the agent to discover')
     .option('--config <file>', 'read nats_context from this configuration', 'agent.yaml')
-    .option('--context <name>', 'the NATS context to use instead of the configuration')
+    .option('--context <name>', 'the NATS context to use instead of the configuration (also --nats-context, as fisk run names it)')
+    .addOption(new Option('--nats-context <name>').hideHelp())
     .option('--timeout <seconds>', 'how long to wait for the card', '30')
     .action((agent: string, flags: DiscoverFlags) => discover(agent, flags, io));
 }
