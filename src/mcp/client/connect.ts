@@ -171,8 +171,16 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
     if (phase === 'list') {
       throw new McpClientError('list', entry.name, `${who} started but its tool list could not be read: ${errorText(err, redact)}${said}`, { cause: err });
     }
+    if (isMissingCommand(err) && entry.transport === 'stdio') {
+      throw new McpClientError('connect', entry.name, `${who} could not be started: there is no program ${JSON.stringify(entry.command)} on PATH or at that path; install it or set ${key}.command`, { cause: err });
+    }
     throw new McpClientError('connect', entry.name, `${who} could not be started: ${errorText(err, redact)}${said}`, { cause: err });
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether starting a stdio server failed because its command does not exist. */
+function isMissingCommand(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && err.code === 'ENOENT' && 'syscall' in err && typeof err.syscall === 'string' && err.syscall.startsWith('spawn');
 }

@@ -290,6 +290,7 @@ describe('openMcpSessions failures', () => {
     const err = await openMcpSessions([entry({ name: 'ghost', command: join(dir, 'no-such-binary') })], opts).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'connect', server: 'ghost' });
     expect((err as Error).message).toContain('"ghost"');
+    expect((err as Error).message).toContain(`there is no program ${JSON.stringify(join(dir, 'no-such-binary'))} on PATH or at that path; install it or set mcp_clients[0].command`);
   });
 });
 
