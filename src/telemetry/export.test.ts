@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort, startFakeModelServer, startOtlpReceiver } from '../agenttest/index.js';
 import type { FakeModelServer, OtlpReceiver, ReceivedSpan } from '../agenttest/index.js';
@@ -302,6 +304,38 @@ describe('shutdown with no collector running', () => {
     expect(report.unreachable).toContain(`the collector at http://127.0.0.1:${port} cannot be reached`);
     expect(report.summary).toMatch(new RegExp(`^0 of 1 spans delivered.*\\(the collector at http://127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); is it running\\?\\)$`));
   }, 30_000);
+});
+
+describe('shutdown with a collector that takes the export at once', () => {
+  it('opens no connection beyond the export: the address is probed only when a flush lingers', async () => {
+    let silent = 0;
+    const collector = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+    });
+    collector.on('connection', (socket: Socket) => {
+      let spoke = false;
+      socket.once('data', () => (spoke = true));
+      socket.once('close', () => {
+        if (!spoke) silent++;
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const { port } = collector.address() as AddressInfo;
+    try {
+      const tel = await open({ url: `http://127.0.0.1:${port}` } as OtlpReceiver, 'http/protobuf');
+      tel.startRun({ agentName: 'helper' }).end();
+      // a wide margin before the probe, so a loaded machine's slow flush cannot count as lingering
+      const report = await tel.shutdown(5_000, 3_000);
+      expect(report.spans.delivered).toBe(1);
+      // let any probe's connection open and close before counting
+      await new Promise((r) => setTimeout(r, 400));
+      expect(silent).toBe(0);
+    } finally {
+      collector.closeAllConnections();
+      await new Promise((r) => collector.close(r));
+    }
+  });
 });
 
 describe('sampling', () => {

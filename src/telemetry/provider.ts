@@ -74,6 +74,8 @@ export const STARTUP_SPAN = 'fisk.startup';
 /** The request size a batch of captured spans aims under; the batch size is derived from it. */
 const CAPTURE_REQUEST_TARGET = 4 * 1024 * 1024;
 const DEFAULT_BATCH_SIZE = 512;
+/** How long a shutdown's flush may run before the collector's address is probed (milliseconds). */
+const PROBE_AFTER_MS = 250;
 
 /** A fetch function, written out longhand so `src/llm`'s FetchMiddleware accepts it without an import. */
 export type TelemetryFetch = (input: string | URL | globalThis.Request, init?: RequestInit) => Promise<globalThis.Response>;
@@ -260,14 +262,16 @@ export class Telemetry {
 
   /**
    * Flushes and stops export, within `timeoutMs` of its own (5 s unless given) rather than the
-   * caller's deadline, so an interrupt cannot discard the run. Safe to call more than once.
+   * caller's deadline, so an interrupt cannot discard the run. A flush still going after
+   * `probeAfterMs` has the collector's address probed, so a collector that is not running is
+   * reported at once. Safe to call more than once.
    */
-  shutdown(timeoutMs = 5_000): Promise<DeliveryReport> {
-    this.#report ??= this.#shutdown(timeoutMs);
+  shutdown(timeoutMs = 5_000, probeAfterMs = PROBE_AFTER_MS): Promise<DeliveryReport> {
+    this.#report ??= this.#shutdown(timeoutMs, probeAfterMs);
     return this.#report;
   }
 
-  async #shutdown(timeoutMs: number): Promise<DeliveryReport> {
+  async #shutdown(timeoutMs: number, probeAfterMs: number): Promise<DeliveryReport> {
     const pipeline = this.#pipeline;
     const none = { attempted: 0, delivered: 0, firstError: undefined };
     if (pipeline === undefined) return { spans: none, metricPoints: none, timedOut: false, summary: 'telemetry off' };
@@ -276,10 +280,16 @@ export class Telemetry {
     const deadline = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), timeoutMs);
     });
-    // a collector that refuses connections will not take what is left: no need to wait it out
-    const refused = pipeline.unreachable().then((why) => ({ why }));
+    // a collector that refuses connections will not take what is left: no need to wait it out. The
+    // address is probed only when the flush is still going after a moment, so a collector that
+    // takes the export at once sees no extra connection.
+    let probeTimer: NodeJS.Timeout | undefined;
+    const refused = new Promise<{ why: string }>((resolve) => {
+      probeTimer = setTimeout(() => void pipeline.unreachable().then((why) => resolve({ why })), probeAfterMs);
+    });
     const ended = await Promise.race([work.then(() => 'done' as const), deadline, refused]);
     clearTimeout(timer);
+    clearTimeout(probeTimer);
     const timedOut = ended === 'late';
     const unreachable = typeof ended === 'object' ? ended.why : undefined;
     return { timedOut, ...pipeline.delivery(timedOut, unreachable) };
