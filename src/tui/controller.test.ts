@@ -78,15 +78,27 @@ describe('the transcript', () => {
     t.addEvent({ type: 'thinking', text: Array.from({ length: THINKING_FOLD_ROWS + 1 }, (_, i) => `step ${i}`).join('\n') });
     t.addEvent({ type: 'tool_call', id: '1', name: 'deploy', input: { zone: 'b', app: 'web' } });
     t.addEvent({ type: 'tool_result', call_id: '1', is_error: false, output: 'deployed\nall good' });
+    // output that fits on one row is shown: its placeholder would take the same row
+    t.addEvent({ type: 'tool_call', id: '2', name: 'status', input: {} });
+    t.addEvent({ type: 'tool_result', call_id: '2', is_error: false, output: 'web is up' });
+    t.addEvent({ type: 'tool_result', call_id: '2', is_error: false, output: 'x'.repeat(50) });
     expect(t.plain()).toHaveLength(t.markup().length);
     const folded = t.rows({ width: 40, folding: true }).map((r) => r.text);
-    expect(folded).toEqual(['thinking: short thought', 'thinking: … 5 lines folded', '-> deploy app=web zone=b', '<- … 2 lines of output folded']);
+    expect(folded).toEqual([
+      'thinking: short thought',
+      'thinking: … 5 lines folded',
+      '-> deploy app=web zone=b',
+      '<- … 2 lines of output folded',
+      '-> status',
+      '<- web is up',
+      '<- … 1 line of output folded',
+    ]);
     const hits = t.search('ALL GOOD');
     expect(hits).toHaveLength(1);
     const revealed = t.rows({ width: 40, folding: true, revealed: new Set(hits) }).map((r) => r.text);
     expect(revealed).toContain('   all good');
     expect(revealed).toContain('thinking: … 5 lines folded');
-    expect(t.copyText(true)).toBe('thinking: short thought\n-> deploy app=web zone=b');
+    expect(t.copyText(true)).toBe('thinking: short thought\n-> deploy app=web zone=b\n-> status\n<- web is up');
     expect(t.copyText(false)).toContain('step 4');
   });
 

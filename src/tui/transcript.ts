@@ -4,8 +4,9 @@
  * streamed fragment replaces only the line it grows. Lines come from the same renderer as the line
  * surface, so a call or a result reads identically on both.
  *
- * Folding hides a block behind one placeholder row: tool output always when folding is on, thinking
- * only when it would take more rows than {@link THINKING_FOLD_ROWS}. Search is authoritative over
+ * Folding hides a block behind one placeholder row: tool output when folding is on (bar output that
+ * fits on one row, which takes no more room than its placeholder), thinking only when it would take
+ * more rows than {@link THINKING_FOLD_ROWS}. Search is authoritative over
  * folding (a block holding a match is shown); copying is not (folded content is left out, never
  * sent as its placeholder).
  */
@@ -166,7 +167,10 @@ export class Transcript {
     const tone = toneFor(event);
     if (event.type === 'tool_result' && event.refused === undefined) {
       const lines = renderEvent(event, { toolOutput: true, verbose: this.options.verbose });
-      this.#pushGroup('tool_output', 'result', lines, tone);
+      // output that fits on one row takes no more room than its placeholder would: it is shown
+      const oneRow = lines.length === 1 && rowsFor(lines[0] ?? '', Math.max(1, this.options.width())).length === 1;
+      if (oneRow) this.#push('result', lines[0] ?? '', tone, undefined);
+      else this.#pushGroup('tool_output', 'result', lines, tone);
       return;
     }
     const lines = renderEvent(event, { toolOutput: true, verbose: this.options.verbose });

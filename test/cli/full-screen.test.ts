@@ -27,7 +27,8 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     const { fake, dir } = agent;
     const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
     fake.reply(
-      s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders' } }], { text: 'Purging now.' })),
+      // a stream name long enough that the call's output takes more than one row, so it folds
+      s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders-archive-of-the-whole-year' } }], { text: 'Purging now.' })),
       s(anthropicText('The orders stream is purged.')),
       s(anthropicText('The audit copy was kept.')),
     );
@@ -38,9 +39,9 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
 
     const modal = await until((t) => t.includes('BLOCKED'), 'the approval');
     expect(modal).toContain('Approval needed to run:');
-    expect(modal).toContain('stream purge -- orders');
+    expect(modal).toContain('stream purge -- orders-archive-of-the-whole-year');
     expect(modal).toMatch(/› 1\) No, do not run it/);
-    expect(modal).toContain('-> stream_purge stream=orders');
+    expect(modal).toContain('-> stream_purge stream=orders-archive-of-the-whole-year');
     // the report is sent off the draw loop, so it lands shortly after the screen shows the modal
     const paneState = (): string => tmux('display-message', '-p', '-t', SESSION, '#{pane_title}|#{@fisk_ai_state}').trim();
     await until(() => paneState() === 'pane-purger|blocked', `the pane labelled and blocked (it is ${paneState()})`);
@@ -56,7 +57,7 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     await until((t) => /^\/$/m.test(t), 'the search row');
     tmux('send-keys', '-t', SESSION, 'positionals', 'Enter');
     const found = await until((t) => t.includes('match 1/1'), 'the search match');
-    expect(found).toContain('"positionals":["orders"]');
+    expect(found).toContain('"positionals":["orders-archive-of-the-whole-year"');
 
     tmux('send-keys', '-t', SESSION, 'Escape');
     // an Escape read together with the next key is that key with Meta held: let it be read alone
