@@ -113,3 +113,17 @@ describe('bad configurations', () => {
     if (says !== undefined) expect(err.message).toMatch(says);
   });
 });
+
+describe('several problems in one file', () => {
+  it('lists every one in the order they appear in the file', () => {
+    const yaml = 'identity: x\nsystem_promt: hi\nllm:\n  model: m\n  budgett: {}\nharness:\n  knowledge:\n    enabled: yes\n    paths: docs\n';
+    let caught: unknown;
+    try {
+      parseConfigForMode({ text: yaml, name: 'agent.yaml' }, 'info');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).issues.map((i) => i.key)).toEqual(['system_promt', 'llm.budgett', 'harness.knowledge.enabled', 'harness.knowledge.paths']);
+  });
+});

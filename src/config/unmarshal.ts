@@ -55,9 +55,23 @@ export function unmarshal(text: string, name: string): Unmarshalled {
   // jitless: a schema parsed once per process costs less read directly than compiled first
   const parsed = ConfigSchema.safeParse(data, { jitless: true });
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.flatMap((issue) => describeIssue(issue, doc, data, at)));
+    throw new ConfigError(inFileOrder(parsed.error.issues.flatMap((issue) => describeIssue(issue, doc, data, at))));
   }
   return { raw: parsed.data, present: collectPaths(data) };
+}
+
+/** Issues in the order their places appear in the file; those with no place keep their order, last. */
+function inFileOrder(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const place = (i: ConfigIssue): readonly [number, number] => {
+    const m = i.at === undefined ? null : /:(\d+):(\d+)$/.exec(i.at);
+    return m === null ? [Number.MAX_SAFE_INTEGER, 0] : [Number(m[1]), Number(m[2])];
+  };
+  // Array.prototype.sort is stable: issues at one place keep the schema's order
+  return [...issues].sort((a, b) => {
+    const [la, ca] = place(a);
+    const [lb, cb] = place(b);
+    return la - lb || ca - cb;
+  });
 }
 
 function firstLine(s: string): string {
