@@ -195,7 +195,7 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     expect([refused.code, refused.status, refused.message]).toEqual([
       'rejected',
       503,
-      'remote agent refused the message: 503 the service is busy: all 1 of its slots are taken and 1 calls are already waiting for one; try again later',
+      'remote agent refused the message: 503 the service is busy: all 1 of its slots are taken and 1 call is already waiting for one; try again later',
     ]);
     gates.shift()?.();
     expect((await running).output).toBe('done a');

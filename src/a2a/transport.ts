@@ -229,7 +229,7 @@ export class ServingPath {
     } else {
       request.respondError(
         503,
-        `the service is busy: all ${this.slots} of its slots are taken and ${this.waiting.length} calls are already waiting for one; try again later`,
+        `the service is busy: all ${this.slots} of its slots are taken and ${this.waiting.length === 1 ? '1 call is' : `${this.waiting.length} calls are`} already waiting for one; try again later`,
       );
     }
   }

@@ -7,6 +7,7 @@ import type { VectorSettings } from './identity.js';
 import { isKnowledgeError } from './errors.js';
 import type { CheckState } from './maintenance.js';
 import type { KnowledgeReader } from './store.js';
+import { counted } from '../util/count.js';
 
 /** One row of the doctor's report. */
 export interface DoctorCheck {
@@ -71,7 +72,7 @@ export async function runDoctor(reader: KnowledgeReader, vector: { client: Embed
         built = true;
         pinned = readIdentity(db);
         const docs = (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
-        checks.push({ name: 'store', state: 'ok', detail: `${reader.path} (${docs} documents)`, fatal: false });
+        checks.push({ name: 'store', state: 'ok', detail: `${reader.path} (${counted(docs, 'document')})`, fatal: false });
         checks.push({ name: 'format', state: 'ok', detail: 'format version and shape match this build', fatal: true });
       }
     } catch (err) {

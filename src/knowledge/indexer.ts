@@ -12,6 +12,7 @@ import type { VectorIdentity, VectorSettings } from './identity.js';
 import { createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
 import { walkRoots } from './walk.js';
 import type { SkippedFile, WalkedFile } from './walk.js';
+import { counted } from '../util/count.js';
 
 /** Which stored documents a pass may remove when their file is gone. */
 export const PRUNE_SCOPES = ['none', 'under_roots', 'all'] as const;
@@ -378,7 +379,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
         // counted as skipped in the pass itself
       }
     }
-    opts.onNote?.(`first full build: about to embed ${n} chunks across ${walk.files.length} files; run with --dry-run to preview`);
+    opts.onNote?.(`first full build: about to embed ${counted(n, 'chunk')} across ${counted(walk.files.length, 'file')}; run with --dry-run to preview`);
   }
 
   // a lexical pass never waits on I/O, so it gives the event loop a turn now and then: that is

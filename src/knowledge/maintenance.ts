@@ -5,6 +5,7 @@ import type { VectorIdentity } from './identity.js';
 import { createSchema, dropEverything, listObjects } from './schema.js';
 import type { KnowledgeReader, WriterStore } from './store.js';
 import { openRaw } from './store.js';
+import { counted } from '../util/count.js';
 
 /** What `knowledge stats` reports. Sizes are bytes; `built` false means no file at all. */
 export interface StoreStats {
@@ -135,7 +136,7 @@ export function checkIntegrity(store: WriterStore): IntegrityItem[] {
     items.push(
       missing === 0 && extra === 0
         ? { name: 'chunks_vec', state: 'ok', detail: 'one vector per chunk' }
-        : { name: 'chunks_vec', state: 'fail', detail: `${missing} chunks without a vector, ${extra} vectors without a chunk; run 'fisk knowledge index --reindex'` },
+        : { name: 'chunks_vec', state: 'fail', detail: `${counted(missing, 'chunk')} without a vector, ${counted(extra, 'vector')} without a chunk; run 'fisk knowledge index --reindex'` },
     );
   } else {
     items.push({ name: 'chunks_vec', state: 'not_run', detail: 'lexical-only index' });

@@ -318,7 +318,7 @@ export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean;
         case 'ok':
           for (const t of res.terms) {
             const words = t.words.length > 0 ? ` (words: ${t.words.map(oneLine).join(', ')})` : '';
-            println(ctx.io.err, `term ${t.negated ? '-' : ''}${t.scope === 'any' ? '' : `${t.scope}:`}${oneLine(t.term)}: stems ${t.stems.map(oneLine).join(' ') || '(none)'}${words}, ${t.documents} documents`);
+            println(ctx.io.err, `term ${t.negated ? '-' : ''}${t.scope === 'any' ? '' : `${t.scope}:`}${oneLine(t.term)}: stems ${t.stems.map(oneLine).join(' ') || '(none)'}${words}, ${counted(t.documents, 'document')}`);
           }
           println(out, `${res.total} of ${res.corpus} documents match${res.documents.length < res.total ? ` (showing ${res.documents.length})` : ''}`);
           for (const d of res.documents) println(out, `${oneLine(d.path)}  heading=${d.headingMatches} body=${d.bodyMatches}`);
@@ -491,9 +491,9 @@ export async function runReset(ctx: Ctx, force: boolean): Promise<void> {
     return;
   }
   if (!res.done) {
-    throw new CliError(`knowledge reset would delete ${res.documents} documents and ${res.chunks} chunks from ${res.path}; re-run with --force to confirm`);
+    throw new CliError(`knowledge reset would delete ${counted(res.documents, 'document')} and ${counted(res.chunks, 'chunk')} from ${res.path}; re-run with --force to confirm`);
   }
-  println(ctx.io.out, `reset: removed ${res.documents} documents and ${res.chunks} chunks from ${res.path}`);
+  println(ctx.io.out, `reset: removed ${counted(res.documents, 'document')} and ${counted(res.chunks, 'chunk')} from ${res.path}`);
 }
 
 export async function runVocab(ctx: Ctx, prefix: string, o: { json?: boolean; limit?: string }): Promise<void> {
