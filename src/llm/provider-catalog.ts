@@ -5,8 +5,8 @@
  * Importing `providers.ts` instead loads every built-in at once and needs no `loadProvider`.
  */
 import type { LlmConfig } from '../config/index.js';
-import { ANTHROPIC_CREDENTIAL_ENV_NAMES } from './anthropic/credentials.js';
-import { OPENAI_CREDENTIAL_ENV_NAMES } from './openai/credentials.js';
+import { ANTHROPIC_CREDENTIAL_ENV_NAMES, ANTHROPIC_ENDPOINT } from './anthropic/credentials.js';
+import { OPENAI_CREDENTIAL_ENV_NAMES, OPENAI_ENDPOINT } from './openai/credentials.js';
 import type { ProviderFactory, ProviderOptions } from './options.js';
 import type { Provider } from './provider.js';
 import { ProviderRegistry } from './registry.js';
@@ -48,9 +48,24 @@ function deferredFactory(name: BuiltInProvider): ProviderFactory {
 }
 
 const defaultRegistry = new ProviderRegistry();
-defaultRegistry.register('anthropic', deferredFactory('anthropic'), ANTHROPIC_CREDENTIAL_ENV_NAMES, { baseUrlEnv: 'ANTHROPIC_BASE_URL', toolSearch: true });
-defaultRegistry.register('openai', deferredFactory('openai'), OPENAI_CREDENTIAL_ENV_NAMES, { baseUrlEnv: 'OPENAI_BASE_URL', toolSearch: true });
-defaultRegistry.register('openai-chat', deferredFactory('openai-chat'), OPENAI_CREDENTIAL_ENV_NAMES, { baseUrlEnv: 'OPENAI_BASE_URL', toolSearch: false });
+defaultRegistry.register('anthropic', deferredFactory('anthropic'), ANTHROPIC_CREDENTIAL_ENV_NAMES, {
+  baseUrlEnv: ANTHROPIC_ENDPOINT.baseUrlVar,
+  apiKeyEnv: ANTHROPIC_ENDPOINT.apiKeyVar,
+  defaultBaseUrl: ANTHROPIC_ENDPOINT.defaultBaseUrl,
+  toolSearch: true,
+});
+defaultRegistry.register('openai', deferredFactory('openai'), OPENAI_CREDENTIAL_ENV_NAMES, {
+  baseUrlEnv: OPENAI_ENDPOINT.baseUrlVar,
+  apiKeyEnv: OPENAI_ENDPOINT.apiKeyVar,
+  defaultBaseUrl: OPENAI_ENDPOINT.defaultBaseUrl,
+  toolSearch: true,
+});
+defaultRegistry.register('openai-chat', deferredFactory('openai-chat'), OPENAI_CREDENTIAL_ENV_NAMES, {
+  baseUrlEnv: OPENAI_ENDPOINT.baseUrlVar,
+  apiKeyEnv: OPENAI_ENDPOINT.apiKeyVar,
+  defaultBaseUrl: OPENAI_ENDPOINT.defaultBaseUrl,
+  toolSearch: false,
+});
 
 /**
  * Loads the code of the named provider so `newProvider` can build it. Resolves at once for a

@@ -11,6 +11,10 @@ export interface ProviderFacts {
   readonly credentialEnvNames: readonly string[];
   /** The variable the provider reads its base URL from (beats `llm.base_url`), when it reads one. */
   readonly baseUrlEnv: string | undefined;
+  /** The variable the provider reads its API key from, when it reads one. */
+  readonly apiKeyEnv: string | undefined;
+  /** The endpoint used when no base URL is set. */
+  readonly defaultBaseUrl: string | undefined;
   /** Whether the provider offers server-side tool search, so definitions may be deferred. */
   readonly toolSearch: boolean;
 }
@@ -18,6 +22,8 @@ export interface ProviderFacts {
 /** The optional facts a registration may add to the required credential list. */
 export interface ProviderRegistration {
   readonly baseUrlEnv?: string;
+  readonly apiKeyEnv?: string;
+  readonly defaultBaseUrl?: string;
   readonly toolSearch?: boolean;
 }
 
@@ -51,6 +57,8 @@ export class ProviderRegistry {
     const facts: ProviderFacts = Object.freeze({
       credentialEnvNames: Object.freeze([...credentialEnvNames]),
       baseUrlEnv: more.baseUrlEnv,
+      apiKeyEnv: more.apiKeyEnv,
+      defaultBaseUrl: more.defaultBaseUrl,
       toolSearch: more.toolSearch ?? false,
     });
     this.#entries.set(name, { factory, facts });

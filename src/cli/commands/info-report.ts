@@ -5,6 +5,7 @@ import type { describeTaskStore as DescribeTaskStore } from '../../tasks/index.j
 import { describeSettings } from '../../config/describe.js';
 import { configWarnings } from '../../config/warnings.js';
 import type { Config, Override, Setting } from '../../config/index.js';
+import { isLoopbackUrl } from '../../config/loopback.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
 import type { ToolDef } from '../../llm/types.js';
 import type { TelemetrySettingRow } from '../../telemetry/index.js';
@@ -35,6 +36,18 @@ export interface InfoTool {
   readonly definition: ToolDef;
 }
 
+/** Where a run's model calls go, and where that address came from. */
+export interface ModelEndpoint {
+  readonly url: string;
+  readonly from: string;
+}
+
+/** Whether a run finds its API key (never the key itself). */
+export interface ModelKey {
+  readonly variable: string;
+  readonly state: 'set' | 'missing' | 'not_needed';
+}
+
 /** The machine-readable `fisk info` document. Field names are stable. */
 export interface InfoReport {
   readonly config: string;
@@ -44,6 +57,10 @@ export interface InfoReport {
     readonly model: string;
     readonly thinking: Config['llm']['thinking'];
     readonly toolSearch: string;
+    /** The endpoint a run calls and where that came from (a variable, `llm.base_url` or `default`); absent for a provider this build does not know. */
+    readonly endpoint?: ModelEndpoint;
+    /** Whether a run finds the API key it needs (never the key itself): `set`, `missing`, or `not_needed` for an endpoint on this machine. */
+    readonly apiKey?: ModelKey;
   } | null;
   readonly settings: readonly Setting[];
   readonly warnings: readonly { readonly key: string; readonly message: string }[];
@@ -67,6 +84,49 @@ export interface InfoReport {
   readonly slack: readonly { readonly label: string; readonly value: string }[] | null;
   /** Every telemetry setting with its effective value and where it came from (file, variable, default). */
   readonly telemetry: readonly TelemetrySettingRow[];
+}
+
+/**
+ * The endpoint a run of this configuration calls, and whether it finds its key, as `fisk run`
+ * without flags resolves them: the provider's URL variable, then `llm.base_url`, then the
+ * provider's public API. The key's value is never shown.
+ */
+function modelAccess(runtime: Runtime, env: Io['env']): { endpoint: ModelEndpoint; apiKey?: ModelKey } | undefined {
+  const facts = runtime.facts;
+  if (facts?.defaultBaseUrl === undefined) return undefined;
+  const set = (name: string | undefined): boolean => name !== undefined && (env[name]?.trim() ?? '') !== '';
+  const fromFile = runtime.config.llm.baseUrl;
+  const endpoint =
+    facts.baseUrlEnv !== undefined && set(facts.baseUrlEnv)
+      ? { url: env[facts.baseUrlEnv]?.trim() ?? '', from: facts.baseUrlEnv }
+      : fromFile !== undefined
+        ? { url: fromFile, from: 'llm.base_url' }
+        : { url: facts.defaultBaseUrl, from: 'default' };
+  if (facts.apiKeyEnv === undefined) return { endpoint };
+  let local = false;
+  try {
+    local = isLoopbackUrl(new URL(endpoint.url));
+  } catch {
+    // a malformed URL is refused by fisk run with its own message; here it is listed as it is
+  }
+  const state: ModelKey['state'] = set(facts.apiKeyEnv) ? 'set' : local ? 'not_needed' : 'missing';
+  return { endpoint, apiKey: { variable: facts.apiKeyEnv, state } };
+}
+
+/** The API key row: whether a run finds its key, and what to do when it does not. */
+function apiKeyLine(k: ModelKey): string {
+  switch (k.state) {
+    case 'set':
+      return `set (${k.variable})`;
+    case 'not_needed':
+      return `none needed: the endpoint is this machine (${k.variable} is not set)`;
+    case 'missing':
+      return `missing: fisk run needs ${k.variable} exported`;
+    default: {
+      const never: never = k.state;
+      return never;
+    }
+  }
 }
 
 /** Values set outside the file that a run would use, so their origin can be reported. */
@@ -159,7 +219,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     model:
       config.llm.model === ''
         ? null
-        : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(runtime) },
+        : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(runtime), ...modelAccess(runtime, env) },
     settings: describeSettings(config, environmentOverrides(runtime, env)),
     warnings: [...configWarnings(config), ...toolWarnings, ...runtimeWarnings, ...telemetry.warnings],
     prompt: config.systemPrompt,
@@ -248,6 +308,8 @@ export function renderText(report: InfoReport, all: boolean, io: Io): void {
     println(out, `  Model        ${report.model.model}`);
     println(out, `  Thinking     ${report.model.thinking}`);
     println(out, `  Tool search  ${report.model.toolSearch}`);
+    if (report.model.endpoint !== undefined) println(out, `  Endpoint     ${report.model.endpoint.url} (${report.model.endpoint.from})`);
+    if (report.model.apiKey !== undefined) println(out, `  API key      ${apiKeyLine(report.model.apiKey)}`);
   }
   println(out);
   println(out, 'Settings');

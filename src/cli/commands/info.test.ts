@@ -157,6 +157,25 @@ exclude: {tools: ['^flood$']}
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^ {2}llm\.model +\(unset\) {2}\[default\]$/m);
   });
+  it('says which endpoint a run calls and whether it finds its key, never the key', async () => {
+    const path = join(dir, 'endpoint.yaml');
+    writeFileSync(path, 'system_prompt: x\nllm: {model: m}\n');
+    const bare = await info(path);
+    expect(bare.out).toContain('  Endpoint     https://api.anthropic.com (default)\n  API key      missing: fisk run needs ANTHROPIC_API_KEY exported\n');
+    const keyed = captureIo({ ...env, ANTHROPIC_API_KEY: 'sk-ant-secret-value' });
+    await runCli(['info', '--config', path, '--json'], keyed);
+    expect(keyed.stdout()).not.toContain('sk-ant-secret-value');
+    const model = (JSON.parse(keyed.stdout()) as InfoReport).model;
+    expect(model?.endpoint).toEqual({ url: 'https://api.anthropic.com', from: 'default' });
+    expect(model?.apiKey).toEqual({ variable: 'ANTHROPIC_API_KEY', state: 'set' });
+    // a server on this machine needs no key; the provider's variable beats the file
+    const local = join(dir, 'local.yaml');
+    writeFileSync(local, 'system_prompt: x\nllm: {provider: openai-chat, model: m, base_url: "http://127.0.0.1:11434/v1"}\n');
+    expect((await info(local)).out).toContain('  Endpoint     http://127.0.0.1:11434/v1 (llm.base_url)\n  API key      none needed: the endpoint is this machine (OPENAI_API_KEY is not set)\n');
+    const overridden = captureIo({ ...env, OPENAI_BASE_URL: 'https://llm.example.com/v1' });
+    await runCli(['info', '--config', local], overridden);
+    expect(overridden.stdout()).toContain('  Endpoint     https://llm.example.com/v1 (OPENAI_BASE_URL)\n  API key      missing: fisk run needs OPENAI_API_KEY exported\n');
+  });
   it('lists a configuration naming an unknown provider, warning that a run refuses it', async () => {
     const path = join(dir, 'typo.yaml');
     writeFileSync(path, 'system_prompt: x\nllm: {provider: antropic, model: m}\n');

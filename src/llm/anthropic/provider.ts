@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { withCallTimeout } from '../call-timeout.js';
 import { resolveEndpoint } from '../endpoint.js';
+import { ANTHROPIC_ENDPOINT } from './credentials.js';
 import { composeFetch } from '../http.js';
 import type { FetchLike } from '../http.js';
 import { nodeFetch } from '../node-fetch.js';
@@ -41,10 +42,10 @@ export class AnthropicProvider implements Provider {
   readonly #account: ProviderAccount;
 
   constructor(options: ProviderOptions) {
-    const endpoint = resolveEndpoint(options, { baseUrlVar: 'ANTHROPIC_BASE_URL', apiKeyVar: 'ANTHROPIC_API_KEY', vendor: 'Anthropic' });
+    const endpoint = resolveEndpoint(options, ANTHROPIC_ENDPOINT);
     this.#timeoutMs = options.callTimeoutMs;
-    const baseUrl = endpoint.baseUrl ?? 'https://api.anthropic.com';
-    this.#account = { keyVar: 'ANTHROPIC_API_KEY', baseUrl, urlVar: 'ANTHROPIC_BASE_URL', api: 'anthropic' };
+    const baseUrl = endpoint.baseUrl ?? ANTHROPIC_ENDPOINT.defaultBaseUrl;
+    this.#account = { keyVar: ANTHROPIC_ENDPOINT.apiKeyVar, baseUrl, urlVar: ANTHROPIC_ENDPOINT.baseUrlVar, api: 'anthropic' };
     const base: FetchLike = options.fetch ?? nodeFetch;
     this.#client = new Anthropic({
       apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,

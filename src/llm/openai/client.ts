@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { resolveEndpoint } from '../endpoint.js';
+import { OPENAI_ENDPOINT } from './credentials.js';
 import { composeFetch } from '../http.js';
 import type { FetchLike } from '../http.js';
 import { nodeFetch } from '../node-fetch.js';
@@ -18,14 +19,14 @@ const LOCAL_PLACEHOLDER_KEY = 'fisk-local-no-key';
  * `OPENAI_BASE_URL` are consulted (through `options.env`), never another provider's variables.
  */
 export function openaiClient(options: ProviderOptions): OpenAI {
-  const endpoint = resolveEndpoint(options, { baseUrlVar: 'OPENAI_BASE_URL', apiKeyVar: 'OPENAI_API_KEY', vendor: 'OpenAI' });
+  const endpoint = resolveEndpoint(options, OPENAI_ENDPOINT);
   const base: FetchLike = options.fetch ?? nodeFetch;
   return new OpenAI({
     apiKey: endpoint.apiKey ?? LOCAL_PLACEHOLDER_KEY,
     organization: null,
     project: null,
     webhookSecret: null,
-    baseURL: endpoint.baseUrl ?? 'https://api.openai.com/v1',
+    baseURL: endpoint.baseUrl ?? OPENAI_ENDPOINT.defaultBaseUrl,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     // The SDK's own per-attempt timeout sits just past ours, so the provider's clock decides.
     ...(options.callTimeoutMs > 0 ? { timeout: options.callTimeoutMs + 1000 } : {}),
@@ -36,5 +37,5 @@ export function openaiClient(options: ProviderOptions): OpenAI {
 
 /** Where an OpenAI client's key lives and what it calls, for error remedies. */
 export function openaiAccount(client: OpenAI): ProviderAccount {
-  return { keyVar: 'OPENAI_API_KEY', baseUrl: client.baseURL.replace(/\/+$/, ''), urlVar: 'OPENAI_BASE_URL', api: 'openai' };
+  return { keyVar: OPENAI_ENDPOINT.apiKeyVar, baseUrl: client.baseURL.replace(/\/+$/, ''), urlVar: OPENAI_ENDPOINT.baseUrlVar, api: 'openai' };
 }
