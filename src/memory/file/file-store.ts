@@ -33,8 +33,8 @@ export class FileStore implements Store {
 
   /**
    * Opens (and if needed creates, 0700) the directory. Refuses a path that exists and is not a
-   * directory. With `create: false` a missing directory is left missing: the store lists nothing
-   * until something creates it.
+   * directory. With `create: false` (opened to look) nothing is changed: a missing directory is
+   * left missing, and the store lists nothing until something creates it.
    */
   static async open(directory: string, options: { readonly create?: boolean } = {}): Promise<FileStore> {
     try {
@@ -52,7 +52,8 @@ export class FileStore implements Store {
         // An operator may point the directory at a link; only the entries inside are held to no-follow.
       } else if (!st.isDirectory()) {
         throw new MemoryError('io', `memory directory ${directory} is not a directory; set harness.memory.options.directory to a directory`);
-      } else if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) {
+      } else if (options.create !== false && (st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) {
+        // tightened when opened to use; a look (`create: false`) changes nothing
         await chmod(directory, 0o700);
       }
     } catch (err) {
