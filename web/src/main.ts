@@ -199,7 +199,7 @@ function fragment(text: string): void {
 function folded(output: string): HTMLElement {
   const lines = output.replace(/\n+$/, '').split('\n');
   // one line more is shown rather than folded behind a summary line of its own
-  if (lines.length <= FOLD_AFTER_LINES + 1) return el('pre', 'output', output);
+  if (lines.length <= FOLD_AFTER_LINES + 1) return el('pre', 'output', lines.join('\n'));
   const box = el('div', 'folded');
   box.append(el('pre', 'output', lines.slice(0, FOLD_AFTER_LINES).join('\n')));
   const more = el('details');
