@@ -61,7 +61,9 @@ describe('fisk knowledge', () => {
   it('indexes, searches, matches, shows, lists and removes', async () => {
     const idx = await fisk(['index']);
     expect(idx.code).toBe(EXIT.ok);
-    expect(idx.out).toContain('tier: lexical (FTS5 BM25)');
+    // which tier answers is a note on stderr, never a line of the output
+    expect(idx.err).toContain('tier: lexical (FTS5 BM25)');
+    expect(idx.out).not.toContain('tier:');
     expect(idx.out).toContain('indexed: added=2 updated=0 skipped=0 removed=0 (2 files, 4 chunks)');
     expect((await fisk(['index'])).out).toContain('indexed: added=0 updated=0 skipped=2');
 
@@ -257,10 +259,10 @@ describe('fisk knowledge eval', () => {
     const r = await fisk(['eval', 'questions.tsv']);
     expect(r.code).toBe(EXIT.ok);
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toBe('tier: lexical (FTS5 BM25)');
-    expect(lines[1]).toBe('  1  How long are backups kept?  -> docs/retention.md');
-    expect(lines[3]).toBe('  1  How often is a policy reviewed?  -> docs/policy.md');
-    expect(lines[4]).toMatch(/^ {2}- {2}Who holds the legal exceptions\? {2}-> docs\/retention\.md \(expected docs\/nowhere\.md, not in the first 10\)$/);
+    expect(r.err.split('\n')[0]).toBe('tier: lexical (FTS5 BM25)');
+    expect(lines[0]).toBe('  1  How long are backups kept?  -> docs/retention.md');
+    expect(lines[2]).toBe('  1  How often is a policy reviewed?  -> docs/policy.md');
+    expect(lines[3]).toMatch(/^ {2}- {2}Who holds the legal exceptions\? {2}-> docs\/retention\.md \(expected docs\/nowhere\.md, not in the first 10\)$/);
     expect(lines.at(-1)).toBe('4 questions: recall@1 0.750 (3), recall@5 0.750 (3), MRR 0.750');
     expect(r.err).toContain("this answer names no indexed document (see 'fisk knowledge sources'): docs/nowhere.md");
 
@@ -326,7 +328,7 @@ describe('fisk knowledge with embeddings', () => {
     expect(idx.out).toContain('4 embeddings');
     expect(fake.requests[0]?.auth).toBe('Bearer sekrit');
     const s = await fisk(['search', 'legal holds'], env);
-    expect(s.out).toContain('tier: hybrid (FTS5 + vectors, RRF) - model=toy dimension=16');
+    expect(s.err).toContain('tier: hybrid (FTS5 + vectors, RRF) - model=toy dimension=16');
     expect(fake.requests.at(-1)?.input).toEqual(['query: legal holds']);
     fake.behaviour = () => 'error_500';
     const d = await fisk(['search', 'legal holds', '--json'], env);
@@ -339,7 +341,7 @@ describe('fisk knowledge with embeddings', () => {
     fake.behaviour = () => 'ok';
     tmp.write('questions.tsv', 'Who overrides retention?\tdocs/retention.md\n');
     const ev = await fisk(['eval', 'questions.tsv'], env);
-    expect(ev.out.split('\n')[0]).toBe('tier: hybrid (FTS5 + vectors, RRF) - model=toy dimension=16');
+    expect(ev.err.split('\n')[0]).toBe('tier: hybrid (FTS5 + vectors, RRF) - model=toy dimension=16');
     expect(ev.out).toContain('1 question: recall@1 1.000 (1)');
   });
 
@@ -356,7 +358,7 @@ describe('fisk knowledge with embeddings', () => {
     const re = await fisk(['index', '--reindex'], env);
     expect(re.code).toBe(EXIT.error);
     fake.behaviour = () => 'ok';
-    expect((await fisk(['search', 'legal holds'], env)).out).toContain('tier: hybrid');
+    expect((await fisk(['search', 'legal holds'], env)).err).toContain('tier: hybrid');
     fake.dimension = 8;
     const dim = await fisk(['search', 'legal holds'], env);
     expect(dim.err).toContain('dimension 8');
@@ -366,6 +368,6 @@ describe('fisk knowledge with embeddings', () => {
     expect((await fisk(['search', 'x1'])).err).toContain('different model');
     expect((await fisk(['index'])).err).toContain('--reindex');
     const ok = await fisk(['index', '--reindex']);
-    expect(ok.out).toContain('model=other dimension=8');
+    expect(ok.err).toContain('model=other dimension=8');
   });
 });

@@ -90,8 +90,9 @@ function reader(ctx: Ctx): KnowledgeReader {
   return new KnowledgeReader(ctx.setup.storeDir);
 }
 
+/** Which tier answers goes to standard error: a note beside the output, never a line of it. */
 function printTier(ctx: Ctx, r: KnowledgeReader): void {
-  println(ctx.io.out, tierLine(configuredTier(r.handle(), ctx.setup.vector)));
+  println(ctx.io.err, tierLine(configuredTier(r.handle(), ctx.setup.vector)));
 }
 
 /**
@@ -166,7 +167,7 @@ export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?
     const res = await withInterrupt((signal) => indexCorpus(store.db, { ...common, signal, bulk: store.bulk }));
     if (progress !== undefined) ctx.io.err.write('\n');
     // printed after the pass so it shows the identity the pass pinned
-    println(ctx.io.out, tierLine(configuredTier(store.db, ctx.setup.vector)));
+    println(ctx.io.err, tierLine(configuredTier(store.db, ctx.setup.vector)));
     if (res.canceled) {
       println(ctx.io.err, `\nindex interrupted after ${counted(res.added + res.updated + res.unchanged, 'file')}; what was indexed stays, and a re-run skips it`);
       throw new ExitWith(EXIT.aborted);
@@ -189,7 +190,7 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
       println(out, JSON.stringify({ tier: tierLine(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
       return;
     }
-    println(out, tierLine(res.tier));
+    println(ctx.io.err, tierLine(res.tier));
     if (res.dropped.length > 0) println(ctx.io.err, `note: dropped terms shorter than two characters: ${res.dropped.map((d) => oneLine(d)).join(' ')}`);
     if (res.common.length > 0) println(ctx.io.err, `note: left out of the ranking because more than half of all chunks hold them: ${res.common.map((d) => oneLine(d)).join(' ')}`);
     switch (res.status) {
@@ -273,7 +274,7 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
       );
       return;
     }
-    println(out, tierLine(report.tier));
+    println(ctx.io.err, tierLine(report.tier));
     for (const q of report.outcomes) {
       if (o.missesOnly === true && q.rank === 1) continue;
       const rank = q.rank === 0 ? '-' : String(q.rank);
@@ -448,7 +449,7 @@ export async function runDoctor(ctx: Ctx): Promise<void> {
     } catch {
       tier = tierLine(configuredTier(undefined, ctx.setup.vector));
     }
-    println(ctx.io.out, tier);
+    println(ctx.io.err, tier);
     const report = await withInterrupt((signal) => doctor(r, ctx.setup.vector, signal));
     const w = Math.max(...report.checks.map((c) => c.name.length));
     for (const c of report.checks) println(ctx.io.out, `${c.name.padEnd(w)}  ${STATE_MARK[c.state]}  ${oneLine(c.detail)}`);
