@@ -67,6 +67,11 @@ describe('fisk knowledge', () => {
     expect(idx.out).toContain('indexed: added=2 updated=0 skipped=0 removed=0 (2 files, 4 chunks)');
     expect((await fisk(['index'])).out).toContain('indexed: added=0 updated=0 skipped=2');
 
+    // the text answer is the hits alone, a blank line between two
+    const plain = await fisk(['search', 'backups', 'policy']);
+    expect(plain.out).toMatch(/^docs\/\w+\.md#\d\n/);
+    expect(plain.out).toMatch(/\n\ndocs\//);
+
     const s = await fisk(['search', 'retention', '--json']);
     const doc = JSON.parse(s.out) as { status: string; results: { citation: string; section: string }[] };
     expect(doc.status).toBe('ok');

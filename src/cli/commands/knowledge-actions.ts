@@ -212,8 +212,8 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
         return never;
       }
     }
-    for (const h of res.hits) {
-      println(out);
+    res.hits.forEach((h, i) => {
+      if (i > 0) println(out);
       println(out, oneLine(h.citation));
       if (h.headingPath !== '') println(out, `  Section  ${oneLine(h.headingPath)}`);
       if (o.full === true) {
@@ -223,7 +223,7 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
         const one = oneLine(h.content);
         println(out, `  Chunk    ${one.length > 100 ? `${one.slice(0, 100)}...` : one}`);
       }
-    }
+    });
   } finally {
     r.close();
   }
