@@ -67,7 +67,8 @@ describe('fisk session on the file backend', () => {
   it('says where it looked when there are no runs', async () => {
     const r = await cli('--state-dir', join(dir, 'empty'), 'ls');
     expect(r.code).toBe(EXIT.ok);
-    expect(r.out).toContain('No checkpointed sessions (file backend; pass --config');
+    expect(r.err).toContain('No checkpointed sessions (file backend; pass --config');
+    expect(r.out).toBe('');
   });
 
   it('lists runs with id, model, status, updated and a truncated prompt', async () => {

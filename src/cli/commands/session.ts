@@ -207,8 +207,9 @@ export function registerSession(program: Command, io: Io): void {
       const flags = flagsOf(cmd);
       const rows = await withStore(io, flags, (store) => store.list());
       if (rows.length === 0) {
+        // a note, not a row: a script reading the table sees none
         println(
-          io.out,
+          io.err,
           flags.config === undefined
             ? 'No checkpointed sessions (file backend; pass --config if your sessions are in a configured backend)'
             : 'No checkpointed sessions',

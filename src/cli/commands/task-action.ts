@@ -125,7 +125,8 @@ export function formatTask(t: TaskRecord): string[] {
 export async function listTasks(flags: TaskActionFlags, io: Io): Promise<void> {
   const rows = await withStore(io, flags, false, (o) => o.store.list());
   if (rows.length === 0) {
-    println(io.out, 'No tasks');
+    // a note, not a row: a script reading the table sees none
+    println(io.err, 'No tasks');
     return;
   }
   for (const line of formatTaskTable(rows)) println(io.out, line);

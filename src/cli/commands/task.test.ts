@@ -21,7 +21,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 
 describe('fisk task', () => {
   it('lists and shows the tasks of the file store under --state-dir', async () => {
-    expect(await cli('ls', '--state-dir', 'st')).toMatchObject({ code: EXIT.ok, out: 'No tasks\n' });
+    expect(await cli('ls', '--state-dir', 'st')).toMatchObject({ code: EXIT.ok, out: '', err: 'No tasks\n' });
     const store = fileTaskStore(join(dir, 'st', 'tasks'));
     await store.ask(pendingTask('weekly', 'job-1', 'write the \u001b[31mreport', new Date('2026-01-02T03:04:05Z')));
     await store.complete('weekly', { state: 'completed', answer: 'all good' });
