@@ -71,6 +71,10 @@ describe('fisk knowledge', () => {
     const plain = await fisk(['search', 'backups', 'policy']);
     expect(plain.out).toMatch(/^docs\/\w+\.md#\d\n/);
     expect(plain.out).toMatch(/\n\ndocs\//);
+    const none = await fisk(['search', 'zeppelin']);
+    expect(none.code).toBe(EXIT.ok);
+    expect(none.out).toBe('');
+    expect(none.err).toContain('no results');
 
     const s = await fisk(['search', 'retention', '--json']);
     const doc = JSON.parse(s.out) as { status: string; results: { citation: string; section: string }[] };

@@ -196,14 +196,15 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
     switch (res.status) {
       case 'not_built':
         throw new CliError(NOT_BUILT);
+      // nothing found is said on stderr: the answer itself is empty
       case 'empty_index':
-        println(out, "the knowledge index is empty; add documents with 'fisk knowledge index'");
+        println(ctx.io.err, "the knowledge index is empty; add documents with 'fisk knowledge index'");
         return;
       case 'no_terms':
-        println(out, 'the query has no searchable terms (words of two or more letters or digits)');
+        println(ctx.io.err, 'the query has no searchable terms (words of two or more letters or digits)');
         return;
       case 'no_results':
-        println(out, 'no results');
+        println(ctx.io.err, 'no results');
         return;
       case 'ok':
         break;
