@@ -157,7 +157,8 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
       const answered = await untilPane((t) => t.includes('AWAITING INPUT'), 'the end of the turn');
       expect(answered).toContain('shouted, as you agreed');
       tmux('send-keys', '-t', PANE, 'C-d');
-      await untilPane(() => existsSync(done), 'the process ending');
+      // the shell creates the file before it writes the status: wait for the status itself
+      await untilPane(() => existsSync(done) && readFileSync(done, 'utf8').trim() !== '', 'the process ending');
       expect(readFileSync(done, 'utf8').trim()).toBe('0');
       expect(readFileSync(join(home, 'pane-errors.txt'), 'utf8')).toMatch(/Run summary: agent=worker stop_reason=end_turn tokens=\d+\/\d+/);
       // the answer went back to the agent: the model read the confirmation

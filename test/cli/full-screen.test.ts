@@ -88,7 +88,8 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     await until((t) => t.includes('The audit copy was kept.') && t.includes('AWAITING INPUT'), 'the follow-up answered');
 
     tmux('send-keys', '-t', SESSION, 'C-d');
-    await until(() => existsSync(done), 'the process ending');
+    // the shell creates the file before it writes the status: wait for the status itself
+    await until(() => existsSync(done) && readFileSync(done, 'utf8').trim() !== '', 'the process ending');
     expect(readFileSync(done, 'utf8').trim()).toBe('0');
     const errors = readFileSync(join(dir, 'errors.txt'), 'utf8');
     expect(errors).toMatch(/Run summary: model=claude-fake-1 llm_calls=3 tool_calls=1 /);
@@ -110,7 +111,7 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     expect(painted).toContain('Nothing to purge.');
     expect(stripVTControlCharacters(painted)).toBe(painted);
     tmux('send-keys', '-t', PLAIN, 'C-d');
-    await plain.until(() => existsSync(done), 'the process ending');
+    await plain.until(() => existsSync(done) && readFileSync(done, 'utf8').trim() !== '', 'the process ending');
     expect(readFileSync(done, 'utf8').trim()).toBe('0');
   }, 400_000);
 });
