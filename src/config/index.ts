@@ -62,7 +62,13 @@ export function parseConfigForMode(input: ConfigInput, mode: Mode): Config {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
       throw new ConfigError(
-        [{ code: 'read', key: '', message: `cannot read configuration ${JSON.stringify(input.path)}: it ${why}; pass --config with the path to agent.yaml` }],
+        [
+          {
+            code: 'read',
+            key: '',
+            message: `cannot read configuration ${JSON.stringify(input.path)}: it ${why}; pass --config with the path to agent.yaml${code === 'ENOENT' ? ', or write a starter one with fisk init' : ''}`,
+          },
+        ],
         { cause: err },
       );
     }

@@ -54,7 +54,7 @@ describe('fisk web on the command line', () => {
   it('exits 3 naming the missing configuration', async () => {
     const io = captureIo({}, dir);
     expect(await runCli(['web', '--port', '0'], io)).toBe(3);
-    expect(io.stderr()).toContain('pass --config with the path to agent.yaml');
+    expect(io.stderr()).toContain('pass --config with the path to agent.yaml, or write a starter one with fisk init');
   });
 
   it('exits 3 when the configuration cannot run a model', async () => {
