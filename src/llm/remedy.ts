@@ -50,11 +50,6 @@ export function listModelsCommand(account: ProviderAccount): string {
 }
 
 /**
- * The remedy for an HTTP status that the operator fixes outside the request: a 401 or 403 names the
- * variable holding the key, a 404 names the model and how to list the ones the endpoint serves.
- * Undefined for any other status.
- */
-/**
  * What a call that reached no server says: the endpoint it tried, why (`connect ECONNREFUSED
  * 127.0.0.1:11434`, the innermost cause a fetch failure carries) and where that endpoint is set.
  */
@@ -65,6 +60,11 @@ export function unreachableMessage(err: Error, account: ProviderAccount): string
   return `cannot reach the model service at ${account.baseUrl} (${why}); check that it is up and that the address is right (--base-url, ${account.urlVar} or llm.base_url)`;
 }
 
+/**
+ * The remedy for an HTTP status that the operator fixes outside the request: a 401 or 403 names the
+ * variable holding the key, a 404 names the model and how to list the ones the endpoint serves.
+ * Undefined for any other status.
+ */
 export function statusHint(status: number, model: string, account: ProviderAccount): string | undefined {
   if (status === 401) {
     return `the key was refused: check the key in ${account.keyVar} (or llm.base_url, if it points at the wrong server)`;

@@ -5,8 +5,8 @@ import type { describeTaskStore as DescribeTaskStore } from '../../tasks/index.j
 import { describeSettings } from '../../config/describe.js';
 import { configWarnings } from '../../config/warnings.js';
 import type { Config, Override, Setting } from '../../config/index.js';
-import { isLoopbackUrl } from '../../config/loopback.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
+import { isLocalEndpoint, locateEndpoint } from '../../llm/endpoint.js';
 import type { ToolDef } from '../../llm/types.js';
 import type { TelemetrySettingRow } from '../../telemetry/index.js';
 import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
@@ -87,30 +87,18 @@ export interface InfoReport {
 }
 
 /**
- * The endpoint a run of this configuration calls, and whether it finds its key, as `fisk run`
- * without flags resolves them: the provider's URL variable, then `llm.base_url`, then the
- * provider's public API. The key's value is never shown.
+ * The endpoint a run of this configuration calls, and whether it finds its key, found the way
+ * `fisk run` without flags finds them. The key's value is never shown.
  */
-function modelAccess(runtime: Runtime, env: Io['env']): { endpoint: ModelEndpoint; apiKey?: ModelKey } | undefined {
+function modelAccess(runtime: Runtime, env: Io['env']): { endpoint: ModelEndpoint; apiKey: ModelKey } | undefined {
   const facts = runtime.facts;
-  if (facts?.defaultBaseUrl === undefined) return undefined;
-  const set = (name: string | undefined): boolean => name !== undefined && (env[name]?.trim() ?? '') !== '';
-  const fromFile = runtime.config.llm.baseUrl;
-  const endpoint =
-    facts.baseUrlEnv !== undefined && set(facts.baseUrlEnv)
-      ? { url: env[facts.baseUrlEnv]?.trim() ?? '', from: facts.baseUrlEnv }
-      : fromFile !== undefined
-        ? { url: fromFile, from: 'llm.base_url' }
-        : { url: facts.defaultBaseUrl, from: 'default' };
-  if (facts.apiKeyEnv === undefined) return { endpoint };
-  let local = false;
-  try {
-    local = isLoopbackUrl(new URL(endpoint.url));
-  } catch {
-    // a malformed URL is refused by fisk run with its own message; here it is listed as it is
-  }
-  const state: ModelKey['state'] = set(facts.apiKeyEnv) ? 'set' : local ? 'not_needed' : 'missing';
-  return { endpoint, apiKey: { variable: facts.apiKeyEnv, state } };
+  if (facts?.defaultBaseUrl === undefined || facts.baseUrlEnv === undefined || facts.apiKeyEnv === undefined) return undefined;
+  const vars = { baseUrlVar: facts.baseUrlEnv, apiKeyVar: facts.apiKeyEnv };
+  const found = locateEndpoint({ env, ...(runtime.config.llm.baseUrl === undefined ? {} : { baseUrlFallback: runtime.config.llm.baseUrl }) }, vars);
+  const from = found.source === 'variable' ? vars.baseUrlVar : found.source === 'file' ? 'llm.base_url' : 'default';
+  const endpoint = { url: found.raw ?? facts.defaultBaseUrl, from };
+  const state: ModelKey['state'] = found.apiKey !== undefined ? 'set' : found.raw !== undefined && isLocalEndpoint(found.raw) ? 'not_needed' : 'missing';
+  return { endpoint, apiKey: { variable: vars.apiKeyVar, state } };
 }
 
 /** The API key row: whether a run finds its key, and what to do when it does not. */
