@@ -144,7 +144,7 @@ function reportIndex(ctx: Ctx, res: IndexResult): void {
   const { io } = ctx;
   const shown = res.skipped.slice(0, 20);
   for (const s of shown) println(io.err, `skipped ${oneLine(s.path)}: ${SKIP_WORDS[s.reason]}`);
-  if (res.skipped.length > shown.length) println(io.err, `skipped ${counted(res.skipped.length - shown.length, 'more file', 'more files')}`);
+  if (res.skipped.length > shown.length) println(io.err, `skipped ${counted(res.skipped.length - shown.length, 'more file')}`);
   if (res.pruneSkipped !== undefined) println(io.err, `warning: ${res.pruneSkipped}`);
   const emb = res.embeddings > 0 ? `, ${counted(res.embeddings, 'embedding')}` : '';
   println(io.out, `${res.dryRun ? 'would index' : 'indexed'}: added=${res.added} updated=${res.updated} skipped=${res.unchanged} removed=${res.removed} (${counted(res.files, 'file')}, ${counted(res.chunks, 'chunk')}${emb})`);

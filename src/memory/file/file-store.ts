@@ -38,16 +38,13 @@ export class FileStore implements Store {
    */
   static async open(directory: string, options: { readonly create?: boolean } = {}): Promise<FileStore> {
     try {
-      if (options.create === false) {
-        const missing = await lstat(directory).then(
-          () => false,
-          (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT',
-        );
-        if (missing) return new FileStore(directory);
-      } else {
-        await mkdir(directory, { recursive: true, mode: 0o700 });
-      }
-      const st = await lstat(directory);
+      if (options.create !== false) await mkdir(directory, { recursive: true, mode: 0o700 });
+      const st = await lstat(directory).catch((err: unknown) => {
+        // only a look finds nothing here: the store then lists nothing until something creates it
+        if (options.create === false && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      });
+      if (st === undefined) return new FileStore(directory);
       if (st.isSymbolicLink()) {
         // An operator may point the directory at a link; only the entries inside are held to no-follow.
       } else if (!st.isDirectory()) {
