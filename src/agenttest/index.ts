@@ -4,6 +4,8 @@
  */
 export { startNatsServer, freePort } from './nats-server.js';
 export type { NatsServer, NatsServerOptions } from './nats-server.js';
+export { startNatsCluster } from './nats-cluster.js';
+export type { NatsCluster, NatsClusterNode, NatsClusterOptions } from './nats-cluster.js';
 export { ScriptedProvider, scriptedResponse, textResponse, toolUseResponse, hangingStep } from './scripted-provider.js';
 export type { ScriptStep, ScriptedProviderOptions, ScriptedResponseOptions, ScriptedToolCall } from './scripted-provider.js';
 export { startFakeModelServer } from './fake-model-server.js';
