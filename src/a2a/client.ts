@@ -4,7 +4,7 @@
  * protocol that answers the request.
  */
 import { decode, encode } from './codec.js';
-import { checkIdentity, subjects } from './protocol.js';
+import { MAX_MESSAGE_BYTES, TOOL_TIMEOUT_METADATA, checkIdentity, subjects } from './protocol.js';
 import { stampRequest } from './stamp.js';
 import type { Transport } from './transport.js';
 import type { DiscoveryReplyMessage, Identity, ToolReplyMessage } from './types.js';
@@ -47,6 +47,41 @@ export class A2aClient {
     });
     const data = await this.transport.request(peer.tool, encode(req), opts);
     return decode(data, TOOL_REPLY);
+  }
+
+  /**
+   * The per-call limit `agent` advertises for its tools (the tool endpoint's metadata in the micro
+   * service description), in ms; undefined when it advertises none (another implementation), does
+   * not answer, or answers with something unreadable. Never throws: the caller then keeps its own
+   * timeout.
+   */
+  async toolTimeout(agent: string, opts: CallOptions = {}): Promise<number | undefined> {
+    const peer = this.peer(agent);
+    let data: Uint8Array;
+    try {
+      data = await this.transport.request(subjects.info(agent), new Uint8Array(0), opts);
+    } catch {
+      return undefined;
+    }
+    if (data.byteLength > MAX_MESSAGE_BYTES) return undefined;
+    let info: unknown;
+    try {
+      info = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      return undefined;
+    }
+    const endpoints = typeof info === 'object' && info !== null ? (info as { endpoints?: unknown }).endpoints : undefined;
+    if (!Array.isArray(endpoints)) return undefined;
+    for (const e of endpoints as unknown[]) {
+      if (typeof e !== 'object' || e === null) continue;
+      const { subject, metadata } = e as { subject?: unknown; metadata?: unknown };
+      if (subject !== peer.tool || typeof metadata !== 'object' || metadata === null) continue;
+      const raw = (metadata as Record<string, unknown>)[TOOL_TIMEOUT_METADATA];
+      const ms = typeof raw === 'string' && /^[0-9]{1,10}$/.test(raw) ? Number(raw) : NaN;
+      // a day is far beyond any sane per-call limit: a larger value is not believed
+      return ms > 0 && ms <= 86_400_000 ? ms : undefined;
+    }
+    return undefined;
   }
 
   private peer(agent: string): { readonly identity: Identity; readonly tool: string } {

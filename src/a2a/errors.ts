@@ -8,7 +8,8 @@ export const A2A_ERROR_CODES = [
   'invalid', // fails the schema of its protocol id
   'unknown_protocol', // a protocol id this build does not know
   'unexpected_protocol', // a known protocol arriving where another was expected
-  'unavailable', // nobody answered: no responders, or the deadline passed
+  'unavailable', // the request reached nobody: no responders, or it could not be sent
+  'lost', // the request went out and no reply came back in time (the peer may have acted on it)
   'rejected', // the peer answered with a transport error (micro error header)
   'sequence', // a reply set with a gap or out of order
   'identity', // an identity or request id that cannot key a subject
@@ -39,6 +40,7 @@ export class A2aError extends FiskError<A2aErrorCode> {
       case 'unknown_protocol':
       case 'unexpected_protocol':
       case 'unavailable':
+      case 'lost':
       case 'rejected':
       case 'sequence':
       case 'closed':

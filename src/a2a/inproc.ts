@@ -64,6 +64,10 @@ class InprocTransport implements Transport {
     const stream = await this.requestStream(subject, data);
     try {
       return await stream.next(opts?.timeoutMs ?? this.timeoutMs);
+    } catch (err) {
+      // someone took the request and never answered: it may have acted on it
+      if (err instanceof A2aError && err.code === 'unavailable') throw new A2aError('lost', err.message.replace('remote agent unavailable', 'remote agent did not answer'), { cause: err });
+      throw err;
     } finally {
       stream.close();
     }
@@ -110,6 +114,22 @@ class InprocTransport implements Transport {
 
   serve(spec: ServiceSpec): Promise<ServiceHandle> {
     const path = new ServingPath(spec.slots, spec.maxWaiting);
+    // the service description, as the micro framework answers `$SRV.INFO.<name>` on NATS
+    const info = new TextEncoder().encode(
+      JSON.stringify({
+        type: 'io.nats.micro.v1.info_response',
+        name: spec.name,
+        version: spec.version,
+        description: spec.description,
+        endpoints: spec.endpoints.map((e) => ({ name: e.name, subject: e.subject, queue_group: spec.name, metadata: e.metadata ?? null })),
+      }),
+    );
+    const stopInfo = this.bus.listen(`$SRV.INFO.${spec.name}`, {
+      queue: undefined,
+      deliver: (d) => {
+        if (d.kind === 'data' && d.replyTo !== undefined) this.bus.publish(d.replyTo, { kind: 'data', data: info, replyTo: undefined });
+      },
+    });
     const stops = spec.endpoints.map((endpoint) =>
       this.bus.listen(endpoint.subject, {
         queue: spec.name,
@@ -120,6 +140,7 @@ class InprocTransport implements Transport {
     );
     return Promise.resolve({
       stop: async () => {
+        stopInfo();
         for (const s of stops) s();
         await path.stop();
       },

@@ -68,7 +68,8 @@ describe('nats transport requests', () => {
     await serving.flush();
     const t = createTransport('nats', { connection: await calling(), timeoutMs: 5000 });
     const err = await failure(t.request('mux.slow', bytes('x'), { timeoutMs: 100 }));
-    expect([err.code, err.message]).toEqual(['unavailable', 'remote agent unavailable: no reply on mux.slow within 100 ms']);
+    // the request went out and may have been acted on: lost, not unavailable
+    expect([err.code, err.message]).toEqual(['lost', 'remote agent did not answer: no reply on mux.slow within 100 ms']);
     await new Promise((r) => setTimeout(r, 400));
     expect(text(await t.request('mux.slow', bytes('y')))).toBe('on time 2');
     sub.unsubscribe();
@@ -91,8 +92,9 @@ describe('nats transport requests', () => {
     await nc.flush();
     await nc.close();
     const err = await waiting;
-    expect(err.code).toBe('unavailable');
-    expect(err.message).toMatch(/^remote agent unavailable: /);
+    expect(err.code).toBe('lost');
+    expect(err.message).toMatch(/^remote agent did not answer on mux\.never: /);
+    // a request the closed connection could not even send reached nobody
     const after = await failure(t.request('mux.never', bytes('y')));
     expect(after.code).toBe('unavailable');
     sub.unsubscribe();

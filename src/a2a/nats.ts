@@ -135,13 +135,15 @@ class RequestMux {
     const w = this.waiting.get(token);
     if (w === undefined) return;
     this.waiting.delete(token);
-    w.reject(new A2aError('unavailable', `remote agent unavailable: no reply on ${w.subject} within ${w.timeoutMs} ms`));
+    // the request went out: the peer may have acted on it and died, or still be working
+    w.reject(new A2aError('lost', `remote agent did not answer: no reply on ${w.subject} within ${w.timeoutMs} ms`));
   }
 
+  /** Every waiting request was published already, so each is lost rather than refused. */
   private failAll(err: Error): void {
     for (const [token, w] of this.waiting) {
       this.settle(token, w);
-      w.reject(err);
+      w.reject(new A2aError('lost', `remote agent did not answer on ${w.subject}: ${err.message}`, { cause: err }));
     }
   }
 }
@@ -219,6 +221,7 @@ class NatsTransport implements Transport {
       service.addEndpoint(endpoint.name, {
         subject: endpoint.subject,
         queue: spec.name,
+        ...(endpoint.metadata === undefined ? {} : { metadata: { ...endpoint.metadata } }),
         // the subscription's own errors stop the service (the micro framework closes it on one)
         handler: (err, msg) => {
           if (err === null) path.accept(endpoint, incoming(msg));

@@ -104,7 +104,17 @@ export const subjects = {
   cancel: (identity: string, request: string): string => `${SUBJECT_PREFIX}.cancel.${checkIdentity(identity)}.${checkRequestId(request)}`,
   /** answer and keepalive, published by the caller for one running request. */
   elicit: (identity: string, request: string): string => `${SUBJECT_PREFIX}.elicit.${checkIdentity(identity)}.${checkRequestId(request)}`,
+  /** The micro framework's service description: endpoints and their metadata (`$SRV.INFO.<name>`). */
+  info: (identity: string): string => `$SRV.INFO.${checkIdentity(identity)}`,
 } as const;
+
+/**
+ * The tool endpoint's metadata key advertising the serving side's per-call limit in ms. It rides
+ * in the micro service description rather than in the agent card, because the card is a reference
+ * message that never gains a field; a peer that does not advertise it is called with the caller's
+ * own timeout.
+ */
+export const TOOL_TIMEOUT_METADATA = 'fisk_tool_timeout_ms';
 
 /** The version the micro service registers: transport metadata only; the agent card carries the real one. */
 export const SERVICE_VERSION = '0.0.0';

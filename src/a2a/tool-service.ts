@@ -11,7 +11,7 @@ import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
 import type { InvokeContext, InvokeWrapper } from '../toolkit/invoke/types.js';
 import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
-import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, checkIdentity, subjects } from './protocol.js';
+import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, TOOL_TIMEOUT_METADATA, checkIdentity, subjects } from './protocol.js';
 import type { AgentCard } from './card.js';
 import { stampReply } from './stamp.js';
 import { createTransport } from './registry.js';
@@ -158,6 +158,8 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
       name: 'tool',
       subject: subjects.tool(opts.identity),
       slotted: true,
+      // callers give up on a call at this limit plus a margin, rather than at their own longer one
+      metadata: { [TOOL_TIMEOUT_METADATA]: String(timeoutMs) },
       handle: async (request) => {
         let req;
         try {

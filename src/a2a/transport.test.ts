@@ -131,6 +131,23 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     expect(hidden.is_error).toBe(true);
   });
 
+  it('advertises the per-call limit in the service description, and none for an agent nobody serves', async () => {
+    const c = new A2aClient(pair.calling, 'caller');
+    expect(await c.toolTimeout('peer-1')).toBe(30_000);
+    expect(await c.toolTimeout('nobody-here', { timeoutMs: 1000 })).toBeUndefined();
+  });
+
+  it('reports a request taken and never answered as lost, not as unavailable', async () => {
+    const quiet: EndpointSpec = { name: 'quiet', subject: 'conformance.quiet', slotted: false, handle: () => Promise.resolve() };
+    const h = await pair.serving.serve({ name: 'quiet-1', version: '0.0.0', description: 'quiet', slots: 1, endpoints: [quiet] });
+    try {
+      const err = await errorOf(pair.calling.request('conformance.quiet', new Uint8Array(0), { timeoutMs: 200 }));
+      expect(err.code).toBe('lost');
+    } finally {
+      await h.stop();
+    }
+  });
+
   it('reports nobody listening as unavailable', async () => {
     const err = await errorOf(new A2aClient(pair.calling, 'caller').discover('nobody-here', { timeoutMs: 1000 }));
     expect(err.code).toBe('unavailable');

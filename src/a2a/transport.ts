@@ -29,6 +29,8 @@ export interface EndpointSpec {
    * handler is awaited on the intake path itself, so it must answer quickly.
    */
   readonly slotted: boolean;
+  /** Advertised with the endpoint in the service description (`$SRV.INFO`). */
+  readonly metadata?: Readonly<Record<string, string>>;
   handle(request: IncomingRequest): Promise<void>;
 }
 

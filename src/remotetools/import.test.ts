@@ -8,7 +8,8 @@ import type { RemoteToolsConfig } from '../config/types.js';
 import { fakeTool } from '../toolkit/test-tools.js';
 import type { Outcome, Tool } from '../toolkit/tool.js';
 import { RemoteToolsError } from './errors.js';
-import { importRemoteTools } from './import.js';
+import { importRemoteTools, remoteCallTimeout, remoteFailureText, REMOTE_CALL_MARGIN_MS } from './import.js';
+import { A2aError } from '../a2a/errors.js';
 import { nameRemoteTools } from './naming.js';
 
 const exposed = { exposure: { mcp: false, a2a: true } } as const;
@@ -114,5 +115,38 @@ describe('importing remote tools', () => {
     ]);
     expect(r.warnings.map((w) => w.code)).toEqual(['include_tags_ignored']);
     await expect(importRemoteTools(caller, [host('alpha', { exclude: { tools: [], tags: ['ops'] } })], { localNames: [], mode: 'lenient', identity: 'me' })).rejects.toMatchObject({ code: 'unusable_filter' });
+  });
+
+  it("waits for a call as long as the peer's advertised limit plus the margin, never longer than its own", () => {
+    expect(remoteCallTimeout(120_000, 30_000)).toBe(30_000 + REMOTE_CALL_MARGIN_MS);
+    expect(remoteCallTimeout(10_000, 30_000)).toBe(10_000);
+    expect(remoteCallTimeout(undefined, 30_000)).toBe(30_000 + REMOTE_CALL_MARGIN_MS);
+    expect(remoteCallTimeout(120_000, undefined)).toBe(120_000);
+  });
+
+  it('tells the model a call that reached nobody or was refused did not run, and a lost one may have', () => {
+    const waited = { timeoutMs: 35_000, advertisedMs: 30_000 };
+    for (const err of [new A2aError('unavailable', 'remote agent unavailable: no responders on x'), new A2aError('rejected', 'remote agent refused the message: 503 busy', { status: 503 })]) {
+      expect(remoteFailureText('ops', 'deploy', err, waited)).toMatch(/^remote agent "ops" could not run "deploy": /);
+    }
+    const lost = remoteFailureText('ops', 'deploy', new A2aError('lost', 'remote agent did not answer: no reply on x within 35000 ms'), waited);
+    expect(lost).toMatch(/^remote agent "ops" did not answer the call to "deploy" within 35 s \(its own limit for a call is 30 s\): the call may or may not have run/);
+    // a reply that arrived but could not be read: the peer handled the call
+    expect(remoteFailureText('ops', 'deploy', new A2aError('invalid', 'bad reply'), waited)).toContain('may or may not have run');
+  });
+
+  it("learns each host's advertised limit at import and gives up on a call past it", async () => {
+    let release: () => void = () => undefined;
+    const quiet = fakeTool('stall', { ...exposed, handler: () => new Promise<Outcome>((resolve) => (release = () => resolve({ status: 'completed', output: 'late', isError: false }))) });
+    const svc = await startToolService(caller, { identity: 'stalls', card: buildAgentCard({ name: 'stalls', version: '1', tools: [quiet] }), tools: [quiet], toolTimeoutMs: 60_000 });
+    try {
+      const r = await importRemoteTools(caller, [host('stalls')], { localNames: [], mode: 'strict', identity: 'me', timeoutMs: 300 });
+      const out = await r.sources[0]!.tools[0]!.execute('{}', {}, new AbortController().signal);
+      expect(out).toMatchObject({ status: 'completed', isError: true });
+      expect(out.status === 'completed' ? out.output : '').toMatch(/did not answer the call to "stall" within 0\.3 s \(its own limit for a call is 60 s\): the call may or may not have run/);
+    } finally {
+      release();
+      await svc.stop();
+    }
   });
 });

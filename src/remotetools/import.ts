@@ -5,6 +5,7 @@
  * confirm-gated here and its arguments are not validated here, so the two ends cannot disagree.
  */
 import { A2aClient } from '../a2a/client.js';
+import { A2aError } from '../a2a/errors.js';
 import { createTransport } from '../a2a/registry.js';
 import type { Transport } from '../a2a/transport.js';
 import type { DiscoveryReplyMessage, ToolDescriptor, ToolReplyMessage } from '../a2a/types.js';
@@ -70,7 +71,39 @@ export function outcomeFromReply(reply: ToolReplyMessage): Outcome {
   };
 }
 
-function remoteTool(client: A2aClient, host: string, remoteName: string, localName: string, d: ToolDescriptor, timeoutMs: number | undefined): Tool {
+/**
+ * How long past a peer's advertised per-call limit a call is still waited for: the peer answers
+ * a call it stopped at its limit, so only the round trip and its reply's encoding come on top.
+ */
+export const REMOTE_CALL_MARGIN_MS = 5000;
+
+/** How long to wait for one call: the peer's limit plus the margin, never longer than the caller's own. */
+export function remoteCallTimeout(own: number | undefined, advertised: number | undefined): number | undefined {
+  if (advertised === undefined) return own;
+  const peer = advertised + REMOTE_CALL_MARGIN_MS;
+  return own === undefined ? peer : Math.min(own, peer);
+}
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * What the model is told when a call got no usable answer. A call that never reached the peer, or
+ * that the peer refused before running it, did not run; one that went out and was not answered
+ * (the peer died, or is still working past the wait) may have run, and saying otherwise would
+ * invite the model to repeat an effect.
+ */
+export function remoteFailureText(host: string, remoteName: string, err: unknown, waited: { readonly timeoutMs: number | undefined; readonly advertisedMs: number | undefined }): string {
+  const why = err instanceof Error ? err.message : String(err);
+  const notRun = err instanceof A2aError && (err.code === 'unavailable' || err.code === 'rejected' || err.code === 'identity' || err.code === 'registry' || err.code === 'closed');
+  if (notRun) return `remote agent ${JSON.stringify(host)} could not run ${JSON.stringify(remoteName)}: ${why}`;
+  const limit = err instanceof A2aError && err.code === 'lost' && waited.timeoutMs !== undefined
+    ? ` within ${seconds(waited.timeoutMs)}${waited.advertisedMs === undefined ? '' : ` (its own limit for a call is ${seconds(waited.advertisedMs)})`}`
+    : '';
+  return `remote agent ${JSON.stringify(host)} did not answer the call to ${JSON.stringify(remoteName)}${limit}: the call may or may not have run; check its effect before calling it again (${why})`;
+}
+
+function remoteTool(client: A2aClient, host: string, remoteName: string, localName: string, d: ToolDescriptor, ownTimeoutMs: number | undefined, advertisedMs: number | undefined): Tool {
+  const timeoutMs = remoteCallTimeout(ownTimeoutMs, advertisedMs);
   const schema = d.input_schema !== undefined && d.input_schema['type'] === 'object' ? d.input_schema : { type: 'object', properties: {} };
   return newFuncTool({
     name: localName,
@@ -84,7 +117,7 @@ function remoteTool(client: A2aClient, host: string, remoteName: string, localNa
         return outcomeFromReply(reply);
       } catch (err) {
         // the model can reason about a peer that went away; the run goes on
-        return { status: 'completed', output: `remote agent ${JSON.stringify(host)} could not run ${JSON.stringify(remoteName)}: ${(err as Error).message}`, isError: true };
+        return { status: 'completed', output: remoteFailureText(host, remoteName, err, { timeoutMs, advertisedMs }), isError: true };
       }
     },
   });
@@ -107,15 +140,19 @@ export async function importRemoteTools(target: Transport | { readonly connectio
       warnings.push({ code: 'include_tags_ignored', host: h.name, message: `remote_tools[${i}].include.tags is ignored for host ${JSON.stringify(h.name)}: discovery does not carry tags; include by tool name instead` });
     }
   }
-  const cards = await Promise.all(
-    hosts.map(async (h): Promise<DiscoveryReplyMessage | Error> => {
-      try {
-        return await client.discover(h.name, opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {});
-      } catch (err) {
-        return err as Error;
-      }
-    }),
-  );
+  const callOptions = opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {};
+  const [cards, limits] = await Promise.all([
+    Promise.all(
+      hosts.map(async (h): Promise<DiscoveryReplyMessage | Error> => {
+        try {
+          return await client.discover(h.name, callOptions);
+        } catch (err) {
+          return err as Error;
+        }
+      }),
+    ),
+    Promise.all(hosts.map((h) => client.toolTimeout(h.name, callOptions))),
+  ]);
   const candidates: Array<Candidate & { descriptor: ToolDescriptor }> = [];
   for (const [i, h] of hosts.entries()) {
     const card = cards[i];
@@ -154,7 +191,7 @@ export async function importRemoteTools(target: Transport | { readonly connectio
       filtered.push({ name: n.name, source: 'a2a', label: c.alias, reason: 'collision', detail: n.detail });
       continue;
     }
-    byHost.set(c.host, [...(byHost.get(c.host) ?? []), remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs)]);
+    byHost.set(c.host, [...(byHost.get(c.host) ?? []), remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs, limits[hosts.findIndex((h) => h.name === c.host)])]);
   }
   const sources: ToolSource[] = [];
   for (const h of hosts) {

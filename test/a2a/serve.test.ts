@@ -51,8 +51,8 @@ function nextToolRequest(identity: string): Promise<void> {
   })();
 }
 
-async function startServe(): Promise<Fisk> {
-  const f = startFisk(['serve', '--config', 'lender.yaml', '--verbose'], { ANTHROPIC_API_KEY: SECRET });
+async function startServe(config = 'lender.yaml'): Promise<Fisk> {
+  const f = startFisk(['serve', '--config', config, '--verbose'], { ANTHROPIC_API_KEY: SECRET });
   await waitForErr(f, 'Press Ctrl-C to stop');
   return f;
 }
@@ -77,6 +77,7 @@ beforeAll(async () => {
   writeFileSync(join(home, 'xdg', 'nats', 'context', 'lab.json'), JSON.stringify({ url: nats.url }));
   env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), NO_COLOR: '1' };
   writeFileSync(join(home, 'lender.yaml'), `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n`);
+  writeFileSync(join(home, 'victim.yaml'), `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n      tool_timeout: 2s\n`);
   writeFileSync(join(home, 'borrower.yaml'), 'identity: borrower\nsystem_prompt: You borrow tools.\nnats_context: lab\nllm:\n  model: claude-fake-1\nremote_tools:\n  - name: lender\n');
   writeFileSync(join(home, 'idle.yaml'), 'identity: idle\nnats_context: lab\n');
 }, 180_000);
@@ -177,17 +178,21 @@ describe('fisk serve', () => {
     await expect(nc.request('$SRV.PING.lender', '', { timeout: 2000 })).rejects.toThrow();
   });
 
-  it('a serving process killed mid-call is reported to the caller as unavailable', async () => {
-    const victim = await startServe();
+  it('a serving process killed mid-call is given up on at its advertised tool timeout, as a call that may have run', async () => {
+    // the caller's own limit is the default model call timeout, far beyond the test's own bound:
+    // only the peer's advertised 2 s (plus the margin) can end the wait in time
+    const victim = await startServe('victim.yaml');
     try {
-      const tools = await importLender(4000);
+      const tools = await importLender(120_000);
       const seen = nextToolRequest('lender');
       const pending = tools.get('sleep')?.execute(JSON.stringify({ seconds: 30 }), {}, new AbortController().signal);
       await seen;
       victim.child.kill('SIGKILL');
       const outcome = await pending;
       expect(outcome).toMatchObject({ status: 'completed', isError: true });
-      expect(outcome?.status === 'completed' ? outcome.output : '').toMatch(/remote agent "lender" could not run "sleep": remote agent unavailable/);
+      const said = outcome?.status === 'completed' ? outcome.output : '';
+      expect(said).toMatch(/remote agent "lender" did not answer the call to "sleep" within 7 s \(its own limit for a call is 2 s\): the call may or may not have run/);
+      expect(said).not.toContain('could not run');
       await expect(nc.request('$SRV.PING.lender', '', { timeout: 2000 })).rejects.toThrow();
     } finally {
       if (victim.child.exitCode === null) victim.child.kill('SIGKILL');
