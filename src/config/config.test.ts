@@ -122,7 +122,7 @@ describe('decodeOptions', () => {
 });
 
 describe('credentials', () => {
-  it('strips provider, OTLP and Slack variables, the embeddings key and MCP references', () => {
+  it('strips provider, OTLP and Slack variables, the embeddings key and every MCP reference', () => {
     const c = parse(`
 harness:
   knowledge:
@@ -132,9 +132,13 @@ mcp_clients:
   - name: docs
     url: "https://mcp.example.com/\${MCP_PATH_SECRET}/mcp"
     headers: {Authorization: "Bearer \${MCP_TOKEN}"}
+  - name: gh
+    command: gh-mcp
+    env: {GITHUB_TOKEN: "\${GH_PAT}"}
 `);
     const names = credentialEnvNames(c);
-    for (const n of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OTEL_EXPORTER_OTLP_HEADERS', 'SLACK_BOT_TOKEN', 'EMBED_TOKEN', 'MCP_TOKEN', 'MCP_PATH_SECRET']) {
+    expect(names).not.toContain('GITHUB_TOKEN');
+    for (const n of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OTEL_EXPORTER_OTLP_HEADERS', 'SLACK_BOT_TOKEN', 'EMBED_TOKEN', 'MCP_TOKEN', 'MCP_PATH_SECRET', 'GH_PAT']) {
       expect(names).toContain(n);
     }
   });

@@ -48,14 +48,17 @@ export function referencedVariables(template: string): string[] {
 /**
  * Every environment variable a tool subprocess must not inherit for this configuration: the
  * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
- * and every variable an MCP client's url or headers refer to. Sorted and deduplicated.
+ * and every variable an MCP client's url, headers or env refer to. A value given to one MCP
+ * server is that server's alone: the server gets it under the name its entry's `env` gives it,
+ * and every other child (application commands, introspection, other servers) goes without.
+ * Sorted and deduplicated.
  */
 export function credentialEnvNames(config: Config): string[] {
   const names = new Set<string>(STANDING_CREDENTIAL_ENV_NAMES);
   const k = config.harness.knowledge;
   if (k.enabled && k.embeddings?.apiKeyEnv !== undefined) names.add(k.embeddings.apiKeyEnv);
   for (const client of config.mcpClients) {
-    for (const v of [client.url ?? '', ...Object.values(client.headers)]) {
+    for (const v of [client.url ?? '', ...Object.values(client.headers), ...Object.values(client.env)]) {
       for (const name of referencedVariables(v)) names.add(name);
     }
   }

@@ -10,10 +10,15 @@ import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
 import { applicationLoadOptions, startApplicationIntrospection } from '../toolkit/load-options.js';
 import type { LoadApplicationOptions } from '../toolkit/load-options.js';
+import { withCredentialCopies } from '../util/secret-scrub.js';
 
-/** The credential union for a configuration, from the registry as it stands now. */
-export function credentialUnion(config: Config): string[] {
-  return [...new Set([...providerCredentialEnvNames(), ...configCredentialNames(config)])].sort();
+/**
+ * The credential union for a configuration, from the registry as it stands now. Given the
+ * environment, every variable that carries one of those values under another name joins it too.
+ */
+export function credentialUnion(config: Config, env?: Readonly<Record<string, string | undefined>>): string[] {
+  const names = new Set([...providerCredentialEnvNames(), ...configCredentialNames(config)]);
+  return env === undefined ? [...names].sort() : withCredentialCopies(env, names);
 }
 
 /**
@@ -23,7 +28,7 @@ export function credentialUnion(config: Config): string[] {
 export function runtimeApplicationOptions(
   config: Config,
   env: Readonly<Record<string, string | undefined>>,
-  credentials: readonly string[] = credentialUnion(config),
+  credentials: readonly string[] = credentialUnion(config, env),
 ): LoadApplicationOptions | undefined {
   const options = applicationLoadOptions(config, env);
   return options === undefined ? undefined : { ...options, credentialEnvNames: credentials };

@@ -16,6 +16,7 @@ import { peekApplication } from '../config/peek.js';
 import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
 import { resolveApplicationPath, startApplicationIntrospection } from '../toolkit/load-options.js';
+import { withCredentialCopies } from '../util/secret-scrub.js';
 
 /**
  * Starts introspecting the application the file at `path` names, or returns undefined when it
@@ -25,14 +26,14 @@ import { resolveApplicationPath, startApplicationIntrospection } from '../toolki
 export function startEarlyIntrospection(path: string, env: Readonly<Record<string, string | undefined>>): PendingIntrospection | undefined {
   const peek = peekApplication(path);
   if (peek === undefined) return undefined;
-  const credentials = new Set([...providerCredentialEnvNames(), ...STANDING_CREDENTIAL_ENV_NAMES, ...peek.words]);
+  const credentials = withCredentialCopies(env, [...providerCredentialEnvNames(), ...STANDING_CREDENTIAL_ENV_NAMES, ...peek.words]);
   return startApplicationIntrospection({
     applicationPath: resolveApplicationPath(peek.applicationPath, peek.baseDir),
     globalFlags: [],
     confirmTags: [],
     include: { tools: [], tags: [] },
     exclude: { tools: [], tags: [] },
-    credentialEnvNames: [...credentials],
+    credentialEnvNames: credentials,
     env,
   });
 }

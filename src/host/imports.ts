@@ -45,6 +45,8 @@ export interface ImportedTools {
 export interface ImportContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly credentialEnvNames: readonly string[];
+  /** Replaces every credential value the runtime holds; applied to what servers say and what is printed about them. */
+  readonly scrub?: (text: string) => string;
   readonly connections: ConnectionPool;
   /** The names the local sources hold (application, built-ins, custom). */
   readonly localNames: readonly string[];
@@ -120,7 +122,12 @@ export async function openImports(config: Config, stance: ImportStance, ctx: Imp
   if (config.mcpClients.length === 0) return remote.length === 0 ? NO_IMPORTS : { ...NO_IMPORTS, sources: () => [...remote] };
   // the MCP client SDK loads only for a configuration with MCP servers
   const { discoverMcpTools, openMcpSessions } = await import('../mcp/client/index.js');
-  const connect = { env: ctx.env, credentialEnvNames: ctx.credentialEnvNames, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
+  const connect = {
+    env: ctx.env,
+    credentialEnvNames: ctx.credentialEnvNames,
+    ...(ctx.scrub === undefined ? {} : { scrub: ctx.scrub }),
+    ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+  };
   if (stance === 'lenient') {
     const found = await discoverMcpTools(config.mcpClients, connect);
     for (const w of found.warnings) notes.push({ level: 'warning', key: 'mcp_clients', message: w.message });

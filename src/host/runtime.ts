@@ -170,7 +170,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     if (facts === undefined && mode === 'listing') {
       notes.push({ level: 'warning', key: 'llm.provider', message: `${unknownProviderMessage(config.llm.provider)}; fisk run refuses it` });
     }
-    const credentials = credentialUnion(config);
+    const credentials = credentialUnion(config, deps.env);
+    const scrub = secretScrubber(secretsFromEnv(deps.env, credentials));
     const storeBase = deps.storeBase ?? storeBaseFromEnv(deps.env);
 
     let provider: Provider | undefined;
@@ -283,6 +284,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       {
         env: deps.env,
         credentialEnvNames: credentials,
+        scrub,
         connections,
         localNames: await localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
@@ -299,7 +301,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       provider,
       facts,
       credentialEnvNames: credentials,
-      scrub: secretScrubber(secretsFromEnv(deps.env, credentials)),
+      scrub,
       sessions,
       memoryStore,
       memoryIndex,

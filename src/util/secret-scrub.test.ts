@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretScrubber, secretsFromEnv } from './secret-scrub.js';
+import { secretScrubber, secretsFromEnv, withCredentialCopies } from './secret-scrub.js';
 
 describe('secretScrubber', () => {
   it('replaces every occurrence of each value of 8 or more characters, longest first', () => {
@@ -16,5 +16,15 @@ describe('secretScrubber', () => {
   });
   it('takes the credentials named from an environment, skipping unset ones', () => {
     expect(secretsFromEnv({ A: 'sk-ant-123456789', B: '', PATH: '/bin' }, ['A', 'B', 'C'])).toEqual([{ name: 'A', value: 'sk-ant-123456789' }]);
+  });
+});
+
+describe('withCredentialCopies', () => {
+  it('adds every variable that carries a credential value under another name', () => {
+    const env = { GH_PAT: 'ghp-secret-0123456789', GITHUB_TOKEN: 'ghp-secret-0123456789', AUTH: 'Bearer ghp-secret-0123456789', SHORT: 'dev', ALSO: 'dev', PATH: '/bin' };
+    expect(withCredentialCopies(env, ['GH_PAT', 'SHORT', 'UNSET'])).toEqual(['AUTH', 'GH_PAT', 'GITHUB_TOKEN', 'SHORT', 'UNSET']);
+  });
+  it('leaves the names as they are when no credential is set', () => {
+    expect(withCredentialCopies({ PATH: '/usr/local/bin:/usr/bin' }, ['B', 'A'])).toEqual(['A', 'B']);
   });
 });

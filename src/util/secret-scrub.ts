@@ -55,3 +55,22 @@ export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>
   }
   return out;
 }
+
+/**
+ * `names` plus every variable of `env` whose value holds the value of one of them (8 or more
+ * characters): the same token exported a second time under another name (`GITHUB_TOKEN` beside
+ * `GH_PAT`, or `Bearer <token>` in a header variable) is the same credential, and withholding
+ * only the first name would hand it to every child anyway. Sorted and deduplicated.
+ */
+export function withCredentialCopies(env: Readonly<Record<string, string | undefined>>, names: Iterable<string>): string[] {
+  const all = new Set(names);
+  const values = secretsFromEnv(env, all)
+    .map((s) => s.value.trim())
+    .filter((v) => v.length >= MIN_SECRET_LENGTH);
+  if (values.length > 0) {
+    for (const [name, value] of Object.entries(env)) {
+      if (value !== undefined && !all.has(name) && values.some((v) => value.includes(v))) all.add(name);
+    }
+  }
+  return [...all].sort();
+}

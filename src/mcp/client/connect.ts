@@ -39,6 +39,12 @@ export interface ConnectOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Variables a stdio child must not inherit (the credential union). */
   readonly credentialEnvNames: readonly string[];
+  /**
+   * Replaces the value of every credential in the union. Applied, with the server's own secrets,
+   * to whatever the server says (descriptions, results, errors, stderr) and to its endpoint, so a
+   * server that reads another party's credential (from `/proc`, a file) cannot pass it on.
+   */
+  readonly scrub?: (text: string) => string;
   readonly signal?: AbortSignal;
   readonly clientIdentity?: ClientIdentity;
 }
@@ -120,7 +126,7 @@ function openTransport(entry: McpClientConfig, resolved: ResolvedMcpClient, opts
  */
 export async function connectServer(entry: McpClientConfig, index: number, opts: ConnectOptions, onListChanged?: () => void): Promise<OpenServer> {
   const resolved = resolveMcpClient(entry, index, opts.env);
-  const redact = redactorFor(resolved.secrets, resolved.url);
+  const redact = redactorFor(resolved.secrets, resolved.url, opts.scrub);
   const opened = openTransport(entry, resolved, opts, redact);
   const client = new Client(opts.clientIdentity ?? DEFAULT_CLIENT_IDENTITY, { capabilities: {} });
   if (onListChanged !== undefined) {

@@ -15,9 +15,10 @@ export interface Redactor {
 /**
  * Builds the redactor for one server from the secrets `resolveMcpClient` found and the resolved
  * URL (its userinfo counts as secret too, under the same length rule). Longest first, so a value
- * that contains another is replaced whole.
+ * that contains another is replaced whole. `union`, the runtime's scrubber of every credential it
+ * holds, runs first, so another party's credential is replaced too.
  */
-export function redactorFor(secrets: readonly string[], url: string | undefined): Redactor {
+export function redactorFor(secrets: readonly string[], url: string | undefined, union?: (text: string) => string): Redactor {
   const all = new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH));
   if (url !== undefined) {
     try {
@@ -30,7 +31,7 @@ export function redactorFor(secrets: readonly string[], url: string | undefined)
     }
   }
   const ordered = [...all].sort((a, b) => b.length - a.length);
-  return (text: string) => redactSecrets(text, ordered);
+  return union === undefined ? (text: string) => redactSecrets(text, ordered) : (text: string) => redactSecrets(union(text), ordered);
 }
 
 /** The endpoint as it may be printed: userinfo dropped, secrets replaced, the path kept. */

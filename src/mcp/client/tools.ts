@@ -97,9 +97,10 @@ function notCallable(server: string, name: string): never {
  * Builds `server`'s tools from its raw listing. Filters apply by name first, so a tool the
  * operator excluded is never judged; every kept descriptor is then checked, and a tool that fails
  * (or repeats a name) is reported in `problems` rather than built. `caller` absent builds tools
- * that throw when run.
+ * that throw when run. Descriptions pass through `redact`: they reach the model and the listing,
+ * and a server can write a credential it read into one as easily as into a result.
  */
-export function buildTools(server: string, listing: readonly unknown[], filters: CompiledFilters, caller: McpCaller | undefined): BuiltTools {
+export function buildTools(server: string, listing: readonly unknown[], filters: CompiledFilters, caller: McpCaller | undefined, redact: Redactor = (text) => text): BuiltTools {
   const tools: FuncTool[] = [];
   const filtered: FilteredTool[] = [];
   const problems: DescriptorProblem[] = [];
@@ -128,7 +129,7 @@ export function buildTools(server: string, listing: readonly unknown[], filters:
     tools.push(
       newFuncTool({
         name: d.name,
-        description: d.description,
+        description: redact(d.description),
         inputSchema: d.inputSchema,
         origin: { kind: 'mcp', server, remoteName: d.name },
         handler: (input, call) => (caller === undefined ? notCallable(server, d.name) : caller(d.name, input, call.deps, call.signal)),
