@@ -83,6 +83,10 @@ describe("examples/docs-assistant: this project's docs with citations", () => {
   const env = (): Record<string, string> => ({ FISK_AI_STORE_DIR: storeBase });
 
   it('indexes docs/ and answers from a search whose results carry citations', async () => {
+    // a person who followed examples/README.md has an index of their own in the checkout: the
+    // test's index goes under the store base and leaves that one as it was
+    const checkoutIndex = join(dir, 'knowledge');
+    const hadIndex = existsSync(checkoutIndex);
     const index = await runFisk(['knowledge', 'index', '--config', 'agent.yaml'], dir, env());
     expect(index.code).toBe(0);
     expect(index.stdout).toMatch(/indexed: added=\d+/);
@@ -97,7 +101,8 @@ describe("examples/docs-assistant: this project's docs with citations", () => {
     expect(r.stdout).toContain('docs/running.md');
     expect(toolNames(0)).toContain('knowledge_search');
     expect(toolResults(1)[0]).toMatch(/docs\/running\.md#[a-z-]+/);
-    expect(existsSync(join(dir, 'knowledge'))).toBe(false);
+    expect(existsSync(join(storeBase, 'knowledge'))).toBe(true);
+    expect(existsSync(checkoutIndex)).toBe(hadIndex);
 
     // the example's questions: every one finds its page among the first ten
     const evaluated = await runFisk(['knowledge', 'eval', 'questions.tsv', '--config', 'agent.yaml'], dir, env());

@@ -85,9 +85,19 @@ describe('examples/embed', () => {
   });
 
   it('compiles, runs an agent with its custom tool, and prints the answer', async () => {
+    // the compile command examples/README.md gives a reader, run as written from the checkout's root,
+    // with only its output directory moved into this test's own
+    const readme = readFileSync(join(ROOT, 'examples/README.md'), 'utf8');
+    const command = readme.split('\n').find((line) => line.startsWith('npx tsc '));
+    expect(command, 'examples/README.md gives the compile command').toBeDefined();
+    const args = (command ?? '').split(/\s+/).slice(2);
+    const outAt = args.indexOf('--outDir');
+    expect(outAt).toBeGreaterThan(-1);
     const out = join(WORK, 'embed');
-    const built = tsc(['--outDir', out, '--rootDir', join(ROOT, 'examples/embed'), join(ROOT, 'examples/embed/embed.ts')]);
-    expect(built.output).toBe('');
+    args[outAt + 1] = out;
+    const r = spawnSync(process.execPath, [TSC, ...args], { cwd: ROOT, encoding: 'utf8' });
+    expect(`${r.stdout}${r.stderr}`).toBe('');
+    expect(r.status).toBe(0);
     fake.reply(
       anthropicToolUse([{ id: 'toolu_1', name: 'lookup_order', input: { id: 'A-17' } }]),
       anthropicText('Order A-17 shipped on Monday.'),

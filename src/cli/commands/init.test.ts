@@ -27,6 +27,18 @@ describe('fisk init', () => {
     }
   });
 
+  it('hints at a harness block that, uncommented, turns on what its comments say', () => {
+    const text = starterConfig('anthropic');
+    const lines = text.split('\n');
+    const start = lines.indexOf('# harness:');
+    expect(start).toBeGreaterThan(-1);
+    const uncommented = lines.map((line, i) => (i >= start && line.startsWith('# ') ? line.slice(2) : line)).join('\n');
+    const config = parseConfigForMode({ text: uncommented, name: 'uncommented.yaml' }, 'run');
+    expect(config.harness.memory.enabled).toBe(true);
+    expect(config.harness.humanInTheLoop).toBe(true);
+    expect(config.harness.confirmTags).toEqual(['impact:rw']);
+  });
+
   it('writes agent.yaml in the current directory and prints the next two commands', async () => {
     const dir = tempDir();
     const io = captureIo({}, dir);

@@ -78,7 +78,8 @@ const TOOLS = `
 #   human_in_the_loop:
 #     enabled: true                   # lets the model ask you questions
 #   memory:
-#     backend: file                   # remembers across runs (docs/memory.md)
+#     enabled: true                   # remembers across runs (docs/memory.md)
+#     backend: file                   # in files beside agent.yaml
 `;
 
 /** The text of a starter agent.yaml for `provider`; it parses as a valid configuration. */
