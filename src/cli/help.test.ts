@@ -48,3 +48,35 @@ describe('fisk help', () => {
     expect(io.stdout()).toMatch(/--store-dir <dir>/);
   });
 });
+
+describe('a mistyped flag or command', () => {
+  function errIo(): Io & { stderr(): string } {
+    let text = '';
+    const err = new Writable({
+      write(chunk: Buffer | string, _enc, cb) {
+        text += chunk.toString();
+        cb();
+      },
+    });
+    return { out: new Writable({ write: (_c, _e, cb) => cb() }), err, env: {}, cwd: process.cwd(), stderr: () => text };
+  }
+
+  it('says what was wrong, what was meant and where the options are, in three lines', async () => {
+    const io = errIo();
+    expect(await runCli(['run', '--confg', 'x'], io)).toBe(2);
+    expect(io.stderr()).toBe("error: unknown option '--confg'\n(Did you mean --config?)\n(run 'fisk run --help' to see what it takes)\n");
+  });
+
+  it('names the nested command whose help to read', async () => {
+    const io = errIo();
+    expect(await runCli(['knowledge', 'search', '--topk', '3', 'q'], io)).toBe(2);
+    expect(io.stderr()).toContain("(Did you mean --top-k?)\n(run 'fisk knowledge search --help' to see what it takes)\n");
+    expect(io.stderr()).not.toContain('Usage:');
+  });
+
+  it('suggests a command for a mistyped one', async () => {
+    const io = errIo();
+    expect(await runCli(['serv'], io)).toBe(2);
+    expect(io.stderr()).toMatch(/unknown command 'serv'\n\(Did you mean serve\?\)\n\(run 'fisk --help' to see what it takes\)\n$/);
+  });
+});

@@ -19,10 +19,13 @@ export function helpWidth(stream: { isTTY?: boolean; columns?: number }): number
 export function applyHelpSettings(program: Command, io: Io): void {
   const out = io.out as Io['out'] & { columns?: number };
   const err = io.err as Io['err'] & { columns?: number };
-  const walk = (cmd: Command): void => {
+  const walk = (cmd: Command, path: string): void => {
     cmd.configureHelp({ ...cmd.configureHelp(), showGlobalOptions: true });
     cmd.configureOutput({ getOutHelpWidth: () => helpWidth(out), getErrHelpWidth: () => helpWidth(err) });
-    for (const sub of cmd.commands) walk(sub);
+    // a mistyped flag or command gets its error and the "did you mean" line, then one line that
+    // says where the options are: a whole help text after it buries the suggestion
+    cmd.showHelpAfterError(`(run '${path} --help' to see what it takes)`);
+    for (const sub of cmd.commands) walk(sub, `${path} ${sub.name()}`);
   };
-  walk(program);
+  walk(program, program.name());
 }

@@ -25,7 +25,6 @@ export function buildProgram(io: Io): Command {
   const program = new Command('fisk')
     .description('fisk-ai: run, serve and inspect agents that can do only what they were given')
     .version(packageVersion(), '--version', 'print the version')
-    .showHelpAfterError()
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.out.write(s),
