@@ -25,7 +25,7 @@ export { search, fuse, fuseWeighted, fuseWithLexicalHead, SEARCH_STATUSES, CANDI
 export { rankDocuments, STOP_WORDS, isStopWord, isChangeLog } from './rank.js';
 export type { RankedDocument } from './rank.js';
 export type { SearchHit, SearchOptions, SearchResult, SearchStatus, SearchVector } from './search.js';
-export { tierLine, configuredTier, DEGRADE_STEPS } from './tier.js';
+export { tierLine, tierText, configuredTier, DEGRADE_STEPS } from './tier.js';
 export type { DegradeStep, Tier } from './tier.js';
 export { enumerate, parseEnumQuery, ENUMERATE_STATUSES, TERM_SCOPES } from './enumerate.js';
 export type { EnumerateResult, EnumerateStatus, EnumTerm, MatchedDocument, TermReport, TermScope } from './enumerate.js';

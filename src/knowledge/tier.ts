@@ -47,15 +47,20 @@ function failureWords(failure: EmbedFailure): string {
   }
 }
 
-/** The one canonical tier line, the same on the CLI, in tool results and in logs. */
+/** The one canonical tier line, the same on the CLI and in logs: `tier: ` and the {@link tierText}. */
 export function tierLine(tier: Tier): string {
+  return `tier: ${tierText(tier)}`;
+}
+
+/** Which tier answered, in words, for a `tier` field (JSON output, tool results) whose name already says it. */
+export function tierText(tier: Tier): string {
   switch (tier.kind) {
     case 'lexical':
-      return 'tier: lexical (FTS5 BM25)';
+      return 'lexical (FTS5 BM25)';
     case 'hybrid':
-      return `tier: hybrid (FTS5 + vectors, RRF) - model=${tier.model} dimension=${tier.dimension ?? 'unknown (not built yet)'}`;
+      return `hybrid (FTS5 + vectors, RRF) - model=${tier.model} dimension=${tier.dimension ?? 'unknown (not built yet)'}`;
     case 'degraded':
-      return `tier: lexical (degraded from hybrid: ${stepWords(tier.step)} ${failureWords(tier.failure)}: ${tier.detail}) - model=${tier.model}`;
+      return `lexical (degraded from hybrid: ${stepWords(tier.step)} ${failureWords(tier.failure)}: ${tier.detail}) - model=${tier.model}`;
     default: {
       const never: never = tier;
       return never;

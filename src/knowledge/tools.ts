@@ -10,7 +10,7 @@ import { documentChunks, sectionAt } from './read.js';
 import { search } from './search.js';
 import type { SearchVector } from './search.js';
 import type { KnowledgeReader } from './store.js';
-import { tierLine } from './tier.js';
+import { tierText } from './tier.js';
 import type { DegradeStep } from './tier.js';
 
 /** Every knowledge tool name, in registration order. */
@@ -126,7 +126,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
           results.push({ ref: hit.citation, ...(url === undefined ? {} : { url }), section: cleanText(hit.headingPath), content: fence(hit.citation, content) });
         }
         return jsonOutcome({
-          tier: tierLine(res.tier),
+          tier: tierText(res.tier),
           status: res.status,
           ...(results.length > 0 ? { note: DATA_NOTE } : {}),
           results,

@@ -52,6 +52,9 @@ describe('fisk knowledge', () => {
     const s = await fisk(['search', 'retention']);
     expect(s.code).toBe(EXIT.error);
     expect(s.err).toContain('has not been built yet');
+    const json = await fisk(['search', 'retention', '--json']);
+    expect(json.code).toBe(EXIT.error);
+    expect(json.out).toBe('');
     expect((await fisk(['vocab', '--json'])).code).toBe(EXIT.error);
     expect((await fisk(['match', 'retention', '--json'])).code).toBe(EXIT.error);
     expect((await fisk(['stats'])).out).toContain('not built');
@@ -77,8 +80,10 @@ describe('fisk knowledge', () => {
     expect(none.err).toContain('no results');
 
     const s = await fisk(['search', 'retention', '--json']);
-    const doc = JSON.parse(s.out) as { status: string; results: { citation: string; section: string }[] };
+    const doc = JSON.parse(s.out) as { tier: string; status: string; results: { citation: string; section: string }[] };
     expect(doc.status).toBe('ok');
+    // the field is named tier: its value does not say it again
+    expect(doc.tier).toBe('lexical (FTS5 BM25)');
     expect(doc.results[0]?.citation).toMatch(/^docs\/retention\.md#\d$/);
 
     const text = await fisk(['search', 'x', 'backups']);

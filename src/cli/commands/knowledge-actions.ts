@@ -12,7 +12,7 @@ import { knowledgeSetup } from '../../knowledge/setup.js';
 import type { KnowledgeSetup } from '../../knowledge/setup.js';
 import { KnowledgeReader, openWriter } from '../../knowledge/store.js';
 import { resolveStoreDir } from '../../knowledge/store-files.js';
-import { configuredTier, tierLine } from '../../knowledge/tier.js';
+import { configuredTier, tierLine, tierText } from '../../knowledge/tier.js';
 import { MAX_FILE_BYTES } from '../../knowledge/walk.js';
 import type { SkipReason } from '../../knowledge/walk.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
@@ -186,8 +186,10 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
   try {
     const res = await withInterrupt((signal) => search(r, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
     const out = ctx.io.out;
+    // a script must not read an index that was never built as an empty answer
+    if (o.json === true && res.status === 'not_built') throw new CliError(NOT_BUILT);
     if (o.json === true) {
-      println(out, JSON.stringify({ tier: tierLine(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
+      println(out, JSON.stringify({ tier: tierText(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
       return;
     }
     println(ctx.io.err, tierLine(res.tier));
@@ -260,7 +262,7 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
         out,
         JSON.stringify(
           {
-            tier: tierLine(report.tier),
+            tier: tierText(report.tier),
             depth: report.depth,
             questions: s.questions,
             recall_at_1: s.recallAt1,
