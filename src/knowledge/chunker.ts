@@ -200,6 +200,9 @@ class Chunking {
     return last;
   }
 
+  /** Every heading's breadcrumb in order, for a document that has headings and nothing else. */
+  readonly headingPaths: string[] = [];
+
   /** Opens a section under a heading of `level` whose visible words are `textOf`. */
   heading(level: number, textOf: string): void {
     this.flush();
@@ -209,13 +212,25 @@ class Chunking {
     const parent = stack[stack.length - 1];
     if (textOf !== '') stack.push({ level, path: parent === undefined ? textOf : `${parent.path}${HEADING_SEPARATOR}${textOf}` });
     this.headingPath = stack[stack.length - 1]?.path ?? '';
+    if (textOf !== '') this.headingPaths.push(this.headingPath);
+  }
+
+  /**
+   * A document of headings only (`# Deploy`) would have no chunk and could never be found: it
+   * gets one, holding its headings, under the first of them.
+   */
+  headingsOnly(): void {
+    if (this.chunks.length > 0 || this.headingPaths.length === 0) return;
+    const content = this.headingPaths.map((path) => path.split(HEADING_SEPARATOR).at(-1) ?? path).join('\n');
+    this.chunks.push({ headingPath: this.headingPaths[0] ?? '', content });
   }
 }
 
 /**
  * Chunks Markdown text. Headings (ATX `#` form) flush the section and update the breadcrumb stack;
  * a heading inside a fenced block is code, not a heading. Sections with no body produce no chunk:
- * their heading still appears in the breadcrumbs of the sections under it.
+ * their heading still appears in the breadcrumbs of the sections under it. A document with
+ * headings and no body at all gets one chunk of its headings, so it can still be found.
  */
 export function chunkMarkdown(text: string, maxChars: number = DEFAULT_CHUNK_CHARS): ChunkedDocument {
   const lines = (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).split('\n');
@@ -253,5 +268,6 @@ export function chunkMarkdown(text: string, maxChars: number = DEFAULT_CHUNK_CHA
     c.paraLines++;
   }
   c.flush();
+  c.headingsOnly();
   return { title: c.title, chunks: c.chunks };
 }
