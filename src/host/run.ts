@@ -29,7 +29,7 @@ import { EventHub } from './event-hub.js';
 import { HostError } from './errors.js';
 import { guardedResume } from './restored-guard.js';
 import { HandlePrompter } from './handle-prompter.js';
-import { unattendedWarning } from './unattended.js';
+import { unattendedWarnings } from './unattended.js';
 import type { QuestionAnswer } from './handle-prompter.js';
 import type { HostTelemetry, RunTelemetry } from './telemetry.js';
 import { runToolSource } from './run-tools.js';
@@ -178,8 +178,9 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   const memorySnapshot = resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
   const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
   for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
-  const unattended = opts.prompter === undefined ? unattendedWarning(tools.toolSet.tools, settings.confirmTags) : undefined;
-  if (unattended !== undefined) hub.emit({ type: 'warning', text: unattended });
+  if (opts.prompter === undefined) {
+    for (const text of unattendedWarnings(tools.toolSet.tools, settings.confirmTags)) hub.emit({ type: 'warning', text });
+  }
   const tooling = runToolSource(runtime, tools);
   try {
     return await begin(runtime, input, opts, { hub, tools, tooling, settings, sessions, traced });

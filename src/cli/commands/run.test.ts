@@ -73,6 +73,18 @@ describe('fisk run', () => {
     expect(second).not.toContain('"path"');
   });
 
+  it("says at the start that the model's questions will be declined with no terminal, and declines them", async () => {
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'ask_human_confirm', input: { question: 'Purge orders?' } }]), anthropicText('ok'));
+    const io = captureIo({ PATH: process.env['PATH'] }, dir);
+    const code = await runCli(['run', '--config', agent('harness:\n  human_in_the_loop:\n    enabled: true\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    expect(code).toBe(EXIT.ok);
+    const warning = io.stderr().indexOf('warning: harness.human_in_the_loop is on and there is no interactive terminal: questions the model asks (ask_human_*) will be answered as declined');
+    expect(warning).toBeGreaterThan(-1);
+    // said before anything of the run itself
+    expect(warning).toBeLessThan(io.stderr().indexOf('Run summary'));
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain('no operator is present to answer');
+  });
+
   it('exits with the budget status and names the key', async () => {
     fake.reply(anthropicToolUse([{ id: 't', name: 'stream_ls', input: {} }], { usage: { input_tokens: 900, output_tokens: 200 } }));
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
