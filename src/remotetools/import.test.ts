@@ -33,6 +33,7 @@ const services: ServiceHandle[] = [];
 const peerTools: Record<string, Tool[]> = {
   alpha: [cmd('ls', 0), cmd('status', 2), cmd('deploy', 0)],
   beta: [cmd('status', 0), cmd('logs', 1), cmd('alpha_status', 0)],
+  empty: [],
 };
 
 beforeAll(async () => {
@@ -148,5 +149,16 @@ describe('importing remote tools', () => {
       release();
       await svc.stop();
     }
+  });
+
+  it('warns about a host that answers but contributes nothing, filtered away or offering nothing', async () => {
+    const filtered = await importRemoteTools(caller, [host('alpha', { include: { tools: ['^nothing$'], tags: [] } })], { localNames: [], mode: 'strict', identity: 'me' });
+    expect(filtered.sources).toEqual([]);
+    expect(filtered.warnings).toEqual([{ code: 'no_tools', host: 'alpha', message: `remote agent "alpha" contributes no tools: none of the 3 tools it offers is left after remote_tools[0]'s include and exclude filters or name checks` }]);
+    const empty = await importRemoteTools(caller, [host('empty')], { localNames: [], mode: 'strict', identity: 'me' });
+    expect(empty.warnings).toEqual([{ code: 'no_tools', host: 'empty', message: 'remote agent "empty" contributes no tools: it offers no tools' }]);
+    // a host that contributes is not warned about
+    const some = await importRemoteTools(caller, [host('beta')], { localNames: [], mode: 'strict', identity: 'me' });
+    expect(some.warnings).toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ import type { Candidate } from './naming.js';
 /** `strict` for runs (any failure aborts: the prompt may depend on the missing tools); `lenient` for `fisk info`. */
 export type ImportMode = 'strict' | 'lenient';
 
-export const REMOTE_WARNING_CODES = ['host_unavailable', 'include_tags_ignored', 'descriptor_unusable', 'collision'] as const;
+export const REMOTE_WARNING_CODES = ['host_unavailable', 'include_tags_ignored', 'descriptor_unusable', 'collision', 'no_tools'] as const;
 export type RemoteWarningCode = (typeof REMOTE_WARNING_CODES)[number];
 
 export interface RemoteToolWarning {
@@ -194,9 +194,18 @@ export async function importRemoteTools(target: Transport | { readonly connectio
     byHost.set(c.host, [...(byHost.get(c.host) ?? []), remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs, limits[hosts.findIndex((h) => h.name === c.host)])]);
   }
   const sources: ToolSource[] = [];
-  for (const h of hosts) {
+  for (const [i, h] of hosts.entries()) {
     const tools = byHost.get(h.name);
-    if (tools !== undefined) sources.push({ source: 'a2a', label: h.alias, tools });
+    if (tools !== undefined) {
+      sources.push({ source: 'a2a', label: h.alias, tools });
+      continue;
+    }
+    // a host that answered and gave nothing would otherwise vanish without a word
+    const card = cards[i];
+    if (card instanceof Error || card === undefined) continue;
+    const offered = card.tools?.length ?? 0;
+    const why = offered === 0 ? 'it offers no tools' : `none of the ${offered} ${offered === 1 ? 'tool' : 'tools'} it offers is left after remote_tools[${i}]'s include and exclude filters or name checks`;
+    warnings.push({ code: 'no_tools', host: h.name, message: `remote agent ${JSON.stringify(h.name)} contributes no tools: ${why}` });
   }
   return { sources, warnings, filtered };
 }
