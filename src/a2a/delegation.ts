@@ -16,6 +16,7 @@ import { MAX_MESSAGE_BYTES, checkIdentity, checkRequestId, mintId, subjects } fr
 import type { ProtocolId } from './protocol.js';
 import { stampReply, stampRequest } from './stamp.js';
 import { refuseBadBody } from './tool-service.js';
+import { withoutPaths } from '../util/server-paths.js';
 import type { EndpointSpec, IncomingRequest, Subscription, Transport } from './transport.js';
 import type {
   BodyOf,
@@ -39,6 +40,9 @@ import type {
   StopReason,
   Usage,
 } from './types.js';
+
+/** The bad-request answer to a request whose prompt is blank. */
+const EMPTY_PROMPT = 'the request has an empty prompt: put what the agent should do in prompt';
 
 /** How often the serving side says it is alive, and how often a caller holding a question should. */
 export const KEEPALIVE_INTERVAL_MS = 10_000;
@@ -236,6 +240,12 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
       incoming.respondError(400, 'a delegated request needs a reply inbox');
       return;
     }
+    // a request with nothing to do is a bad request, like a body failing its schema; an empty
+    // follow-up is not: it continues the conversation where it stopped
+    if (req.protocol === 'io.choria.fisk-ai.v1.request' && req.prompt.trim() === '') {
+      incoming.respondError(400, EMPTY_PROMPT);
+      return;
+    }
     const replies = new ReplySet(opts.transport, incoming.replyTo, req, self);
     if (draining) return refuse(incoming, replies, `agent ${self.name} is shutting down`, 'draining');
     if (active >= workers) return refuse(incoming, replies, `agent ${self.name} is busy: all ${workers} workers are running`, 'busy');
@@ -341,7 +351,7 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
       try {
         ending = await handler();
       } catch (err) {
-        ending = { error: `the run failed: ${(err as Error).message}`, stop_reason: 'error', code: 'crashed' };
+        ending = { error: `the run failed: ${withoutPaths((err as Error).message)}`, stop_reason: 'error', code: 'crashed' };
       }
       active--;
       clearInterval(alive);
@@ -425,6 +435,8 @@ export interface DelegateOptions {
 export async function delegate(transport: Transport, self: string, agent: string, opts: DelegateOptions): Promise<ResultMessage | ErrorMessage> {
   const me: Identity = { name: checkIdentity(self, 'the calling identity') };
   checkIdentity(agent, 'agent');
+  // refused here as the agent would refuse it, before anything goes out
+  if (opts.run === undefined && opts.conversation === undefined && opts.prompt.trim() === '') throw new A2aError('invalid', EMPTY_PROMPT);
   const body = {
     prompt: opts.prompt,
     ...(opts.context !== undefined ? { context: opts.context } : {}),

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTransport, delegate, InprocBus } from '../a2a/index.js';
+import { createTransport, delegate, encode, InprocBus, stampRequest, subjects } from '../a2a/index.js';
 import type { DelegationUpdate, ServiceHandle, Transport } from '../a2a/index.js';
 import { startToolService, buildAgentCard } from '../a2a/index.js';
 import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
@@ -230,7 +230,45 @@ describe('the a2a prompts channel', () => {
     // the session id is derived from the caller too: another caller naming the conversation reaches nothing
     const stranger = await delegate(caller, 'stranger', 'worker', { prompt: 'three', conversation: first.request });
     expect(stranger).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'refused' });
+    // the refusal says what to do, never where this host keeps its journals
+    const said = stranger.protocol === 'io.choria.fisk-ai.v1.error' ? stranger.error : '';
+    expect(said).toMatch(/agent worker holds no conversation to continue under this id .*start a new conversation/);
+    expect(said).not.toContain(dir);
+    expect(said).not.toMatch(/\/(tmp|runs)/);
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it('refuses an empty prompt as a bad request, and takes an empty follow-up as carrying the run on', async () => {
+    await serveAgent({ elicitation: false });
+    // the client refuses it before it leaves
+    await expect(delegate(caller, 'client', 'worker', { prompt: '  ' })).rejects.toMatchObject({ code: 'invalid', message: expect.stringMatching(/empty prompt/) as string });
+    // and the agent answers one sent anyway with the bad-request status, starting nothing
+    const req = stampRequest('io.choria.fisk-ai.v1.request', { prompt: ' \n' }, { sender: { name: 'client' }, recipient: { name: 'worker' } });
+    const stream = await caller.requestStream(subjects.prompt('worker'), encode(req));
+    try {
+      await expect(stream.next(5000)).rejects.toMatchObject({ code: 'rejected', status: 400, message: expect.stringMatching(/empty prompt: put what the agent should do in prompt/) as string });
+    } finally {
+      stream.close();
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect(await runtime.sessions!.list()).toHaveLength(0);
+
+    fake.reply(anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'slow' } }]), anthropicText('carried on'));
+    const cancel = new AbortController();
+    const first = await delegate(caller, 'client', 'worker', {
+      prompt: 'look slowly',
+      signal: cancel.signal,
+      onUpdate: (u) => {
+        if (u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'tool_call') cancel.abort();
+      },
+    });
+    expect(first).toMatchObject({ stop_reason: 'suspended' });
+    const resumed = await delegate(caller, 'client', 'worker', { prompt: '', conversation: first.request });
+    expect(resumed).toMatchObject({ stop_reason: 'end_turn', text: 'carried on' });
+    // no empty user turn reached the model: the stored conversation went on from the tool result
+    const sent = JSON.stringify(fake.requests[1]?.body);
+    expect(sent).toContain('value of');
+    expect(fake.requests[1]?.bodyText ?? '').not.toContain('"text":""');
   });
 
   it('drains with a prompt in flight: that run answers, a new prompt is refused', async () => {

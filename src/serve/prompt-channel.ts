@@ -15,7 +15,8 @@ import { startPromptServer } from '../a2a/index.js';
 import type { AgentEvent } from '../agent/events.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import type { BudgetOverride, RunInput } from '../host/index.js';
-import { loadRun } from '../runstate/index.js';
+import { isRunStateError, loadRun } from '../runstate/index.js';
+import { withoutPaths } from '../util/server-paths.js';
 import type { SessionStore } from '../runstate/index.js';
 import { Unanswered } from '../toolkit/tool.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
@@ -114,15 +115,21 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
   }
 }
 
-/** The terminal message for how the work ended. */
+/**
+ * The terminal message for how the work ended. What goes to the caller says what went wrong and
+ * what to do, never where this host keeps its files: every path in it is replaced.
+ */
 export function endingFor(result: WorkResult, sessionId: string, identity: string): RunEnding {
   switch (result.kind) {
     case 'abandoned':
       return { error: `agent ${identity} is shutting down and did not start this prompt; send it again`, stop_reason: 'error', code: 'draining' };
     case 'refused':
-      return { error: result.error.message, stop_reason: 'error', code: 'refused' };
+      if (isRunStateError(result.error, 'not_found')) {
+        return { error: `agent ${identity} holds no conversation to continue under this id (session ${sessionId}); start a new conversation`, stop_reason: 'error', code: 'refused' };
+      }
+      return { error: withoutPaths(result.error.message), stop_reason: 'error', code: 'refused' };
     case 'crashed':
-      return { error: `the run failed: ${result.error.message}`, stop_reason: 'error', code: 'crashed' };
+      return { error: `the run failed: ${withoutPaths(result.error.message)}`, stop_reason: 'error', code: 'crashed' };
     case 'ran':
       return endingForOutcome(result.outcome, sessionId);
     default: {
@@ -142,17 +149,17 @@ function endingForOutcome(outcome: RunOutcome, sessionId: string): RunEnding {
     }
     case 'suspended':
       // the session id lets the caller's operator find the run (fisk session show) to answer or resume it
-      return stopped('suspended', `${outcome.message} (session ${sessionId}; send a follow-up in this conversation to continue)`);
+      return stopped('suspended', `${withoutPaths(outcome.message)} (session ${sessionId}; send a follow-up in this conversation to continue)`);
     case 'aborted':
-      return stopped('canceled', outcome.message);
+      return stopped('canceled', withoutPaths(outcome.message));
     case 'budget':
-      return stopped('budget_exhausted', outcome.message);
+      return stopped('budget_exhausted', withoutPaths(outcome.message));
     case 'max_iterations':
-      return stopped('max_iterations', outcome.message);
+      return stopped('max_iterations', withoutPaths(outcome.message));
     case 'error':
     case 'crashed':
       // an error message carries no usage: the protocol gives it the error, a stop reason and a code
-      return { error: outcome.message, stop_reason: 'error', code: outcome.error.code };
+      return { error: withoutPaths(outcome.message), stop_reason: 'error', code: outcome.error.code };
     default: {
       const never: never = outcome;
       return never;
@@ -176,7 +183,9 @@ function promptOf(run: DelegatedRun): string {
 /** What to run: an opening prompt starts the derived session; a follow-up continues it. */
 function inputOf(run: DelegatedRun): RunInput {
   const prompt = promptOf(run);
-  return run.request.protocol === 'io.choria.fisk-ai.v1.followup' ? { resume: run.sessionId, followUp: prompt } : { prompt, checkpoint: { runId: run.sessionId } };
+  if (run.request.protocol !== 'io.choria.fisk-ai.v1.followup') return { prompt, checkpoint: { runId: run.sessionId } };
+  // a follow-up with nothing to add continues the conversation where it stopped
+  return run.request.prompt.trim() === '' ? { resume: run.sessionId } : { resume: run.sessionId, followUp: prompt };
 }
 
 /**
@@ -241,7 +250,8 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
       });
       const further: RunInput = inputOf(run);
       // the batch first (the gate asks again where it must), then the further prompt in a second run
-      hand(finishFirst ? work({ resume: run.sessionId }, () => hand(work(further))) : work(further));
+      const resumeOnly = !('followUp' in further) && 'resume' in further;
+      hand(finishFirst && !resumeOnly ? work({ resume: run.sessionId }, () => hand(work(further))) : work(further));
     });
   };
 

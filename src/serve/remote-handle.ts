@@ -35,6 +35,11 @@ export interface RemoteHandleOptions {
   /** The identity of the agent that runs the prompt. */
   readonly agent: string;
   readonly prompt: string;
+  /**
+   * Continue this conversation (a follow-up in the same remote session) instead of starting one;
+   * with an empty prompt, the agent carries the conversation on from where it stopped.
+   */
+  readonly conversation?: string;
   /** Ask the agent to stream the model's text as `text_fragment` events. */
   readonly stream?: boolean;
   /** The longest silence accepted from the agent (floored at three keepalive intervals). */
@@ -48,6 +53,8 @@ export interface RemoteRunHandle extends RunHandle {
   readonly agent: string;
   /** The conversation a follow-up continues (the first request's id). */
   readonly conversation: string;
+  /** Whether the cancel was sent (`suspend` or `cancel`): the caller stopped the run. */
+  readonly cancelSent: boolean;
   /** The remote ending as sent (stop reason, error code), for a surface that reports it. Never rejects. */
   readonly remote: Promise<RemoteRunOutcome>;
   followUp(prompt: string): Promise<RemoteRunHandle>;
@@ -112,7 +119,7 @@ export function outcomeFromRemote(remote: RemoteRunOutcome, agent: string, event
  * is the run's outcome, an error.
  */
 export function startRemoteRun(opts: RemoteHandleOptions): Promise<RemoteRunHandle> {
-  return begin(opts, undefined);
+  return begin(opts, opts.conversation);
 }
 
 async function begin(opts: RemoteHandleOptions, conversation: string | undefined): Promise<RemoteRunHandle> {
@@ -184,6 +191,9 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
   const handle: RemoteRunHandle = {
     agent: opts.agent,
     conversation: conv,
+    get cancelSent() {
+      return stop.signal.aborted && stop.signal.reason instanceof Error && stop.signal.reason.message !== 'closed';
+    },
     remote,
     start: { kind: 'new', runId: undefined },
     runId: undefined,

@@ -215,7 +215,7 @@ describe('fisk serve', () => {
 describe('fisk run --nats-context --identity', () => {
   let service: ServiceHandle;
   let drain: () => Promise<void>;
-  const seen: { parked: boolean; asked: AskResult | undefined; caller: string } = { parked: false, asked: undefined, caller: '' };
+  const seen: { parked: boolean; asked: AskResult | undefined; caller: string; followups: { conversation: string; prompt: string }[] } = { parked: false, asked: undefined, caller: '', followups: [] };
 
   beforeAll(async () => {
     const transport = createTransport('nats', { connection: nc });
@@ -224,6 +224,7 @@ describe('fisk run --nats-context --identity', () => {
       transport,
       handler: async (run) => {
         seen.caller = run.caller;
+        if (run.request.protocol === 'io.choria.fisk-ai.v1.followup') seen.followups.push({ conversation: run.request.conversation, prompt: run.request.prompt });
         await run.emit({ type: 'tool_call', id: 'c1', name: 'lookup', input: { key: 'disk\u001b[31m' } });
         await run.emit({ type: 'tool_result', call_id: 'c1', output: 'found it', exec: { command: 'lookup disk', exit_code: 0 } });
         if (run.request.prompt === 'wait for me') {
@@ -255,15 +256,25 @@ describe('fisk run --nats-context --identity', () => {
     expect(seen.caller).toBe('fisk-ai');
   });
 
-  it('sends the cancel on Ctrl-C: the remote run parks and ends suspended', async () => {
+  it('sends the cancel on Ctrl-C: the remote run parks, the command exits as cancelled and says how to resume', async () => {
     const f = startFisk(['run', '--nats-context', 'lab', '--identity', 'helper', 'wait', 'for', 'me']);
     await waitForErr(f, 'lookup');
     f.child.kill('SIGINT');
-    expect(await f.exited).toBe(0);
+    expect(await f.exited).toBe(EXIT.aborted);
     expect(seen.parked).toBe(true);
     expect(f.stderr).toContain('cancel sent to helper');
     expect(f.stderr).toContain('helper suspended the run at its next step');
     expect(f.stdout).toBe('');
+    const hint = /suspended; resume with: (fisk run --nats-context lab --identity helper --resume (\S+))\n/.exec(f.stderr);
+    expect(hint).not.toBeNull();
+    // the printed command continues that conversation on the agent
+    const conversation = hint![2]!;
+    const again = startFisk(['run', '--nats-context', 'lab', '--identity', 'helper', '--resume', conversation]);
+    expect(await again.exited).toBe(0);
+    expect(seen.followups).toEqual([{ conversation, prompt: '' }]);
+    const bad = captureIo(env, home);
+    expect(await runCli(['run', '--nats-context', 'lab', '--identity', 'helper', '--resume', 'not/an id'], bad)).toBe(EXIT.usage);
+    expect(bad.stderr()).toContain('is not a conversation id');
   });
 
   it('refuses --identity without --nats-context and flags of a local worker', async () => {

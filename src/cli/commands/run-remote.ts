@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { A2aError, createTransport } from '../../a2a/index.js';
+import { A2aError, checkRequestId, createTransport } from '../../a2a/index.js';
 import type { Transport } from '../../a2a/index.js';
 import { parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
@@ -27,6 +27,7 @@ import { LinePrompter } from '../prompter-line.js';
 import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../render/answer.js';
 import { LineSurface } from '../render/line-surface.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
+import { shellJoin } from '../../util/shell-quote.js';
 
 /** The flags client mode reads. */
 export interface RemoteFlags {
@@ -38,6 +39,8 @@ export interface RemoteFlags {
   readonly verbose?: boolean;
   /** False with `--no-tui`: the line surface even at a terminal. */
   readonly tui?: boolean;
+  /** With `--nats-context`: the remote conversation to continue (what a suspended run printed). */
+  readonly resume?: string;
 }
 
 /** What a test can replace: those of `fisk run`'s own dependencies that a remote run uses. */
@@ -49,7 +52,6 @@ const ANONYMOUS = 'fisk-ai';
 /** Flags that configure a local worker (attribute name, flag): meaningless for a remote run. */
 const WORKER_FLAGS: ReadonlyArray<readonly [string, string]> = [
   ['checkpoint', '--checkpoint'],
-  ['resume', '--resume'],
   ['name', '--name'],
   ['force', '--force'],
   ['stateDir', '--state-dir'],
@@ -77,13 +79,21 @@ export function checkRemoteFlags(flags: RemoteFlags, command: Command): void {
 }
 
 /** Who this client is and whom it asks: the configuration is read only when it is there or named. */
-function parties(flags: RemoteFlags, command: Command, io: Io): { readonly self: string; readonly agent: string; readonly config: Config | undefined } {
+function parties(flags: RemoteFlags, command: Command, io: Io): { readonly self: string; readonly agent: string; readonly config: Config | undefined; readonly configPath: string | undefined } {
   const path = resolve(io.cwd, flags.config);
   const named = command.getOptionValueSource('config') === 'cli';
   const config = named || existsSync(path) ? parseConfigForMode({ path }, 'discover') : undefined;
   const agent = flags.identity ?? config?.identity;
   if (agent === undefined) throw new UsageError(`--nats-context needs --identity <agent>: no ${flags.config} here names the agent to ask`);
-  return { self: config?.identity ?? ANONYMOUS, agent, config };
+  return { self: config?.identity ?? ANONYMOUS, agent, config, configPath: config === undefined ? undefined : path };
+}
+
+/**
+ * The command that carries a remote conversation on: the same agent, context and sender (the
+ * agent keys its session by who asked), and the conversation to continue.
+ */
+export function remoteResumeCommand(p: { readonly context: string; readonly agent: string; readonly conversation: string; readonly configPath: string | undefined }): string {
+  return shellJoin(['fisk', 'run', '--nats-context', p.context, '--identity', p.agent, '--resume', p.conversation, ...(p.configPath === undefined ? [] : ['--config', p.configPath])]);
 }
 
 /** What both surfaces share: whom to ask, over what, and how to show it. */
@@ -93,9 +103,18 @@ interface RemoteParts {
   readonly agent: string;
   readonly context: string;
   readonly prompt: string;
+  /** The conversation to continue, from `--resume`. */
+  readonly conversation: string | undefined;
   readonly verbose: boolean;
   readonly toolOutput: boolean;
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** How a remote run ended, seen from here: with the conversation it ran in and whether the cancel was sent. */
+interface RemoteEnding {
+  readonly outcome: RemoteRunOutcome;
+  readonly conversation: string | undefined;
+  readonly cancelled: boolean;
 }
 
 /** The agent could not be reached or its reply set broke: say which agent, over which context. */
@@ -105,7 +124,7 @@ function unreachable(err: unknown, p: RemoteParts): unknown {
 }
 
 /** The remote run on the line surface: its questions asked on the terminal, Ctrl-C sends the cancel. */
-async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (() => void)[]): Promise<RemoteRunOutcome> {
+async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (() => void)[]): Promise<RemoteEnding> {
   const surface = new LineSurface(io.err, { toolOutput: p.toolOutput, verbose: p.verbose });
   let prompter = deps.prompter;
   if (prompter === undefined && p.stdin.isTTY === true) {
@@ -123,8 +142,22 @@ async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (()
       cancel.abort(new Error('interrupted'));
     }),
   );
+  let conversation = p.conversation;
   try {
-    return await runRemote({ transport: p.transport, self: p.self, agent: p.agent, prompt: p.prompt, sink: surface, ...(prompter === undefined ? {} : { prompter }), signal: cancel.signal });
+    const outcome = await runRemote({
+      transport: p.transport,
+      self: p.self,
+      agent: p.agent,
+      prompt: p.prompt,
+      ...(p.conversation === undefined ? {} : { conversation: p.conversation }),
+      onAck: (accepted, c) => {
+        if (accepted) conversation = c;
+      },
+      sink: surface,
+      ...(prompter === undefined ? {} : { prompter }),
+      signal: cancel.signal,
+    });
+    return { outcome, conversation, cancelled: cancel.signal.aborted };
   } catch (err) {
     throw unreachable(err, p);
   }
@@ -140,12 +173,13 @@ function isRemoteHandle(h: RunHandle): h is RemoteRunHandle {
  * questions are the view's modal, Ctrl-C sends the cancel, and the input row takes a follow-up
  * in the same remote conversation.
  */
-async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefined): Promise<RemoteRunOutcome> {
+async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefined): Promise<RemoteEnding> {
   const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
-  const start = (text: string): Promise<RemoteRunHandle> => startRemoteRun({ transport: p.transport, self: p.self, agent: p.agent, prompt: text, stream: true });
+  const start = (text: string, conversation?: string): Promise<RemoteRunHandle> =>
+    startRemoteRun({ transport: p.transport, self: p.self, agent: p.agent, prompt: text, stream: true, ...(conversation === undefined ? {} : { conversation }) });
   let first: RemoteRunHandle;
   try {
-    first = await start(p.prompt);
+    first = await start(p.prompt, p.conversation);
   } catch (err) {
     throw unreachable(err, p);
   }
@@ -178,15 +212,21 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
     process.exit(EXIT.aborted);
   }
   const ending = await handle.remote;
+  const cancelled = handle.cancelSent;
   for (const h of result.handles) if (h !== handle) await h.close();
   await handle.close();
-  return ending;
+  return { outcome: ending, conversation: handle.conversation === '' ? undefined : handle.conversation, cancelled };
 }
 
 /** What is printed once the remote run has ended, whichever surface showed it. */
-async function present(outcome: RemoteRunOutcome, agent: string, flags: RemoteFlags, io: Io): Promise<void> {
+async function present(ending: RemoteEnding, p: Pick<RemoteParts, 'agent' | 'context'> & { readonly configPath: string | undefined }, flags: RemoteFlags, io: Io): Promise<void> {
+  const { outcome } = ending;
+  const agent = p.agent;
   if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
-  else if (outcome.status === 'suspended') println(io.err, `${agent} suspended the run at its next step`);
+  else if (outcome.status === 'suspended') {
+    println(io.err, `${agent} suspended the run ${ending.cancelled ? 'at its next step' : 'to wait'}`);
+    if (ending.conversation !== undefined) println(io.err, `\nsuspended; resume with: ${remoteResumeCommand({ ...p, conversation: ending.conversation })}`);
+  }
   if (outcome.error !== undefined) println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
   else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
   const usage = outcome.usage;
@@ -200,7 +240,14 @@ async function present(outcome: RemoteRunOutcome, agent: string, flags: RemoteFl
 export async function runRemoteCommand(query: readonly string[], flags: RemoteFlags, command: Command, io: Io, deps: RemoteDeps): Promise<void> {
   checkRemoteFlags(flags, command);
   const context = flags.natsContext ?? '';
-  const { self, agent, config } = parties(flags, command, io);
+  const { self, agent, config, configPath } = parties(flags, command, io);
+  if (flags.resume !== undefined) {
+    try {
+      checkRequestId(flags.resume);
+    } catch {
+      throw new UsageError(`--resume ${JSON.stringify(flags.resume.slice(0, 80))} is not a conversation id: with --nats-context it takes the id a suspended remote run printed (1 to 64 letters, digits, '-' or '_')`);
+    }
+  }
   const verbose = flags.verbose === true || envFlag(io.env, 'VERBOSE');
   const toolOutput = flags.toolOutput === true || envFlag(io.env, 'TOOL_OUTPUT');
   const stdin = deps.stdin ?? process.stdin;
@@ -208,10 +255,14 @@ export async function runRemoteCommand(query: readonly string[], flags: RemoteFl
   const cleanup: (() => void)[] = [];
   const conn = await connectNats(context, { env: io.env, name: `fisk-ai ${self}` });
   try {
-    const parts: RemoteParts = { transport: createTransport('nats', { connection: conn.connection }), self, agent, context, prompt: query.join(' ').trim() || DEFAULT_PROMPT, verbose, toolOutput, stdin };
-    const outcome = full ? await fullScreenRemote(parts, io, config) : await lineRemote(parts, io, deps, cleanup);
-    await present(outcome, agent, flags, io);
-    const code = exitCodeFor(outcome.status);
+    const typed = query.join(' ').trim();
+    // resuming with nothing typed carries the conversation on where it stopped
+    const prompt = flags.resume !== undefined ? typed : typed || DEFAULT_PROMPT;
+    const parts: RemoteParts = { transport: createTransport('nats', { connection: conn.connection }), self, agent, context, prompt, conversation: flags.resume, verbose, toolOutput, stdin };
+    const ending = full ? await fullScreenRemote(parts, io, config) : await lineRemote(parts, io, deps, cleanup);
+    await present(ending, { agent, context, configPath }, flags, io);
+    // a run the caller cancelled exits as a cancelled local run does, however the agent parked it
+    const code = ending.cancelled ? EXIT.aborted : exitCodeFor(ending.outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {
     for (const c of cleanup.reverse()) c();
