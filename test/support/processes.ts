@@ -47,3 +47,13 @@ export function runningWithCommandLine(fragment: string): number[] {
   }
   return out;
 }
+
+/** Whether the process with this pid is running (a zombie, already ended and waiting to be reaped, is not). */
+export function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

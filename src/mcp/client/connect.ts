@@ -4,7 +4,6 @@
  * (a foreign server must not spend this agent's model budget) and no elicitation.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import type { McpClientConfig } from '../../config/types.js';
 import { childEnvironment } from './env.js';
 import { McpClientError } from './errors.js';
 import { headerSafeFetch } from './redirect.js';
+import { GroupStdioTransport } from './stdio-transport.js';
 import { errorText, printableEndpoint, redactorFor } from './redact.js';
 import type { Redactor } from './redact.js';
 
@@ -88,15 +88,14 @@ function openTransport(entry: McpClientConfig, resolved: ResolvedMcpClient, opts
   switch (entry.transport) {
     case 'stdio': {
       const command = entry.command ?? '';
-      const transport = new StdioClientTransport({
+      const transport = new GroupStdioTransport({
         command,
-        args: [...entry.args],
+        args: entry.args,
         env: childEnvironment(opts.env, opts.credentialEnvNames, resolved.env),
-        stderr: 'pipe',
       });
       let tail = '';
       // drained always, so a chatty server never blocks on a full pipe
-      transport.stderr?.on('data', (chunk: Buffer) => {
+      transport.stderr.on('data', (chunk: Buffer) => {
         tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
       });
       return { transport, endpoint: redact([command, ...entry.args].join(' ')), stderr: () => redact(tail.trim()) };
@@ -165,6 +164,7 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
     ]);
     return { name: entry.name, index, client, redact, endpoint: opened.endpoint, listing, close };
   } catch (err) {
+    if (opened.transport instanceof GroupStdioTransport) await opened.transport.terminate();
     await close();
     const stderr = opened.stderr();
     const said = stderr === '' ? '' : `; it wrote: ${stderr}`;
