@@ -19,6 +19,8 @@ import { refuseBadBody } from './tool-service.js';
 import { withoutPaths } from '../util/server-paths.js';
 import type { EndpointSpec, IncomingRequest, Subscription, Transport } from './transport.js';
 import type {
+  AnswerMessage,
+  AnswerValue,
   BodyOf,
   Budget,
   ErrorMessage,
@@ -44,6 +46,17 @@ import type {
 /** The bad-request answer to a request whose prompt is blank. */
 const EMPTY_PROMPT = 'the request has an empty prompt: put what the agent should do in prompt';
 
+/** An answer as it goes on the wire: a reasoned decline travels as `decline` with its reason beside it. */
+function wireAnswer(value: AnswerValue): { readonly value: string | boolean | null; readonly reason?: string } {
+  if (typeof value === 'object' && value !== null) return { value: 'decline', reason: value.reason };
+  return { value };
+}
+
+/** An answer as it came off the wire: a reason counts only beside a decline. */
+function answerOf(m: AnswerMessage): AnswerValue {
+  return m.value === 'decline' && typeof m.reason === 'string' && m.reason.trim() !== '' ? { decision: 'decline', reason: m.reason } : m.value;
+}
+
 /** How often the serving side says it is alive, and how often a caller holding a question should. */
 export const KEEPALIVE_INTERVAL_MS = 10_000;
 
@@ -53,7 +66,7 @@ export function deriveSessionId(caller: string, conversation: string): string {
 }
 
 /** The answer to a question, or silence once the window closed without one. */
-export type AskResult = { readonly answered: true; readonly value: string | boolean | null } | { readonly answered: false };
+export type AskResult = { readonly answered: true; readonly value: AnswerValue } | { readonly answered: false };
 
 /** What a run handler gets for one delegated request. */
 export interface DelegatedRun {
@@ -98,7 +111,7 @@ export interface HostedRun {
   /** Puts one prompter call to the caller; resolves with the answer (silence only when the run ends). */
   ask(call: RunAskMessage['call']): Promise<AskResult>;
   /** Told of an \`answer\` for a question that went out as an event (answered by its id). */
-  onAnswer(listener: (question: string, value: string | boolean | null) => void): void;
+  onAnswer(listener: (question: string, value: AnswerValue) => void): void;
 }
 
 export type HostedRunHandler = (run: HostedRun) => Promise<RunEnding>;
@@ -254,7 +267,7 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
     const abort = new AbortController();
     const hosted = req.protocol === 'io.choria.fisk-ai.v1.run.start';
     const questions = new Map<string, PendingQuestion>();
-    const answered: ((question: string, value: string | boolean | null) => void)[] = [];
+    const answered: ((question: string, value: AnswerValue) => void)[] = [];
     const subs: Subscription[] = [];
     subs.push(
       await opts.transport.subscribe(subjects.cancel(self.name, req.request), (data) => {
@@ -284,10 +297,10 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
         }
         const q = m.question === undefined ? undefined : questions.get(m.question);
         if (q === undefined) {
-          if (m.protocol === 'io.choria.fisk-ai.v1.answer') for (const listener of answered) listener(m.question, m.value);
+          if (m.protocol === 'io.choria.fisk-ai.v1.answer') for (const listener of answered) listener(m.question, answerOf(m));
           return;
         }
-        if (m.protocol === 'io.choria.fisk-ai.v1.answer') q.resolve({ answered: true, value: m.value });
+        if (m.protocol === 'io.choria.fisk-ai.v1.answer') q.resolve({ answered: true, value: answerOf(m) });
         else q.restart();
       }),
     );
@@ -404,7 +417,7 @@ export interface DelegateOptions {
    * Answers a question. `keepalive` restarts the serving side's window while somebody is still
    * deciding. Without it, questions go unanswered and the serving side treats them as silence.
    */
-  readonly onQuestion?: (question: QuestionMessage, keepalive: () => Promise<void>) => Promise<string | boolean | null>;
+  readonly onQuestion?: (question: QuestionMessage, keepalive: () => Promise<void>) => Promise<AnswerValue>;
   /** Aborting it sends a cancel: the remote run parks at its next boundary and ends suspended. */
   readonly signal?: AbortSignal;
   /**
@@ -420,11 +433,11 @@ export interface DelegateOptions {
   /** A hosted run's start details, events and outcome, in sequence order. */
   readonly onRun?: (message: HostedRunMessage) => void;
   /** Answers a hosted run's prompter call; without it the call is answered with `null`. */
-  readonly onRunAsk?: (message: RunAskMessage) => Promise<string | boolean | null>;
+  readonly onRunAsk?: (message: RunAskMessage) => Promise<AnswerValue>;
   /** Aborting it sends `run.abort`: a hosted run stops now. */
   readonly abort?: AbortSignal;
   /** Given, once the agent accepted, the way to answer a question that went out as an event. */
-  readonly onAnswerer?: (answer: (question: string, value: string | boolean | null) => Promise<void>) => void;
+  readonly onAnswerer?: (answer: (question: string, value: AnswerValue) => Promise<void>) => void;
 }
 
 /**
@@ -462,7 +475,7 @@ export async function delegate(transport: Transport, self: string, agent: string
   const stream = await transport.requestStream(subjects.prompt(agent), encode(req));
   const onAbort = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.cancel', { reason: 'canceled by the caller' }).catch(() => undefined);
   const onStop = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.run.abort', { reason: 'aborted by the caller' }).catch(() => undefined);
-  const answerQuestion = (question: string, value: string | boolean | null): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question, value });
+  const answerQuestion = (question: string, value: AnswerValue): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question, ...wireAnswer(value) });
   try {
     let expected = 1;
     for (;;) {
@@ -507,7 +520,7 @@ export async function delegate(transport: Transport, self: string, agent: string
           if (ask !== undefined) {
             const keepalive = (): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.keepalive', { question: m.question });
             void ask(m, keepalive)
-              .then((value) => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question: m.question, value }))
+              .then((value) => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question: m.question, ...wireAnswer(value) }))
               .catch(() => undefined);
           }
           break;

@@ -36,7 +36,7 @@ const FULL: { [P in ProtocolId]: Required<MessageMap[P]> } = {
   'io.choria.fisk-ai.v1.discovery.request': { ...H, protocol: 'io.choria.fisk-ai.v1.discovery.request' },
   'io.choria.fisk-ai.v1.discovery.reply': { ...H, protocol: 'io.choria.fisk-ai.v1.discovery.reply', name: 'beta', version: '1.0', description: 'd', protocols: ['io.choria.fisk-ai.v1'], tools: [{ name: 't', description: 'd', input_schema: { type: 'object' } }] },
   'io.choria.fisk-ai.v1.question': { ...H, protocol: 'io.choria.fisk-ai.v1.question', question: 'q1', kind: 'select', text: 'which?', options: ['a', 'b'] },
-  'io.choria.fisk-ai.v1.answer': { ...H, protocol: 'io.choria.fisk-ai.v1.answer', question: 'q1', value: 'a' },
+  'io.choria.fisk-ai.v1.answer': { ...H, protocol: 'io.choria.fisk-ai.v1.answer', question: 'q1', value: 'decline', reason: 'use staging' },
   'io.choria.fisk-ai.v1.keepalive': { ...H, protocol: 'io.choria.fisk-ai.v1.keepalive', question: 'q1' },
   'io.choria.fisk-ai.v1.warning': { ...H, protocol: 'io.choria.fisk-ai.v1.warning', text: 'careful' },
   'io.choria.fisk-ai.v1.text': { ...H, protocol: 'io.choria.fisk-ai.v1.text', text: 'frag' },

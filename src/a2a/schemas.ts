@@ -113,7 +113,7 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
     properties: { question: questionId, kind: { enum: [...QUESTION_KINDS] }, text: str, options: strings },
     required: ['question', 'kind', 'text'],
   },
-  'io.choria.fisk-ai.v1.answer': { properties: { question: questionId, value: { type: ['string', 'boolean', 'null'] } }, required: ['question', 'value'] },
+  'io.choria.fisk-ai.v1.answer': { properties: { question: questionId, value: { type: ['string', 'boolean', 'null'] }, reason: str }, required: ['question', 'value'] },
   'io.choria.fisk-ai.v1.keepalive': { properties: { question: questionId }, required: [] },
   'io.choria.fisk-ai.v1.warning': { properties: { text: str }, required: ['text'] },
   'io.choria.fisk-ai.v1.text': { properties: { text: str }, required: ['text'] },

@@ -3,6 +3,7 @@
  * (`schemas.test.ts` proves the two agree). A message is one flat object: header fields and body
  * fields side by side, the protocol id the only discriminator.
  */
+import type { ReasonedDecline } from '../toolkit/tool.js';
 import type { ProtocolId } from './protocol.js';
 
 export interface Identity {
@@ -156,11 +157,18 @@ export type QuestionMessage = Header<'io.choria.fisk-ai.v1.question'> & {
   readonly text: string;
   readonly options?: readonly string[];
 };
-/** The answer to one question: approval `once`/`always`/`decline`, confirm a boolean, select/input a string, `null` for none. */
+/**
+ * The answer to one question: approval `once`/`always`/`decline`, confirm a boolean, select/input a
+ * string, `null` for none. A decline may carry `reason`, what the operator said to do instead.
+ */
 export type AnswerMessage = Header<'io.choria.fisk-ai.v1.answer'> & {
   readonly question: string;
   readonly value: string | boolean | null;
+  readonly reason?: string;
 };
+
+/** An answer as the protocol's users give it: a wire value, or a decline with its reason. */
+export type AnswerValue = string | boolean | null | ReasonedDecline;
 /** Somebody is still there: from the caller it restarts a question's window, from the server the caller's idle wait. */
 export type KeepaliveMessage = Header<'io.choria.fisk-ai.v1.keepalive'> & { readonly question?: string };
 export type WarningMessage = Header<'io.choria.fisk-ai.v1.warning'> & { readonly text: string };

@@ -6,18 +6,23 @@
  * standing denial: a run that ended before the operator answered cannot
  * persist a decision they never made.
  */
-import { Unanswered } from '../toolkit/tool.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { declineReasonOf, decisionOf, Unanswered } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 
 export { CONFIRM_TAG, denialOutput, gateOf } from '../toolkit/invoke/gate.js';
 export type { GateInfo } from '../toolkit/invoke/gate.js';
 
 /** The gate's answer for one call. */
 export type GateVerdict =
-  | { readonly verdict: 'allow'; readonly via: 'operator' | 'grant' }
+  /** `earlier`: approved out of band while the run was suspended; `grant`: a standing approval. */
+  | { readonly verdict: 'allow'; readonly via: 'operator' | 'grant' | 'earlier' }
   /** Allowed, and the operator asked to allow the tool for the rest of the run: journal it once answered. */
   | { readonly verdict: 'allow'; readonly via: 'new_grant'; readonly grant: string }
-  | { readonly verdict: 'deny'; readonly reason: string }
+  /**
+   * Refused: by the operator now, by a decline given out of band (`earlier`), or because nobody
+   * can approve it. `operatorReason` is what the operator said to do instead.
+   */
+  | { readonly verdict: 'deny'; readonly by: 'operator' | 'earlier' | 'no_operator'; readonly reason: string; readonly operatorReason?: string }
   /** The run was cancelled before the operator could be asked, or the question met silence. */
   | { readonly verdict: 'abort' };
 
@@ -25,6 +30,8 @@ export const NO_OPERATOR_REASON =
   'this tool needs an operator to approve each call and none is present; the call was not run and will not be approved in this run';
 export const DECLINED_REASON =
   'the operator declined this call; the decision is final, so do not retry it or reach the same effect another way';
+export const DECLINED_WITH_REASON =
+  'the operator declined this call and said what to do instead (operator_reason); do not retry this call, follow what they said';
 
 /** Holds a run's grants and asks the operator. */
 export class ConfirmGate {
@@ -55,21 +62,22 @@ export class ConfirmGate {
   /** Decides one gated call. */
   async check(callId: string, request: ApprovalRequest, signal: AbortSignal): Promise<GateVerdict> {
     // a decline is final whoever is present: refusing is always the safe direction
-    if (this.#declined.delete(callId)) return { verdict: 'deny', reason: DECLINED_REASON };
+    if (this.#declined.delete(callId)) return { verdict: 'deny', by: 'earlier', reason: DECLINED_REASON };
     const prompter = this.#prompter;
-    if (prompter === undefined || !prompter.canPrompt()) return { verdict: 'deny', reason: NO_OPERATOR_REASON };
+    if (prompter === undefined || !prompter.canPrompt()) return { verdict: 'deny', by: 'no_operator', reason: NO_OPERATOR_REASON };
     if (signal.aborted) return { verdict: 'abort' };
-    if (this.#oneShot.delete(callId)) return { verdict: 'allow', via: 'grant' };
+    if (this.#oneShot.delete(callId)) return { verdict: 'allow', via: 'earlier' };
     if (this.#standing.has(request.tool)) return { verdict: 'allow', via: 'grant' };
-    let decision: ApprovalDecision;
+    let answer: ApprovalAnswer;
     try {
-      decision = await prompter.approve(request, signal);
+      answer = await prompter.approve(request, signal);
     } catch (err) {
       // silence is no decision: the run stops here and the call is asked about again on resume
       if (err instanceof Unanswered) return { verdict: 'abort' };
       throw err;
     }
     if (signal.aborted) return { verdict: 'abort' };
+    const decision = decisionOf(answer);
     switch (decision) {
       case 'once':
         return { verdict: 'allow', via: 'operator' };
@@ -77,11 +85,13 @@ export class ConfirmGate {
         // honoured from now on, journaled only after the triggering call is answered
         this.#standing.add(request.tool);
         return { verdict: 'allow', via: 'new_grant', grant: request.tool };
-      case 'decline':
-        return { verdict: 'deny', reason: DECLINED_REASON };
+      case 'decline': {
+        const said = declineReasonOf(answer);
+        return said === undefined ? { verdict: 'deny', by: 'operator', reason: DECLINED_REASON } : { verdict: 'deny', by: 'operator', reason: DECLINED_WITH_REASON, operatorReason: said };
+      }
       default: {
         const never: never = decision;
-        return { verdict: 'deny', reason: `unrecognized approval decision ${String(never)}; treated as a decline` };
+        return { verdict: 'deny', by: 'operator', reason: `unrecognized approval decision ${String(never)}; treated as a decline` };
       }
     }
   }

@@ -2,7 +2,7 @@
  * The one stream everything a surface shows arrives on. The block shapes follow the a2a event
  * blocks (text, thinking, tool_call, tool_result, status) field for field, so the line surface,
  * the full-screen view, a remote peer and a journal replay render from the same values. Warning,
- * question and crash are local additions the a2a protocol carries differently or not at all.
+ * question, approval and crash are local additions the a2a protocol carries differently or not at all.
  */
 import type { RefusalReason } from '../toolkit/invoke/types.js';
 import type { Presentation } from '../toolkit/tool.js';
@@ -87,6 +87,27 @@ export interface StatusEvent {
   readonly usage: UsageInfo;
 }
 
+/**
+ * What the confirm gate decided for one gated call: approved by the operator now (once, or for the
+ * rest of the run), by a standing approval, or out of band while the run was suspended (`_earlier`);
+ * declined by the operator, out of band, or because nobody can approve it here; or left undecided
+ * because the run was cancelled while it waited.
+ */
+export const APPROVAL_OUTCOMES = ['approved_once', 'approved_for_run', 'approved_by_grant', 'approved_earlier', 'declined', 'declined_earlier', 'no_operator', 'cancelled'] as const;
+export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number];
+
+/** The confirm gate decided a gated call. Local: the a2a wire carries the refusal in the tool result. */
+export interface ApprovalEvent {
+  readonly type: 'approval';
+  readonly call_id: string;
+  readonly tool: string;
+  /** The tag that gated the call: `ai:confirm`, or the `harness.confirm_tags` entry the tool carries. */
+  readonly trigger: string;
+  readonly outcome: ApprovalOutcome;
+  /** With a decline: what the operator said to do instead, as the model receives it. */
+  readonly reason?: string;
+}
+
 /** The kinds of question a run puts to a person. */
 export const QUESTION_KINDS = ['approval', 'confirm', 'select', 'input'] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
@@ -100,6 +121,9 @@ export interface QuestionEvent {
   /** Sanitized question text (for approval, the resolved command line). */
   readonly text: string;
   readonly options?: readonly string[];
+  /** For an approval: the tool and the tag that gated the call. */
+  readonly tool?: string;
+  readonly trigger?: string;
 }
 
 /**
@@ -122,9 +146,10 @@ export type AgentEvent =
   | WarningEvent
   | StatusEvent
   | QuestionEvent
+  | ApprovalEvent
   | CrashEvent;
 
-export const AGENT_EVENT_TYPES = ['text', 'text_fragment', 'thinking', 'tool_call', 'tool_result', 'warning', 'status', 'question', 'crash'] as const;
+export const AGENT_EVENT_TYPES = ['text', 'text_fragment', 'thinking', 'tool_call', 'tool_result', 'warning', 'status', 'question', 'approval', 'crash'] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
 /**

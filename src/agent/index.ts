@@ -13,10 +13,12 @@ export { RUN_STATUSES, RUN_PHASES } from './status.js';
 export type { RunStatus, RunPhase } from './status.js';
 export { AgentError, AGENT_ERROR_CODES, CRASH_MESSAGE } from './errors.js';
 export type { AgentErrorCode, RunError } from './errors.js';
-export { AGENT_EVENT_TYPES, QUESTION_KINDS, DISCARD_EVENTS, EventLog } from './events.js';
+export { AGENT_EVENT_TYPES, APPROVAL_OUTCOMES, QUESTION_KINDS, DISCARD_EVENTS, EventLog } from './events.js';
 export type {
   AgentEvent,
   AgentEventType,
+  ApprovalEvent,
+  ApprovalOutcome,
   CrashEvent,
   EventSink,
   ExecInfo,
@@ -36,7 +38,7 @@ export { MemoryJournal } from './journal.js';
 export type { JournalEntry, RunJournal, AssistantEntry, ToolResultEntry, ToolDeferredEntry, GrantEntry, TerminalEntry } from './journal.js';
 export { deriveCounters, NO_COUNTERS, tokensProcessed, zeroByKind } from './counters.js';
 export type { RunCounters } from './counters.js';
-export { ConfirmGate, gateOf, denialOutput, CONFIRM_TAG, DECLINED_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
+export { ConfirmGate, gateOf, denialOutput, CONFIRM_TAG, DECLINED_REASON, DECLINED_WITH_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
 export type { GateInfo, GateVerdict } from './confirm-gate.js';
 export { humanTools, HUMAN_TOOL_NAMES, HUMAN_NOTE } from './human-tools.js';
 export type { HumanToolName } from './human-tools.js';

@@ -1,5 +1,5 @@
 /** A prompter that announces each question on the event stream before asking it. */
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import type { EventSink } from './events.js';
 import { stripControl } from './sanitize.js';
 
@@ -7,8 +7,8 @@ import { stripControl } from './sanitize.js';
 export function observedPrompter(inner: Prompter, events: EventSink): Prompter {
   return {
     canPrompt: () => inner.canPrompt(),
-    approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-      events.emit({ type: 'question', kind: 'approval', text: request.commandLine });
+    approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+      events.emit({ type: 'question', kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger });
       return inner.approve(request, signal);
     },
     confirm(question: string, signal: AbortSignal): Promise<boolean> {

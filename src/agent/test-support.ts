@@ -9,7 +9,7 @@ import type { RunSettings } from './settings.js';
 import { newFuncTool } from '../toolkit/functool/index.js';
 import type { FuncToolSpec } from '../toolkit/functool/index.js';
 import { FrozenToolSet, PublishedToolSetSource } from '../toolkit/tool-set.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
 
 /** A prepared configuration from YAML lines appended to a minimal agent. */
 export function testConfig(extra = ''): Config {
@@ -26,14 +26,14 @@ export class ScriptedPrompter implements Prompter {
   readonly approvals: ApprovalRequest[] = [];
   readonly questions: string[] = [];
   constructor(
-    readonly decisions: ApprovalDecision[] = [],
+    readonly decisions: ApprovalAnswer[] = [],
     readonly answers: (boolean | string | null)[] = [],
     readonly present = true,
   ) {}
   canPrompt(): boolean {
     return this.present;
   }
-  approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+  approve(request: ApprovalRequest): Promise<ApprovalAnswer> {
     this.approvals.push(request);
     return Promise.resolve(this.decisions.shift() ?? 'decline');
   }

@@ -9,7 +9,7 @@ import { invokeTool } from '../toolkit/invoke/invoke.js';
 import type { ApprovalVerdict, InvokeContext, InvokeEvent, InvokeWrapper } from '../toolkit/invoke/types.js';
 import type { Kind, Prompter, ToolSet } from '../toolkit/tool.js';
 import type { ConfirmGate } from './confirm-gate.js';
-import type { EventSink, ToolResultEvent } from './events.js';
+import type { ApprovalOutcome, EventSink, ToolResultEvent } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { RunJournal } from './journal.js';
 import { inputObject } from './sanitize.js';
@@ -88,12 +88,17 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
     confirmTags: ctx.confirmTags,
     approve: async (q, signal): Promise<ApprovalVerdict> => {
       const v = await ctx.gate.check(q.callId, { tool: q.tool.name, commandLine: q.commandLine, trigger: q.trigger }, signal);
+      const decided = (outcome: ApprovalOutcome, reason?: string): void =>
+        ctx.events.emit({ type: 'approval', call_id: q.callId, tool: q.tool.name, trigger: q.trigger, outcome, ...(reason === undefined ? {} : { reason }) });
       switch (v.verdict) {
         case 'abort':
+          decided('cancelled');
           return { verdict: 'abort' };
         case 'deny':
-          return { verdict: 'deny', reason: v.reason };
+          decided(v.by === 'operator' ? 'declined' : v.by === 'earlier' ? 'declined_earlier' : 'no_operator', v.operatorReason);
+          return v.operatorReason === undefined ? { verdict: 'deny', reason: v.reason } : { verdict: 'deny', reason: v.reason, operatorReason: v.operatorReason };
         case 'allow':
+          decided(v.via === 'operator' ? 'approved_once' : v.via === 'new_grant' ? 'approved_for_run' : v.via === 'earlier' ? 'approved_earlier' : 'approved_by_grant');
           return v.via === 'new_grant' ? { verdict: 'allow', grant: v.grant } : { verdict: 'allow' };
         default: {
           const never: never = v;

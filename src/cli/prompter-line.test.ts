@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LinePrompter, parseApproval } from './prompter-line.js';
 
 function terminal(isTTY = true): { input: PassThrough & { isTTY?: boolean }; output: PassThrough; shown: () => string } {
@@ -34,6 +35,36 @@ describe('the line prompter', () => {
     expect(shown.indexOf('1) No')).toBeLessThan(shown.indexOf('2) Yes'));
     expect(shown).toContain('stream rm --force -- orders');
     expect(shown).toContain('impact:rw');
+  });
+
+  it('4 declines and asks what the agent should do instead; an empty answer is a plain no', async () => {
+    const t = terminal();
+    const p = prompter(t);
+    const decision = p.approve({ tool: 'stream_rm', commandLine: 'stream rm -- orders', trigger: 'impact:rw' }, never);
+    t.input.write('4\n');
+    await vi.waitFor(() => expect(t.shown()).toContain('Tell the agent what to do instead'));
+    t.input.write('archive it with stream_backup first\n');
+    expect(await decision).toEqual({ decision: 'decline', reason: 'archive it with stream_backup first' });
+    expect(t.shown()).toContain('4) No, and tell the agent what to do instead');
+
+    const plain = p.approve({ tool: 'stream_rm', commandLine: 'stream rm -- orders', trigger: 'impact:rw' }, never);
+    t.input.write('r\n');
+    await vi.waitFor(() => expect(t.shown().split('Tell the agent').length).toBe(3));
+    t.input.write('\n');
+    expect(await plain).toBe('decline');
+  });
+
+  it('held questions leave no abort listener behind', async () => {
+    const t = terminal();
+    const held = new LinePrompter(t, { held: true });
+    open.push(held);
+    const controller = new AbortController();
+    const asked = held.confirm('first?', controller.signal);
+    held.release();
+    await vi.waitFor(() => expect(t.shown()).toContain('first?'));
+    t.input.write('y\n');
+    expect(await asked).toBe(true);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('shows the call line as given, spelling out any invisible character left in it', async () => {
@@ -82,7 +113,8 @@ describe('the line prompter', () => {
     for (const a of ['', '1', 'n', 'no', ' NO ']) expect(parseApproval(a)).toBe('decline');
     for (const a of ['2', 'y', 'yes', 'once', 'Y']) expect(parseApproval(a)).toBe('once');
     for (const a of ['3', 'a', 'always', 'Always']) expect(parseApproval(a)).toBe('always');
-    for (const a of ['4', 'sure', 'yess', 'constructor', 'toString', '0']) expect(parseApproval(a)).toBeUndefined();
+    for (const a of ['4', 'r', 'reason', 'R']) expect(parseApproval(a)).toBe('decline_with_reason');
+    for (const a of ['5', 'sure', 'yess', 'constructor', 'toString', '0']) expect(parseApproval(a)).toBeUndefined();
   });
 
   it('asks again after an answer it does not understand, instead of declining', async () => {
@@ -91,7 +123,7 @@ describe('the line prompter', () => {
     const decision = p.approve({ tool: 't', commandLine: 't', trigger: 'ai:confirm' }, never);
     t.input.write('sure\n');
     await new Promise((r) => setImmediate(r));
-    expect(t.shown()).toContain('Please answer 1, 2 or 3');
+    expect(t.shown()).toContain('Please answer 1, 2, 3 or 4');
     t.input.write('yes\n');
     expect(await decision).toBe('once');
   });

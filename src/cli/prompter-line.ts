@@ -8,11 +8,16 @@
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import { oneLine, stripControl } from '../agent/sanitize.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { declineWith } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { raceAbort } from '../util/abort-race.js';
 import { revealInvisible } from '../util/shell-quote.js';
 import { APPROVAL_LINE_CAP, capLine } from './render/cap.js';
 
-const APPROVAL_ANSWERS: Readonly<Record<string, ApprovalDecision>> = {
+/** The answer that declines and then asks what the agent should do instead. */
+type LineApproval = ApprovalDecision | 'decline_with_reason';
+
+const APPROVAL_ANSWERS: Readonly<Record<string, LineApproval>> = {
   '': 'decline',
   '1': 'decline',
   n: 'decline',
@@ -24,14 +29,18 @@ const APPROVAL_ANSWERS: Readonly<Record<string, ApprovalDecision>> = {
   '3': 'always',
   a: 'always',
   always: 'always',
+  '4': 'decline_with_reason',
+  r: 'decline_with_reason',
+  reason: 'decline_with_reason',
 };
 
 /**
  * What a typed answer to the approval question means: Enter and the No answers decline, the Yes
- * answers allow once, the always answers allow the tool for the run; anything else is undefined,
- * so the question is asked again rather than a typo counting as a final answer.
+ * answers allow once, the always answers allow the tool for the run, the reason answers decline
+ * and ask what the agent should do instead; anything else is undefined, so the question is asked
+ * again rather than a typo counting as a final answer.
  */
-export function parseApproval(line: string): ApprovalDecision | undefined {
+export function parseApproval(line: string): LineApproval | undefined {
   const key = line.trim().toLowerCase();
   return Object.hasOwn(APPROVAL_ANSWERS, key) ? APPROVAL_ANSWERS[key] : undefined;
 }
@@ -108,7 +117,7 @@ export class LinePrompter implements Prompter {
     if (!this.canPrompt() || signal.aborted) return null;
     // only a held question waits: an unheld one is written at once, so what is typed after it answers it
     if (this.#ready !== undefined) {
-      await Promise.race([this.#ready, new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
+      await raceAbort(this.#ready, signal, () => undefined);
       if (!this.canPrompt() || signal.aborted) return null;
     }
     this.#interface();
@@ -129,7 +138,7 @@ export class LinePrompter implements Prompter {
     });
   }
 
-  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const tool = oneLine(request.tool);
     let text = [
       '',
@@ -139,6 +148,7 @@ export class LinePrompter implements Prompter {
       '  1) No, do not run it              (n, no)',
       '  2) Yes, run it once               (y, yes, once)',
       `  3) Yes, and allow ${tool} for the rest of this run (a, always)`,
+      '  4) No, and tell the agent what to do instead (r, reason)',
       'Choose [1]: ',
     ].join('\n');
     for (;;) {
@@ -146,8 +156,13 @@ export class LinePrompter implements Prompter {
       if (line === null) return 'decline';
       const decision = parseApproval(line);
       if (decision === undefined) {
-        text = `Please answer 1, 2 or 3 (or n, y, a) [1]: `;
+        text = `Please answer 1, 2, 3 or 4 (or n, y, a, r) [1]: `;
         continue;
+      }
+      if (decision === 'decline_with_reason') {
+        // a decline whatever follows: end of input or Ctrl-C here still declines, without words
+        const said = await this.#ask('Tell the agent what to do instead (Enter for a plain no): ', signal);
+        return said === null ? 'decline' : declineWith(said);
       }
       if (decision === 'always') this.#streams.output.write(`Allowed ${tool} for the rest of this run: fisk will not ask again for it.\n`);
       return decision;

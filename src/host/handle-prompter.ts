@@ -6,11 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { stripControl } from '../agent/sanitize.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { approvalFromValue } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter, ReasonedDecline } from '../toolkit/tool.js';
 import type { EventHub } from './event-hub.js';
 
-/** What a person can send back for a question: `once`, `always` or `decline` for an approval, a boolean, a choice or a text. */
-export type QuestionAnswer = boolean | string | null;
+/**
+ * What a person can send back for a question: `once`, `always`, `decline` or a decline with a
+ * reason (`{ decision: 'decline', reason }`) for an approval; a boolean, a choice or a text.
+ */
+export type QuestionAnswer = boolean | string | null | ReasonedDecline;
 
 interface Pending {
   readonly resolve: (value: QuestionAnswer) => void;
@@ -47,7 +51,7 @@ export class HandlePrompter implements Prompter {
     }
   }
 
-  #ask(event: { kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: readonly string[] }, signal: AbortSignal): Promise<QuestionAnswer> {
+  #ask(event: { kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: readonly string[]; tool?: string; trigger?: string }, signal: AbortSignal): Promise<QuestionAnswer> {
     if (!this.#open || signal.aborted) return Promise.resolve(null);
     const id = randomUUID();
     return new Promise<QuestionAnswer>((resolve) => {
@@ -62,13 +66,12 @@ export class HandlePrompter implements Prompter {
           resolve(v);
         },
       });
-      this.#hub.emit({ type: 'question', id, kind: event.kind, text: event.text, ...(event.options === undefined ? {} : { options: event.options }) });
+      this.#hub.emit({ type: 'question', id, kind: event.kind, text: event.text, ...(event.options === undefined ? {} : { options: event.options }), ...(event.tool === undefined ? {} : { tool: event.tool }), ...(event.trigger === undefined ? {} : { trigger: event.trigger }) });
     });
   }
 
-  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    const a = await this.#ask({ kind: 'approval', text: request.commandLine }, signal);
-    return a === 'once' || a === 'always' ? a : 'decline';
+  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return approvalFromValue(await this.#ask({ kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger }, signal));
   }
 
   async confirm(question: string, signal: AbortSignal): Promise<boolean> {

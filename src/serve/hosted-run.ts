@@ -9,12 +9,14 @@
  * on a transport that stays in it.
  */
 import { checkIdentity, createTransport, IDENTITY_PATTERN, InprocBus, SERVICE_DESCRIPTION, SERVICE_VERSION, startPromptServer } from '../a2a/index.js';
-import type { AskResult, HostedRun, HostedRunHandler, RunEnding, Transport } from '../a2a/index.js';
+import type { AnswerValue, AskResult, HostedRun, HostedRunHandler, RunEnding, Transport } from '../a2a/index.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { isFiskError } from '../errors/fisk-error.js';
 import { HostError, startRun } from '../host/index.js';
 import type { HostTelemetry, RunHandle, RunInput, Runtime } from '../host/index.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { approvalFromValue } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { raceAbort } from '../util/abort-race.js';
 import { endingFor } from './prompt-channel.js';
 
 export interface RunHostOptions {
@@ -34,11 +36,6 @@ export interface RunHost {
   close(): Promise<void>;
 }
 
-/** Resolves with silence when `signal` aborts. */
-function silenceOn(signal: AbortSignal): Promise<AskResult> {
-  if (signal.aborted) return Promise.resolve({ answered: false });
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ answered: false }), { once: true }));
-}
 
 /**
  * Puts each prompter call to the caller's own prompter, as it is (an approval keeps its tool and
@@ -66,17 +63,16 @@ class RelayPrompter implements Prompter {
     return true;
   }
 
-  async #ask(call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string | boolean | null> {
+  async #ask(call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<AnswerValue> {
     if (signal.aborted) return null;
-    await Promise.race([this.#ready, silenceOn(signal)]);
+    await raceAbort(this.#ready, signal, () => undefined);
     if (signal.aborted) return null;
-    const r = await Promise.race([this.run.ask(call), silenceOn(signal)]);
+    const r = await raceAbort(this.run.ask(call), signal, (): AskResult => ({ answered: false }));
     return r.answered ? r.value : null;
   }
 
-  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    const a = await this.#ask({ kind: 'approval', request: { tool: request.tool, commandLine: request.commandLine, trigger: request.trigger } }, signal);
-    return a === 'once' || a === 'always' ? a : 'decline';
+  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return approvalFromValue(await this.#ask({ kind: 'approval', request: { tool: request.tool, commandLine: request.commandLine, trigger: request.trigger } }, signal));
   }
 
   async confirm(question: string, signal: AbortSignal): Promise<boolean> {

@@ -10,7 +10,7 @@
  *   the run at the confirm gate, resumable;
  * - a cancel parks the run at its next boundary, ending suspended and resumable by a follow-up.
  */
-import type { AskResult, DelegatedRun, EndpointSpec, KnownBlock, RunEnding, StopReason, Transport } from '../a2a/index.js';
+import type { AnswerValue, AskResult, DelegatedRun, EndpointSpec, KnownBlock, RunEnding, StopReason, Transport } from '../a2a/index.js';
 import { startPromptServer } from '../a2a/index.js';
 import type { AgentEvent } from '../agent/events.js';
 import type { RunOutcome } from '../agent/outcome.js';
@@ -18,8 +18,8 @@ import type { BudgetOverride, RunInput } from '../host/index.js';
 import { isRunStateError, loadRun } from '../runstate/index.js';
 import { withoutPaths } from '../util/server-paths.js';
 import type { SessionStore } from '../runstate/index.js';
-import { Unanswered } from '../toolkit/tool.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import { approvalFromValue, Unanswered } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import type { Channel, Work, WorkResult } from './channel.js';
 
 export interface PromptChannelOptions {
@@ -55,15 +55,14 @@ class CallerPrompter implements Prompter {
     return !this.run.park.aborted;
   }
 
-  async #ask(question: { kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: readonly string[] }): Promise<string | boolean | null> {
+  async #ask(question: { kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: readonly string[] }): Promise<AnswerValue> {
     const r: AskResult = await this.run.ask(question);
     if (!r.answered) throw new Unanswered(`${this.run.caller} did not answer the question in time`);
     return r.value;
   }
 
-  async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
-    const a = await this.#ask({ kind: 'approval', text: request.commandLine });
-    return a === 'once' || a === 'always' ? a : 'decline';
+  async approve(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    return approvalFromValue(await this.#ask({ kind: 'approval', text: request.commandLine }));
   }
 
   async confirm(question: string): Promise<boolean> {
@@ -104,8 +103,10 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
     case 'text_fragment':
     case 'warning':
     case 'question':
+    case 'approval':
     case 'crash':
-      // fragments and warnings have their own messages, questions go through the prompter, and a
+      // fragments and warnings have their own messages, questions go through the prompter (the
+      // caller who answered knows the decision, and the refusal travels in the result), and a
       // crash's stack never leaves this process
       return undefined;
     default: {

@@ -12,7 +12,7 @@
  * - the outcome is a `RunOutcome`, its counters derived from the events the agent sent.
  */
 import { A2aError, delegate } from '../a2a/index.js';
-import type { HostedRunStart, QuestionMessage, Transport } from '../a2a/index.js';
+import type { AnswerValue, HostedRunStart, QuestionMessage, Transport } from '../a2a/index.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
 import { NO_COUNTERS, zeroByKind } from '../agent/counters.js';
 import type { RunOutcome } from '../agent/outcome.js';
@@ -25,6 +25,7 @@ import type { QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
 import { stopReason, ZERO_USAGE } from '../llm/types.js';
 import type { SystemBlock } from '../llm/types.js';
 import type { Prompter } from '../toolkit/tool.js';
+import { raceAbort } from '../util/abort-race.js';
 import { conservativeAnswer, runRemote } from './remote-run.js';
 import type { RemoteRunOutcome } from './remote-run.js';
 
@@ -149,9 +150,8 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
   const answer = async (q: QuestionMessage, signal: AbortSignal): Promise<QuestionAnswer> => {
     const w = wait(q.question);
     if (signal.aborted) return conservativeAnswer(q);
-    const given = new Promise<QuestionAnswer>((resolve) => signal.addEventListener('abort', () => resolve(conservativeAnswer(q)), { once: true }));
     try {
-      return await Promise.race([w.question, given]);
+      return await raceAbort(w.question, signal, () => conservativeAnswer(q));
     } finally {
       waiting.delete(q.question);
     }
@@ -271,7 +271,7 @@ export interface HostedRunHandle extends RunHandle {
 }
 
 /** One prompter call relayed from the hosted run, put to the local prompter as it is. */
-async function askLocal(prompter: Prompter | undefined, call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string | boolean | null> {
+async function askLocal(prompter: Prompter | undefined, call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<AnswerValue> {
   if (prompter === undefined) return null;
   const question = typeof call['question'] === 'string' ? call['question'] : '';
   switch (call['kind']) {
@@ -311,7 +311,7 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
   const asking = new AbortController();
   const open = new Set<string>();
   const began = Date.now();
-  let answerer: ((question: string, value: string | boolean | null) => Promise<void>) | undefined;
+  let answerer: ((question: string, value: AnswerValue) => Promise<void>) | undefined;
   let started: ((s: { start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }) => void) | undefined;
   let refused: ((err: Error) => void) | undefined;
   const starting = new Promise<{ start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }>((resolve, reject) => {

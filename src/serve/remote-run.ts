@@ -6,7 +6,7 @@
  * sees it.
  */
 import { delegate, KEEPALIVE_INTERVAL_MS } from '../a2a/index.js';
-import type { Block, DelegationUpdate, QuestionMessage, Transport, Usage } from '../a2a/index.js';
+import type { AnswerValue, Block, DelegationUpdate, QuestionMessage, Transport, Usage } from '../a2a/index.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
 import type { RunPhase, RunStatus } from '../agent/status.js';
 import { RUN_PHASES } from '../agent/status.js';
@@ -34,7 +34,7 @@ export interface RemoteRunOptions {
    * handle's `answer(id)`), so nothing is asked twice. `signal` aborts when the run ends or is
    * cancelled with the question still open.
    */
-  readonly answer?: (question: QuestionMessage, signal: AbortSignal) => Promise<string | boolean | null>;
+  readonly answer?: (question: QuestionMessage, signal: AbortSignal) => Promise<AnswerValue>;
   /** Told once the agent acked the request, with the conversation a follow-up continues. */
   readonly onAck?: (accepted: boolean, conversation: string) => void;
   /** Aborting it sends the cancel: the remote run parks at its next boundary. */
@@ -140,7 +140,7 @@ export function conservativeAnswer(q: QuestionMessage): string | boolean | null 
   }
 }
 
-async function ask(prompter: Prompter, agent: string, q: QuestionMessage, text: string, signal: AbortSignal): Promise<string | boolean | null> {
+async function ask(prompter: Prompter, agent: string, q: QuestionMessage, text: string, signal: AbortSignal): Promise<AnswerValue> {
   switch (q.kind) {
     case 'approval':
       return prompter.approve({ tool: 'this tool', commandLine: text, trigger: `asked by ${agent}` }, signal);
@@ -198,14 +198,14 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
       }
     }
   };
-  const onQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<string | boolean | null> => {
+  const onQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<AnswerValue> => {
     const prompter = opts.prompter;
     const answer = opts.answer;
     const put =
       answer !== undefined
-        ? (): Promise<string | boolean | null> => answer(q, questions.signal)
+        ? (): Promise<AnswerValue> => answer(q, questions.signal)
         : prompter !== undefined && prompter.canPrompt()
-          ? (): Promise<string | boolean | null> => ask(prompter, opts.agent, q, cleanText(q.text), questions.signal)
+          ? (): Promise<AnswerValue> => ask(prompter, opts.agent, q, cleanText(q.text), questions.signal)
           : undefined;
     if (put === undefined) {
       opts.sink.emit({ type: 'warning', text: `nobody can answer ${opts.agent}'s ${q.kind} question here (no terminal), so it was declined` });

@@ -1,4 +1,5 @@
 import type { ToolDef } from '../llm/types.js';
+import { oneLine } from '../util/terminal-text.js';
 
 /**
  * The tool contract every source implements: fisk application commands, built-ins, remote agents'
@@ -84,6 +85,54 @@ export interface CommandResult {
 /** What the operator chose at the confirm gate. */
 export type ApprovalDecision = 'once' | 'always' | 'decline';
 
+/** A decline that tells the agent what to do instead ("No, and tell the agent what to do instead"). */
+export interface ReasonedDecline {
+  readonly decision: 'decline';
+  /** The operator's words, sent to the model with the refusal. */
+  readonly reason: string;
+}
+
+/** A prompter's answer at the confirm gate: a decision, or a decline carrying the operator's reason. */
+export type ApprovalAnswer = ApprovalDecision | ReasonedDecline;
+
+/** The longest decline reason kept, in characters; a longer one is cut with a marker. */
+export const MAX_DECLINE_REASON = 2000;
+
+/** The decision an answer stands for. */
+export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+  return typeof answer === 'string' ? answer : answer.decision;
+}
+
+/**
+ * The reason a decline carries, cleaned for a prompt (control sequences removed, whitespace
+ * collapsed, at most {@link MAX_DECLINE_REASON} characters); undefined when there is none.
+ */
+export function declineReasonOf(answer: ApprovalAnswer): string | undefined {
+  if (typeof answer === 'string' || answer.decision !== 'decline' || typeof answer.reason !== 'string') return undefined;
+  const clean = oneLine(answer.reason).replace(/\s+/g, ' ').trim();
+  if (clean === '') return undefined;
+  const chars = Array.from(clean);
+  return chars.length <= MAX_DECLINE_REASON ? clean : `${chars.slice(0, MAX_DECLINE_REASON).join('')}…`;
+}
+
+/**
+ * An approval answer given as a value (through a run handle, a browser or the a2a wire): `once`,
+ * `always` or a reasoned decline; anything else is a decline.
+ */
+export function approvalFromValue(value: unknown): ApprovalAnswer {
+  if (value === 'once' || value === 'always') return value;
+  if (typeof value === 'object' && value !== null && (value as Record<string, unknown>)['decision'] === 'decline') {
+    const reason = (value as Record<string, unknown>)['reason'];
+    if (typeof reason === 'string' && reason.trim() !== '') return { decision: 'decline', reason };
+  }
+  return 'decline';
+}
+
+/** A decline with `reason`, or a plain decline when the reason is empty. */
+export function declineWith(reason: string): ApprovalAnswer {
+  return reason.trim() === '' ? 'decline' : { decision: 'decline', reason };
+}
+
 /** What the confirm gate shows the operator. */
 export interface ApprovalRequest {
   readonly tool: string;
@@ -113,7 +162,7 @@ export class Unanswered extends Error {
  */
 export interface Prompter {
   canPrompt(): boolean;
-  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
   confirm(question: string, signal: AbortSignal): Promise<boolean>;
   select(question: string, options: readonly string[], signal: AbortSignal): Promise<string | null>;
   input(question: string, signal: AbortSignal): Promise<string | null>;

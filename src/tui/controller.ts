@@ -619,5 +619,6 @@ export class ViewController {
 function describe(value: QuestionAnswer): string {
   if (value === null) return 'declined';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'object') return `declined: ${oneLine(value.reason)}`;
   return oneLine(value);
 }

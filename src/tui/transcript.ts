@@ -303,6 +303,8 @@ function kindFor(event: AgentEvent): LineKind {
       return 'thinking';
     case 'crash':
       return 'crash';
+    case 'approval':
+      return 'note';
     case 'status':
       return 'phase';
     case 'text':

@@ -110,10 +110,10 @@ describe('the full-screen view in a terminal', () => {
       "> purge the orders
       Purging.
       -> purge count=2 target=orders
+      approval: purge declined (gated by ai:confirm)
       <- refused: the operator declined this call; the decision is final, so d
       o not retry it or reach the same effect another way
       Nothing was purged.
-
 
 
 
@@ -152,11 +152,11 @@ describe('the full-screen view in a terminal', () => {
     expect(found).toMatchInlineSnapshot(`
       "> purge
       -> purge target=orders
+      approval: purge approved once (gated by ai:confirm)
       <- purged 12 messages
          freed 4 MB
          kept the audit copy
       Purged.
-
 
 
 

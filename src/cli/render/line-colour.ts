@@ -19,6 +19,7 @@ export function shouldColorLines(streamIsTty: boolean, noColorFlag: boolean, env
 export function toneFor(event: AgentEvent): LineTone {
   switch (event.type) {
     case 'tool_call':
+    case 'approval':
       return 'dim';
     case 'warning':
       return 'yellow';

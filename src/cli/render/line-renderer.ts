@@ -3,7 +3,7 @@
  * more lines, the same for a live run, a remote one and a journal replay (`fisk session show
  * --transcript`), so the three read alike.
  */
-import type { AgentEvent, ExecInfo } from '../../agent/events.js';
+import type { AgentEvent, ApprovalEvent, ExecInfo } from '../../agent/events.js';
 import { formatCall, oneLine, stripControl } from '../../agent/sanitize.js';
 import { capLine } from './cap.js';
 
@@ -25,6 +25,7 @@ export const CALL_PREFIX = '-> ';
 export const RESULT_PREFIX = '<- ';
 export const WARNING_PREFIX = 'warning: ';
 export const THINKING_PREFIX = 'thinking: ';
+export const APPROVAL_PREFIX = 'approval: ';
 
 function indentRest(text: string, prefix: string): string[] {
   const lines = stripControl(text).replace(/\n+$/, '').split('\n');
@@ -49,12 +50,45 @@ export function resultLines(output: string, isError: boolean, exec: ExecInfo | u
   return lines;
 }
 
-/** The reason of a denial (`{"allowed":false,"reason":...}`), else the text as it is. */
+/** What the gate decided, in words: the decision, the tag that gated the call, and what the operator said. */
+export function approvalText(event: ApprovalEvent): string {
+  const said = event.reason === undefined ? '' : `; the operator said: ${oneLine(event.reason)}`;
+  return `${APPROVAL_PREFIX}${oneLine(event.tool)} ${approvalPhrase(event.outcome)} (gated by ${oneLine(event.trigger)})${said}`;
+}
+
+function approvalPhrase(outcome: ApprovalEvent['outcome']): string {
+  switch (outcome) {
+    case 'approved_once':
+      return 'approved once';
+    case 'approved_for_run':
+      return 'approved for the rest of this run';
+    case 'approved_by_grant':
+      return 'allowed by the approval for the rest of this run';
+    case 'approved_earlier':
+      return 'approved while the run was stopped';
+    case 'declined':
+      return 'declined';
+    case 'declined_earlier':
+      return 'declined while the run was stopped';
+    case 'no_operator':
+      return 'declined: nobody here can approve it';
+    case 'cancelled':
+      return 'not decided: the run was cancelled';
+    default: {
+      const never: never = outcome;
+      return String(never);
+    }
+  }
+}
+
+/** The reason of a denial (`{"allowed":false,"reason":...}`), else the text as it is; what the operator said to do instead comes first. */
 function refusalText(output: string): string {
   try {
     const v: unknown = JSON.parse(output);
     if (typeof v === 'object' && v !== null && (v as Record<string, unknown>)['allowed'] === false) {
       const reason = (v as Record<string, unknown>)['reason'];
+      const said = (v as Record<string, unknown>)['operator_reason'];
+      if (typeof said === 'string') return `declined by the operator, who said: ${said}`;
       if (typeof reason === 'string') return reason;
     }
   } catch {
@@ -95,6 +129,8 @@ function eventLines(event: AgentEvent, options: LineOptions): string[] {
     case 'question':
       // the prompter draws its own question; a replay has no prompter and shows nothing
       return [];
+    case 'approval':
+      return [approvalText(event)];
     case 'crash':
       return ['', `panic: ${oneLine(event.message)}`, '', ...stripControl(event.stack).split('\n')];
     default: {

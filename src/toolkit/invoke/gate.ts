@@ -25,7 +25,11 @@ export function gateOf(tool: Tool, confirmTags: readonly string[]): GateInfo {
   return { gated: false, trigger: '' };
 }
 
-/** The answer a declined call gets: authoritative, and not an error. */
-export function denialOutput(reason: string): string {
-  return JSON.stringify({ allowed: false, reason });
+/**
+ * The answer a declined call gets: authoritative, and not an error. `operatorReason` is what the
+ * operator said to do instead, when they said anything; it travels in a field of its own so the
+ * model (and a replay) can tell the operator's words from the harness's.
+ */
+export function denialOutput(reason: string, operatorReason?: string): string {
+  return JSON.stringify(operatorReason === undefined ? { allowed: false, reason } : { allowed: false, reason, operator_reason: operatorReason });
 }

@@ -121,7 +121,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
       case 'abort':
         return { kind: 'end_run', status: 'aborted', code: 'aborted', message: 'the run was cancelled while a call waited for approval' };
       case 'deny':
-        return refused(denialOutput(verdict.reason), 'denied', tool.kind, false, tool.name);
+        return refused(denialOutput(verdict.reason, verdict.operatorReason), 'denied', tool.kind, false, tool.name);
       case 'ungated':
         observe({ type: 'ungated', call, tool, reason: verdict.reason });
         break;

@@ -78,7 +78,9 @@ export function refusalOf(content: string, isError: boolean): 'unknown_tool' | '
   if (content.startsWith('{"allowed":false,"reason":')) {
     try {
       const v = JSON.parse(content) as Record<string, unknown>;
-      if (Object.keys(v).length === 2 && v['allowed'] === false && typeof v['reason'] === 'string') return 'denied';
+      const keys = Object.keys(v).sort().join(',');
+      const shaped = keys === 'allowed,reason' || (keys === 'allowed,operator_reason,reason' && typeof v['operator_reason'] === 'string');
+      if (shaped && v['allowed'] === false && typeof v['reason'] === 'string') return 'denied';
     } catch {
       // not a denial body
     }

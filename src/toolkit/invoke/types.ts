@@ -43,7 +43,8 @@ export type ApprovalVerdict =
   | { readonly verdict: 'allow'; readonly grant?: string }
   /** Allowed without asking anybody, with the policy that allowed it (logged as ungated). */
   | { readonly verdict: 'ungated'; readonly reason: string }
-  | { readonly verdict: 'deny'; readonly reason: string }
+  /** Declined; `operatorReason` is what the operator said to do instead, sent to the model with the refusal. */
+  | { readonly verdict: 'deny'; readonly reason: string; readonly operatorReason?: string }
   /** The run or the client went away while the question was open. */
   | { readonly verdict: 'abort' };
 
