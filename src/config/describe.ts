@@ -67,6 +67,8 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['expose.agent.jobs.stream', (c) => c.expose.jobs?.stream ?? null],
   ['expose.agent.jobs.consumer', (c) => (c.expose.jobs === undefined ? null : c.expose.jobs.consumer === '' ? c.identity : c.expose.jobs.consumer)],
   ['expose.agent.jobs.workers', (c) => c.expose.jobs?.workers ?? null],
+  ['expose.agent.health.address', (c) => c.expose.health?.address ?? null],
+  ['expose.agent.health.port', (c) => c.expose.health?.port ?? null],
   ['tasks.backend', (c) => c.tasks.backend],
 ];
 

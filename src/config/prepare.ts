@@ -10,6 +10,7 @@ import type {
   Config,
   Duration,
   ExposeA2aConfig,
+  ExposeHealthConfig,
   ExposeMcpConfig,
   IdentitySource,
   KnowledgeConfig,
@@ -134,6 +135,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
               channels: normalizeList(expose.slack.channels),
               workers: positiveCount(expose.slack.workers, 'expose.agent.slack.workers', 1),
             },
+      health: expose?.health === undefined ? undefined : prepareHealth(expose.health),
     },
     tasks: backendChoice(raw.tasks),
     telemetry: prepareTelemetry(raw),
@@ -307,6 +309,17 @@ function prepareExposeMcp(raw: RawConfig, knowledgeEnabled: boolean): ExposeMcpC
     maxConcurrentTools: concurrency(m.max_concurrent_tools, 'expose.agent.mcp.max_concurrent_tools'),
     toolTimeout: servedTimeout(m.tool_timeout, 'expose.agent.mcp.tool_timeout'),
   };
+}
+
+function prepareHealth(h: { readonly address?: string | undefined; readonly port?: number | undefined }): ExposeHealthConfig {
+  if (h.port === undefined) {
+    throw ConfigError.of('missing', 'expose.agent.health.port', 'is required: the TCP port /healthz and /readyz answer on (1 to 65535)');
+  }
+  if (h.port < 1 || h.port > 65535) {
+    throw ConfigError.of('value', 'expose.agent.health.port', `${h.port} is not a TCP port; use 1 to 65535`);
+  }
+  const address = (h.address ?? '').trim();
+  return { address: address === '' ? '127.0.0.1' : address, port: h.port };
 }
 
 function prepareA2a(raw: RawConfig): ExposeA2aConfig {

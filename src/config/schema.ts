@@ -152,6 +152,11 @@ export const ExposeSlackSchema = z.strictObject({
   workers: int.optional(),
 });
 
+export const ExposeHealthSchema = z.strictObject({
+  address: str.optional(),
+  port: int.optional(),
+});
+
 export const ExposeSchema = z.strictObject({
   agent: z
     .strictObject({
@@ -160,6 +165,7 @@ export const ExposeSchema = z.strictObject({
       tools: z.strictObject({ include: FilterSchema.optional(), exclude: FilterSchema.optional() }).optional(),
       jobs: ExposeJobsSchema.optional(),
       slack: ExposeSlackSchema.optional(),
+      health: ExposeHealthSchema.optional(),
     })
     .optional(),
 });

@@ -172,6 +172,12 @@ export interface ExposeSlackConfig {
   readonly workers: number;
 }
 
+/** `expose.agent.health`: where `fisk serve` answers `/healthz` and `/readyz`. */
+export interface ExposeHealthConfig {
+  readonly address: string;
+  readonly port: number;
+}
+
 export interface ExposeConfig {
   /** Present exactly when `expose.agent.mcp` is in the file: presence is the MCP switch. */
   readonly mcp: ExposeMcpConfig | undefined;
@@ -179,6 +185,8 @@ export interface ExposeConfig {
   readonly tools: { readonly include: Filter; readonly exclude: Filter };
   readonly jobs: ExposeJobsConfig | undefined;
   readonly slack: ExposeSlackConfig | undefined;
+  /** Present exactly when `expose.agent.health` is in the file. */
+  readonly health: ExposeHealthConfig | undefined;
 }
 
 export interface TelemetryConfig {

@@ -8,3 +8,4 @@ export { loadNatsContext, natsContextDir } from './nats-context.js';
 export type { NatsContext } from './nats-context.js';
 export { connectNats, connectionOptions } from './nats-connect.js';
 export type { NatsConn } from './nats-connect.js';
+export { ConnectionWatch } from './connection-watch.js';

@@ -6,6 +6,7 @@
  */
 import type { RunOutcome } from '../agent/outcome.js';
 import type { BudgetOverride, RunHandle, RunInput } from '../host/index.js';
+import type { ServedOutcome } from '../telemetry/index.js';
 import type { Prompter } from '../toolkit/tool.js';
 
 /** How a piece of work ended, as the server saw it. */
@@ -19,10 +20,40 @@ export type WorkResult =
   /** Something failed outside the run itself; the channel decides whether the work is retried. */
   | { readonly kind: 'crashed'; readonly error: Error };
 
+/**
+ * What the channel did with a piece of work once it ended, for the log and the metrics: how it
+ * settled and, for anything but a completion, why, in words an operator reads.
+ */
+export interface Settlement {
+  readonly outcome: ServedOutcome;
+  readonly reason?: string;
+}
+
+/** The ids an operator finds a piece of work by: the job (task) id, the session (journal) id. */
+export interface WorkIds {
+  readonly job?: string;
+  readonly session?: string;
+}
+
+/**
+ * Told by a channel when it stops pulling because a dependency keeps failing, and when it pulls
+ * again. The server logs each change once, counts pauses and reports itself not ready meanwhile.
+ */
+export interface PauseListener {
+  paused(reason: string): void;
+  resumed(): void;
+}
+
 /** One unit of work a channel hands the server. */
 export interface Work {
   /** Names the work in logs and the startup banner: the channel and its own id. */
   readonly label: string;
+  /** The job and session ids of the work, as far as the channel knows them before it runs. */
+  readonly ids?: WorkIds;
+  /** When the sender queued the work (ms since the epoch), for the queue lag metric. */
+  readonly queuedAt?: number;
+  /** Which attempt this is, counting from 1 (a redelivered job is 2 or more). */
+  readonly attempt?: number;
   /**
    * What to run. A new prompt carries `checkpoint.runId` derived by the channel from its own
    * inputs (never a caller's bytes), so a redelivery or a follow-up finds the same journal.
@@ -45,9 +76,11 @@ export interface Work {
   runContext?(handle: RunHandle): void;
   /**
    * Called exactly once, whatever happened, on a context that is not the run's, so a cancelled
-   * run still records what happened. The server waits for it before releasing the slot.
+   * run still records what happened. The server waits for it before releasing the slot. A channel
+   * that decides more than the run did (stored, retried, handed back) says so in the settlement
+   * it returns; otherwise the server derives one from the result.
    */
-  done(result: WorkResult): Promise<void>;
+  done(result: WorkResult): Promise<Settlement | void>;
 }
 
 /** A source of work. */
@@ -72,4 +105,9 @@ export interface Channel {
    * before it reports itself stopped, so a process exiting then loses no answer.
    */
   settled?(): Promise<void>;
+  /**
+   * Registers the server's listener for pauses in pulling; a channel that never pauses leaves
+   * this out. Called once, before the first `next`.
+   */
+  watchPause?(listener: PauseListener): void;
 }

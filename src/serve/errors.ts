@@ -5,6 +5,7 @@ import type { ErrorCategory } from '../errors/fisk-error.js';
 export const SERVE_ERROR_CODES = [
   'no_endpoint', // the configuration enables nothing this build can serve
   'no_tools', // nothing is left to lend after filtering and gating
+  'health', // the health endpoint cannot listen where expose.agent.health says
 ] as const;
 export type ServeErrorCode = (typeof SERVE_ERROR_CODES)[number];
 
@@ -19,6 +20,7 @@ export class ServeError extends FiskError<ServeErrorCode> {
     switch (this.code) {
       case 'no_endpoint':
       case 'no_tools':
+      case 'health':
         return 'configuration';
       default: {
         const never: never = this.code;

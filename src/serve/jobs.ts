@@ -21,7 +21,7 @@ import { isRunStateError, loadRun } from '../runstate/index.js';
 import type { FoldedRun, SessionStore } from '../runstate/index.js';
 import { isTaskError, openTaskStore, pendingTask, taskBackendNeeds } from '../tasks/index.js';
 import type { TaskRecord, TaskResult, TaskStore } from '../tasks/index.js';
-import type { Channel, Work, WorkResult } from './channel.js';
+import type { Channel, Settlement, Work, WorkIds, WorkResult } from './channel.js';
 import { ServeError } from './errors.js';
 import { decodeJob, jobBudget, jobRunId, sequenceTaskId } from './job.js';
 
@@ -46,8 +46,11 @@ export interface JobsChannelOptions {
   readonly workers: number;
   readonly tasks: TaskStore;
   readonly sessions: SessionStore;
-  /** Told about messages that can never run and about store trouble; never a prompt or answer. */
-  readonly warn?: (text: string) => void;
+  /**
+   * Told about messages that can never run and about store trouble, with the ids of the job it
+   * concerns; never a prompt or answer.
+   */
+  readonly warn?: (text: string, ids?: WorkIds) => void;
 }
 
 /** What a job channel shows in a banner. */
@@ -284,7 +287,7 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
       try {
         task = await tasks.ask(pendingTask(id, runId, job.prompt));
       } catch (err) {
-        warn(`jobs: task ${id}: the task store failed, the job is handed back: ${(err as Error).message}`);
+        warn(`jobs: task ${id}: the task store failed, the job is handed back: ${(err as Error).message}`, { job: id });
         handBack(msg, RETRY_DELAY_MS);
         return undefined;
       }
@@ -308,7 +311,7 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
             await finish(msg, id, { state: 'failed', reason: 'refused', message: `the journal ${runId} cannot be read: ${err.message}` });
             return undefined;
           }
-          warn(`jobs: task ${id}: the session store failed, the job is handed back: ${(err as Error).message}`);
+          warn(`jobs: task ${id}: the session store failed, the job is handed back: ${(err as Error).message}`, { job: id, session: runId });
           handBack(msg, RETRY_DELAY_MS);
           return undefined;
         }
@@ -317,45 +320,47 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
       let ended = false;
       const work: Work = {
         label: `job ${id}`,
+        ids: { job: id, session: runId },
+        queuedAt: Math.floor(msg.info.timestampNanos / 1e6),
+        attempt: msg.info.deliveryCount,
         input,
         ...(budget === undefined ? {} : { budget }),
-        async done(result: WorkResult): Promise<void> {
-          if (ended) return;
+        async done(result: WorkResult): Promise<Settlement> {
+          if (ended) return { outcome: 'returned', reason: 'already settled' };
           ended = true;
           stopKeepAlive();
           switch (result.kind) {
             case 'abandoned':
               handBack(msg, 0);
-              return;
+              return { outcome: 'returned', reason: 'handed back to the queue unstarted' };
             case 'crashed':
-              warn(`jobs: task ${id} crashed and is handed back: ${result.error.message}`);
               handBack(msg, RETRY_DELAY_MS);
-              return;
+              return { outcome: 'retried', reason: `crashed, handed back to the queue: ${result.error.message}` };
             case 'refused':
               if (transientRefusal(result.error)) {
                 handBack(msg, RETRY_DELAY_MS);
-                return;
+                return { outcome: 'retried', reason: `refused for now, handed back to the queue: ${result.error.message}` };
               }
               await finish(msg, id, { state: 'failed', reason: 'refused', message: result.error.message });
-              return;
+              return { outcome: 'failed', reason: `refused: ${result.error.message}` };
             case 'ran': {
               const r = resultOf(result.runId ?? runId, result.outcome);
               if (r === 'retry') {
                 handBack(msg, 0);
-                return;
+                return { outcome: result.outcome.status === 'crashed' || result.outcome.status === 'error' ? 'retried' : 'returned', reason: `${result.outcome.status}, handed back to the queue to resume from its journal${messageOf(result.outcome) === '' ? '' : `: ${messageOf(result.outcome)}`}` };
               }
               if (r === 'taken') {
                 // another worker holds the run now and stores its result
                 await msg.ackAck().catch(() => false);
-                return;
+                return { outcome: 'taken_over', reason: 'another worker took the run over and stores its result' };
               }
               try {
                 await finish(msg, id, r);
               } catch (err) {
-                warn(`jobs: task ${id}: the result could not be stored and the job is handed back (its journal keeps the work): ${(err as Error).message}`);
                 handBack(msg, RETRY_DELAY_MS);
+                return { outcome: 'retried', reason: `the result could not be stored, handed back to the queue (its journal keeps the work): ${(err as Error).message}` };
               }
-              return;
+              return r.state === 'completed' ? { outcome: 'completed' } : { outcome: 'failed', reason: `${r.reason}: ${r.message}` };
             }
             default: {
               const never: never = result;
@@ -406,7 +411,7 @@ export interface ConfiguredJobs {
  */
 export async function openConfiguredJobs(
   runtime: Runtime,
-  opts: { readonly cwd: string; readonly stateDir?: string; readonly warn?: (text: string) => void },
+  opts: { readonly cwd: string; readonly stateDir?: string; readonly warn?: (text: string, ids?: WorkIds) => void },
 ): Promise<ConfiguredJobs> {
   const config = runtime.config;
   const jobs = config.expose.jobs;

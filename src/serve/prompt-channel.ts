@@ -227,6 +227,7 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
       };
       const work = (input: RunInput, then?: () => void): Work => ({
         label: `a2a prompt from ${run.caller} (session ${run.sessionId})`,
+        ids: { session: run.sessionId },
         input,
         ...(opts.elicitation ? { prompter: new CallerPrompter(run) } : {}),
         ...(budgetOf(run) === undefined ? {} : { budget: budgetOf(run) as BudgetOverride }),

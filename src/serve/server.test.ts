@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import { HeldTool } from '../agenttest/held-tool.js';
@@ -10,8 +10,10 @@ import { parseConfigForMode } from '../config/index.js';
 import { openRuntime } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
-import type { Channel, Work, WorkResult } from './channel.js';
+import type { Channel, PauseListener, Work, WorkResult } from './channel.js';
+import { HealthServer } from './health.js';
 import { startServer } from './server.js';
+import type { ServerNotice } from './server.js';
 
 /** A channel fed by the test: `next` waits for pushed work, the hold, or a close. */
 class FakeChannel implements Channel {
@@ -56,6 +58,12 @@ class FakeChannel implements Channel {
   settled(): Promise<void> {
     this.settledAfter = [...this.ended];
     return Promise.resolve();
+  }
+
+  pause: PauseListener | undefined;
+
+  watchPause(listener: PauseListener): void {
+    this.pause = listener;
   }
 
   close(): Promise<void> {
@@ -311,5 +319,67 @@ describe('startServer', () => {
     expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1)], workers: 0 })).toThrow(/--workers must be a whole number/);
     expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1), new FakeChannel('x', 1)] })).toThrow(/both named "x"/);
     expect(() => startServer({ ...runtime, sessions: undefined }, { channels: [new FakeChannel('x', 1)] })).toThrow(/journaled/);
+  });
+});
+
+describe('readiness and what the server reports', () => {
+  async function probe(url: string): Promise<{ status: number; body: { status: string; reasons?: string[] } }> {
+    const res = await fetch(url);
+    return { status: res.status, body: (await res.json()) as { status: string; reasons?: string[] } };
+  }
+
+  it('is ready while pulling, not while a channel is paused, and not once draining; /healthz stays alive', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const notices: ServerNotice[] = [];
+    const server = startServer(runtime, { channels: [ch], notify: (n) => notices.push(n) });
+    const health = await HealthServer.start({ address: '127.0.0.1', port: 0, notReady: () => server.notReady() });
+    try {
+      expect(await probe(`${health.url}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } });
+      ch.pause?.paused('the model service failed 3 times in a row');
+      // a second report of the same pause is not a second pause
+      ch.pause?.paused('the model service failed 4 times in a row');
+      expect(await probe(`${health.url}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['fake paused: the model service failed 3 times in a row'] } });
+      expect(notices.filter((n) => n.kind === 'paused')).toHaveLength(1);
+      ch.pause?.resumed();
+      expect((await probe(`${health.url}/readyz`)).status).toBe(200);
+      expect(notices.map((n) => n.kind)).toEqual(['paused', 'resumed']);
+      const a = work('a');
+      ch.push(a.work);
+      await gate.until(1);
+      const drained = server.drain();
+      expect(await probe(`${health.url}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['draining'] } });
+      expect(await probe(`${health.url}/healthz`)).toEqual({ status: 200, body: { status: 'alive' } });
+      gate.release();
+      await drained;
+    } finally {
+      await health.close();
+    }
+  });
+
+  it('says how each piece of work settled, with its ids and the reason for anything but a completion', async () => {
+    await open();
+    const ch = new FakeChannel('fake', 1);
+    const notices: ServerNotice[] = [];
+    const server = startServer(runtime, { channels: [ch], notify: (n) => notices.push(n) });
+    const a = work('a');
+    ch.push({ ...a.work, ids: { job: 'job-a' } });
+    await gate.until(1);
+    const gaveUp = new AbortController();
+    const b = work('b', { signal: gaveUp.signal });
+    ch.push({ ...b.work, ids: { job: 'job-b' } });
+    await vi.waitFor(() => expect(ch.queue).toHaveLength(0), { timeout: 10_000 });
+    gaveUp.abort();
+    await b.ended;
+    gate.release();
+    await a.ended;
+    await server.drain();
+    const ended = notices.filter((n) => n.kind === 'ended');
+    const started = notices.find((n) => n.kind === 'started');
+    expect(started).toMatchObject({ ids: { job: 'job-a', session: expect.any(String) as unknown } });
+    expect(ended.map((n) => [n.label, n.settled, n.ids.job])).toEqual([
+      ['b', { outcome: 'returned', reason: 'its sender gave up before it started' }, 'job-b'],
+      ['a', { outcome: 'completed' }, 'job-a'],
+    ]);
   });
 });

@@ -12,7 +12,8 @@ import type { RunOutcome } from '../agent/outcome.js';
 import { startRun } from '../host/index.js';
 import type { HostTelemetry, RunHandle, RunInput, Runtime } from '../host/index.js';
 import { DENY_PROMPTER } from '../toolkit/invoke/deny-prompter.js';
-import type { Channel, Work, WorkResult } from './channel.js';
+import { messageOf } from '../agent/outcome.js';
+import type { Channel, Settlement, Work, WorkIds, WorkResult } from './channel.js';
 import { ServeError } from './errors.js';
 
 /** Something besides the channels the server stops on drain (a tool service, a micro service). */
@@ -21,11 +22,23 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** What the server reports as it goes, for a `--verbose` log; never arguments or answers. */
+/** What the server reports as it goes, for the log; never arguments or answers. */
 export type ServerNotice =
-  | { readonly kind: 'started'; readonly channel: string; readonly label: string; readonly runId: string | undefined }
-  | { readonly kind: 'ended'; readonly channel: string; readonly label: string; readonly result: WorkResult; readonly durationMs: number }
-  | { readonly kind: 'fault'; readonly channel: string; readonly error: Error };
+  | { readonly kind: 'started'; readonly channel: string; readonly label: string; readonly runId: string | undefined; readonly ids: WorkIds }
+  | {
+      readonly kind: 'ended';
+      readonly channel: string;
+      readonly label: string;
+      readonly result: WorkResult;
+      /** What became of the work: the channel's word when it gave one, else derived from `result`. */
+      readonly settled: Settlement;
+      readonly durationMs: number;
+      readonly ids: WorkIds;
+    }
+  | { readonly kind: 'fault'; readonly channel: string; readonly error: Error }
+  /** A channel stopped pulling because a dependency keeps failing; said once per pause. */
+  | { readonly kind: 'paused'; readonly channel: string; readonly reason: string }
+  | { readonly kind: 'resumed'; readonly channel: string };
 
 export interface ServerOptions {
   readonly channels: readonly Channel[];
@@ -44,6 +57,11 @@ export interface Server {
   readonly slots: ReadonlyMap<string, number>;
   /** Runs in progress now. */
   readonly inFlight: number;
+  /**
+   * Why the server is not taking work now (draining, a channel paused), or empty while every
+   * channel pulls: what a readiness probe reports.
+   */
+  notReady(): readonly string[];
   /**
    * Stops taking work: closes the hold once, then every channel and service in order, then waits
    * for the runs in flight. Idempotent; resolves with what `stopped` resolves with.
@@ -100,6 +118,43 @@ class Slots {
 
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
+/** How a piece of work settled, as the server saw it, for a channel that did not say. */
+export function settlementOf(result: WorkResult): Settlement {
+  switch (result.kind) {
+    case 'ran': {
+      const outcome = result.outcome;
+      switch (outcome.status) {
+        case 'completed':
+          return { outcome: 'completed' };
+        case 'suspended':
+          return { outcome: 'suspended', reason: messageOf(outcome) };
+        case 'budget':
+        case 'max_iterations':
+        case 'error':
+          return { outcome: 'failed', reason: `${outcome.status}: ${messageOf(outcome)}` };
+        case 'aborted':
+          return { outcome: 'cancelled', reason: messageOf(outcome) };
+        case 'crashed':
+          return { outcome: 'crashed', reason: messageOf(outcome) };
+        default: {
+          const never: never = outcome;
+          return never;
+        }
+      }
+    }
+    case 'abandoned':
+      return { outcome: 'returned' };
+    case 'refused':
+      return { outcome: 'refused', reason: result.error.message };
+    case 'crashed':
+      return { outcome: 'crashed', reason: result.error.message };
+    default: {
+      const never: never = result;
+      return never;
+    }
+  }
+}
+
 /** A new prompt is always journaled: a served run must be resumable on another worker. */
 function journaled(input: RunInput): RunInput {
   if ('resume' in input || input.checkpoint !== undefined) return input;
@@ -120,6 +175,9 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
     names.add(c.name);
   }
   const notify = opts.notify ?? ((): void => undefined);
+  const metrics = opts.telemetry?.telemetry;
+  /** The channels not pulling now, with why. */
+  const paused = new Map<string, string>();
   // the hold: aborted once, on drain; every channel's next() and every wait for a slot watch it
   const hold = new AbortController();
   const cancelAll = new AbortController();
@@ -139,8 +197,28 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
   };
 
   /** Runs one piece of work in a slot already taken; `done` is awaited before the slot is freed. */
+  /** Asks the channel how the work settled, and reports it; the slot is freed after this. */
+  const settle = async (channel: Channel, work: Work, result: WorkResult, durationMs: number, why?: string): Promise<void> => {
+    let said: Settlement | void = undefined;
+    try {
+      said = await work.done(result);
+    } catch (err) {
+      onFault(channel.name, new Error(`channel ${channel.name} could not report how ${work.label} ended: ${asError(err).message}`, { cause: err }));
+    }
+    const derived = said ?? settlementOf(result);
+    const reason = why === undefined ? derived.reason : derived.reason === undefined ? why : `${derived.reason} (${why})`;
+    const settled: Settlement = reason === undefined ? { outcome: derived.outcome } : { outcome: derived.outcome, reason };
+    metrics?.recordServedWork(channel.name, settled.outcome);
+    notify({ kind: 'ended', channel: channel.name, label: work.label, result, settled, durationMs, ids: work.ids ?? {} });
+  };
+
+  /** Why work that never ran was not run. */
+  const unstarted = (work: Work): string =>
+    hold.signal.aborted || cancelAll.signal.aborted ? 'the worker was stopping before it started' : work.signal?.aborted === true ? 'its sender gave up before it started' : 'it was not started';
+
   const run = async (channel: Channel, work: Work): Promise<void> => {
     const began = Date.now();
+    let counted = false;
     let handle: RunHandle | undefined;
     let result: WorkResult = { kind: 'abandoned' };
     const detach: (() => void)[] = [];
@@ -163,6 +241,8 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
         if (handle !== undefined) {
           const h = handle;
           handles.add(h);
+          metrics?.recordServedInFlight(channel.name, 1);
+          counted = true;
           const watch = (signal: AbortSignal | undefined, act: () => void): void => {
             if (signal === undefined) return;
             if (signal.aborted) return act();
@@ -172,7 +252,7 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
           watch(work.park, () => h.suspend());
           watch(work.signal, () => h.cancel());
           watch(cancelAll.signal, () => h.cancel());
-          notify({ kind: 'started', channel: channel.name, label: work.label, runId: h.runId });
+          notify({ kind: 'started', channel: channel.name, label: work.label, runId: h.runId, ids: { ...work.ids, ...(work.ids?.session === undefined && h.runId !== undefined ? { session: h.runId } : {}) } });
           work.runContext?.(h);
           const outcome: RunOutcome = await h.outcome;
           result = { kind: 'ran', runId: h.runId, outcome };
@@ -183,6 +263,7 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
     } finally {
       for (const d of detach) d();
     }
+    if (counted) metrics?.recordServedInFlight(channel.name, -1);
     if (handle !== undefined) {
       handles.delete(handle);
       try {
@@ -192,22 +273,15 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
         if (result.kind === 'ran') result = { kind: 'crashed', error: asError(err) };
       }
     }
-    try {
-      await work.done(result);
-    } catch (err) {
-      onFault(channel.name, new Error(`channel ${channel.name} could not report how ${work.label} ended: ${asError(err).message}`, { cause: err }));
-    }
-    notify({ kind: 'ended', channel: channel.name, label: work.label, result, durationMs: Date.now() - began });
+    await settle(channel, work, result, Date.now() - began, result.kind === 'abandoned' ? unstarted(work) : undefined);
   };
 
-  const abandon = async (channel: Channel, work: Work): Promise<void> => {
-    const result: WorkResult = { kind: 'abandoned' };
-    try {
-      await work.done(result);
-    } catch (err) {
-      onFault(channel.name, err);
-    }
-    notify({ kind: 'ended', channel: channel.name, label: work.label, result, durationMs: 0 });
+  const abandon = (channel: Channel, work: Work): Promise<void> => settle(channel, work, { kind: 'abandoned' }, 0, unstarted(work));
+
+  /** Counts what a piece of work brings with it as it is taken: its wait in the queue, a retry. */
+  const taken = (channel: Channel, work: Work): void => {
+    if (work.queuedAt !== undefined) metrics?.recordQueueLag(channel.name, (Date.now() - work.queuedAt) / 1000);
+    if (work.attempt !== undefined && work.attempt > 1) metrics?.recordServedRetry(channel.name);
   };
 
   const pull = async (channel: Channel): Promise<void> => {
@@ -226,6 +300,7 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
         return;
       }
       const w = work;
+      taken(channel, w);
       const signals = w.signal === undefined ? [hold.signal] : [hold.signal, w.signal];
       if (!(await pool.acquire(signals))) {
         const p = abandon(channel, w);
@@ -270,12 +345,32 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
   };
 
   for (const c of opts.channels) slots.set(c.name, Math.max(1, opts.workers ?? c.workers));
+  for (const c of opts.channels) {
+    c.watchPause?.({
+      paused(reason) {
+        if (paused.has(c.name)) return;
+        paused.set(c.name, reason);
+        metrics?.recordPullPause(c.name);
+        notify({ kind: 'paused', channel: c.name, reason });
+      },
+      resumed() {
+        if (!paused.delete(c.name)) return;
+        notify({ kind: 'resumed', channel: c.name });
+      },
+    });
+  }
   for (const c of opts.channels) pullers.push(pull(c));
 
   return {
     slots,
     get inFlight() {
       return handles.size;
+    },
+    notReady() {
+      const why: string[] = [];
+      if (hold.signal.aborted) why.push(fault === undefined ? 'draining' : `stopping: ${fault.message}`);
+      for (const [name, reason] of paused) why.push(`${name} paused: ${reason}`);
+      return why;
     },
     drain,
     cancel() {

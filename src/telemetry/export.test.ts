@@ -24,15 +24,8 @@ import { composeFetch } from '../llm/http.js';
 import type { CapturedMessage } from './content.js';
 import type { OtlpProtocol } from './settings.js';
 import { resolveTelemetrySettings } from './settings.js';
-import {
-  HTTP_ATTEMPT_EVENT,
-  METRIC_KNOWLEDGE_DEGRADED,
-  METRIC_SESSION_APPEND_DURATION,
-  SECONDS_BUCKETS,
-  startTelemetry,
-  STARTUP_SPAN,
-  TOKEN_BUCKETS,
-} from './provider.js';
+import { METRIC_KNOWLEDGE_DEGRADED, METRIC_SESSION_APPEND_DURATION, SECONDS_BUCKETS, TOKEN_BUCKETS } from './instruments.js';
+import { HTTP_ATTEMPT_EVENT, startTelemetry, STARTUP_SPAN } from './provider.js';
 import type { Telemetry } from './provider.js';
 
 const SECRET_PROMPT = 'system-secret-zebra-7731';

@@ -14,7 +14,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import type { Attributes, Context, Counter, Histogram, Meter, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -46,26 +46,18 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
   GEN_AI_TOKEN_TYPE_VALUE_INPUT,
   GEN_AI_TOKEN_TYPE_VALUE_OUTPUT,
-  METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
-  METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { CapturedMessage } from './content.js';
+import { instruments } from './instruments.js';
+import type { Instruments } from './instruments.js';
 import { encodeMessages, fitText, jsonCost, MessageCursor } from './content.js';
 import type { DeliveryReport } from './delivery.js';
 import type { ExportPipeline } from './pipeline.js';
 import type { TelemetrySettings } from './settings.js';
 import { CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
-import type { DegradeReason, ErrorClass, ToolExit, ToolKind } from './vocabulary.js';
+import type { DegradeReason, ErrorClass, ServedOutcome, ToolExit, ToolKind } from './vocabulary.js';
 import { toolExitClass } from './vocabulary.js';
 
-/** Bucket boundaries (seconds) for every duration instrument; the SDK defaults are shaped for milliseconds. */
-export const SECONDS_BUCKETS: readonly number[] = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
-/** Bucket boundaries (tokens) for token usage; the SDK defaults stop at 10000. */
-export const TOKEN_BUCKETS: readonly number[] = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
-
-/** fisk's own metric names, under its own prefix rather than the GenAI namespace. */
-export const METRIC_KNOWLEDGE_DEGRADED = 'fisk.knowledge.degraded';
-export const METRIC_SESSION_APPEND_DURATION = 'fisk.session.append.duration';
 /** The event a chat span gets for each HTTP attempt the provider's client makes. */
 export const HTTP_ATTEMPT_EVENT = 'fisk.http.attempt';
 /** The startup span's name; deliberately not the conventions' create_agent. */
@@ -128,37 +120,6 @@ export interface ToolOptions {
 }
 
 const NOOP_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
-
-interface Instruments {
-  readonly tokens: Histogram;
-  readonly duration: Histogram;
-  readonly degraded: Counter;
-  readonly sessionAppend: Histogram;
-}
-
-function instruments(meter: Meter): Instruments {
-  return {
-    tokens: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
-      unit: '{token}',
-      description: 'Tokens used by one model call, by token type.',
-      advice: { explicitBucketBoundaries: [...TOKEN_BUCKETS] },
-    }),
-    duration: meter.createHistogram(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, {
-      unit: 's',
-      description: 'Duration of one model call.',
-      advice: { explicitBucketBoundaries: [...SECONDS_BUCKETS] },
-    }),
-    degraded: meter.createCounter(METRIC_KNOWLEDGE_DEGRADED, {
-      unit: '{search}',
-      description: 'Knowledge searches that fell back from hybrid to lexical.',
-    }),
-    sessionAppend: meter.createHistogram(METRIC_SESSION_APPEND_DURATION, {
-      unit: 's',
-      description: 'Duration of one session journal append, measured by the caller.',
-      advice: { explicitBucketBoundaries: [...SECONDS_BUCKETS] },
-    }),
-  };
-}
 
 /** Marks a span failed with a closed class. Never records an exception: that would carry a stack. */
 function fail(span: Span, cls: ErrorClass | undefined): void {
@@ -258,6 +219,31 @@ export class Telemetry {
     const attrs: Attributes = { 'fisk.session.backend': backend };
     if (failed) attrs[ATTR_ERROR_TYPE] = '_OTHER';
     this.#i.inst.sessionAppend.record(seconds, attrs);
+  }
+
+  /** Counts one piece of served work by channel and how it settled. */
+  recordServedWork(channel: string, outcome: ServedOutcome): void {
+    this.#i.inst.served.add(1, { 'fisk.serve.channel': channel, 'fisk.serve.outcome': outcome });
+  }
+
+  /** Counts one piece of served work taken again after an earlier attempt. */
+  recordServedRetry(channel: string): void {
+    this.#i.inst.retries.add(1, { 'fisk.serve.channel': channel });
+  }
+
+  /** Moves the count of served runs in progress by `delta` (1 when one starts, -1 when it ends). */
+  recordServedInFlight(channel: string, delta: 1 | -1): void {
+    this.#i.inst.inFlight.add(delta, { 'fisk.serve.channel': channel });
+  }
+
+  /** Counts one pause in pulling: a channel stopped taking work while a dependency kept failing. */
+  recordPullPause(channel: string): void {
+    this.#i.inst.pauses.add(1, { 'fisk.serve.channel': channel });
+  }
+
+  /** Records how long one piece of work waited in its queue before it was taken, in seconds. */
+  recordQueueLag(channel: string, seconds: number): void {
+    this.#i.inst.queueLag.record(Math.max(0, seconds), { 'fisk.serve.channel': channel });
   }
 
   /**

@@ -59,3 +59,12 @@ export function toolExitClass(exit: ToolExit): ErrorClass | undefined {
 /** Which step of a hybrid knowledge search failed and left it lexical only. */
 export const DEGRADE_REASONS = ['embed_query', 'vector_search'] as const;
 export type DegradeReason = (typeof DEGRADE_REASONS)[number];
+
+/**
+ * How a piece of served work settled, as `fisk.serve.outcome`: what the worker did with it, not
+ * only how its run ended. `retried` went back to the queue after a failure another attempt may get
+ * past; `returned` went back unfinished by choice (a drain, a cancel); `taken_over` is held by
+ * another worker, which stores its result.
+ */
+export const SERVED_OUTCOMES = ['completed', 'failed', 'dead', 'retried', 'returned', 'taken_over', 'suspended', 'cancelled', 'refused', 'crashed'] as const;
+export type ServedOutcome = (typeof SERVED_OUTCOMES)[number];

@@ -12,18 +12,20 @@ import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
-import { checkServable, promptChannel, slackTokens, startServer, startToolServer } from '../../serve/index.js';
-import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer } from '../../serve/index.js';
+import { ConnectionWatch } from '../../conns/index.js';
+import { HealthServer, checkServable, promptChannel, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
+import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer, WorkIds } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 import { envFlag, processInterrupt } from '../process.js';
 import { emptyModelFlag } from './flags.js';
 import { openServedJobs } from './serve-jobs.js';
 import type { ServedJobs } from './serve-jobs.js';
+import { logFormat, ServeLog } from './serve-log.js';
+import type { LogFields } from './serve-log.js';
 import { counted } from '../../util/count.js';
 
 export interface ServeFlags {
@@ -35,6 +37,7 @@ export interface ServeFlags {
   readonly baseUrl?: string;
   readonly telemetry: boolean;
   readonly verbose?: boolean;
+  readonly logFormat?: string;
 }
 
 /** What a test can replace: the interrupt source (SIGINT and SIGTERM by default). */
@@ -88,50 +91,107 @@ function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   }
 }
 
-function printBanner(io: Io, tools: ToolServer | undefined, prompts: PromptChannel | undefined, jobs: ServedJobs | undefined, slack: SlackChannel | undefined, server: Server | undefined, elicitation: boolean): void {
-  if (jobs !== undefined) {
-    println(io.err, `Taking jobs from the work queue (${server?.slots.get(jobs.channel.name) ?? jobs.channel.workers} at once)`);
-    for (const line of jobs.banner) println(io.err, line);
-  }
-  if (tools !== undefined) {
-    for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
-    for (const n of tools.notServed) println(io.err, `note: not serving ${n.name} (${n.reason}): ${n.detail}`);
-    const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
-    const lending = tools.served.length > 0;
-    println(io.err, lending ? `Serving ${counted(tools.served.length, 'tool')}${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
-    println(io.err, `  Discovery: ${tools.subjects.discovery}`);
-    if (lending) {
-      println(io.err, `  Tools:     ${tools.subjects.tool}`);
-      println(io.err, `  Exposed:   ${tools.served.join(', ')}`);
-    }
-  }
-  if (prompts !== undefined) {
-    const slots = server?.slots.get(prompts.name) ?? prompts.workers;
-    println(io.err, `  Prompts:   ${prompts.subject} (${slots} at once; questions ${elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`);
-  }
-  if (slack !== undefined) {
-    const slots = server?.slots.get(slack.name) ?? slack.workers;
-    println(io.err, `${tools === undefined ? 'Serving' : '  Also:     '} Slack threads in ${slack.channels.map((c) => cleanText(c)).join(', ')} (${slots} at once; socket mode)`);
-  }
-  println(
-    io.err,
-    server === undefined
-      ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
-      : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.',
-  );
+/** What the banner describes, gathered once so the text and JSON forms say the same. */
+interface BannerParts {
+  readonly identity: string;
+  readonly version: string;
+  readonly natsContext: string | undefined;
+  readonly tools: ToolServer | undefined;
+  readonly prompts: PromptChannel | undefined;
+  readonly jobs: ServedJobs | undefined;
+  readonly slack: SlackChannel | undefined;
+  readonly server: Server | undefined;
+  readonly elicitation: boolean;
+  readonly health: HealthServer | undefined;
 }
 
-function describeNotice(n: ServerNotice): string {
+function printBanner(log: ServeLog, b: BannerParts): void {
+  const { tools, prompts, jobs, slack, server } = b;
+  const slotsOf = (name: string, own: number): number => server?.slots.get(name) ?? own;
+  if (tools !== undefined) {
+    for (const w of tools.warnings) log.warn('warning', w.message);
+    for (const n of tools.notServed) log.info('not_served', `note: not serving ${n.name} (${n.reason}): ${n.detail}`, { tool: n.name, reason: n.reason });
+  }
+  const where = b.natsContext === undefined ? 'without NATS' : `on NATS context ${b.natsContext}`;
+  const head = `Agent ${b.identity} ${b.version} (fisk-ai ${packageVersion()}) ${where} as worker ${log.worker}`;
+  const channels: Record<string, unknown>[] = [];
+  const lines: string[] = [head];
+  if (jobs !== undefined) {
+    const slots = slotsOf(jobs.channel.name, jobs.channel.workers);
+    channels.push({ name: jobs.channel.name, slots, stream: jobs.channel.stream, consumer: jobs.channel.consumer, subject: jobs.channel.subject });
+    lines.push(`Taking jobs from the work queue (${slots} at once)`, ...jobs.banner);
+  }
+  if (tools !== undefined) {
+    const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
+    const lending = tools.served.length > 0;
+    if (lending) channels.push({ name: 'a2a tools', tools: tools.served, subject: tools.subjects.tool });
+    lines.push(lending ? `Serving ${counted(tools.served.length, 'tool')}${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
+    lines.push(`  Discovery: ${tools.subjects.discovery}`);
+    if (lending) lines.push(`  Tools:     ${tools.subjects.tool}`, `  Exposed:   ${tools.served.join(', ')}`);
+  }
+  if (prompts !== undefined) {
+    const slots = slotsOf(prompts.name, prompts.workers);
+    channels.push({ name: prompts.name, slots, subject: prompts.subject, elicitation: b.elicitation });
+    lines.push(`  Prompts:   ${prompts.subject} (${slots} at once; questions ${b.elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`);
+  }
+  if (slack !== undefined) {
+    const slots = slotsOf(slack.name, slack.workers);
+    const list = slack.channels.map((c) => cleanText(c));
+    channels.push({ name: slack.name, slots, channels: list });
+    lines.push(`${tools === undefined ? 'Serving' : '  Also:     '} Slack threads in ${list.join(', ')} (${slots} at once; socket mode)`);
+  }
+  if (b.health !== undefined) lines.push(`  Health:    ${b.health.url}/healthz (alive), ${b.health.url}/readyz (taking work)`);
+  const stop =
+    server === undefined
+      ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
+      : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.';
+  if (log.format === 'json') {
+    log.info('serving', head, {
+      identity: b.identity,
+      version: b.version,
+      fisk_ai_version: packageVersion(),
+      ...(b.natsContext === undefined ? {} : { nats_context: b.natsContext }),
+      channels,
+      ...(b.health === undefined ? {} : { health: b.health.url }),
+    });
+    return;
+  }
+  for (const line of [...lines, stop]) log.info('serving', line);
+}
+
+/** The ids of a notice as log fields. */
+function idFields(ids: WorkIds): LogFields {
+  return { job: ids.job, session: ids.session };
+}
+
+/** Logs what the server reports. Without `--verbose` only what went wrong: faults, failures, pauses. */
+function logNotice(log: ServeLog, n: ServerNotice, verbose: boolean): void {
   switch (n.kind) {
-    case 'started':
-      return `started ${cleanText(n.label)}`;
+    case 'started': {
+      if (!verbose) return;
+      const session = n.ids.session !== undefined && !n.label.includes(n.ids.session) ? ` (session ${n.ids.session})` : '';
+      log.info('started', `started ${n.label}${session}`, { channel: n.channel, ...idFields(n.ids) });
+      return;
+    }
     case 'ended': {
-      const r = n.result;
-      const how = r.kind === 'ran' ? r.outcome.status : r.kind === 'abandoned' ? 'abandoned' : `${r.kind}: ${cleanText(r.error.message)}`;
-      return `ended ${cleanText(n.label)}: ${how} in ${Math.round(n.durationMs)} ms`;
+      const { outcome, reason } = n.settled;
+      const bad = outcome === 'failed' || outcome === 'dead' || outcome === 'crashed' || outcome === 'refused' || outcome === 'retried';
+      if (!verbose && !bad) return;
+      const ran = n.result.kind !== 'abandoned';
+      const took = ran ? ` in ${Math.round(n.durationMs)} ms` : '';
+      const fields: LogFields = { channel: n.channel, ...idFields(n.ids), outcome, reason, ...(ran ? { duration_ms: Math.round(n.durationMs) } : {}) };
+      log.line(bad ? 'warn' : 'info', 'ended', `ended ${n.label}: ${outcome}${took}${reason === undefined || reason === '' ? '' : `: ${reason}`}`, fields);
+      return;
     }
     case 'fault':
-      return `${cleanText(n.channel)} failed: ${cleanText(n.error.message)}`;
+      log.error('fault', `${n.channel} failed: ${n.error.message}`, { channel: n.channel, reason: n.error.message });
+      return;
+    case 'paused':
+      log.warn('paused', `${n.channel} paused: ${n.reason}`, { channel: n.channel, reason: n.reason });
+      return;
+    case 'resumed':
+      log.info('resumed', `${n.channel} resumed`, { channel: n.channel });
+      return;
     default: {
       const never: never = n;
       return never;
@@ -141,17 +201,20 @@ function describeNotice(n: ServerNotice): string {
 
 export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): Promise<void> {
   const { workDir, workers } = checkFlags(flags, io.cwd);
+  const log = new ServeLog({ format: logFormat(flags.logFormat), worker: workerId(), out: io.err });
   const verbose = flags.verbose === true || envFlag(io.env, 'VERBOSE');
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'serve');
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
   const servable = checkServable(config);
+  const natsContext = servable.natsContext === '' ? undefined : servable.natsContext;
   const runs = servable.prompts || servable.jobs || servable.slack;
   if (!runs) refuseLoopFlags(flags, config);
   // Slack tokens come from the environment only, checked before anything connects
   const tokens = servable.slack ? slackTokens(io.env) : undefined;
-  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
-  const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
-  const telemetry = await openCommandTelemetry(config, io, flags);
+  for (const w of configWarnings(config)) log.warn('warning', `${w.key}: ${w.message}`, { key: w.key });
+  const { HostTelemetry } = await import('../../host/index.js');
+  const telemetry = await HostTelemetry.open(config, { env: io.env, disabled: flags.telemetry === false, serviceVersion: packageVersion() });
+  if (telemetry.note !== undefined) log.info('note', `note: ${telemetry.note}`);
   // lending tools alone calls no model: no API key is needed, and no store or peer is opened;
   // served prompts, jobs and Slack threads run the model. Nothing is provisioned here: a session
   // stream or memory bucket nobody created fails now.
@@ -169,10 +232,34 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     : await openRuntime(config, 'lend', { env: io.env });
   const cleanup: (() => void)[] = [];
   let slack: SlackChannel | undefined;
+  let health: HealthServer | undefined;
+  // set by the first interrupt: a probe says not ready from then on, before the drain begins
+  let stopping = false;
   try {
-    for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+    for (const n of runtime.notes) log.line(n.level === 'warning' ? 'warn' : 'info', n.level, n.level === 'warning' ? n.message : `${n.level}: ${n.message}`);
     // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
-    const jobs = await openServedJobs(runtime, io, flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
+    const jobs = await openServedJobs(runtime, (text, ids) => log.warn('warning', text, ids === undefined ? {} : idFields(ids)), flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
+    // the health endpoint listens before any work is taken: a port it cannot bind stops the
+    // worker before a job is pulled
+    let server: Server | undefined = undefined;
+    let started = false;
+    const healthSettings = config.expose.health;
+    if (healthSettings !== undefined) {
+      // ready means connected and pulling: not while draining, paused, or the connection is down
+      const watch = natsContext === undefined ? undefined : new ConnectionWatch((await runtime.connections.connection(natsContext)).connection, natsContext);
+      health = await HealthServer.start({
+        address: healthSettings.address,
+        port: healthSettings.port,
+        notReady: () => {
+          const why = [...(server?.notReady() ?? [])];
+          if (stopping && !why.includes('draining')) why.push('draining');
+          if (!started) why.push('starting');
+          const conn = watch?.notReady();
+          if (conn !== undefined) why.push(conn);
+          return why;
+        },
+      });
+    }
     const a2a = config.expose.a2a;
     const overA2a = servable.tools || servable.prompts;
     const transport = overA2a ? createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection }) : undefined;
@@ -198,7 +285,12 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
             observe: (c) => {
               // names and outcomes only: arguments may hold what the operator would not log
               const how = c.isError ? 'error' : c.exitCode !== undefined ? `exit ${c.exitCode}` : 'ok';
-              println(io.err, `called ${cleanText(c.tool)} for ${cleanText(c.caller)}: ${how} in ${Math.round(c.durationMs)} ms`);
+              log.info('called', `called ${cleanText(c.tool)} for ${cleanText(c.caller)}: ${how} in ${Math.round(c.durationMs)} ms`, {
+                tool: c.tool,
+                caller: c.caller,
+                outcome: how,
+                duration_ms: Math.round(c.durationMs),
+              });
             },
           }
         : {}),
@@ -211,11 +303,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         workers: workers ?? slackSettings.workers,
         sessions: runtime.sessions!,
         tokens,
-        warn: (m) => println(io.err, `warning: ${cleanText(m)}`),
+        warn: (m) => log.warn('warning', m),
       });
     }
     const channels: Channel[] = [...(prompts === undefined ? [] : [prompts]), ...(jobs === undefined ? [] : [jobs.channel]), ...(slack === undefined ? [] : [slack])];
-    const server =
+    server =
       channels.length === 0
         ? undefined
         : startServer(runtime, {
@@ -225,9 +317,21 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
             ...(workers === undefined ? {} : { workers }),
             workDir,
             telemetry,
-            ...(verbose ? { notify: (n: ServerNotice) => println(io.err, describeNotice(n)) } : { notify: (n: ServerNotice) => (n.kind === 'fault' ? println(io.err, describeNotice(n)) : undefined) }),
+            notify: (n: ServerNotice) => logNotice(log, n, verbose),
           });
-    printBanner(io, tools, prompts, jobs, slack, server, a2a.elicitation);
+    started = true;
+    printBanner(log, {
+      identity: servable.identity,
+      version: runtime.application?.model.version || packageVersion(),
+      natsContext,
+      tools,
+      prompts,
+      jobs,
+      slack,
+      server,
+      elicitation: a2a.elicitation,
+      health,
+    });
     const fault = await new Promise<Error | undefined>((settle) => {
       let presses = 0;
       void server?.stopped.then((err) => {
@@ -237,16 +341,17 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         (deps.onInterrupt ?? processInterrupt)(() => {
           presses++;
           if (presses === 1) {
-            println(io.err, `draining: finishing the calls in flight${server === undefined ? '' : ' and the runs (press Ctrl-C again to cancel them)'}${server === undefined ? ' (press Ctrl-C again to exit at once)' : ''}`);
+            stopping = true;
+            log.info('draining', `draining: finishing the calls in flight${server === undefined ? '' : ' and the runs (press Ctrl-C again to cancel them)'}${server === undefined ? ' (press Ctrl-C again to exit at once)' : ''}`);
             settle(undefined);
             return;
           }
           if (presses === 2 && server !== undefined) {
-            println(io.err, 'cancelling the runs in flight: each ends where it is, journaled (press Ctrl-C again to exit at once)');
+            log.info('cancelling', 'cancelling the runs in flight: each ends where it is, journaled (press Ctrl-C again to exit at once)');
             server.cancel();
             return;
           }
-          println(io.err, 'stopping now');
+          log.info('stopping', 'stopping now');
           process.exit(EXIT.aborted);
         }),
       );
@@ -255,13 +360,15 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     if (error !== undefined) {
       throw new CliError(`fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`, EXIT.error, { cause: error });
     }
-    println(io.err, tools === undefined ? 'worker stopped' : 'a2a server stopped');
+    log.info('stopped', tools === undefined ? 'worker stopped' : 'a2a server stopped');
   } finally {
     for (const c of cleanup.reverse()) c();
     // a channel opened before something else failed still closes its socket (a no-op after a drain)
     await slack?.close();
     await slack?.settled();
+    await health?.close();
     await runtime.close();
-    await finishCommandTelemetry(telemetry, io);
+    const delivered = await telemetry.finish();
+    if (delivered !== undefined) log.info('telemetry', `telemetry: ${delivered}`);
   }
 }

@@ -3,11 +3,8 @@
  * connection, its session store and the configured task store) and says where it takes jobs from.
  */
 import { openConfiguredJobs } from '../../serve/index.js';
-import type { JobsChannel } from '../../serve/index.js';
+import type { JobsChannel, WorkIds } from '../../serve/index.js';
 import type { Runtime } from '../../host/index.js';
-import { cleanText } from '../../util/terminal-text.js';
-import type { Io } from '../io.js';
-import { println } from '../io.js';
 
 /** The jobs channel and the banner lines that describe it. */
 export interface ServedJobs {
@@ -20,12 +17,12 @@ export interface ServedJobs {
  * configuration takes no jobs. `stateDir` is `--state-dir`, already absolute. Throws what binding
  * the queue or the task store throws, naming the command that creates what is missing.
  */
-export async function openServedJobs(runtime: Runtime, io: Io, stateDir: string | undefined): Promise<ServedJobs | undefined> {
+export async function openServedJobs(runtime: Runtime, warn: (text: string, ids?: WorkIds) => void, stateDir: string | undefined): Promise<ServedJobs | undefined> {
   if (runtime.config.expose.jobs === undefined) return undefined;
   const { channel, tasks } = await openConfiguredJobs(runtime, {
     cwd: runtime.config.baseDir,
     ...(stateDir === undefined ? {} : { stateDir }),
-    warn: (text) => println(io.err, `warning: ${cleanText(text)}`),
+    warn,
   });
   return {
     channel,

@@ -16,6 +16,7 @@ export function registerServe(program: Command, io: Io, deps: ServeCommandDeps =
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--work-dir <dir>', 'the directory application commands run in (default: the current directory)')
     .option('--verbose', 'print one line per served call and run: what, for whom, outcome, duration (env VERBOSE)')
+    .option('--log-format <format>', 'text (the default: a line per event, stamped with the time and worker id) or json (one JSON object per line, for a log shipper)', 'text')
     .option('--no-telemetry', NO_TELEMETRY_HELP)
     .option('--workers <n>', "served runs at once, replacing every endpoint's own workers key")
     .option('--state-dir <dir>', 'where served runs are journaled, and where the file task store keeps DIR/tasks (default: harness.sessions, else the state directory)')

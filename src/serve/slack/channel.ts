@@ -334,6 +334,7 @@ export class SlackChannel implements Channel {
     });
     return {
       label: `slack ${turn.channel} thread ${turn.thread}`,
+      ids: { session: turn.session },
       input,
       prompter,
       runContext: (h) => {
