@@ -129,7 +129,8 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
     case 'deferred':
       return r.grant === undefined ? { kind: 'deferred', reason: r.reason, toolKind: r.toolKind } : { kind: 'deferred', reason: r.reason, toolKind: r.toolKind, grant: r.grant };
     case 'answered': {
-      const block: ToolResultBlock = r.isError ? { type: 'tool_result', toolUseId: call.id, content: r.content, isError: true } : { type: 'tool_result', toolUseId: call.id, content: r.content };
+      const text: ToolResultBlock = r.isError ? { type: 'tool_result', toolUseId: call.id, content: r.content, isError: true } : { type: 'tool_result', toolUseId: call.id, content: r.content };
+      const block: ToolResultBlock = r.images === undefined ? text : { ...text, images: r.images };
       const exec = r.exec === undefined ? undefined : { command: r.exec.command, exit_code: r.exec.exitCode, truncated: r.exec.truncated };
       const event: ToolResultEvent = {
         type: 'tool_result',

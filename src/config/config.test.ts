@@ -143,6 +143,17 @@ mcp_clients:
     }
   });
 
+  it('reads max_output as bytes or KiB/MiB, 64 KiB when unset', () => {
+    const c = parse(`
+mcp_clients:
+  - {name: a, command: x}
+  - {name: b, command: x, max_output: 256KiB}
+  - {name: c, command: x, max_output: 4096}
+  - {name: d, command: x, max_output: "1 MiB"}
+`);
+    expect(c.mcpClients.map((m) => m.maxOutput)).toEqual([65536, 262144, 4096, 1048576]);
+  });
+
   it('expands ${VAR} only in env, headers and url, and lists the secrets to redact', () => {
     const c = parse(`
 mcp_clients:

@@ -3,6 +3,7 @@ import { ConfigError } from './errors.js';
 import { prepareKnowledgeExtensions } from './knowledge-extensions.js';
 import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
 import { isLoopbackUrl } from './loopback.js';
+import { parseByteSize } from './byte-size.js';
 import type { RawConfig } from './schema.js';
 import { CONFIRM_OVER_MCP, PII_MODES } from './types.js';
 import type {
@@ -45,6 +46,8 @@ export const DEFAULTS = {
   knowledgeMaxInjectedTokens: 6000,
   embeddingsTimeout: '30s',
   mcpStartupTimeout: '30s',
+  // the same head-and-tail budget as a command's output
+  mcpMaxOutput: 64 * 1024,
   servedConcurrency: 2,
   servedConcurrencyMax: 1024,
   servedToolTimeout: '30s',
@@ -242,6 +245,10 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
   };
 }
 
+/** The bounds of `mcp_clients[].max_output`: 1 KiB, so a result says something, to 16 MiB. */
+const MCP_MAX_OUTPUT_MIN = 1024;
+const MCP_MAX_OUTPUT_MAX = 16 * 1024 * 1024;
+
 function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: number): McpClientConfig {
   const key = `mcp_clients[${i}]`;
   const command = trimmed(c.command);
@@ -268,6 +275,7 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     url,
     headers: c.headers ?? {},
     startupTimeout,
+    maxOutput: parseByteSize(c.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
     include: normalizeFilter(c.include, `${key}.include`),
     exclude: normalizeFilter(c.exclude, `${key}.exclude`),
   };

@@ -117,6 +117,7 @@ export const McpClientSchema = z.strictObject({
   url: str.optional(),
   headers: z.record(z.string(), z.string()).optional(),
   startup_timeout: duration.optional(),
+  max_output: z.union([int, str]).optional(),
   include: NameFilterSchema.optional(),
   exclude: NameFilterSchema.optional(),
 });

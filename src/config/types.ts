@@ -135,6 +135,8 @@ export interface McpClientConfig {
   readonly url: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly startupTimeout: Duration;
+  /** The budget of one answer's text in bytes, held as head and tail (`max_output`). */
+  readonly maxOutput: number;
   readonly include: Filter;
   readonly exclude: Filter;
 }

@@ -56,7 +56,12 @@ export function guardRestored(
   const result = (b: ToolResultBlock): ToolResultBlock => {
     const text = check(b.content);
     if (text === b.content) return b;
-    return { ...b, content: text ?? PII_WITHHELD };
+    if (text === undefined) {
+      // withheld: the images go with the text they came with
+      const { images: _dropped, ...rest } = b;
+      return { ...rest, content: PII_WITHHELD };
+    }
+    return { ...b, content: text };
   };
   const block = (b: ContentBlock, role: Message['role']): ContentBlock => {
     if (b.type === 'tool_result') return result(b);

@@ -33,12 +33,28 @@ export interface ToolUseBlock {
   readonly input: string;
 }
 
-/** A single plain-text tool result answering one tool call. */
+/** The image types a tool result may carry: the ones every provider that takes images accepts. */
+export const TOOL_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ToolImageType = (typeof TOOL_IMAGE_TYPES)[number];
+
+/** An image a tool returned, as standard base64. */
+export interface ToolImage {
+  readonly mediaType: ToolImageType;
+  readonly data: string;
+}
+
+/**
+ * A tool result answering one tool call: its text, and the images it returned. `content` names
+ * every image in words too, so a provider that takes no images in tool results sends the text
+ * alone and the model still learns what it is not shown.
+ */
 export interface ToolResultBlock {
   readonly type: 'tool_result';
   readonly toolUseId: string;
   readonly content: string;
   readonly isError?: boolean;
+  /** Sent as image blocks by the providers that take them in tool results; absent when none. */
+  readonly images?: readonly ToolImage[];
 }
 
 /**
@@ -150,4 +166,15 @@ export const EMPTY_TOOL_OUTPUT = '(no output)';
 /** A tool output as an encoder sends it: never empty. */
 export function toolOutputText(content: string): string {
   return content === '' ? EMPTY_TOOL_OUTPUT : content;
+}
+
+/**
+ * A tool result's text for a provider that takes no images in tool results: the text, which names
+ * each image, and a line saying they are not shown.
+ */
+export function toolOutputWithoutImages(block: ToolResultBlock): string {
+  const text = toolOutputText(block.content);
+  const n = block.images?.length ?? 0;
+  if (n === 0) return text;
+  return `${text}\n[${n === 1 ? 'the image is' : `the ${n} images are`} not shown: this model endpoint takes no images in tool results]`;
 }

@@ -8,19 +8,13 @@ import { cleanText, stripTerminalSequences } from '../util/terminal-text.js';
 
 export { stripTerminalSequences };
 
+/** Breaks a copy of the fence's tag inside the text (shared with every other fence). */
+export { defuseFence } from '../util/data-fence.js';
+
 /**
  * Cleans memory text: terminal sequences removed, carriage returns folded into newlines, other
  * control characters and bidirectional overrides dropped. Tabs and newlines stay.
  */
 export function sanitizeMemoryText(text: string): string {
   return cleanText(text);
-}
-
-/**
- * Makes text safe to place inside a fence named `tag`: the closing tag (in any letter case, with
- * optional spaces) is broken so the text cannot end the fence early and speak outside it.
- */
-export function defuseFence(text: string, tag: string): string {
-  const escaped = tag.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
-  return text.replace(new RegExp(`<(\\s*/?\\s*${escaped})`, 'giu'), '‹$1');
 }

@@ -30,16 +30,19 @@ function extractJson(value: unknown): string {
 
 /** A neutral tool result block as stored. */
 export function encodeToolResult(block: ToolResultBlock): WireToolResult {
-  return block.isError === true
-    ? { tool_use_id: block.toolUseId, content: block.content, is_error: true }
-    : { tool_use_id: block.toolUseId, content: block.content };
+  const base = block.isError === true ? { tool_use_id: block.toolUseId, content: block.content, is_error: true } : { tool_use_id: block.toolUseId, content: block.content };
+  const images = block.images ?? [];
+  return images.length === 0 ? base : { ...base, images: images.map((i) => ({ media_type: i.mediaType, data: i.data })) };
 }
 
 /** A stored tool result as a neutral block. */
 export function decodeToolResult(wire: WireToolResult): ToolResultBlock {
-  return wire.is_error === true
-    ? { type: 'tool_result', toolUseId: wire.tool_use_id, content: wire.content, isError: true }
-    : { type: 'tool_result', toolUseId: wire.tool_use_id, content: wire.content };
+  const base: ToolResultBlock =
+    wire.is_error === true
+      ? { type: 'tool_result', toolUseId: wire.tool_use_id, content: wire.content, isError: true }
+      : { type: 'tool_result', toolUseId: wire.tool_use_id, content: wire.content };
+  const images = wire.images ?? [];
+  return images.length === 0 ? base : { ...base, images: images.map((i) => ({ mediaType: i.media_type, data: i.data })) };
 }
 
 /** One neutral block as stored. */

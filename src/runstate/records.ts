@@ -7,6 +7,8 @@
  * conversation types of `llm` are converted at the edge by `message-codec.ts`.
  */
 
+import type { ToolImageType } from '../llm/types.js';
+
 /** The journal format version. A journal of any other version is refused in both directions. */
 export const FORMAT_VERSION = 3;
 
@@ -61,6 +63,14 @@ export interface WireToolResult {
   readonly tool_use_id: string;
   readonly content: string;
   readonly is_error?: boolean;
+  /** Images the tool returned (an MCP server's), absent when none. */
+  readonly images?: readonly WireToolImage[];
+}
+
+/** One image of a tool result: its media type and standard base64 data. */
+export interface WireToolImage {
+  readonly media_type: ToolImageType;
+  readonly data: string;
 }
 
 /**

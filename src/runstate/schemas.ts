@@ -5,6 +5,7 @@
  */
 import { FINGERPRINT_THINKING, APPROVAL_DECISIONS, TERMINAL_REASONS, protocolOf } from './records.js';
 import type { RecordKind } from './records.js';
+import { TOOL_IMAGE_TYPES } from '../llm/types.js';
 
 const nonNegative = { type: 'integer', minimum: 0 } as const;
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -16,6 +17,15 @@ const toolResult = {
     tool_use_id: nonEmpty,
     content: { type: 'string' },
     is_error: { type: 'boolean' },
+    images: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { media_type: { enum: TOOL_IMAGE_TYPES }, data: { type: 'string', contentEncoding: 'base64' } },
+        required: ['media_type', 'data'],
+        additionalProperties: false,
+      },
+    },
   },
   required: ['tool_use_id', 'content'],
   additionalProperties: false,

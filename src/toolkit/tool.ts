@@ -1,4 +1,4 @@
-import type { ToolDef } from '../llm/types.js';
+import type { ToolDef, ToolImage } from '../llm/types.js';
 import { oneLine } from '../util/terminal-text.js';
 
 /**
@@ -64,6 +64,8 @@ export interface CompletedOutcome {
   readonly exec?: ExecRecord;
   /** The tool failed in a way the model should see as an error result. */
   readonly isError: boolean;
+  /** Images for the model (an MCP server's); `output` names each of them in words as well. */
+  readonly images?: readonly ToolImage[];
 }
 
 /** A tool saying it will answer later: the call is journaled as deferred and the run suspends. */

@@ -35,6 +35,21 @@ function request(over: Partial<Request> = {}): Request {
 }
 
 describe('buildParams', () => {
+  it('sends the images of a tool result as image blocks after its text', () => {
+    const p = buildParams(request({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'echo', input: '{}' }] }, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: 'look\n[image "image/png", 8 B, attached as image 1]', images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }] }] }));
+    expect(p.messages[2]?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'c1',
+        is_error: false,
+        content: [
+          { type: 'text', text: 'look\n[image "image/png", 8 B, attached as image 1]' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
+    ]);
+  });
+
   it('places the two cache breakpoints with a 5 minute lifetime for a non-interactive run', () => {
     const p = buildParams(request());
     expect(p.system).toEqual([

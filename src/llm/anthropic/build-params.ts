@@ -156,7 +156,10 @@ function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockP
       return {
         type: 'tool_result',
         tool_use_id: b.toolUseId,
-        content: [{ type: 'text', text: toolOutputText(b.content) }],
+        content: [
+          { type: 'text', text: toolOutputText(b.content) },
+          ...(b.images ?? []).map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.mediaType, data: i.data } })),
+        ],
         is_error: b.isError ?? false,
       };
     case 'provider':

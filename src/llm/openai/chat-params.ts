@@ -9,7 +9,7 @@ import type { ReasoningEffort } from 'openai/resources/shared';
 import type { Request } from '../provider.js';
 import { EncodedCache, objectText } from '../encoded-cache.js';
 import type { Message, ToolDef } from '../types.js';
-import { toolOutputText } from '../types.js';
+import { toolOutputWithoutImages } from '../types.js';
 
 /**
  * Assembles a Chat Completions body for one neutral request, for OpenAI-compatible servers
@@ -102,7 +102,8 @@ function appendMessage(out: ChatCompletionMessageParam[], m: Message): void {
     if (b.type === 'text' && b.text !== '') texts.push(b.text);
     else if (b.type === 'tool_result') {
       flush();
-      out.push({ role: 'tool', tool_call_id: b.toolUseId, content: toolOutputText(b.content) });
+      // a tool message carries text only: the images are named and said to be missing
+      out.push({ role: 'tool', tool_call_id: b.toolUseId, content: toolOutputWithoutImages(b) });
     }
   }
   flush();

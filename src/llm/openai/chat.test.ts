@@ -20,6 +20,28 @@ const req = (over: Partial<Request> = {}): Request => ({
 });
 
 describe('buildChatParams', () => {
+  it('sends a tool result with images as its text and a line saying the images are not shown', () => {
+    const images = [{ mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' }];
+    const p = buildChatParams(
+      req({
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'a', input: '{}' }, { type: 'tool_use', id: 'c2', name: 'a', input: '{}' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', toolUseId: 'c1', content: 'one picture', images },
+              { type: 'tool_result', toolUseId: 'c2', content: 'two pictures', images: [...images, ...images] },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(p.messages.filter((m) => m.role === 'tool')).toEqual([
+      { role: 'tool', tool_call_id: 'c1', content: 'one picture\n[the image is not shown: this model endpoint takes no images in tool results]' },
+      { role: 'tool', tool_call_id: 'c2', content: 'two pictures\n[the 2 images are not shown: this model endpoint takes no images in tool results]' },
+    ]);
+  });
+
   it('sends the system prompt as one string, one message per tool result, no reasoning and no deferral', () => {
     const p = buildChatParams(
       req({

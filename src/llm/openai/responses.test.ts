@@ -28,6 +28,18 @@ const req = (over: Partial<Request> = {}): Request => ({
 });
 
 describe('buildResponsesParams', () => {
+  it('sends the images of a tool result as input images after its text', () => {
+    const p = buildResponsesParams(req({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'a', input: '{}' }] }, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: 'look\n[image "image/png", 8 B, attached as image 1]', images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }] }] }));
+    expect(p.input).toContainEqual({
+      type: 'function_call_output',
+      call_id: 'c1',
+      output: [
+        { type: 'input_text', text: 'look\n[image "image/png", 8 B, attached as image 1]' },
+        { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
+      ],
+    });
+  });
+
   it('is stateless, joins the system prompt into instructions and asks for encrypted reasoning', () => {
     const p = buildResponsesParams(req());
     expect(p.store).toBe(false);

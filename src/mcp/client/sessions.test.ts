@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOutcome, newFuncTool } from '../../toolkit/functool/index.js';
+import type { ToolImage } from '../../llm/types.js';
 import type { Outcome, Tool } from '../../toolkit/tool.js';
 import { startMcpServer } from '../server/http-server.js';
 
@@ -13,7 +14,7 @@ import { McpClientError } from './errors.js';
 import { openMcpSessions } from './sessions.js';
 import type { McpSessionSet, McpToolsChange } from './sessions.js';
 import { alive } from '../../../test/support/processes.js';
-import { EVERYTHING, RAW_SERVER, entry, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
+import { EVERYTHING, RAW_SERVER, entry, fencedBody, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
 
 const baseEnv = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-must-not-leak-0001', SERVER_TOKEN: 'token-for-the-server-123' };
 const opts = { env: baseEnv, credentialEnvNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'] };
@@ -25,7 +26,7 @@ function tool(set: McpSessionSet, server: string, name: string): Tool {
   return t;
 }
 
-function completed(o: Outcome): { output: string; isError: boolean; content?: unknown } {
+function completed(o: Outcome): { output: string; isError: boolean; images?: readonly ToolImage[] | undefined } {
   if (o.status !== 'completed') throw new Error('expected a completed outcome');
   return o;
 }
@@ -87,17 +88,28 @@ describe('openMcpSessions over stdio against server-everything', () => {
     expect(getEventListeners(shared, 'abort')).toHaveLength(0);
   });
 
-  it('keeps an image and its surrounding parts faithfully', async () => {
+  it('passes an image on as an image, between the words around it', async () => {
     const out = completed(await tool(set, 'everything', 'get-tiny-image').execute('{}', {}, signal));
-    const blocks = JSON.parse(out.output) as { type: string; mimeType?: string; data?: string }[];
-    expect(blocks.map((b) => b.type)).toEqual(['text', 'image', 'text']);
-    expect(blocks[1]?.mimeType).toBe('image/png');
-    expect(Buffer.from(blocks[1]?.data ?? '', 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(fencedBody(out.output).split('\n')).toEqual([
+      "Here's the image you requested:",
+      expect.stringMatching(/^\[image "image\/png", [\d.]+ KiB, attached as image 1\]$/u),
+      'The image above is the MCP logo.',
+    ]);
+    expect(out.images).toHaveLength(1);
+    expect(out.images?.[0]?.mediaType).toBe('image/png');
+    expect(Buffer.from(out.images?.[0]?.data ?? '', 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+
+  it('turns resource links into text with their URIs', async () => {
+    const out = completed(await tool(set, 'everything', 'get-resource-links').execute('{"count":2}', {}, signal));
+    const links = fencedBody(out.output).split('\n').filter((l) => l.startsWith('[resource link '));
+    expect(links).toHaveLength(2);
+    for (const l of links) expect(l).toMatch(/^\[resource link "demo:\/\/resource\/[^"]+", name "[^"]+"/u);
   });
 
   it('gives the child the environment minus credentials, PATH and the expanded entry env kept', async () => {
     const out = completed(await tool(set, 'everything', 'get-env').execute('{}', {}, signal));
-    const env = JSON.parse(out.output) as Record<string, string>;
+    const env = JSON.parse(fencedBody(out.output)) as Record<string, string>;
     expect(env['ANTHROPIC_API_KEY']).toBeUndefined();
     expect(out.output).not.toContain('sk-ant-must-not-leak');
     expect(env['PATH']).toBe(process.env['PATH']);
@@ -106,7 +118,6 @@ describe('openMcpSessions over stdio against server-everything', () => {
     // the child got the expanded secret, and echoing it back to the model replaces it
     expect(env['GIVEN']).toBe('[REDACTED]');
     expect(out.output).not.toContain('token-for-the-server-123');
-    expect(JSON.stringify(out.content)).not.toContain('token-for-the-server-123');
   });
 
   it('answers a call the server refuses as an error result the model can read', async () => {
@@ -142,7 +153,7 @@ describe('openMcpSessions over streamable HTTP against server-everything', () =>
       const echo = completed(await tool(set, 'web', 'echo').execute('{"message":"over http"}', {}, signal));
       expect(echo.output).toContain('over http');
       const image = completed(await tool(set, 'web', 'get-tiny-image').execute('{}', {}, signal));
-      expect(JSON.parse(image.output)).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'image', mimeType: 'image/png' })]));
+      expect(image.images).toEqual([expect.objectContaining({ mediaType: 'image/png' })]);
     } finally {
       await set.close();
     }
@@ -174,7 +185,7 @@ describe('tools/list_changed over streamable HTTP', () => {
         await until(() => changes.length > 0, 'a rebuild over HTTP');
         expect(changes[0]).toMatchObject({ server: 'growing', added: ['grown'], removed: [] });
         const out = completed(await tool(set, 'growing', 'grown').execute('{}', {}, signal));
-        expect(out.output).toBe('I am new');
+        expect(fencedBody(out.output)).toBe('I am new');
       } finally {
         await set.close();
       }
@@ -219,7 +230,7 @@ describe('closing an HTTP session', () => {
     });
     try {
       const set = await openMcpSessions([entry({ name: 'peer', transport: 'http', command: undefined, url: served.endpoint })], opts);
-      expect(completed(await tool(set, 'peer', 'hello').execute('{}', {}, signal)).output).toBe('"hi"');
+      expect(fencedBody(completed(await tool(set, 'peer', 'hello').execute('{}', {}, signal)).output)).toBe('"hi"');
       expect(served.sessions()).toBe(1);
       await set.close();
       expect(served.sessions()).toBe(0);

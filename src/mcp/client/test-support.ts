@@ -15,6 +15,10 @@ import type { McpClientConfig } from '../../config/types.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The reference server from the MCP project, a devDependency. */
 export const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+/** A server behaving as a careless or hostile third party would (huge answers, escape sequences, images). */
+export const HOSTILE_SERVER = join(ROOT, 'test', 'mcp', 'fixtures', 'hostile-mcp-server.mjs');
+/** The filesystem reference server from the MCP project, a devDependency. */
+export const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 /** Our raw JSON-RPC server for the cases a well-behaved server cannot produce. */
 export const RAW_SERVER = join(ROOT, 'test', 'mcp', 'fixtures', 'raw-mcp-server.mjs');
 
@@ -30,6 +34,7 @@ export function entry(over: Partial<McpClientConfig> & Pick<McpClientConfig, 'na
     url: undefined,
     headers: {},
     startupTimeout: { text: '20s', ms: 20_000 },
+    maxOutput: 64 * 1024,
     include: NONE,
     exclude: NONE,
     ...over,
@@ -125,4 +130,11 @@ export async function startGrowingHttpServer(options: { readonly rewording?: boo
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** The server's text inside the fence an answer reaches the model in (the lines between the label and the closing tag). */
+export function fencedBody(output: string): string {
+  const lines = output.split('\n');
+  if (!(lines[0] ?? '').startsWith('<mcp-data ') || lines.at(-1) !== '</mcp-data>') throw new Error(`not a fenced answer: ${output.slice(0, 200)}`);
+  return lines.slice(2, -1).join('\n');
 }

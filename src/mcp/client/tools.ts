@@ -11,10 +11,11 @@ import { filterVerdict } from '../../toolkit/filter.js';
 import type { CompiledFilters } from '../../toolkit/filter.js';
 import type { FilteredTool } from '../../toolkit/source.js';
 import type { ExecDeps, Outcome } from '../../toolkit/tool.js';
-import { outcomeOf } from './content.js';
-import type { McpOutcome } from './content.js';
+import { capText, fenceAnswer, outcomeOf } from './content.js';
+import { cleanDescription, cleanSchema } from './clean-descriptor.js';
 import { checkDescriptor, shownName } from './descriptor.js';
 import { McpClientError } from './errors.js';
+import { cleanText } from '../../util/terminal-text.js';
 import { errorText } from './redact.js';
 import type { Redactor } from './redact.js';
 
@@ -49,7 +50,7 @@ const CallAnswer = z.looseObject({
  * a protocol-level refusal (unknown tool, invalid arguments, a dropped connection), both arrive as
  * error results naming the server, never as a failure of the run.
  */
-export function callerFor(server: string, client: () => Client | undefined, redact: Redactor): McpCaller {
+export function callerFor(server: string, client: () => Client | undefined, redact: Redactor, maxOutput: number): McpCaller {
   return async (remoteName, args, deps, signal) => {
     const c = client();
     if (c === undefined) throw new McpClientError('closed', server, `MCP server ${JSON.stringify(server)} was closed before the call to ${remoteName}; sessions must outlive the runs that use them`);
@@ -64,29 +65,15 @@ export function callerFor(server: string, client: () => Client | undefined, reda
         signal: own.signal,
         timeout: deps.timeoutMs ?? NO_TIMEOUT_MS,
       });
-      return redactOutcome(outcomeOf(answer), redact);
+      return outcomeOf(answer, { server, tool: remoteName, maxOutput, redact });
     } catch (err) {
-      return { status: 'completed', output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}: ${errorText(err, redact)}`, isError: true };
+      // the refusal's words are the server's too: cleaned, bounded and fenced like an answer
+      const said = capText(cleanText(errorText(err, redact)), maxOutput);
+      return { status: 'completed', output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}:\n${fenceAnswer({ server, tool: remoteName }, said.text, said.truncated, true)}`, isError: true };
     } finally {
       signal.removeEventListener('abort', forward);
     }
   };
-}
-
-/**
- * A server that echoes the credential it was given would hand it to the model provider; its own
- * secrets are replaced in what it answers, as everywhere else they might be shown.
- */
-function redactOutcome(outcome: McpOutcome, redact: Redactor): McpOutcome {
-  const output = redact(outcome.output);
-  if (output === outcome.output) return outcome;
-  let content: readonly unknown[];
-  try {
-    content = JSON.parse(redact(JSON.stringify(outcome.content))) as unknown[];
-  } catch {
-    content = [{ type: 'text', text: output }];
-  }
-  return { ...outcome, output, content };
 }
 
 function notCallable(server: string, name: string): never {
@@ -121,6 +108,11 @@ export function buildTools(server: string, listing: readonly unknown[], filters:
       return;
     }
     const d = checked.descriptor;
+    const description = redact(cleanDescription(d.description));
+    if (description === '') {
+      problems.push({ tool: shownName(d.name), reason: 'its description is only control characters or escape sequences' });
+      return;
+    }
     if (seen.has(d.name)) {
       problems.push({ tool: shownName(d.name), reason: 'the server lists this name more than once' });
       return;
@@ -129,8 +121,8 @@ export function buildTools(server: string, listing: readonly unknown[], filters:
     tools.push(
       newFuncTool({
         name: d.name,
-        description: redact(d.description),
-        inputSchema: d.inputSchema,
+        description,
+        inputSchema: cleanSchema(d.inputSchema),
         origin: { kind: 'mcp', server, remoteName: d.name },
         handler: (input, call) => (caller === undefined ? notCallable(server, d.name) : caller(d.name, input, call.deps, call.signal)),
       }),

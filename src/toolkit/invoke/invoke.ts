@@ -173,6 +173,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   let output: string;
   let isError: boolean;
   let exec: AnsweredResult['exec'];
+  let images: AnsweredResult['images'];
   if (ran.status === 'timeout') {
     // substituted before the hook, so hook, journal, events and model all see the same text
     output = timeoutMessage(tool.name, timeout?.ms ?? 0, timeout?.key ?? 'the tool timeout');
@@ -182,9 +183,14 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
     output = ctx.scrub === undefined ? ran.output : ctx.scrub(ran.output);
     isError = ran.isError;
     exec = ran.exec;
+    images = ran.images;
   }
   const post = ctx.hooks?.post === undefined ? undefined : await ctx.hooks.post({ call, name: tool.name, input, output, isError });
-  if (post?.action === 'replace') output = post.output;
+  if (post?.action === 'replace') {
+    output = post.output;
+    // a hook that replaced the text (withheld it, say) has not vouched for the images
+    images = undefined;
+  }
 
   // a command's output travels in its envelope; a non-zero exit is an answer, not an error
   let content = output;
@@ -202,6 +208,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
     toolKind: tool.kind,
     toolName: tool.name,
     ...(exec === undefined ? {} : { exec }),
+    ...(images === undefined || images.length === 0 ? {} : { images }),
     ...(ran.status === 'timeout' ? { timedOut: true } : {}),
   };
   return grant === undefined ? answered : { ...answered, grant };

@@ -3,6 +3,7 @@
  * comes back. The agent loop, `fisk mcp` and every serving surface call the same pipeline, so the
  * same failure gets the same message wherever it happens.
  */
+import type { ToolImage } from '../../llm/types.js';
 import type { ExecRecord, Kind, Prompter, Tool } from '../tool.js';
 
 /** One call as the model (or a client) made it. `input` is the raw JSON text of the arguments. */
@@ -116,6 +117,8 @@ export interface AnsweredResult {
   readonly isError: boolean;
   /** For a command: its output alone, for surfaces that show the output rather than the envelope. */
   readonly output: string;
+  /** Images the tool returned, for the providers that take them in tool results. */
+  readonly images?: readonly ToolImage[];
   readonly exec?: ExecRecord;
   /** Set when the tool never ran. */
   readonly refused?: RefusalReason;
