@@ -39,6 +39,14 @@ export interface FakeSlackOptions {
   readonly botUserId?: string;
 }
 
+/** A message posted with `chat.postEphemeral`: seen only by `user`, never part of the history. */
+export interface FakeSlackEphemeral {
+  readonly channel: string;
+  readonly user: string;
+  readonly threadTs: string | undefined;
+  readonly text: string;
+}
+
 /** What a person does in a channel. */
 export interface FakeSlackPost {
   readonly channel: string;
@@ -73,6 +81,8 @@ export interface FakeSlack {
   readonly calls: readonly FakeSlackCall[];
   /** Every message, people's and the bot's, in the order posted. */
   readonly messages: readonly FakeSlackMessage[];
+  /** Every ephemeral message the bot posted, in order. */
+  readonly ephemerals: readonly FakeSlackEphemeral[];
   /** The messages of one thread, its first message included. */
   thread(channel: string, threadTs: string): FakeSlackMessage[];
   /** Socket connections open now. */
@@ -115,6 +125,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const botUserId = options.botUserId ?? 'UFISKBOT';
   const calls: FakeSlackCall[] = [];
   const messages: FakeSlackMessage[] = [];
+  const ephemerals: FakeSlackEphemeral[] = [];
   const sockets = new Set<WebSocket>();
   const waiters = new Set<() => void>();
   let opened = 0;
@@ -149,6 +160,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         const m: FakeSlackMessage = { channel, ts: nextTs(), threadTs, user: botUserId, text, blocks, edits: 0 };
         messages.push(m);
         return { ok: true, channel, ts: m.ts, message: { text, ts: m.ts, user: botUserId } };
+      }
+      case 'chat.postEphemeral': {
+        const channel = str(params['channel']);
+        const user = str(params['user']);
+        if (channel === '') return { ok: false, error: 'channel_not_found' };
+        if (user === '') return { ok: false, error: 'user_not_in_channel' };
+        const text = str(params['text']);
+        if (text === '') return { ok: false, error: 'no_text' };
+        ephemerals.push({ channel, user, threadTs: params['thread_ts'] === undefined ? undefined : str(params['thread_ts']), text });
+        return { ok: true, message_ts: nextTs() };
       }
       case 'chat.update': {
         const m = messages.find((x) => x.channel === params['channel'] && x.ts === params['ts']);
@@ -269,6 +290,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     botUserId,
     calls,
     messages,
+    ephemerals,
     thread: (channel, threadTs) => messages.filter((m) => m.channel === channel && (m.ts === threadTs || m.threadTs === threadTs)),
     get connections() {
       return sockets.size;

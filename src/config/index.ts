@@ -18,7 +18,7 @@ export { ConfigError, CONFIG_ERROR_CODES, formatIssue } from './errors.js';
 export type { ConfigErrorCode, ConfigIssue } from './errors.js';
 export { MODES, validateForMode } from './validate.js';
 export type { Mode } from './validate.js';
-export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl } from './prepare.js';
+export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl, slackApiUrl } from './prepare.js';
 export { isLoopbackHost, isLoopbackUrl } from './loopback.js';
 export { decodeOptions } from './options.js';
 export { DEFAULT_KNOWLEDGE_EXTENSIONS } from './knowledge-extensions.js';

@@ -19,6 +19,7 @@ import type {
   McpClientConfig,
   McpTransport,
   PiiMode,
+  SlackApprovers,
   ThinkingSetting,
 } from './types.js';
 
@@ -137,6 +138,8 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
           : {
               channels: normalizeList(expose.slack.channels),
               workers: positiveCount(expose.slack.workers, 'expose.agent.slack.workers', 1),
+              apiUrl: slackApiUrl(expose.slack.api_url, 'expose.agent.slack.api_url'),
+              approvers: slackApprovers(expose.slack.approvers),
             },
       health: expose?.health === undefined ? undefined : prepareHealth(expose.health),
     },
@@ -144,6 +147,38 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
     telemetry: prepareTelemetry(raw),
     present,
   };
+}
+
+/**
+ * The Slack Web API base: https unless it is this machine (the bot token travels to it), ending
+ * in `/` because the client appends method names to it. Undefined when unset.
+ */
+export function slackApiUrl(value: string | undefined, key: string): string | undefined {
+  const text = (value ?? '').trim();
+  if (text === '') return undefined;
+  const url = checkServiceUrl(text, key);
+  const href = url.href;
+  return href.endsWith('/') ? href : `${href}/`;
+}
+
+/** A Slack user id as Slack writes it: U or W and capitals and digits, never a display name. */
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+function slackApprovers(value: string | readonly string[] | undefined): SlackApprovers {
+  const key = 'expose.agent.slack.approvers';
+  if (value === undefined) return { kind: 'requester' };
+  if (typeof value === 'string') {
+    const v = value.trim();
+    if (v === '' || v === 'requester') return { kind: 'requester' };
+    if (v === 'channel') return { kind: 'channel' };
+    if (SLACK_USER_ID.test(v)) throw ConfigError.of('value', key, `"${v}" looks like one user id; write a list ([${v}]), or use requester or channel`);
+    throw ConfigError.of('value', key, `"${v}" is not an approvers setting; use requester (only the person who asked), channel (anybody in the channel) or a list of Slack user ids`);
+  }
+  const users = normalizeList(value);
+  if (users.length === 0) throw ConfigError.of('value', key, 'is an empty list, so nobody could approve a call; list Slack user ids, or use requester or channel');
+  const bad = users.find((u) => !SLACK_USER_ID.test(u));
+  if (bad !== undefined) throw ConfigError.of('value', key, `"${bad}" is not a Slack user id (like U0123ABCD; find it in the person's profile under "Copy member ID"), not a name`);
+  return { kind: 'users', users };
 }
 
 function deriveIdentity(raw: RawConfig): { identity: string; identitySource: IdentitySource } {

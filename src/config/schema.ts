@@ -151,6 +151,8 @@ export const ExposeJobsSchema = z.strictObject({
 export const ExposeSlackSchema = z.strictObject({
   channels: strList.optional(),
   workers: int.optional(),
+  api_url: str.optional(),
+  approvers: z.union([str, strList]).optional(),
 });
 
 export const ExposeHealthSchema = z.strictObject({

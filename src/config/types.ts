@@ -169,9 +169,18 @@ export interface ExposeJobsConfig {
   readonly workers: number;
 }
 
+/**
+ * Who may answer an approval in a Slack thread: only the person whose message started the turn
+ * (`requester`), anybody in the channel (`channel`), or the listed user ids.
+ */
+export type SlackApprovers = { readonly kind: 'requester' } | { readonly kind: 'channel' } | { readonly kind: 'users'; readonly users: readonly string[] };
+
 export interface ExposeSlackConfig {
   readonly channels: readonly string[];
   readonly workers: number;
+  /** The Web API base (`expose.agent.slack.api_url`); undefined for Slack's own. */
+  readonly apiUrl: string | undefined;
+  readonly approvers: SlackApprovers;
 }
 
 /** `expose.agent.health`: where `fisk serve` answers `/healthz` and `/readyz`. */

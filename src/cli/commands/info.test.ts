@@ -195,12 +195,20 @@ describe('fisk info Slack', () => {
     expect(out).toMatch(/\nSlack\n {2}Connection +socket mode/);
     expect(out).toMatch(/Channels +C0A, C0B/);
     expect(out).toMatch(/Threads at once +3/);
+    expect(out).toMatch(/Web API +Slack's own/);
+    expect(out).toMatch(/Approvers +requester \(only the person whose message started the turn\)/);
     expect(out).toMatch(/App token +SLACK_APP_TOKEN \(not set: fisk serve will refuse to start\)/);
     expect(out).toMatch(/Bot token +SLACK_BOT_TOKEN \(set\)/);
     expect(out + io.stderr()).not.toContain('xoxb-secret-value-1234');
     const json = captureIo(env);
     expect(await runCli(['info', '--config', path, '--json'], json)).toBe(EXIT.ok);
-    expect((JSON.parse(json.stdout()) as InfoReport).slack?.map((r) => r.label)).toEqual(['Connection', 'Channels', 'Threads at once', 'App token', 'Bot token']);
+    expect((JSON.parse(json.stdout()) as InfoReport).slack?.map((r) => r.label)).toEqual(['Connection', 'Web API', 'Channels', 'Threads at once', 'Approvers', 'App token', 'Bot token']);
+    // where the base comes from, and the approvers as listed
+    const routed = configFile(`expose:\n  agent:\n    slack: {channels: [C0A], api_url: 'https://slack-gov.example.com/api', approvers: [UBOSS]}\n`);
+    const io2 = captureIo({ ...env, SLACK_API_URL: 'http://127.0.0.1:7777/api/' });
+    expect(await runCli(['info', '--config', routed], io2)).toBe(EXIT.ok);
+    expect(io2.stdout()).toMatch(/Web API +http:\/\/127\.0\.0\.1:7777\/api\/ \(from SLACK_API_URL\)/);
+    expect(io2.stdout()).toMatch(/Approvers +UBOSS/);
   });
 
   it('has no Slack section without expose.agent.slack', async () => {

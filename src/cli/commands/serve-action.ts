@@ -13,7 +13,7 @@ import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
 import { ConnectionWatch } from '../../conns/index.js';
-import { HealthServer, checkServable, promptChannel, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
+import { HealthServer, checkServable, promptChannel, slackApiBase, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
 import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer, WorkIds } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { CliError, UsageError } from '../errors.js';
@@ -211,6 +211,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   if (!runs) refuseLoopFlags(flags, config);
   // Slack tokens come from the environment only, checked before anything connects
   const tokens = servable.slack ? slackTokens(io.env) : undefined;
+  const slackApi = servable.slack ? slackApiBase(io.env, config.expose.slack?.apiUrl) : undefined;
   for (const w of configWarnings(config)) log.warn('warning', `${w.key}: ${w.message}`, { key: w.key });
   const { HostTelemetry } = await import('../../host/index.js');
   const telemetry = await HostTelemetry.open(config, { env: io.env, disabled: flags.telemetry === false, serviceVersion: packageVersion() });
@@ -303,6 +304,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         workers: workers ?? slackSettings.workers,
         sessions: runtime.sessions!,
         tokens,
+        ...(slackApi === undefined ? {} : { apiUrl: slackApi }),
+        approvers: slackSettings.approvers,
         warn: (m) => log.warn('warning', m),
       });
     }

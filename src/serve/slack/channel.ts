@@ -12,6 +12,7 @@ import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '@slack/bolt';
 import type { AgentEvent } from '../../agent/events.js';
 import type { RunOutcome } from '../../agent/outcome.js';
+import type { SlackApprovers } from '../../config/index.js';
 import type { RunInput } from '../../host/index.js';
 import { approvalBody, appendNext, loadRun, RunStateError, toolResultBody } from '../../runstate/index.js';
 import type { PendingCall, SessionStore } from '../../runstate/index.js';
@@ -34,8 +35,10 @@ export interface SlackChannelOptions {
   /** Where served runs are journaled: asked whether a thread is already a conversation. */
   readonly sessions: SessionStore;
   readonly tokens: SlackTokens;
-  /** The Web API base, for a local stand-in; Slack's own by default. */
+  /** The Web API base (a proxy, GovSlack, a local stand-in); Slack's own by default. */
   readonly apiUrl?: string;
+  /** Who may answer an approval (default: only the person whose message started the turn). */
+  readonly approvers?: SlackApprovers;
   /** How long a question waits in silence (default 15 minutes). */
   readonly questionWindowMs?: number;
   /** Problems worth a log line (a post Slack refused); never message text or tokens. */
@@ -49,6 +52,8 @@ interface Turn {
   readonly session: string;
   readonly channel: string;
   readonly thread: string;
+  /** Who started the turn: the person whose message it answers (a resume keeps the original one). */
+  readonly requester: string;
   /** What to run: a person's message, or a resume after a late click. */
   readonly ask: { readonly kind: 'message'; readonly text: string } | { readonly kind: 'resume' };
   state: TurnState;
@@ -269,18 +274,22 @@ export class SlackChannel implements Channel {
       await this.#say(event.channel, thread, STATUS.notStarted);
       return;
     }
-    this.#admit({ session, channel: event.channel, thread, ask: { kind: 'message', text } });
+    this.#admit({ session, channel: event.channel, thread, requester: event.user ?? '', ask: { kind: 'message', text } });
   }
 
-  /** Takes on a turn: posts its status, then queues it behind the thread's turn in progress. */
-  #admit(t: Pick<Turn, 'session' | 'channel' | 'thread' | 'ask'>): void {
+  /**
+   * Takes on a turn: posts its status (or, for a run resumed by a late answer, brings the status
+   * message of the turn that stopped up to date), then queues it behind the thread's turn in progress.
+   */
+  #admit(t: Pick<Turn, 'session' | 'channel' | 'thread' | 'requester' | 'ask'>, statusTs?: string): void {
     let end!: () => void;
     const ended = new Promise<void>((r) => (end = r));
     const before = this.#tails.get(t.session);
+    const first = before === undefined ? STATUS.admitted : STATUS.queued;
     const turn: Turn = {
       ...t,
       state: 'waiting',
-      status: this.#say(t.channel, t.thread, before === undefined ? STATUS.admitted : STATUS.queued),
+      status: statusTs === undefined ? this.#say(t.channel, t.thread, first) : this.#edit(t.channel, statusTs, first).then(() => statusTs),
       ended,
       end: () => {
         turn.state = 'ended';
@@ -326,6 +335,8 @@ export class SlackChannel implements Channel {
     const prompter = new SlackPrompter({
       board: this.#board,
       session: turn.session,
+      requester: turn.requester,
+      status: turn.status,
       windowMs: this.#o.questionWindowMs ?? DEFAULT_QUESTION_WINDOW_MS,
       poster: {
         post: (text, blocks) => this.#say(turn.channel, turn.thread, text, blocks),
@@ -394,16 +405,53 @@ export class SlackChannel implements Channel {
     if (ref === undefined) return;
     const reply = replyOf(actionId, ref, action, user);
     if (reply === undefined) return;
+    const channel = body.container?.channel_id ?? body.channel?.id;
+    const thread = body.container?.thread_ts ?? body.message?.thread_ts;
+    const refusal = reply.kind === 'approval' ? this.#refusal(user, ref) : undefined;
+    if (refusal !== undefined) {
+      // told only to the one who pressed; the question stays open for whoever may answer it
+      if (channel !== undefined && this.#allowed.has(channel) && user !== '') await this.#whisper(channel, thread, user, refusal);
+      return;
+    }
     if (this.#board.deliver(ref.question, reply)) return;
     // nobody waits: the run that asked has ended, or this worker restarted since
-    const channel = body.container?.channel_id ?? body.channel?.id;
     const messageTs = body.container?.message_ts ?? body.message?.ts;
-    const thread = body.container?.thread_ts ?? body.message?.thread_ts;
     if (channel === undefined || !this.#allowed.has(channel) || thread === undefined) return;
     const team = body.user?.team_id ?? body.team?.id ?? '';
     // the element says which session it belongs to; it must be the session of the thread it is in
     if (threadSessionId(team, channel, thread) !== ref.session) return;
     await this.#lateAnswer(ref, reply, { channel, thread, messageTs, user });
+  }
+
+  /**
+   * Why `user` may not answer the approval `ref` asks, or undefined when they may. Fails closed:
+   * under `requester`, an approval that does not say who asked can be answered by nobody.
+   */
+  #refusal(user: string, ref: QuestionRef): string | undefined {
+    const approvers = this.#o.approvers ?? { kind: 'requester' };
+    switch (approvers.kind) {
+      case 'channel':
+        return undefined;
+      case 'requester':
+        if (ref.requester !== undefined && ref.requester !== '' && user === ref.requester) return undefined;
+        return ref.requester === undefined || ref.requester === ''
+          ? 'This approval does not say who asked for it, so nobody can answer it here; mention me in the thread to ask again.'
+          : `Only <@${ref.requester}>, whose message started this, can answer this approval. Nothing was changed.`;
+      case 'users':
+        if (approvers.users.includes(user)) return undefined;
+        return 'You are not one of the approvers of this agent, so this approval is still waiting. Nothing was changed.';
+      default: {
+        const never: never = approvers;
+        return String(never);
+      }
+    }
+  }
+
+  /** A message only `user` sees (an ephemeral one), in the thread when there is one. */
+  #whisper(channel: string, thread: string | undefined, user: string, text: string): Promise<void> {
+    return this.#post(async () => {
+      await this.#app.client.chat.postEphemeral({ channel, user, text, ...(thread === undefined ? {} : { thread_ts: thread }) });
+    }).then(() => undefined);
   }
 
   /**
@@ -433,7 +481,9 @@ export class SlackChannel implements Channel {
       await note(`This answer could not be applied: ${escapeSlack(err instanceof Error ? err.message : String(err))}`);
       return;
     }
-    this.#admit({ session: ref.session, channel: at.channel, thread: at.thread, ask: { kind: 'resume' } });
+    // the resumed run takes over the status message of the turn that stopped, so it does not stay
+    // on "waiting for an answer" above a run that carried on
+    this.#admit({ session: ref.session, channel: at.channel, thread: at.thread, requester: ref.requester ?? at.user, ask: { kind: 'resume' } }, ref.status);
   }
 
   async next(signal: AbortSignal): Promise<Work | undefined> {

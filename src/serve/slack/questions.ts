@@ -100,20 +100,41 @@ export interface QuestionRef {
   readonly session: string;
   /** For a menu option, the option's index. */
   readonly index?: number;
+  /**
+   * The user whose message started the turn that asked: with `approvers: requester`, the only
+   * one who may answer an approval, also after a restart. Slack returns element values as the
+   * bot wrote them, so a person cannot put another name here.
+   */
+  readonly requester?: string;
+  /** The turn's status message, brought up to date when a late answer resumes the run. */
+  readonly status?: string;
 }
 
 export function encodeRef(ref: QuestionRef): string {
-  return JSON.stringify({ q: ref.question, s: ref.session, ...(ref.index === undefined ? {} : { i: ref.index }) });
+  return JSON.stringify({
+    q: ref.question,
+    s: ref.session,
+    ...(ref.index === undefined ? {} : { i: ref.index }),
+    ...(ref.requester === undefined ? {} : { r: ref.requester }),
+    ...(ref.status === undefined ? {} : { t: ref.status }),
+  });
 }
 
 /** Reads an element value back; undefined for anything not written by `encodeRef`. */
 export function decodeRef(value: string | undefined): QuestionRef | undefined {
   if (value === undefined || value.length > 2000) return undefined;
   try {
-    const v = JSON.parse(value) as { q?: unknown; s?: unknown; i?: unknown };
+    const v = JSON.parse(value) as { q?: unknown; s?: unknown; i?: unknown; r?: unknown; t?: unknown };
     if (typeof v.q !== 'string' || typeof v.s !== 'string') return undefined;
     if (v.i !== undefined && (typeof v.i !== 'number' || !Number.isInteger(v.i) || v.i < 0)) return undefined;
-    return { question: v.q, session: v.s, ...(typeof v.i === 'number' ? { index: v.i } : {}) };
+    if ((v.r !== undefined && typeof v.r !== 'string') || (v.t !== undefined && typeof v.t !== 'string')) return undefined;
+    return {
+      question: v.q,
+      session: v.s,
+      ...(typeof v.i === 'number' ? { index: v.i } : {}),
+      ...(typeof v.r === 'string' ? { requester: v.r } : {}),
+      ...(typeof v.t === 'string' ? { status: v.t } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -202,6 +223,10 @@ export interface SlackPrompterOptions {
   readonly poster: ThreadPoster;
   /** The session the questions belong to, carried in every element so a late click finds it. */
   readonly session: string;
+  /** Who started the turn, carried in every element (see `QuestionRef.requester`). */
+  readonly requester?: string;
+  /** The turn's status message once posted, carried in every element (see `QuestionRef.status`). */
+  readonly status?: Promise<string | undefined>;
   /** How long a question waits in silence. */
   readonly windowMs: number;
 }
@@ -226,7 +251,13 @@ export class SlackPrompter implements Prompter {
   }
 
   async #ask(blocks: (ref: QuestionRef) => Block[], text: string, signal: AbortSignal): Promise<{ settled: Settled; ts: string | undefined }> {
-    const ref: QuestionRef = { question: QuestionBoard.mint(), session: this.#o.session };
+    const status = await this.#o.status;
+    const ref: QuestionRef = {
+      question: QuestionBoard.mint(),
+      session: this.#o.session,
+      ...(this.#o.requester === undefined || this.#o.requester === '' ? {} : { requester: this.#o.requester }),
+      ...(status === undefined ? {} : { status }),
+    };
     const failed = new AbortController();
     // wait first, so a click landing before the post returns still finds the question
     const waiting = this.#o.board.wait(ref.question, this.#o.windowMs, AbortSignal.any([signal, failed.signal]));

@@ -3,10 +3,40 @@
  * environment, and the session id a thread is journaled under.
  */
 import { createHash } from 'node:crypto';
+import { slackApiUrl } from '../../config/index.js';
+import type { SlackApprovers } from '../../config/index.js';
 import { ServeError } from '../errors.js';
 
 /** The variables the Slack channel reads its tokens from, in the order they are checked. */
 export const SLACK_TOKEN_VARIABLES = { app: 'SLACK_APP_TOKEN', bot: 'SLACK_BOT_TOKEN' } as const;
+
+/** The variable that points the channel at another Web API base, over `expose.agent.slack.api_url`. */
+export const SLACK_API_URL_VARIABLE = 'SLACK_API_URL';
+
+/**
+ * The Web API base the channel talks to: `SLACK_API_URL` when set, else
+ * `expose.agent.slack.api_url`, else Slack's own (undefined). Either is refused unless it is https
+ * or this machine, because the bot token goes with every call.
+ */
+export function slackApiBase(env: Readonly<Record<string, string | undefined>>, configured: string | undefined): string | undefined {
+  return slackApiUrl(env[SLACK_API_URL_VARIABLE], SLACK_API_URL_VARIABLE) ?? configured;
+}
+
+/** Who may answer an approval, in words, for `fisk info` and the banner. */
+export function describeApprovers(approvers: SlackApprovers): string {
+  switch (approvers.kind) {
+    case 'requester':
+      return 'requester (only the person whose message started the turn)';
+    case 'channel':
+      return 'channel (anybody in the channel)';
+    case 'users':
+      return approvers.users.join(', ');
+    default: {
+      const never: never = approvers;
+      return String(never);
+    }
+  }
+}
 
 /** The two tokens socket mode needs: the app-level token opens the socket, the bot token posts. */
 export interface SlackTokens {
@@ -55,12 +85,24 @@ export interface SlackInfoRow {
  * What `fisk info` shows of `expose.agent.slack`: the channels and slots, and which variables the
  * tokens come from with whether each is set. A token's value is never shown.
  */
-export function slackInfoRows(slack: { readonly channels: readonly string[]; readonly workers: number }, env: Readonly<Record<string, string | undefined>>): SlackInfoRow[] {
+export function slackInfoRows(
+  slack: { readonly channels: readonly string[]; readonly workers: number; readonly apiUrl: string | undefined; readonly approvers: SlackApprovers },
+  env: Readonly<Record<string, string | undefined>>,
+): SlackInfoRow[] {
   const state = (name: string): string => `${name} (${(env[name]?.trim() ?? '') === '' ? 'not set: fisk serve will refuse to start' : 'set'})`;
+  let api: string;
+  try {
+    const fromEnv = slackApiUrl(env[SLACK_API_URL_VARIABLE], SLACK_API_URL_VARIABLE);
+    api = fromEnv !== undefined ? `${fromEnv} (from ${SLACK_API_URL_VARIABLE})` : slack.apiUrl !== undefined ? `${slack.apiUrl} (expose.agent.slack.api_url)` : "Slack's own";
+  } catch (err) {
+    api = `${err instanceof Error ? err.message : String(err)}: fisk serve will refuse to start`;
+  }
   return [
     { label: 'Connection', value: 'socket mode (outbound WebSocket; no public address needed)' },
+    { label: 'Web API', value: api },
     { label: 'Channels', value: slack.channels.length === 0 ? '(none: set expose.agent.slack.channels)' : slack.channels.join(', ') },
     { label: 'Threads at once', value: String(slack.workers) },
+    { label: 'Approvers', value: describeApprovers(slack.approvers) },
     { label: 'App token', value: state(SLACK_TOKEN_VARIABLES.app) },
     { label: 'Bot token', value: state(SLACK_TOKEN_VARIABLES.bot) },
   ];

@@ -17,7 +17,7 @@ import type { Server } from '../server.js';
 import { openSlackChannel } from './channel.js';
 import type { SlackChannel } from './channel.js';
 import { ACTIONS } from './questions.js';
-import { slackTokens, threadSessionId } from './settings.js';
+import { slackApiBase, slackTokens, threadSessionId } from './settings.js';
 
 const CHANNEL = 'C0FISK';
 
@@ -75,13 +75,17 @@ afterEach(async () => {
 });
 
 /** Starts one worker: a runtime, the Slack channel and a server, like `fisk serve` does. */
-async function worker(opts: { workers?: number; windowMs?: number } = {}): Promise<{ runtime: Runtime; server: Server; channel: SlackChannel }> {
+async function worker(opts: { workers?: number; windowMs?: number; approvers?: string } = {}): Promise<{ runtime: Runtime; server: Server; channel: SlackChannel }> {
+  // the Web API base and the approvers come from agent.yaml, as fisk serve reads them
   const config = parseConfigForMode(
     {
-      text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+      text:
+        `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` +
+        `expose:\n  agent:\n    slack:\n      channels: [${CHANNEL}]\n      api_url: ${slack.apiUrl}\n${opts.approvers === undefined ? '' : `      approvers: ${opts.approvers}\n`}`,
     },
     'run',
   );
+  const settings = config.expose.slack!;
   const runtime = await openRuntime(config, 'run', {
     env: { PATH: process.env['PATH'] },
     providerOptions: { baseUrl: fakeModel.url, apiKey: 'k' },
@@ -93,7 +97,8 @@ async function worker(opts: { workers?: number; windowMs?: number } = {}): Promi
     workers: opts.workers ?? 2,
     sessions: runtime.sessions!,
     tokens: slackTokens({ SLACK_APP_TOKEN: slack.appToken, SLACK_BOT_TOKEN: slack.botToken }),
-    apiUrl: slack.apiUrl,
+    ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
+    approvers: settings.approvers,
     ...(opts.windowMs === undefined ? {} : { questionWindowMs: opts.windowMs }),
   });
   const server = startServer(runtime, { channels: [channel] });
@@ -171,7 +176,7 @@ describe('the Slack channel', () => {
   it('asks for approval with buttons and runs the call once it is clicked', async () => {
     await worker();
     await slack.connected();
-    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy' });
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
     const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
     expect(allow.message.blocks.map((b) => b['type'])).toEqual(['section', 'actions']);
     expect(deploy.calls).toBe(0);
@@ -185,7 +190,7 @@ describe('the Slack channel', () => {
   it('turns an approval clicked after a restart into a resume turn that runs the call', async () => {
     const first = await worker({ windowMs: 200 });
     await slack.connected(1);
-    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy' });
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
     const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
     // nobody clicks: the run stops before the gated call and says how to carry on
     await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
@@ -212,7 +217,7 @@ describe('the Slack channel', () => {
   it('holds a decline clicked after a restart: the resumed run refuses the call without asking again', async () => {
     const first = await worker({ windowMs: 200 });
     await slack.connected(1);
-    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy' });
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
     const decline = await slack.until(button(ts, ACTIONS.decline), 'the approval buttons');
     await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
     await stop(first);
@@ -228,6 +233,97 @@ describe('the Slack channel', () => {
     expect(botSaid(ts).filter((m) => JSON.stringify(m.blocks).includes(ACTIONS.decline))).toHaveLength(0);
     const last = fakeModel.requests.at(-1)?.bodyText ?? '';
     expect(last).toContain('the operator declined this call');
+  });
+
+  it("refuses, by default, an approval pressed by somebody other than the person who asked: only they are told, and it stays pending", async () => {
+    await worker();
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
+    const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UOTHER' });
+    const refusal = await slack.until(() => slack.ephemerals.find((e) => e.user === 'UOTHER'), 'the ephemeral refusal');
+    expect(refusal).toMatchObject({ channel: CHANNEL, threadTs: ts });
+    expect(refusal.text).toContain('Only <@UASKER>');
+    expect(refusal.text).toContain('Nothing was changed');
+    // nothing changed: the buttons are still there, nothing ran, and the run still waits
+    expect(allow.message.blocks.length).toBeGreaterThan(0);
+    expect(allow.message.edits).toBe(0);
+    expect(deploy.calls).toBe(0);
+    expect(statusOf(ts)?.text).toContain('Waiting for an answer to the question below');
+    await slack.act({ message: allow.message, actionId: ACTIONS.decline, value: allow.value, user: 'UOTHER' });
+    await slack.until(() => (slack.ephemerals.filter((e) => e.user === 'UOTHER').length === 2 ? true : undefined), 'the second refusal');
+    expect(allow.message.blocks.length).toBeGreaterThan(0);
+    // the person who asked can
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UASKER' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer after the approval');
+    expect(deploy.calls).toBe(1);
+    expect(allow.message.text).toContain('Allowed once by <@UASKER>');
+    expect(slack.ephemerals.filter((e) => e.user === 'UASKER')).toHaveLength(0);
+    expect(slack.calls.some((c) => c.method === 'chat.postEphemeral')).toBe(true);
+  });
+
+  it('takes approvals only from the listed user ids, the asker included', async () => {
+    await worker({ approvers: '[UBOSS, UDEPUTY]' });
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
+    const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
+    await slack.act({ message: allow.message, actionId: ACTIONS.always, value: allow.value, user: 'UASKER' });
+    const refusal = await slack.until(() => slack.ephemerals.find((e) => e.user === 'UASKER'), 'the refusal to the asker');
+    expect(refusal.text).toContain('not one of the approvers');
+    expect(deploy.calls).toBe(0);
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UDEPUTY' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer after the approval');
+    expect(deploy.calls).toBe(1);
+    expect(allow.message.text).toContain('Allowed once by <@UDEPUTY>');
+  });
+
+  it("with approvers: channel, anybody in the channel may approve", async () => {
+    await worker({ approvers: 'channel' });
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
+    const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'USOMEONE' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer after the approval');
+    expect(deploy.calls).toBe(1);
+    expect(slack.ephemerals).toHaveLength(0);
+  });
+
+  it('holds the requester rule after a restart: a stranger’s late press is refused and journals nothing', async () => {
+    const first = await worker({ windowMs: 200 });
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
+    const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
+    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await stop(first);
+
+    const second = await worker();
+    await slack.connected(2);
+    const session = threadSessionId(slack.team, CHANNEL, ts);
+    const before = (await second.runtime.sessions!.load(session)).length;
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UOTHER' });
+    await slack.until(() => slack.ephemerals.find((e) => e.user === 'UOTHER'), 'the ephemeral refusal');
+    expect((await second.runtime.sessions!.load(session)).length).toBe(before);
+    expect(deploy.calls).toBe(0);
+    await slack.act({ message: allow.message, actionId: ACTIONS.once, value: allow.value, user: 'UASKER' });
+    await slack.until(answerIn(ts, '*Done*'), 'the answer of the resumed run');
+    expect(deploy.calls).toBe(1);
+  });
+
+  it('refuses an api_url that would send the token over plain http, and approvers that name nobody, naming the key', () => {
+    const parse = (slackBlock: string) => () =>
+      parseConfigForMode({ text: `identity: served\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    slack:\n      channels: [C1]\n${slackBlock}` }, 'serve');
+    expect(parse('      api_url: http://slack.example.com/api/\n')).toThrow(/expose\.agent\.slack\.api_url.*uses http to a host that is not this machine/);
+    expect(parse('      api_url: not a url\n')).toThrow(/expose\.agent\.slack\.api_url.*is not a URL/);
+    expect(parse('      approvers: everyone\n')).toThrow(/expose\.agent\.slack\.approvers.*use requester .*channel .*or a list of Slack user ids/);
+    expect(parse('      approvers: []\n')).toThrow(/expose\.agent\.slack\.approvers.*empty list/);
+    expect(parse('      approvers: [alice]\n')).toThrow(/"alice" is not a Slack user id/);
+    expect(parse('      approvers: UBOSS\n')).toThrow(/write a list \(\[UBOSS\]\)/);
+    // the base gains the slash the client appends method names to
+    const ok = parseConfigForMode({ text: `identity: served\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    slack:\n      channels: [C1]\n      api_url: https://slack-gov.example.com/api\n` }, 'serve');
+    expect(ok.expose.slack).toMatchObject({ apiUrl: 'https://slack-gov.example.com/api/', approvers: { kind: 'requester' } });
+    expect(slackApiBase({ SLACK_API_URL: 'http://127.0.0.1:9/api/' }, ok.expose.slack!.apiUrl)).toBe('http://127.0.0.1:9/api/');
+    expect(slackApiBase({}, ok.expose.slack!.apiUrl)).toBe('https://slack-gov.example.com/api/');
+    expect(() => slackApiBase({ SLACK_API_URL: 'http://proxy.example.com/' }, undefined)).toThrow(/SLACK_API_URL/);
   });
 
   it('takes a typed answer to a question while the run waits', async () => {
@@ -260,6 +356,10 @@ describe('the Slack channel', () => {
     const results = JSON.stringify((fakeModel.requests[fakeModel.requests.length - 1]!.body as { messages: unknown[] }).messages);
     expect(results).toContain('{\\"selected\\":\\"blue\\"}');
     expect(q.text).toContain('Chosen by <@UPERSON>');
+    // the status message that said it was waiting is brought up to date by the resumed run,
+    // rather than left waiting above a second status
+    await slack.until(() => (statusOf(ts)?.text.includes('Answered') === true ? true : undefined), 'the first status edited to answered');
+    expect(botSaid(ts).filter((m) => m.text.includes('Waiting for an answer') || m.text.includes('On it shortly'))).toHaveLength(0);
   });
 
   it('on drain, finishes the running turn, marks the admitted ones not started, and closes the socket last', async () => {
