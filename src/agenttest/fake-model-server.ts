@@ -23,6 +23,11 @@ export interface FakeReply {
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: unknown;
   readonly hang?: boolean;
+  /**
+   * The reply is held until this settles, so a test can keep the model "thinking" for as long as
+   * it needs to watch a surface, without a timer: nothing of the reply is sent before it.
+   */
+  readonly until?: Promise<unknown>;
 }
 
 /** A reply, or a function choosing one from the request it answers. */
@@ -95,14 +100,27 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
             ? step(received)
             : step;
       if (reply.hang === true) return;
-      const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
-      res.writeHead(reply.status ?? 200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(payload),
-        ...reply.headers,
-      });
-      res.end(payload);
+      if (reply.until !== undefined) {
+        // a held reply is sent once released, unless the client gave up meanwhile
+        void reply.until.then(
+          () => send(res, reply),
+          () => send(res, reply),
+        );
+        return;
+      }
+      send(res, reply);
     });
+  };
+
+  const send = (res: ServerResponse, reply: FakeReply): void => {
+    if (res.destroyed || res.writableEnded) return;
+    const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+    res.writeHead(reply.status ?? 200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      ...reply.headers,
+    });
+    res.end(payload);
   };
 
   const server = createServer(handle);

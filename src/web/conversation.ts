@@ -1,31 +1,38 @@
 /**
  * The conversation a browser shows: one run handle at a time, its events kept in order so every tab
- * (and a reloaded page) renders the same stream from the start. The first open tab controls it;
- * any other tab watches read-only. When the controlling tab goes away, every question it left open
- * is answered "no": a closed page never approves anything.
+ * (and a reloaded page) renders the same stream from the start. One open tab controls it (see
+ * `TabControl`); any other tab watches read-only. When the controlling tab goes away, every question
+ * it left open is answered "no": a closed page never approves anything.
  */
-import type { AgentEvent } from '../agent/events.js';
 import { answerOf, messageOf } from '../agent/outcome.js';
 import type { RunOutcome } from '../agent/outcome.js';
+import { stripControl } from '../agent/sanitize.js';
 import { startRun } from '../host/index.js';
 import type { HostTelemetry, QuestionAnswer, RunHandle, Runtime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
-import { transcriptEvents } from '../cli/commands/session.js';
-import { revealInvisible } from '../util/shell-quote.js';
+import { TabControl } from './control.js';
+import { pageEvent, replayedRun } from './page-events.js';
+import type { PageAgentEvent } from './page-events.js';
 
-/** What the page receives: the run's own events (a crash without its stack) and the conversation's. */
+/** Who answered a question: the controlling page, or nobody because no page was there to ask. */
+export type AnsweredBy = 'page' | 'no_page';
+
+/** What the page receives: the run's own events (cleaned, a crash without its stack) and the conversation's. */
 export type WebEvent =
-  | Exclude<AgentEvent, { type: 'crash' }>
-  | { readonly type: 'crash'; readonly message: string }
+  | PageAgentEvent
   | { readonly type: 'prompt'; readonly text: string }
   | { readonly type: 'run'; readonly runId: string | undefined; readonly resumed: boolean }
-  | { readonly type: 'answered'; readonly id: string }
+  /** A question was answered; `answer` is what the run received. */
+  | { readonly type: 'answered'; readonly id: string; readonly answer: QuestionAnswer; readonly by: AnsweredBy }
   | { readonly type: 'outcome'; readonly status: RunOutcome['status']; readonly answer: string; readonly message: string; readonly runId: string | undefined }
   | { readonly type: 'reopened'; readonly runId: string; readonly status: string; readonly resumable: boolean }
   | { readonly type: 'error'; readonly message: string };
 
 /** Sent to one tab only. */
-export type TabEvent = { readonly type: 'control'; readonly tab: string; readonly control: boolean; readonly busy: boolean; readonly agent: string } | { readonly type: 'reset' };
+export type TabEvent =
+  /** `key` is only ever sent to the controlling tab: shown again when it reconnects after a reload, it keeps control. */
+  | { readonly type: 'control'; readonly tab: string; readonly control: boolean; readonly busy: boolean; readonly agent: string; readonly key?: string }
+  | { readonly type: 'reset' };
 
 /** A refusal the server answers with its status code and message. */
 export class RequestRefused extends Error {
@@ -49,7 +56,7 @@ export interface ConversationOptions {
 export class Conversation {
   readonly #opts: ConversationOptions;
   readonly #tabs = new Map<string, Tab>();
-  #controller: string | undefined;
+  readonly #control = new TabControl(() => this.#announce());
   #log: (WebEvent | TabEvent)[] = [];
   #handle: RunHandle | undefined;
   #busy = false;
@@ -64,10 +71,13 @@ export class Conversation {
     this.#opts = opts;
   }
 
-  /** Adds a tab: it is told whether it controls, then receives everything so far, then what follows. */
-  attach(tab: string, send: Tab['send']): void {
+  /**
+   * Adds a tab: it is told whether it controls, then receives everything so far, then what follows.
+   * `claim` is the key the tab kept from an earlier connection, if any.
+   */
+  attach(tab: string, send: Tab['send'], claim?: string): void {
     this.#tabs.set(tab, { send });
-    this.#controller ??= tab;
+    this.#control.attach(tab, claim);
     send(this.#controlEvent(tab));
     for (const e of this.#log) send(e);
   }
@@ -75,9 +85,8 @@ export class Conversation {
   /** Removes a tab; a controlling tab's open questions are declined and control passes on. */
   detach(tab: string): void {
     this.#tabs.delete(tab);
-    if (this.#controller !== tab) return;
-    for (const id of [...this.#open]) this.#answer(id, null);
-    this.#controller = this.#tabs.keys().next().value;
+    if (!this.#control.detach(tab)) return;
+    for (const id of [...this.#open]) this.#answer(id, null, 'no_page');
     this.#announce();
   }
 
@@ -86,7 +95,8 @@ export class Conversation {
   }
 
   #controlEvent(tab: string): TabEvent {
-    return { type: 'control', tab, control: this.#controller === tab, busy: this.#busy, agent: this.#opts.runtime.config.identity };
+    const key = this.#control.keyFor(tab);
+    return { type: 'control', tab, control: this.#control.controller === tab, busy: this.#busy, agent: this.#opts.runtime.config.identity, ...(key === undefined ? {} : { key }) };
   }
 
   #announce(): void {
@@ -102,7 +112,7 @@ export class Conversation {
 
   #mustControl(tab: string): void {
     if (!this.#tabs.has(tab)) throw new RequestRefused(409, 'this page is not connected; reload it');
-    if (this.#controller !== tab) throw new RequestRefused(409, 'read-only: another tab controls this agent; use that tab or close it');
+    if (this.#control.controller !== tab) throw new RequestRefused(409, 'read-only: another tab controls this agent; use that tab or close it');
   }
 
   #mustBeIdle(): void {
@@ -132,7 +142,7 @@ export class Conversation {
         this.#emit({ type: 'reset' });
         handle = await startRun(this.#opts.runtime, { prompt: text, checkpoint: {} }, this.#startOptions());
       }
-      this.#emit({ type: 'prompt', text });
+      this.#emit({ type: 'prompt', text: stripControl(text) });
       this.#follow(handle, false);
     } catch (err) {
       this.#busy = false;
@@ -170,14 +180,9 @@ export class Conversation {
     this.#emit({ type: 'run', runId: handle.runId, resumed });
     handle.subscribe({
       emit: (event) => {
-        // the stack is for the operator's terminal, never for a page
-        if (event.type === 'crash') this.#emit({ type: 'crash', message: event.message });
-        // an approval shows the command with invisible characters spelled out, as the terminal does:
-        // a character that vanished on the page would still reach the command
-        else if (event.type === 'question' && event.kind === 'approval') this.#emit({ ...event, text: revealInvisible(event.text) });
-        else this.#emit(event);
+        this.#emit(pageEvent(event));
         // with no page open nobody can answer: that is a no, never a wait for someone to come back
-        if (event.type === 'question' && event.id !== undefined && this.#controller === undefined) this.#answer(event.id, null);
+        if (event.type === 'question' && event.id !== undefined && this.#control.controller === undefined) this.#answer(event.id, null, 'no_page');
       },
     });
     void handle.outcome.then((outcome) => {
@@ -189,17 +194,17 @@ export class Conversation {
     });
   }
 
-  #answer(id: string, value: QuestionAnswer): boolean {
+  #answer(id: string, value: QuestionAnswer, by: AnsweredBy): boolean {
     if (!this.#open.delete(id)) return false;
     this.#handle?.answer(id, value);
-    this.#emit({ type: 'answered', id });
+    this.#emit({ type: 'answered', id, answer: typeof value === 'string' ? stripControl(value) : value, by });
     return true;
   }
 
   /** Answers a question the run asked. */
   answer(tab: string, id: string, value: QuestionAnswer): void {
     this.#mustControl(tab);
-    if (!this.#answer(id, value)) throw new RequestRefused(404, `no question ${JSON.stringify(id)} is waiting; it may have been answered already`);
+    if (!this.#answer(id, value, 'page')) throw new RequestRefused(404, `no question ${JSON.stringify(id)} is waiting; it may have been answered already`);
   }
 
   cancel(tab: string): void {
@@ -238,7 +243,7 @@ export class Conversation {
     }
     await this.#release();
     this.#emit({ type: 'reset' });
-    for (const e of transcriptEvents(run)) this.#emit(e.role === 'user' && e.event.type === 'text' ? { type: 'prompt', text: e.event.text } : e.event);
+    replayedRun(run, { prompt: (text) => this.#emit({ type: 'prompt', text }), event: (e) => this.#emit(e) });
     const resumable = run.status !== 'completed';
     this.#resumable = resumable ? run.runId : undefined;
     this.#continuable = resumable ? undefined : run.runId;
@@ -254,6 +259,7 @@ export class Conversation {
 
   /** Ends the run in progress and releases the handle. */
   async close(): Promise<void> {
+    this.#control.close();
     this.#handle?.cancel();
     await this.#release();
   }

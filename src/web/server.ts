@@ -4,7 +4,7 @@
  * per-start access token (in the URL once, then in a cookie the page cannot read), and on a
  * loopback address must name a loopback Host and, when it has one, a loopback Origin.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -121,6 +121,28 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   send(res, status, { error: message });
 }
 
+/** The style of the page below, allowed by its hash: the policy still admits no other inline style. */
+const TOKEN_PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{font-size:.95em}@media (prefers-color-scheme:dark){body{background:#16181a;color:#e6e6e6}}';
+const TOKEN_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>fisk web: open the address it printed</title><style>${TOKEN_PAGE_STYLE}</style></head>
+<body><main>
+<h1>This address does not open this agent</h1>
+<p>The access token in it is wrong, or it is from an earlier start of <code>fisk web</code>: each start makes a new one, and a restart makes the old address useless.</p>
+<p>Open the address <code>fisk web</code> printed on the first line of its output when it started (it ends in <code>?token=…</code>). If that terminal is gone, start it again with <code>fisk web --config agent.yaml</code> and open the new address.</p>
+</main></body>
+</html>
+`;
+const TOKEN_PAGE_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(TOKEN_PAGE_STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+/** A browser opening the page without a valid token gets a page saying what to do, not a JSON error. */
+function refuseToken(res: ServerResponse, page: boolean): void {
+  const message = 'unauthorized: open the address fisk web printed, with its token';
+  if (!page) return refuse(res, 401, message);
+  res.writeHead(401, { ...SECURITY_HEADERS, 'content-security-policy': TOKEN_PAGE_POLICY, 'content-type': 'text/html; charset=utf-8' });
+  res.end(TOKEN_PAGE);
+}
+
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const type = header(req, 'content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) throw new RequestRefused(415, 'send the request body as application/json');
@@ -213,19 +235,20 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
       }
     }
     if (!sameToken(url.searchParams.get('token') ?? cookieToken(req, cookieName(port)), token)) {
-      refuse(res, 401, 'unauthorized: open the address fisk web printed, with its token');
+      refuseToken(res, (req.method === 'GET' || req.method === 'HEAD') && !url.pathname.startsWith('/api/'));
       return false;
     }
     return true;
   }
 
-  function events(req: IncomingMessage, res: ServerResponse): void {
+  function events(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const tab = randomUUID();
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
     res.write(': connected\n\n');
     streams.add(res);
     const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    conversation.attach(tab, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    const claim = url.searchParams.get('claim') ?? undefined;
+    conversation.attach(tab, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`), claim === '' ? undefined : claim);
     req.on('close', () => {
       clearInterval(beat);
       streams.delete(res);
@@ -235,7 +258,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
     if (req.method === 'GET') {
-      if (path === '/api/events') return events(req, res);
+      if (path === '/api/events') return events(req, res, url);
       if (path === '/api/sessions') return send(res, 200, { sessions: await sessionList(opts.runtime) });
       if (path === '/api/citation') return send(res, 200, citation(opts.runtime, url.searchParams.get('ref') ?? ''));
       throw new RequestRefused(404, `no such endpoint: GET ${path}`);

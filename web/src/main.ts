@@ -1,55 +1,19 @@
 /**
  * The `fisk web` page: renders the run's event stream (the same events the terminal renders) and
- * posts prompts, answers and cancels back. Model text is Markdown rendered through a sanitizer:
- * no raw HTML from the model reaches the page. Everything else is set as text.
+ * posts prompts, answers and cancels back. Model text is Markdown rendered through a sanitizer;
+ * everything else is set as text.
  */
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
+import * as activity from './activity.js';
+import { post as request, setTab } from './api.js';
+import { $, el } from './dom.js';
+import type { Answer, Incoming, Json, Question } from './events.js';
+import { foldIfTall, outputBox } from './fold.js';
+import { markdown } from './markdown.js';
+import * as questions from './questions.js';
+import { closeSide, openCitation, openSessions, sideOpen } from './side.js';
 
-type Json = Record<string, unknown>;
-
-interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-}
-
-/** The events the server sends (see src/web/conversation.ts). */
-type Incoming =
-  | { type: 'control'; tab: string; control: boolean; busy: boolean; agent: string }
-  | { type: 'reset' }
-  | { type: 'prompt'; text: string }
-  | { type: 'run'; runId?: string; resumed: boolean }
-  | { type: 'text'; text: string; final: boolean }
-  | { type: 'text_fragment'; text: string }
-  | { type: 'thinking'; text: string }
-  | { type: 'tool_call'; id: string; name: string; input: Json; via?: string }
-  | { type: 'tool_result'; call_id: string; is_error: boolean; output: string; refused?: string; exec?: { command: string; exit_code: number; truncated: boolean } }
-  | { type: 'warning'; text: string }
-  | { type: 'status'; iteration: number; phase: string; usage: Usage }
-  | { type: 'question'; id?: string; kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: string[] }
-  | { type: 'answered'; id: string }
-  | { type: 'outcome'; status: string; answer: string; message: string; runId?: string }
-  | { type: 'reopened'; runId: string; status: string; resumable: boolean }
-  | { type: 'crash'; message: string }
-  | { type: 'error'; message: string };
-
-/** Lines of tool output shown before the rest is folded away. */
-const FOLD_AFTER_LINES = 6;
-/** A citation as the knowledge tools print it: a stored path with an extension, `#`, a chunk number. */
-const CITATION = /(?<![\w/.-])((?:[\w.-]+\/)*[\w.-]+\.[A-Za-z0-9]+#\d+)(?![\w#])/g;
-
-function $(id: string): HTMLElement {
-  const e = document.getElementById(id);
-  if (e === null) throw new Error(`the page lacks #${id}`);
-  return e;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (cls !== undefined) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+/** Where this browser tab keeps the key that lets it take control back after a reload. */
+const CONTROL_KEY = 'fisk-web-control';
 
 const log = $('log');
 const statusPill = $('status');
@@ -63,62 +27,17 @@ const suspendButton = $('suspend-button') as HTMLButtonElement;
 const newButton = $('new-button') as HTMLButtonElement;
 const sessionsButton = $('sessions-button') as HTMLButtonElement;
 const readonlyBanner = $('readonly');
-const side = $('side');
-const sideTitle = $('side-title');
-const sideBody = $('side-body');
-const dialog = $('question') as HTMLDialogElement;
 
 let tab = '';
 let control = false;
 let busy = false;
+/** The prompt box has had its first focus since the page loaded. */
+let focused = false;
 /** The answer being streamed: its element and the text so far. */
 let streaming: { el: HTMLElement; text: string; fragments: number; scheduled: boolean } | undefined;
 const calls = new Map<string, HTMLElement>();
-/** The question the dialog shows, if any. */
-let asked: Extract<Incoming, { type: 'question' }> | undefined;
-
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node instanceof HTMLAnchorElement) {
-    node.target = '_blank';
-    node.rel = 'noopener noreferrer';
-  }
-});
-
-/** Markdown to sanitized DOM, with citations turned into links that open the cited chunk. */
-function markdown(target: HTMLElement, text: string): void {
-  const html = marked.parse(text, { async: false, gfm: true });
-  target.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'img'] }));
-  linkCitations(target);
-}
-
-function linkCitations(root: HTMLElement): void {
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const nodes: Text[] = [];
-  for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
-    if (n.parentElement?.closest('a') === null || n.parentElement?.closest('a') === undefined) nodes.push(n as Text);
-  }
-  for (const node of nodes) {
-    const value = node.nodeValue ?? '';
-    CITATION.lastIndex = 0;
-    if (!CITATION.test(value)) continue;
-    CITATION.lastIndex = 0;
-    const parts = document.createDocumentFragment();
-    let at = 0;
-    for (const m of value.matchAll(CITATION)) {
-      const ref = m[1] ?? '';
-      const start = m.index;
-      parts.append(value.slice(at, start));
-      const a = el('a', 'citation', ref);
-      a.href = '#';
-      a.dataset['ref'] = ref;
-      a.title = 'open the cited passage';
-      parts.append(a);
-      at = start + m[0].length;
-    }
-    parts.append(value.slice(at));
-    node.replaceWith(parts);
-  }
-}
+/** Open questions by id, for the note that says how each was answered. */
+const asked = new Map<string, Question>();
 
 function scrollDown(): void {
   const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 160;
@@ -131,13 +50,8 @@ function add(node: HTMLElement): HTMLElement {
   return node;
 }
 
-function note(text: string, cls = 'note'): void {
-  add(el('div', cls, text));
-}
-
-function setBusy(value: boolean): void {
-  busy = value;
-  refreshControls();
+function note(text: string, cls = 'note'): HTMLElement {
+  return add(el('div', cls, text));
 }
 
 function refreshControls(): void {
@@ -150,19 +64,17 @@ function refreshControls(): void {
   suspendButton.disabled = !control || !busy;
   document.body.dataset['control'] = String(control);
   document.body.dataset['busy'] = String(busy);
+  if (control && !focused && !questions.open()) {
+    focused = true;
+    promptBox.focus();
+  }
 }
 
+/** Posts to the server; a refusal is shown in the conversation. */
 async function post(path: string, body: Json): Promise<boolean> {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tab, ...body }) });
-  if (res.ok) return true;
-  let message = `${res.status} ${res.statusText}`;
-  try {
-    const j = (await res.json()) as { error?: string };
-    if (typeof j.error === 'string') message = j.error;
-  } catch {
-    // the status line says enough
-  }
-  note(message, 'error');
+  const refused = await request(path, body);
+  if (refused === undefined) return true;
+  note(refused, 'error');
   return false;
 }
 
@@ -177,6 +89,7 @@ function finishStreaming(text: string | undefined): HTMLElement {
 }
 
 function fragment(text: string): void {
+  if (activity.current() === 'thinking') activity.show('writing');
   if (streaming === undefined) {
     const target = add(el('div', 'assistant markdown streaming'));
     streaming = { el: target, text: '', fragments: 0, scheduled: false };
@@ -194,18 +107,6 @@ function fragment(text: string): void {
       scrollDown();
     }
   });
-}
-
-function folded(output: string): HTMLElement {
-  const lines = output.replace(/\n+$/, '').split('\n');
-  // one line more is shown rather than folded behind a summary line of its own
-  if (lines.length <= FOLD_AFTER_LINES + 1) return el('pre', 'output', lines.join('\n'));
-  const box = el('div', 'folded');
-  box.append(el('pre', 'output', lines.slice(0, FOLD_AFTER_LINES).join('\n')));
-  const more = el('details');
-  more.append(el('summary', undefined, `${lines.length - FOLD_AFTER_LINES} more lines`), el('pre', 'output', lines.slice(FOLD_AFTER_LINES).join('\n')));
-  box.append(more);
-  return box;
 }
 
 function toolCall(e: Extract<Incoming, { type: 'tool_call' }>): void {
@@ -239,91 +140,66 @@ function toolResult(e: Extract<Incoming, { type: 'tool_result' }>): void {
   card.dataset['result'] = e.refused !== undefined ? 'refused' : e.is_error ? 'error' : 'ok';
   const args = card.querySelector('details.tool-args');
   if (args instanceof HTMLDetailsElement) args.open = false;
-  card.append(folded(e.output));
+  const box = outputBox(e.output.replace(/\n+$/, ''));
+  card.append(box);
+  foldIfTall(box);
   scrollDown();
 }
 
-/** The dialog for a question: the same choices as the terminal, No first and the default. */
-function askQuestion(q: Extract<Incoming, { type: 'question' }>): void {
-  if (q.id === undefined) return;
-  const pending = add(el('div', 'note waiting', q.kind === 'approval' ? `Approval needed: ${q.text}` : `Question: ${q.text}`));
-  pending.dataset['question'] = q.id;
-  statusPill.textContent = control ? 'waiting for you' : 'waiting for an answer';
-  statusPill.dataset['state'] = 'waiting';
-  if (!control) return;
-  asked = q;
-  const title = $('question-title');
-  const text = $('question-text');
-  const input = $('question-input') as HTMLInputElement;
-  const choices = $('question-choices');
-  choices.replaceChildren();
-  input.hidden = q.kind !== 'input';
-  input.value = '';
-  const button = (label: string, value: string | boolean | null, cls = ''): HTMLButtonElement => {
-    const b = el('button', cls, label);
-    b.type = 'button';
-    b.addEventListener('click', () => answer(q, value === '\u0000input' ? input.value : value));
-    choices.append(b);
-    return b;
-  };
-  let first: HTMLButtonElement;
+/** What the person decided, in words, for the note left in the conversation. */
+function decision(q: Question, answer: Answer, by: 'page' | 'no_page'): string {
+  if (by === 'no_page') return q.kind === 'approval' ? 'Declined: no page was open to ask' : 'No answer: no page was open to ask';
   switch (q.kind) {
     case 'approval':
-      title.textContent = 'Approval needed';
-      text.textContent = q.text;
-      first = button('No, do not run it', 'decline', 'no');
-      button('Yes, run it once', 'once', 'yes');
-      button('Yes, and allow this tool for the rest of this run', 'always', 'always');
-      break;
+      return answer === 'once' ? 'Approved once' : answer === 'always' ? 'Approved for the rest of this run' : 'Declined';
     case 'confirm':
-      title.textContent = 'Question';
-      text.textContent = q.text;
-      first = button('No', false, 'no');
-      button('Yes', true, 'yes');
-      break;
+      return answer === true ? 'Answered yes' : 'Answered no';
     case 'select':
-      title.textContent = 'Choose one';
-      text.textContent = q.text;
-      first = button('No answer', null, 'no');
-      for (const o of q.options ?? []) button(o, o, 'option');
-      break;
+      return typeof answer === 'string' ? `Chose "${answer}"` : 'No answer';
     case 'input':
-      title.textContent = 'Question';
-      text.textContent = q.text;
-      first = button('No answer', null, 'no');
-      button('Send', '\u0000input', 'yes');
-      break;
+      return typeof answer === 'string' ? `Answered "${answer}"` : 'No answer';
   }
-  dialog.showModal();
-  if (q.kind === 'input') input.focus();
-  else first.focus();
 }
 
-function answer(q: Extract<Incoming, { type: 'question' }>, value: string | boolean | null): void {
+function gatedBy(q: Question): string {
+  return q.kind === 'approval' && q.trigger !== undefined ? ` (gated by ${q.trigger})` : '';
+}
+
+function question(q: Question): void {
   if (q.id === undefined) return;
-  asked = undefined;
-  dialog.close();
-  void post('/api/answer', { id: q.id, answer: value });
+  const id = q.id;
+  asked.set(id, q);
+  const pending = note(q.kind === 'approval' ? `Approval needed${gatedBy(q)}: ${q.text}` : `Question: ${q.text}`, 'note waiting');
+  pending.dataset['question'] = id;
+  statusPill.textContent = control ? 'waiting for you' : 'waiting for an answer';
+  statusPill.dataset['state'] = 'waiting';
+  activity.show('waiting');
+  if (!control) return;
+  questions.ask(q, (value) => {
+    void post('/api/answer', { id, answer: value });
+    promptBox.focus();
+  });
 }
 
-// Escape closes the dialog: that is no answer, which never approves anything
-dialog.addEventListener('cancel', (ev) => {
-  ev.preventDefault();
-  if (asked !== undefined) answer(asked, asked.kind === 'approval' ? 'decline' : null);
-});
-
-function answered(id: string): void {
+function answered(e: Extract<Incoming, { type: 'answered' }>): void {
+  const q = asked.get(e.id);
+  asked.delete(e.id);
   for (const n of log.querySelectorAll<HTMLElement>('[data-question]')) {
-    if (n.dataset['question'] === id) n.classList.replace('waiting', 'answered');
+    if (n.dataset['question'] !== e.id) continue;
+    n.classList.replace('waiting', 'answered');
+    if (q !== undefined) {
+      const what = decision(q, e.answer, e.by);
+      n.dataset['decision'] = what;
+      n.textContent = q.kind === 'approval' ? `${what}${gatedBy(q)}: ${q.text}` : `${what} to: ${q.text}`;
+    }
   }
-  if (asked?.id === id) {
-    asked = undefined;
-    dialog.close();
-  }
+  questions.withdraw(e.id);
+  if (activity.current() === 'waiting') activity.show('tools');
 }
 
 function outcome(e: Extract<Incoming, { type: 'outcome' }>): void {
   if (streaming !== undefined) finishStreaming(e.status === 'completed' ? e.answer : undefined);
+  activity.hide();
   statusPill.textContent = e.status;
   statusPill.dataset['state'] = e.status;
   if (e.status === 'suspended') note(`Suspended${e.runId === undefined ? '' : `: reopen session ${e.runId} from Sessions to resume it`}.`);
@@ -336,6 +212,7 @@ function outcome(e: Extract<Incoming, { type: 'outcome' }>): void {
 function reopened(e: Extract<Incoming, { type: 'reopened' }>): void {
   sessionLabel.textContent = `session ${e.runId}`;
   statusPill.textContent = e.status;
+  statusPill.dataset['state'] = e.status;
   const banner = el('div', 'note reopened', `Reopened session ${e.runId} (${e.status}).`);
   if (e.resumable) {
     const b = el('button', 'resume', 'Resume');
@@ -349,25 +226,37 @@ function reopened(e: Extract<Incoming, { type: 'reopened' }>): void {
   add(banner);
 }
 
+const PHASES: Readonly<Record<Extract<Incoming, { type: 'status' }>['phase'], string>> = { model_call: 'thinking', tools: 'running tools', finished: 'finishing' };
+
+function clear(): void {
+  log.replaceChildren();
+  calls.clear();
+  asked.clear();
+  streaming = undefined;
+  activity.hide();
+  sessionLabel.textContent = '';
+  tokens.textContent = '';
+  statusPill.textContent = 'ready';
+  delete statusPill.dataset['state'];
+}
+
 function handle(e: Incoming): void {
   switch (e.type) {
     case 'control':
       tab = e.tab;
+      setTab(e.tab);
       control = e.control;
+      if (e.key !== undefined) sessionStorage.setItem(CONTROL_KEY, e.key);
+      else if (!e.control) sessionStorage.removeItem(CONTROL_KEY);
       agentName.textContent = e.agent;
       document.title = e.agent === '' ? 'fisk web' : `${e.agent} · fisk web`;
       if (statusPill.textContent === 'connecting' || statusPill.textContent === 'disconnected') statusPill.textContent = e.busy ? 'running' : 'ready';
-      setBusy(e.busy);
-      if (!control && dialog.open) dialog.close();
+      busy = e.busy;
+      refreshControls();
+      if (!control) questions.withdraw(undefined);
       return;
     case 'reset':
-      log.replaceChildren();
-      calls.clear();
-      streaming = undefined;
-      sessionLabel.textContent = '';
-      tokens.textContent = '';
-      statusPill.textContent = 'ready';
-      delete statusPill.dataset['state'];
+      clear();
       return;
     case 'prompt': {
       const p = add(el('div', 'user'));
@@ -377,6 +266,7 @@ function handle(e: Incoming): void {
     case 'run':
       if (e.runId !== undefined) sessionLabel.textContent = `session ${e.runId}`;
       statusPill.textContent = e.resumed ? 'resuming' : 'starting';
+      activity.show('starting');
       return;
     case 'text_fragment':
       fragment(e.text);
@@ -405,15 +295,17 @@ function handle(e: Incoming): void {
       note(`warning: ${e.text}`, 'warning');
       return;
     case 'status':
-      statusPill.textContent = `${e.phase} · step ${e.iteration}`;
+      statusPill.textContent = `${PHASES[e.phase]} · step ${e.iteration}`;
       statusPill.dataset['state'] = e.phase;
       tokens.textContent = `${e.usage.input_tokens} in / ${e.usage.output_tokens} out tokens`;
+      if (e.phase === 'model_call') activity.show('thinking');
+      else if (e.phase === 'tools') activity.show('tools');
       return;
     case 'question':
-      askQuestion(e);
+      question(e);
       return;
     case 'answered':
-      answered(e.id);
+      answered(e);
       return;
     case 'outcome':
       outcome(e);
@@ -430,54 +322,6 @@ function handle(e: Incoming): void {
   }
 }
 
-async function openCitation(ref: string): Promise<void> {
-  side.hidden = false;
-  sideTitle.textContent = ref;
-  sideBody.replaceChildren(el('p', 'muted', 'loading…'));
-  const res = await fetch(`/api/citation?ref=${encodeURIComponent(ref)}`);
-  const body = (await res.json()) as { heading?: string; content?: string; error?: string };
-  sideBody.replaceChildren();
-  if (!res.ok) {
-    sideBody.append(el('p', 'error', body.error ?? `${res.status}`));
-    return;
-  }
-  const chunk = el('article', 'chunk');
-  chunk.dataset['ref'] = ref;
-  if (body.heading !== undefined && body.heading !== '') chunk.append(el('h3', undefined, `# ${body.heading}`));
-  chunk.append(el('pre', undefined, body.content ?? ''));
-  sideBody.append(chunk);
-}
-
-async function openSessions(): Promise<void> {
-  side.hidden = false;
-  sideTitle.textContent = 'Sessions';
-  sideBody.replaceChildren(el('p', 'muted', 'loading…'));
-  const res = await fetch('/api/sessions');
-  const body = (await res.json()) as { sessions?: { runId: string; status: string; updated: string; prompt: string; model: string }[]; error?: string };
-  sideBody.replaceChildren();
-  if (!res.ok || body.sessions === undefined) {
-    sideBody.append(el('p', 'error', body.error ?? `${res.status}`));
-    return;
-  }
-  if (body.sessions.length === 0) sideBody.append(el('p', 'muted', 'No journaled sessions yet.'));
-  const list = el('ul', 'sessions');
-  for (const s of body.sessions) {
-    const item = el('li');
-    item.dataset['runId'] = s.runId;
-    const open = el('button', 'open-session', 'Open');
-    open.type = 'button';
-    open.disabled = !control || busy;
-    open.addEventListener('click', () => {
-      void post('/api/reopen', { runId: s.runId }).then((ok) => {
-        if (ok) side.hidden = true;
-      });
-    });
-    item.append(el('div', 'session-prompt', s.prompt === '' ? '(no prompt)' : s.prompt), el('div', 'muted', `${s.status} · ${s.updated.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} · ${s.runId}`), open);
-    list.append(item);
-  }
-  sideBody.append(list);
-}
-
 log.addEventListener('click', (ev) => {
   const a = (ev.target as HTMLElement).closest('a.citation');
   if (a instanceof HTMLAnchorElement && a.dataset['ref'] !== undefined) {
@@ -485,10 +329,7 @@ log.addEventListener('click', (ev) => {
     void openCitation(a.dataset['ref']);
   }
 });
-$('side-close').addEventListener('click', () => {
-  side.hidden = true;
-});
-sessionsButton.addEventListener('click', () => void openSessions());
+sessionsButton.addEventListener('click', () => void openSessions(() => control && !busy));
 newButton.addEventListener('click', () => void post('/api/new', {}));
 cancelButton.addEventListener('click', () => void post('/api/cancel', {}));
 suspendButton.addEventListener('click', () => void post('/api/suspend', {}));
@@ -501,18 +342,56 @@ $('prompt-form').addEventListener('submit', (ev) => {
   });
 });
 promptBox.addEventListener('keydown', (ev) => {
-  if (ev.key === 'Enter' && !ev.shiftKey) {
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
     ev.preventDefault();
     ($('prompt-form') as HTMLFormElement).requestSubmit();
   }
 });
+// Escape closes what is open: the dialog handles its own, the side panel closes here
+document.addEventListener('keydown', (ev) => {
+  if (ev.key !== 'Escape' || questions.open() || !sideOpen()) return;
+  ev.preventDefault();
+  closeSide();
+  promptBox.focus();
+});
 
-const source = new EventSource('/api/events');
-source.onmessage = (m: MessageEvent<string>) => handle(JSON.parse(m.data) as Incoming);
-source.onerror = () => {
-  statusPill.textContent = 'disconnected';
-  control = false;
-  tab = '';
-  refreshControls();
-};
+/** The page lost its server: says whether the address is no longer valid or the server is just away. */
+async function lost(): Promise<void> {
+  let status: number;
+  try {
+    status = (await fetch('/api/sessions', { cache: 'no-store' })).status;
+  } catch {
+    // the server is away: try again shortly
+    status = 0;
+  }
+  if (status === 401) {
+    statusPill.textContent = 'address expired';
+    note('This page no longer opens the agent: fisk web was restarted, and each start makes a new address. Open the address it printed when it started (it ends in ?token=…).', 'error expired');
+    return;
+  }
+  setTimeout(connect, 1500);
+}
+
+function connect(): void {
+  const key = sessionStorage.getItem(CONTROL_KEY);
+  const source = new EventSource(key === null ? '/api/events' : `/api/events?claim=${encodeURIComponent(key)}`);
+  let fresh = true;
+  source.onmessage = (m: MessageEvent<string>) => {
+    // a new connection replays the conversation from the start
+    if (fresh) clear();
+    fresh = false;
+    handle(JSON.parse(m.data) as Incoming);
+  };
+  source.onerror = () => {
+    source.close();
+    statusPill.textContent = 'disconnected';
+    control = false;
+    tab = '';
+    questions.withdraw(undefined);
+    refreshControls();
+    void lost();
+  };
+}
+
+connect();
 refreshControls();

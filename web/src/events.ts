@@ -1,0 +1,31 @@
+/** The events the server sends (see src/web/conversation.ts and src/web/page-events.ts). */
+
+export type Json = Record<string, unknown>;
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export type Answer = string | boolean | null;
+
+export type Question = { type: 'question'; id?: string; kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: string[]; trigger?: string };
+
+export type Incoming =
+  | { type: 'control'; tab: string; control: boolean; busy: boolean; agent: string; key?: string }
+  | { type: 'reset' }
+  | { type: 'prompt'; text: string }
+  | { type: 'run'; runId?: string; resumed: boolean }
+  | { type: 'text'; text: string; final: boolean }
+  | { type: 'text_fragment'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_call'; id: string; name: string; input: Json; via?: string }
+  | { type: 'tool_result'; call_id: string; is_error: boolean; output: string; refused?: string; exec?: { command: string; exit_code: number; truncated: boolean } }
+  | { type: 'warning'; text: string }
+  | { type: 'status'; iteration: number; phase: 'model_call' | 'tools' | 'finished'; usage: Usage }
+  | Question
+  | { type: 'answered'; id: string; answer: Answer; by: 'page' | 'no_page' }
+  | { type: 'outcome'; status: string; answer: string; message: string; runId?: string }
+  | { type: 'reopened'; runId: string; status: string; resumable: boolean }
+  | { type: 'crash'; message: string }
+  | { type: 'error'; message: string };

@@ -1,0 +1,114 @@
+/**
+ * The dialog for a question the run puts: an approval and every `ask_human_*` question, with the
+ * same choices as the terminal. No (or "No answer") is first and has the focus, so Enter on a
+ * choice or Escape declines; an answer typed into the text box is sent with Enter or Send.
+ */
+import { $, el } from './dom.js';
+import type { Answer, Question } from './events.js';
+
+const dialog = $('question') as HTMLDialogElement;
+const form = $('question-form') as HTMLFormElement;
+const title = $('question-title');
+const gate = $('question-gate');
+const text = $('question-text');
+const input = $('question-input') as HTMLInputElement;
+const choices = $('question-choices');
+
+/** The question the dialog shows, and where its answer goes. */
+let asked: { readonly q: Question; readonly reply: (value: Answer) => void } | undefined;
+
+/** What saying nothing means for a question: never a yes. */
+function declined(q: Question): Answer {
+  return q.kind === 'approval' ? 'decline' : null;
+}
+
+function settle(value: Answer): void {
+  const a = asked;
+  if (a === undefined) return;
+  asked = undefined;
+  if (dialog.open) dialog.close();
+  a.reply(value);
+}
+
+// a typed answer is sent with Enter: the form is submitted, and that is the answer, never a close
+form.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  if (asked?.q.kind !== 'input') return;
+  if (input.value.trim() === '') {
+    input.focus();
+    return;
+  }
+  settle(input.value);
+});
+// Escape is no answer, which never approves anything
+dialog.addEventListener('cancel', (ev) => {
+  ev.preventDefault();
+  if (asked !== undefined) settle(declined(asked.q));
+});
+// however the dialog closed, a question still open gets the conservative answer
+dialog.addEventListener('close', () => {
+  if (asked !== undefined) settle(declined(asked.q));
+});
+
+/** Opens the dialog for `q`; `reply` receives the answer exactly once. */
+export function ask(q: Question, reply: (value: Answer) => void): void {
+  asked = { q, reply };
+  choices.replaceChildren();
+  input.hidden = q.kind !== 'input';
+  input.value = '';
+  gate.hidden = q.kind !== 'approval' || q.trigger === undefined;
+  gate.textContent = q.trigger === undefined ? '' : `Gated by the tag ${q.trigger}.`;
+  text.textContent = q.text;
+  const button = (label: string, value: () => Answer, cls: string): HTMLButtonElement => {
+    const b = el('button', cls, label);
+    b.type = 'button';
+    b.addEventListener('click', () => {
+      if (q.kind === 'input' && cls === 'yes' && input.value.trim() === '') {
+        input.focus();
+        return;
+      }
+      settle(value());
+    });
+    choices.append(b);
+    return b;
+  };
+  let first: HTMLButtonElement;
+  switch (q.kind) {
+    case 'approval':
+      title.textContent = 'Approval needed';
+      first = button('No, do not run it', () => 'decline', 'no');
+      button('Yes, run it once', () => 'once', 'yes');
+      button('Yes, and allow this tool for the rest of this run', () => 'always', 'always');
+      break;
+    case 'confirm':
+      title.textContent = 'Question';
+      first = button('No', () => false, 'no');
+      button('Yes', () => true, 'yes');
+      break;
+    case 'select':
+      title.textContent = 'Choose one';
+      first = button('No answer', () => null, 'no');
+      for (const o of q.options ?? []) button(o, () => o, 'option');
+      break;
+    case 'input':
+      title.textContent = 'Question';
+      first = button('No answer', () => null, 'no');
+      button('Send', () => input.value, 'yes');
+      break;
+  }
+  if (!dialog.open) dialog.showModal();
+  if (q.kind === 'input') input.focus();
+  else first.focus();
+}
+
+/** The question was answered elsewhere (or the run moved on): the dialog goes without answering. */
+export function withdraw(id: string | undefined): void {
+  if (asked === undefined || (id !== undefined && asked.q.id !== id)) return;
+  asked = undefined;
+  if (dialog.open) dialog.close();
+}
+
+/** Whether a question is showing. */
+export function open(): boolean {
+  return asked !== undefined;
+}
