@@ -43,6 +43,13 @@ export class RequestRefused extends Error {
   }
 }
 
+/** An answer as the page shows it, its words cleaned as the terminal cleans them. */
+function shown(value: QuestionAnswer): QuestionAnswer {
+  if (typeof value === 'string') return stripControl(value);
+  if (value !== null && typeof value === 'object') return { decision: value.decision, reason: stripControl(value.reason) };
+  return value;
+}
+
 interface Tab {
   readonly send: (event: WebEvent | TabEvent) => void;
 }
@@ -197,7 +204,7 @@ export class Conversation {
   #answer(id: string, value: QuestionAnswer, by: AnsweredBy): boolean {
     if (!this.#open.delete(id)) return false;
     this.#handle?.answer(id, value);
-    this.#emit({ type: 'answered', id, answer: typeof value === 'string' ? stripControl(value) : value, by });
+    this.#emit({ type: 'answered', id, answer: shown(value), by });
     return true;
   }
 

@@ -32,6 +32,8 @@ export function pageEvent(event: AgentEvent): PageAgentEvent {
       return event;
     case 'question':
       return { ...event, text: event.kind === 'approval' ? revealInvisible(stripControl(event.text)) : stripControl(event.text), ...(event.options === undefined ? {} : { options: event.options.map(stripControl) }) };
+    case 'approval':
+      return { ...event, tool: stripControl(event.tool), trigger: stripControl(event.trigger), ...(event.reason === undefined ? {} : { reason: stripControl(event.reason) }) };
     case 'crash':
       // the stack is for the operator's terminal, never for a page
       return { type: 'crash', message: stripControl(event.message) };

@@ -173,7 +173,11 @@ function text(body: Record<string, unknown>, key: string): string {
 function answerValue(body: Record<string, unknown>): QuestionAnswer {
   const v = body['answer'];
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
-  throw new RequestRefused(400, 'answer must be a string, a boolean or null');
+  if (typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    if (Object.keys(o).sort().join(',') === 'decision,reason' && o['decision'] === 'decline' && typeof o['reason'] === 'string') return { decision: 'decline', reason: o['reason'] };
+  }
+  throw new RequestRefused(400, 'answer must be a string, a boolean, null, or {"decision":"decline","reason":"..."} for a decline with a reason');
 }
 
 /** The journaled runs, newest first, as the session list shows them. */

@@ -171,7 +171,7 @@ describe('fisk web for a person', () => {
     await dialog.getByRole('button', { name: 'Yes, run it once' }).click();
     await turnsEnded(page, 6);
     const notes = await page.locator('.note.answered[data-question]').allTextContents();
-    expect(notes.slice(-2)).toEqual([expect.stringMatching(/^Declined \(gated by impact:rw\): .*purge .*orders/), expect.stringMatching(/^Approved once \(gated by impact:rw\): .*purge .*audit/)]);
+    expect(notes.slice(-2)).toEqual(['Declined (gated by impact:rw): purge -- orders', 'Approved once (gated by impact:rw): purge -- audit']);
     const denied = page.locator('.tool[data-call-id="toolu_deny"]');
     expect(await denied.getAttribute('data-result')).toBe('refused');
     expect(await denied.locator('.tool-state').textContent()).toBe('not run (denied)');
@@ -190,6 +190,33 @@ describe('fisk web for a person', () => {
     expect(await cards(page)).toEqual(live);
     expect(await page.locator('#status').textContent()).toBe('completed');
     await page.screenshot({ path: join(SHOTS, 'reopened.png'), fullPage: true });
+  });
+
+  it('declines with a reason: the model is told what to do instead, and the replay shows it', async () => {
+    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_reason', name: 'purge', input: { stream: 'orders' } }])), streamed(anthropicText('I will archive it first.')));
+    const turns = await page.locator('.turn-end').count();
+    await send(page, 'Purge orders now.');
+    const dialog = page.locator('dialog#question[open]');
+    await dialog.waitFor();
+    expect(await dialog.locator('.choices button').allTextContents()).toEqual(['No, do not run it', 'Yes, run it once', 'Yes, and allow this tool for the rest of this run', 'No, and tell the agent what to do instead']);
+    await dialog.getByRole('button', { name: 'No, and tell the agent what to do instead' }).click();
+    expect(await page.evaluate('document.activeElement?.id')).toBe('question-reason-text');
+    await page.keyboard.type('archive it first');
+    await page.screenshot({ path: join(SHOTS, 'decline-reason.png') });
+    await page.keyboard.press('Enter');
+    await turnsEnded(page, turns + 1);
+    const card = page.locator('.tool[data-call-id="toolu_reason"]');
+    expect(await card.locator('.tool-state').textContent()).toBe('not run (denied)');
+    expect(await card.locator('pre.output').textContent()).toContain('"operator_reason":"archive it first"');
+    expect(fake.requests.at(-1)?.bodyText).toContain('archive it first');
+    expect(await page.locator('.note.answered[data-question]').last().textContent()).toBe('Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first');
+    const live = await cards(page);
+    await page.locator('#sessions-button').click();
+    const item = page.locator('#side .sessions li').first();
+    await item.waitFor();
+    await item.locator('button.open-session').click();
+    await expect.poll(() => page.locator('.reopened').count()).toBe(1);
+    expect(await cards(page)).toEqual(live);
   });
 
   it('lets Tab reach the prompt before any tool card, and Escape close the side panel', async () => {

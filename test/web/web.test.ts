@@ -132,7 +132,7 @@ describe('fisk web in a browser', () => {
     expect(page.url()).not.toContain(token);
   });
 
-  it('streams an answer in pieces, renders Markdown and drops raw HTML from the model', async () => {
+  it('streams an answer in pieces, renders Markdown and shows raw HTML from the model as inert text', async () => {
     const answer =
       'Orders are kept for **30 days** (see docs/retention.md#0).\n\n' +
       'Here is a long enough explanation so that the stream arrives in several pieces, one after another, ' +
@@ -180,7 +180,7 @@ describe('fisk web in a browser', () => {
     expect(await dialog.locator('#question-text').textContent()).toContain('purge');
     const buttons = await dialog.locator('.choices button').allTextContents();
     expect(buttons[0]).toBe('No, do not run it');
-    expect(buttons.slice(1)).toEqual(['Yes, run it once', 'Yes, and allow this tool for the rest of this run']);
+    expect(buttons.slice(1)).toEqual(['Yes, run it once', 'Yes, and allow this tool for the rest of this run', 'No, and tell the agent what to do instead']);
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('No, do not run it');
     await page.screenshot({ path: join(SHOTS, 'approval.png') });
     await page.keyboard.press('Enter');

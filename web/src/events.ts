@@ -7,9 +7,17 @@ export interface Usage {
   output_tokens: number;
 }
 
-export type Answer = string | boolean | null;
+/** A decline that tells the agent what to do instead. */
+export interface ReasonedDecline {
+  decision: 'decline';
+  reason: string;
+}
 
-export type Question = { type: 'question'; id?: string; kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: string[]; trigger?: string };
+export type Answer = string | boolean | null | ReasonedDecline;
+
+export type Question = { type: 'question'; id?: string; kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: string[]; tool?: string; trigger?: string };
+
+export type ApprovalOutcome = 'approved_once' | 'approved_for_run' | 'approved_by_grant' | 'approved_earlier' | 'declined' | 'declined_earlier' | 'no_operator' | 'cancelled';
 
 export type Incoming =
   | { type: 'control'; tab: string; control: boolean; busy: boolean; agent: string; key?: string }
@@ -24,6 +32,7 @@ export type Incoming =
   | { type: 'warning'; text: string }
   | { type: 'status'; iteration: number; phase: 'model_call' | 'tools' | 'finished'; usage: Usage }
   | Question
+  | { type: 'approval'; call_id: string; tool: string; trigger: string; outcome: ApprovalOutcome; reason?: string }
   | { type: 'answered'; id: string; answer: Answer; by: 'page' | 'no_page' }
   | { type: 'outcome'; status: string; answer: string; message: string; runId?: string }
   | { type: 'reopened'; runId: string; status: string; resumable: boolean }

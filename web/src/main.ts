@@ -6,7 +6,8 @@
 import * as activity from './activity.js';
 import { post as request, setTab } from './api.js';
 import { $, el } from './dom.js';
-import type { Answer, Incoming, Json, Question } from './events.js';
+import type { Incoming, Json, Question } from './events.js';
+import { answeredWith, decided, gatedBy } from './notes.js';
 import { foldIfTall, outputBox } from './fold.js';
 import { markdown } from './markdown.js';
 import * as questions from './questions.js';
@@ -146,31 +147,18 @@ function toolResult(e: Extract<Incoming, { type: 'tool_result' }>): void {
   scrollDown();
 }
 
-/** What the person decided, in words, for the note left in the conversation. */
-function decision(q: Question, answer: Answer, by: 'page' | 'no_page'): string {
-  if (by === 'no_page') return q.kind === 'approval' ? 'Declined: no page was open to ask' : 'No answer: no page was open to ask';
-  switch (q.kind) {
-    case 'approval':
-      return answer === 'once' ? 'Approved once' : answer === 'always' ? 'Approved for the rest of this run' : 'Declined';
-    case 'confirm':
-      return answer === true ? 'Answered yes' : 'Answered no';
-    case 'select':
-      return typeof answer === 'string' ? `Chose "${answer}"` : 'No answer';
-    case 'input':
-      return typeof answer === 'string' ? `Answered "${answer}"` : 'No answer';
-  }
-}
-
-function gatedBy(q: Question): string {
-  return q.kind === 'approval' && q.trigger !== undefined ? ` (gated by ${q.trigger})` : '';
-}
-
 function question(q: Question): void {
   if (q.id === undefined) return;
   const id = q.id;
   asked.set(id, q);
-  const pending = note(q.kind === 'approval' ? `Approval needed${gatedBy(q)}: ${q.text}` : `Question: ${q.text}`, 'note waiting');
+  const pending = note(q.kind === 'approval' ? `Approval needed${gatedBy(q.trigger)}: ${q.text}` : `Question: ${q.text}`, 'note waiting');
   pending.dataset['question'] = id;
+  if (q.kind === 'approval') {
+    // the gate's decision comes as its own event, naming the tool: it completes this note
+    pending.dataset['approval'] = 'pending';
+    pending.dataset['tool'] = q.tool ?? '';
+    pending.dataset['text'] = q.text;
+  }
   statusPill.textContent = control ? 'waiting for you' : 'waiting for an answer';
   statusPill.dataset['state'] = 'waiting';
   activity.show('waiting');
@@ -187,14 +175,35 @@ function answered(e: Extract<Incoming, { type: 'answered' }>): void {
   for (const n of log.querySelectorAll<HTMLElement>('[data-question]')) {
     if (n.dataset['question'] !== e.id) continue;
     n.classList.replace('waiting', 'answered');
-    if (q !== undefined) {
-      const what = decision(q, e.answer, e.by);
-      n.dataset['decision'] = what;
-      n.textContent = q.kind === 'approval' ? `${what}${gatedBy(q)}: ${q.text}` : `${what} to: ${q.text}`;
-    }
+    if (q === undefined) continue;
+    if (e.by === 'no_page') n.dataset['noPage'] = 'true';
+    // an approval's note is completed by the gate's decision, which follows
+    if (q.kind !== 'approval') n.textContent = `${answeredWith(q, e.answer, e.by)} to: ${q.text}`;
   }
   questions.withdraw(e.id);
   if (activity.current() === 'waiting') activity.show('tools');
+}
+
+/** The gate decided a call: the note of the question it asked says so, or a note of its own when it asked nobody. */
+function approval(e: Extract<Incoming, { type: 'approval' }>): void {
+  let target: HTMLElement | undefined;
+  for (const n of log.querySelectorAll<HTMLElement>('[data-approval="pending"]')) {
+    if (n.dataset['tool'] === e.tool) {
+      target = n;
+      break;
+    }
+  }
+  const said = e.reason === undefined ? '' : `; you told the agent: ${e.reason}`;
+  if (target === undefined) {
+    const n = note(`${decided(e.outcome)}${gatedBy(e.trigger)}: ${e.tool}${said}`, 'note answered');
+    n.dataset['outcome'] = e.outcome;
+    return;
+  }
+  const away = target.dataset['noPage'] === 'true' ? ' (no page was open to ask)' : '';
+  target.dataset['approval'] = 'decided';
+  target.dataset['outcome'] = e.outcome;
+  target.classList.replace('waiting', 'answered');
+  target.textContent = `${decided(e.outcome)}${away}${gatedBy(e.trigger)}: ${target.dataset['text'] ?? e.tool}${said}`;
 }
 
 function outcome(e: Extract<Incoming, { type: 'outcome' }>): void {
@@ -306,6 +315,9 @@ function handle(e: Incoming): void {
       return;
     case 'answered':
       answered(e);
+      return;
+    case 'approval':
+      approval(e);
       return;
     case 'outcome':
       outcome(e);

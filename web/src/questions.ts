@@ -1,7 +1,8 @@
 /**
  * The dialog for a question the run puts: an approval and every `ask_human_*` question, with the
  * same choices as the terminal. No (or "No answer") is first and has the focus, so Enter on a
- * choice or Escape declines; an answer typed into the text box is sent with Enter or Send.
+ * choice or Escape declines; an answer typed into the text box is sent with Enter or Send. An
+ * approval can also be declined with words for the agent: what to do instead.
  */
 import { $, el } from './dom.js';
 import type { Answer, Question } from './events.js';
@@ -13,6 +14,9 @@ const gate = $('question-gate');
 const text = $('question-text');
 const input = $('question-input') as HTMLInputElement;
 const choices = $('question-choices');
+const reasonBox = $('question-reason');
+const reasonText = $('question-reason-text') as HTMLTextAreaElement;
+const reasonSend = $('question-reason-send') as HTMLButtonElement;
 
 /** The question the dialog shows, and where its answer goes. */
 let asked: { readonly q: Question; readonly reply: (value: Answer) => void } | undefined;
@@ -40,6 +44,19 @@ form.addEventListener('submit', (ev) => {
   }
   settle(input.value);
 });
+/** A decline with the words typed, or a plain decline when none were. */
+function declineWithReason(): void {
+  const reason = reasonText.value.trim();
+  settle(reason === '' ? 'decline' : { decision: 'decline', reason });
+}
+reasonSend.addEventListener('click', () => declineWithReason());
+reasonText.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+    ev.preventDefault();
+    declineWithReason();
+  }
+});
+
 // Escape is no answer, which never approves anything
 dialog.addEventListener('cancel', (ev) => {
   ev.preventDefault();
@@ -56,6 +73,8 @@ export function ask(q: Question, reply: (value: Answer) => void): void {
   choices.replaceChildren();
   input.hidden = q.kind !== 'input';
   input.value = '';
+  reasonBox.hidden = true;
+  reasonText.value = '';
   gate.hidden = q.kind !== 'approval' || q.trigger === undefined;
   gate.textContent = q.trigger === undefined ? '' : `Gated by the tag ${q.trigger}.`;
   text.textContent = q.text;
@@ -79,6 +98,18 @@ export function ask(q: Question, reply: (value: Answer) => void): void {
       first = button('No, do not run it', () => 'decline', 'no');
       button('Yes, run it once', () => 'once', 'yes');
       button('Yes, and allow this tool for the rest of this run', () => 'always', 'always');
+      {
+        const withReason = el('button', 'reason-choice', 'No, and tell the agent what to do instead');
+        withReason.type = 'button';
+        withReason.setAttribute('aria-expanded', 'false');
+        withReason.setAttribute('aria-controls', 'question-reason');
+        withReason.addEventListener('click', () => {
+          reasonBox.hidden = false;
+          withReason.setAttribute('aria-expanded', 'true');
+          reasonText.focus();
+        });
+        choices.append(withReason);
+      }
       break;
     case 'confirm':
       title.textContent = 'Question';
