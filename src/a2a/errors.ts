@@ -23,7 +23,8 @@ export class A2aError extends FiskError<A2aErrorCode> {
   readonly status: number | undefined;
 
   constructor(code: A2aErrorCode, message: string, options?: { cause?: unknown; status?: number }) {
-    super(code, message, options);
+    // nobody answering may change; every other code is about what was sent or received
+    super(code, message, { ...(options?.cause === undefined ? {} : { cause: options.cause }), retryable: code === 'unavailable' });
     this.name = 'A2aError';
     this.status = options?.status;
   }

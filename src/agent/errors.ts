@@ -25,11 +25,16 @@ export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 export interface RunError {
   readonly code: AgentErrorCode;
   readonly message: string;
+  /**
+   * Set when what failed may work if the run is tried again later (a model service or a store
+   * that timed out or was unavailable), as decided where the failure was raised.
+   */
+  readonly retryable?: boolean;
 }
 
 /** A harness failure raised inside the loop and turned into an outcome at its edge. */
 export class AgentError extends FiskError<AgentErrorCode> {
-  constructor(code: AgentErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: AgentErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
     super(code, message, options);
     this.name = 'AgentError';
   }
@@ -57,7 +62,7 @@ export class AgentError extends FiskError<AgentErrorCode> {
 
   /** The stackless value an outcome carries. */
   toRunError(): RunError {
-    return { code: this.code, message: this.message };
+    return { code: this.code, message: this.message, ...(this.retryable ? { retryable: true } : {}) };
   }
 }
 

@@ -4,6 +4,7 @@
  * feeds all results back as one user message. The run ends with a closed status and never throws:
  * a budget stop, a model failure and a crash are all outcomes.
  */
+import { isRetryableFailure } from '../errors/fisk-error.js';
 import { LlmError } from '../llm/errors.js';
 import type { Provider, Request, Response } from '../llm/provider.js';
 import { addUsage, ZERO_USAGE } from '../llm/types.js';
@@ -121,7 +122,7 @@ class Run {
     try {
       await this.journal.append(entry);
     } catch (err) {
-      throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, { cause: err, retryable: isRetryableFailure(err) });
     }
   }
 
@@ -250,7 +251,7 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     } catch (err) {
       if (isAbort(err, signal)) return run.stopped('aborted', 'the run was cancelled during a model call');
       const message = err instanceof Error ? err.message : String(err);
-      return run.failed({ code: 'model', message: `model call failed: ${message}` });
+      return run.failed({ code: 'model', message: `model call failed: ${message}`, ...(isRetryableFailure(err) ? { retryable: true } : {}) });
     }
     if (response.model !== undefined) run.model = response.model;
     run.lastStop = response.stopReason;

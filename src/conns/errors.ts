@@ -10,7 +10,7 @@ export type ConnErrorCode = (typeof CONN_ERROR_CODES)[number];
  */
 export class ConnError extends FiskError<ConnErrorCode> {
   constructor(code: ConnErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+    super(code, message, { ...options, retryable: code === 'unreachable' });
     this.name = 'ConnError';
   }
 

@@ -17,6 +17,12 @@ export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 /** Options every FiskError accepts. */
 export interface FiskErrorOptions {
   readonly cause?: unknown;
+  /**
+   * Whether the same work may succeed if tried again later: a timeout, a service that did not
+   * answer, a store without a leader. Decided where the error is made, from what failed, never
+   * from message text. Defaults to false: a failure nobody classified is not retried.
+   */
+  readonly retryable?: boolean;
 }
 
 /**
@@ -26,14 +32,29 @@ export interface FiskErrorOptions {
 export abstract class FiskError<Code extends string = string> extends Error {
   readonly code: Code;
   abstract readonly category: ErrorCategory;
+  readonly #retryable: boolean;
 
   constructor(code: Code, message: string, options?: FiskErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.#retryable = options?.retryable ?? false;
+  }
+
+  /** Whether trying the same work again later may succeed (see {@link FiskErrorOptions.retryable}). */
+  get retryable(): boolean {
+    return this.#retryable;
   }
 }
 
 /** Whether a value is any fisk-ai harness failure. */
 export function isFiskError(err: unknown): err is FiskError {
   return err instanceof FiskError;
+}
+
+/**
+ * Whether a failure is transient: a FiskError made retryable where it was raised. Anything else,
+ * an error nobody classified included, is permanent, so it is reported rather than retried forever.
+ */
+export function isRetryableFailure(err: unknown): boolean {
+  return err instanceof FiskError && err.retryable;
 }

@@ -42,17 +42,13 @@ export class LlmError extends FiskError<LlmErrorCode> {
   readonly hint: string | undefined;
 
   constructor(code: LlmErrorCode, message: string, options: LlmErrorOptions = {}) {
-    super(code, options.hint === undefined ? message : `${message}; ${options.hint}`, { cause: options.cause });
+    super(code, options.hint === undefined ? message : `${message}; ${options.hint}`, { cause: options.cause, retryable: isRetryable(code) });
     this.name = 'LlmError';
     this.status = options.status;
     this.requestId = options.requestId;
     this.hint = options.hint;
   }
 
-  /** Whether waiting and trying the same request again could succeed. */
-  get retryable(): boolean {
-    return isRetryable(this.code);
-  }
 }
 
 /** Whether a failure class is transient: the same request may succeed later. */

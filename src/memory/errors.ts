@@ -32,7 +32,7 @@ export class MemoryError extends FiskError<MemoryErrorCode> {
   readonly key: string | undefined;
 
   constructor(code: MemoryErrorCode, message: string, options?: { cause?: unknown; key?: string }) {
-    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, { ...(options?.cause === undefined ? {} : { cause: options.cause }), retryable: code === 'unavailable' });
     this.name = 'MemoryError';
     this.key = options?.key;
   }

@@ -40,7 +40,7 @@ export type RunStateErrorCode = (typeof RUN_STATE_ERROR_CODES)[number];
  */
 export class RunStateError extends FiskError<RunStateErrorCode> {
   constructor(code: RunStateErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+    super(code, message, { ...options, retryable: code === 'unavailable' });
     this.name = 'RunStateError';
   }
 

@@ -4,6 +4,7 @@ import { Kvm } from '@nats-io/kv';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { MemoryError } from '../errors.js';
+import { isTransientNatsError } from '../../conns/transient.js';
 import { MAX_ENTRY_BYTES } from '../limits.js';
 import { parseEntry, serializeEntry } from '../serialize.js';
 import type { Scope } from '../scope.js';
@@ -286,5 +287,6 @@ function stale(key: string, cause?: unknown): MemoryError {
 function backendError(what: string, err: unknown, key?: string): MemoryError {
   if (err instanceof MemoryError) return err;
   const opts = key === undefined ? { cause: err } : { cause: err, key };
-  return new MemoryError('io', `${what}: ${(err as Error).message}`, opts);
+  // a store that timed out or had no leader may answer later; anything else is about the entry
+  return new MemoryError(isTransientNatsError(err) ? 'unavailable' : 'io', `${what}: ${(err as Error).message}`, opts);
 }
