@@ -40,6 +40,7 @@ export const DEFAULTS = {
   maxIterations: 50,
   callTimeout: '120s',
   toolTimeout: '5m',
+  jobsMaxDeliver: 5,
   piiMode: 'redact' as PiiMode,
   backend: 'file',
   knowledgeTopK: 5,
@@ -131,6 +132,9 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
               stream: (expose.jobs.stream ?? '').trim(),
               consumer: (expose.jobs.consumer ?? '').trim(),
               workers: positiveCount(expose.jobs.workers, 'expose.agent.jobs.workers', 1),
+              maxDeliver: positiveCount(expose.jobs.max_deliver, 'expose.agent.jobs.max_deliver', DEFAULTS.jobsMaxDeliver),
+              timeout: optionalLimit(expose.jobs.timeout, 'expose.agent.jobs.timeout'),
+              maxAge: optionalLimit(expose.jobs.max_age, 'expose.agent.jobs.max_age'),
             },
       slack:
         expose?.slack === undefined
@@ -429,6 +433,13 @@ function positiveCount(value: number | undefined, key: string, fallback: number)
   const v = value ?? 0;
   if (v < 0) throw ConfigError.of('value', key, `${v} must not be negative`);
   return v === 0 ? fallback : v;
+}
+
+/** A duration that is off when absent or 0; a negative one is refused naming the key. */
+function optionalLimit(value: string | 0 | undefined, key: string): Duration | undefined {
+  const d = parseDuration(value, key, '0');
+  if (d.ms < 0) throw ConfigError.of('value', key, `must not be negative, got "${d.text}"; leave it out (or use 0) for no limit`);
+  return d.ms === 0 ? undefined : d;
 }
 
 function nonNegative(value: number | undefined, key: string): number {

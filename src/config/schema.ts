@@ -146,6 +146,9 @@ export const ExposeJobsSchema = z.strictObject({
   stream: str.optional(),
   consumer: str.optional(),
   workers: int.optional(),
+  max_deliver: int.optional(),
+  timeout: duration.optional(),
+  max_age: duration.optional(),
 });
 
 export const ExposeSlackSchema = z.strictObject({

@@ -167,6 +167,12 @@ export interface ExposeJobsConfig {
   readonly stream: string;
   readonly consumer: string;
   readonly workers: number;
+  /** How many attempts a job gets before it is stored `dead`. */
+  readonly maxDeliver: number;
+  /** How long one attempt of a job may run; `undefined` for no limit. */
+  readonly timeout: Duration | undefined;
+  /** A job older than this when pulled is stored `dead`; `undefined` for no limit. */
+  readonly maxAge: Duration | undefined;
 }
 
 /**

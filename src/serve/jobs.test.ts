@@ -21,7 +21,7 @@ import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { openRuntime, startRun } from '../host/index.js';
 import type { Runtime } from '../host/index.js';
-import { fileTaskStore } from '../tasks/index.js';
+import { fileTaskStore, isFinalState } from '../tasks/index.js';
 import type { TaskRecord, TaskStore } from '../tasks/index.js';
 import { encodeJob, jobRunId } from './job.js';
 import type { Job } from './job.js';
@@ -112,7 +112,7 @@ async function setup(): Promise<Setup> {
     async waitFor(id) {
       for (;;) {
         const t = await tasks.get(id);
-        if (t !== undefined && t.state !== 'pending') return t;
+        if (t !== undefined && isFinalState(t.state)) return t;
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -167,7 +167,7 @@ describe('the jobs channel', () => {
     const listed = await (async () => {
       for (;;) {
         const all = await s.tasks.list();
-        if (all.length > 0 && all[0]?.state !== 'pending') return all;
+        if (all.length > 0 && all[0] !== undefined && isFinalState(all[0].state)) return all;
         await new Promise((r) => setTimeout(r, 50));
       }
     })();

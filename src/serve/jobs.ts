@@ -7,28 +7,41 @@
  * acknowledged without running again; a job whose journal exists resumes it instead of starting
  * over, and a journal that already finished gives its result without a model call. The message is
  * kept in progress while it waits for a slot and while it runs, and acknowledged only after the
- * task's result is stored. Work that did not end by itself (abandoned on drain, crashed, a store
- * briefly unreachable) is handed back for redelivery; the journal keeps what was done.
+ * task's result is stored. A failure worth retrying (the failure says so where it was raised)
+ * hands the job back with a growing delay and records the attempt; past `max_deliver` attempts
+ * the job is stored `dead`. Work that did not end by itself (abandoned on drain, cancelled) is
+ * handed back uncounted; the journal keeps what was done.
  */
 import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
-import { errorOf, messageOf } from '../agent/outcome.js';
-import type { RunOutcome } from '../agent/outcome.js';
+import { hostname } from 'node:os';
+import type { Duration } from '../config/index.js';
+import { isRetryableFailure } from '../errors/index.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import type { RunInput, Runtime } from '../host/index.js';
-import type { Message } from '../llm/types.js';
 import { isRunStateError, loadRun } from '../runstate/index.js';
-import type { FoldedRun, SessionStore } from '../runstate/index.js';
-import { isTaskError, openTaskStore, pendingTask, taskBackendNeeds } from '../tasks/index.js';
+import type { SessionStore } from '../runstate/index.js';
+import { isFinalState, isTaskError, openTaskStore, pendingTask, taskBackendNeeds } from '../tasks/index.js';
 import type { TaskRecord, TaskResult, TaskStore } from '../tasks/index.js';
-import type { Channel, Settlement, Work, WorkIds, WorkResult } from './channel.js';
+import type { Channel, PauseListener, Settlement, Work, WorkIds, WorkResult } from './channel.js';
+import { DependencyPause } from './dependency-pause.js';
+import type { Admission, ChannelStatus, DependencyPauseOptions } from './dependency-pause.js';
 import { ServeError } from './errors.js';
+import { dependenciesAnswered, dispositionOf, retryDelayMs, settledByJournal } from './job-outcome.js';
+import { JobPuller } from './job-puller.js';
 import { decodeJob, jobBudget, jobRunId, sequenceTaskId } from './job.js';
 
-/** How long one pull waits on the server before asking again. */
-const PULL_EXPIRES_MS = 5_000;
-/** How long work handed back waits before it is offered again. */
+/** How long work handed back without counting an attempt waits before it is offered again. */
 const RETRY_DELAY_MS = 5_000;
+/** Attempts a job gets before it is stored `dead` (`expose.agent.jobs.max_deliver`). */
+export const DEFAULT_MAX_DELIVER = 5;
+/** Pulls failing without a break for this long stop the worker. */
+const UNREACHABLE_AFTER_MS = 60_000;
+
+/** This process as a worker: its host and process id. */
+export function defaultWorkerId(): string {
+  return `${hostname()}:${process.pid}`;
+}
 
 /** The commands that create what the channel binds. */
 export function jobsStreamAddCommand(stream: string, context?: string): string {
@@ -51,6 +64,18 @@ export interface JobsChannelOptions {
    * concerns; never a prompt or answer.
    */
   readonly warn?: (text: string, ids?: WorkIds) => void;
+  /** Names this worker in the task records of the jobs it runs (default host:pid). */
+  readonly worker?: string;
+  /** Attempts before a job is stored `dead` (default 5). */
+  readonly maxDeliver?: number;
+  /** How long one attempt may run before it is stopped and stored `failed` (`timeout`). */
+  readonly timeout?: Duration;
+  /** A job older than this when pulled is stored `dead` (`max_age`). */
+  readonly maxAge?: Duration;
+  /** When pulls failing without a break stop the worker (ms, default 60 s). */
+  readonly unreachableAfterMs?: number;
+  /** How pulling pauses while the model service or a store fails. */
+  readonly pause?: Omit<DependencyPauseOptions, 'warn'>;
 }
 
 /** What a job channel shows in a banner. */
@@ -59,6 +84,10 @@ export interface JobsChannel extends Channel {
   readonly consumer: string;
   /** The subject `fisk task submit` publishes to. */
   readonly subject: string;
+  /** The worker id written into the records of the jobs this channel runs. */
+  readonly worker: string;
+  /** Whether the channel pulls now, or is paused by a failing dependency, or closed. */
+  status(): ChannelStatus;
 }
 
 const apiCode = (err: unknown): number | undefined => (err instanceof JetStreamApiError ? err.code : undefined);
@@ -114,76 +143,6 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
   return { consumerInfo: ci, subject };
 }
 
-/** The text of the last assistant message: the answer of a journal that completed. */
-function lastAnswer(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m?.role === 'assistant') return m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-  }
-  return '';
-}
-
-/** What a journal says about a task whose worker stopped between the run and the result. */
-function settledByJournal(run: FoldedRun): TaskResult | 'resume' {
-  switch (run.status) {
-    case 'completed':
-      return { state: 'completed', answer: lastAnswer(run.messages) };
-    case 'budget':
-    case 'max_iterations':
-      return { state: 'failed', reason: run.status, message: `the run stopped at its ${run.status === 'budget' ? 'token budget' : 'iteration limit'}` };
-    case 'error':
-      return { state: 'failed', reason: 'error', message: run.terminal?.message ?? 'the run failed' };
-    case 'suspended': {
-      const waiting = run.pending?.calls.filter((c) => c.state === 'deferred') ?? [];
-      if (waiting.length > 0) return { state: 'failed', reason: 'suspended', message: waitingMessage(run.runId, waiting.map((c) => c.call.name)) };
-      return 'resume';
-    }
-    case 'open':
-      return 'resume';
-    default: {
-      const never: never = run.status;
-      return never;
-    }
-  }
-}
-
-function waitingMessage(runId: string, calls: readonly string[]): string {
-  return `the run waits on ${calls.join(', ')} to answer; answer with fisk session answer ${runId}, then resume it with fisk run --resume ${runId}`;
-}
-
-/** The result to store for a run that ended by itself; `undefined` when it should run again. */
-function resultOf(runId: string | undefined, outcome: RunOutcome): TaskResult | 'retry' | 'taken' {
-  switch (outcome.status) {
-    case 'completed':
-      return { state: 'completed', answer: outcome.answer };
-    case 'suspended':
-      if (outcome.deferred.length > 0) return { state: 'failed', reason: 'suspended', message: waitingMessage(runId ?? '', outcome.deferred.map((d) => d.name)) };
-      return 'retry';
-    case 'budget':
-    case 'max_iterations':
-      return { state: 'failed', reason: outcome.status, message: outcome.message };
-    case 'error': {
-      const code = errorOf(outcome)?.code;
-      if (code === 'taken_over') return 'taken';
-      if (code === 'journal') return 'retry';
-      return { state: 'failed', reason: 'error', message: messageOf(outcome) };
-    }
-    case 'aborted':
-    case 'crashed':
-      return 'retry';
-    default: {
-      const never: never = outcome;
-      return never;
-    }
-  }
-}
-
-/** A refusal another attempt may get past (the run is held elsewhere, a store was unreachable). */
-function transientRefusal(error: Error): boolean {
-  if (isRunStateError(error)) return error.code === 'locked' || error.code === 'unavailable' || error.code === 'exists';
-  return isTaskError(error, 'unavailable');
-}
-
 /**
  * Binds the operator's stream and consumer (never creates them) and returns the channel. Throws
  * ServeError `no_endpoint` naming the `nats stream add` or `nats consumer add` command.
@@ -191,12 +150,20 @@ function transientRefusal(error: Error): boolean {
 export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsChannel> {
   const { nats, stream, tasks, sessions } = opts;
   const warn = opts.warn ?? ((): void => undefined);
+  const worker = opts.worker ?? defaultWorkerId();
+  const maxDeliver = Math.max(1, opts.maxDeliver ?? DEFAULT_MAX_DELIVER);
   const bound = await bindQueue(nats, stream, opts.consumer);
   const ackWaitMs = Math.max(1_000, Math.floor((bound.consumerInfo.config.ack_wait ?? 30e9) / 1e6));
   const js = jetstream(nats.connection, nats.jetstream);
   const consumer: Consumer = await js.consumers.get(stream, opts.consumer);
   const closing = new AbortController();
-  let pending: Promise<JsMsg | null> | undefined;
+  // the server logs a pause once and reports itself not ready; without a server, the warning says it
+  let listener: PauseListener | undefined;
+  const pause = new DependencyPause({
+    ...opts.pause,
+    onPause: (reason) => (listener === undefined ? warn(`jobs: pulling paused after ${reason}`) : listener.paused(reason)),
+    onResume: (ms) => (listener === undefined ? warn(`jobs: pulling resumed after a pause of ${Math.round(ms / 1000)} s`) : listener.resumed()),
+  });
 
   /** Keeps a message from being redelivered while this worker still holds it. */
   const keepAlive = (msg: JsMsg): (() => void) => {
@@ -213,6 +180,17 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
     }
   };
 
+  const puller = new JobPuller({
+    nats,
+    stream,
+    consumerName: opts.consumer,
+    consumer,
+    unreachableAfterMs: opts.unreachableAfterMs ?? UNREACHABLE_AFTER_MS,
+    closing: closing.signal,
+    recreate: { stream: jobsStreamAddCommand(stream, nats.context.name), consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name) },
+    handBack: (m) => handBack(m, 0),
+  });
+
   /** Stores a result once; a second result is not an error (the first stands). */
   const store = async (id: string, result: TaskResult): Promise<void> => {
     try {
@@ -227,49 +205,27 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
     await msg.ackAck().catch(() => false);
   };
 
-  /** Waits for the next message, or null on close. Transient trouble is retried, not raised. */
-  const pull = async (signal: AbortSignal): Promise<JsMsg | null> => {
-    let quiet = 250;
-    for (;;) {
-      if (signal.aborted || closing.signal.aborted) return null;
-      if (nats.connection.isClosed()) throw new Error(`the NATS connection to context ${nats.context.name} closed`);
-      pending ??= consumer.next({ expires: PULL_EXPIRES_MS });
-      const mine = pending;
-      let on = (): void => undefined;
-      const stop = new Promise<'stop'>((resolve) => {
-        on = (): void => resolve('stop');
-        signal.addEventListener('abort', on, { once: true });
-        closing.signal.addEventListener('abort', on, { once: true });
-      });
-      let got: JsMsg | null | 'stop';
-      try {
-        got = await Promise.race([mine, stop]);
-      } catch (err) {
-        pending = undefined;
-        const code = apiCode(err);
-        if (code === JetStreamApiCodes.ConsumerNotFound || code === JetStreamApiCodes.StreamNotFound) {
-          throw new Error(`the jobs consumer ${opts.consumer} on stream ${stream} is gone; recreate it with: ${jobsConsumerAddCommand(stream, opts.consumer, nats.context.name)}`, { cause: err });
-        }
-        await new Promise((r) => setTimeout(r, quiet).unref());
-        quiet = Math.min(quiet * 2, 5_000);
-        continue;
-      } finally {
-        signal.removeEventListener('abort', on);
-        closing.signal.removeEventListener('abort', on);
-      }
-      if (got === 'stop') {
-        // a message that arrives for the abandoned pull goes straight back to the queue
-        void mine.then((m) => (m === null ? undefined : handBack(m, 0))).catch(() => undefined);
-        pending = undefined;
-        return null;
-      }
-      pending = undefined;
-      if (got !== null) return got;
-      quiet = 250;
+  /** A store failed before the run: the job goes back uncounted, and the failure may pause pulling. */
+  const storeTrouble = (msg: JsMsg, id: string, what: string, err: unknown, probe: boolean): void => {
+    warn(`jobs: task ${id}: ${what} failed, the job is handed back: ${(err as Error).message}`, { job: id });
+    if (isRetryableFailure(err)) pause.failed(`${what}: ${(err as Error).message}`, probe);
+    else pause.released(probe);
+    handBack(msg, RETRY_DELAY_MS);
+  };
+
+  /** Gives a job up for good: `dead` with the reason and every failed attempt kept. */
+  const bury = async (msg: JsMsg, id: string, reason: 'max_deliver' | 'max_age', message: string): Promise<void> => {
+    warn(`jobs: task ${id} is dead: ${message}`, { job: id });
+    try {
+      await finish(msg, id, { state: 'dead', reason, message });
+    } catch (err) {
+      warn(`jobs: task ${id}: the task store failed storing it dead, the job is handed back: ${(err as Error).message}`, { job: id });
+      handBack(msg, RETRY_DELAY_MS);
     }
   };
 
-  const workFor = async (msg: JsMsg): Promise<Work | undefined> => {
+  const workFor = async (msg: JsMsg, admission: Admission): Promise<Work | undefined> => {
+    const { probe } = admission;
     const stopKeepAlive = keepAlive(msg);
     let handed = false;
     try {
@@ -279,6 +235,7 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
       } catch (err) {
         warn(`jobs: message ${msg.info.streamSequence} on ${stream} is not a job and was dropped: it ${(err as Error).message}`);
         msg.term();
+        pause.released(probe);
         return undefined;
       }
       const id = job.id ?? sequenceTaskId(stream, msg.info.streamSequence);
@@ -287,83 +244,134 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
       try {
         task = await tasks.ask(pendingTask(id, runId, job.prompt));
       } catch (err) {
-        warn(`jobs: task ${id}: the task store failed, the job is handed back: ${(err as Error).message}`, { job: id });
-        handBack(msg, RETRY_DELAY_MS);
+        storeTrouble(msg, id, 'the task store', err, probe);
         return undefined;
       }
-      if (task.state !== 'pending') {
+      if (isFinalState(task.state)) {
         // already answered: a resubmission or a redelivery after the result was stored
         await msg.ackAck().catch(() => false);
+        pause.released(probe);
+        return undefined;
+      }
+      const ageMs = Date.now() - Math.floor(msg.info.timestampNanos / 1e6);
+      if (opts.maxAge !== undefined && ageMs > opts.maxAge.ms) {
+        await bury(msg, id, 'max_age', `the job was ${Math.round(ageMs / 1000)} s old when it was pulled, older than expose.agent.jobs.max_age (${opts.maxAge.text})`);
+        pause.released(probe);
+        return undefined;
+      }
+      const done = task.attempts ?? 0;
+      if (done >= maxDeliver) {
+        await bury(msg, id, 'max_deliver', `tried ${done} times without a result (expose.agent.jobs.max_deliver is ${maxDeliver}); the last attempt ended with its worker`);
+        pause.released(probe);
         return undefined;
       }
       let input: RunInput = { prompt: job.prompt, checkpoint: { runId } };
       try {
-        const stored = await loadRun(sessions, runId);
-        const settled = settledByJournal(stored);
+        const settled = settledByJournal(await loadRun(sessions, runId));
         if (settled !== 'resume') {
           await finish(msg, id, settled);
+          pause.released(probe);
           return undefined;
         }
         input = { resume: runId };
       } catch (err) {
-        if (!isRunStateError(err) || err.code !== 'not_found') {
-          if (isRunStateError(err) && err.code === 'corrupt') {
+        if (!isRunStateError(err, 'not_found')) {
+          if (isRunStateError(err, 'corrupt')) {
             await finish(msg, id, { state: 'failed', reason: 'refused', message: `the journal ${runId} cannot be read: ${err.message}` });
+            pause.released(probe);
             return undefined;
           }
-          warn(`jobs: task ${id}: the session store failed, the job is handed back: ${(err as Error).message}`, { job: id, session: runId });
-          handBack(msg, RETRY_DELAY_MS);
+          storeTrouble(msg, id, 'the session store', err, probe);
           return undefined;
         }
       }
+      const attempt = done + 1;
       const budget = jobBudget(job);
+      const timeout = opts.timeout;
+      const limit = new AbortController();
+      let timedOut: string | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let marking: Promise<unknown> = Promise.resolve();
       let ended = false;
+
+      /** A failure worth retrying: counted unless the worker is paused (the outage is not the job's). */
+      const retry = async (reason: string): Promise<Settlement> => {
+        const counted = !probe && !pause.paused;
+        pause.failed(reason, probe);
+        if (counted && attempt >= maxDeliver) {
+          await tasks.progress(id, { state: 'pending', failure: { attempt, worker, message: reason } }).catch(() => undefined);
+          const why = `gave up after ${attempt} attempts (expose.agent.jobs.max_deliver); the last: ${reason}`;
+          await bury(msg, id, 'max_deliver', why);
+          return { outcome: 'dead', reason: why };
+        }
+        const delay = counted ? retryDelayMs(attempt) : RETRY_DELAY_MS;
+        try {
+          await tasks.progress(id, counted ? { state: 'pending', failure: { attempt, worker, message: reason } } : { state: 'pending', attempts: attempt - 1 });
+        } catch (err) {
+          warn(`jobs: task ${id}: the task store did not record the failed attempt: ${(err as Error).message}`, ids);
+        }
+        handBack(msg, delay);
+        return { outcome: 'retried', reason: `attempt ${attempt} failed and is tried again in ${Math.round(delay / 1000)} s${counted ? '' : ' (not counted: pulling is paused)'}: ${reason}` };
+      };
+
+      const ids: WorkIds = { job: id, session: runId };
       const work: Work = {
         label: `job ${id}`,
-        ids: { job: id, session: runId },
+        ids,
         queuedAt: Math.floor(msg.info.timestampNanos / 1e6),
-        attempt: msg.info.deliveryCount,
+        attempt,
         input,
+        signal: limit.signal,
         ...(budget === undefined ? {} : { budget }),
+        runContext() {
+          marking = tasks.progress(id, { state: 'running', worker, attempts: attempt }).catch((err: unknown) => {
+            warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, ids);
+          });
+          if (timeout !== undefined) {
+            timer = setTimeout(() => {
+              timedOut = `the job ran longer than expose.agent.jobs.timeout (${timeout.text}) and was stopped; its journal keeps what was done: fisk task retry ${id}`;
+              limit.abort(new Error('timeout'));
+            }, timeout.ms);
+            timer.unref();
+          }
+        },
         async done(result: WorkResult): Promise<Settlement> {
           if (ended) return { outcome: 'returned', reason: 'already settled' };
           ended = true;
           stopKeepAlive();
-          switch (result.kind) {
-            case 'abandoned':
+          if (timer !== undefined) clearTimeout(timer);
+          await marking;
+          const d = dispositionOf(runId, result, timedOut);
+          if (dependenciesAnswered(d)) pause.succeeded();
+          switch (d.kind) {
+            case 'handback':
+              pause.released(probe);
+              await tasks.progress(id, { state: 'pending', attempts: done }).catch(() => undefined);
               handBack(msg, 0);
-              return { outcome: 'returned', reason: 'handed back to the queue unstarted' };
-            case 'crashed':
+              return { outcome: 'returned', reason: result.kind === 'abandoned' ? 'handed back to the queue unstarted' : 'stopped before it ended, handed back to the queue to resume from its journal' };
+            case 'elsewhere':
+              pause.released(probe);
               handBack(msg, RETRY_DELAY_MS);
-              return { outcome: 'retried', reason: `crashed, handed back to the queue: ${result.error.message}` };
-            case 'refused':
-              if (transientRefusal(result.error)) {
-                handBack(msg, RETRY_DELAY_MS);
-                return { outcome: 'retried', reason: `refused for now, handed back to the queue: ${result.error.message}` };
-              }
-              await finish(msg, id, { state: 'failed', reason: 'refused', message: result.error.message });
-              return { outcome: 'failed', reason: `refused: ${result.error.message}` };
-            case 'ran': {
-              const r = resultOf(result.runId ?? runId, result.outcome);
-              if (r === 'retry') {
-                handBack(msg, 0);
-                return { outcome: result.outcome.status === 'crashed' || result.outcome.status === 'error' ? 'retried' : 'returned', reason: `${result.outcome.status}, handed back to the queue to resume from its journal${messageOf(result.outcome) === '' ? '' : `: ${messageOf(result.outcome)}`}` };
-              }
-              if (r === 'taken') {
-                // another worker holds the run now and stores its result
-                await msg.ackAck().catch(() => false);
-                return { outcome: 'taken_over', reason: 'another worker took the run over and stores its result' };
-              }
+              return { outcome: 'returned', reason: `held elsewhere, handed back to the queue: ${d.reason}` };
+            case 'taken':
+              // another worker claimed the run (this delivery outlived its ack wait) and holds the
+              // job now; acknowledging here would let the job go if that worker died, so the
+              // message is left to the worker that holds it, or to its ack wait
+              pause.released(probe);
+              return { outcome: 'taken_over', reason: 'another worker took the run over and stores its result' };
+            case 'retry':
+              return retry(d.reason);
+            case 'result':
               try {
-                await finish(msg, id, r);
+                await finish(msg, id, d.result);
               } catch (err) {
+                if (isRetryableFailure(err)) pause.failed(`the task store: ${(err as Error).message}`, false);
                 handBack(msg, RETRY_DELAY_MS);
                 return { outcome: 'retried', reason: `the result could not be stored, handed back to the queue (its journal keeps the work): ${(err as Error).message}` };
               }
-              return r.state === 'completed' ? { outcome: 'completed' } : { outcome: 'failed', reason: `${r.reason}: ${r.message}` };
-            }
+              return d.result.state === 'completed' ? { outcome: 'completed' } : { outcome: d.result.state, reason: `${d.result.reason}: ${d.result.message}` };
             default: {
-              const never: never = result;
+              const never: never = d;
               return never;
             }
           }
@@ -382,17 +390,28 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
     stream,
     consumer: opts.consumer,
     subject: bound.subject,
+    worker,
+    status: () => pause.status,
+    watchPause(l) {
+      listener = l;
+    },
     async next(signal) {
       for (;;) {
-        const msg = await pull(signal);
-        if (msg === null) return undefined;
-        const work = await workFor(msg);
+        const admission = await pause.admit(signal);
+        if (admission === undefined) return undefined;
+        const msg = await puller.next(signal);
+        if (msg === null) {
+          pause.released(admission.probe);
+          return undefined;
+        }
+        const work = await workFor(msg, admission);
         if (work !== undefined) return work;
       }
     },
     close() {
       // intake stops here; a message fetched for a pull nobody waits on any more is handed back
       closing.abort(new Error('closed'));
+      pause.close();
       return Promise.resolve();
     },
   };
@@ -430,6 +449,9 @@ export async function openConfiguredJobs(
     stream: jobs.stream,
     consumer: jobs.consumer === '' ? config.identity : jobs.consumer,
     workers: jobs.workers,
+    maxDeliver: jobs.maxDeliver,
+    ...(jobs.timeout === undefined ? {} : { timeout: jobs.timeout }),
+    ...(jobs.maxAge === undefined ? {} : { maxAge: jobs.maxAge }),
     tasks,
     sessions: runtime.sessions,
     ...(opts.warn === undefined ? {} : { warn: opts.warn }),

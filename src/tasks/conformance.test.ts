@@ -97,6 +97,44 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
     await expect(store.ask({ id: 'ok2', run_id: 'r', prompt: 'p', state: 'pending', created: 'yesterday' })).rejects.toMatchObject({ code: 'schema' });
   });
 
+  it('records attempts while a task runs and is handed back, and never over a result', async () => {
+    const store = await open();
+    await store.ask(pendingTask('att', 'r', 'p'));
+    const running = await store.progress('att', { state: 'running', worker: 'w1', attempts: 1, started: new Date('2026-03-01T00:00:00Z') });
+    expect(running).toMatchObject({ state: 'running', worker: 'w1', attempts: 1, started: '2026-03-01T00:00:00.000Z' });
+    const back = await store.progress('att', { state: 'pending', failure: { attempt: 1, worker: 'w1', message: 'model call failed: timeout' } });
+    expect(back).toMatchObject({ state: 'pending', attempts: 1, worker: 'w1', failures: [{ attempt: 1, worker: 'w1', message: 'model call failed: timeout' }] });
+    expect(back.started).toBeUndefined();
+    await store.progress('att', { state: 'running', worker: 'w2', attempts: 2 });
+    const dead = await store.complete('att', { state: 'dead', reason: 'max_deliver', message: 'gave up after 2 attempts' });
+    expect(dead).toMatchObject({ state: 'dead', reason: 'max_deliver', attempts: 2, failures: [{ attempt: 1 }] });
+    expect(dead.started).toBeUndefined();
+    // a late worker's progress leaves the result standing
+    expect(await store.progress('att', { state: 'running', worker: 'w3', attempts: 3 })).toEqual(dead);
+    expect(await store.get('att')).toEqual(dead);
+    await expect(store.progress('ghost', { state: 'running', worker: 'w', attempts: 1 })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('reopens a failed or dead task and removes tasks', async () => {
+    const store = await open();
+    await store.ask(pendingTask('re', 'r', 'p', new Date('2026-01-01T00:00:00Z')));
+    await expect(store.reopen('re')).rejects.toMatchObject({ code: 'state' });
+    await store.progress('re', { state: 'pending', failure: { attempt: 1, message: 'x' } });
+    await store.complete('re', { state: 'failed', reason: 'error', message: 'bad request' });
+    const again = await store.reopen('re');
+    expect(again).toEqual({ id: 're', run_id: 'r', prompt: 'p', state: 'pending', created: '2026-01-01T00:00:00.000Z' });
+    expect(await store.get('re')).toEqual(again);
+    const done = await store.complete('re', { state: 'completed', answer: 'fine' });
+    await expect(store.reopen('re')).rejects.toMatchObject({ code: 'state' });
+    expect(await store.get('re')).toEqual(done);
+    expect(await store.remove('re')).toBe(true);
+    expect(await store.get('re')).toBeUndefined();
+    expect(await store.remove('re')).toBe(false);
+    expect((await store.list()).map((t) => t.id)).not.toContain('re');
+    // the id can be asked again once removed
+    expect((await store.ask(pendingTask('re', 'r', 'p2'))).prompt).toBe('p2');
+  });
+
   it('lists tasks newest first', async () => {
     const store = await open();
     expect(await store.list()).toEqual([]);

@@ -17,13 +17,16 @@ export const TASK_ERROR_CODES = [
   'config',
   /** The store could not be reached or did not answer. */
   'unavailable',
+  /** The task is not in a state the operation applies to (retrying a task that completed). */
+  'state',
 ] as const;
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
 
 /** Every failure of `tasks` and its backends. */
 export class TaskError extends FiskError<TaskErrorCode> {
   constructor(code: TaskErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+    // only a store that did not answer may answer later; every other code is about the task itself
+    super(code, message, { ...options, retryable: code === 'unavailable' });
     this.name = 'TaskError';
   }
 
@@ -33,6 +36,8 @@ export class TaskError extends FiskError<TaskErrorCode> {
         return 'usage';
       case 'config':
         return 'configuration';
+      case 'state':
+        return 'usage';
       case 'not_found':
       case 'completed':
       case 'schema':

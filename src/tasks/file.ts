@@ -2,15 +2,15 @@
  * Tasks as files, one directory per store. Each write is made whole in a temporary file, synced,
  * then linked into place: a link refuses an existing name atomically, so of two workers recording
  * one task or storing its result, exactly one succeeds and nobody needs a lock. A task is
- * `<id>.json` (what was asked) and, once finished, `<id>.result.json` (the whole record with its
- * result), which wins when both are read.
+ * `<id>.json` (what was asked, and how its attempts went, replaced by a rename) and, once
+ * finished, `<id>.result.json` (the whole record with its result), which wins when both are read.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TaskError } from './errors.js';
-import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask } from './record.js';
+import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask, isFinalState, progressedTask, reopenedTask } from './record.js';
 import type { TaskRecord } from './record.js';
 import type { TaskStore } from './store.js';
 import { newestFirst } from './store.js';
@@ -46,6 +46,35 @@ async function createExclusive(dir: string, name: string, text: string): Promise
     throw err;
   } finally {
     await unlink(tmp).catch(() => undefined);
+  }
+}
+
+/** Writes `text` under `name`, replacing what is there, atomically. */
+async function replace(dir: string, name: string, text: string): Promise<void> {
+  const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await open(tmp, 'wx', 0o600);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, join(dir, name));
+    syncDir(dir);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function unlinkIfPresent(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
   }
 }
 
@@ -93,11 +122,38 @@ export function fileTaskStore(dir: string): TaskStore {
     async complete(id, result) {
       const current = await read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
-      if (current.state !== 'pending') throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
+      if (isFinalState(current.state)) throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
       const done = finishedTask(current, result);
       if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`))) return done;
       const winner = await read(id);
       throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${winner?.state ?? 'unknown'}); the first result stands`);
+    },
+    async progress(id, progress) {
+      const current = await read(id);
+      if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
+      const next = progressedTask(current, progress);
+      if (next === current) return current;
+      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
+      // a result stored meanwhile wins over what was just written
+      return (await read(id)) ?? next;
+    },
+    async reopen(id) {
+      const current = await read(id);
+      if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
+      if (current.state !== 'failed' && current.state !== 'dead') throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
+      const next = reopenedTask(current);
+      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
+      await unlinkIfPresent(join(dir, id + RESULT));
+      syncDir(dir);
+      return next;
+    },
+    async remove(id) {
+      checkTaskId(id);
+      // the result first: a task half removed reads as still asked, never as finished without its question
+      const result = await unlinkIfPresent(join(dir, id + RESULT));
+      const asked = await unlinkIfPresent(join(dir, id + ASKED));
+      if (result || asked) syncDir(dir);
+      return result || asked;
     },
     async list() {
       let names: string[];

@@ -6,7 +6,10 @@ export { TaskError, TASK_ERROR_CODES, isTaskError } from './errors.js';
 export type { TaskErrorCode } from './errors.js';
 export {
   TASK_STATES,
+  FINAL_TASK_STATES,
   TASK_FAILURES,
+  MAX_ATTEMPT_FAILURES,
+  isFinalState,
   TASK_ID_PATTERN,
   TASK_ID_MAX_LENGTH,
   TASK_RECORD_SCHEMA,
@@ -16,8 +19,10 @@ export {
   encodeTaskRecord,
   pendingTask,
   finishedTask,
+  progressedTask,
+  reopenedTask,
 } from './record.js';
-export type { TaskFailure, TaskRecord, TaskResult, TaskState } from './record.js';
+export type { AttemptFailure, FinalTaskState, TaskFailure, TaskProgress, TaskRecord, TaskResult, TaskState } from './record.js';
 export type { TaskStore } from './store.js';
 export { fileTaskStore } from './file.js';
 // the JetStream store is reached through the registry, which loads it only when a run uses it

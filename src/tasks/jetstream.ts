@@ -9,7 +9,7 @@ import { Kvm } from '@nats-io/kv';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { TaskError } from './errors.js';
-import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask } from './record.js';
+import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask, isFinalState, progressedTask, reopenedTask } from './record.js';
 import type { TaskRecord } from './record.js';
 import type { TaskStore } from './store.js';
 import { newestFirst } from './store.js';
@@ -91,7 +91,7 @@ export async function jetstreamTaskStore(options: {
     async complete(id, result) {
       const current = await entry(id);
       if (current === undefined) throw new TaskError('not_found', `no ${where(id)}`);
-      if (current.record.state !== 'pending') throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.record.state}); the first result stands`);
+      if (isFinalState(current.record.state)) throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.record.state}); the first result stands`);
       const done = finishedTask(current.record, result);
       try {
         await kv.update(id, encodeTaskRecord(done, where(id)), current.revision);
@@ -101,6 +101,45 @@ export async function jetstreamTaskStore(options: {
       }
       const winner = await entry(id);
       throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${winner?.record.state ?? 'unknown'}); the first result stands`);
+    },
+    async progress(id, progress) {
+      // another worker's write in between is read again and applied on top (a result wins)
+      for (let tries = 0; tries < 5; tries++) {
+        const current = await entry(id);
+        if (current === undefined) throw new TaskError('not_found', `no ${where(id)}`);
+        const next = progressedTask(current.record, progress);
+        if (next === current.record) return current.record;
+        try {
+          await kv.update(id, encodeTaskRecord(next, where(id)), current.revision);
+          return next;
+        } catch (err) {
+          if (!wrongRevision(err)) throw new TaskError('unavailable', `cannot record the progress of ${where(id)}: ${(err as Error).message}`, { cause: err });
+        }
+      }
+      throw new TaskError('unavailable', `${where(id)}: changed under every attempt to record its progress`);
+    },
+    async reopen(id) {
+      const current = await entry(id);
+      if (current === undefined) throw new TaskError('not_found', `no ${where(id)}`);
+      if (current.record.state !== 'failed' && current.record.state !== 'dead') throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.record.state}; only a failed or dead task can be retried`);
+      const next = reopenedTask(current.record);
+      try {
+        await kv.update(id, encodeTaskRecord(next, where(id)), current.revision);
+        return next;
+      } catch (err) {
+        if (!wrongRevision(err)) throw new TaskError('unavailable', `cannot reopen ${where(id)}: ${(err as Error).message}`, { cause: err });
+      }
+      throw new TaskError('state', `task ${JSON.stringify(id)} changed while it was being reopened; look at it again with fisk task show ${id}`);
+    },
+    async remove(id) {
+      const current = await entry(id);
+      if (current === undefined) return false;
+      try {
+        await kv.purge(id);
+        return true;
+      } catch (err) {
+        throw new TaskError('unavailable', `cannot remove ${where(id)}: ${(err as Error).message}`, { cause: err });
+      }
     },
     async list() {
       const keys: string[] = [];

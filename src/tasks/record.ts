@@ -1,8 +1,10 @@
 /**
  * The task record: what was asked and what came back, kept apart from the journal (how the work
- * was done). Its states are only the ones a store can observe: the task was asked (`pending`), or
- * a result was stored (`completed` with an answer, `failed` with a reason and a message). Queued,
- * claimed, running and retrying belong to the queue and are not repeated here.
+ * was done). A task is `pending` (asked, or handed back to be tried again), `running` (a worker
+ * holds it: which one and since when), or has its result: `completed` with an answer, `failed`
+ * with a reason and a message, or `dead` when it was given up on (tried too often, or too old when
+ * it was pulled). Every attempt that failed in a way worth retrying leaves its reason, so a dead
+ * task says why each attempt failed.
  *
  * The JSON Schema below is checked before a record is written and again when one is read, so a
  * record edited by hand or written by a buggy build is refused rather than reported.
@@ -11,17 +13,44 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { TaskError } from './errors.js';
 
-/** What a store can observe about a task. */
-export const TASK_STATES = ['pending', 'completed', 'failed'] as const;
+/** Where a task stands. */
+export const TASK_STATES = ['pending', 'running', 'completed', 'failed', 'dead'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
-/** Why a task failed: how the run ended, or `refused` when it could not start. */
-export const TASK_FAILURES = ['budget', 'max_iterations', 'error', 'aborted', 'suspended', 'refused'] as const;
+/** The states that are a result: stored once, never replaced except by `fisk task retry`. */
+export const FINAL_TASK_STATES = ['completed', 'failed', 'dead'] as const satisfies readonly TaskState[];
+export type FinalTaskState = (typeof FINAL_TASK_STATES)[number];
+
+/** Whether a state is a result. */
+export function isFinalState(state: TaskState): state is FinalTaskState {
+  return (FINAL_TASK_STATES as readonly TaskState[]).includes(state);
+}
+
+/**
+ * Why a task failed or died: how the run ended, `refused` when it could not start, `timeout` when
+ * it ran past `expose.agent.jobs.timeout`; a dead task's `max_deliver` or `max_age`.
+ */
+export const TASK_FAILURES = ['budget', 'max_iterations', 'error', 'aborted', 'suspended', 'refused', 'timeout', 'max_deliver', 'max_age'] as const;
 export type TaskFailure = (typeof TASK_FAILURES)[number];
 
 /** A task id: the same shape as a run id, since it becomes a file name and a KV key. */
 export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export const TASK_ID_MAX_LENGTH = 128;
+
+/** How many failed attempts a record keeps (the newest), and how long each reason may be. */
+export const MAX_ATTEMPT_FAILURES = 20;
+const MAX_FAILURE_CHARS = 1_000;
+
+/** One attempt that failed in a way worth trying again. */
+export interface AttemptFailure {
+  /** Which attempt (1 for the first run). */
+  readonly attempt: number;
+  /** When it failed (RFC 3339). */
+  readonly at: string;
+  /** The worker it failed on, when known. */
+  readonly worker?: string;
+  readonly message: string;
+}
 
 /** One task as stored (snake_case, the stored JSON shape). */
 export interface TaskRecord {
@@ -32,20 +61,35 @@ export interface TaskRecord {
   readonly state: TaskState;
   /** When the task was first recorded (RFC 3339). */
   readonly created: string;
-  /** When the result was stored; absent while pending. */
+  /** When the result was stored; present exactly when the state is a result. */
   readonly finished?: string;
   /** The answer of a completed task. */
   readonly answer?: string;
-  /** How a failed task ended. */
+  /** How a failed or dead task ended. */
   readonly reason?: TaskFailure;
-  /** What stopped a failed task, in words. */
+  /** What stopped a failed or dead task, in words. */
   readonly message?: string;
+  /** How many times a worker started the task's run (absent: never). */
+  readonly attempts?: number;
+  /** The worker holding a running task, or the last one that ran it. */
+  readonly worker?: string;
+  /** When the worker holding a running task took it (RFC 3339). */
+  readonly started?: string;
+  /** The attempts that failed in a way worth retrying, oldest first (the newest are kept). */
+  readonly failures?: readonly AttemptFailure[];
 }
 
 /** The result a worker stores once: an answer, or the reason there is none. */
 export type TaskResult =
   | { readonly state: 'completed'; readonly answer: string }
-  | { readonly state: 'failed'; readonly reason: TaskFailure; readonly message: string };
+  | { readonly state: 'failed' | 'dead'; readonly reason: TaskFailure; readonly message: string };
+
+/** What a worker records about a task still in the queue: that it runs it, or that it handed it back. */
+export type TaskProgress =
+  | { readonly state: 'running'; readonly worker: string; readonly attempts: number; readonly started?: Date }
+  | { readonly state: 'pending'; readonly failure: Omit<AttemptFailure, 'at'> & { readonly at?: Date } }
+  /** Handed back without a failure to count (drained, or failed while its worker was paused). */
+  | { readonly state: 'pending'; readonly attempts: number };
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const dateTime = { type: 'string', format: 'date-time' } as const;
@@ -66,23 +110,41 @@ export const TASK_RECORD_SCHEMA = {
     answer: { type: 'string' },
     reason: { enum: [...TASK_FAILURES] },
     message: { type: 'string' },
+    attempts: { type: 'integer', minimum: 0 },
+    worker: { type: 'string', maxLength: 256 },
+    started: dateTime,
+    failures: {
+      type: 'array',
+      maxItems: MAX_ATTEMPT_FAILURES,
+      items: {
+        type: 'object',
+        properties: { attempt: { type: 'integer', minimum: 1 }, at: dateTime, worker: { type: 'string', maxLength: 256 }, message: { type: 'string' } },
+        required: ['attempt', 'at', 'message'],
+        additionalProperties: false,
+      },
+    },
   },
   required: ['id', 'run_id', 'prompt', 'state', 'created'],
   additionalProperties: false,
   oneOf: [
     {
       properties: { state: { const: 'pending' } },
+      not: { anyOf: [{ required: ['finished'] }, { required: ['answer'] }, { required: ['reason'] }, { required: ['message'] }, { required: ['started'] }] },
+    },
+    {
+      properties: { state: { const: 'running' } },
+      required: ['worker', 'started', 'attempts'],
       not: { anyOf: [{ required: ['finished'] }, { required: ['answer'] }, { required: ['reason'] }, { required: ['message'] }] },
     },
     {
       properties: { state: { const: 'completed' } },
       required: ['finished', 'answer'],
-      not: { anyOf: [{ required: ['reason'] }, { required: ['message'] }] },
+      not: { anyOf: [{ required: ['reason'] }, { required: ['message'] }, { required: ['started'] }] },
     },
     {
-      properties: { state: { const: 'failed' } },
+      properties: { state: { enum: ['failed', 'dead'] } },
       required: ['finished', 'reason', 'message'],
-      not: { required: ['answer'] },
+      not: { anyOf: [{ required: ['answer'] }, { required: ['started'] }] },
     },
   ],
 } as const;
@@ -140,8 +202,50 @@ export function pendingTask(id: string, runId: string, prompt: string, now: Date
   return { id: checkTaskId(id), run_id: runId, prompt, state: 'pending', created: now.toISOString() };
 }
 
+/** What a record keeps of its attempts whatever its state. */
+function attemptsOf(record: TaskRecord): Pick<TaskRecord, 'attempts' | 'worker' | 'failures'> {
+  return {
+    ...(record.attempts === undefined ? {} : { attempts: record.attempts }),
+    ...(record.worker === undefined ? {} : { worker: record.worker }),
+    ...(record.failures === undefined || record.failures.length === 0 ? {} : { failures: record.failures }),
+  };
+}
+
 /** The record with its result stored. */
 export function finishedTask(record: TaskRecord, result: TaskResult, now: Date = new Date()): TaskRecord {
-  const base = { id: record.id, run_id: record.run_id, prompt: record.prompt, created: record.created, finished: now.toISOString() };
-  return result.state === 'completed' ? { ...base, state: 'completed', answer: result.answer } : { ...base, state: 'failed', reason: result.reason, message: result.message };
+  const base = { id: record.id, run_id: record.run_id, prompt: record.prompt, created: record.created, finished: now.toISOString(), ...attemptsOf(record) };
+  return result.state === 'completed' ? { ...base, state: 'completed', answer: result.answer } : { ...base, state: result.state, reason: result.reason, message: result.message };
+}
+
+/** The record of a task still in the queue after `progress`; a record with its result is returned as it is. */
+export function progressedTask(record: TaskRecord, progress: TaskProgress): TaskRecord {
+  if (isFinalState(record.state)) return record;
+  const base = { id: record.id, run_id: record.run_id, prompt: record.prompt, created: record.created, ...attemptsOf(record) };
+  switch (progress.state) {
+    case 'running':
+      return { ...base, state: 'running', worker: progress.worker, attempts: progress.attempts, started: (progress.started ?? new Date()).toISOString() };
+    case 'pending': {
+      if (!('failure' in progress)) {
+        const { attempts: _previous, ...rest } = base;
+        return { ...rest, state: 'pending', ...(progress.attempts > 0 ? { attempts: progress.attempts } : {}) };
+      }
+      const f = progress.failure;
+      const failure: AttemptFailure = {
+        attempt: f.attempt,
+        at: (f.at ?? new Date()).toISOString(),
+        ...(f.worker === undefined ? {} : { worker: f.worker }),
+        message: f.message.length > MAX_FAILURE_CHARS ? `${f.message.slice(0, MAX_FAILURE_CHARS)}...` : f.message,
+      };
+      return { ...base, state: 'pending', attempts: Math.max(f.attempt, record.attempts ?? 0), failures: [...(record.failures ?? []), failure].slice(-MAX_ATTEMPT_FAILURES) };
+    }
+    default: {
+      const never: never = progress;
+      return never;
+    }
+  }
+}
+
+/** A failed or dead task made pending again for `fisk task retry`: its attempts start over. */
+export function reopenedTask(record: TaskRecord): TaskRecord {
+  return { id: record.id, run_id: record.run_id, prompt: record.prompt, state: 'pending', created: record.created };
 }

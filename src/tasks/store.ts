@@ -2,7 +2,7 @@
  * The task store contract every backend implements. A store is built once by a host and borrowed
  * by whoever records tasks; it never closes a connection it was handed.
  */
-import type { TaskRecord, TaskResult } from './record.js';
+import type { TaskProgress, TaskRecord, TaskResult } from './record.js';
 
 /**
  * Where tasks are kept. Ids are checked by every method (`invalid_id`); records are checked
@@ -13,6 +13,11 @@ import type { TaskRecord, TaskResult } from './record.js';
  * - `get` returns the record, or `undefined` for an unknown id.
  * - `complete` stores the result once. A task that already has a result is refused
  *   (`completed`, the first result stands); an unknown id is `not_found`.
+ * - `progress` records, for a task still without a result, that a worker runs it or handed it
+ *   back after a failed attempt; a task with its result is returned unchanged (the result stands).
+ * - `reopen` makes a `failed` or `dead` task `pending` again, its attempts starting over; a task
+ *   that is not failed or dead is refused (`state`).
+ * - `remove` deletes a task; false when there was none.
  * - `list` returns every task, newest first.
  */
 export interface TaskStore {
@@ -23,6 +28,9 @@ export interface TaskStore {
   ask(record: TaskRecord): Promise<TaskRecord>;
   get(id: string): Promise<TaskRecord | undefined>;
   complete(id: string, result: TaskResult): Promise<TaskRecord>;
+  progress(id: string, progress: TaskProgress): Promise<TaskRecord>;
+  reopen(id: string): Promise<TaskRecord>;
+  remove(id: string): Promise<boolean>;
   list(): Promise<readonly TaskRecord[]>;
 }
 

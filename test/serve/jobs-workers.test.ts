@@ -143,7 +143,7 @@ async function task(id: string): Promise<Record<string, unknown>> {
     const e = await kv.get(id);
     if (e !== null && e.operation === 'PUT') {
       const t = e.json<Record<string, unknown>>();
-      if (t['state'] !== 'pending') return t;
+      if (t['state'] !== 'pending' && t['state'] !== 'running') return t;
     }
     await new Promise((r) => setTimeout(r, 100));
   }

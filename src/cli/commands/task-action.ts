@@ -3,24 +3,24 @@
  * the work queue), prints, and maps each ending to an exit status.
  */
 import { resolve } from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { connectNats } from '../../conns/nats-connect.js';
 import type { NatsConn } from '../../conns/nats-connect.js';
 import { newRunId } from '../../runstate/index.js';
-import { bindQueue, encodeJob, jobRunId } from '../../serve/index.js';
+import { encodeJob, jobRunId } from '../../serve/index.js';
 import type { Job } from '../../serve/index.js';
-import { TaskError, checkTaskId, openTaskStore, pendingTask, taskBackendNeeds } from '../../tasks/index.js';
-import type { TaskRecord, TaskStore } from '../../tasks/index.js';
+import { TaskError, checkTaskId, isFinalState, openTaskStore, pendingTask, taskBackendNeeds } from '../../tasks/index.js';
+import { TASK_STATES } from '../../tasks/index.js';
+import type { TaskRecord, TaskState, TaskStore } from '../../tasks/index.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT, exitFor } from '../exit-codes.js';
 import type { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { processInterrupt } from '../process.js';
+import { publishJob, queueSubject, untilDeadline } from './task-publish.js';
 
 export interface TaskActionFlags {
   readonly config: string;
@@ -42,7 +42,7 @@ function clean(text: string): string {
   return stripControl(text);
 }
 
-function truncate(text: string, max: number): string {
+export function truncate(text: string, max: number): string {
   const c = oneLine(stripControl(text));
   const chars = [...c];
   return chars.length <= max ? c : `${chars.slice(0, max).join('')}...`;
@@ -53,7 +53,7 @@ function asCliError(err: unknown): unknown {
   return err;
 }
 
-interface Opened {
+export interface Opened {
   readonly config: Config;
   readonly store: TaskStore;
   readonly nats: NatsConn | undefined;
@@ -91,7 +91,7 @@ async function openStore(io: Io, flags: TaskActionFlags, withNats: boolean): Pro
   }
 }
 
-async function withStore<T>(io: Io, flags: TaskActionFlags, withNats: boolean, fn: (o: Opened) => Promise<T>): Promise<T> {
+export async function withStore<T>(io: Io, flags: TaskActionFlags, withNats: boolean, fn: (o: Opened) => Promise<T>): Promise<T> {
   const opened = await openStore(io, flags, withNats);
   try {
     return await fn(opened);
@@ -102,10 +102,17 @@ async function withStore<T>(io: Io, flags: TaskActionFlags, withNats: boolean, f
   }
 }
 
+const shortTime = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/u, 'Z');
+
+/** Who holds a running task and since when; empty for any other. */
+function heldBy(t: TaskRecord): string {
+  return t.state === 'running' && t.worker !== undefined && t.started !== undefined ? `${oneLine(stripControl(t.worker))} since ${shortTime(t.started)}` : '';
+}
+
 /** The `ls` table. */
 export function formatTaskTable(rows: readonly TaskRecord[]): string[] {
-  const cells = rows.map((t) => [t.id, t.state, t.created.replace('T', ' ').replace(/\.\d+Z$/u, 'Z'), truncate(t.prompt, 60)]);
-  const head = ['ID', 'STATE', 'CREATED', 'PROMPT'];
+  const cells = rows.map((t) => [t.id, t.state, String(t.attempts ?? 0), shortTime(t.created), heldBy(t), truncate(t.prompt, 60)]);
+  const head = ['ID', 'STATE', 'ATTEMPTS', 'CREATED', 'RUNNING ON', 'PROMPT'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const line = (c: readonly string[]): string => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0))).join('  ');
   return [line(head), ...cells.map(line)];
@@ -115,18 +122,34 @@ export function formatTaskTable(rows: readonly TaskRecord[]): string[] {
 export function formatTask(t: TaskRecord): string[] {
   const out = [`Task:     ${t.id}`, `State:    ${t.state}`, `Run:      ${t.run_id}`, `Created:  ${t.created}`];
   if (t.finished !== undefined) out.push(`Finished: ${t.finished}`);
+  if (t.attempts !== undefined) out.push(`Attempts: ${t.attempts}`);
+  if (t.worker !== undefined) out.push(`${t.state === 'running' ? 'Worker:  ' : 'Last ran:'} ${oneLine(stripControl(t.worker))}${t.started === undefined ? '' : ` since ${t.started}`}`);
   if (t.reason !== undefined) out.push(`Reason:   ${t.reason}`);
   if (t.message !== undefined) out.push(`Message:  ${truncate(t.message, 400)}`);
+  if (t.failures !== undefined && t.failures.length > 0) {
+    out.push('', 'Failed attempts:');
+    for (const f of t.failures) out.push(`  ${f.attempt}  ${f.at}${f.worker === undefined ? '' : `  ${oneLine(stripControl(f.worker))}`}  ${truncate(f.message, 200)}`);
+  }
   out.push('', 'Prompt:', clean(t.prompt));
   if (t.answer !== undefined) out.push('', 'Answer:', clean(t.answer));
   return out;
 }
 
-export async function listTasks(flags: TaskActionFlags, io: Io): Promise<void> {
-  const rows = await withStore(io, flags, false, (o) => o.store.list());
+/** `--state`, checked against the closed set before anything is opened. */
+export function stateFilter(value: string | undefined): TaskState | undefined {
+  if (value === undefined) return undefined;
+  const found = TASK_STATES.find((s) => s === value);
+  if (found === undefined) throw new UsageError(`--state ${JSON.stringify(value)} is not a task state; use one of ${TASK_STATES.join(', ')}`);
+  return found;
+}
+
+export async function listTasks(flags: TaskActionFlags, io: Io, opts: { readonly state?: string } = {}): Promise<void> {
+  const state = stateFilter(opts.state);
+  const all = await withStore(io, flags, false, (o) => o.store.list());
+  const rows = state === undefined ? all : all.filter((t) => t.state === state);
   if (rows.length === 0) {
     // a note, not a row: a script reading the table sees none
-    println(io.err, 'No tasks');
+    println(io.err, state === undefined ? 'No tasks' : `No ${state} tasks`);
     return;
   }
   for (const line of formatTaskTable(rows)) println(io.out, line);
@@ -204,25 +227,18 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
   await withStore(io, flags, true, async ({ config, store, nats }) => {
     const jobs = config.expose.jobs as NonNullable<Config['expose']['jobs']>;
     const conn = nats as NatsConn;
-    let subject: string;
-    try {
-      subject = (await bindQueue(conn, jobs.stream, jobs.consumer === '' ? config.identity : jobs.consumer)).subject;
-    } catch (err) {
-      throw new CliError((err as Error).message, EXIT.config, { cause: err });
-    }
+    const { subject } = await queueSubject(config, conn);
     // the task is recorded as asked before the job is queued, so `fisk task show` finds it at once
-    const asked = await store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt));
-    if (asked.state !== 'pending') {
+    const asked = await untilDeadline('recording the task', () => store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt)));
+    if (isFinalState(asked.state)) {
       // a job id that already has its result is not queued again
       if (opts.wait === true) return report(asked, id, io);
       println(io.out, id);
       println(io.err, `job ${id} already has its result (${asked.state}); nothing was queued: fisk task show ${id}`);
       return;
     }
-    const h = headers();
     // the stream's duplicate window drops a second publish of the same id outright
-    h.set('Nats-Msg-Id', id);
-    const ack = await jetstream(conn.connection, conn.jetstream).publish(subject, data, { headers: h });
+    const ack = await publishJob(conn, subject, data, id);
     if (opts.wait !== true) {
       println(io.out, id);
       println(io.err, `submitted job ${id} to ${jobs.stream}${ack.duplicate ? ' (already queued with this id)' : ''}; follow it with: fisk task show ${id}`);
@@ -243,7 +259,7 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
 }
 
 /** Prints a result: the answer on stdout, or the failure on stderr with its exit status. */
-function report(result: TaskRecord, id: string, io: Io): void {
+export function report(result: TaskRecord, id: string, io: Io): void {
   if (result.state === 'completed') {
     println(io.out, clean(result.answer ?? ''));
     return;
@@ -252,7 +268,7 @@ function report(result: TaskRecord, id: string, io: Io): void {
   throw new ExitWith(exitOf(result));
 }
 
-async function waitForResult(store: TaskStore, id: string, timeoutMs: number | undefined): Promise<TaskRecord | 'timeout' | 'interrupted'> {
+export async function waitForResult(store: TaskStore, id: string, timeoutMs: number | undefined): Promise<TaskRecord | 'timeout' | 'interrupted'> {
   let stop: 'timeout' | 'interrupted' | undefined;
   let wake: (() => void) | undefined;
   const off = processInterrupt(() => {
@@ -263,7 +279,7 @@ async function waitForResult(store: TaskStore, id: string, timeoutMs: number | u
   try {
     for (;;) {
       const t = await store.get(id);
-      if (t !== undefined && t.state !== 'pending') return t;
+      if (t !== undefined && isFinalState(t.state)) return t;
       if (stop !== undefined) return stop;
       await new Promise<void>((r) => {
         wake = r;

@@ -1,5 +1,5 @@
 /**
- * `fisk task ls|show|submit`: the task store (what was asked and what came back) and the work
+ * `fisk task ls|show|submit|retry|rm`: the task store (what was asked and what came back) and the work
  * queue. Everything printed from a task is stripped of control sequences first: prompts and
  * answers are untrusted text.
  */
@@ -20,10 +20,11 @@ export function registerTask(program: Command, io: Io): void {
   task
     .command('ls')
     .alias('list')
-    .description('list tasks, newest first')
-    .action(async (_opts: unknown, cmd: Command) => {
+    .description('list tasks, newest first: state, attempts, and the worker running each running one')
+    .option('--state <state>', 'only tasks in this state: pending, running, completed, failed or dead')
+    .action(async (opts: { state?: string }, cmd: Command) => {
       const { listTasks } = await import('./task-action.js');
-      await listTasks(flagsOf(cmd), io);
+      await listTasks(flagsOf(cmd), io, opts);
     });
 
   task
@@ -34,6 +35,26 @@ export function registerTask(program: Command, io: Io): void {
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const { showTask } = await import('./task-action.js');
       await showTask(flagsOf(cmd), id, io);
+    });
+
+  task
+    .command('retry')
+    .description('queue a failed or dead job again under its id; its journal is kept and the run resumes')
+    .argument('<id>', 'the task id')
+    .option('--wait', 'wait for the result and print the answer')
+    .action(async (id: string, opts: { wait?: boolean }, cmd: Command) => {
+      const { retryTask } = await import('./task-steer.js');
+      await retryTask(flagsOf(cmd), id, opts, io);
+    });
+
+  task
+    .command('rm')
+    .alias('remove')
+    .description('remove a task that has its result (its journal is kept)')
+    .argument('<id>', 'the task id')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const { removeTask } = await import('./task-steer.js');
+      await removeTask(flagsOf(cmd), id, io);
     });
 
   task
