@@ -24,7 +24,7 @@ export type JobDisposition =
   | { readonly kind: 'elsewhere'; readonly reason: string }
   /** The work did not end by itself (drain, cancel): hand the job back now, uncounted. */
   | { readonly kind: 'handback' }
-  /** Another worker took the run over and stores its result: acknowledge. */
+  /** Another worker took the run over and stores its result: leave the message to it. */
   | { readonly kind: 'taken' };
 
 /** The delay before attempt `attempt + 1` of a job whose attempt `attempt` failed. */
