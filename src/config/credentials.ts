@@ -48,9 +48,10 @@ export function referencedVariables(template: string): string[] {
 /**
  * Every environment variable a tool subprocess must not inherit for this configuration: the
  * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
- * and every variable an MCP client's url, headers or env refer to. A value given to one MCP
- * server is that server's alone: the server gets it under the name its entry's `env` gives it,
- * and every other child (application commands, introspection, other servers) goes without.
+ * every variable an MCP client's url, headers or env refer to, and every OAuth client secret
+ * variable. A value given to one MCP server is that server's alone: the server gets it under the
+ * name its entry's `env` gives it, and every other child (application commands, introspection,
+ * other servers) goes without.
  * Sorted and deduplicated.
  */
 export function credentialEnvNames(config: Config): string[] {
@@ -61,6 +62,7 @@ export function credentialEnvNames(config: Config): string[] {
     for (const v of [client.url ?? '', ...Object.values(client.headers), ...Object.values(client.env)]) {
       for (const name of referencedVariables(v)) names.add(name);
     }
+    if (client.oauth?.clientSecretEnv !== undefined) names.add(client.oauth.clientSecretEnv);
   }
   return [...names].sort();
 }

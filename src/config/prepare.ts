@@ -5,7 +5,7 @@ import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDura
 import { isLoopbackUrl } from './loopback.js';
 import { parseByteSize } from './byte-size.js';
 import type { RawConfig } from './schema.js';
-import { CONFIRM_OVER_MCP, PII_MODES } from './types.js';
+import { CONFIRM_OVER_MCP, MCP_OAUTH_GRANTS, MCP_TRANSPORTS, PII_MODES } from './types.js';
 import type {
   BackendChoice,
   Config,
@@ -17,6 +17,7 @@ import type {
   KnowledgeConfig,
   LlmConfig,
   McpClientConfig,
+  McpOAuthConfig,
   McpTransport,
   PiiMode,
   SlackApprovers,
@@ -296,10 +297,14 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
   const named = normalizeEnum(c.transport, '');
   if (named === '') {
     transport = url !== undefined && command === undefined ? 'http' : 'stdio';
-  } else if (named === 'stdio' || named === 'http') {
+  } else if (isOneOf(MCP_TRANSPORTS, named)) {
     transport = named;
   } else {
-    throw ConfigError.of('value', `${key}.transport`, `"${named}" is not an MCP transport; use stdio (with command) or http (with url)`);
+    throw ConfigError.of(
+      'value',
+      `${key}.transport`,
+      `"${named}" is not an MCP transport; use stdio (with command), or with url: http (streamable HTTP, falling back to SSE), streamable-http or sse`,
+    );
   }
   const startupTimeout = parseDuration(c.startup_timeout, `${key}.startup_timeout`, DEFAULTS.mcpStartupTimeout);
   if (startupTimeout.ms <= 0) {
@@ -313,10 +318,30 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     env: c.env ?? {},
     url,
     headers: c.headers ?? {},
+    oauth: c.oauth === undefined ? undefined : prepareMcpOAuth(c.oauth, `${key}.oauth`),
     startupTimeout,
     maxOutput: parseByteSize(c.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
     include: normalizeFilter(c.include, `${key}.include`),
     exclude: normalizeFilter(c.exclude, `${key}.exclude`),
+  };
+}
+
+function prepareMcpOAuth(o: NonNullable<NonNullable<RawConfig['mcp_clients']>[number]['oauth']>, key: string): McpOAuthConfig {
+  const grant = normalizeEnum(o.grant, 'authorization_code');
+  if (!isOneOf(MCP_OAUTH_GRANTS, grant)) {
+    throw ConfigError.of('value', `${key}.grant`, `"${grant}" is not accepted; use authorization_code (a person logs in with fisk mcp login) or client_credentials (unattended, with client_id and client_secret_env)`);
+  }
+  const redirectPort = o.redirect_port ?? 0;
+  if (redirectPort < 0 || redirectPort > 65_535) {
+    throw ConfigError.of('value', `${key}.redirect_port`, `must be a port from 1 to 65535, or 0 for any free port; got ${redirectPort}`);
+  }
+  return {
+    grant,
+    clientId: trimmed(o.client_id),
+    clientSecretEnv: trimmed(o.client_secret_env),
+    scopes: normalizeList(o.scopes),
+    redirectPort,
+    clientMetadataUrl: trimmed(o.client_metadata_url),
   };
 }
 

@@ -108,6 +108,15 @@ export const RemoteToolsSchema = z.strictObject({
   exclude: FilterSchema.optional(),
 });
 
+export const McpOAuthSchema = z.strictObject({
+  grant: str.optional(),
+  client_id: str.optional(),
+  client_secret_env: str.optional(),
+  scopes: strList.optional(),
+  redirect_port: int.optional(),
+  client_metadata_url: str.optional(),
+});
+
 export const McpClientSchema = z.strictObject({
   name: str.optional(),
   transport: str.optional(),
@@ -116,6 +125,7 @@ export const McpClientSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
   url: str.optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  oauth: McpOAuthSchema.optional(),
   startup_timeout: duration.optional(),
   max_output: z.union([int, str]).optional(),
   include: NameFilterSchema.optional(),

@@ -26,8 +26,30 @@ export type PiiMode = (typeof PII_MODES)[number];
 export const CONFIRM_OVER_MCP = ['auto', 'always', 'never'] as const;
 export type ConfirmOverMcp = (typeof CONFIRM_OVER_MCP)[number];
 
-export const MCP_TRANSPORTS = ['stdio', 'http'] as const;
+/**
+ * `http` is streamable HTTP, falling back to the legacy SSE transport when the server refuses it;
+ * `streamable-http` and `sse` each use one transport only.
+ */
+export const MCP_TRANSPORTS = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
+
+/** How an OAuth-protected MCP server is authorized: a person logs in, or the client authenticates alone. */
+export const MCP_OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
+export type McpOAuthGrant = (typeof MCP_OAUTH_GRANTS)[number];
+
+/** OAuth 2.1 settings of an http MCP server (`mcp_clients[].oauth`). */
+export interface McpOAuthConfig {
+  readonly grant: McpOAuthGrant;
+  /** A client registered in advance; unset means dynamic client registration. */
+  readonly clientId: string | undefined;
+  /** The name of the environment variable holding the client secret, never the secret itself. */
+  readonly clientSecretEnv: string | undefined;
+  readonly scopes: readonly string[];
+  /** The loopback port of the login redirect; 0 picks a free one (kept for the next login when it can be). */
+  readonly redirectPort: number;
+  /** An https URL of a client ID metadata document this client is known by, for servers that accept one. */
+  readonly clientMetadataUrl: string | undefined;
+}
 
 /** Where an identity came from: written by the operator, taken from the application, or the fallback. */
 export type IdentitySource = 'explicit' | 'application' | 'default';
@@ -134,6 +156,8 @@ export interface McpClientConfig {
   readonly env: Readonly<Record<string, string>>;
   readonly url: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  /** Present exactly when the entry has an `oauth` block. */
+  readonly oauth: McpOAuthConfig | undefined;
   readonly startupTimeout: Duration;
   /** The budget of one answer's text in bytes, held as head and tail (`max_output`). */
   readonly maxOutput: number;

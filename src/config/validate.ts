@@ -1,6 +1,6 @@
 import { ConfigError } from './errors.js';
 import type { ConfigIssue } from './errors.js';
-import type { Config } from './types.js';
+import type { Config, McpClientConfig } from './types.js';
 
 /** The commands that read agent.yaml, each validating what it needs. */
 export const MODES = ['run', 'serve', 'mcp', 'info', 'knowledge', 'session', 'discover'] as const;
@@ -110,12 +110,16 @@ function alwaysIssues(c: Config): ConfigIssue[] {
       if (Object.keys(m.headers).length > 0) {
         out.push({ code: 'value', key: `${key}.headers`, message: 'apply only to an http server; remove them, or use env for a stdio server' });
       }
+      if (m.oauth !== undefined) {
+        out.push({ code: 'value', key: `${key}.oauth`, message: 'applies only to an http server; remove it, or give the stdio server its credential in env' });
+      }
     } else {
       if (m.url === undefined) {
-        out.push({ code: 'missing', key: `${key}.url`, message: 'is required for an http server: its streamable HTTP endpoint' });
+        out.push({ code: 'missing', key: `${key}.url`, message: `is required for an ${m.transport} server: its endpoint URL` });
       } else if (!/^https?:\/\//i.test(m.url)) {
         out.push({ code: 'value', key: `${key}.url`, message: 'must start with http:// or https://' });
       }
+      out.push(...httpAuthIssues(m, key));
       if (m.command !== undefined) {
         out.push({ code: 'value', key: `${key}.command`, message: 'does not apply to an http server; remove command, or remove url to start a stdio server' });
       }
@@ -125,6 +129,55 @@ function alwaysIssues(c: Config): ConfigIssue[] {
     }
   });
   return out;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether the written URL carries `user:pass@`; `${VAR}` references parse as ordinary userinfo text. */
+function hasUserinfo(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** One way to authenticate to an http server at a time, and an `oauth` block that can work. */
+function httpAuthIssues(m: McpClientConfig, key: string): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const userinfo = m.url !== undefined && hasUserinfo(m.url);
+  const authorizationHeader = Object.keys(m.headers).some((h) => h.toLowerCase() === 'authorization');
+  if (userinfo && authorizationHeader) {
+    out.push({ code: 'value', key: `${key}.url`, message: 'carries user:pass@ (sent as Basic authorization) and headers sets Authorization too; keep one of them' });
+  }
+  const o = m.oauth;
+  if (o === undefined) return out;
+  if (userinfo) out.push({ code: 'value', key: `${key}.url`, message: 'carries user:pass@ while oauth is set; remove the userinfo, OAuth supplies the authorization' });
+  if (authorizationHeader) out.push({ code: 'value', key: `${key}.headers.Authorization`, message: 'cannot be combined with oauth, which supplies the Authorization header; remove one of them' });
+  if (o.clientSecretEnv !== undefined && !ENV_NAME.test(o.clientSecretEnv)) {
+    out.push({ code: 'value', key: `${key}.oauth.client_secret_env`, message: `"${o.clientSecretEnv}" is not an environment variable name: write the variable's name (e.g. TICKETS_CLIENT_SECRET), never the secret` });
+  }
+  if (o.clientSecretEnv !== undefined && o.clientId === undefined) {
+    out.push({ code: 'missing', key: `${key}.oauth.client_id`, message: 'is required with client_secret_env: a secret belongs to a client registered in advance' });
+  }
+  if (o.grant === 'client_credentials') {
+    if (o.clientId === undefined) out.push({ code: 'missing', key: `${key}.oauth.client_id`, message: 'is required for the client_credentials grant: the client registered for this agent at the authorization server' });
+    if (o.clientSecretEnv === undefined) out.push({ code: 'missing', key: `${key}.oauth.client_secret_env`, message: 'is required for the client_credentials grant: the name of the variable holding the client secret' });
+  }
+  if (o.clientMetadataUrl !== undefined && !isClientMetadataUrl(o.clientMetadataUrl)) {
+    out.push({ code: 'value', key: `${key}.oauth.client_metadata_url`, message: 'must be an https URL with a path, where the client ID metadata document is published' });
+  }
+  return out;
+}
+
+function isClientMetadataUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
 }
 
 function runIssues(c: Config): ConfigIssue[] {

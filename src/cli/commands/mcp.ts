@@ -16,6 +16,7 @@ import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 import { parsePort, stopRequested } from '../process.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
+import { registerMcpLogin } from './mcp-login.js';
 import { counted } from '../../util/count.js';
 
 /** The port and address used when neither a flag, the environment nor the file names one. */
@@ -118,7 +119,7 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
 
 /** Registers `fisk mcp`. */
 export function registerMcp(program: Command, io: Io): void {
-  program
+  const mcp = program
     .command('mcp')
     .description('serve the selected tools over the Model Context Protocol (streamable HTTP)')
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
@@ -126,4 +127,5 @@ export function registerMcp(program: Command, io: Io): void {
     .option('--address <host>', `the address to listen on (env FISK_AI_MCP_ADDRESS; default expose.agent.mcp.address, else ${DEFAULT_MCP_ADDRESS})`)
     .option('--no-telemetry', NO_TELEMETRY_HELP)
     .action((flags: McpFlags) => serve(flags, io));
+  registerMcpLogin(mcp, io);
 }

@@ -8,13 +8,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { formatGoDuration } from '../../config/duration.js';
-import { resolveMcpClient } from '../../config/expand.js';
+import { redactSecrets, resolveMcpClient } from '../../config/expand.js';
 import type { ResolvedMcpClient } from '../../config/expand.js';
 import type { McpClientConfig } from '../../config/types.js';
 import { childEnvironment } from './env.js';
 import { McpClientError } from './errors.js';
-import { headerSafeFetch } from './redirect.js';
 import { GroupStdioTransport } from './stdio-transport.js';
+import { basicSecrets, createHttpTransport, httpStatusOf, httpTarget, refusesStreamableHttp, serverFetch, wiresFor } from './http-transport.js';
+import { loginRequiredIn } from './oauth/login-required.js';
+import type { OAuthAuthorizer } from './oauth/oauth-fetch.js';
+import { oauthLayerFor } from './oauth/setup.js';
+import type { OAuthLayer } from './oauth/setup.js';
 import { errorText, printableEndpoint, redactorFor } from './redact.js';
 import type { Redactor } from './redact.js';
 
@@ -47,7 +51,16 @@ export interface ConnectOptions {
   readonly scrub?: (text: string) => string;
   readonly signal?: AbortSignal;
   readonly clientIdentity?: ClientIdentity;
+  /**
+   * A person logging in (`fisk mcp login`): an OAuth server's authorization code flow is run
+   * through it, and the startup timeout stretches to `LOGIN_TIMEOUT_MS`. Without one, a server
+   * that needs a login fails naming the command to run.
+   */
+  readonly authorizer?: OAuthAuthorizer;
 }
+
+/** How long a login may take, from the first request to the browser coming back. */
+export const LOGIN_TIMEOUT_MS = 300_000;
 
 /** One open server: the protocol client and what may be printed about it. */
 export interface OpenServer {
@@ -84,37 +97,38 @@ interface Opened {
   readonly stderr: () => string;
 }
 
-function openTransport(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor): Opened {
-  switch (entry.transport) {
-    case 'stdio': {
-      const command = entry.command ?? '';
-      const transport = new GroupStdioTransport({
-        command,
-        args: entry.args,
-        env: childEnvironment(opts.env, opts.credentialEnvNames, resolved.env),
-      });
-      let tail = '';
-      // drained always, so a chatty server never blocks on a full pipe
-      transport.stderr.on('data', (chunk: Buffer) => {
-        tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-      });
-      return { transport, endpoint: redact([command, ...entry.args].join(' ')), stderr: () => redact(tail.trim()) };
-    }
-    case 'http': {
-      const url = resolved.url ?? '';
-      const transport = new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { ...resolved.headers } },
-        fetch: headerSafeFetch(Object.keys(resolved.headers)),
-        // redirects are followed by headerSafeFetch, which knows which headers to drop
-        redirectPolicy: 'follow',
-      });
-      return { transport, endpoint: printableEndpoint(url, redact), stderr: () => '' };
-    }
-    default: {
-      const never: never = entry.transport;
-      return never;
-    }
-  }
+function openStdio(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor): Opened {
+  const command = entry.command ?? '';
+  const transport = new GroupStdioTransport({
+    command,
+    args: entry.args,
+    env: childEnvironment(opts.env, opts.credentialEnvNames, resolved.env),
+  });
+  let tail = '';
+  // drained always, so a chatty server never blocks on a full pipe
+  transport.stderr.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+  });
+  return { transport, endpoint: redact([command, ...entry.args].join(' ')), stderr: () => redact(tail.trim()) };
+}
+
+/** How to open the transport, once per attempt: stdio once, http once per wire to try. */
+interface Attempt {
+  readonly open: () => Opened;
+  /** Whether a failure of this attempt lets the next one be tried. */
+  readonly fallsBack: (err: unknown) => boolean;
+}
+
+function attemptsFor(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor, key: string, oauth: OAuthLayer | undefined): Attempt[] {
+  if (entry.transport === 'stdio') return [{ open: () => openStdio(entry, resolved, opts, redact), fallsBack: () => false }];
+  const target = httpTarget(resolved.url ?? '', resolved.headers, key);
+  const fetchFn = serverFetch(target, oauth?.fetch.wrap);
+  const endpoint = printableEndpoint(resolved.url ?? '', redact);
+  const wires = wiresFor(entry.transport);
+  return wires.map((wire, i) => ({
+    open: () => ({ transport: createHttpTransport(wire, target.url, fetchFn), endpoint, stderr: () => '' }),
+    fallsBack: (err: unknown) => i < wires.length - 1 && refusesStreamableHttp(err),
+  }));
 }
 
 /**
@@ -125,15 +139,33 @@ function openTransport(entry: McpClientConfig, resolved: ResolvedMcpClient, opts
  */
 export async function connectServer(entry: McpClientConfig, index: number, opts: ConnectOptions, onListChanged?: () => void): Promise<OpenServer> {
   const resolved = resolveMcpClient(entry, index, opts.env);
-  const redact = redactorFor(resolved.secrets, resolved.url, opts.scrub);
-  const opened = openTransport(entry, resolved, opts, redact);
-  const client = new Client(opts.clientIdentity ?? DEFAULT_CLIENT_IDENTITY, { capabilities: {} });
-  if (onListChanged !== undefined) {
-    client.setNotificationHandler(z.object({ method: z.literal('notifications/tools/list_changed') }).loose(), () => onListChanged());
-  }
-  const who = `MCP server ${JSON.stringify(entry.name)} (${opened.endpoint})`;
   const key = `mcp_clients[${index}]`;
-  const ms = entry.startupTimeout.ms;
+  const basic = entry.transport === 'stdio' || resolved.url === undefined ? [] : basicSecrets(resolved.url);
+  const staticRedact = redactorFor([...resolved.secrets, ...basic], resolved.url, opts.scrub);
+  let oauth: OAuthLayer | undefined;
+  // tokens change while the session lives: the redactor asks the provider for the current ones each time
+  const redact: Redactor = (text) => redactSecrets(staticRedact(text), oauth?.provider.secrets() ?? []);
+  let attempts: Attempt[];
+  try {
+    if (entry.transport !== 'stdio' && entry.oauth !== undefined) {
+      const clientName = (opts.clientIdentity ?? DEFAULT_CLIENT_IDENTITY).name;
+      oauth = oauthLayerFor(entry, key, httpTarget(resolved.url ?? '', {}, key).url, { env: opts.env, clientName, ...(opts.authorizer === undefined ? {} : { authorizer: opts.authorizer }) });
+    }
+    attempts = attemptsFor(entry, resolved, opts, redact, key, oauth);
+  } catch (err) {
+    throw new McpClientError('connect', entry.name, `MCP server ${JSON.stringify(entry.name)}: ${errorText(err, redact)}`, { cause: err });
+  }
+  const newClient = (): Client => {
+    const c = new Client(opts.clientIdentity ?? DEFAULT_CLIENT_IDENTITY, { capabilities: {} });
+    if (onListChanged !== undefined) {
+      c.setNotificationHandler(z.object({ method: z.literal('notifications/tools/list_changed') }).loose(), () => onListChanged());
+    }
+    return c;
+  };
+  let client = newClient();
+  let opened = (attempts[0] as Attempt).open();
+  const who = `MCP server ${JSON.stringify(entry.name)} (${opened.endpoint})`;
+  const ms = opts.authorizer !== undefined && oauth !== undefined ? Math.max(entry.startupTimeout.ms, LOGIN_TIMEOUT_MS) : entry.startupTimeout.ms;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('startup timeout')), ms);
   const signal = opts.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, opts.signal]);
@@ -156,7 +188,20 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
   try {
     const listing = await Promise.race([
       (async () => {
-        await client.connect(opened.transport, { signal, timeout: ms });
+        for (let i = 0; ; i++) {
+          try {
+            await client.connect(opened.transport, { signal, timeout: ms });
+            break;
+          } catch (err) {
+            const next = attempts[i + 1];
+            if (next === undefined || !(attempts[i] as Attempt).fallsBack(err) || signal.aborted) throw err;
+            // the server refused streamable HTTP: the same URL is tried as a legacy SSE endpoint
+            await client.close().catch(() => undefined);
+            await opened.transport.close().catch(() => undefined);
+            client = newClient();
+            opened = next.open();
+          }
+        }
         phase = 'list';
         return listAll(client, { signal, timeout: ms });
       })(),
@@ -168,6 +213,10 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
     await close();
     const stderr = opened.stderr();
     const said = stderr === '' ? '' : `; it wrote: ${stderr}`;
+    const login = loginRequiredIn(err) ?? oauth?.fetch.lastLoginRequired();
+    if (login !== undefined) {
+      throw new McpClientError('login', entry.name, `${who}: ${redact(login.message)}`, { cause: err });
+    }
     if (deadline.signal.aborted) {
       throw new McpClientError('timeout', entry.name, `${who} did not finish starting within ${formatGoDuration(ms)}; raise ${key}.startup_timeout or check the server${said}`, { cause: err });
     }
@@ -180,10 +229,22 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
     if (isMissingCommand(err) && entry.transport === 'stdio') {
       throw new McpClientError('connect', entry.name, `${who} could not be started: there is no program ${JSON.stringify(entry.command)} on PATH or at that path; install it or set ${key}.command`, { cause: err });
     }
-    throw new McpClientError('connect', entry.name, `${who} could not be started: ${errorText(err, redact)}${said}`, { cause: err });
+    throw new McpClientError('connect', entry.name, `${who} could not be started: ${httpFailureText(err, redact, entry, key)}${said}`, { cause: err });
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A transport failure with its HTTP status, and what to change when the server refused to authorize. */
+function httpFailureText(err: unknown, redact: Redactor, entry: McpClientConfig, key: string): string {
+  const text = errorText(err, redact);
+  const status = httpStatusOf(err);
+  if (status === undefined) return text;
+  const said = text.includes(String(status)) ? text : `HTTP ${status}: ${text}`;
+  if ((status === 401 || status === 403) && entry.oauth === undefined) {
+    return `${said}; the server refused to authorize the request: check the credential in ${key}.url or ${key}.headers, or set ${key}.oauth if the server uses OAuth`;
+  }
+  return said;
 }
 
 /** Whether starting a stdio server failed because its command does not exist. */

@@ -10,6 +10,7 @@ export const MCP_CLIENT_ERROR_CODES = [
   'collision', // two imported tools claim one name
   'closed', // the sessions were closed before the call
   'not_callable', // a tool found by lenient discovery was asked to run
+  'login', // an OAuth server needs a person to log in (fisk mcp login NAME) before it can be used
 ] as const;
 export type McpClientErrorCode = (typeof MCP_CLIENT_ERROR_CODES)[number];
 
@@ -31,6 +32,7 @@ export class McpClientError extends FiskError<McpClientErrorCode> {
       case 'list':
       case 'descriptor':
       case 'closed':
+      case 'login':
         return 'runtime';
       case 'collision':
         return 'configuration';

@@ -15,3 +15,8 @@ export { redactorFor, printableEndpoint, MIN_SECRET_LENGTH } from './redact.js';
 export type { Redactor } from './redact.js';
 export { McpClientError, MCP_CLIENT_ERROR_CODES } from './errors.js';
 export type { McpClientErrorCode } from './errors.js';
+export { loginMcpServer } from './oauth/login.js';
+export type { LoginResult, LoginUi } from './oauth/login.js';
+export type { OAuthAuthorizer } from './oauth/oauth-fetch.js';
+export { loginCommand } from './oauth/login-required.js';
+export { LOGIN_TIMEOUT_MS } from './connect.js';

@@ -33,6 +33,7 @@ export function entry(over: Partial<McpClientConfig> & Pick<McpClientConfig, 'na
     env: {},
     url: undefined,
     headers: {},
+    oauth: undefined,
     startupTimeout: { text: '20s', ms: 20_000 },
     maxOutput: 64 * 1024,
     include: NONE,
