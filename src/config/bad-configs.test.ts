@@ -68,6 +68,8 @@ const CASES: readonly Case[] = [
   { name: 'MCP oauth redirect port out of range', yaml: 'mcp_clients: [{name: a, url: "https://x/mcp", oauth: {redirect_port: 70000}}]', key: 'mcp_clients[0].oauth.redirect_port' },
   { name: 'MCP oauth client metadata over http', yaml: 'mcp_clients: [{name: a, url: "https://x/mcp", oauth: {client_metadata_url: "http://x/client.json"}}]', key: 'mcp_clients[0].oauth.client_metadata_url', says: /https/ },
   { name: 'MCP http client with a non-http url', yaml: 'mcp_clients: [{name: a, transport: http, url: "ftp://x"}]', key: 'mcp_clients[0].url' },
+  { name: 'MCP client with a dotted prefix', yaml: 'mcp_clients: [{name: a, command: x, prefix: "gh.io"}]', key: 'mcp_clients[0].prefix', says: /1 to 32 letters, digits/ },
+  { name: 'MCP client with a prefix past 32 characters', yaml: `mcp_clients: [{name: a, command: x, prefix: ${'p'.repeat(33)}}]`, key: 'mcp_clients[0].prefix' },
   { name: 'MCP client with a zero startup timeout', yaml: 'mcp_clients: [{name: a, command: x, startup_timeout: 0}]', key: 'mcp_clients[0].startup_timeout' },
   { name: 'MCP client max_output in megabytes', yaml: 'mcp_clients: [{name: a, command: x, max_output: 2MB}]', key: 'mcp_clients[0].max_output', says: /KiB or MiB/ },
   { name: 'MCP client max_output too small', yaml: 'mcp_clients: [{name: a, command: x, max_output: 100}]', key: 'mcp_clients[0].max_output', says: /1KiB to 16MiB/ },

@@ -321,6 +321,7 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     oauth: c.oauth === undefined ? undefined : prepareMcpOAuth(c.oauth, `${key}.oauth`),
     startupTimeout,
     maxOutput: parseByteSize(c.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
+    prefix: trimmed(c.prefix),
     include: normalizeFilter(c.include, `${key}.include`),
     exclude: normalizeFilter(c.exclude, `${key}.exclude`),
   };

@@ -128,6 +128,7 @@ export const McpClientSchema = z.strictObject({
   oauth: McpOAuthSchema.optional(),
   startup_timeout: duration.optional(),
   max_output: z.union([int, str]).optional(),
+  prefix: str.optional(),
   include: NameFilterSchema.optional(),
   exclude: NameFilterSchema.optional(),
 });

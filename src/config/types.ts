@@ -161,6 +161,8 @@ export interface McpClientConfig {
   readonly startupTimeout: Duration;
   /** The budget of one answer's text in bytes, held as head and tail (`max_output`). */
   readonly maxOutput: number;
+  /** Names the server's tools `<prefix>_<tool>`; undefined keeps the server's own names. */
+  readonly prefix: string | undefined;
   readonly include: Filter;
   readonly exclude: Filter;
 }

@@ -7,6 +7,8 @@ export const MODES = ['run', 'serve', 'mcp', 'info', 'knowledge', 'session', 'di
 export type Mode = (typeof MODES)[number];
 
 const NAME = /^[A-Za-z0-9_-]+$/;
+/** The longest `mcp_clients[].prefix`: room is left for the tool's own name within the 64 a model API allows. */
+const MAX_PREFIX = 32;
 
 /**
  * Stage three: the checks every command pays for getting wrong, then the ones the calling command
@@ -100,6 +102,13 @@ function alwaysIssues(c: Config): ConfigIssue[] {
       out.push({ code: 'value', key: `${key}.name`, message: `"${m.name}" is used by an earlier entry; give each server its own name` });
     }
     names.add(m.name);
+    if (m.prefix !== undefined && (!NAME.test(m.prefix) || m.prefix.length > MAX_PREFIX)) {
+      out.push({
+        code: 'value',
+        key: `${key}.prefix`,
+        message: `"${m.prefix}" is invalid: use 1 to ${MAX_PREFIX} letters, digits, '-' and '_' (tools are named <prefix>_<tool>, and a model API accepts nothing else)`,
+      });
+    }
     if (m.transport === 'stdio') {
       if (m.command === undefined) {
         out.push({ code: 'missing', key: `${key}.command`, message: 'is required for a stdio server: the program to start (arguments go in args)' });

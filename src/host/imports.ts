@@ -137,6 +137,7 @@ export async function openImports(config: Config, stance: ImportStance, ctx: Imp
   // what a rebuilt list may not claim: every local name and every imported peer tool
   const reserved = new Set([...ctx.localNames, ...remote.flatMap((s) => s.tools.map((t) => t.name))]);
   const sessions: McpSessionSet = await openMcpSessions(config.mcpClients, { ...connect, reservedNames: () => reserved });
+  for (const w of sessions.warnings) notes.push({ level: 'warning', key: 'mcp_clients', message: w.message });
   return {
     sources: () => [...remote, ...sessions.sources()],
     onToolsChanged: (listener) => sessions.onToolsChanged(listener),

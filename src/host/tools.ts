@@ -7,6 +7,7 @@ import type { Scope } from '../memory/scope.js';
 import { deferralPolicy as toolkitDeferralPolicy } from '../toolkit/deferral.js';
 import type { DeferralDecision, DeferralPolicy } from '../toolkit/deferral.js';
 import { selectTools } from '../toolkit/selection.js';
+import { describeSource } from '../toolkit/source.js';
 import type { FilteredTool, ToolSource, ToolWarning } from '../toolkit/source.js';
 import type { FrozenToolSet } from '../toolkit/tool-set.js';
 import type { Tool } from '../toolkit/tool.js';
@@ -137,7 +138,10 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
   }
 
   const policy = policyFor(runtime, purpose);
-  const selection = selectTools({ sources, confirmTags: config.harness.confirmTags, deferral: policy });
+  // a listing shows everything else and says what a run would refuse; every other purpose refuses
+  const collisions = purpose === 'listing' ? 'skip' : 'abort';
+  const selection = selectTools({ sources, confirmTags: config.harness.confirmTags, deferral: policy, collisions });
+  if (purpose === 'listing') runtimeNotes.push(...collisionNotes(config, selection.filtered));
   const warnings: ToolWarning[] = [...(app?.warnings ?? []), ...selection.warnings];
   const notes = [...memory.notes, ...(runtime.knowledge?.notes ?? [])];
   const base = { purpose, toolSet: selection.toolSet, warnings, notes, volatileNotes: memory.volatile, memoryScope: memory.scope, runtimeNotes, policy, deferral: selection.deferral, sources };
@@ -166,6 +170,22 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
       return never;
     }
   }
+}
+
+/** One warning per name a listing found claimed twice: fisk run refuses to start until they are told apart. */
+function collisionNotes(config: Runtime['config'], filtered: readonly FilteredTool[]): RuntimeNote[] {
+  return filtered
+    .filter((f) => f.reason === 'collision')
+    .map((f) => {
+      const index = f.source === 'mcp' ? config.mcpClients.findIndex((m) => m.name === f.label) : -1;
+      const remedy = index < 0 ? 'rename one, or leave one out with include/exclude' : `set mcp_clients[${index}].prefix, or leave it out with mcp_clients[${index}].exclude.tools`;
+      const key = index < 0 ? 'include' : `mcp_clients[${index}].prefix`;
+      return {
+        level: 'warning',
+        key,
+        message: `tool ${JSON.stringify(f.name)} of ${describeSource(f.source, f.label)} is not listed: ${f.detail}; fisk run refuses to start until the two are told apart: ${remedy}`,
+      };
+    });
 }
 
 /**

@@ -11,6 +11,7 @@ import type { ToolDef } from '../../llm/types.js';
 import type { TelemetrySettingRow } from '../../telemetry/index.js';
 import type { GlobalFlagReport } from '../../toolkit/fisk/global-flags.js';
 import { stripControl } from '../../toolkit/fisk/trace.js';
+import { FuncTool } from '../../toolkit/functool/functool.js';
 import { gateOf } from '../../toolkit/invoke/gate.js';
 import type { FilteredTool, SourceName, ToolWarning } from '../../toolkit/source.js';
 import type { Kind } from '../../toolkit/tool.js';
@@ -32,6 +33,8 @@ export interface InfoTool {
   readonly gated: boolean;
   readonly trigger?: string;
   readonly deferred: boolean;
+  /** An imported tool's name where it comes from, when the model knows it by another (a prefix, a rewritten name). */
+  readonly remoteName?: string;
   /** The definition the model is sent, byte for byte. */
   readonly definition: ToolDef;
 }
@@ -161,6 +164,7 @@ function infoTools(tools: AssembledTools, confirmTags: readonly string[]): InfoT
       gated: gate.gated,
       ...(gate.trigger === '' ? {} : { trigger: gate.trigger }),
       deferred: e.deferred,
+      ...(t instanceof FuncTool && t.origin !== undefined && t.origin.remoteName !== t.name ? { remoteName: t.origin.remoteName } : {}),
       definition: definitions[i] as ToolDef,
     };
   });
@@ -254,6 +258,14 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     for (const line of table(rows)) println(out, line);
   }
   println(out, `  Reach: ${report.toolReach.summary}`);
+  const renamed = report.tools.filter((t) => t.remoteName !== undefined);
+  if (renamed.length > 0) {
+    println(out);
+    println(out, `Renamed for the model (${renamed.length}; calls use the name where the tool comes from)`);
+    const rows = [['Tool', 'Source', 'Its own name']];
+    for (const t of renamed) rows.push([t.name, t.label === undefined ? t.source : `${t.source}:${t.label}`, JSON.stringify(stripControl(t.remoteName ?? ''))]);
+    for (const line of table(rows)) println(out, line);
+  }
   if (report.filtered.length > 0) {
     println(out);
     if (all) {

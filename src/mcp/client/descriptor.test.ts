@@ -16,9 +16,6 @@ describe('checkDescriptor', () => {
 
   it.each([
     [{ description: 'd', inputSchema: obj }, '#3 in the list', 'no name'],
-    [{ name: 'bad name!', description: 'd', inputSchema: obj }, '"bad name!"', 'letters, digits'],
-    [{ name: 'n', inputSchema: obj }, '"n"', 'no description'],
-    [{ name: 'n', description: '   ', inputSchema: obj }, '"n"', 'no description'],
     [{ name: 'n', description: 'd' }, '"n"', 'not a JSON object'],
     [{ name: 'n', description: 'd', inputSchema: [obj] }, '"n"', 'not a JSON object'],
     [{ name: 'n', description: 'd', inputSchema: { type: 'array' } }, '"n"', 'root type is "array"'],
@@ -32,6 +29,13 @@ describe('checkDescriptor', () => {
       expect(v.tool).toBe(tool);
       expect(v.reason).toContain(reason);
     }
+  });
+
+  it('leaves a name the model APIs refuse and a missing description to the tool builder', () => {
+    expect(checkDescriptor({ name: 'bad name!', description: 'd', inputSchema: obj }, 0)).toMatchObject({ ok: true, descriptor: { name: 'bad name!' } });
+    const blank = checkDescriptor({ name: 'n', description: '   ', inputSchema: obj }, 0);
+    expect(blank).toMatchObject({ ok: true, descriptor: { name: 'n', description: undefined } });
+    expect(checkDescriptor({ name: 'n', inputSchema: obj }, 0)).toMatchObject({ ok: true, descriptor: { description: undefined } });
   });
 
   it('accepts a schema nested just within the bound', () => {

@@ -1,17 +1,18 @@
 /**
  * Checks a third-party tool descriptor before it can reach a model API. Every definition travels
  * in one request, so one bad descriptor would fail every call of the run: it is refused at import,
- * naming the server and the tool.
+ * naming the server and the tool. A name the APIs refuse and a missing description are not
+ * refusals: the first is rewritten (see `naming.ts`) and the second replaced by the name.
  */
-import { isValidToolName } from '../../toolkit/names.js';
-
 /** How deep an imported input schema may nest. Deeper schemas are refused rather than walked. */
 export const MAX_SCHEMA_DEPTH = 32;
 
 /** A descriptor that passed every check. */
 export interface McpDescriptor {
+  /** The server's own name for the tool, which calls use. */
   readonly name: string;
-  readonly description: string;
+  /** Undefined when the server gave none (or only blanks). */
+  readonly description: string | undefined;
   readonly inputSchema: Readonly<Record<string, unknown>>;
 }
 
@@ -48,11 +49,8 @@ export function checkDescriptor(raw: unknown, position: number): DescriptorVerdi
   const name = raw['name'];
   if (typeof name !== 'string' || name === '') return { ok: false, tool: unnamed, reason: 'it has no name' };
   const refuse = (reason: string): DescriptorVerdict => ({ ok: false, tool: shownName(name), reason });
-  if (!isValidToolName(name)) return refuse('the name must be 1 to 64 letters, digits, "_" or "-" (the model APIs accept nothing else)');
-  const description = raw['description'];
-  if (typeof description !== 'string' || description.trim() === '') {
-    return refuse('it has no description, and a model cannot decide to call a tool it has no words for');
-  }
+  const given = raw['description'];
+  const description = typeof given === 'string' && given.trim() !== '' ? given : undefined;
   const schema = raw['inputSchema'];
   if (!isRecord(schema)) return refuse('its input schema is not a JSON object');
   if (schema['type'] !== 'object') return refuse(`its input schema's root type is ${JSON.stringify(schema['type'] ?? null)}, not "object"`);

@@ -9,13 +9,11 @@ import { compileFilters } from '../../toolkit/filter.js';
 import type { FilteredTool, ToolSource } from '../../toolkit/source.js';
 import { connectServer } from './connect.js';
 import type { ConnectOptions } from './connect.js';
+import type { McpWarning } from './sessions.js';
 import { buildTools } from './tools.js';
 
 /** Something the operator should hear about a server that could not be listed in full. */
-export interface McpDiscoveryWarning {
-  readonly server: string;
-  readonly message: string;
-}
+export type McpDiscoveryWarning = McpWarning;
 
 /** What discovery found: one source per server that answered, in configuration order. */
 export interface McpDiscovery {
@@ -38,7 +36,8 @@ export async function discoverMcpTools(entries: readonly McpClientConfig[], opts
       const open = await connectServer(entry, index, opts);
       listing = open.listing;
       await open.close();
-      const built = buildTools(entry.name, listing, filters, undefined, open.redact);
+      const built = buildTools(entry.name, listing, filters, undefined, open.redact, { prefix: entry.prefix, key: `mcp_clients[${index}]` });
+      for (const n of built.notes) warnings.push({ server: entry.name, message: n.message });
       const unusable: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: entry.name, reason: 'unusable', detail: p.reason }));
       for (const p of built.problems) {
         warnings.push({ server: entry.name, message: `MCP server ${JSON.stringify(entry.name)}: tool ${p.tool} cannot be sent to a model (${p.reason}); a run would refuse to start until it is excluded (mcp_clients[${index}].exclude.tools)` });

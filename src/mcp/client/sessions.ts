@@ -13,7 +13,7 @@ import type { ConnectOptions, OpenServer } from './connect.js';
 import { McpClientError } from './errors.js';
 import { errorText } from './redact.js';
 import { buildTools, callerFor } from './tools.js';
-import type { BuiltTools } from './tools.js';
+import type { BuiltTools, ToolNaming } from './tools.js';
 
 /** How long a rebuild's `tools/list` may take. */
 export const REBUILD_TIMEOUT_MS = 30_000;
@@ -48,6 +48,8 @@ export type McpToolsListener = (change: McpToolsChange) => void;
 export interface McpSessionSet {
   /** One source per server, in configuration order, each its current immutable tool list. */
   sources(): ToolSource[];
+  /** What the operator should hear about the tools as first imported (a tool without a description). */
+  readonly warnings: readonly McpWarning[];
   /** Registers a listener for rebuilt tool lists; returns the function that removes it. */
   onToolsChanged(listener: McpToolsListener): () => void;
   /** Closes every server (stdio children are stopped). Idempotent. */
@@ -57,6 +59,7 @@ export interface McpSessionSet {
 interface Live {
   readonly entry: McpClientConfig;
   readonly filters: CompiledFilters;
+  readonly naming: ToolNaming;
   open: OpenServer | undefined;
   tools: readonly FuncTool[];
   filtered: readonly FilteredTool[];
@@ -68,6 +71,25 @@ interface Live {
 
 function sourceOf(live: Live): ToolSource {
   return { source: 'mcp', label: live.entry.name, tools: live.tools, filtered: live.filtered };
+}
+
+/** Something the operator should hear about one server. */
+export interface McpWarning {
+  readonly server: string;
+  readonly message: string;
+}
+
+/**
+ * Two tools claiming one name: the run is refused (shadowing one could strip a gate), and the
+ * message says how to tell them apart.
+ */
+export function collisionMessage(entry: McpClientConfig, index: number, name: string, holder: string): string {
+  const key = `mcp_clients[${index}]`;
+  const hint =
+    entry.prefix === undefined
+      ? `set ${key}.prefix (prefix: ${entry.name} names its tools ${entry.name}_<tool>)`
+      : `choose another ${key}.prefix than ${JSON.stringify(entry.prefix)}`;
+  return `MCP server ${JSON.stringify(entry.name)} lists ${name}, a name ${holder} already has; ${hint}, or leave it out with ${key}.exclude.tools`;
 }
 
 function problemsMessage(server: string, index: number, built: BuiltTools): string {
@@ -83,6 +105,7 @@ function problemsMessage(server: string, index: number, built: BuiltTools): stri
  */
 export async function openMcpSessions(entries: readonly McpClientConfig[], opts: OpenMcpOptions): Promise<McpSessionSet> {
   const lives: Live[] = [];
+  const warnings: McpWarning[] = [];
   const listeners = new Set<McpToolsListener>();
   let closed = false;
 
@@ -110,7 +133,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     let change: McpToolsChange;
     try {
       const listing = await listAll(open.client, { timeout: REBUILD_TIMEOUT_MS });
-      const built = buildTools(live.entry.name, listing, live.filters, callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput), open.redact);
+      const built = buildTools(live.entry.name, listing, live.filters, callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput), open.redact, live.naming);
       const taken = takenElsewhere(live);
       const skipped: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: live.entry.name, reason: 'unusable', detail: p.reason }));
       const kept = built.tools.filter((t) => {
@@ -148,7 +171,8 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     for (const [index, entry] of entries.entries()) {
       if (opts.signal?.aborted === true) throw new McpClientError('connect', entry.name, `opening MCP server ${JSON.stringify(entry.name)} was cancelled`);
       const filters = compileFilters(entry.include, entry.exclude, `mcp_clients[${index}].`);
-      const live: Live = { entry, filters, open: undefined, tools: [], filtered: [], rebuilding: Promise.resolve(), notifiedEarly: false };
+      const naming = { prefix: entry.prefix, key: `mcp_clients[${index}]` };
+      const live: Live = { entry, filters, naming, open: undefined, tools: [], filtered: [], rebuilding: Promise.resolve(), notifiedEarly: false };
       lives.push(live);
       const notified = (): void => {
         if (live.open === undefined) live.notifiedEarly = true;
@@ -156,19 +180,14 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       };
       live.open = await connectServer(entry, index, opts, notified);
       const open = live.open;
-      const built = buildTools(entry.name, open.listing, filters, callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput), open.redact);
+      const built = buildTools(entry.name, open.listing, filters, callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput), open.redact, live.naming);
       if (built.problems.length > 0) throw new McpClientError('descriptor', entry.name, problemsMessage(entry.name, index, built));
       const taken = takenElsewhere(live);
       for (const t of built.tools) {
         const holder = taken.get(t.name);
-        if (holder !== undefined) {
-          throw new McpClientError(
-            'collision',
-            entry.name,
-            `MCP server ${JSON.stringify(entry.name)} lists ${t.name}, a name ${holder} already has; exclude it from one of them (mcp_clients[${index}].exclude.tools)`,
-          );
-        }
+        if (holder !== undefined) throw new McpClientError('collision', entry.name, collisionMessage(entry, index, t.name, holder));
       }
+      for (const n of built.notes) warnings.push({ server: entry.name, message: n.message });
       live.tools = built.tools;
       live.filtered = built.filtered;
       // the first listing may already predate the change, so it is read again
@@ -182,6 +201,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
   let closing: Promise<void> | undefined;
   return {
     sources: () => lives.map(sourceOf),
+    warnings,
     onToolsChanged: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);

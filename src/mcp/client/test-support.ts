@@ -36,6 +36,7 @@ export function entry(over: Partial<McpClientConfig> & Pick<McpClientConfig, 'na
     oauth: undefined,
     startupTimeout: { text: '20s', ms: 20_000 },
     maxOutput: 64 * 1024,
+    prefix: undefined,
     include: NONE,
     exclude: NONE,
     ...over,

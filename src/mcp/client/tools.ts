@@ -14,8 +14,10 @@ import type { ExecDeps, Outcome } from '../../toolkit/tool.js';
 import { capText, fenceAnswer, outcomeOf } from './content.js';
 import { cleanDescription, cleanSchema } from './clean-descriptor.js';
 import { checkDescriptor, shownName } from './descriptor.js';
+import type { McpDescriptor } from './descriptor.js';
 import { McpClientError } from './errors.js';
-import { cleanText } from '../../util/terminal-text.js';
+import { cleanText, oneLine } from '../../util/terminal-text.js';
+import { hashedName, modelSafeName, prefixedName } from './naming.js';
 import { errorText } from './redact.js';
 import type { Redactor } from './redact.js';
 
@@ -32,11 +34,25 @@ export interface DescriptorProblem {
   readonly reason: string;
 }
 
+/** Something about a usable tool the operator should hear (a missing description). */
+export interface DescriptorNote {
+  readonly tool: string;
+  readonly message: string;
+}
+
 /** What one listing produced. */
 export interface BuiltTools {
   readonly tools: readonly FuncTool[];
   readonly filtered: readonly FilteredTool[];
   readonly problems: readonly DescriptorProblem[];
+  readonly notes: readonly DescriptorNote[];
+}
+
+/** How a server's tools are named: its entry's `prefix` and the key it is configured under. */
+export interface ToolNaming {
+  readonly prefix: string | undefined;
+  /** `mcp_clients[<i>]`, for messages naming what to change. */
+  readonly key: string;
 }
 
 const CallAnswer = z.looseObject({
@@ -81,16 +97,26 @@ function notCallable(server: string, name: string): never {
 }
 
 /**
- * Builds `server`'s tools from its raw listing. Filters apply by name first, so a tool the
- * operator excluded is never judged; every kept descriptor is then checked, and a tool that fails
- * (or repeats a name) is reported in `problems` rather than built. `caller` absent builds tools
+ * Builds `server`'s tools from its raw listing. Filters apply by the server's names first, so a
+ * tool the operator excluded is never judged; every kept descriptor is then checked, and a tool
+ * that fails (or repeats a name) is reported in `problems` rather than built. Each tool is named
+ * for the model by `naming` (see `naming.ts`) and called under the server's own name; a tool the
+ * server gave no description is described by its name, with a note. `caller` absent builds tools
  * that throw when run. Descriptions pass through `redact`: they reach the model and the listing,
  * and a server can write a credential it read into one as easily as into a result.
  */
-export function buildTools(server: string, listing: readonly unknown[], filters: CompiledFilters, caller: McpCaller | undefined, redact: Redactor = (text) => text): BuiltTools {
-  const tools: FuncTool[] = [];
+export function buildTools(
+  server: string,
+  listing: readonly unknown[],
+  filters: CompiledFilters,
+  caller: McpCaller | undefined,
+  redact: Redactor = (text) => text,
+  naming: ToolNaming = { prefix: undefined, key: 'mcp_clients[]' },
+): BuiltTools {
   const filtered: FilteredTool[] = [];
   const problems: DescriptorProblem[] = [];
+  const notes: DescriptorNote[] = [];
+  const kept: McpDescriptor[] = [];
   const seen = new Set<string>();
   listing.forEach((raw, position) => {
     const name = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['name'] : undefined;
@@ -108,25 +134,68 @@ export function buildTools(server: string, listing: readonly unknown[], filters:
       return;
     }
     const d = checked.descriptor;
-    const description = redact(cleanDescription(d.description));
-    if (description === '') {
-      problems.push({ tool: shownName(d.name), reason: 'its description is only control characters or escape sequences' });
-      return;
-    }
     if (seen.has(d.name)) {
       problems.push({ tool: shownName(d.name), reason: 'the server lists this name more than once' });
       return;
     }
     seen.add(d.name);
+    kept.push(d);
+  });
+  const names = modelNames(kept, naming.prefix);
+  const tools: FuncTool[] = [];
+  for (const d of kept) {
+    const name = names.get(d.name);
+    if (name === undefined) {
+      problems.push({ tool: shownName(d.name), reason: 'its name, rewritten for the model APIs, is one another of its tools already has' });
+      continue;
+    }
+    // a description that is nothing but escape sequences and control characters is no description
+    let description = d.description === undefined ? '' : redact(cleanDescription(d.description));
+    if (description === '') {
+      description = oneLine(d.name);
+      notes.push({
+        tool: name,
+        message: `MCP server ${JSON.stringify(server)}: tool ${shownName(d.name)} has no description, so the model is told only its name; exclude it with ${naming.key}.exclude.tools if that is not enough to use it by`,
+      });
+    }
     tools.push(
       newFuncTool({
-        name: d.name,
+        name,
         description,
         inputSchema: cleanSchema(d.inputSchema),
         origin: { kind: 'mcp', server, remoteName: d.name },
         handler: (input, call) => (caller === undefined ? notCallable(server, d.name) : caller(d.name, input, call.deps, call.signal)),
       }),
     );
-  });
-  return { tools, filtered, problems };
+  }
+  return { tools, filtered, problems, notes };
+}
+
+/**
+ * The model's name for each of the server's names. Names that are valid as they stand claim
+ * theirs first; rewritten ones follow in the order of the names they replace, not the listing's,
+ * and one that lands on a name already taken ends in a hash of its own, so the outcome depends on
+ * the set of names alone. A server name missing from the map could not be given one.
+ */
+function modelNames(kept: readonly McpDescriptor[], prefix: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const taken = new Set<string>();
+  const rewritten: string[] = [];
+  for (const d of kept) {
+    const wanted = prefixedName(prefix, d.name);
+    if (modelSafeName(wanted) === wanted) {
+      out.set(d.name, wanted);
+      taken.add(wanted);
+    } else {
+      rewritten.push(d.name);
+    }
+  }
+  for (const serverName of rewritten.sort()) {
+    const wanted = prefixedName(prefix, serverName);
+    const name = [modelSafeName(wanted), hashedName(wanted)].find((n) => !taken.has(n));
+    if (name === undefined) continue;
+    out.set(serverName, name);
+    taken.add(name);
+  }
+  return out;
 }
