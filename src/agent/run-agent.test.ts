@@ -389,6 +389,32 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     expect(out.status).toBe('error');
     expect(errorOf(out)?.code).toBe('journal');
   });
+
+  it('makes no further model call once the journal refused a tool result (a full disk)', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }]), textResponse('never asked for')]);
+    const written: string[] = [];
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([recordingTool('echo', calls)]),
+      prompt: 'go',
+      journal: {
+        append: (entry) => {
+          if (entry.type === 'tool_result') return Promise.reject(new Error('cannot write run "r": ENOSPC: no space left on device'));
+          written.push(entry.type);
+          return Promise.resolve();
+        },
+      },
+    });
+    expect(out.status).toBe('error');
+    expect(errorOf(out)?.code).toBe('journal');
+    expect(errorOf(out)?.message).toContain('ENOSPC');
+    expect(calls).toHaveLength(1);
+    expect(provider.requests).toHaveLength(1);
+    // the error is still journaled where the journal lets it
+    expect(written).toEqual(['assistant', 'terminal']);
+  });
 });
 
 describe('runAgent: the crash barrier', () => {

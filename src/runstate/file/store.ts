@@ -37,6 +37,21 @@ function lockedError(runId: string): RunStateError {
 }
 
 /** Builds a file store over `dir`. The directory is created (0700) when the first run is. */
+/**
+ * Writes all of `text`, or throws. A write to a full disk or past a file-size limit can store
+ * part of a line and report success with fewer bytes written; taking that as a stored record
+ * would let the run go on (and make its next model call) on a journal that holds a torn line.
+ */
+async function writeWhole(fh: FileHandle, text: string): Promise<void> {
+  const bytes = Buffer.from(text, 'utf8');
+  let at = 0;
+  while (at < bytes.length) {
+    const { bytesWritten } = await fh.write(bytes, at, bytes.length - at);
+    if (bytesWritten <= 0) throw new Error(`the write stored ${at} of ${bytes.length} bytes (is the disk full?)`);
+    at += bytesWritten;
+  }
+}
+
 export function fileSessionStore(dir: string): SessionStore {
   const paths = (runId: string): { json: string; lock: string } => ({ json: join(dir, `${runId}.json`), lock: join(dir, `${runId}.lock`) });
 
@@ -71,7 +86,7 @@ export function fileSessionStore(dir: string): SessionStore {
           fh = await open(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
           first = true;
         }
-        await fh.write(line);
+        await writeWhole(fh, line);
         await fh.sync();
         if (first) await fsyncDir(dir);
       } catch (err) {
