@@ -21,7 +21,8 @@ export interface WebUnderTest {
   readonly token: string;
   readonly env: NodeJS.ProcessEnv;
   stderr(): string;
-  close(): Promise<void>;
+  /** Stops it; `keep` leaves its directory (and journal) for a restart. */
+  close(keep?: boolean): Promise<void>;
 }
 
 /** Waits for the first line `fisk web` prints on stdout: the address with its token. */
@@ -46,8 +47,8 @@ export function ensureBrowserAndBuild(): void {
 }
 
 /** Starts `fisk web --port 0` on `agentYaml` in a fresh directory; `files` are written there first. */
-export async function startWeb(agentYaml: string, files: Readonly<Record<string, string>> = {}): Promise<WebUnderTest> {
-  const dir = mkdtempSync(join(tmpdir(), 'fisk-web-'));
+export async function startWeb(agentYaml: string, files: Readonly<Record<string, string>> = {}, opts: { readonly dir?: string; readonly port?: number } = {}): Promise<WebUnderTest> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fisk-web-'));
   for (const [name, body] of Object.entries(files)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });
     writeFileSync(join(dir, name), body);
@@ -55,7 +56,7 @@ export async function startWeb(agentYaml: string, files: Readonly<Record<string,
   writeFileSync(join(dir, 'agent.yaml'), agentYaml);
   const env = { ...process.env, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key', XDG_STATE_HOME: join(dir, 'state') };
   let err = '';
-  const child = spawn(process.execPath, [MAIN, 'web', '--config', 'agent.yaml', '--port', '0'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'web', '--config', 'agent.yaml', '--port', String(opts.port ?? 0)], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const url = new URL(await firstLine(child, () => err));
   return {
@@ -64,12 +65,12 @@ export async function startWeb(agentYaml: string, files: Readonly<Record<string,
     token: url.searchParams.get('token') ?? '',
     env,
     stderr: () => err,
-    async close() {
+    async close(keep = false) {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         await new Promise((resolve) => child.once('exit', resolve));
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

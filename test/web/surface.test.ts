@@ -295,6 +295,14 @@ describe('fisk web for a person', () => {
     await expect.poll(() => page.locator('.assistant.final').count()).toBeGreaterThan(0);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true });
+    // the narrowest screen the page is made for
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    for (const id of ['#sessions-button', '#new-button', '#suspend-button', '#cancel-button', '#send']) {
+      const at = await page.locator(id).boundingBox();
+      expect((at?.x ?? 0) + (at?.width ?? 0), id).toBeLessThanOrEqual(360);
+    }
+    await page.screenshot({ path: join(SHOTS, 'phone-360.png') });
   });
 
   it('has nothing axe-core reports, in light and in dark mode, for the controlling tab and a watching one', async () => {
@@ -326,5 +334,28 @@ describe('fisk web for a person', () => {
     await turnsEnded(page, turns + 1);
     expect(await page.locator('.tool[data-call-id="toolu_dark"]').getAttribute('data-result')).toBe('refused');
     await watching.close();
+  });
+
+  it('tells an open page whose server was restarted to open the new address', async () => {
+    const port = Number(web.url.port);
+    await web.close(true);
+    const lost = page.locator('.error.expired');
+    // the old server is gone: the page notices, then finds a new start on the same port with a new token
+    await page.locator('#status', { hasText: 'disconnected' }).waitFor();
+    web = await startWeb(
+      [
+        'identity: web-surface',
+        'system_prompt: You look after streams.',
+        'llm:',
+        '  model: claude-fake-1',
+        `  base_url: ${fake.url}`,
+        '',
+      ].join('\n'),
+      {},
+      { dir: web.dir, port },
+    );
+    await lost.waitFor({ timeout: 20_000 });
+    expect(await lost.textContent()).toContain('Open the address it printed when it started');
+    expect(await page.locator('#status').textContent()).toBe('address expired');
   });
 });
