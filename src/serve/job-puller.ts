@@ -38,17 +38,20 @@ export class JobPuller {
     this.#o = options;
   }
 
-  /** Throws the loud error when the stream or the consumer is gone; anything else is left to retry. */
-  async #checkQueue(): Promise<void> {
+  /**
+   * Throws the loud error when the stream or the consumer is gone. Resolves with the failure when
+   * the queue could not be asked (the caller counts it as trouble), else undefined.
+   */
+  async #checkQueue(): Promise<unknown> {
     const { nats, stream, consumerName } = this.#o;
     let code: number | undefined;
     try {
       const jsm = await jetstreamManager(nats.connection, { ...nats.jetstream, timeout: 5_000 });
       await jsm.consumers.info(stream, consumerName);
-      return;
+      return undefined;
     } catch (err) {
       code = apiCode(err);
-      if (code !== JetStreamApiCodes.ConsumerNotFound && code !== JetStreamApiCodes.StreamNotFound) return;
+      if (code !== JetStreamApiCodes.ConsumerNotFound && code !== JetStreamApiCodes.StreamNotFound) return err ?? new Error('no answer');
     }
     const streamGone = await jetstreamManager(nats.connection, { ...nats.jetstream, timeout: 5_000 })
       .then((jsm) => jsm.streams.info(stream))
@@ -114,9 +117,13 @@ export class JobPuller {
         this.#troubleSince = undefined;
         return got;
       }
-      // an empty pull: the queue is idle, or its consumer was deleted and nothing says so
-      await this.#checkQueue();
-      if (nats.connection.isClosed()) continue;
+      // an empty pull: the queue is idle, its consumer was deleted and nothing says so, or the
+      // server is out of reach; only a queue that answered ends the trouble
+      const unanswered = await this.#checkQueue();
+      if (unanswered !== undefined) {
+        this.#trouble(unanswered);
+        continue;
+      }
       this.#troubleSince = undefined;
       quiet = 250;
     }

@@ -269,3 +269,19 @@ describe('a queue that disappears', () => {
     expect(fault?.message).toMatch(/the jobs stream RETRY\d+ is gone; this worker stops\. Recreate it with: nats stream add/u);
   }, 30_000);
 });
+
+describe('a NATS server that does not come back', () => {
+  it('stops the worker with the error once pulls have failed for longer than the bound', async () => {
+    const s = await setup();
+    const { server } = await s.serve({ unreachableAfterMs: 1_000 });
+    await s.publish({ id: 'last', prompt: 'before the outage' });
+    expect((await s.result('last')).state).toBe('completed');
+    await nats.kill();
+    try {
+      const fault = await server.stopped;
+      expect(fault?.message).toMatch(/cannot pull jobs from RETRY\d+ via NATS context js for \d+ s .*this worker stops|the NATS connection to context js closed/u);
+    } finally {
+      await nats.restart();
+    }
+  }, 60_000);
+});
