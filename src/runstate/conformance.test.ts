@@ -409,6 +409,23 @@ describe('file backend specifics', () => {
     expect(isRunStateError(await store.open('gap').catch((e: unknown) => e), 'corrupt')).toBe(true);
   });
 
+  it('lists a file of garbage as corrupt and refuses to load or open it, leaving it as it is', async () => {
+    const runs = join(dir, 'garbage');
+    mkdirSync(runs, { recursive: true });
+    const file = join(runs, 'junk.json');
+    writeFileSync(file, 'this is not a journal at all');
+    writeFileSync(join(runs, 'empty.json'), '');
+    const store = fileSessionStore(runs);
+    const listed = await store.list();
+    expect(listed).toEqual([expect.objectContaining({ runId: 'junk', status: 'corrupt', problem: expect.stringContaining(`${file} holds no whole record`) as string })]);
+    const loaded = await store.load('junk').catch((e: unknown) => e);
+    expect(isRunStateError(loaded, 'corrupt')).toBe(true);
+    expect(isRunStateError(await store.open('junk').catch((e: unknown) => e), 'corrupt')).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe('this is not a journal at all');
+    // an empty file is a run whose first write has not landed, not a corrupt one
+    expect(isRunStateError(await store.load('empty').catch((e: unknown) => e), 'not_found')).toBe(true);
+  });
+
   it('completes a final record that lost only its newline', async () => {
     const runs = join(dir, 'c');
     const store = fileSessionStore(runs);

@@ -170,12 +170,37 @@ describe('fisk session on the file backend', () => {
     expect((await cli('--state-dir', where, 'ls')).out).not.toContain('broken');
   });
 
-  it('uses the directory a configuration names, and the XDG default without flags', async () => {
+  it('uses the directory a configuration names, ./agent.yaml without --config as fisk run does, and the XDG default without either', async () => {
     const cfg = join(dir, 'agent.yaml');
     writeFileSync(cfg, 'harness:\n  sessions:\n    backend: file\n    options:\n      directory: runs\n');
-    expect((await cli('--config', cfg, 'ls')).out).toContain('alpha');
-    await writeRun(fileSessionStore(join(dir, 'state', 'fisk-ai', 'runs')), 'xdg', 'p');
-    expect((await cli('ls')).out).toContain('xdg');
+    try {
+      expect((await cli('--config', cfg, 'ls')).out).toContain('alpha');
+      await writeRun(fileSessionStore(join(dir, 'state', 'fisk-ai', 'runs')), 'xdg', 'p');
+      // ./agent.yaml is read without --config, as fisk run reads it
+      const here = await cli('ls');
+      expect(here.out).toContain('alpha');
+      expect(here.out).not.toContain('xdg');
+      // a directory without one falls back to the XDG default
+      const elsewhere = mkdtempSync(join(dir, 'elsewhere-'));
+      const io = captureIo(env, elsewhere);
+      expect(await runCli(['session', 'ls'], io)).toBe(EXIT.ok);
+      expect(io.stdout()).toContain('xdg');
+      expect(io.stdout()).not.toContain('alpha');
+    } finally {
+      rmSync(cfg);
+    }
+  });
+
+  it('lists a file that holds no journal as corrupt, and resuming it says so', async () => {
+    const where = join(dir, 'garbage-runs');
+    mkdirSync(where, { recursive: true });
+    writeFileSync(join(where, 'junk.json'), 'garbage, not a journal');
+    const ls = await cli('--state-dir', where, 'ls');
+    expect(ls.out).toMatch(/^junk\s+corrupt\s+\S+ \S+\s+corrupt record sequence: .*junk\.json holds no whole record/m);
+    const show = await cli('--state-dir', where, 'show', 'junk');
+    expect(show.code).toBe(EXIT.error);
+    expect(show.err).toContain('holds no whole record');
+    expect(show.err).not.toContain('not found');
   });
 
   it('refuses a typo in the options block and --state-dir with another backend', async () => {

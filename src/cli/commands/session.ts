@@ -3,6 +3,7 @@
  * a journal is stripped of control sequences first: a stored conversation holds model and tool
  * text, which is untrusted.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { AgentEvent } from '../../agent/events.js';
@@ -25,6 +26,9 @@ interface SessionFlags {
 
 const FILE_DEFAULT: BackendChoice = { backend: 'file', options: '{}' };
 
+/** The configuration read when `--config` is not given and the file is there, as `fisk run` reads it. */
+const DEFAULT_CONFIG = 'agent.yaml';
+
 /** The session stores and journal folding, loaded only when a subcommand runs. */
 const runstate = () => import('../../runstate/index.js');
 
@@ -35,9 +39,11 @@ async function withStore<T>(io: Io, flags: SessionFlags, fn: (store: SessionStor
   let natsContext: string | undefined;
   // a relative sessions directory resolves against the directory holding agent.yaml
   let base = io.cwd;
-  if (flags.config !== undefined) {
+  // as fisk run does: --config, else ./agent.yaml when there is one, else the default file backend
+  const path = flags.config !== undefined ? resolve(io.cwd, flags.config) : existsSync(resolve(io.cwd, DEFAULT_CONFIG)) ? resolve(io.cwd, DEFAULT_CONFIG) : undefined;
+  if (path !== undefined) {
     const { parseConfigForMode } = await import('../../config/index.js');
-    const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'session');
+    const config = parseConfigForMode({ path }, 'session');
     sessions = config.harness.sessions;
     natsContext = config.natsContext;
     base = config.baseDir;
@@ -196,7 +202,7 @@ export function registerSession(program: Command, io: Io): void {
   const session = program
     .command('session')
     .description('list, show, answer and remove checkpointed runs')
-    .option('--config <file>', 'use the session backend this configuration names (harness.sessions)')
+    .option('--config <file>', 'use the session backend this configuration names (harness.sessions; default ./agent.yaml when it exists)')
     .option('--state-dir <dir>', 'the file backend directory (default $XDG_STATE_HOME/fisk-ai/runs)');
 
   session
@@ -210,7 +216,7 @@ export function registerSession(program: Command, io: Io): void {
         // a note, not a row: a script reading the table sees none
         println(
           io.err,
-          flags.config === undefined
+          flags.config === undefined && !existsSync(resolve(io.cwd, DEFAULT_CONFIG))
             ? 'No checkpointed sessions (file backend; pass --config if your sessions are in a configured backend)'
             : 'No checkpointed sessions',
         );

@@ -52,6 +52,11 @@ async function writeWhole(fh: FileHandle, text: string): Promise<void> {
   }
 }
 
+/** Why a journal file holding text but no record cannot be read back. */
+function noWholeRecord(file: string): string {
+  return `corrupt record sequence: ${file} holds no whole record (it is not a journal, or its first write was torn); remove the run with fisk session rm`;
+}
+
 export function fileSessionStore(dir: string): SessionStore {
   const paths = (runId: string): { json: string; lock: string } => ({ json: join(dir, `${runId}.json`), lock: join(dir, `${runId}.lock`) });
 
@@ -154,6 +159,8 @@ export function fileSessionStore(dir: string): SessionStore {
         // read again under the lock: the holder we waited out may have written more
         const text = (await readRun(runId))?.text ?? '';
         const parsed = parseJournal(text, paths(runId).json);
+        // nothing to cut back to: the file is left as it is, for the operator to look at or remove
+        if (parsed.records.length === 0 && text.trim() !== '') throw new RunStateError('corrupt', noWholeRecord(paths(runId).json));
         const fh = await open(paths(runId).json, constants.O_RDWR | constants.O_APPEND);
         const bytes = Buffer.byteLength(text);
         if (parsed.validBytes < bytes) {
@@ -180,7 +187,11 @@ export function fileSessionStore(dir: string): SessionStore {
       const got = await readRun(runId);
       if (got === undefined) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)} in ${dir}`);
       const parsed = parseJournal(got.text, paths(runId).json);
-      if (parsed.records.length === 0) throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)} has no whole record yet`);
+      if (parsed.records.length === 0) {
+        // an empty file is a run whose first write has not landed; text that holds no record is not a journal
+        if (got.text.trim() !== '') throw new RunStateError('corrupt', noWholeRecord(paths(runId).json));
+        throw new RunStateError('not_found', `run not found: ${JSON.stringify(runId)} has no whole record yet`);
+      }
       return parsed.records;
     },
 
@@ -209,6 +220,7 @@ export function fileSessionStore(dir: string): SessionStore {
             continue;
           }
           if (records.length > 0) out.push(summarize(runId, records, info.mtime));
+          else if (text.trim() !== '') out.push({ runId, status: 'corrupt', problem: noWholeRecord(file), updated: info.mtime });
         } catch {
           // vanished or unreadable between readdir and read: nothing to list
         }
