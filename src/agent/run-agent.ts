@@ -29,6 +29,29 @@ import { systemBlocks } from './system-prompt.js';
 import { oneLine } from '../util/terminal-text.js';
 import { executeToolCall } from './tool-call.js';
 
+/**
+ * How long a model call waits for tool lists being read again: a server that announces a change
+ * and then never answers its list must not hold the run up; its change reaches a later call.
+ */
+export const TOOLS_SETTLE_LIMIT_MS = 5_000;
+
+async function settledWithin(tools: ToolSetSource, signal: AbortSignal): Promise<void> {
+  if (tools.settled === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, TOOLS_SETTLE_LIMIT_MS);
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([tools.settled(), stop]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
 /** Everything one run needs. Every resource is borrowed: the run never closes what it is given. */
 export interface RunOptions {
   /** The few configuration values the loop reads (`settingsFromConfig` derives them from a `Config`). */
@@ -224,7 +247,10 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     }
     if (run.iteration > startIteration && run.tokens() >= s.maxTokens) return budgetStop(run);
 
-    // 2. one snapshot serves the model call and its whole batch
+    // 2. one snapshot serves the model call and its whole batch; a list a server changed during
+    // the last batch (its announcement came before its answer) is read first, so this call has it
+    await settledWithin(o.tools, signal);
+    if (signal.aborted) return run.stopped('aborted', 'the run was cancelled');
     const set = o.tools.current();
     // an advisory (a server changed its tool list) rides with the call that carries the new set
     const advisories = o.tools.drainAdvisories();

@@ -37,6 +37,8 @@ export interface ImportedTools {
   sources(): ToolSource[];
   /** Hears every rebuilt MCP tool list; returns the function that stops listening. */
   onToolsChanged(listener: ImportedToolsListener): () => void;
+  /** Resolves once every announced MCP rebuild has been heard by its listeners (see `McpSessionSet.settled`). */
+  settled(): Promise<void>;
   /** Closes the MCP sessions. Idempotent. */
   close(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export interface ImportContext {
 export const NO_IMPORTS: ImportedTools = {
   sources: () => [],
   onToolsChanged: () => () => undefined,
+  settled: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };
 
@@ -141,6 +144,7 @@ export async function openImports(config: Config, stance: ImportStance, ctx: Imp
   return {
     sources: () => [...remote, ...sessions.sources()],
     onToolsChanged: (listener) => sessions.onToolsChanged(listener),
+    settled: () => sessions.settled(),
     close: () => sessions.close(),
   };
 }

@@ -29,7 +29,7 @@ function message(err: unknown): string {
  * selected tool holds the search tool's name and the harness search is needed.
  */
 export function runToolSource(runtime: Runtime, tools: AssembledTools): RunToolSource {
-  const source = new PublishedToolSetSource(tools.toolSet);
+  const source = new PublishedToolSetSource(tools.toolSet, () => runtime.imported.settled());
   let current = tools;
   source.publish(attachToolSearch(current, source));
 

@@ -52,13 +52,20 @@ export const EMPTY_TOOL_SET: ToolSet = new FrozenToolSet([]);
 export class PublishedToolSetSource implements ToolSetSource {
   #current: ToolSet;
   #advisories: string[] = [];
+  readonly #settled: () => Promise<void>;
 
-  constructor(initial: ToolSet) {
+  /** `settled` is what the host has pending for this source (its MCP rebuilds); nothing by default. */
+  constructor(initial: ToolSet, settled: () => Promise<void> = () => Promise.resolve()) {
     this.#current = initial;
+    this.#settled = settled;
   }
 
   current(): ToolSet {
     return this.#current;
+  }
+
+  settled(): Promise<void> {
+    return this.#settled().catch(() => undefined);
   }
 
   /** Replaces the set; a set is never edited in place. */

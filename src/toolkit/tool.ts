@@ -256,4 +256,10 @@ export interface ToolSetSource {
   current(): ToolSet;
   /** Advisories queued by other sources (an MCP server changed its list), drained with the snapshot. */
   drainAdvisories(): readonly string[];
+  /**
+   * Resolves once changes already announced (an MCP server's list being read again) have been
+   * published; the loop waits for it, within a bound, before it takes its snapshot. Never rejects.
+   * Optional, so a source with nothing pending (or one written before this existed) need not say.
+   */
+  settled?(): Promise<void>;
 }

@@ -52,6 +52,12 @@ export interface McpSessionSet {
   readonly warnings: readonly McpWarning[];
   /** Registers a listener for rebuilt tool lists; returns the function that removes it. */
   onToolsChanged(listener: McpToolsListener): () => void;
+  /**
+   * Resolves once every rebuild announced so far has finished and its listeners have heard of it
+   * (never rejects): a loop that waits for this before its next model call sends the list a
+   * server changed during the last tool call, not the one before.
+   */
+  settled(): Promise<void>;
   /** Closes every server (stdio children are stopped). Idempotent. */
   close(): Promise<void>;
 }
@@ -205,6 +211,14 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     onToolsChanged: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    settled: async () => {
+      // a notification heard while waiting chains another rebuild: wait until the chains stand still
+      for (;;) {
+        const chains = lives.map((l) => l.rebuilding);
+        await Promise.allSettled(chains);
+        if (lives.every((l, i) => l.rebuilding === chains[i])) return;
+      }
     },
     close: () => (closing ??= (async () => {
       await Promise.allSettled(lives.map((l) => l.rebuilding));
