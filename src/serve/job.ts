@@ -48,14 +48,21 @@ export const JOB_SCHEMA = {
 
 let validator: ValidateFunction | undefined;
 
-/** Why a message is not a job, in words naming the field; `undefined` for a good one. */
+/**
+ * Why a message is not a job, as a phrase that follows "the job" or "it" and names the field
+ * (`has a blank prompt: ...`); `undefined` for a good one.
+ */
 export function jobProblem(value: unknown): string | undefined {
   validator ??= new Ajv2020({ strict: true, allErrors: false }).compile(JOB_SCHEMA);
   if (validator(value)) return undefined;
   const e = validator.errors?.[0];
   if (e === undefined) return 'is not a job';
-  if (e.keyword === 'additionalProperties') return `has an unknown field ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}${e.instancePath === '' ? '' : ` in ${e.instancePath.slice(1)}`}`;
-  return `${e.instancePath === '' ? 'the message' : e.instancePath.slice(1).replace(/\//gu, '.')} ${e.message ?? 'is invalid'}`;
+  const field = e.instancePath.slice(1).replace(/\//gu, '.');
+  if (e.keyword === 'additionalProperties') return `has an unknown field ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}${field === '' ? '' : ` in ${field}`}`;
+  if (e.keyword === 'required') return `has no "${(e.params as { missingProperty: string }).missingProperty}" field, which every job needs: put what the agent should do in "prompt"`;
+  if (field === 'prompt' && (e.keyword === 'pattern' || e.keyword === 'minLength')) return 'has a blank "prompt": put what the agent should do in it';
+  if (field === '') return `is not a JSON object with a "prompt" field (${e.message ?? 'invalid'})`;
+  return `has an invalid "${field}": it ${e.message ?? 'is invalid'}`;
 }
 
 /** Decodes a message body; throws an Error saying what is wrong with it. */
