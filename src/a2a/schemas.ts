@@ -129,6 +129,7 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
           questions: { enum: [...HOSTED_QUESTION_MODES] },
           interactive: { type: 'boolean' },
           stream: { type: 'boolean' },
+          model: { type: 'string', minLength: 1 },
         },
         ['questions'],
       ),

@@ -191,6 +191,8 @@ export interface HostedRunStart {
   /** An operator is at a chat surface. */
   readonly interactive?: boolean;
   readonly stream?: boolean;
+  /** The model this turn (and a follow-up's later turns) uses instead of the agent's `llm.model`. */
+  readonly model?: string;
 }
 /** Starts (or, with a header naming an earlier conversation, continues) a hosted run. */
 export type RunStartMessage = Header<'io.choria.fisk-ai.v1.run.start'> & { readonly start: HostedRunStart };

@@ -12,7 +12,7 @@ import { appendNext } from '../runstate/store.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { ToolSetSource } from '../toolkit/tool.js';
 import { fingerprintDefinitions } from '../toolkit/tool-search.js';
-import type { ToolResultBlock } from '../llm/types.js';
+import type { Message, ToolResultBlock } from '../llm/types.js';
 import type { PendingToolBatch, RunOptions } from './run-agent.js';
 import { sessionJournal } from './runstate-journal.js';
 import { systemBlocks } from './system-prompt.js';
@@ -38,7 +38,7 @@ export function runFingerprint(config: Config, tools: ToolSetSource, systemNotes
 export interface Checkpoint {
   readonly runId: string;
   readonly journal: Journal;
-  readonly options: Pick<RunOptions, 'journal'> & Partial<Pick<RunOptions, 'history' | 'startIteration' | 'grants'>>;
+  readonly options: Pick<RunOptions, 'journal'> & Partial<Pick<RunOptions, 'history' | 'startIteration' | 'budgetFrom' | 'grants'>>;
 }
 
 /**
@@ -109,10 +109,25 @@ export async function resumeCheckpoint(
       journal: sessionJournal(journal),
       history: run.messages,
       startIteration: run.nextIteration,
+      budgetFrom: promptIteration(run.messages),
       ...grants,
       ...(pendingBatch === undefined ? {} : { pendingBatch }),
     },
   };
+}
+
+/**
+ * The iteration the last operator prompt started at (each model call is one assistant message),
+ * so a resume continues that prompt's iteration budget rather than the whole conversation's.
+ */
+function promptIteration(messages: readonly Message[]): number {
+  let assistants = 0;
+  let at = 0;
+  for (const m of messages) {
+    if (m.role === 'assistant') assistants++;
+    else if (m.content.some((b) => b.type === 'text')) at = assistants;
+  }
+  return at;
 }
 
 /** The stored batch to finish first: its turn and the results already recorded. */

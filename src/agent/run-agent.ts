@@ -79,6 +79,11 @@ export interface RunOptions {
   readonly history?: readonly Message[];
   /** The iteration index to continue from (a resume); 0 by default. */
   readonly startIteration?: number;
+  /**
+   * The iteration `llm.budget.max_iterations` counts from: a follow-up's first, so each prompt
+   * gets the whole budget; 0 by default, so a resume continues the budget of the turn it resumes.
+   */
+  readonly budgetFrom?: number;
   /** Grants restored from a journal: tools approved for the rest of the run, and call ids approved once. */
   readonly grants?: { readonly standing?: readonly string[]; readonly oneShot?: readonly string[]; readonly declined?: readonly string[] };
   /** The working directory handed to tools that declare they need one. */
@@ -242,7 +247,7 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     // 1. suspend only at the boundary, before the iteration index is consumed
     if (o.suspendRequested?.() === true) return run.suspended('suspended at the operator\'s request');
     if (signal.aborted) return run.stopped('aborted', 'the run was cancelled');
-    if (run.iteration >= s.maxIterations) {
+    if (run.iteration - (o.budgetFrom ?? 0) >= s.maxIterations) {
       return run.stopped('max_iterations', `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further`);
     }
     if (run.iteration > startIteration && run.tokens() >= s.maxTokens) return budgetStop(run);

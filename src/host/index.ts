@@ -4,8 +4,8 @@ export type { Runtime, RuntimeDeps, RuntimeKnowledge, RuntimeMode, RuntimeNote }
 export { startRuntimeIntrospection } from './application.js';
 export { assembleTools, deferralPolicy, reselectTools, TOOL_PURPOSES } from './tools.js';
 export type { AssembledTools, AssembleOptions, ToolPurpose } from './tools.js';
-export { startRun, DEFAULT_PROMPT, RESUME_REMINDER } from './run.js';
-export type { BudgetOverride, RunHandle, RunInput, RunStart, StartRunOptions } from './run.js';
+export { startRun, takesFollowUp, DEFAULT_PROMPT, RESUME_REMINDER } from './run.js';
+export type { BudgetOverride, FollowUpOptions, RunHandle, RunInput, RunStart, StartRunOptions } from './run.js';
 export { twoStageInterrupt } from './interrupt.js';
 export type { InterruptStep } from './interrupt.js';
 export { EventHub } from './event-hub.js';

@@ -82,6 +82,23 @@ export interface StartRunOptions {
   readonly telemetry?: HostTelemetry;
   /** Stream the model's answer as `text_fragment` events; journals are the same either way. */
   readonly stream?: boolean;
+  /** The model to use instead of `llm.model` (a chat's `/model NAME`). */
+  readonly model?: string;
+}
+
+/** What a follow-up may change for its own turn and the ones after it. */
+export interface FollowUpOptions {
+  /** The model the turn uses instead of the conversation's. */
+  readonly model?: string;
+}
+
+/**
+ * Whether a turn that ended so can take a follow-up: a completed one, and one stopped at
+ * `llm.budget.max_iterations` (at a loop boundary, so the conversation is whole); the follow-up
+ * gets a fresh iteration budget.
+ */
+export function takesFollowUp(status: RunOutcome['status']): boolean {
+  return status === 'completed' || status === 'max_iterations';
 }
 
 /** How the run began. */
@@ -122,8 +139,11 @@ export interface RunHandle {
   answer(questionId: string, answer: QuestionAnswer): boolean;
   /** Resolves when the turn ends. Never rejects. */
   readonly outcome: Promise<RunOutcome>;
-  /** Continues the conversation with another prompt, in the same session and journal. */
-  followUp(prompt: string): Promise<RunHandle>;
+  /**
+   * Continues the conversation with another prompt, in the same session and journal, with a fresh
+   * iteration budget; after a completed turn or one stopped at `llm.budget.max_iterations`.
+   */
+  followUp(prompt: string, options?: FollowUpOptions): Promise<RunHandle>;
   /** Releases what the handle opened (the journal). Call once the session is over. */
   close(): Promise<void>;
 }
@@ -163,7 +183,8 @@ export async function startRun(runtime: Runtime, input: RunInput, opts: StartRun
   const provider = runtime.provider;
   if (provider === undefined) throw new HostError('usage', 'this runtime was opened without a model provider; open it in run mode');
   const config = runtime.config;
-  const settings = lowered(settingsFromConfig(config), opts.budget);
+  const base = lowered(settingsFromConfig(config), opts.budget);
+  const settings = opts.model === undefined ? base : { ...base, model: opts.model };
   const traced = opts.telemetry?.run({ agentName: config.identity });
   const resuming = 'resume' in input;
   if (!resuming && 'checkpoint' in input && input.checkpoint !== undefined && runtime.sessions === undefined) {
@@ -262,7 +283,7 @@ interface LaunchParts {
   readonly handlePrompter: HandlePrompter | undefined;
   readonly opts: StartRunOptions;
   readonly traced?: RunTelemetry | undefined;
-  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'grants' | 'pendingBatch'>>;
+  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'pendingBatch'>>;
 }
 
 function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
@@ -320,11 +341,12 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
     },
     answer: (id, value) => parts.handlePrompter?.answer(id, value) ?? false,
     outcome,
-    async followUp(prompt: string): Promise<RunHandle> {
+    async followUp(prompt: string, options: FollowUpOptions = {}): Promise<RunHandle> {
       const previous = await outcome;
-      if (previous.status !== 'completed') {
+      if (!takesFollowUp(previous.status)) {
         throw new HostError('resume', `a follow-up continues a completed turn; this one ended ${previous.status}${turn.checkpoint === undefined ? '' : `: resume it with fisk run --resume ${turn.checkpoint.runId}`}`);
       }
+      const next: Turn = options.model === undefined ? turn : { ...turn, settings: { ...turn.settings, model: options.model } };
       const text = prompt.trim();
       if (text === '') throw new HostError('usage', 'a follow-up needs a prompt');
       const nextHub = new EventHub();
@@ -335,7 +357,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
         await appendNext(turn.checkpoint.journal, userBody({ role: 'user', content: [{ type: 'text', text: stored }] }));
       }
       const nextPrompter = opts.prompter === 'handle' ? new HandlePrompter(nextHub) : opts.prompter;
-      return launch(runtime, turn, {
+      return launch(runtime, next, {
         hub: nextHub,
         start: { kind: 'new', runId: turn.checkpoint?.runId },
         system: parts.system,
@@ -349,6 +371,8 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
           systemNotes: parts.runOptions.systemNotes ?? [],
           history: turn.checkpoint === undefined ? previous.messages : [...previous.messages, { role: 'user', content: [{ type: 'text', text: stored }] }],
           startIteration: previous.nextIteration,
+          // each prompt gets the whole iteration budget
+          budgetFrom: previous.nextIteration,
           ...(turn.checkpoint === undefined ? {} : { journal: turn.checkpoint.options.journal }),
         },
       });

@@ -121,7 +121,7 @@ export function hostRuns(opts: RunHostOptions): RunHost {
         k.relay.run = run;
         k.relay.hold();
       }
-      k.handle = await k.handle.followUp(s.prompt ?? '');
+      k.handle = await k.handle.followUp(s.prompt ?? '', s.model === undefined ? {} : { model: s.model });
       return k;
     }
     const relay = s.questions === 'ask' ? new RelayPrompter(run) : undefined;
@@ -132,6 +132,7 @@ export function hostRuns(opts: RunHostOptions): RunHost {
       ...(opts.telemetry === undefined ? {} : { telemetry: opts.telemetry }),
       ...(s.stream === true ? { stream: true } : {}),
       ...(s.interactive === true ? { interactive: true } : {}),
+      ...(s.model === undefined ? {} : { model: s.model }),
     });
     const k: Kept = { handle, relay };
     kept.set(run.request.conversation, k);

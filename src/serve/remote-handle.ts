@@ -20,8 +20,8 @@ import { CONFIG_ERROR_CODES, ConfigError } from '../config/index.js';
 import type { ConfigErrorCode } from '../config/index.js';
 import { ERROR_CATEGORIES, FiskError } from '../errors/fisk-error.js';
 import type { ErrorCategory } from '../errors/fisk-error.js';
-import { EventHub, HostError } from '../host/index.js';
-import type { QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
+import { EventHub, HostError, takesFollowUp } from '../host/index.js';
+import type { FollowUpOptions, QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
 import { stopReason, ZERO_USAGE } from '../llm/types.js';
 import type { SystemBlock } from '../llm/types.js';
 import type { Prompter } from '../toolkit/tool.js';
@@ -267,7 +267,7 @@ export interface HostedHandleOptions {
 /** A hosted run's handle: a `RunHandle`, plus the conversation its follow-ups continue. */
 export interface HostedRunHandle extends RunHandle {
   readonly conversation: string;
-  followUp(prompt: string): Promise<HostedRunHandle>;
+  followUp(prompt: string, options?: FollowUpOptions): Promise<HostedRunHandle>;
 }
 
 /** One prompter call relayed from the hosted run, put to the local prompter as it is. */
@@ -394,12 +394,14 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
       return true;
     },
     outcome,
-    followUp: async (prompt: string): Promise<HostedRunHandle> => {
+    followUp: async (prompt: string, options: FollowUpOptions = {}): Promise<HostedRunHandle> => {
       const previous = await outcome;
-      if (previous.status !== 'completed') {
+      if (!takesFollowUp(previous.status)) {
         throw new HostError('resume', `a follow-up continues a completed turn; this one ended ${previous.status}${start.runId === undefined ? '' : `: resume it with fisk run --resume ${start.runId}`}`);
       }
-      return beginHosted({ ...opts, start: { questions: opts.start.questions, prompt, ...(opts.start.stream === true ? { stream: true } : {}), ...(opts.start.interactive === true ? { interactive: true } : {}) } }, conv);
+      const model = options.model ?? opts.start.model;
+      const further = { questions: opts.start.questions, prompt, ...(opts.start.stream === true ? { stream: true } : {}), ...(opts.start.interactive === true ? { interactive: true } : {}), ...(model === undefined ? {} : { model }) };
+      return beginHosted({ ...opts, start: further }, conv);
     },
     async close(): Promise<void> {
       await outcome;

@@ -83,15 +83,15 @@ export function telemetryOfHost(telemetry: HostTelemetry, configEnables: boolean
 }
 
 /** The card of a run hosted in this process. */
-export function localCard(runtime: Runtime, handle: RunHandle, telemetry: HostTelemetry): StartupCard {
+export function localCard(runtime: Runtime, handle: RunHandle | undefined, telemetry: HostTelemetry): StartupCard {
   const config = runtime.config;
   return {
     identity: config.identity,
     model: config.llm.model,
     provider: runtime.provider?.capabilities().provider ?? config.llm.provider,
-    tools: handle.tools,
-    session: handle.runId,
-    resumed: handle.start.kind === 'resumed',
+    tools: handle?.tools,
+    session: handle?.runId,
+    resumed: handle?.start.kind === 'resumed',
     telemetry: telemetryOfHost(telemetry, config.telemetry.enabled),
   };
 }

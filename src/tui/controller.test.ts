@@ -125,7 +125,7 @@ describe('the view controller', () => {
     expect(c.frame().rows.at(-1)?.text).toBe('line 39');
     c.key('', { pageUp: true });
     expect(c.following).toBe(false);
-    for (let i = 0; i < 20; i++) c.key('', { downArrow: true });
+    for (let i = 0; i < 4; i++) c.key('', { pageDown: true });
     expect(c.frame().rows.at(-1)?.text).toBe('line 39');
     expect(c.following).toBe(false);
     c.key('', { pageUp: true });

@@ -10,7 +10,7 @@ import type { RunOutcome } from '../agent/outcome.js';
 import { oneLine } from '../agent/sanitize.js';
 import { walkReplay } from '../agent/replay.js';
 import { twoStageInterrupt } from '../host/interrupt.js';
-import type { QuestionAnswer, RunHandle } from '../host/index.js';
+import type { FollowUpOptions, QuestionAnswer, RunHandle } from '../host/index.js';
 import { capLine } from '../cli/render/cap.js';
 import type { PaneReporter } from './multiplex.js';
 import { cardLines } from './card.js';
@@ -20,6 +20,8 @@ import type { BarEvent, BarState } from './status-bar.js';
 import { Transcript } from './transcript.js';
 import type { Row } from './transcript.js';
 import { counted } from '../util/count.js';
+import { helpLines, InputHistory, parseChatInput, unknownCommandLine } from './chat-input.js';
+import { choicesFor, questionTitle, reasonedDecline } from './questions.js';
 
 /** The keys the controller reads, as Ink reports them. */
 export interface KeyPress {
@@ -40,8 +42,8 @@ export interface KeyPress {
 /** What the controller needs from the process around it. */
 export interface ViewDeps {
   readonly identity: string;
-  /** Starts a new conversation (after `/clear`) with its first prompt. */
-  readonly startSession: (prompt: string) => Promise<RunHandle>;
+  /** Starts a new conversation (the first, or after `/clear`) with its first prompt, on `/model`'s model when one was chosen. */
+  readonly startSession: (prompt: string, options: FollowUpOptions) => Promise<RunHandle>;
   /** Rings the terminal bell (a question is waiting). */
   readonly bell: () => void;
   /** Puts text on the clipboard. */
@@ -52,6 +54,24 @@ export interface ViewDeps {
   readonly unfolded: boolean;
   /** What the view talks to, shown above the conversation; absent for none. */
   readonly card?: StartupCard;
+  /** The command that resumes a suspended run, naming the configuration and state directory given. */
+  readonly resumeHint?: (runId: string) => string;
+  /** Whether `/model NAME` can switch the model (a local agent); a remote agent keeps its own. */
+  readonly modelSwitch?: boolean;
+  /** Sets out the model's finished text as markdown for a width; absent to show it as written. */
+  readonly markdown?: (text: string, width: number) => string;
+  /** The clock the thinking time is read from; `Date.now` by default. */
+  readonly now?: () => number;
+  /** Repeats `tick` until the returned stop is called (the spinner); an unref'd interval by default. */
+  readonly every?: (ms: number, tick: () => void) => () => void;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
+
+function systemEvery(ms: number, tick: () => void): () => void {
+  const t = setInterval(tick, ms);
+  t.unref();
+  return () => clearInterval(t);
 }
 
 /** One question on screen: its choices (No first) or a text field. */
@@ -91,30 +111,6 @@ export interface ViewResult {
 const MOUSE = /\[<(\d+);\d+;\d+[Mm]/g;
 const WHEEL_STEP = 3;
 
-interface ChoiceSet {
-  readonly labels: readonly string[];
-  readonly values: readonly QuestionAnswer[];
-  readonly declined: QuestionAnswer;
-}
-
-function choicesFor(q: QuestionEvent): ChoiceSet {
-  switch (q.kind) {
-    case 'approval':
-      // No first, so a reflexive Enter declines
-      return { labels: ['No, do not run it', 'Yes, run it once', 'Yes, and allow it for the rest of this run'], values: ['decline', 'once', 'always'], declined: 'decline' };
-    case 'confirm':
-      return { labels: ['No', 'Yes'], values: [false, true], declined: false };
-    case 'select':
-      return { labels: q.options ?? [], values: q.options ?? [], declined: null };
-    case 'input':
-      return { labels: [], values: [], declined: null };
-    default: {
-      const never: never = q.kind;
-      return never;
-    }
-  }
-}
-
 export class ViewController {
   #transcript: Transcript;
   #state: BarState = 'running';
@@ -129,6 +125,15 @@ export class ViewController {
   readonly #questions: QuestionEvent[] = [];
   #choice = 0;
   #answerText = '';
+  /** The approval's decline-with-a-reason was chosen: the box takes the reason as text. */
+  #typingReason = false;
+  readonly #history = new InputHistory();
+  /** The model `/model` chose, for the turns after it. */
+  #model: string | undefined;
+  /** When the model call in flight started; undefined when the run is not waiting on the model. */
+  #thinkingSince: number | undefined;
+  #stopSpinner: (() => void) | undefined;
+  #spin = 0;
   #input = '';
   #searching = false;
   #query = '';
@@ -219,6 +224,14 @@ export class ViewController {
     this.#changed();
   }
 
+  /** Opens on the input row with no turn running: the person types the first prompt. */
+  awaitPrompt(): void {
+    this.#turnActive = false;
+    this.#state = 'awaiting input';
+    this.deps.pane?.report('idle');
+    this.#changed();
+  }
+
   /** One key press (or a paste, or mouse reports) as Ink reports it. */
   key(input: string, key: KeyPress): void {
     this.#notice = '';
@@ -243,7 +256,8 @@ export class ViewController {
     const current = this.#match >= 0 ? this.#matches[this.#match] : undefined;
     const visible = rows.slice(this.#offset, this.#offset + height).map((r) => ({ ...r, current: current !== undefined && r.line === current }));
     const right = [this.#matches.length > 0 ? `match ${this.#match + 1}/${this.#matches.length}` : this.#query !== '' ? 'no match' : '', this.#follow ? '' : 'scrolled', this.#folding ? 'folding on' : 'folding off'].filter((s) => s !== '').join(' · ');
-    return { rows: visible, state: this.#state, bar: barText(this.#state, this.deps.identity, this.#tally.total), barRight: ` ${right} `, bottom: this.#bottom(), modal };
+    const bar = `${barText(this.#state, this.deps.identity, this.#tally.total)}${this.#thinkingText()}`;
+    return { rows: visible, state: this.#state, bar, barRight: ` ${right} `, bottom: this.#bottom(), modal };
   }
 
   /** The tokens apart, for tests and the exit summary. */
@@ -280,7 +294,7 @@ export class ViewController {
   }
 
   #newTranscript(): Transcript {
-    return new Transcript({ verbose: this.deps.verbose, width: () => this.#width });
+    return new Transcript({ verbose: this.deps.verbose, width: () => this.#width, ...(this.deps.markdown === undefined ? {} : { markdown: this.deps.markdown }) });
   }
 
   #newInterrupt(): () => ReturnType<ReturnType<typeof twoStageInterrupt>> {
@@ -294,6 +308,9 @@ export class ViewController {
 
   #event(e: AgentEvent): void {
     if (e.type === 'status') this.#tally.live(e.usage.input_tokens, e.usage.output_tokens);
+    // the spinner runs from the moment a model call starts until anything else happens
+    if (e.type === 'status' && e.phase === 'model_call') this.#thinking(true);
+    else this.#thinking(false);
     if (e.type === 'warning') this.#warnings.push(oneLine(e.text));
     if (e.type === 'question' && e.id !== undefined) {
       this.#questions.push(e);
@@ -303,9 +320,33 @@ export class ViewController {
     this.#changed();
   }
 
+  #thinking(on: boolean): void {
+    if (!on) {
+      this.#stopSpinner?.();
+      this.#stopSpinner = undefined;
+      this.#thinkingSince = undefined;
+      return;
+    }
+    this.#thinkingSince = (this.deps.now ?? Date.now)();
+    this.#spin = 0;
+    this.#stopSpinner ??= (this.deps.every ?? systemEvery)(200, () => {
+      this.#spin++;
+      this.#changed();
+    });
+  }
+
+  /** The spinner and the seconds the model has been thinking, for the bar; empty when it is not. */
+  #thinkingText(): string {
+    const since = this.#thinkingSince;
+    if (since === undefined) return '';
+    const seconds = Math.max(0, Math.floor(((this.deps.now ?? Date.now)() - since) / 1000));
+    return `${SPINNER[this.#spin % SPINNER.length] ?? '⠋'} thinking ${seconds}s `;
+  }
+
   #asking(): void {
     this.#choice = 0;
     this.#answerText = '';
+    this.#typingReason = false;
     this.#bar({ type: 'question' });
     this.deps.pane?.report('blocked');
     this.deps.bell();
@@ -317,9 +358,11 @@ export class ViewController {
     this.#outcome = outcome;
     this.#outcomes.push(outcome);
     this.#turnActive = false;
+    this.#thinking(false);
     this.#questions.splice(0);
     const tail = messageOf(outcome);
-    if (outcome.status === 'suspended') this.#transcript.add('note', `suspended${tail === '' ? '' : `: ${oneLine(tail)}`}${handle.runId === undefined ? '' : `; resume with fisk run --resume ${handle.runId}`}`, 'dim');
+    const resume = handle.runId === undefined ? '' : `; resume with ${this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`}`;
+    if (outcome.status === 'suspended') this.#transcript.add('note', `suspended${tail === '' ? '' : `: ${oneLine(tail)}`}${resume}`, 'dim');
     else if (outcome.status !== 'completed' && tail !== '') this.#transcript.add('warning', `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}`, 'red');
     // answers the run outlived are said here, between the turn and the input row
     for (const h of this.#held.splice(0)) this.#transcript.add('note', h, 'dim');
@@ -338,10 +381,17 @@ export class ViewController {
       }
       return this.leave();
     }
-    // the modal owns its keys, but not this one: the open question gets the conservative answer
-    const q = this.#questions[0];
-    if (q !== undefined) this.#answer(choicesFor(q).declined);
-    const step = this.#interrupt();
+    // the modal owns its keys, but not this one. The open question is left unanswered rather than
+    // declined on the person's behalf, and the run is cancelled: a suspend would wait for a
+    // boundary the unanswered question never reaches
+    const open = this.#questions.length > 0;
+    if (open) {
+      this.#questions.splice(0);
+      this.#typingReason = false;
+      this.#transcript.add('note', 'the question was left unanswered', 'dim');
+    }
+    let step = this.#interrupt();
+    if (open && step === 'suspending') step = this.#interrupt();
     switch (step) {
       case 'suspending':
         this.#bar({ type: 'suspend_requested' });
@@ -358,6 +408,7 @@ export class ViewController {
   }
 
   #answer(value: QuestionAnswer): void {
+    this.#typingReason = false;
     const q = this.#questions.shift();
     if (q === undefined || q.id === undefined) return;
     const delivered = this.#handle?.answer(q.id, value) ?? false;
@@ -374,20 +425,30 @@ export class ViewController {
     const q = this.#questions[0] as QuestionEvent;
     const set = choicesFor(q);
     if (key.escape === true) return this.#answer(set.declined);
-    if (q.kind === 'input') {
-      if (key.return === true) return this.#answer(this.#answerText);
+    if (q.kind === 'input' || this.#typingReason) {
+      const send = (): void => this.#answer(this.#typingReason ? reasonedDecline(this.#answerText) : this.#answerText);
+      if (key.return === true) return send();
       if (key.backspace === true || key.delete === true) this.#answerText = Array.from(this.#answerText).slice(0, -1).join('');
       else if (key.ctrl !== true && input !== '') {
         this.#answerText += input.replace(/[\r\n]+/g, ' ').trimEnd();
-        if (/[\r\n]$/.test(input)) return this.#answer(this.#answerText);
+        if (/[\r\n]$/.test(input)) return send();
       }
       return this.#changed();
     }
     const n = set.labels.length;
-    if (key.return === true) return this.#answer(set.values[this.#choice] ?? set.declined);
+    const pick = (index: number): void => {
+      if (index === set.withReason) {
+        // the decline waits for the words that go with it
+        this.#typingReason = true;
+        this.#answerText = '';
+        return this.#changed();
+      }
+      this.#answer(set.values[index] ?? set.declined);
+    };
+    if (key.return === true) return pick(this.#choice);
     if (key.upArrow === true || input === 'k') this.#choice = (this.#choice + n - 1) % Math.max(1, n);
     else if (key.downArrow === true || input === 'j' || key.tab === true) this.#choice = (this.#choice + 1) % Math.max(1, n);
-    else if (/^[1-9]$/.test(input) && Number(input) <= n) return this.#answer(set.values[Number(input) - 1] ?? set.declined);
+    else if (/^[1-9]$/.test(input) && Number(input) <= n) return pick(Number(input) - 1);
     this.#changed();
   }
 
@@ -442,8 +503,9 @@ export class ViewController {
   #scrollKey(input: string, key: KeyPress): boolean {
     const page = Math.max(1, this.#viewHeight(this.#modal()) - 1);
     const typing = !this.#turnActive;
-    if (key.upArrow === true || (!typing && input === 'k' && key.ctrl !== true)) this.#scroll(-1);
-    else if (key.downArrow === true || (!typing && input === 'j' && key.ctrl !== true)) this.#scroll(1);
+    // at the input row the arrows walk the prompt history instead
+    if ((!typing && key.upArrow === true) || (!typing && input === 'k' && key.ctrl !== true)) this.#scroll(-1);
+    else if ((!typing && key.downArrow === true) || (!typing && input === 'j' && key.ctrl !== true)) this.#scroll(1);
     else if (key.pageUp === true) this.#scroll(-page);
     else if (key.pageDown === true) this.#scroll(page);
     else if (key.home === true || (!typing && input === 'g')) {
@@ -521,7 +583,12 @@ export class ViewController {
 
   #inputKey(input: string, key: KeyPress): void {
     if (key.return === true) return this.#submit();
-    if (key.escape === true) this.#input = '';
+    if (key.escape === true) {
+      // Esc clears what is typed, and the search with it
+      this.#input = '';
+      this.#setQuery('');
+    } else if (key.upArrow === true) this.#input = this.#history.previous(this.#input);
+    else if (key.downArrow === true) this.#input = this.#history.next(this.#input);
     else if (key.backspace === true || key.delete === true) this.#input = Array.from(this.#input).slice(0, -1).join('');
     else if (/[\r\n]$/.test(input)) {
       // a line typed faster than the keys are read arrives whole, its Enter included
@@ -535,17 +602,52 @@ export class ViewController {
     const text = this.#input.trim();
     this.#input = '';
     if (text === '') return this.#changed();
-    if (text === '/clear') {
-      // drops the conversation, keeps the scrollback
-      const previous = this.#conversation;
-      if (previous !== undefined) {
-        this.#handles.push(previous);
-        if (previous.runId !== undefined) this.#leftBehind.push(previous.runId);
+    this.#history.add(text);
+    const typed = parseChatInput(text);
+    switch (typed.kind) {
+      case 'prompt':
+        return this.#send(typed.text);
+      case 'help':
+        this.#transcript.add('note', helpLines().join('\n'), 'dim');
+        break;
+      case 'clear':
+        this.#clearConversation();
+        break;
+      case 'exit':
+        return this.leave();
+      case 'model':
+        if (this.deps.modelSwitch !== true) this.#transcript.add('warning', 'warning: /model works for an agent run here; a remote agent uses its own model', 'yellow');
+        else {
+          this.#model = typed.name;
+          this.#transcript.add('note', `the next prompts use the model ${oneLine(typed.name)}`, 'dim');
+        }
+        break;
+      case 'model_usage':
+        this.#transcript.add('warning', 'warning: /model takes one model name, such as /model claude-sonnet-4-6', 'yellow');
+        break;
+      case 'unknown':
+        this.#transcript.add('warning', `warning: ${unknownCommandLine(oneLine(typed.command))}`, 'yellow');
+        break;
+      default: {
+        const never: never = typed;
+        return never;
       }
-      this.#conversation = undefined;
-      this.#transcript.add('note', '── a new conversation starts with the next prompt ──', 'dim');
-      return this.#changed();
     }
+    this.#changed();
+  }
+
+  #clearConversation(): void {
+    // drops the conversation, keeps the scrollback
+    const previous = this.#conversation;
+    if (previous !== undefined) {
+      this.#handles.push(previous);
+      if (previous.runId !== undefined) this.#leftBehind.push(previous.runId);
+    }
+    this.#conversation = undefined;
+    this.#transcript.add('note', '── a new conversation starts with the next prompt ──', 'dim');
+  }
+
+  #send(text: string): void {
     const before = this.#state;
     this.#bar({ type: 'prompt_sent' });
     // working is reported on submission, before the turn is accepted
@@ -553,7 +655,8 @@ export class ViewController {
     this.#turnActive = true;
     this.#changed();
     const conversation = this.#conversation;
-    const next = conversation === undefined ? this.deps.startSession(text) : conversation.followUp(text);
+    const model = this.#model === undefined ? {} : { model: this.#model };
+    const next = conversation === undefined ? this.deps.startSession(text, model) : conversation.followUp(text, model);
     next.then(
       (handle) => this.attach(handle, text),
       (err: unknown) => {
@@ -592,7 +695,8 @@ export class ViewController {
     const text = capLine(oneLine(q.text), width * 3);
     const body: string[] = [];
     for (let i = 0; i < text.length; i += width) body.push(text.slice(i, i + width));
-    const title = q.kind === 'approval' ? 'Approval needed to run:' : q.kind === 'input' ? 'A question (Enter sends, Esc declines):' : 'A question:';
+    const title = questionTitle(q, this.#typingReason);
+    if (this.#typingReason) return { title, body, choices: [], selected: -1, text: this.#answerText };
     return { title, body, choices: set.labels, selected: this.#choice, ...(q.kind === 'input' ? { text: this.#answerText } : {}) };
   }
 

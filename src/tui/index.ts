@@ -6,7 +6,7 @@
  */
 import { applyTerminalColours, loadInk } from './ink.js';
 import { createElement } from 'react';
-import type { RunHandle } from '../host/index.js';
+import type { FollowUpOptions, RunHandle } from '../host/index.js';
 import { ViewController } from './controller.js';
 import type { ViewResult } from './controller.js';
 import { detectMultiplexer, PaneReporter } from './multiplex.js';
@@ -31,15 +31,22 @@ export { chatOutcome } from './chat-outcome.js';
 export { shouldUseFullScreen } from './select.js';
 
 export interface FullScreenOptions {
-  /** The first turn, already started (so a run that cannot start says so on the normal screen). */
-  readonly handle: RunHandle;
+  /**
+   * The first turn, already started (so a run that cannot start says so on the normal screen);
+   * absent to open on the input row and wait for the person's first prompt.
+   */
+  readonly handle?: RunHandle;
   /** The prompt the first turn was started with, shown above it; absent for a resume. */
   readonly prompt?: string;
   readonly identity: string;
   /** What the view talks to, shown above the conversation. */
   readonly card?: StartupCard;
-  /** Starts a new conversation after `/clear`. */
-  readonly startSession: (prompt: string) => Promise<RunHandle>;
+  /** Starts a new conversation: the first when no handle is given, and after `/clear`. */
+  readonly startSession: (prompt: string, options: FollowUpOptions) => Promise<RunHandle>;
+  /** The command that resumes a suspended run, shown in the view. */
+  readonly resumeHint?: (runId: string) => string;
+  /** `/model NAME` can switch the model. */
+  readonly modelSwitch?: boolean;
   readonly verbose: boolean;
   /** Tool output starts unfolded. */
   readonly toolOutput: boolean;
@@ -66,6 +73,8 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
   const stderr = o.stderr;
   const screen = new Screen({ stdout: o.stdout, stdin: o.stdin }, stderr);
   const pane = new PaneReporter(detectMultiplexer(o.env), o.identity, (bytes) => o.stdout.write(bytes));
+  // answers are set out as markdown where colour is on; --no-color shows them as written
+  const markdown = o.color === false ? undefined : (await import('../cli/render/markdown.js')).renderMarkdown;
   const controller = new ViewController({
     identity: o.identity,
     startSession: o.startSession,
@@ -78,6 +87,9 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
     verbose: o.verbose,
     unfolded: o.toolOutput,
     ...(o.card === undefined ? {} : { card: o.card }),
+    ...(o.resumeHint === undefined ? {} : { resumeHint: o.resumeHint }),
+    ...(o.modelSwitch === undefined ? {} : { modelSwitch: o.modelSwitch }),
+    ...(markdown === undefined ? {} : { markdown }),
   });
   const { render } = await loadInk();
   let removeInterrupt: (() => void) | undefined;
@@ -90,7 +102,8 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
       ink.cleanup();
     });
     removeInterrupt = o.onInterrupt?.(() => controller.interrupt());
-    controller.attach(o.handle, o.prompt);
+    if (o.handle === undefined) controller.awaitPrompt();
+    else controller.attach(o.handle, o.prompt);
     // a view that fails to draw ends the wait too, rather than leaving the run behind a dead screen
     const failed = ink.waitUntilExit().then(
       () => Promise.reject(new Error('the full-screen view stopped before the run was left')),

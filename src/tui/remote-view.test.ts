@@ -96,13 +96,13 @@ describe('the full-screen view of a remote run', () => {
 
 
 
-
       ╭──────────────────────────────────────────────────────────────────────╮
       │ Approval needed to run:                                              │
       │   purge                                                              │
       │ › 1) No, do not run it                                               │
       │   2) Yes, run it once                                                │
       │   3) Yes, and allow it for the rest of this run                      │
+      │   4) No, and tell the agent what to do instead                       │
       ╰──────────────────────────────────────────────────────────────────────╯
       Enter answers · Esc declines · Ctrl-C stops the run
        BLOCKED │ worker │ tokens 0                                 folding on"
@@ -152,7 +152,7 @@ describe('the full-screen view of a remote run', () => {
     await screen.until('cancelling the run');
     hold.release();
     const parked = await screen.until('SUSPENDED');
-    expect(parked).toContain('send a follow-up in this conversation to continue');
+    expect(parked.replace(/\n/g, ' ')).toContain('send a follow-up in this conversation to continue');
     // the call in flight finished, and the model was not asked again
     expect(hold.calls).toBe(1);
     expect(fake.requests).toHaveLength(1);

@@ -1,8 +1,9 @@
 /**
  * The status bar of the full-screen view: a small state machine, and four token counters kept
  * apart (a turn reports them apart and a resume seeds them) whose sum is what the bar shows, since
- * the budget counts cache reads and writes at full weight. There is deliberately no elapsed time:
- * it would keep climbing through idle waits for input.
+ * the budget counts cache reads and writes at full weight. The only time shown is how long the
+ * model call in flight has taken (the controller adds it): a clock for the whole run would keep
+ * climbing through idle waits for input.
  */
 import type { RunStatus } from '../agent/status.js';
 import type { Usage } from '../llm/types.js';

@@ -30,9 +30,12 @@ describe('the startup card in the transcript', () => {
     expect(rowsAt(t, 20)).toEqual([`model      ${'x'.repeat(9)}`, 'x'.repeat(20), 'x'.repeat(11)]);
   });
 
-  it('leaves other lines cut at the width, as they were', () => {
+  it('leaves a tool\'s lines cut at the width, as they were, and wraps prose between words', () => {
     const t = new Transcript({ verbose: false, width: () => 24 });
-    t.add('text', 'tools      8: echo, stream_ls, stream_rm');
+    t.add('result', 'tools      8: echo, stream_ls, stream_rm');
     expect(rowsAt(t, 24)).toEqual(['tools      8: echo, stre', 'am_ls, stream_rm']);
+    const prose = new Transcript({ verbose: false, width: () => 24 });
+    prose.add('text', 'tools      8: echo, stream_ls, stream_rm');
+    expect(rowsAt(prose, 24)).toEqual(['tools      8: echo,', 'stream_ls, stream_rm']);
   });
 });

@@ -17,6 +17,7 @@ import type { LineTone } from '../cli/render/line-colour.js';
 import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../cli/render/line-renderer.js';
 import { CARD_VALUE_COLUMN } from './card.js';
 import { counted } from '../util/count.js';
+import { wrapLine } from '../cli/render/wrap.js';
 
 /** Thinking that would take more rows than this is folded. */
 export const THINKING_FOLD_ROWS = 4;
@@ -99,13 +100,16 @@ export class Transcript {
   /** The line a streamed answer is growing, while it streams. */
   #streaming: number | undefined;
   #streamedThisTurn = false;
+  /** The first line the streamed answer of this turn took. */
+  #streamStart: number | undefined;
   #version = 0;
   /** Each line cut to {@link #wrapWidth}, filled as rows are laid out; a changed line drops its entry. */
   #wrapped: (string[] | undefined)[] = [];
   #wrapWidth = 0;
 
   constructor(
-    private readonly options: { readonly verbose: boolean; readonly width: () => number },
+    /** `markdown` sets out a turn's finished text for the width (escape sequences are dropped from what it returns). */
+    private readonly options: { readonly verbose: boolean; readonly width: () => number; readonly markdown?: (text: string, width: number) => string },
   ) {}
 
   /** Changes each time a line is added or replaced, so a view can tell whether to redraw. */
@@ -147,12 +151,19 @@ export class Transcript {
       case 'text_fragment':
         this.#stream(event.text);
         return;
-      case 'text':
-        // streamed text is already on screen; a turn that did not stream shows its text now
-        if (this.#streamedThisTurn) this.#endStream();
-        else if (event.final || this.options.verbose || event.text.trim() !== '') this.add('text', event.text.replace(/\n+$/, ''));
+      case 'text': {
+        // streamed text is already on screen, and is set out as markdown now that it is whole;
+        // a turn that did not stream shows its text now
+        const markdown = this.options.markdown;
+        const rendered = markdown === undefined || event.text.trim() === '' ? undefined : markdown(stripControl(event.text), Math.max(20, this.options.width()));
+        if (this.#streamedThisTurn) {
+          if (rendered !== undefined && this.#streamStart !== undefined) this.#replaceFrom(this.#streamStart, rendered);
+          this.#endStream();
+        } else if (event.final || this.options.verbose || event.text.trim() !== '') this.add('text', rendered ?? event.text.replace(/\n+$/, ''));
         this.#streamedThisTurn = false;
+        this.#streamStart = undefined;
         return;
+      }
       case 'status':
         if (event.phase === 'model_call') {
           this.#endStream();
@@ -205,7 +216,9 @@ export class Transcript {
       const kind = this.#kind[i] ?? 'text';
       let wrapped = this.#wrapped[i];
       if (wrapped === undefined) {
-        wrapped = kind === 'card' ? cardRowsFor(this.#plain[i] ?? '', width) : rowsFor(this.#plain[i] ?? '', width);
+        const text = this.#plain[i] ?? '';
+        // prose wraps between words; a tool's call and output are cut where the row ends, as written
+        wrapped = kind === 'card' ? cardRowsFor(text, width) : kind === 'call' || kind === 'result' ? rowsFor(text, width) : wrapLine(text, width).flatMap((r) => rowsFor(r, width));
         this.#wrapped[i] = wrapped;
       }
       for (const r of wrapped) out.push({ text: r, tone, line: i, kind, placeholder: false });
@@ -274,6 +287,7 @@ export class Transcript {
       if (i > 0 || this.#streaming === undefined) {
         this.#push('text', '', 'plain', undefined);
         this.#streaming = this.#plain.length - 1;
+        this.#streamStart ??= this.#streaming;
       }
       const at = this.#streaming;
       if (at === undefined) return;
@@ -288,6 +302,14 @@ export class Transcript {
 
   #endStream(): void {
     this.#streaming = undefined;
+  }
+
+  /** Replaces every line from `first` on with the lines of `text`. */
+  #replaceFrom(first: number, text: string): void {
+    const n = this.#plain.length - first;
+    for (const list of [this.#plain, this.#markup, this.#tone, this.#kind, this.#group] as unknown[][]) list.splice(first, n);
+    this.#wrapped = [];
+    for (const l of stripControl(text).split('\n')) this.#push('text', l, 'plain', undefined);
   }
 }
 

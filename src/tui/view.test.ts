@@ -92,13 +92,13 @@ describe('the full-screen view in a terminal', () => {
 
 
 
-
       ╭──────────────────────────────────────────────────────────────────────╮
-      │ Approval needed to run:                                              │
+      │ Approval needed to run (gated by ai:confirm):                        │
       │   purge count=2 target=orders                                        │
       │ › 1) No, do not run it                                               │
       │   2) Yes, run it once                                                │
       │   3) Yes, and allow it for the rest of this run                      │
+      │   4) No, and tell the agent what to do instead                       │
       ╰──────────────────────────────────────────────────────────────────────╯
       Enter answers · Esc declines · Ctrl-C stops the run
        BLOCKED │ screenunit │ tokens 0                             folding on"

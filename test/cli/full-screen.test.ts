@@ -38,7 +38,7 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     tmux('new-session', '-d', '-s', SESSION, '-x', '90', '-y', '24', '-c', dir, `CI=true ${command} 2> errors.txt; echo $? > '${done}'; sleep 600`);
 
     const modal = await until((t) => t.includes('BLOCKED'), 'the approval');
-    expect(modal).toContain('Approval needed to run:');
+    expect(modal).toContain('Approval needed to run (gated by ai:confirm):');
     expect(modal).toContain('stream purge -- orders-archive-of-the-whole-year');
     expect(modal).toMatch(/› 1\) No, do not run it/);
     expect(modal).toContain('-> stream_purge stream=orders-archive-of-the-whole-year');

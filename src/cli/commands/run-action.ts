@@ -9,8 +9,8 @@ import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings } from '../../config/index.js';
 import type { HostedRunStart } from '../../a2a/index.js';
-import { DEFAULT_PROMPT, openRuntime, twoStageInterrupt } from '../../host/index.js';
-import type { RunHandle, Runtime } from '../../host/index.js';
+import { openRuntime, twoStageInterrupt } from '../../host/index.js';
+import type { FollowUpOptions, RunHandle, Runtime } from '../../host/index.js';
 import { serveRunsInProcess, startHostedRun } from '../../serve/index.js';
 import type { InprocRunHost } from '../../serve/index.js';
 import type { Prompter } from '../../toolkit/tool.js';
@@ -45,7 +45,7 @@ export type { RunCommandDeps, RunFlags } from './run-options.js';
 async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): Promise<void> {
   if (outcome.status === 'completed') {
     const shown = streamed?.finish(answerOf(outcome)) === true;
-    if (!shown) io.out.write(formatAnswer(answerOf(outcome), await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
+    if (!shown) io.out.write(formatAnswer(answerOf(outcome), await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env), lineWidthFor(io.out))));
   } else {
     streamed?.finish('');
   }
@@ -81,17 +81,30 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   const prompt = query.join(' ').trim();
   const journaled = flags.checkpoint === true;
   const start = (s: HostedRunStart): Promise<RunHandle> => startHostedRun({ transport: p.host.transport, self: p.host.agent, agent: p.host.agent, start: s });
-  const first = await start({
-    ...(flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(journaled ? { checkpoint: true, ...(flags.name === undefined ? {} : { name: flags.name }) } : {}) }),
-    ...base,
-  });
-  const startSession = (text: string): Promise<RunHandle> => start({ prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: true } : {}), ...base });
+  // with no query, the view opens on the input row and waits for the person's first prompt
+  const waiting = flags.resume === undefined && prompt === '';
+  const first = waiting
+    ? undefined
+    : await start({
+        ...(flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(journaled ? { checkpoint: true, ...(flags.name === undefined ? {} : { name: flags.name }) } : {}) }),
+        ...base,
+      });
+  // the first conversation takes --name; later ones (after /clear) get their own ids
+  let named = first !== undefined;
+  const startSession = (text: string, options: FollowUpOptions): Promise<RunHandle> => {
+    const name = !named && flags.name !== undefined ? { name: flags.name } : {};
+    named = true;
+    return start({ prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: true, ...name } : {}), ...base, ...(options.model === undefined ? {} : { model: options.model }) });
+  };
+  const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
   const result = await runFullScreen({
-    handle: first,
-    ...(flags.resume === undefined ? { prompt: prompt === '' ? DEFAULT_PROMPT : prompt } : {}),
+    ...(first === undefined ? {} : { handle: first }),
+    ...(flags.resume === undefined && first !== undefined ? { prompt } : {}),
     identity: p.runtime.config.identity,
     card: localCard(p.runtime, first, p.telemetry),
     startSession,
+    resumeHint: (runId) => resumeCommand(runId, resolve(io.cwd, flags.config), stateDir),
+    modelSwitch: true,
     verbose: p.verbose,
     toolOutput: p.toolOutput,
     noBell: p.runtime.config.harness.noBell,
@@ -105,8 +118,13 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
       return () => process.off('SIGTERM', handler);
     },
   });
-  const handle = result.handle ?? first;
   for (const w of result.warnings) println(io.err, `warning: ${w}`);
+  const handle = result.handle ?? first;
+  if (handle === undefined) {
+    // left before sending a prompt: nothing ran
+    for (const h of result.handles) await h.close();
+    return EXIT.ok;
+  }
   if (result.abandoned) {
     // the third interrupt: a stop is hanging, so the process leaves at once, as on the line surface
     handle.cancel();
@@ -197,8 +215,14 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     }
 
     const interrupt = twoStageInterrupt(() => handle);
+    // Ctrl-C while the terminal is asked for the prompt leaves without running anything
+    const reading = new AbortController();
     cleanup.push(
       (deps.onInterrupt ?? processInterrupt)(() => {
+        if (handle === undefined && !reading.signal.aborted) {
+          reading.abort();
+          return;
+        }
         switch (interrupt()) {
           case 'suspending':
             println(io.err, '\nsuspend requested; finishing the current step, press Ctrl-C again to abort');
@@ -212,9 +236,23 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
       }),
     );
 
-    const prompt = piped ?? query.join(' ').trim();
-    const streamed = io.out.isTTY === true ? new AnswerStream(io.out) : undefined;
-    const status = shouldShowProgress(io.err.isTTY === true, flags.tui, env, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
+    let prompt = piped ?? query.join(' ').trim();
+    if (prompt === '' && flags.resume === undefined && line !== undefined) {
+      // a person at a terminal gave no query: ask for the prompt rather than send a made-up one
+      line.release();
+      let typed: string | null = '';
+      while (typed === '') typed = (await line.input('What should the agent do? (Ctrl-D to leave)', reading.signal))?.trim() ?? null;
+      if (typed === null) {
+        println(io.err, 'no prompt given; nothing was run');
+        if (reading.signal.aborted) throw new ExitWith(EXIT.aborted);
+        return;
+      }
+      prompt = typed;
+    }
+    const out = io.out as Io['out'] & { columns?: number };
+    const markdown = await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, env), lineWidthFor(out));
+    const streamed = io.out.isTTY === true ? new AnswerStream(io.out, markdown) : undefined;
+    const status = shouldShowProgress(io.err.isTTY === true, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
     if (status !== undefined) cleanup.push(() => status.clear());
     handle = await startHostedRun({
       transport: host.transport,

@@ -189,7 +189,7 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
     identity: p.agent,
     // a peer's card says nothing of its model or telemetry, so the card says so rather than guess
     card: { identity: `${p.agent} (remote)`, model: 'chosen by the agent', provider: '', tools: undefined, session: first.conversation, resumed: false, telemetry: { state: 'unknown' } },
-    startSession: start,
+    startSession: (text) => start(text),
     verbose: p.verbose,
     toolOutput: p.toolOutput,
     noBell: config?.harness.noBell === true,

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,11 +76,18 @@ const visible = (text: string): string => text.replaceAll('\u001b', '<ESC>');
 const bodyOf = (i: number): Record<string, unknown> => fake.requests[i]?.body as Record<string, unknown>;
 
 describe('fisk run streams the answer to a terminal', () => {
-  it('writes the fragments to stdout once, raw, and does not print the answer again', async () => {
+  it('writes the fragments to stdout once, set out as markdown, and does not print the answer again', async () => {
     fake.reply(streamedText('There is **one** stream.'));
     const c = io({ out: true });
     expect(await run(c, ['how', 'many'])).toBe(EXIT.ok);
     expect(bodyOf(0)['stream']).toBe(true);
+    expect(stripVTControlCharacters(c.stdout())).toBe('There is one stream.\n');
+  });
+
+  it('writes the fragments raw with --no-color', async () => {
+    fake.reply(streamedText('There is **one** stream.'));
+    const c = io({ out: true });
+    expect(await run(c, ['--no-color', 'how', 'many'])).toBe(EXIT.ok);
     expect(c.stdout()).toBe('There is **one** stream.\n');
   });
 
@@ -134,9 +142,17 @@ describe('fisk run shows signs of life on a terminal', () => {
   });
 
   it.each([
+    ['--no-tui', ['--no-tui'], {}],
+    ['NO_TUI', [], { NO_TUI: '1' }],
+  ] as const)('draws it on the line surface chosen with %s', async (_name, flags, env) => {
+    fake.reply(anthropicText('ok'));
+    const c = io({ err: true }, env);
+    expect(await run(c, [...flags, 'go'])).toBe(EXIT.ok);
+    expect(visible(c.stderr())).toMatch(/waiting for the model \(iteration 0, \d+s\)/);
+  });
+
+  it.each([
     ['a pipe', {}, {}, [], ''],
-    ['--no-tui', { err: true }, {}, ['--no-tui'], ''],
-    ['NO_TUI', { err: true }, { NO_TUI: '1' }, [], ''],
     ['harness.no_progress', { err: true }, {}, ['--config', ''], 'harness:\n  no_progress: true\n'],
   ] as const)('draws nothing with %s', async (_name, term, env, args, extra) => {
     fake.reply(anthropicText('ok'));
@@ -192,7 +208,9 @@ describe('fisk run on stderr', () => {
     const c = io({ err: true }, { NO_TUI: '1', ...env });
     expect(await run(c, [...flags, 'purge'])).toBe(EXIT.ok);
     expect(c.stderr()).toContain('-> stream_purge');
-    expect(c.stderr()).not.toContain('\u001b[');
+    // no colour: the status line's erase is the only sequence written
+    // eslint-disable-next-line no-control-regex
+    expect(c.stderr()).not.toMatch(/\u001b\[[0-9;]*m/);
   });
 
   it('is plain in a pipe', async () => {
@@ -208,7 +226,8 @@ describe('fisk run on stderr', () => {
     purge(long);
     const c = io({ err: true, columns: 60 }, { NO_TUI: '1', NO_COLOR: '1' });
     expect(await run(c, ['purge'])).toBe(EXIT.ok);
-    const lines = c.stderr().split('\n');
+    // the status line is erased in place before each line
+    const lines = stripVTControlCharacters(c.stderr()).split(/[\r\n]/);
     const call = lines.find((l) => l.startsWith('-> stream_purge')) ?? '';
     expect(call.length).toBeLessThanOrEqual(60);
     expect(call).toMatch(/… \(\+\d+ chars\)$/);

@@ -13,9 +13,11 @@ export function shouldRenderMarkdown(stdoutIsTty: boolean, noColor: boolean, env
   return stdoutIsTty && !noColor && (noColorEnv === undefined || noColorEnv === '');
 }
 
-/** The terminal markdown renderer when `render` is true (loading it then), else undefined. */
-export async function loadMarkdown(render: boolean): Promise<MarkdownRenderer | undefined> {
-  return render ? (await import('./markdown.js')).renderMarkdown : undefined;
+/** The terminal markdown renderer for `width` columns when `render` is true (loading it then), else undefined. */
+export async function loadMarkdown(render: boolean, width?: number): Promise<MarkdownRenderer | undefined> {
+  if (!render) return undefined;
+  const { renderMarkdown } = await import('./markdown.js');
+  return (text) => renderMarkdown(text, width);
 }
 
 /**

@@ -9,10 +9,12 @@ import { formatLatency } from './summary.js';
 const FRAMES = ['|', '/', '-', '\\'] as const;
 const ERASE = '\r\u001b[K';
 
-/** Whether the status line is drawn: stderr is a terminal and nothing turned progress off. */
-export function shouldShowProgress(errIsTty: boolean, tuiFlag: boolean, env: Readonly<Record<string, string | undefined>>, noProgress: boolean): boolean {
-  const noTui = env['NO_TUI'];
-  return errIsTty && tuiFlag && (noTui === undefined || noTui === '' || noTui === '0' || noTui.toLowerCase() === 'false') && !noProgress;
+/**
+ * Whether the status line is drawn: stderr is a terminal and `harness.no_progress` is off. The
+ * line surface is what `--no-tui` chooses, so it shows signs of life too; a pipe never sees them.
+ */
+export function shouldShowProgress(errIsTty: boolean, noProgress: boolean): boolean {
+  return errIsTty && !noProgress;
 }
 
 /** What the status line needs from its surroundings; replaced in tests. */
