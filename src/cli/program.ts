@@ -14,6 +14,7 @@ import { applyHelpSettings } from './help.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMemory } from './commands/memory.js';
+import { registerProvision } from './commands/provision.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSession } from './commands/session.js';
@@ -37,6 +38,7 @@ export function buildProgram(io: Io): Command {
   registerKnowledge(program, io);
   registerSession(program, io);
   registerTask(program, io);
+  registerProvision(program, io);
   registerInfo(program, io);
   registerDiscover(program, io);
   registerInit(program, io);

@@ -25,3 +25,5 @@ export type { PromptChannel, PromptChannelOptions } from './prompt-channel.js';
 export { describeApprovers, slackApiBase, slackInfoRows, slackTokens, threadSessionId, SLACK_API_URL_VARIABLE, SLACK_TOKEN_VARIABLES } from './slack/settings.js';
 export type { SlackInfoRow, SlackTokens } from './slack/settings.js';
 export type { SlackChannel, SlackChannelOptions } from './slack/channel.js';
+export { provision, provisioningPlan, replicaWarnings, describeResource, RESOURCE_KINDS } from './provision.js';
+export type { Provisioned, Resource, ResourceKind } from './provision.js';

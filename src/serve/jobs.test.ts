@@ -229,7 +229,7 @@ describe('the jobs channel', () => {
     const tasks = fileTaskStore(mkdtempSync(join(home, 'none-')));
     const s = await setup();
     const open = (stream: string, consumer: string) => openJobsChannel({ nats: conn, stream, consumer, workers: 1, tasks, sessions: s.runtime.sessions! });
-    await expect(open('NOSTREAM', 'workers')).rejects.toThrow(/stream "NOSTREAM" does not exist.*nats stream add NOSTREAM .*--retention work.*--context js/u);
+    await expect(open('NOSTREAM', 'workers')).rejects.toThrow(/stream "NOSTREAM" does not exist.*nats stream add NOSTREAM .*--retention work.*--replicas 1 .*--context js/u);
     await expect(open(s.stream, 'nobody')).rejects.toThrow(/consumer "nobody" on stream "JOBS\d+" does not exist.*nats consumer add JOBS\d+ nobody --pull .*--ack explicit/u);
     await jsm.consumers.add(s.stream, { durable_name: 'pushy', ack_policy: AckPolicy.Explicit, deliver_subject: 'somewhere' });
     await expect(open(s.stream, 'pushy')).rejects.toThrow(/push consumer/u);

@@ -26,6 +26,7 @@ import type { TaskRecord, TaskResult, TaskStore } from '../tasks/index.js';
 import type { Channel, PauseListener, Settlement, Work, WorkIds, WorkResult } from './channel.js';
 import { DependencyPause } from './dependency-pause.js';
 import type { Admission, ChannelStatus, DependencyPauseOptions } from './dependency-pause.js';
+import { suggestedReplicas } from '../util/replicas.js';
 import { ServeError } from './errors.js';
 import { dependenciesAnswered, dispositionOf, retryDelayMs, settledByJournal } from './job-outcome.js';
 import { JobPuller } from './job-puller.js';
@@ -44,11 +45,11 @@ export function defaultWorkerId(): string {
 }
 
 /** The commands that create what the channel binds. */
-export function jobsStreamAddCommand(stream: string, context?: string): string {
-  return `nats stream add ${stream} --subjects 'fisk.jobs.${stream}' --retention work --storage file --discard old --defaults${context === undefined ? '' : ` --context ${context}`}`;
+export function jobsStreamAddCommand(stream: string, context?: string, replicas = 1): string {
+  return `nats stream add ${stream} --subjects 'fisk.jobs.${stream}' --retention work --storage file --discard old --replicas ${replicas} --defaults${context === undefined ? '' : ` --context ${context}`}`;
 }
-export function jobsConsumerAddCommand(stream: string, consumer: string, context?: string): string {
-  return `nats consumer add ${stream} ${consumer} --pull --deliver all --ack explicit --wait 30s --max-deliver=-1 --defaults${context === undefined ? '' : ` --context ${context}`}`;
+export function jobsConsumerAddCommand(stream: string, consumer: string, context?: string, replicas = 1): string {
+  return `nats consumer add ${stream} ${consumer} --pull --deliver all --ack explicit --wait 30s --max-deliver=-1 --replicas ${replicas} --defaults${context === undefined ? '' : ` --context ${context}`}`;
 }
 
 export interface JobsChannelOptions {
@@ -114,16 +115,17 @@ export interface BoundQueue {
  */
 export async function bindQueue(nats: NatsConn, stream: string, consumer: string): Promise<BoundQueue> {
   const ctx = nats.context.name;
+  const r = suggestedReplicas(nats.connection);
   const jsm = await jetstreamManager(nats.connection, nats.jetstream);
   const info = await jsm.streams.info(stream).catch((err: unknown) => {
     if (apiCode(err) === JetStreamApiCodes.StreamNotFound) {
-      throw new ServeError('no_endpoint', `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsStreamAddCommand(stream, ctx)}`);
+      throw new ServeError('no_endpoint', `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsStreamAddCommand(stream, ctx, r)}`);
     }
     throw new ServeError('no_endpoint', `cannot reach stream ${JSON.stringify(stream)} via NATS context ${JSON.stringify(ctx)}: ${(err as Error).message}`, { cause: err });
   });
   const ci = await jsm.consumers.info(stream, consumer).catch((err: unknown) => {
     if (apiCode(err) === JetStreamApiCodes.ConsumerNotFound) {
-      throw new ServeError('no_endpoint', `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsConsumerAddCommand(stream, consumer, ctx)}`);
+      throw new ServeError('no_endpoint', `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsConsumerAddCommand(stream, consumer, ctx, r)}`);
     }
     throw new ServeError('no_endpoint', `cannot read consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)}: ${(err as Error).message}`, { cause: err });
   });
@@ -134,12 +136,12 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
   if (problems.length > 0) {
     throw new ServeError(
       'no_endpoint',
-      `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} cannot hand out jobs: ${problems.join('; ')}. Create a suitable one with: ${jobsConsumerAddCommand(stream, `${consumer}_pull`, ctx)}`,
+      `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} cannot hand out jobs: ${problems.join('; ')}. Create a suitable one with: ${jobsConsumerAddCommand(stream, `${consumer}_pull`, ctx, r)}`,
     );
   }
   const filters = [ci.config.filter_subject ?? '', ...(ci.config.filter_subjects ?? [])];
   const subject = submitSubject(stream, info.config.subjects ?? [], filters);
-  if (subject === undefined) throw new ServeError('no_endpoint', `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} has no subjects to publish jobs on; recreate it with: ${jobsStreamAddCommand(stream, ctx)}`);
+  if (subject === undefined) throw new ServeError('no_endpoint', `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} has no subjects to publish jobs on; recreate it with: ${jobsStreamAddCommand(stream, ctx, r)}`);
   return { consumerInfo: ci, subject };
 }
 
@@ -187,7 +189,7 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
     consumer,
     unreachableAfterMs: opts.unreachableAfterMs ?? UNREACHABLE_AFTER_MS,
     closing: closing.signal,
-    recreate: { stream: jobsStreamAddCommand(stream, nats.context.name), consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name) },
+    recreate: { stream: jobsStreamAddCommand(stream, nats.context.name, suggestedReplicas(nats.connection)), consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name, suggestedReplicas(nats.connection)) },
     handBack: (m) => handBack(m, 0),
   });
 

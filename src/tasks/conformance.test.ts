@@ -170,7 +170,7 @@ describe('reading a stored record checks it against the schema', () => {
 
 describe('the jetstream store binds only a bucket the operator made', () => {
   it('fails naming the command that creates a missing bucket', async () => {
-    await expect(jetstreamTaskStore({ nats: nc, bucket: 'NOPE', context: 'prod' })).rejects.toThrow(/does not exist.*nats kv add NOPE --history 1 --storage file --context prod/u);
+    await expect(jetstreamTaskStore({ nats: nc, bucket: 'NOPE', context: 'prod' })).rejects.toThrow(/does not exist.*nats kv add NOPE --history 1 --storage file --replicas 1 --context prod/u);
   });
 
   it('refuses a bucket whose entries expire', async () => {

@@ -8,6 +8,7 @@ import { JetStreamApiCodes, JetStreamApiError, jetstream } from '@nats-io/jetstr
 import { Kvm } from '@nats-io/kv';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { suggestedReplicas } from '../util/replicas.js';
 import { TaskError } from './errors.js';
 import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask, isFinalState, progressedTask, reopenedTask } from './record.js';
 import type { TaskRecord } from './record.js';
@@ -18,8 +19,8 @@ import { newestFirst } from './store.js';
 const BIND_TIMEOUT_MS = 10_000;
 
 /** The command that creates a suitable bucket. */
-export function kvAddCommand(bucket: string, context?: string): string {
-  return `nats kv add ${bucket} --history 1 --storage file${context === undefined ? '' : ` --context ${context}`}`;
+export function kvAddCommand(bucket: string, context?: string, replicas = 1): string {
+  return `nats kv add ${bucket} --history 1 --storage file --replicas ${replicas}${context === undefined ? '' : ` --context ${context}`}`;
 }
 
 function wrongRevision(err: unknown): boolean {
@@ -34,13 +35,13 @@ async function bind(conn: NatsConnection, bucket: string, context: string | unde
     const kv = await new Kvm(js).open(bucket);
     const status = await kv.status();
     if (status.ttl > 0) {
-      throw new TaskError('config', `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} has a TTL (${status.ttl} ms), so task results would silently expire; use a bucket without a TTL: ${kvAddCommand(`${bucket}_NEW`, context)}`);
+      throw new TaskError('config', `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} has a TTL (${status.ttl} ms), so task results would silently expire; use a bucket without a TTL: ${kvAddCommand(`${bucket}_NEW`, context, suggestedReplicas(conn))}`);
     }
     return kv;
   } catch (err) {
     if (err instanceof TaskError) throw err;
     if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
-      throw new TaskError('config', `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} does not exist; fisk-ai never creates it. Create it with: ${kvAddCommand(bucket, context)}`, { cause: err });
+      throw new TaskError('config', `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} does not exist; fisk-ai never creates it. Create it with: ${kvAddCommand(bucket, context, suggestedReplicas(conn))}`, { cause: err });
     }
     throw new TaskError('unavailable', `cannot bind the task bucket ${JSON.stringify(bucket)}: ${(err as Error).message}`, { cause: err });
   }

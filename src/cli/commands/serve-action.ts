@@ -13,7 +13,7 @@ import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
 import { ConnectionWatch } from '../../conns/index.js';
-import { HealthServer, checkServable, promptChannel, slackApiBase, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
+import { HealthServer, checkServable, promptChannel, provisioningPlan, replicaWarnings, slackApiBase, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
 import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer, WorkIds } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { CliError, UsageError } from '../errors.js';
@@ -240,6 +240,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     for (const n of runtime.notes) log.line(n.level === 'warning' ? 'warn' : 'info', n.level, n.level === 'warning' ? n.message : `${n.level}: ${n.message}`);
     // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
     const jobs = await openServedJobs(runtime, (text, ids) => log.warn('warning', text, ids === undefined ? {} : idFields(ids)), flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
+    // a stream or bucket with one replica on a cluster is lost with its node: said once, at start
+    if (runs && natsContext !== undefined) {
+      const nats = await runtime.connections.connection(natsContext);
+      for (const w of await replicaWarnings(nats, provisioningPlan(config))) log.warn('replicas', w);
+    }
     // the health endpoint listens before any work is taken: a port it cannot bind stops the
     // worker before a job is pulled
     let server: Server | undefined = undefined;

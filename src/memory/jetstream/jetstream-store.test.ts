@@ -49,7 +49,7 @@ describe('binding the bucket', () => {
   it('refuses a missing bucket with the command that creates it, and creates nothing', async () => {
     const err = await failure(JetStreamStore.open({ nats: nc, bucket: 'absent', prefix: 'p', context: 'prod' }));
     expect(err.code).toBe('bucket_missing');
-    expect(err.message).toContain('nats kv add absent --context prod');
+    expect(err.message).toContain('nats kv add absent --history 1 --storage file --replicas 1 --context prod');
     expect(err.message).toContain('harness.memory.options.bucket');
     const names: string[] = [];
     for await (const s of new Kvm(nc).list()) names.push(s.bucket);

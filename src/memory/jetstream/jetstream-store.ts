@@ -11,6 +11,7 @@ import type { Scope } from '../scope.js';
 import type { CallOptions, MemoryEntry, MemoryItem, Store, StoreInfo } from '../store.js';
 import { checkCapacity, isValidKey, validateKey, validateWrite } from '../validate.js';
 import { JETSTREAM_BACKEND } from './name.js';
+import { suggestedReplicas } from '../../util/replicas.js';
 
 export { JETSTREAM_BACKEND };
 
@@ -109,7 +110,7 @@ export class JetStreamStore implements Store {
         const ctx = options.context === undefined ? '' : ` --context ${options.context}`;
         throw new MemoryError(
           'bucket_missing',
-          `harness.memory.options.bucket: KV bucket ${JSON.stringify(bucket)} does not exist; fisk never creates it. Create it with: nats kv add ${bucket}${ctx}`,
+          `harness.memory.options.bucket: KV bucket ${JSON.stringify(bucket)} does not exist; fisk never creates it. Create it with: nats kv add ${bucket} --history 1 --storage file --replicas ${suggestedReplicas(options.nats)}${ctx}`,
           { cause: err },
         );
       }

@@ -22,6 +22,7 @@ import type { AppendOutcome, Journal, RunSummary, SessionStore } from '../store.
 import { statusOf, summarize } from '../summary.js';
 import { decodeRecord, encodeRecord } from '../validate.js';
 import { explainRejection } from './rejection.js';
+import { suggestedReplicas } from '../../util/replicas.js';
 import { checkStream, streamAddCommand } from './stream-check.js';
 
 const FENCE_FAILURES = new Set([10071, 10077]); // wrong last sequence; max messages per subject exceeded
@@ -49,12 +50,12 @@ export async function jetstreamSessionStore(conn: NatsConn, stream: string): Pro
       if (apiCode(err) === 10059) {
         throw new RunStateError(
           'config',
-          `harness.sessions.options.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${streamAddCommand(stream)}`,
+          `harness.sessions.options.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${streamAddCommand(stream, 'fisk.sessions', suggestedReplicas(conn.connection), conn.context.name)}`,
         );
       }
       throw err;
     });
-    prefix = checkStream(stream, info.config);
+    prefix = checkStream(stream, info.config, suggestedReplicas(conn.connection), conn.context.name);
   } catch (err) {
     throw unavailable(`cannot bind JetStream stream ${JSON.stringify(stream)} via NATS context ${JSON.stringify(conn.context.name)}`, err);
   }

@@ -7,8 +7,8 @@ import type { StreamConfig } from '@nats-io/jetstream';
 import { RunStateError } from '../errors.js';
 
 /** The command an operator runs to create a suitable stream. */
-export function streamAddCommand(stream: string, prefix = 'fisk.sessions'): string {
-  return `nats stream add ${stream} --subjects '${prefix}.>' --storage file --retention limits --discard new --discard-per-subject --max-msgs-per-subject 1 --max-age 0 --defaults`;
+export function streamAddCommand(stream: string, prefix = 'fisk.sessions', replicas = 1, context?: string): string {
+  return `nats stream add ${stream} --subjects '${prefix}.>' --storage file --retention limits --discard new --discard-per-subject --max-msgs-per-subject 1 --max-age 0 --replicas ${replicas} --defaults${context === undefined ? '' : ` --context ${context}`}`;
 }
 
 /**
@@ -18,7 +18,7 @@ export function streamAddCommand(stream: string, prefix = 'fisk.sessions'): stri
  * be overwritten or dropped), a maximum age (stored runs would silently expire), a message size
  * limit under 4 KiB.
  */
-export function checkStream(stream: string, config: Partial<StreamConfig>): string {
+export function checkStream(stream: string, config: Partial<StreamConfig>, replicas = 1, context?: string): string {
   const problems: string[] = [];
   const wildcards = (config.subjects ?? []).filter((s) => s.endsWith('.>'));
   if (wildcards.length !== 1) {
@@ -35,7 +35,7 @@ export function checkStream(stream: string, config: Partial<StreamConfig>): stri
     throw new RunStateError(
       'config',
       `harness.sessions.options.stream: stream ${JSON.stringify(stream)} cannot hold session journals: ${problems.join('; ')}. ` +
-        `Create a suitable stream with: ${streamAddCommand(stream, prefix)}`,
+        `Create a suitable stream with: ${streamAddCommand(stream, prefix, replicas, context)}`,
     );
   }
   return prefix;
