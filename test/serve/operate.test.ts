@@ -134,7 +134,8 @@ async function task(id: string): Promise<Record<string, unknown>> {
     async () => {
       const e = await kv.get(id);
       last = e?.operation === 'PUT' ? e.json<Record<string, unknown>>() : undefined;
-      if ((last as Record<string, unknown> | undefined)?.['state'] === undefined || (last as Record<string, unknown>)['state'] === 'pending') throw new Error(`task ${id} got no result`);
+      const state = (last as Record<string, unknown> | undefined)?.['state'];
+      if (state !== 'completed' && state !== 'failed' && state !== 'dead') throw new Error(`task ${id} got no result (${String(state)})`);
     },
     { timeout: 60_000, interval: 100 },
   );
