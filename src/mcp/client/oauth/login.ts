@@ -44,6 +44,32 @@ async function listenFor(port: number, remembered: string | undefined): Promise<
   return LoopbackRedirect.listen(0);
 }
 
+/** A person standing by: a loopback redirect listener and the authorizer that shows them the URL. */
+export interface LoopbackAuthorizer {
+  readonly authorizer: OAuthAuthorizer;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the loopback redirect (on `port`, else the port of `remembered`, else any free one) and
+ * the authorizer that shows each authorization URL through `ui` and waits for the browser to come
+ * back with the code, until `signal`. Runs given it (`ConnectOptions.authorizer`) can complete an
+ * authorization, including a scope step-up in the middle of a call.
+ */
+export async function openLoopbackAuthorizer(port: number, remembered: string | undefined, ui: LoginUi, signal: AbortSignal): Promise<LoopbackAuthorizer> {
+  const loopback = await listenFor(port, remembered);
+  const authorizer: OAuthAuthorizer = {
+    redirectUrl: loopback.redirectUrl,
+    authorize: (url, state) => {
+      const code = loopback.waitForCode(state, signal);
+      ui.show(url, loopback.redirectUrl);
+      ui.open?.(url);
+      return code;
+    },
+  };
+  return { authorizer, close: () => loopback.close() };
+}
+
 /**
  * Logs in to `entry` (the `index`th of `mcp_clients`). Any stored tokens are dropped first, so a
  * login always asks again (with the scope a server last demanded, if any). Throws what connecting
@@ -57,26 +83,18 @@ export async function loginMcpServer(entry: McpClientConfig, index: number, opts
   const resolved = resolveMcpClient(entry, index, opts.env);
   const file = oauthStateFileFor(entry, httpTarget(resolved.url ?? '', {}, key).url, opts.env);
   const stored = file.read();
-  const loopback = await listenFor(entry.oauth.redirectPort, stored.redirect_uri);
   const cancelled = new AbortController();
   const signal = opts.signal === undefined ? cancelled.signal : AbortSignal.any([cancelled.signal, opts.signal]);
+  const standing = await openLoopbackAuthorizer(entry.oauth.redirectPort, stored.redirect_uri, ui, signal);
   try {
     if (stored.tokens !== undefined) file.update(({ tokens: _old, expires_at: _due, ...rest }) => rest);
-    const authorizer: OAuthAuthorizer = {
-      redirectUrl: loopback.redirectUrl,
-      authorize: (url, state) => {
-        const code = loopback.waitForCode(state, signal);
-        ui.show(url, loopback.redirectUrl);
-        ui.open?.(url);
-        return code;
-      },
-    };
+    const authorizer = standing.authorizer;
     const open = await connectServer(entry, index, { ...opts, signal, authorizer });
     const tools = open.listing.length;
     await open.close();
     return { file: file.path, tools };
   } finally {
     cancelled.abort();
-    await loopback.close();
+    await standing.close();
   }
 }
