@@ -387,6 +387,27 @@ describe('the listener', () => {
     expect(none.status).toBe(400);
   });
 
+  it('answers JSON-RPC errors with the codes the specification gives', async () => {
+    const s = await serve([tool('plain')]);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const broken = await fetch(s.url, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method":' });
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
+    const init = await fetch(s.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    await (await fetch(s.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+    const call = await fetch(s.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plain', arguments: 'not an object' } }) });
+    const text = await call.text();
+    expect(text).toContain('"code":-32602');
+    expect(text).not.toContain('-32603');
+  });
+
   it('keeps the first of two tools listed under one name', async () => {
     const c = await client(await serve([tool('twin', { description: 'the first' }), tool('twin', { description: 'the second', handler: () => Promise.resolve(jsonOutcome('second')) })]));
     const { tools } = await c.listTools();

@@ -98,10 +98,13 @@ export function endpointUrl(host: string, port: number): string {
   return `http://${shown}:${port}`;
 }
 
-function jsonError(res: ServerResponse, status: number, message: string): void {
+/** JSON-RPC's own code for a body that is not JSON; every other refusal here is a server error (-32000). */
+const PARSE_ERROR = -32700;
+
+function jsonError(res: ServerResponse, status: number, message: string, code = -32000): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -194,7 +197,8 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
       try {
         body = await readBody(req);
       } catch (err) {
-        return jsonError(res, err instanceof RangeError ? 413 : 400, err instanceof RangeError ? 'request body too large' : 'the request body is not JSON');
+        if (err instanceof RangeError) return jsonError(res, 413, 'request body too large');
+        return jsonError(res, 400, 'the request body is not JSON', PARSE_ERROR);
       }
     }
     const sessionId = headerValue(req, 'mcp-session-id');

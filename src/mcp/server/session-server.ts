@@ -6,6 +6,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Tool } from '../../toolkit/tool.js';
 import { toolAnnotations } from './annotations.js';
 import { serveCall } from './call-tool.js';
@@ -37,6 +38,8 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
   });
 }
 
+const AnyCallToolRequest = z.looseObject({ method: z.literal('tools/call'), params: z.unknown().optional() });
+
 /** Builds a protocol server for one session, sharing the listing and the call policy. */
 export function sessionServer(identity: ServerIdentity, listing: readonly ListedTool[], policy: CallPolicy): Server {
   const server = new Server(
@@ -44,7 +47,11 @@ export function sessionServer(identity: ServerIdentity, listing: readonly Listed
     identity.instructions === '' ? { capabilities: { tools: {} } } : { capabilities: { tools: {} }, instructions: identity.instructions },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listing] }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  // Registered under a schema that accepts any params: the SDK then checks them itself and answers
+  // a bad call (arguments that are not an object) with -32602 invalid params, where a failure of
+  // the schema given here would be reported as -32603, an internal error of this server.
+  server.setRequestHandler(AnyCallToolRequest, (raw, extra) => {
+    const request = CallToolRequestSchema.parse(raw);
     const peer: CallPeer = {
       // read per call: a session that cannot be asked is found out on every call, never cached
       canElicit: () => server.getClientCapabilities()?.elicitation?.form !== undefined,
