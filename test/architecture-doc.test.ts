@@ -8,13 +8,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
 const table = doc.split('\n').filter((l) => /^\| (root|middle|libraries|leaves)\b/.test(l));
 
-/** Each row's folders: `top/` and, in "(+ `sub/`)" groups, the sub-folders of the one before. */
+/** Each row's folders: `top/` and, in "(+ `sub/`, `sub/deeper/`)" groups, the sub-folders of the one before. */
 function listed(): string[] {
   const out: string[] = [];
   for (const row of table) {
     const folders = row.split('|')[2] ?? '';
     let top = '';
-    for (const m of folders.matchAll(/(\(\+ )?`([a-z0-9-]+)\/`/g)) {
+    for (const m of folders.matchAll(/(\(\+ )?`([a-z0-9-]+(?:\/[a-z0-9-]+)*)\/`/g)) {
       const name = m[2] ?? '';
       const nested = m.index !== undefined && /\(\+ [^)]*$/.test(folders.slice(0, m.index + (m[1]?.length ?? 0)));
       if (nested || m[1] !== undefined) out.push(`${top}/${name}`);

@@ -128,7 +128,8 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
     await waitForErr(f, 'sleep');
     f.child.kill('SIGINT');
     const code = await f.exited;
-    expect(code, f.stderr).toBe(0);
+    // cancelled, as a local run the person stops with Ctrl-C is
+    expect(code, f.stderr).toBe(130);
     expect(f.stderr).toContain('cancel sent to worker');
     expect(f.stderr).toContain('worker suspended the run at its next step');
     await waitForErr(worker, /ended a2a prompt from fisk-ai \(session a2a-[0-9a-f]{32}\): suspended/);
