@@ -244,7 +244,7 @@ export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsCha
       const runId = jobRunId(stream, id);
       let task: TaskRecord;
       try {
-        task = await tasks.ask(pendingTask(id, runId, job.prompt));
+        task = await tasks.ask(pendingTask(id, runId, job.prompt, new Date(), job.budget));
       } catch (err) {
         storeTrouble(msg, id, 'the task store', err, probe);
         return undefined;

@@ -22,7 +22,7 @@ export {
   progressedTask,
   reopenedTask,
 } from './record.js';
-export type { AttemptFailure, FinalTaskState, TaskFailure, TaskProgress, TaskRecord, TaskResult, TaskState } from './record.js';
+export type { AttemptFailure, FinalTaskState, TaskBudget, TaskFailure, TaskProgress, TaskRecord, TaskResult, TaskState } from './record.js';
 export type { TaskStore } from './store.js';
 export { fileTaskStore } from './file.js';
 // the JetStream store is reached through the registry, which loads it only when a run uses it

@@ -52,12 +52,20 @@ export interface AttemptFailure {
   readonly message: string;
 }
 
+/** The limits a job's submission lowered for its run, kept so a retry runs under the same ones. */
+export interface TaskBudget {
+  readonly max_tokens?: number;
+  readonly max_iterations?: number;
+}
+
 /** One task as stored (snake_case, the stored JSON shape). */
 export interface TaskRecord {
   readonly id: string;
   /** The journal the work is recorded in (derived, never chosen by the caller). */
   readonly run_id: string;
   readonly prompt: string;
+  /** The budget the submission asked for, when it lowered one. */
+  readonly budget?: TaskBudget;
   readonly state: TaskState;
   /** When the task was first recorded (RFC 3339). */
   readonly created: string;
@@ -104,6 +112,12 @@ export const TASK_RECORD_SCHEMA = {
     id: { type: 'string', pattern: TASK_ID_PATTERN.source, maxLength: TASK_ID_MAX_LENGTH },
     run_id: { type: 'string', pattern: TASK_ID_PATTERN.source, maxLength: TASK_ID_MAX_LENGTH },
     prompt: { type: 'string' },
+    budget: {
+      type: 'object',
+      properties: { max_tokens: { type: 'integer', minimum: 1 }, max_iterations: { type: 'integer', minimum: 1 } },
+      additionalProperties: false,
+      minProperties: 1,
+    },
     state: { enum: [...TASK_STATES] },
     created: dateTime,
     finished: dateTime,
@@ -197,9 +211,15 @@ export function encodeTaskRecord(record: TaskRecord, where: string): string {
   return JSON.stringify(checkTaskRecord(record, where));
 }
 
-/** A new pending record. */
-export function pendingTask(id: string, runId: string, prompt: string, now: Date = new Date()): TaskRecord {
-  return { id: checkTaskId(id), run_id: runId, prompt, state: 'pending', created: now.toISOString() };
+/** A new pending record; `budget` is what the submission lowered, if anything. */
+export function pendingTask(id: string, runId: string, prompt: string, now: Date = new Date(), budget?: TaskBudget): TaskRecord {
+  const asked = budget === undefined || Object.keys(budget).length === 0 ? {} : { budget };
+  return { id: checkTaskId(id), run_id: runId, prompt, ...asked, state: 'pending', created: now.toISOString() };
+}
+
+/** What a record keeps of its submission whatever its state: what was asked, and under which limits. */
+function askedOf(record: TaskRecord): Pick<TaskRecord, 'id' | 'run_id' | 'prompt' | 'budget' | 'created'> {
+  return { id: record.id, run_id: record.run_id, prompt: record.prompt, ...(record.budget === undefined ? {} : { budget: record.budget }), created: record.created };
 }
 
 /** What a record keeps of its attempts whatever its state. */
@@ -213,14 +233,14 @@ function attemptsOf(record: TaskRecord): Pick<TaskRecord, 'attempts' | 'worker' 
 
 /** The record with its result stored. */
 export function finishedTask(record: TaskRecord, result: TaskResult, now: Date = new Date()): TaskRecord {
-  const base = { id: record.id, run_id: record.run_id, prompt: record.prompt, created: record.created, finished: now.toISOString(), ...attemptsOf(record) };
+  const base = { ...askedOf(record), finished: now.toISOString(), ...attemptsOf(record) };
   return result.state === 'completed' ? { ...base, state: 'completed', answer: result.answer } : { ...base, state: result.state, reason: result.reason, message: result.message };
 }
 
 /** The record of a task still in the queue after `progress`; a record with its result is returned as it is. */
 export function progressedTask(record: TaskRecord, progress: TaskProgress): TaskRecord {
   if (isFinalState(record.state)) return record;
-  const base = { id: record.id, run_id: record.run_id, prompt: record.prompt, created: record.created, ...attemptsOf(record) };
+  const base = { ...askedOf(record), ...attemptsOf(record) };
   switch (progress.state) {
     case 'running':
       return { ...base, state: 'running', worker: progress.worker, attempts: progress.attempts, started: (progress.started ?? new Date()).toISOString() };
@@ -247,5 +267,5 @@ export function progressedTask(record: TaskRecord, progress: TaskProgress): Task
 
 /** A failed or dead task made pending again for `fisk task retry`: its attempts start over. */
 export function reopenedTask(record: TaskRecord): TaskRecord {
-  return { id: record.id, run_id: record.run_id, prompt: record.prompt, state: 'pending', created: record.created };
+  return { ...askedOf(record), state: 'pending' };
 }

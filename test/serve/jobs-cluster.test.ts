@@ -54,6 +54,8 @@ function model(req: ReceivedRequest): FakeReply {
   const body = req.body as { messages: { content: unknown }[] };
   const last = body.messages[body.messages.length - 1];
   const answered = Array.isArray(last?.content) && (last.content as { type: string }[]).some((b) => b.type === 'tool_result');
+  // "loop ..." calls the work tool on every turn, so only an iteration limit ends it
+  if (prompt.startsWith('loop ')) return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: 0 } }]);
   const m = /^work (\d+)/u.exec(prompt);
   if (m !== null && !answered) return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
   return anthropicText(`done: ${prompt}`);
@@ -241,6 +243,22 @@ describe('workers on a three-node cluster with R3 streams', () => {
     expect((await runCli(['task', 'ls', '--config', 'agent.yaml', '--state', 'completed'])).out).toMatch(/^refused-1 +completed +1 /mu);
     expect(await runCli(['task', 'rm', '--config', 'agent.yaml', 'refused-1'])).toMatchObject({ code: 0 });
     expect((await runCli(['task', 'show', '--config', 'agent.yaml', 'refused-1'])).code).toBe(1);
+  }, 120_000);
+
+  it('retries a job under the budget its submission lowered', async () => {
+    const w = startWorker();
+    await pulling(1, [w]);
+    const first = await runCli(['task', 'submit', '--config', 'agent.yaml', '--id', 'capped-1', '--max-iterations', '2', '--wait', 'loop', 'capped']);
+    expect(first.code).toBe(5);
+    expect(first.err).toMatch(/job capped-1 max_iterations: stopped after 2 model calls/u);
+    expect((await kv.get('capped-1'))?.json<Record<string, unknown>>()).toMatchObject({ state: 'failed', reason: 'max_iterations', budget: { max_iterations: 2 } });
+    const again = await runCli(['task', 'retry', '--config', 'agent.yaml', '--wait', 'capped-1']);
+    // the configured limit is far above 2: only the submission's own budget stops the retried run there
+    expect(again.code).toBe(5);
+    expect(again.err).toMatch(/job capped-1 max_iterations: stopped after 2 model calls/u);
+    const retried = (await kv.get('capped-1'))?.json<Record<string, unknown>>();
+    expect(retried).toMatchObject({ state: 'failed', reason: 'max_iterations', budget: { max_iterations: 2 }, run_id: expect.any(String) as unknown });
+    expect(results.get('capped-1')).toHaveLength(2);
   }, 120_000);
 
   it('ends a worker non-zero with the error when its stream is deleted', async () => {

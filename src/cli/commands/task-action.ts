@@ -229,7 +229,7 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
     const conn = nats as NatsConn;
     const { subject } = await queueSubject(config, conn);
     // the task is recorded as asked before the job is queued, so `fisk task show` finds it at once
-    const asked = await untilDeadline('recording the task', () => store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt)));
+    const asked = await untilDeadline('recording the task', () => store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt, new Date(), job.budget)));
     if (isFinalState(asked.state)) {
       // a job id that already has its result is not queued again
       if (opts.wait === true) return report(asked, id, io);

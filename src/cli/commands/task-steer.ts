@@ -23,7 +23,8 @@ export async function retryTask(flags: TaskActionFlags, id: string, opts: { read
       throw new CliError(`task ${id} is ${before.state}; only a failed or dead job can be retried${before.state === 'completed' ? '' : ' (it is still in the queue: fisk task show ' + id + ')'}`, EXIT.usage);
     }
     const { stream, subject } = await queueSubject(config, conn);
-    const data = encodeJob({ prompt: before.prompt, id });
+    // the job is queued as it was first submitted: same prompt, same lowered limits
+    const data = encodeJob({ prompt: before.prompt, id, ...(before.budget === undefined ? {} : { budget: before.budget }) });
     await store.reopen(id);
     try {
       // a new message id: the first submission's id may still be inside the duplicate window
