@@ -65,6 +65,8 @@ const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], HOME: home, X
 
 /** Every write of a result to the task bucket, by task id, as a watcher saw them. */
 const results = new Map<string, string[]>();
+/** How many times each task's record was written. */
+const writes = new Map<string, number>();
 
 beforeAll(async () => {
   if (!existsSync(cli)) spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
@@ -84,6 +86,7 @@ beforeAll(async () => {
   void (async () => {
     for await (const e of watch) {
       if (e.operation !== 'PUT') continue;
+      writes.set(e.key, (writes.get(e.key) ?? 0) + 1);
       const state = e.json<{ state: string }>().state;
       const t = e.json<{ state: string; message?: string }>();
       if (state === 'completed' || state === 'failed' || state === 'dead') results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
@@ -259,6 +262,42 @@ describe('workers on a three-node cluster with R3 streams', () => {
     const retried = (await kv.get('capped-1'))?.json<Record<string, unknown>>();
     expect(retried).toMatchObject({ state: 'failed', reason: 'max_iterations', budget: { max_iterations: 2 }, run_id: expect.any(String) as unknown });
     expect(results.get('capped-1')).toHaveLength(2);
+  }, 120_000);
+
+  it('records every job submitted during a stream leader election exactly once', async () => {
+    // no worker runs: every job stays in the stream, where its messages can be counted
+    const before = (await jsm.streams.info('JOBS')).state.last_seq;
+    const leader = await cluster.streamLeader('JOBS');
+    await leader.kill();
+    const ids = Array.from({ length: 4 }, (_, i) => `elected-${i}`);
+    let submits: { code: number | null; out: string; err: string }[];
+    try {
+      submits = await Promise.all(ids.map((id) => runCli(['task', 'submit', '--config', 'agent.yaml', '--id', id, `during the election ${id}`])));
+    } finally {
+      await leader.restart();
+    }
+    for (const [i, r] of submits.entries()) expect(r, `submit of ${ids[i] ?? ''}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
+    // the election happened under the submissions: the stream's leader moved away from the killed node
+    expect((await cluster.streamLeader('JOBS')).name).not.toBe(leader.name);
+    const info = await jsm.streams.info('JOBS');
+    const queued = new Map<string, number>();
+    for (let seq = before + 1; seq <= info.state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage('JOBS', { seq }).catch(() => null);
+      if (m === null) continue;
+      const id = m.json<{ id: string }>().id;
+      queued.set(id, (queued.get(id) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(queued)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])));
+    for (const id of ids) {
+      const e = await kv.get(id);
+      expect(e?.json<Record<string, unknown>>()).toMatchObject({ id, state: 'pending', prompt: `during the election ${id}` });
+      // one record: written once, never rewritten by a repeated attempt
+      await vi.waitFor(() => {
+        if (writes.get(id) === undefined) throw new Error(`the bucket's watcher never saw ${id} written`);
+      }, { timeout: 15_000, interval: 100 });
+      expect(writes.get(id), `writes of ${id}`).toBe(1);
+    }
+    await jsm.streams.purge('JOBS');
   }, 120_000);
 
   it('ends a worker non-zero with the error when its stream is deleted', async () => {
