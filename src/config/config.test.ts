@@ -154,6 +154,17 @@ mcp_clients:
     expect(c.mcpClients.map((m) => m.maxOutput)).toEqual([65536, 262144, 4096, 1048576]);
   });
 
+  it('reads confirm as a mode or a list of patterns, auto when unset', () => {
+    const c = parse(`
+mcp_clients:
+  - {name: a, command: x}
+  - {name: b, command: x, confirm: ALWAYS}
+  - {name: c, command: x, confirm: never}
+  - {name: d, command: x, confirm: ["^write_", "delete"]}
+`);
+    expect(c.mcpClients.map((m) => m.confirm)).toEqual([{ mode: 'auto' }, { mode: 'always' }, { mode: 'never' }, { mode: 'patterns', patterns: ['^write_', 'delete'] }]);
+  });
+
   it('expands ${VAR} only in env, headers and url, and lists the secrets to redact', () => {
     const c = parse(`
 mcp_clients:

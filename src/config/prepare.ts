@@ -5,7 +5,7 @@ import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDura
 import { isLoopbackUrl } from './loopback.js';
 import { parseByteSize } from './byte-size.js';
 import type { RawConfig } from './schema.js';
-import { CONFIRM_OVER_MCP, MCP_OAUTH_GRANTS, MCP_TRANSPORTS, PII_MODES } from './types.js';
+import { CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_OAUTH_GRANTS, MCP_TRANSPORTS, PII_MODES } from './types.js';
 import type {
   BackendChoice,
   Config,
@@ -17,6 +17,7 @@ import type {
   KnowledgeConfig,
   LlmConfig,
   McpClientConfig,
+  McpConfirm,
   McpOAuthConfig,
   McpTransport,
   PiiMode,
@@ -289,6 +290,28 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
 const MCP_MAX_OUTPUT_MIN = 1024;
 const MCP_MAX_OUTPUT_MAX = 16 * 1024 * 1024;
 
+/** `confirm` as written: one of the modes, or a list of patterns over the server's tool names. */
+function prepareMcpConfirm(raw: string | readonly string[] | undefined, key: string): McpConfirm {
+  if (raw === undefined || typeof raw === 'string') {
+    const mode = normalizeEnum(raw, 'auto');
+    if (!isOneOf(MCP_CONFIRM_MODES, mode)) {
+      throw ConfigError.of('value', key, `"${mode}" is not accepted; use auto (approval unless the server marks a tool readOnlyHint), always, never, or a list of patterns over the server's tool names`);
+    }
+    return { mode };
+  }
+  // a list is patterns, regular expressions over tool names like include.tools
+  const patterns = normalizeList(raw);
+  patterns.forEach((re, i) => {
+    try {
+      new RegExp(re, 'u');
+    } catch (err) {
+      throw ConfigError.of('value', `${key}[${i}]`, `${JSON.stringify(re)} is not a valid regular expression (${(err as Error).message}); write a pattern over the server's tool names such as ^write_`);
+    }
+  });
+  if (patterns.length === 0) throw ConfigError.of('value', key, 'the list is empty; write auto, always, never, or at least one pattern over tool names');
+  return { mode: 'patterns', patterns };
+}
+
 function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: number): McpClientConfig {
   const key = `mcp_clients[${i}]`;
   const command = trimmed(c.command);
@@ -320,6 +343,7 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     headers: c.headers ?? {},
     oauth: c.oauth === undefined ? undefined : prepareMcpOAuth(c.oauth, `${key}.oauth`),
     startupTimeout,
+    confirm: prepareMcpConfirm(c.confirm, `${key}.confirm`),
     maxOutput: parseByteSize(c.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
     prefix: trimmed(c.prefix),
     include: normalizeFilter(c.include, `${key}.include`),

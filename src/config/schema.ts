@@ -129,6 +129,7 @@ export const McpClientSchema = z.strictObject({
   startup_timeout: duration.optional(),
   max_output: z.union([int, str]).optional(),
   prefix: str.optional(),
+  confirm: z.union([str, strList]).optional(),
   include: NameFilterSchema.optional(),
   exclude: NameFilterSchema.optional(),
 });

@@ -26,6 +26,15 @@ export type PiiMode = (typeof PII_MODES)[number];
 export const CONFIRM_OVER_MCP = ['auto', 'always', 'never'] as const;
 export type ConfirmOverMcp = (typeof CONFIRM_OVER_MCP)[number];
 
+/** Which of an MCP server's tools wait for the operator's approval (`mcp_clients[].confirm`). */
+export const MCP_CONFIRM_MODES = ['auto', 'always', 'never'] as const;
+export type McpConfirmMode = (typeof MCP_CONFIRM_MODES)[number];
+/**
+ * `auto`: every tool unless the server annotates it `readOnlyHint: true`; `always`, `never`; or
+ * `patterns`: the tools whose server-side name matches one of the regular expressions.
+ */
+export type McpConfirm = { readonly mode: McpConfirmMode } | { readonly mode: 'patterns'; readonly patterns: readonly string[] };
+
 /**
  * `http` is streamable HTTP, falling back to the legacy SSE transport when the server refuses it;
  * `streamable-http` and `sse` each use one transport only.
@@ -163,6 +172,8 @@ export interface McpClientConfig {
   readonly maxOutput: number;
   /** Names the server's tools `<prefix>_<tool>`; undefined keeps the server's own names. */
   readonly prefix: string | undefined;
+  /** Which tools need the operator's approval; `auto` by default. */
+  readonly confirm: McpConfirm;
   readonly include: Filter;
   readonly exclude: Filter;
 }

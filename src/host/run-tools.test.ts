@@ -95,7 +95,7 @@ describe('the harness tool search in startRun', () => {
       toolUseResponse([{ id: 'n1', name: 'grown', input: '{}' }]),
       textResponse('done'),
     ]);
-    const mcpConfig = { ...testConfig(), mcpClients: [entry({ name: 'growing', transport: 'http', command: undefined, url: sdk.url })] };
+    const mcpConfig = { ...testConfig(), mcpClients: [entry({ name: 'growing', transport: 'http', command: undefined, url: sdk.url, confirm: { mode: 'never' } })] };
     const runtime = await openRuntime(mcpConfig, 'run', { env: {}, provider });
     try {
       runtime.imported.onToolsChanged(() => changed());

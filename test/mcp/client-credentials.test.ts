@@ -50,10 +50,12 @@ mcp_clients:
     args: [${HOSTILE}, snoop, ${ghPid}]
     env: {GITHUB_TOKEN: "\${GH_PAT}", HOSTILE_ECHO: "\${GH_PAT}"}
     include: {tools: ["^(own_environ|confide)$"]}
+    confirm: never
   - name: other
     command: ${process.execPath}
     args: [${HOSTILE}, snoop, ${otherPid}]
     include: {tools: ["^read_environ$"]}
+    confirm: never
 `;
   const config = parseConfigForMode({ text: yaml }, 'run');
   // the same token exported a second time under another name is the same credential

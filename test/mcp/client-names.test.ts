@@ -56,6 +56,7 @@ describe('a server whose tool names the model APIs refuse', () => {
     command: ${process.execPath}
     args: [${HOSTILE}, names]
     prefix: h
+    confirm: never
 `;
 
   it('is used under rewritten, prefixed names, and a call reaches the server under its own name', async () => {

@@ -4,7 +4,7 @@
  * marked, its escape sequences and injection text stripped and fenced, and its image as an image
  * block. The server is the hostile fixture, the image also comes from server-everything.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -128,5 +128,42 @@ describe('an MCP server answer on the Anthropic wire', () => {
     expect(content.map((c) => c.type)).toEqual(['text', 'image']);
     expect(content[0]?.text).toContain('[image "image/svg+xml", ');
     expect(content[0]?.text).toContain('[audio "audio/wav", 3 B, not shown: no model API takes audio in a tool result]');
+  }, 60_000);
+});
+
+const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+
+describe('approval for the tools of server-filesystem, through the CLI', () => {
+  const files = (): string => {
+    const root = join(home, 'files');
+    mkdirSync(root, { recursive: true });
+    return realpathSync(root);
+  };
+  const fsServer = (root: string, extra = ''): string => `  - name: fs\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(root)}]\n${extra}`;
+
+  it('fisk info says why each tool is gated, in the table and in --json', async () => {
+    const config = agentFile('fs-info.yaml', fsServer(files()));
+    const io = captureIo(env, home);
+    expect(await runCli(['info', '--config', config, '--json'], io)).toBe(EXIT.ok);
+    const report = JSON.parse(io.stdout()) as { tools: { name: string; gated: boolean; trigger?: string }[] };
+    const byName = new Map(report.tools.map((t) => [t.name, t]));
+    expect(byName.get('write_file')).toMatchObject({ gated: true, trigger: 'confirm: auto (destructiveHint)' });
+    expect(byName.get('create_directory')).toMatchObject({ gated: true, trigger: 'confirm: auto (not readOnlyHint)' });
+    expect(byName.get('read_text_file')).toMatchObject({ gated: false });
+    const table = captureIo(env, home);
+    expect(await runCli(['info', '--config', agentFile('fs-info-always.yaml', fsServer(files(), '    confirm: always\n'))], table)).toBe(EXIT.ok);
+    expect(table.stdout()).toMatch(/read_text_file\s+mcp:fs\s+yes \(confirm: always\)/u);
+  }, 60_000);
+
+  it('fisk run with nobody to ask declines write_file, writes nothing and says so up front', async () => {
+    const root = files();
+    const config = agentFile('fs-run.yaml', fsServer(root));
+    fake.reply(anthropicToolUse([{ id: 'toolu_w', name: 'write_file', input: { path: join(root, 'piped.txt'), content: 'x' } }]), anthropicText('not written'));
+    const r = await run(config, 'write the file');
+    expect(r.code).toBe(EXIT.ok);
+    expect(existsSync(join(root, 'piped.txt'))).toBe(false);
+    expect(r.err).toMatch(/tools need approval and there is no interactive terminal: they will be declined/u);
+    const answer = toolResult(sent(1), 'toolu_w')?.content?.[0]?.text ?? '';
+    expect(JSON.parse(answer)).toMatchObject({ allowed: false, reason: expect.stringContaining('none is present') as unknown });
   }, 60_000);
 });

@@ -37,6 +37,7 @@ export function entry(over: Partial<McpClientConfig> & Pick<McpClientConfig, 'na
     startupTimeout: { text: '20s', ms: 20_000 },
     maxOutput: 64 * 1024,
     prefix: undefined,
+    confirm: { mode: 'auto' },
     include: NONE,
     exclude: NONE,
     ...over,

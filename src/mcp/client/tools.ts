@@ -1,7 +1,7 @@
 /**
  * One server's listing turned into tools: include/exclude by name, every kept descriptor
  * checked, and each tool built as an imported function tool (kind `mcp`, presentation `remote`,
- * never confirm-gated, never re-served), whose call goes to the server under the name it listed.
+ * gated as `confirm` says, never re-served), whose call goes to the server under the name it listed.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
@@ -12,6 +12,9 @@ import type { CompiledFilters } from '../../toolkit/filter.js';
 import type { FilteredTool } from '../../toolkit/source.js';
 import type { ExecDeps, Outcome } from '../../toolkit/tool.js';
 import { capText, fenceAnswer, outcomeOf } from './content.js';
+import type { McpConfirm } from '../../config/types.js';
+import { annotationsOf, behaviorFrom, confirmPolicy } from './approval.js';
+import type { McpAnnotations } from './approval.js';
 import { cleanDescription, cleanSchema } from './clean-descriptor.js';
 import { checkDescriptor, shownName } from './descriptor.js';
 import type { McpDescriptor } from './descriptor.js';
@@ -102,7 +105,8 @@ function notCallable(server: string, name: string): never {
  * that fails (or repeats a name) is reported in `problems` rather than built. Each tool is named
  * for the model by `naming` (see `naming.ts`) and called under the server's own name; a tool the
  * server gave no description is described by its name, with a note. `caller` absent builds tools
- * that throw when run. Descriptions pass through `redact`: they reach the model and the listing,
+ * that throw when run. `confirm` decides which tools wait for the operator's approval, and why.
+ * Descriptions pass through `redact`: they reach the model and the listing,
  * and a server can write a credential it read into one as easily as into a result.
  */
 export function buildTools(
@@ -112,7 +116,10 @@ export function buildTools(
   caller: McpCaller | undefined,
   redact: Redactor = (text) => text,
   naming: ToolNaming = { prefix: undefined, key: 'mcp_clients[]' },
+  confirm: McpConfirm = { mode: 'auto' },
 ): BuiltTools {
+  const gateFor = confirmPolicy(confirm);
+  const annotations = new Map<string, McpAnnotations>();
   const filtered: FilteredTool[] = [];
   const problems: DescriptorProblem[] = [];
   const notes: DescriptorNote[] = [];
@@ -139,6 +146,7 @@ export function buildTools(
       return;
     }
     seen.add(d.name);
+    annotations.set(d.name, annotationsOf(raw));
     kept.push(d);
   });
   const names = modelNames(kept, naming.prefix);
@@ -158,12 +166,17 @@ export function buildTools(
         message: `MCP server ${JSON.stringify(server)}: tool ${shownName(d.name)} has no description, so the model is told only its name; exclude it with ${naming.key}.exclude.tools if that is not enough to use it by`,
       });
     }
+    // gated by the server's own name and annotations, whatever the model calls it
+    const hints = annotations.get(d.name) ?? {};
+    const trigger = gateFor(d.name, hints);
     tools.push(
       newFuncTool({
         name,
         description,
         inputSchema: cleanSchema(d.inputSchema),
         origin: { kind: 'mcp', server, remoteName: d.name },
+        behavior: behaviorFrom(hints),
+        ...(trigger === undefined ? {} : { confirm: { trigger } }),
         handler: (input, call) => (caller === undefined ? notCallable(server, d.name) : caller(d.name, input, call.deps, call.signal)),
       }),
     );

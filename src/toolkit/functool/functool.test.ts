@@ -25,9 +25,10 @@ function refusal(spec: FuncToolSpec): string {
 }
 
 describe('newFuncTool construction rules', () => {
-  it('refuses a gated remote or MCP-backed tool', () => {
+  it('refuses a gated remote tool, and gates an MCP-backed one (its server has no operator to gate it)', () => {
     expect(refusal({ ...base, origin: remote, confirm: { trigger: 'ai:confirm' } })).toMatch(/cannot be confirm-gated/);
-    expect(refusal({ ...base, origin: mcp, confirm: { trigger: 'x' } })).toMatch(/cannot be confirm-gated/);
+    expect(newFuncTool({ ...base, origin: mcp, confirm: { trigger: 'confirm: always' } }).capabilities.gate).toEqual({ gated: true, trigger: 'confirm: always' });
+    expect(refusal({ ...base, origin: mcp, confirm: { trigger: 'x' }, exposure: { mcp: true, a2a: false } })).toMatch(/cannot be exposed/);
   });
   it('refuses exposure of an imported or gated tool', () => {
     expect(refusal({ ...base, origin: remote, exposure: { mcp: true, a2a: false } })).toMatch(/cannot be exposed/);

@@ -19,8 +19,9 @@ function checkSpec(spec: FuncToolSpec): void {
   const origin = spec.origin;
   const gated = spec.confirm !== undefined;
   const exposed = spec.exposure !== undefined && (spec.exposure.mcp || spec.exposure.a2a);
-  if (origin !== undefined && gated) {
-    refuse(`an imported (${origin.kind}) tool cannot be confirm-gated here: gating another party's tool is not this process's decision`);
+  // a peer agent gates its own tools; an MCP server has no operator, so this one's is the only gate
+  if (origin?.kind === 'remote' && gated) {
+    refuse("a remote agent's tool cannot be confirm-gated here: the serving agent's operator gates it");
   }
   if (exposed && origin !== undefined) {
     refuse(`an imported (${origin.kind}) tool cannot be exposed: re-serving another party's tool under this identity needs an operator opt-in a spec cannot record`);
@@ -119,7 +120,7 @@ export class FuncTool implements Tool {
 /**
  * Builds a tool from a spec, refusing (with a `ToolkitError` of code `spec`) a spec that breaks a
  * construction rule: an invalid name, an empty description, a non-object schema root, a gated
- * imported tool, an exposed imported or gated tool, or a built-in that did not state its exposure.
+ * remote agent's tool, an exposed imported or gated tool, or a built-in that did not state its exposure.
  */
 export function newFuncTool(spec: FuncToolSpec): FuncTool {
   return new FuncTool(spec);

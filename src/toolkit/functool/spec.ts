@@ -23,8 +23,9 @@ export interface FuncCall {
 export type FuncHandler = (input: Record<string, unknown>, call: FuncCall) => Promise<Outcome>;
 
 /**
- * Everything `newFuncTool` needs. Construction enforces the serving rules: a remote or MCP-backed
- * tool cannot be gated, an exposed tool cannot be remote, MCP-backed or gated, and a built-in must
+ * Everything `newFuncTool` needs. Construction enforces the serving rules: a remote agent's tool
+ * cannot be gated (its serving agent gates it; an MCP-backed tool may be, since an MCP server has no
+ * operator of its own), an exposed tool cannot be remote, MCP-backed or gated, and a built-in must
  * state its exposure.
  */
 export interface FuncToolSpec {
