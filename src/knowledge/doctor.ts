@@ -4,6 +4,7 @@ import * as sqliteVec from 'sqlite-vec';
 import type { EmbeddingsClient } from './embeddings.js';
 import { identityDifference, readIdentity } from './identity.js';
 import type { VectorSettings } from './identity.js';
+import { COMPLETE_HINT, readGap } from './fulltext.js';
 import { isKnowledgeError } from './errors.js';
 import type { CheckState } from './maintenance.js';
 import type { KnowledgeReader } from './store.js';
@@ -74,6 +75,11 @@ export async function runDoctor(reader: KnowledgeReader, vector: { client: Embed
         const docs = (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
         checks.push({ name: 'store', state: 'ok', detail: `${reader.path} (${counted(docs, 'document')})`, fatal: false });
         checks.push({ name: 'format', state: 'ok', detail: 'format version and shape match this build', fatal: true });
+        checks.push(
+          readGap(db) === undefined
+            ? { name: 'full-text', state: 'ok', detail: 'both full-text tables hold every chunk', fatal: false }
+            : { name: 'full-text', state: 'fail', detail: `incomplete: a first build was interrupted before it filled the full-text tables, so search misses words; ${COMPLETE_HINT}`, fatal: false },
+        );
       }
     } catch (err) {
       checks.push({ name: 'format', state: 'fail', detail: isKnowledgeError(err) ? err.message : String(err), fatal: true });

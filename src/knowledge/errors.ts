@@ -19,6 +19,7 @@ export const KNOWLEDGE_ERROR_CODES = [
   'bad_questions', // an evaluation's questions file that is not `question<TAB>path|path` lines
   'not_built', // an operation that needs a built index found none
   'io', // a file or directory could not be read or written
+  'fulltext_incomplete', // a first build stopped before its full-text tables were filled
 ] as const;
 export type KnowledgeErrorCode = (typeof KNOWLEDGE_ERROR_CODES)[number];
 

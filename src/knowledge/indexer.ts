@@ -10,6 +10,8 @@ import { KnowledgeError } from './errors.js';
 import { identityDifference, readIdentity, writeIdentity } from './identity.js';
 import type { VectorIdentity, VectorSettings } from './identity.js';
 import { createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
+import { fillGap, markIncomplete } from './fulltext.js';
+import type { FullTextTable } from './fulltext.js';
 import { walkRoots } from './walk.js';
 import type { SkippedFile, WalkedFile } from './walk.js';
 import { counted } from '../util/count.js';
@@ -188,8 +190,6 @@ class Writer {
 
   readonly #deferExact: boolean;
   readonly #deferStemmed: boolean;
-  #wrote = false;
-  readonly #db: Db;
 
   /**
    * `deferExact`: leave the exact-word table to one pass over all chunks at the end (a first
@@ -197,7 +197,6 @@ class Writer {
    * table too (a bulk build, whose file no reader sees before the end).
    */
   constructor(db: Db, vectors: boolean, deferExact: boolean, deferStemmed: boolean) {
-    this.#db = db;
     this.#deferExact = deferExact;
     this.#deferStemmed = deferExact && deferStemmed;
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
@@ -251,19 +250,23 @@ class Writer {
     this.#pendingChunks = 0;
     this.#pendingBytes = 0;
     this.#commit(batch);
-    this.#wrote = true;
   }
 
-  /** Builds the deferred full-text tables from every stored chunk, in one pass each. */
-  finish(): void {
-    if (!this.#wrote) return;
-    if (this.#deferStemmed) this.#db.exec(`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`);
-    if (this.#deferExact) this.#db.exec(`INSERT INTO chunks_exact(chunks_exact) VALUES ('rebuild')`);
+  /** The full-text tables this writer leaves to the end. */
+  deferred(): FullTextTable[] {
+    const out: FullTextTable[] = [];
+    if (this.#deferStemmed) out.push('chunks_fts');
+    if (this.#deferExact) out.push('chunks_exact');
+    return out;
   }
 
   remove(id: number): void {
     this.#deleteDoc.run(id);
   }
+}
+
+function fillNote(chunks: number, verb: 'building' | 'completing'): string {
+  return `${verb} the full-text index: ${counted(chunks, 'chunk')}`;
 }
 
 /**
@@ -279,6 +282,10 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   const reindex = opts.reindex === true;
   const maxChars = opts.maxChunkChars ?? DEFAULT_CHUNK_CHARS;
   if (!dryRun && db === undefined) throw new KnowledgeError('not_built', 'indexing needs an open writer store');
+  // an interrupted first build left full-text tables unfilled: finish them before any chunk changes
+  if (!dryRun && db !== undefined && !(await fillGap(db, signal, (n) => opts.onNote?.(fillNote(n, 'completing'))))) {
+    return { added: 0, updated: 0, unchanged: 0, removed: 0, files: 0, chunks: 0, embeddings: 0, skipped: [], canceled: true, dryRun };
+  }
   const stored = loadStored(db);
   const plan = dryRun
     ? { identity: undefined, recreate: false, clear: false }
@@ -300,6 +307,8 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   // a first build into an empty store fills the exact-word table in one pass at the end
   const deferExact = !dryRun && db !== undefined && stored.size === 0;
   const writer = !dryRun && db !== undefined ? new Writer(db, withVectors, deferExact, opts.bulk === true) : undefined;
+  const deferred = writer?.deferred() ?? [];
+  if (db !== undefined && deferred.length > 0) db.transaction(() => markIncomplete(db, deferred))();
 
   let added = 0;
   let updated = 0;
@@ -428,8 +437,10 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   } finally {
     // queued documents are complete: commit them even when the pass stops early
     writer?.flush();
-    writer?.finish();
   }
+  // the deferred tables are filled in short steps a Ctrl-C can stop; a stopped fill is resumed by
+  // the next writer, and until then the marker keeps every deleting path away
+  if (!canceled && db !== undefined && deferred.length > 0 && !(await fillGap(db, signal, (n) => opts.onNote?.(fillNote(n, 'building'))))) canceled = true;
 
   let removed = 0;
   let pruneSkipped: string | undefined;

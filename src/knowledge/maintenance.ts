@@ -1,5 +1,6 @@
 import type { Database as Db } from 'better-sqlite3';
 import { statSync } from 'node:fs';
+import { assertComplete, clearGap, COMPLETE_HINT, readGap } from './fulltext.js';
 import { readIdentity } from './identity.js';
 import type { VectorIdentity } from './identity.js';
 import { createSchema, dropEverything, listObjects } from './schema.js';
@@ -20,6 +21,8 @@ export interface StoreStats {
   readonly walBytes: number;
   /** The database file's modification time, ms since the epoch. */
   readonly modifiedMs: number | undefined;
+  /** Whether a first build stopped before filling its full-text tables (search then misses words). */
+  readonly fullTextIncomplete: boolean;
 }
 
 function size(path: string): { bytes: number; mtimeMs: number | undefined } {
@@ -41,7 +44,7 @@ export function storeStats(reader: KnowledgeReader): StoreStats {
   const file = size(reader.path);
   const wal = size(`${reader.path}-wal`);
   if (db === undefined) {
-    return { path: reader.path, built: false, documents: 0, chunks: 0, vectors: undefined, identity: undefined, dbBytes: file.bytes, walBytes: wal.bytes, modifiedMs: file.mtimeMs };
+    return { path: reader.path, built: false, documents: 0, chunks: 0, vectors: undefined, identity: undefined, dbBytes: file.bytes, walBytes: wal.bytes, modifiedMs: file.mtimeMs, fullTextIncomplete: false };
   }
   const identity = readIdentity(db);
   const vectors = listObjects(db).has('chunks_vec') ? count(db, 'SELECT count(*) AS n FROM chunks_vec') : undefined;
@@ -55,6 +58,7 @@ export function storeStats(reader: KnowledgeReader): StoreStats {
     dbBytes: file.bytes,
     walBytes: wal.bytes,
     modifiedMs: file.mtimeMs,
+    fullTextIncomplete: readGap(db) !== undefined,
   };
 }
 
@@ -89,6 +93,7 @@ export interface Removal {
  */
 export function removeSources(store: WriterStore, sources: readonly string[]): Removal[] {
   const db = store.db;
+  assertComplete(db);
   const exact = db.prepare('DELETE FROM documents WHERE path = ?');
   const under = db.prepare(`DELETE FROM documents WHERE substr(path, 1, ?) = ?`);
   return sources.map((raw) => {
@@ -129,7 +134,10 @@ function ftsCheck(db: Db, table: 'chunks_fts' | 'chunks_exact'): IntegrityItem {
  */
 export function checkIntegrity(store: WriterStore): IntegrityItem[] {
   const db = store.db;
-  const items = [ftsCheck(db, 'chunks_fts'), ftsCheck(db, 'chunks_exact')];
+  const gap = readGap(db);
+  const items = (['chunks_fts', 'chunks_exact'] as const).map((t) =>
+    gap?.tables.includes(t) === true ? { name: t, state: 'fail' as const, detail: `incomplete: an interrupted first build did not fill it; ${COMPLETE_HINT}` } : ftsCheck(db, t),
+  );
   if (listObjects(db).has('chunks_vec')) {
     const missing = count(db, 'SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id)');
     const extra = count(db, 'SELECT count(*) AS n FROM chunks_vec v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)');
@@ -153,6 +161,7 @@ export function checkIntegrity(store: WriterStore): IntegrityItem[] {
 export function rebuildIndexes(store: WriterStore): void {
   store.db.transaction(() => {
     store.db.exec(`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); INSERT INTO chunks_exact(chunks_exact) VALUES ('rebuild');`);
+    clearGap(store.db);
   })();
 }
 

@@ -138,7 +138,8 @@ export async function startWatch(store: WriterStore, opts: WatchOptions): Promis
       ...(opts.maxChunkChars === undefined ? {} : { maxChunkChars: opts.maxChunkChars }),
       signal: ac.signal,
     });
-    const removed = removeSources(store, stillGone.map(keyOf)).reduce((n, r) => n + r.removed, 0);
+    // a stopped pass may leave an unfinished full-text fill, which no removal may meet
+    const removed = result.canceled ? 0 : removeSources(store, stillGone.map(keyOf)).reduce((n, r) => n + r.removed, 0);
     events.onResult?.(result, removed);
   };
 

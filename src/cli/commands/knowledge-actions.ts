@@ -10,6 +10,7 @@ import type { IndexProgress, IndexResult, PruneScope } from '../../knowledge/ind
 import type { CheckState } from '../../knowledge/maintenance.js';
 import { knowledgeSetup } from '../../knowledge/setup.js';
 import type { KnowledgeSetup } from '../../knowledge/setup.js';
+import { readGap } from '../../knowledge/fulltext.js';
 import { KnowledgeReader, openWriter } from '../../knowledge/store.js';
 import { resolveStoreDir } from '../../knowledge/store-files.js';
 import { configuredTier, tierLine, tierText } from '../../knowledge/tier.js';
@@ -170,6 +171,7 @@ export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?
     println(ctx.io.err, tierLine(configuredTier(store.db, ctx.setup.vector)));
     if (res.canceled) {
       println(ctx.io.err, `\nindex interrupted after ${counted(res.added + res.updated + res.unchanged, 'file')}; what was indexed stays, and a re-run skips it`);
+      if (readGap(store.db) !== undefined) println(ctx.io.err, "the full-text index is incomplete, so search misses words until 'fisk knowledge index' runs again and completes it");
       throw new ExitWith(EXIT.aborted);
     }
     reportIndex(ctx, res);
@@ -384,8 +386,15 @@ export async function runSources(ctx: Ctx): Promise<void> {
 export async function runRm(ctx: Ctx, paths: readonly string[]): Promise<void> {
   const { removeSources } = await import('../../knowledge/maintenance.js');
   if (!new KnowledgeReader(ctx.setup.storeDir).built()) throw new CliError(NOT_BUILT);
+  const { fillGap } = await import('../../knowledge/fulltext.js');
   const store = openWriter(ctx.setup.storeDir);
   try {
+    // an interrupted first build's full-text tables are finished before any chunk is deleted
+    const filled = await withInterrupt((signal) => fillGap(store.db, signal, (n) => println(ctx.io.err, `completing the full-text index: ${counted(n, 'chunk')}`)));
+    if (!filled) {
+      println(ctx.io.err, "\ninterrupted while completing the full-text index; nothing was removed, and 'fisk knowledge rm' or 'fisk knowledge index' resumes it");
+      throw new ExitWith(EXIT.aborted);
+    }
     // a file indexed through a relative root is stored relative to the directory holding
     // agent.yaml, and one indexed through an absolute root absolutely: try both spellings
     const res = paths.map((p) => {
@@ -435,6 +444,7 @@ export async function runStats(ctx: Ctx): Promise<void> {
     println(out, `DB size     ${formatBytes(s.dbBytes)}`);
     println(out, `WAL size    ${formatBytes(s.walBytes)}`);
     println(out, `Modified    ${date(s.modifiedMs)}`);
+    if (s.fullTextIncomplete) println(out, "Full-text   incomplete (a first build was interrupted; run 'fisk knowledge index' to complete it)");
   } finally {
     r.close();
   }
