@@ -276,7 +276,7 @@ describe('workers on a three-node cluster with R3 streams', () => {
     } finally {
       await leader.restart();
     }
-    for (const [i, r] of submits.entries()) expect(r, `submit of ${ids[i] ?? ''}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
+    for (const [i, r] of submits.entries()) expect(r, `submit of ${ids[i] ?? ''}: ${r.err}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
     // the election happened under the submissions: the stream's leader moved away from the killed node
     expect((await cluster.streamLeader('JOBS')).name).not.toBe(leader.name);
     const info = await jsm.streams.info('JOBS');

@@ -78,12 +78,16 @@ async function openStore(io: Io, flags: TaskActionFlags, withNats: boolean): Pro
     if (nats !== undefined && !nats.connection.isClosed()) await nats.connection.close();
   };
   try {
-    const store = await openTaskStore(config.tasks, {
-      env: io.env,
-      cwd: config.baseDir,
-      ...(flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) }),
-      ...(nats === undefined ? {} : { nats }),
-    });
+    const open = (): ReturnType<typeof openTaskStore> =>
+      openTaskStore(config.tasks, {
+        env: io.env,
+        cwd: config.baseDir,
+        ...(flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) }),
+        ...(nats === undefined ? {} : { nats }),
+      });
+    // a submission rides out a leader election from its first step: binding the task bucket
+    // times out while the bucket's leader is being elected, just as a publish does
+    const store = withNats ? await untilDeadline('binding the task store', open) : await open();
     return { config, store, nats, close };
   } catch (err) {
     await close();
