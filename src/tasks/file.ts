@@ -27,8 +27,8 @@ function syncDir(dir: string): void {
   }
 }
 
-/** Writes `text` under `name` unless the name exists; false when it did. */
-async function createExclusive(dir: string, name: string, text: string): Promise<boolean> {
+/** Writes `text` to a new private temporary file beside `name`, synced, and returns its path. */
+async function writeTemp(dir: string, name: string, text: string): Promise<string> {
   const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(tmp, 'wx', 0o600);
   try {
@@ -37,6 +37,12 @@ async function createExclusive(dir: string, name: string, text: string): Promise
   } finally {
     await fh.close();
   }
+  return tmp;
+}
+
+/** Writes `text` under `name` unless the name exists; false when it did. */
+async function createExclusive(dir: string, name: string, text: string): Promise<boolean> {
+  const tmp = await writeTemp(dir, name, text);
   try {
     await link(tmp, join(dir, name));
     syncDir(dir);
@@ -51,14 +57,7 @@ async function createExclusive(dir: string, name: string, text: string): Promise
 
 /** Writes `text` under `name`, replacing what is there, atomically. */
 async function replace(dir: string, name: string, text: string): Promise<void> {
-  const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'wx', 0o600);
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  const tmp = await writeTemp(dir, name, text);
   try {
     await rename(tmp, join(dir, name));
     syncDir(dir);
