@@ -1,6 +1,6 @@
 // End to end: the official SDK client over real HTTP against a real `fisk mcp` process serving a
 // fixture application.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -166,4 +166,32 @@ describe('fisk mcp shutdown', () => {
       agent.cleanup();
     }
   }, 60_000);
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`answers a call in flight as not completed on ${signal}, leaving no process of its command behind`, async () => {
+      ensureBuilt();
+      const agent = agentDir(`identity: pidapp-agent\napplication_path: ${PID_APP}\nexpose:\n  agent:\n    mcp:\n      tool_timeout: 10m\n`);
+      const pids = join(agent.dir, 'pids');
+      const server = await startFiskMcp(agent.config, agent.dir, { PIDFILE: pids });
+      try {
+        const c = await connectClient(server.url);
+        // the client would give up only after ten minutes: an answer now comes from the server
+        const call = c.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 600_000 });
+        await until(() => existsSync(pids) && readFileSync(pids, 'utf8').includes('\n'), 'the command and its grandchild to start');
+        const [leader, grandchild] = readFileSync(pids, 'utf8').trim().split(' ').map(Number) as [number, number];
+        server.child.kill(signal);
+        const r = await call;
+        expect(r.isError).toBe(true);
+        expect(resultText(r)).toMatch(/^the server is shutting down, so the call to hang did not complete .*retried once the server is back$/);
+        expect(await server.exited).toBe(0);
+        expect(server.stderr()).toMatch(/MCP server stopped/);
+        // killed before the answer was sent; the kernel's reaping of them is not awaited by anyone
+        await until(() => !alive(leader) && !alive(grandchild), 'the command and its grandchild to be gone');
+        await c.close().catch(() => undefined);
+      } finally {
+        await server.kill();
+        agent.cleanup();
+      }
+    }, 60_000);
+  }
 });

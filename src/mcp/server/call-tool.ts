@@ -6,7 +6,7 @@
  */
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { invokeTool } from '../../toolkit/invoke/invoke.js';
-import { deferralNotCarriedMessage } from '../../toolkit/invoke/messages.js';
+import { deferralNotCarriedMessage, shuttingDownMessage } from '../../toolkit/invoke/messages.js';
 import type { ApprovalVerdict, InvokeEvent, InvokeWrapper } from '../../toolkit/invoke/types.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { approvalForm, denialReason, gateAction, isApproval } from './approval.js';
@@ -45,6 +45,11 @@ export interface CallPolicy {
   readonly wrappers?: readonly InvokeWrapper[];
   /** Replaces every credential value the server holds in tool output. */
   readonly scrub?: (text: string) => string;
+  /**
+   * Aborts when the server begins to shut down: every call in flight is stopped (a command with
+   * its process group) and answered as not completed, while its session can still carry the answer.
+   */
+  readonly stopping?: AbortSignal;
 }
 
 /** The calling session, as far as a call needs it. */
@@ -57,11 +62,31 @@ export interface CallPeer {
 
 
 /**
- * Serves one `tools/call`. `args` is the client's arguments object (absent means `{}`); `signal`
- * aborts when the client cancels or the session closes.
+ * Serves one `tools/call`. `args` is the client's arguments object (absent means `{}`);
+ * `clientSignal` aborts when the client cancels or the session closes.
  */
-export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<ServedResult> {
+export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, clientSignal: AbortSignal): Promise<ServedResult> {
+  const stopping = policy.stopping;
+  if (stopping === undefined) return answerCall(policy, peer, name, args, clientSignal);
+  // one controller per call, fed by both signals and unhooked from the server's once answered
+  const call = new AbortController();
+  const stop = (): void => call.abort(stopping.reason);
+  const cancel = (): void => call.abort(clientSignal.reason);
+  if (stopping.aborted) stop();
+  else stopping.addEventListener('abort', stop, { once: true });
+  if (clientSignal.aborted) cancel();
+  else clientSignal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await answerCall(policy, peer, name, args, call.signal, clientSignal);
+  } finally {
+    stopping.removeEventListener('abort', stop);
+    clientSignal.removeEventListener('abort', cancel);
+  }
+}
+
+async function answerCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, clientSignal = signal): Promise<ServedResult> {
   const observe = policy.observe;
+  const stopping = policy.stopping;
   const approve = async (q: { readonly tool: Tool; readonly commandLine: string; readonly trigger: string }, sig: AbortSignal): Promise<ApprovalVerdict> => {
     const action = gateAction(policy.confirmOverMcp, true, peer.canElicit());
     switch (action) {
@@ -75,6 +100,8 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
         try {
           answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), { signal: sig, timeoutMs: policy.elicitationTimeoutMs });
         } catch (err) {
+          // a question cut short by the client going away or the server stopping is no answer
+          if (sig.aborted) return { verdict: 'abort' };
           return { verdict: 'deny', reason: `the approval request failed, so the call was not run: ${err instanceof Error ? err.message : String(err)}` };
         }
         return isApproval(answer) ? { verdict: 'allow' } : { verdict: 'deny', reason: denialReason(answer) };
@@ -124,7 +151,12 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
       result = textResult(deferralNotCarriedMessage(name, r.reason), true);
       break;
     case 'end_run':
-      return textResult(signal.aborted ? `the call to ${name} was cancelled by the client` : r.message, true);
+      if (stopping?.aborted === true && !clientSignal.aborted) {
+        // the session is still open to carry this answer: the server closes it only afterwards
+        result = textResult(shuttingDownMessage(name), true);
+        break;
+      }
+      return textResult(clientSignal.aborted ? `the call to ${name} was cancelled by the client` : r.message, true);
     default: {
       const never: never = r;
       return never;

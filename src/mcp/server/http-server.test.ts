@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { errorOutcome, jsonOutcome, newFuncTool } from '../../toolkit/functool/index.js';
 import type { FuncToolSpec } from '../../toolkit/functool/index.js';
+import { shuttingDownMessage } from '../../toolkit/invoke/messages.js';
 import type { Tool } from '../../toolkit/tool.js';
 import type { CallEvent } from './call-tool.js';
 import { startMcpServer } from './http-server.js';
@@ -420,7 +421,7 @@ describe('the listener', () => {
     await expect(serve([tool('plain')], { port: s.port })).rejects.toThrow(/--port\/--address/);
   });
 
-  it('closes with a held-open event stream and a call in flight, cancelling the call', async () => {
+  it('closes with a held-open event stream, answering every call in flight as not completed first', async () => {
     let cancelled = false;
     const stuck = tool('stuck', {
       handler: (_input, call) =>
@@ -431,15 +432,30 @@ describe('the listener', () => {
           });
         }),
     });
+    const gated = tool('gated', { confirm: { trigger: 'ai:confirm' } });
     const events: CallEvent[] = [];
-    const s = await serve([stuck], { observe: (e) => events.push(e) });
-    const c = await client(s);
+    const s = await serve([stuck, gated], { observe: (e) => events.push(e), maxConcurrentTools: 1 });
+    let asked = false;
+    const c = await client(s, () => {
+      asked = true;
+      // a person who never answers: the shutdown must not wait for them
+      return new Promise(() => undefined);
+    });
     expect(s.sessions()).toBe(1);
-    // the client is left waiting on an answer that never comes; closing it in afterEach ends that
-    void c.callTool({ name: 'stuck', arguments: {} }).catch(() => undefined);
+    const running = c.callTool({ name: 'stuck', arguments: {} });
     await until(() => events.some((e) => e.type === 'started'), 'the call to start');
+    // one slot, held by the running call: a second call to stuck waits for it
+    const waiting = c.callTool({ name: 'stuck', arguments: {} });
+    await until(() => events.filter((e) => e.type === 'queued').length === 2, 'the second call to queue');
+    const asking = c.callTool({ name: 'gated', arguments: {} });
+    await until(() => asked, 'the approval question');
     await s.close();
     expect(cancelled).toBe(true);
+    for (const [r, name] of [[await running, 'stuck'], [await waiting, 'stuck'], [await asking, 'gated']] as const) {
+      expect(r.isError).toBe(true);
+      expect(resultText(r)).toBe(shuttingDownMessage(name));
+    }
+    expect(resultText(await running)).toMatch(/shutting down.*did not complete.*retried/);
     expect(s.sessions()).toBe(0);
   });
 });

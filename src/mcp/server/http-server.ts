@@ -148,6 +148,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,
     workDir: opts.workDir,
     ...(opts.observe === undefined ? {} : { observe: opts.observe }),
+    stopping: shutdown.signal,
   };
   const listing = listTools(served);
   const transports = new Map<string, SessionState>();
@@ -182,6 +183,16 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
       state.lastSeen = Date.now();
     });
   };
+  // requests being answered; shutdown waits for these, calls in flight among them, to be answered
+  const posts = new Set<ServerResponse>();
+  let drained: (() => void) | undefined;
+  const answering = (res: ServerResponse): void => {
+    posts.add(res);
+    res.once('close', () => {
+      posts.delete(res);
+      if (posts.size === 0) drained?.();
+    });
+  };
   // A loopback bind is guarded against DNS rebinding: a page in a browser must not reach it by name.
   const guardHost = isLoopbackHost(opts.host);
 
@@ -194,6 +205,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     }
     let body: unknown;
     if (req.method === 'POST') {
+      answering(res);
       try {
         body = await readBody(req);
       } catch (err) {
@@ -251,11 +263,26 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
   const bound = http.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;
+  /** Resolves once every request being answered has been, or the budget ran out. */
+  function answered(): Promise<void> {
+    if (posts.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, SHUTDOWN_BUDGET_MS);
+      drained = () => {
+        clearTimeout(giveUp);
+        resolve();
+      };
+    });
+  }
+
   async function close(): Promise<void> {
+    // Calls in flight first: each is stopped (a command with its process group) and answered as
+    // not completed while its session can still carry the answer.
     shutdown.abort(new Error('the server is shutting down'));
     clearInterval(sweep);
-    // Held-open GET streams first: closing a session also aborts its in-flight calls (a command
-    // is killed with its process group). The listener would otherwise wait on them.
+    await answered();
+    // Then held-open GET streams: closing a session ends them and aborts anything left over.
+    // The listener would otherwise wait on them.
     await Promise.allSettled([...transports.values()].map((s) => s.transport.close()));
     transports.clear();
     await new Promise<void>((resolve) => {

@@ -8,6 +8,7 @@ export type { GateInfo } from './gate.js';
 export {
   deferralNotCarriedMessage,
   refusalOf,
+  shuttingDownMessage,
   describeParameters,
   invalidArgumentsMessage,
   timeoutMessage,

@@ -69,6 +69,15 @@ export function deferralNotCarriedMessage(name: string, reason: string): string 
 }
 
 /**
+ * A serving surface's answer for a call it stopped because the server is shutting down. The call
+ * did not complete: a command that had started was killed with its process group, so it may have
+ * done part of its work; one still waiting for approval or a slot never ran.
+ */
+export function shuttingDownMessage(name: string): string {
+  return `the server is shutting down, so the call to ${name} did not complete (a command that had started was stopped with its process group and may have done part of its work); it can be retried once the server is back`;
+}
+
+/**
  * Which refusal a stored answer is, read back from the fixed words above, so a replayed journal
  * shows a refused call as refused, exactly as the live run did. Anything else is a tool's answer.
  */
