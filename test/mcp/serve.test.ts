@@ -122,6 +122,27 @@ describe('fisk mcp serving a fixture application', () => {
     expect(alive(grandchild)).toBe(false);
   });
 
+  it('answers protocol errors with the JSON-RPC codes the specification gives', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const post = async (body: string, session?: string): Promise<string> => {
+      const r = await fetch(server.url, { method: 'POST', headers: session === undefined ? headers : { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }, body });
+      return r.text();
+    };
+    expect(await post('{"jsonrpc":"2.0","id":1,')).toContain('"code":-32700');
+    expect(await post('"initialize"')).toContain('"code":-32600');
+    const init = await fetch(server.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    const session = init.headers.get('mcp-session-id') ?? '';
+    await init.text();
+    await post('{"jsonrpc":"2.0","method":"notifications/initialized"}', session);
+    expect(await post('{"jsonrpc":"2.0","id":2,"method":"resources/frobnicate"}', session)).toContain('"code":-32601');
+    expect(await post('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":["hello"]}}', session)).toContain('"code":-32602');
+    await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } });
+  });
+
   it('logs each answered call and each denial by tool name, without arguments', () => {
     const err = server.stderr();
     expect(err).toMatch(/^called echo$/m);

@@ -407,6 +407,23 @@ describe('the listener', () => {
     const text = await call.text();
     expect(text).toContain('"code":-32602');
     expect(text).not.toContain('-32603');
+    const noName = await fetch(s.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } }) });
+    expect(await noName.text()).toContain('"code":-32602');
+    const unknown = await fetch(s.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/frobnicate', params: {} }) });
+    const unknownText = await unknown.text();
+    expect(unknownText).toContain('"code":-32601');
+    expect(unknownText).toContain('"id":4');
+    // a body that is not JSON is refused the same way inside a session
+    const brokenInSession = await fetch(s.url, { method: 'POST', headers: withSession, body: '[{' });
+    expect(await brokenInSession.json()).toMatchObject({ error: { code: -32700 } });
+    // JSON, but no JSON-RPC message: an invalid request, with or without a session
+    for (const body of ['42', '{"id":5,"method":"tools/list"}', '[]', '[{"jsonrpc":"2.0","id":6,"method":"tools/list"},7]']) {
+      for (const h of [headers, withSession]) {
+        const invalid = await fetch(s.url, { method: 'POST', headers: h, body });
+        expect(invalid.status).toBe(400);
+        expect(await invalid.json()).toMatchObject({ error: { code: -32600 } });
+      }
+    }
   });
 
   it('keeps the first of two tools listed under one name', async () => {

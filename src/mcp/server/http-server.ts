@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { isLoopbackHost, loopbackRequestRefusal } from '../../config/loopback.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
@@ -98,8 +98,18 @@ export function endpointUrl(host: string, port: number): string {
   return `http://${shown}:${port}`;
 }
 
-/** JSON-RPC's own code for a body that is not JSON; every other refusal here is a server error (-32000). */
+/**
+ * JSON-RPC's own codes for a body that is not JSON and for JSON that is not a JSON-RPC message;
+ * every other refusal here is a server error (-32000).
+ */
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/** Whether a parsed body is a JSON-RPC message, or a non-empty batch of them. */
+function isJsonRpcBody(body: unknown): boolean {
+  const one = (m: unknown): boolean => JSONRPCMessageSchema.safeParse(m).success;
+  return Array.isArray(body) ? body.length > 0 && body.every(one) : one(body);
+}
 
 function jsonError(res: ServerResponse, status: number, message: string, code = -32000): void {
   if (res.headersSent) return;
@@ -212,6 +222,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
         if (err instanceof RangeError) return jsonError(res, 413, 'request body too large');
         return jsonError(res, 400, 'the request body is not JSON', PARSE_ERROR);
       }
+      if (!isJsonRpcBody(body)) return jsonError(res, 400, 'the request body is not a JSON-RPC 2.0 message', INVALID_REQUEST);
     }
     const sessionId = headerValue(req, 'mcp-session-id');
     if (sessionId !== undefined) {
