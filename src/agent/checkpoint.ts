@@ -94,10 +94,13 @@ export async function resumeCheckpoint(
   const standing = decision.grantsSurvive ? run.grants.map((g) => g.tool) : [];
   // approvals given out of band while the run was stopped, spent by the gate on the call they name
   const oneShot = run.pending?.calls.flatMap((c) => (c.state === 'unanswered' && c.approval === 'approve' ? [c.call.id] : [])) ?? [];
-  const declined = run.pending?.calls.flatMap((c) => (c.state === 'unanswered' && c.approval === 'decline' ? [c.call.id] : [])) ?? [];
+  const declines = run.pending?.calls.flatMap((c) => (c.state === 'unanswered' && c.approval === 'decline' ? [c] : [])) ?? [];
+  const declined = declines.map((c) => c.call.id);
+  const declineReasons = Object.fromEntries(declines.flatMap((c) => (c.reason === undefined ? [] : [[c.call.id, c.reason]])));
+  const reasons = Object.keys(declineReasons).length > 0 ? { declineReasons } : {};
   const grants =
     standing.length > 0 || oneShot.length > 0 || declined.length > 0
-      ? { grants: { ...(standing.length > 0 ? { standing } : {}), ...(oneShot.length > 0 ? { oneShot } : {}), ...(declined.length > 0 ? { declined } : {}) } }
+      ? { grants: { ...(standing.length > 0 ? { standing } : {}), ...(oneShot.length > 0 ? { oneShot } : {}), ...(declined.length > 0 ? { declined, ...reasons } : {}) } }
       : {};
   const pendingBatch = pendingOf(run);
   return {

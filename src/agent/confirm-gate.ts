@@ -39,6 +39,7 @@ export class ConfirmGate {
   readonly #standing: Set<string>;
   readonly #oneShot: Set<string>;
   readonly #declined: Set<string>;
+  readonly #declineReasons: ReadonlyMap<string, string>;
 
   /**
    * @param prompter who to ask; absent means nobody, and every gated call is denied.
@@ -46,12 +47,20 @@ export class ConfirmGate {
    * @param oneShot call ids approved once, out of band, while the run was suspended.
    * @param declined call ids declined out of band while the run was suspended: the decision
    *   already made answers the gate's question on resume, so nobody is asked twice.
+   * @param declineReasons what the operator said to do instead, by call id, for declines that carried words.
    */
-  constructor(prompter: Prompter | undefined, standing: Iterable<string> = [], oneShot: Iterable<string> = [], declined: Iterable<string> = []) {
+  constructor(
+    prompter: Prompter | undefined,
+    standing: Iterable<string> = [],
+    oneShot: Iterable<string> = [],
+    declined: Iterable<string> = [],
+    declineReasons: Readonly<Record<string, string>> = {},
+  ) {
     this.#prompter = prompter;
     this.#standing = new Set(standing);
     this.#oneShot = new Set(oneShot);
     this.#declined = new Set(declined);
+    this.#declineReasons = new Map(Object.entries(declineReasons));
   }
 
   /** Tools approved for the rest of the run, including grants not yet journaled. */
@@ -62,7 +71,10 @@ export class ConfirmGate {
   /** Decides one gated call. */
   async check(callId: string, request: ApprovalRequest, signal: AbortSignal): Promise<GateVerdict> {
     // a decline is final whoever is present: refusing is always the safe direction
-    if (this.#declined.delete(callId)) return { verdict: 'deny', by: 'earlier', reason: DECLINED_REASON };
+    if (this.#declined.delete(callId)) {
+      const said = declineReasonOf({ decision: 'decline', reason: this.#declineReasons.get(callId) ?? '' });
+      return said === undefined ? { verdict: 'deny', by: 'earlier', reason: DECLINED_REASON } : { verdict: 'deny', by: 'earlier', reason: DECLINED_WITH_REASON, operatorReason: said };
+    }
     const prompter = this.#prompter;
     if (prompter === undefined || !prompter.canPrompt()) return { verdict: 'deny', by: 'no_operator', reason: NO_OPERATOR_REASON };
     if (signal.aborted) return { verdict: 'abort' };

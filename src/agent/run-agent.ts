@@ -85,7 +85,13 @@ export interface RunOptions {
    */
   readonly budgetFrom?: number;
   /** Grants restored from a journal: tools approved for the rest of the run, and call ids approved once. */
-  readonly grants?: { readonly standing?: readonly string[]; readonly oneShot?: readonly string[]; readonly declined?: readonly string[] };
+  readonly grants?: {
+    readonly standing?: readonly string[];
+    readonly oneShot?: readonly string[];
+    readonly declined?: readonly string[];
+    /** What the operator said to do instead, by call id, for the `declined` calls that carried a reason. */
+    readonly declineReasons?: Readonly<Record<string, string>>;
+  };
   /** The working directory handed to tools that declare they need one. */
   readonly workDir?: string;
   /** Extra system prompt segments from the host (memory and knowledge notes), after the built-in ones. */
@@ -220,7 +226,7 @@ export const TRUNCATED_CALL =
 
 async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): Promise<RunOutcome> {
   const s = run.settings;
-  const gate = new ConfirmGate(prompter, o.grants?.standing ?? [], o.grants?.oneShot ?? [], o.grants?.declined ?? []);
+  const gate = new ConfirmGate(prompter, o.grants?.standing ?? [], o.grants?.oneShot ?? [], o.grants?.declined ?? [], o.grants?.declineReasons ?? {});
   const system = systemBlocks(s.systemPrompt, s.humanInTheLoop, o.systemNotes ?? []);
   const startIteration = run.iteration;
 

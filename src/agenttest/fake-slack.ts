@@ -2,7 +2,8 @@
  * A local stand-in for Slack: the Web API methods a socket-mode bot calls (over HTTP, as the
  * official client sends them) and the socket-mode WebSocket endpoint that delivers events and
  * interactive payloads. A test points the bot at `apiUrl`, then plays the people: mentions, thread
- * replies, button clicks, menu choices and typed answers. Nothing leaves the loopback interface.
+ * replies, button clicks, menu choices, typed answers and modals submitted. Nothing leaves the
+ * loopback interface.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -70,6 +71,22 @@ export interface FakeSlackAction {
   readonly user?: string;
 }
 
+/** A modal the bot opened with `views.open`, for the person whose action carried the trigger. */
+export interface FakeSlackView {
+  readonly id: string;
+  /** Who sees it: the user of the interaction whose `trigger_id` opened it. */
+  readonly user: string;
+  readonly view: Readonly<Record<string, unknown>>;
+}
+
+/** A person submitting a modal: what they typed, by input block id (the block's one element is filled). */
+export interface FakeSlackSubmission {
+  readonly view: FakeSlackView;
+  readonly values?: Readonly<Record<string, string>>;
+  /** Default: the person the modal was opened for. */
+  readonly user?: string;
+}
+
 export interface FakeSlack {
   /** The Web API base (`http://127.0.0.1:<port>/api/`), for the client's `slackApiUrl`. */
   readonly apiUrl: string;
@@ -83,6 +100,8 @@ export interface FakeSlack {
   readonly messages: readonly FakeSlackMessage[];
   /** Every ephemeral message the bot posted, in order. */
   readonly ephemerals: readonly FakeSlackEphemeral[];
+  /** Every modal the bot opened, in order. */
+  readonly views: readonly FakeSlackView[];
   /** The messages of one thread, its first message included. */
   thread(channel: string, threadTs: string): FakeSlackMessage[];
   /** Socket connections open now. */
@@ -95,6 +114,11 @@ export interface FakeSlack {
   say(post: FakeSlackPost): Promise<string>;
   /** A person acts on one of the bot's interactive messages (a `block_actions` payload). */
   act(action: FakeSlackAction): Promise<void>;
+  /**
+   * A person submits a modal (a `view_submission` payload); resolves with what the bot acknowledged
+   * it with: `{}` closes the modal, `{response_action: 'errors', errors}` keeps it open showing them.
+   */
+  submit(submission: FakeSlackSubmission): Promise<Record<string, unknown>>;
   /** Resolves with the first non-undefined value of `probe`, checked after every Web API call. */
   until<T>(probe: () => T | undefined, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -112,6 +136,7 @@ function decode(req: IncomingMessage, text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of new URLSearchParams(text)) {
     if ((k === 'blocks' || k === 'attachments' || k === 'metadata') && v.startsWith('[')) out[k] = JSON.parse(v) as unknown;
+    else if (k === 'view' && v.startsWith('{')) out[k] = JSON.parse(v) as unknown;
     else out[k] = v;
   }
   return out;
@@ -126,6 +151,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const calls: FakeSlackCall[] = [];
   const messages: FakeSlackMessage[] = [];
   const ephemerals: FakeSlackEphemeral[] = [];
+  const views: FakeSlackView[] = [];
+  /** The trigger ids handed out with interactions, each usable once, with the user who acted. */
+  const triggers = new Map<string, string>();
+  const acks = new Map<string, (payload: Record<string, unknown>) => void>();
   const sockets = new Set<WebSocket>();
   const waiters = new Set<() => void>();
   let opened = 0;
@@ -171,6 +200,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         ephemerals.push({ channel, user, threadTs: params['thread_ts'] === undefined ? undefined : str(params['thread_ts']), text });
         return { ok: true, message_ts: nextTs() };
       }
+      case 'views.open': {
+        const trigger = str(params['trigger_id']);
+        const user = triggers.get(trigger);
+        if (user === undefined) return { ok: false, error: trigger === '' ? 'invalid_arguments' : 'invalid_trigger_id' };
+        const view = params['view'];
+        if (typeof view !== 'object' || view === null || (view as Record<string, unknown>)['type'] !== 'modal') return { ok: false, error: 'invalid_arguments' };
+        const metadata = (view as Record<string, unknown>)['private_metadata'];
+        if (typeof metadata === 'string' && metadata.length > 3000) return { ok: false, error: 'invalid_arguments' };
+        triggers.delete(trigger);
+        const v: FakeSlackView = { id: `V${++seq}`, user, view: view as Record<string, unknown> };
+        views.push(v);
+        return { ok: true, view: { id: v.id, ...v.view } };
+      }
       case 'chat.update': {
         const m = messages.find((x) => x.channel === params['channel'] && x.ts === params['ts']);
         if (m === undefined) return { ok: false, error: 'message_not_found' };
@@ -210,6 +252,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   wss.on('connection', (ws) => {
     sockets.add(ws);
     opened++;
+    ws.on('message', (data: Buffer) => {
+      let m: { envelope_id?: unknown; payload?: unknown };
+      try {
+        m = JSON.parse(data.toString('utf8')) as typeof m;
+      } catch {
+        return;
+      }
+      if (typeof m.envelope_id !== 'string') return;
+      const payload = typeof m.payload === 'object' && m.payload !== null ? (m.payload as Record<string, unknown>) : {};
+      acks.get(m.envelope_id)?.(payload);
+      acks.delete(m.envelope_id);
+    });
     ws.on('close', () => {
       sockets.delete(ws);
       changed();
@@ -221,10 +275,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const port = (server.address() as AddressInfo).port;
 
   let envelopes = 0;
-  const deliver = (type: 'events_api' | 'interactive', payload: Record<string, unknown>): void => {
+  const deliver = (type: 'events_api' | 'interactive', payload: Record<string, unknown>, acked?: (payload: Record<string, unknown>) => void): void => {
     const open = [...sockets].find((s) => s.readyState === s.OPEN);
     if (open === undefined) throw new Error('no socket-mode client is connected to the Slack stand-in');
-    open.send(JSON.stringify({ envelope_id: `env-${++envelopes}`, type, accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload }));
+    const id = `env-${++envelopes}`;
+    if (acked !== undefined) acks.set(id, acked);
+    open.send(JSON.stringify({ envelope_id: id, type, accepts_response_payload: acked !== undefined, retry_attempt: 0, retry_reason: '', payload }));
+  };
+  const trigger = (user: string): string => {
+    const id = `trig-${++envelopes}`;
+    triggers.set(id, user);
+    return id;
   };
 
   const person = (post: FakeSlackPost): FakeSlackMessage => {
@@ -291,6 +352,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     calls,
     messages,
     ephemerals,
+    views,
     thread: (channel, threadTs) => messages.filter((m) => m.channel === channel && (m.ts === threadTs || m.threadTs === threadTs)),
     get connections() {
       return sockets.size;
@@ -323,13 +385,49 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         team: { id: team },
         api_app_id: 'AFAKE',
         token: 'fake',
-        trigger_id: `trig-${++envelopes}`,
+        trigger_id: trigger(user),
         channel: { id: a.message.channel },
         container: { type: 'message', message_ts: a.message.ts, channel_id: a.message.channel, ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }) },
         message: { ts: a.message.ts, text: a.message.text, user: a.message.user, ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }) },
         actions: [action],
       });
       return Promise.resolve();
+    },
+    submit(s) {
+      const user = s.user ?? s.view.user;
+      const blocks = (s.view.view['blocks'] as Record<string, unknown>[] | undefined) ?? [];
+      // every input block is in the state, typed into or not, as Slack sends it
+      const values: Record<string, Record<string, { type: string; value: string | null }>> = {};
+      for (const b of blocks) {
+        if (b['type'] !== 'input' || typeof b['block_id'] !== 'string') continue;
+        const el = b['element'] as { type?: string; action_id?: string } | undefined;
+        if (el?.action_id === undefined) continue;
+        values[b['block_id']] = { [el.action_id]: { type: el.type ?? 'plain_text_input', value: s.values?.[b['block_id']] ?? null } };
+      }
+      return new Promise<Record<string, unknown>>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the bot never acknowledged the view submission')), 20_000);
+        try {
+          deliver(
+            'interactive',
+            {
+              type: 'view_submission',
+              team: { id: team },
+              user: { id: user, team_id: team },
+              api_app_id: 'AFAKE',
+              token: 'fake',
+              trigger_id: trigger(user),
+              view: { ...s.view.view, id: s.view.id, team_id: team, state: { values } },
+            },
+            (payload) => {
+              clearTimeout(timer);
+              resolve(payload);
+            },
+          );
+        } catch (err) {
+          clearTimeout(timer);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      });
     },
     until,
     async close() {

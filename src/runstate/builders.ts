@@ -82,12 +82,12 @@ export function grantBody(tool: string, toolUseId: string): Body<'grant'> {
   return { protocol: protocolOf('grant'), optional: true, grant: { tool, tool_use_id: toolUseId } };
 }
 
-/** An operator's out-of-band answer to one gated call. */
-export function approvalBody(toolUseId: string, decision: ApprovalDecisionValue, by?: string): Body<'approval'> {
+/** An operator's out-of-band answer to one gated call; `reason`, with a decline, says what to do instead. */
+export function approvalBody(toolUseId: string, decision: ApprovalDecisionValue, by?: string, reason?: string): Body<'approval'> {
   return {
     protocol: protocolOf('approval'),
     optional: true,
-    approval: { tool_use_id: toolUseId, decision, ...(by !== undefined ? { by } : {}) },
+    approval: { tool_use_id: toolUseId, decision, ...(by !== undefined ? { by } : {}), ...(reason !== undefined && reason !== '' && decision === 'decline' ? { reason } : {}) },
   };
 }
 

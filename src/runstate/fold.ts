@@ -14,7 +14,8 @@ import type { ApprovalDecisionValue, Fingerprint, StoredRecord, TerminalPayload,
 export type PendingCall =
   | { readonly state: 'answered'; readonly call: ToolUseBlock; readonly result: ToolResultBlock }
   | { readonly state: 'deferred'; readonly call: ToolUseBlock; readonly note: string | undefined }
-  | { readonly state: 'unanswered'; readonly call: ToolUseBlock; readonly approval: ApprovalDecisionValue | undefined };
+  /** `reason`: what the operator said to do instead, with a decline given out of band. */
+  | { readonly state: 'unanswered'; readonly call: ToolUseBlock; readonly approval: ApprovalDecisionValue | undefined; readonly reason?: string };
 
 /**
  * A trailing model turn with calls not yet answered. A resume runs only the `unanswered` calls
@@ -72,7 +73,7 @@ interface OpenTurn {
   readonly calls: readonly ToolUseBlock[];
   readonly results: Map<string, ToolResultBlock>;
   readonly deferred: Map<string, string | undefined>;
-  readonly approvals: Map<string, ApprovalDecisionValue>;
+  readonly approvals: Map<string, { readonly decision: ApprovalDecisionValue; readonly reason?: string }>;
 }
 
 function corrupt(detail: string): RunStateError {
@@ -187,7 +188,7 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
       case 'approval': {
         const ap = (record as Extract<StoredRecord, { approval: unknown }>).approval;
         // an approval for anything but a waiting call is simply spent
-        if (turn !== undefined && !turn.results.has(ap.tool_use_id)) turn.approvals.set(ap.tool_use_id, ap.decision);
+        if (turn !== undefined && !turn.results.has(ap.tool_use_id)) turn.approvals.set(ap.tool_use_id, { decision: ap.decision, ...(ap.reason === undefined ? {} : { reason: ap.reason }) });
         break;
       }
       case 'grant': {
@@ -223,7 +224,8 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
           const result = open.results.get(call.id);
           if (result !== undefined) return { state: 'answered', call, result };
           if (open.deferred.has(call.id)) return { state: 'deferred', call, note: open.deferred.get(call.id) };
-          return { state: 'unanswered', call, approval: open.approvals.get(call.id) };
+          const ap = open.approvals.get(call.id);
+          return { state: 'unanswered', call, approval: ap?.decision, ...(ap?.reason === undefined ? {} : { reason: ap.reason }) };
         }),
       };
     }

@@ -164,6 +164,8 @@ export interface ApprovalPayload {
   readonly tool_use_id: string;
   readonly decision: ApprovalDecisionValue;
   readonly by?: string;
+  /** With a decline: what the operator said to do instead, sent to the model with the refusal. */
+  readonly reason?: string;
 }
 
 /** Written first on resume; moving the tail refuses any older writer. The payload is diagnostic. */

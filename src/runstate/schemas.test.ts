@@ -46,7 +46,7 @@ const full: { [K in RecordKind]: Required<PayloadOf[K]> } = {
   tool_result: { tool_use_id: 'i', result: { tool_use_id: 'i', content: 'c', is_error: false, images: [{ media_type: 'image/png', data: 'iVBORw0KGgo=' }] }, remote: true },
   deferral: { tool_use_id: 'i', tool: 'n', note: 'later' },
   grant: { tool: 'n', tool_use_id: 'i' },
-  approval: { tool_use_id: 'i', decision: 'decline', by: 'op' },
+  approval: { tool_use_id: 'i', decision: 'decline', by: 'op', reason: 'use staging' },
   claim: { by: 'h', at: '2026-01-01T00:00:00Z' },
   terminal: { reason: 'error', message: 'boom' },
   memory_scope: { revisions: { k: 3 } },

@@ -174,7 +174,7 @@ export const payloadSchemas = {
   },
   approval: {
     type: 'object',
-    properties: { tool_use_id: nonEmpty, decision: { enum: APPROVAL_DECISIONS }, by: { type: 'string' } },
+    properties: { tool_use_id: nonEmpty, decision: { enum: APPROVAL_DECISIONS }, by: { type: 'string' }, reason: { type: 'string' } },
     required: ['tool_use_id', 'decision'],
     additionalProperties: false,
   },

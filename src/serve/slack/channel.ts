@@ -17,12 +17,16 @@ import type { RunInput } from '../../host/index.js';
 import { approvalBody, appendNext, loadRun, RunStateError, toolResultBody } from '../../runstate/index.js';
 import type { PendingCall, SessionStore } from '../../runstate/index.js';
 import type { Channel, Work, WorkResult } from '../channel.js';
-import { ACTIONS, decodeRef, escapeSlack, QuestionBoard, SlackPrompter } from './questions.js';
-import type { QuestionRef, Reply } from './questions.js';
+import { ACTIONS, decodeOrigin, decodeRef, escapeSlack, QuestionBoard, REASON_VIEW, reasonView, saidText, SlackPrompter } from './questions.js';
+import { declineReasonOf, declineWith } from '../../toolkit/tool.js';
+import type { QuestionRef, ReasonOrigin, Reply } from './questions.js';
 import { splitMessage, toMrkdwn } from './render.js';
 import type { SlackTokens } from './settings.js';
 import { SLACK_TOKEN_VARIABLES, threadSessionId } from './settings.js';
 import { ServeError } from '../errors.js';
+
+/** What a second answer to a question is told. */
+const ALREADY_ANSWERED = 'This question is no longer open: it was already answered, or the conversation moved on. Nothing was changed; mention me in this thread to carry on.';
 
 /** How long a question waits for a click before silence decides it. */
 export const DEFAULT_QUESTION_WINDOW_MS = 15 * 60 * 1000;
@@ -77,11 +81,25 @@ interface MessageEvent {
 
 interface ActionBody {
   readonly user?: { readonly id?: string; readonly team_id?: string };
+  readonly trigger_id?: string;
   readonly team?: { readonly id?: string } | null;
   readonly channel?: { readonly id?: string };
   readonly container?: { readonly channel_id?: string; readonly message_ts?: string; readonly thread_ts?: string };
   readonly message?: { readonly ts?: string; readonly thread_ts?: string; readonly text?: string };
 }
+
+/** Fields of a reason box's submission this channel reads. */
+interface SubmissionBody {
+  readonly user?: { readonly id?: string; readonly team_id?: string };
+  readonly team?: { readonly id?: string } | null;
+  readonly view?: {
+    readonly private_metadata?: string;
+    readonly state?: { readonly values?: Readonly<Record<string, Readonly<Record<string, { readonly value?: string | null }>>>> };
+  };
+}
+
+/** What a reason box's submission is answered with: nothing (the modal closes), or an error shown in it. */
+type SubmissionAck = { readonly response_action: 'errors'; readonly errors: Readonly<Record<string, string>> } | undefined;
 
 interface ActionPayload {
   readonly action_id?: string;
@@ -190,6 +208,16 @@ export class SlackChannel implements Channel {
     this.#app.action(/^fisk_/, async ({ ack, body, action }) => {
       await ack();
       await this.#admitIntake(() => this.#onAction(body, action as ActionPayload));
+    });
+    this.#app.view(REASON_VIEW.callbackId, async ({ ack, body }) => {
+      let answer: SubmissionAck;
+      const taking = this.#admitIntake(async () => {
+        answer = await this.#onReason(body);
+      });
+      await taking;
+      // the modal closes on an empty acknowledgement, or stays open showing why nothing was done
+      if (answer === undefined) await ack();
+      else await ack(answer);
     });
     this.#app.error(async (err) => {
       this.#warn(`slack: ${err.message}`);
@@ -413,14 +441,52 @@ export class SlackChannel implements Channel {
       if (channel !== undefined && this.#allowed.has(channel) && user !== '') await this.#whisper(channel, thread, user, refusal);
       return;
     }
+    const messageTs = body.container?.message_ts ?? body.message?.ts;
+    if (actionId === ACTIONS.reason) {
+      if (channel === undefined || !this.#allowed.has(channel) || body.trigger_id === undefined) return;
+      await this.#openReason(body.trigger_id, { ref, channel, thread, message: messageTs }, body.message?.text ?? '');
+      return;
+    }
     if (this.#board.deliver(ref.question, reply)) return;
     // nobody waits: the run that asked has ended, or this worker restarted since
-    const messageTs = body.container?.message_ts ?? body.message?.ts;
     if (channel === undefined || !this.#allowed.has(channel) || thread === undefined) return;
     const team = body.user?.team_id ?? body.team?.id ?? '';
     // the element says which session it belongs to; it must be the session of the thread it is in
     if (threadSessionId(team, channel, thread) !== ref.session) return;
-    await this.#lateAnswer(ref, reply, { channel, thread, messageTs, user });
+    const at = { channel, thread, messageTs, user };
+    const refused = await this.#lateAnswer(ref, reply, at);
+    if (refused !== undefined) await this.#edit(channel, messageTs, refused);
+  }
+
+  /** Opens the reason box for the approval `origin` names, with the trigger of the press that asked for it. */
+  async #openReason(trigger: string, origin: ReasonOrigin, message: string): Promise<void> {
+    const tool = /`([^`]+)` wants to run/.exec(message)?.[1] ?? /Approval needed for (\S+)/.exec(message)?.[1] ?? '';
+    await this.#post(async () => {
+      await this.#app.client.views.open({ trigger_id: trigger, view: reasonView(origin, tool) as never });
+    });
+  }
+
+  /**
+   * A reason box submitted: a decline with what was typed (a plain decline when nothing was), taken
+   * by the waiting run as a click is, or journaled for a resume. Answered with the error the modal
+   * shows when nothing was done: not an approver, or the question was already answered.
+   */
+  async #onReason(body: SubmissionBody): Promise<SubmissionAck> {
+    const origin = decodeOrigin(body.view?.private_metadata);
+    const user = body.user?.id ?? '';
+    const shown = (text: string): SubmissionAck => ({ response_action: 'errors', errors: { [REASON_VIEW.block]: text } });
+    if (origin === undefined || !this.#allowed.has(origin.channel) || user === '') return shown('This box does not belong to a question of this agent; nothing was changed.');
+    const refusal = this.#refusal(user, origin.ref);
+    if (refusal !== undefined) return shown(refusal.replace(/<@([^>]+)>/g, '$1'));
+    const typed = body.view?.state?.values?.[REASON_VIEW.block]?.[REASON_VIEW.action]?.value ?? '';
+    const reply: Reply = { kind: 'approval', decision: 'decline', user, ...(typed.trim() === '' ? {} : { reason: typed }) };
+    const { ref } = origin;
+    if (this.#board.deliver(ref.question, reply)) return undefined;
+    if (this.#board.answered(ref.question)) return shown(ALREADY_ANSWERED);
+    const team = body.user?.team_id ?? body.team?.id ?? '';
+    if (origin.thread === undefined || threadSessionId(team, origin.channel, origin.thread) !== ref.session) return shown(ALREADY_ANSWERED);
+    const refused = await this.#lateAnswer(ref, reply, { channel: origin.channel, thread: origin.thread, messageTs: origin.message, user });
+    return refused === undefined ? undefined : shown(refused);
   }
 
   /**
@@ -459,31 +525,21 @@ export class SlackChannel implements Channel {
    * open (an approval against the gated call the run stopped before, an answer as the result of a
    * deferred question), then a resume turn carries the conversation on in the same thread.
    */
-  async #lateAnswer(ref: QuestionRef, reply: Reply, at: { channel: string; thread: string; messageTs: string | undefined; user: string }): Promise<void> {
-    const note = (text: string): Promise<void> => this.#edit(at.channel, at.messageTs, text);
-    if (this.#closed) {
-      await note(STATUS.notStarted);
-      return;
-    }
-    if (this.#tails.has(ref.session)) {
-      await note('This answer arrived while the conversation was busy; answer again once it is idle.');
-      return;
-    }
+  async #lateAnswer(ref: QuestionRef, reply: Reply, at: { channel: string; thread: string; messageTs: string | undefined; user: string }): Promise<string | undefined> {
+    if (this.#closed) return STATUS.notStarted;
+    if (this.#tails.has(ref.session)) return 'This answer arrived while the conversation was busy; answer again once it is idle.';
     const store = this.#o.sessions;
     try {
       const applied = await journalAnswer(store, ref.session, reply);
-      if (applied === undefined) {
-        await note('This question is no longer open: the conversation moved on. Mention me in this thread to carry on.');
-        return;
-      }
-      await note(`${escapeSlack(applied)} by <@${at.user}>; carrying on.`);
+      if (applied === undefined) return ALREADY_ANSWERED;
+      await this.#edit(at.channel, at.messageTs, `${escapeSlack(applied)} by <@${at.user}>; carrying on.${reply.kind === 'approval' ? saidText(declineWith(reply.reason ?? '')) : ''}`);
     } catch (err) {
-      await note(`This answer could not be applied: ${escapeSlack(err instanceof Error ? err.message : String(err))}`);
-      return;
+      return `This answer could not be applied: ${escapeSlack(err instanceof Error ? err.message : String(err))}`;
     }
     // the resumed run takes over the status message of the turn that stopped, so it does not stay
     // on "waiting for an answer" above a run that carried on
     this.#admit({ session: ref.session, channel: at.channel, thread: at.thread, requester: ref.requester ?? at.user, ask: { kind: 'resume' } }, ref.status);
+    return undefined;
   }
 
   async next(signal: AbortSignal): Promise<Work | undefined> {
@@ -570,7 +626,8 @@ async function journalAnswer(store: SessionStore, session: string, reply: Reply)
     if (reply.kind === 'approval') {
       const decision = reply.decision === 'decline' ? 'decline' : 'approve';
       // every call of the stopped batch is covered: only the gated one consults it
-      for (const c of calls) await appendNext(journal, approvalBody(c.call.id, decision, reply.user));
+      const reason = decision === 'decline' ? declineReasonOf(declineWith(reply.reason ?? '')) : undefined;
+      for (const c of calls) await appendNext(journal, approvalBody(c.call.id, decision, reply.user, reason));
       return decision === 'approve' ? 'Allowed' : 'Declined';
     }
     let content: string;
@@ -611,6 +668,7 @@ function replyOf(actionId: string, ref: QuestionRef, action: ActionPayload, user
     case ACTIONS.always:
       return { kind: 'approval', decision: 'always', user };
     case ACTIONS.decline:
+    case ACTIONS.reason:
       return { kind: 'approval', decision: 'decline', user };
     case ACTIONS.yes:
       return { kind: 'confirm', yes: true, user };

@@ -3,12 +3,13 @@
  * interactive messages, each routed back to the call waiting for it by a minted question id.
  */
 import { randomUUID } from 'node:crypto';
-import { Unanswered } from '../../toolkit/tool.js';
-import type { ApprovalDecision, ApprovalRequest, Prompter } from '../../toolkit/tool.js';
+import { declineReasonOf, declineWith, Unanswered } from '../../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Prompter } from '../../toolkit/tool.js';
 
 /** What a person did with a question. */
 export type Reply =
-  | { readonly kind: 'approval'; readonly decision: ApprovalDecision; readonly user: string }
+  /** `reason`: what the person said to do instead, with a decline given through the reason box. */
+  | { readonly kind: 'approval'; readonly decision: ApprovalDecision; readonly user: string; readonly reason?: string }
   | { readonly kind: 'confirm'; readonly yes: boolean; readonly user: string }
   | { readonly kind: 'select'; readonly index: number; readonly user: string }
   | { readonly kind: 'input'; readonly text: string; readonly user: string };
@@ -21,6 +22,9 @@ interface Waiting {
   restart(): void;
 }
 
+/** How many answered question ids the board remembers, to tell a late second answer what happened. */
+const REMEMBERED = 1000;
+
 /**
  * The questions waiting now, by question id. Delivering a reply and giving up are the same
  * transition: whichever removes the entry first decides, so a click landing as the window closes
@@ -28,6 +32,7 @@ interface Waiting {
  */
 export class QuestionBoard {
   readonly #waiting = new Map<string, Waiting>();
+  readonly #answered = new Set<string>();
 
   /** A fresh question id: random, so it cannot be guessed from the thread or the question. */
   static mint(): string {
@@ -63,7 +68,14 @@ export class QuestionBoard {
     const w = this.#waiting.get(id);
     if (w === undefined) return false;
     w.settle({ kind: 'answered', reply });
+    this.#answered.add(id);
+    if (this.#answered.size > REMEMBERED) this.#answered.delete(this.#answered.values().next().value ?? id);
     return true;
+  }
+
+  /** Whether a reply to `id` was delivered here already (among the last answers this worker took). */
+  answered(id: string): boolean {
+    return this.#answered.has(id);
   }
 
   /** Restarts the silence window of a question somebody is still working on; false when none waits. */
@@ -88,6 +100,8 @@ export const ACTIONS = {
   once: 'fisk_approve_once',
   always: 'fisk_approve_always',
   decline: 'fisk_approve_decline',
+  /** Opens the reason box: a decline that tells the agent what to do instead. */
+  reason: 'fisk_approve_decline_reason',
   yes: 'fisk_confirm_yes',
   no: 'fisk_confirm_no',
   select: 'fisk_select',
@@ -108,6 +122,54 @@ export interface QuestionRef {
   readonly requester?: string;
   /** The turn's status message, brought up to date when a late answer resumes the run. */
   readonly status?: string;
+}
+
+/** The reason box: a modal whose submission is a decline carrying what the person typed. */
+export const REASON_VIEW = { callbackId: 'fisk_decline_reason', block: 'fisk_reason', action: 'fisk_reason_text' } as const;
+
+/** Where a reason box was opened from, carried in the modal's private metadata (Slack returns it as written). */
+export interface ReasonOrigin {
+  readonly ref: QuestionRef;
+  readonly channel: string;
+  readonly thread: string | undefined;
+  /** The approval message, edited when a late answer resumes the run. */
+  readonly message: string | undefined;
+}
+
+/** The modal asking what the agent should do instead. `tool` names the call, for the title line. */
+export function reasonView(origin: ReasonOrigin, tool: string): Block {
+  return {
+    type: 'modal',
+    callback_id: REASON_VIEW.callbackId,
+    private_metadata: JSON.stringify({ r: encodeRef(origin.ref), c: origin.channel, th: origin.thread, m: origin.message }),
+    title: { type: 'plain_text', text: 'Decline' },
+    submit: { type: 'plain_text', text: 'Decline' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      section(`Decline ${tool === '' ? 'this call' : `\`${escapeSlack(tool)}\``}. It will not run; what you write here reaches the agent with the refusal. Leave it empty for a plain decline.`),
+      {
+        type: 'input',
+        block_id: REASON_VIEW.block,
+        optional: true,
+        label: { type: 'plain_text', text: 'Tell the agent what to do instead' },
+        element: { type: 'plain_text_input', action_id: REASON_VIEW.action, multiline: true, max_length: 2000 },
+      },
+    ],
+  };
+}
+
+/** Reads a reason box's private metadata back; undefined for anything `reasonView` did not write. */
+export function decodeOrigin(metadata: string | undefined): ReasonOrigin | undefined {
+  if (metadata === undefined || metadata.length > 3000) return undefined;
+  try {
+    const v = JSON.parse(metadata) as { r?: unknown; c?: unknown; th?: unknown; m?: unknown };
+    const ref = typeof v.r === 'string' ? decodeRef(v.r) : undefined;
+    if (ref === undefined || typeof v.c !== 'string') return undefined;
+    if ((v.th !== undefined && typeof v.th !== 'string') || (v.m !== undefined && typeof v.m !== 'string')) return undefined;
+    return { ref, channel: v.c, thread: typeof v.th === 'string' ? v.th : undefined, message: typeof v.m === 'string' ? v.m : undefined };
+  } catch {
+    return undefined;
+  }
 }
 
 export function encodeRef(ref: QuestionRef): string {
@@ -168,7 +230,12 @@ export function approvalBlocks(ref: QuestionRef, request: ApprovalRequest): Bloc
     section(`*Approval needed* (${escapeSlack(request.trigger)}): \`${escapeSlack(request.tool)}\` wants to run\n\`\`\`${escapeSlack(request.commandLine)}\`\`\``),
     {
       type: 'actions',
-      elements: [button('Allow once', ACTIONS.once, v, 'primary'), button('Allow for this conversation', ACTIONS.always, v), button('Decline', ACTIONS.decline, v, 'danger')],
+      elements: [
+        button('Allow once', ACTIONS.once, v, 'primary'),
+        button('Allow for this conversation', ACTIONS.always, v),
+        button('Decline', ACTIONS.decline, v, 'danger'),
+        button('Decline with reason…', ACTIONS.reason, v),
+      ],
     },
   ];
 }
@@ -231,6 +298,18 @@ export interface SlackPrompterOptions {
   readonly windowMs: number;
 }
 
+/** How an approval message says what was decided. */
+export function decidedText(answer: ApprovalAnswer): string {
+  const d = typeof answer === 'string' ? answer : answer.decision;
+  return d === 'decline' ? 'Declined' : d === 'always' ? 'Allowed for this conversation' : 'Allowed once';
+}
+
+/** The reason a decline carried, quoted under the decision; empty without one. */
+export function saidText(answer: ApprovalAnswer): string {
+  const said = declineReasonOf(answer);
+  return said === undefined ? '' : `\n>${escapeSlack(said)}`;
+}
+
 /** What silence says, thrown so the asker decides: the question tools defer, the gate stops the run. */
 const SILENCE = 'nobody in the Slack thread answered in time; a later answer there carries the conversation on';
 
@@ -275,14 +354,14 @@ export class SlackPrompter implements Prompter {
     if (ts !== undefined) await this.#o.poster.settle(ts, text);
   }
 
-  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const what = `\`${escapeSlack(request.tool)}\`: \`${escapeSlack(request.commandLine)}\``;
     const { settled, ts } = await this.#ask((ref) => approvalBlocks(ref, request), `Approval needed for ${request.tool}`, signal);
     if (settled.kind === 'answered' && settled.reply.kind === 'approval') {
       const d = settled.reply.decision;
-      const said = d === 'decline' ? 'Declined' : d === 'always' ? 'Allowed for this conversation' : 'Allowed once';
-      await this.#close(ts, `${said} by <@${settled.reply.user}>: ${what}`);
-      return d;
+      const answer = d === 'decline' ? declineWith(settled.reply.reason ?? '') : d;
+      await this.#close(ts, `${decidedText(answer)} by <@${settled.reply.user}>: ${what}${saidText(answer)}`);
+      return answer;
     }
     // the buttons stay: a click later resumes the run, which asks the gate again
     if (settled.kind === 'silence') throw new Unanswered(SILENCE);

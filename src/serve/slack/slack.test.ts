@@ -235,6 +235,94 @@ describe('the Slack channel', () => {
     expect(last).toContain('the operator declined this call');
   });
 
+  it('declines with a reason typed in a modal: only the approver may submit it, the model is told, and a second submission is told it is too late', async () => {
+    await worker();
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
+    const reason = await slack.until(button(ts, ACTIONS.reason), 'the decline-with-reason button');
+    // a stranger's press opens nothing and is told why, to them alone
+    await slack.act({ message: reason.message, actionId: ACTIONS.reason, value: reason.value, user: 'UOTHER' });
+    const refusal = await slack.until(() => slack.ephemerals.find((e) => e.user === 'UOTHER'), 'the refusal to the stranger');
+    expect(refusal.text).toContain('Only <@UBOSS>');
+    expect(slack.views).toHaveLength(0);
+
+    await slack.act({ message: reason.message, actionId: ACTIONS.reason, value: reason.value, user: 'UBOSS' });
+    const modal = await slack.until(() => slack.views[0], 'the reason modal');
+    expect(modal.user).toBe('UBOSS');
+    expect(JSON.stringify(modal.view['blocks'])).toContain('plain_text_input');
+    const open = slack.calls.find((c) => c.method === 'views.open');
+    expect(typeof open?.params['trigger_id']).toBe('string');
+    const block = (modal.view['blocks'] as { type: string; block_id?: string }[]).find((b) => b.type === 'input')!.block_id!;
+
+    // a submission by somebody else (Slack would not show them the modal; a forged one) changes nothing
+    const forged = await slack.submit({ view: modal, user: 'UOTHER', values: { [block]: 'run it anyway' } });
+    expect(forged).toMatchObject({ response_action: 'errors' });
+    expect(JSON.stringify(forged)).toContain('Only UBOSS');
+    expect(deploy.calls).toBe(0);
+    expect(reason.message.edits).toBe(0);
+
+    expect(await slack.submit({ view: modal, values: { [block]: 'use the staging cluster instead' } })).toEqual({});
+    await slack.until(answerIn(ts, '*Done*'), 'the answer after the decline');
+    expect(deploy.calls).toBe(0);
+    const sent = fakeModel.requests.at(-1)?.bodyText ?? '';
+    expect(sent).toContain('operator_reason');
+    expect(sent).toContain('use the staging cluster instead');
+    expect(reason.message.text).toContain('Declined by <@UBOSS>');
+    expect(reason.message.text).toContain('>use the staging cluster instead');
+    expect(reason.message.blocks).toEqual([]);
+
+    // the same box submitted again: the question was answered, and the modal says so
+    const again = await slack.submit({ view: modal, values: { [block]: 'second thoughts' } });
+    expect(again).toMatchObject({ response_action: 'errors' });
+    expect(JSON.stringify(again)).toContain('already answered');
+    expect(reason.message.text).not.toContain('second thoughts');
+  });
+
+  it('takes an empty reason as a plain decline', async () => {
+    await worker();
+    await slack.connected();
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
+    const reason = await slack.until(button(ts, ACTIONS.reason), 'the decline-with-reason button');
+    await slack.act({ message: reason.message, actionId: ACTIONS.reason, value: reason.value, user: 'UBOSS' });
+    const modal = await slack.until(() => slack.views[0], 'the reason modal');
+    expect(await slack.submit({ view: modal, values: {} })).toEqual({});
+    await slack.until(answerIn(ts, '*Done*'), 'the answer after the decline');
+    const sent = fakeModel.requests.at(-1)?.bodyText ?? '';
+    expect(sent).toContain('the operator declined this call; the decision is final');
+    expect(sent).not.toContain('operator_reason');
+    expect(reason.message.text).toContain('Declined by <@UBOSS>');
+    expect(reason.message.text).not.toContain('\n>');
+  });
+
+  it('journals a reason given after a restart, and the resumed run refuses the call with it', async () => {
+    const first = await worker({ windowMs: 200 });
+    await slack.connected(1);
+    const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
+    const reason = await slack.until(button(ts, ACTIONS.reason), 'the decline-with-reason button');
+    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await stop(first);
+
+    const second = await worker();
+    await slack.connected(2);
+    await slack.act({ message: reason.message, actionId: ACTIONS.reason, value: reason.value, user: 'UBOSS' });
+    const modal = await slack.until(() => slack.views[0], 'the reason modal');
+    const block = (modal.view['blocks'] as { type: string; block_id?: string }[]).find((b) => b.type === 'input')!.block_id!;
+    expect(await slack.submit({ view: modal, values: { [block]: 'ask the release manager first' } })).toEqual({});
+    await slack.until(answerIn(ts, '*Done*'), 'the answer of the resumed run');
+    expect(deploy.calls).toBe(0);
+    const sent = fakeModel.requests.at(-1)?.bodyText ?? '';
+    expect(sent).toContain('operator_reason');
+    expect(sent).toContain('ask the release manager first');
+    expect(reason.message.text).toContain('Declined by <@UBOSS>; carrying on.');
+    const run = await loadRun(second.runtime.sessions!, threadSessionId(slack.team, CHANNEL, ts));
+    expect(run.status).toBe('completed');
+    // answered once: a second submission journals nothing
+    const records = (await second.runtime.sessions!.load(threadSessionId(slack.team, CHANNEL, ts))).length;
+    const again = await slack.submit({ view: modal, values: { [block]: 'no, deploy it' } });
+    expect(JSON.stringify(again)).toContain('no longer open');
+    expect((await second.runtime.sessions!.load(threadSessionId(slack.team, CHANNEL, ts))).length).toBe(records);
+  });
+
   it("refuses, by default, an approval pressed by somebody other than the person who asked: only they are told, and it stays pending", async () => {
     await worker();
     await slack.connected();
