@@ -3,7 +3,9 @@
 // document: { "<name>": <that benchmark's JSON>, ..., "summary": [...] }. The summary lists the
 // headline figures (loop, start-up, knowledge indexing, a2a latency) from the benchmarks that ran, each with its
 // median, spread (10th to 90th percentile), goal and whether the median meets it, and the knowledge search
-// quality on the held-out questions against its goals.
+// quality on the held-out questions against its goals. `targets` lists every stated performance
+// target, each with its measured median and spread, its goal and met / not met; a target whose
+// benchmark did not run is listed as not measured and not met.
 // `npm run bench -- knowledge` runs one.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -112,9 +114,59 @@ function summary(r) {
   return out.filter((f) => f !== undefined);
 }
 
+/**
+ * Every stated target, whether or not its benchmark ran: the measured figure with its spread, the
+ * goal, and met / not met. A target whose benchmark did not run (or failed) is listed as not met,
+ * with a note naming the benchmark, so none is ever left out of the summary.
+ */
+function targets(r) {
+  const out = [];
+  /** One target: `get` returns { median, p10, p90 } (a ratio series) or undefined when not measured. */
+  const target = (bench, measure, goal, get, unit = 'ratio', note) => {
+    let s;
+    try {
+      s = r[bench]?.error === undefined ? get(r[bench]) : undefined;
+    } catch {
+      s = undefined;
+    }
+    if (s === undefined || s === null || typeof s.median !== 'number') {
+      out.push({ target: measure, bench, goal_at_most: goal, unit, median: null, met: false, note: `not measured: \`npm run bench -- ${bench}\` did not run or failed` });
+      return;
+    }
+    out.push({ target: measure, bench, goal_at_most: goal, unit, median: s.median, p10: s.p10 ?? null, p90: s.p90 ?? null, met: s.median <= goal, ...(note === undefined && s.note === undefined ? {} : { note: s.note ?? note }) });
+  };
+  for (const w of [1, 2]) target('jobs', `jobs through fisk serve (file task store, ${w} worker${w === 1 ? '' : 's'}) vs a bare JetStream pull worker that fsyncs its result before acking, wall per job`, 1.5, (j) => j.vs_bare_fsync[`workers_${w}`].ratio);
+  target('jobs', 'files left behind per job by the file task store', 0, (j) => ({ median: j.leftover_files_per_job }), 'files');
+  target('knowledge-search', 'knowledge search p50, 1k real Markdown files, vs a bare FTS5 top-5 query of the same terms', 2, (k) => k.real_1k.p50_ratio);
+  target('knowledge-search', 'knowledge search p50, 10k files, vs bare FTS5', 1.5, (k) => k.synthetic_10k.p50_ratio);
+  target('knowledge-search', 'knowledge search p99, 10k files, vs bare FTS5 p99', 1.5, (k) => k.synthetic_10k.p99_ratio);
+  const q = r['knowledge-quality'];
+  for (const key of ['recall_at_1', 'recall_at_5']) {
+    const base = q?.baseline?.[key];
+    const value = q?.lexical?.held_out?.[key];
+    if (typeof base === 'number' && typeof value === 'number') out.push({ target: `knowledge search held-out ${key.replace('_at_', '@')} unchanged or better`, bench: 'knowledge-quality', goal_at_least: base, unit: 'share', median: value, met: value >= base });
+    else out.push({ target: `knowledge search held-out ${key.replace('_at_', '@')} unchanged or better`, bench: 'knowledge-quality', goal_at_least: base ?? null, unit: 'share', median: null, met: false, note: 'not measured: `npm run bench -- knowledge-quality` did not run or failed' });
+  }
+  for (const c of [1, 4]) target('served-tool', `a served command tool over NATS, ${c} caller${c === 1 ? '' : 's'}, vs a bare NATS responder spawning the same command, wall per call`, 1.2, (s) => s[`callers_${c}`].ratio);
+  target('mcp', '`fisk mcp` tools/call of a command vs a bare MCP SDK server spawning the same command, wall per call', 1.1, (m) => m.command_vs_bare_spawn.ratio);
+  target('run', '`fisk run` one turn vs `node -e 0`, wall', 3, (x) => x.run_vs_node);
+  target('run', '`fisk run` with a 3,000-command application vs a 10-command one, CPU', 1.3, (x) => x.app_3000_vs_10_cpu_spread);
+  target('journal', 'JetStream journal append vs a bare JetStream publish with ack, wall per record', 2, (j) => j.jetstream.ratio_spread);
+  target('telemetry', 'telemetry spans dropped at 1,000 tool calls/s', 0, (t) => ({ median: t.flood.at_1000_per_s.dropped }), 'spans');
+  target('telemetry', 'telemetry spans beyond what it delivers at a flood, not counted or reported', 0, (t) => ({ median: t.flood.flood.uncounted }), 'spans');
+  return out;
+}
+
 results.summary = summary(results);
+results.targets = targets(results);
 if (failed.length > 0) results.failed = failed;
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+// the targets again as lines on stderr, for a reader at the terminal
+for (const t of results.targets) {
+  const figure = t.median === null ? 'not measured' : `${t.median}${t.p10 === undefined || t.p10 === null ? '' : ` (p10 ${t.p10}, p90 ${t.p90})`}`;
+  const goal = t.goal_at_most === undefined ? `>= ${t.goal_at_least}` : `<= ${t.goal_at_most}`;
+  process.stderr.write(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${figure} ${t.unit}, goal ${goal}\n`);
+}
 if (failed.length > 0) {
   process.stderr.write(`bench: failed: ${failed.join(', ')}\n`);
   process.exitCode = 1;
