@@ -5,7 +5,7 @@
 export * as config from './config/index.js';
 export * as llm from './llm/index.js';
 export * as toolkit from './toolkit/index.js';
-export * as runstate from './runstate/index.js';
+export * as runstate from './runstate/public.js';
 export * as memory from './memory/index.js';
 export * as agent from './agent/index.js';
 export * as knowledge from './knowledge/index.js';

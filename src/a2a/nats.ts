@@ -4,14 +4,26 @@
  * identity share load; it registers version `0.0.0` because the agent card carries the real one,
  * and it answers the standard `$SRV.PING`, `$SRV.INFO` and `$SRV.STATS` requests.
  */
-import { createInbox } from '@nats-io/transport-node';
+import { randomBytes } from 'node:crypto';
 import type { Msg, NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node';
-import { ServiceErrorCodeHeader, ServiceErrorHeader, Svcm } from '@nats-io/services';
 import type { ServiceMsg } from '@nats-io/services';
 import { A2aError } from './errors.js';
 import { DEFAULT_TIMEOUT_MS } from './protocol.js';
 import { PullQueue, ServingPath } from './transport.js';
 import type { IncomingRequest, ReplyStream, ServiceHandle, ServiceSpec, Subscription, Transport, TransportOptions } from './transport.js';
+
+/** The headers the NATS micro framework sets on an error reply (as `@nats-io/services` names them). */
+const SERVICE_ERROR_CODE_HEADER = 'Nats-Service-Error-Code';
+const SERVICE_ERROR_HEADER = 'Nats-Service-Error';
+
+/**
+ * A fresh inbox subject under the connection's prefix (`_INBOX` unless the context sets one), as
+ * the client's own createInbox makes them; made here so a process that never serves or calls over
+ * NATS loads none of the NATS client packages for this module.
+ */
+function createInbox(prefix: string): string {
+  return `${prefix === '' ? '_INBOX' : prefix}.${randomBytes(16).toString('base64url')}`;
+}
 
 /** A header value carries no line breaks or control characters and stays short. */
 function headerSafe(text: string): string {
@@ -23,10 +35,10 @@ function headerSafe(text: string): string {
 function replyError(msg: Msg, subject: string): A2aError | undefined {
   const h = msg.headers;
   if (h === undefined) return undefined;
-  const serviceCode = h.get(ServiceErrorCodeHeader);
+  const serviceCode = h.get(SERVICE_ERROR_CODE_HEADER);
   if (serviceCode !== '') {
     const status = Number.parseInt(serviceCode, 10);
-    return new A2aError('rejected', `remote agent refused the message: ${serviceCode} ${h.get(ServiceErrorHeader)}`, Number.isNaN(status) ? {} : { status });
+    return new A2aError('rejected', `remote agent refused the message: ${serviceCode} ${h.get(SERVICE_ERROR_HEADER)}`, Number.isNaN(status) ? {} : { status });
   }
   if (h.code === 503) return new A2aError('unavailable', `remote agent unavailable: no responders on ${subject}`);
   if (h.hasError) return new A2aError('unavailable', `remote agent unavailable: ${h.code} ${h.description} on ${subject}`);
@@ -210,6 +222,7 @@ class NatsTransport implements Transport {
 
   async serve(spec: ServiceSpec): Promise<ServiceHandle> {
     // the services package is built against its own copy of the core client; the connection is the same object
+    const { Svcm } = await import('@nats-io/services');
     const service = await new Svcm(this.nc as unknown as ConstructorParameters<typeof Svcm>[0]).add({
       name: spec.name,
       version: spec.version,

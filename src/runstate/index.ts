@@ -53,5 +53,3 @@ export {
 } from './registry.js';
 export type { SessionBackend, SessionBackendDeps, SessionBackendNeed } from './registry.js';
 export { fileSessionStore } from './file/store.js';
-export { jetstreamSessionStore } from './jetstream/store.js';
-export { checkStream, streamAddCommand } from './jetstream/stream-check.js';

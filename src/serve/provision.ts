@@ -10,7 +10,7 @@ import { Kvm } from '@nats-io/kv';
 import type { ConsumerInfo, JetStreamManager, StreamInfo } from '@nats-io/jetstream';
 import type { Config } from '../config/index.js';
 import type { NatsConn } from '../conns/nats-connect.js';
-import { checkStream } from '../runstate/index.js';
+import { checkStream } from '../runstate/jetstream/stream-check.js';
 import { inCluster } from '../util/replicas.js';
 
 /** The kinds of thing a configuration binds. */

@@ -11,8 +11,10 @@ import { configWarnings } from '../../config/index.js';
 import type { HostedRunStart } from '../../a2a/index.js';
 import { openRuntime, twoStageInterrupt } from '../../host/index.js';
 import type { FollowUpOptions, RunHandle, Runtime } from '../../host/index.js';
-import { serveRunsInProcess, startHostedRun } from '../../serve/index.js';
-import type { InprocRunHost } from '../../serve/index.js';
+// the in-process host and its client alone: the rest of serve (NATS, jobs, provisioning) stays unloaded
+import { serveRunsInProcess } from '../../serve/hosted-run.js';
+import type { InprocRunHost } from '../../serve/hosted-run.js';
+import { startHostedRun } from '../../serve/remote-handle.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';

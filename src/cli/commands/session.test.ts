@@ -12,12 +12,12 @@ import {
   assistantBody,
   deferralBody,
   fileSessionStore,
-  jetstreamSessionStore,
   loadRun,
   startRun,
   terminalBody,
   toolResultBody,
 } from '../../runstate/index.js';
+import { jetstreamSessionStore } from '../../runstate/jetstream/store.js';
 import type { SessionStore } from '../../runstate/index.js';
 import { EXIT } from '../exit-codes.js';
 import { runCli } from '../program.js';
