@@ -8,7 +8,7 @@ import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
 import type { FilteredTool, ToolWarning } from '../source.js';
 import { FiskCommandTool } from './command-tool.js';
-import { mergeGlobals } from './global-flags.js';
+import { withGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
 
 /** What building command tools needs besides the model. */
@@ -134,7 +134,8 @@ export function buildCommandTools(
         name,
         description: describe(cmd),
         tags,
-        inputSchema: markOptional(mergeGlobals(cmd.restricted_schema, globals)),
+        // the tool deep-copies its schema as it is built, so one copy is made here, not two
+        inputSchema: markOptional(withGlobals(cmd.restricted_schema, globals)),
         shape: { path, globals, flags: cmd.flags.filter((f) => !f.hidden), args: cmd.args },
         confirmTags: opts.confirmTags,
         credentialEnvNames: opts.credentialEnvNames,

@@ -61,7 +61,7 @@ export class FiskCommandTool implements Tool {
   readonly path: readonly string[];
   readonly capabilities: ToolCapabilities;
   readonly #spec: CommandToolSpec;
-  readonly #scrub: Scrubber;
+  #scrub: Scrubber | undefined;
 
   constructor(spec: CommandToolSpec) {
     this.#spec = spec;
@@ -80,8 +80,16 @@ export class FiskCommandTool implements Tool {
       behavior: Object.freeze(resolveBehavior(spec.tags)),
       describeCall: (input: string) => traceLine(spec.shape, input),
     });
-    // the credentials kept from the subprocess can still come back through what it prints
-    this.#scrub = secretScrubber(secretsFromEnv(spec.env ?? process.env, spec.credentialEnvNames));
+  }
+
+  /**
+   * The credentials kept from the subprocess can still come back through what it prints. Found in
+   * the environment on the first call, not as the tool is built: an application of thousands of
+   * commands would otherwise look every credential name up once per command before its first turn.
+   */
+  #scrubber(): Scrubber {
+    this.#scrub ??= secretScrubber(secretsFromEnv(this.#spec.env ?? process.env, this.#spec.credentialEnvNames));
+    return this.#scrub;
   }
 
   definition(deferLoading: boolean): ToolDef {
@@ -121,7 +129,7 @@ export class FiskCommandTool implements Tool {
       case 'exited':
         return {
           status: 'completed',
-          output: this.#scrub(r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output),
+          output: this.#scrubber()(r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output),
           exec: { command, exitCode: r.exitCode, truncated: r.truncated },
           isError: false,
         };
@@ -133,7 +141,7 @@ export class FiskCommandTool implements Tool {
           isError: true,
         };
       case 'failed':
-        return { status: 'completed', output: this.#scrub(r.message), isError: true };
+        return { status: 'completed', output: this.#scrubber()(r.message), isError: true };
       default: {
         const never: never = r;
         return never;

@@ -74,7 +74,15 @@ export function globalFlagProperty(flag: FlagModel): Record<string, unknown> {
  * in. Always a deep clone: the original is reused on every request and must not change.
  */
 export function mergeGlobals(schema: Readonly<Record<string, unknown>>, globals: readonly FlagModel[]): Record<string, unknown> {
-  const out = structuredClone(schema) as Record<string, unknown>;
+  return withGlobals(structuredClone(schema), globals);
+}
+
+/**
+ * `schema` with the globals merged in, copying only its top level and its properties: for a
+ * caller that deep-copies the result itself (a command tool does, once, as it is built).
+ */
+export function withGlobals(schema: Readonly<Record<string, unknown>>, globals: readonly FlagModel[]): Record<string, unknown> {
+  const out = { ...schema };
   if (globals.length === 0) return out;
   const props = { ...((out['properties'] as Record<string, unknown> | undefined) ?? {}) };
   const required = Array.isArray(out['required']) ? [...(out['required'] as unknown[])] : [];
