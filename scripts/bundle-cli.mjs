@@ -13,12 +13,15 @@
 // Ink cannot be in it: its layout engine starts with a top-level await, which CommonJS cannot
 // hold. Ink is bundled on its own as an ES module (chunks/vendor-ink.mjs) that the full-screen view
 // imports, and React stays in node_modules so that Ink and the view share one copy of it.
+// The bundle's entry is dist/bin/main.cjs; dist/bin/fisk.cjs is a launcher (fisk-launcher.mjs) that
+// starts it with V8's code cache, which this script makes last by running two commands once.
 // Run after `tsc -p tsconfig.build.json`; `npm run build` does both.
-import { readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { LAUNCHER } from './fisk-launcher.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'bin');
@@ -59,7 +62,7 @@ await build({
   },
 });
 await build({
-  input: { fisk: join(root, 'dist', 'cli', 'main.js') },
+  input: { main: join(root, 'dist', 'cli', 'main.js') },
   platform: 'node',
   external: isExternal([...EXTERNAL, ...SHARED, 'ink']),
   // yaml's ES module build (the same code as its CommonJS one), so only what is used is bundled
@@ -89,7 +92,7 @@ await build({
 });
 // a path relative to the chunks is right only in a chunk: refuse a bundle that imports Ink from elsewhere
 const importsInk = (file) => readFileSync(file, 'utf8').includes(`./${INK_MODULE}`);
-if (importsInk(join(staging, 'fisk.cjs'))) warnings.push(`error: dist/bin/fisk.cjs imports ./${INK_MODULE}, which is in dist/bin/chunks`);
+if (importsInk(join(staging, 'main.cjs'))) warnings.push(`error: dist/bin/main.cjs imports ./${INK_MODULE}, which is in dist/bin/chunks`);
 if (!readdirSync(join(staging, 'chunks')).some((name) => name.endsWith('.cjs') && importsInk(join(staging, 'chunks', name)))) {
   warnings.push(`error: no chunk imports ./${INK_MODULE}: the full-screen view would load Ink from somewhere else`);
 }
@@ -99,6 +102,8 @@ if (warnings.length > 0) {
   rmSync(staging, { recursive: true, force: true });
   process.exit(1);
 }
+// the program itself: a launcher that starts main.cjs with the code cache (see the launcher)
+writeFileSync(join(staging, 'fisk.cjs'), LAUNCHER, { mode: 0o755 });
 const old = `${out}.${process.pid}.old`;
 try {
   renameSync(out, old);
@@ -107,3 +112,27 @@ try {
 }
 renameSync(staging, out);
 rmSync(old, { recursive: true, force: true });
+
+// V8's code cache for the chunks a few common commands load, made by running them once
+await writeCodeCache(out);
+
+/** Runs `fisk --help` and a one-turn `fisk run` (against a local fake model) with the cache written. */
+async function writeCodeCache(bin) {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { anthropicText, startFakeModelServer } = await import(join(root, 'dist', 'agenttest', 'index.js'));
+  const scratch = mkdtempSync(join(tmpdir(), 'fisk-code-cache-'));
+  const server = await startFakeModelServer({ record: false, fallback: () => anthropicText('done') });
+  try {
+    writeFileSync(join(scratch, 'agent.yaml'), 'identity: cache\nsystem_prompt: You answer.\nllm:\n  model: claude-fake-1\n');
+    const env = { PATH: process.env.PATH, HOME: scratch, NO_COLOR: '1', FISK_CODE_CACHE_WRITE: '1' };
+    const fisk = join(bin, 'fisk.cjs');
+    const { execFile } = await import('node:child_process');
+    const run = (args) => new Promise((res, rej) => execFile(process.execPath, [fisk, ...args], { cwd: scratch, env }, (err) => (err ? rej(err) : res())));
+    await run(['--help']);
+    await run(['run', '--no-tui', '--base-url', server.url, '--api-key', 'k', 'hi']);
+  } finally {
+    await server.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
