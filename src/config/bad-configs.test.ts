@@ -80,6 +80,7 @@ const CASES: readonly Case[] = [
   { name: 'confirm_over_mcp typo', yaml: 'expose: {agent: {mcp: {confirm_over_mcp: sometimes}}}', key: 'expose.agent.mcp.confirm_over_mcp', says: /auto, always or never/ },
   { name: 'memory built-in over MCP', yaml: 'expose: {agent: {mcp: {builtins: [memory_read]}}}', key: 'expose.agent.mcp.builtins', says: /only knowledge_search and knowledge_enumerate/ },
   { name: 'knowledge built-in over MCP without knowledge', yaml: 'expose: {agent: {mcp: {builtins: [knowledge_search]}}}', key: 'expose.agent.mcp.builtins', says: /harness\.knowledge\.enabled/ },
+  { name: 'MCP token written in place of its variable', yaml: 'expose: {agent: {mcp: {auth_token_env: "9f2c-secret-token"}}}', key: 'expose.agent.mcp.auth_token_env', says: /never the token/ },
   { name: 'negative MCP concurrency', yaml: 'expose: {agent: {mcp: {max_concurrent_tools: -1}}}', key: 'expose.agent.mcp.max_concurrent_tools', says: /negative/ },
   { name: 'MCP concurrency too high', yaml: 'expose: {agent: {mcp: {max_concurrent_tools: 5000}}}', key: 'expose.agent.mcp.max_concurrent_tools', says: /1024/ },
   { name: 'negative MCP tool timeout', yaml: 'expose: {agent: {mcp: {tool_timeout: -2s}}}', key: 'expose.agent.mcp.tool_timeout' },

@@ -122,7 +122,7 @@ describe('decodeOptions', () => {
 });
 
 describe('credentials', () => {
-  it('strips provider, OTLP and Slack variables, the embeddings key and every MCP reference', () => {
+  it('strips provider, OTLP and Slack variables, the embeddings key, every MCP reference and the served token', () => {
     const c = parse(`
 harness:
   knowledge:
@@ -135,10 +135,13 @@ mcp_clients:
   - name: gh
     command: gh-mcp
     env: {GITHUB_TOKEN: "\${GH_PAT}"}
+expose:
+  agent:
+    mcp: {auth_token_env: SERVED_TOKEN}
 `);
     const names = credentialEnvNames(c);
     expect(names).not.toContain('GITHUB_TOKEN');
-    for (const n of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OTEL_EXPORTER_OTLP_HEADERS', 'SLACK_BOT_TOKEN', 'EMBED_TOKEN', 'MCP_TOKEN', 'MCP_PATH_SECRET', 'GH_PAT']) {
+    for (const n of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OTEL_EXPORTER_OTLP_HEADERS', 'SLACK_BOT_TOKEN', 'EMBED_TOKEN', 'MCP_TOKEN', 'MCP_PATH_SECRET', 'GH_PAT', 'SERVED_TOKEN']) {
       expect(names).toContain(n);
     }
   });

@@ -48,8 +48,8 @@ export function referencedVariables(template: string): string[] {
 /**
  * Every environment variable a tool subprocess must not inherit for this configuration: the
  * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
- * every variable an MCP client's url, headers or env refer to, and every OAuth client secret
- * variable. A value given to one MCP server is that server's alone: the server gets it under the
+ * every variable an MCP client's url, headers or env refer to, every OAuth client secret
+ * variable, and the variable holding the token `fisk mcp` clients must send. A value given to one MCP server is that server's alone: the server gets it under the
  * name its entry's `env` gives it, and every other child (application commands, introspection,
  * other servers) goes without.
  * Sorted and deduplicated.
@@ -64,5 +64,7 @@ export function credentialEnvNames(config: Config): string[] {
     }
     if (client.oauth?.clientSecretEnv !== undefined) names.add(client.oauth.clientSecretEnv);
   }
+  const served = config.expose.mcp?.authTokenEnv;
+  if (served !== undefined) names.add(served);
   return [...names].sort();
 }

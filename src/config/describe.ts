@@ -62,6 +62,7 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['expose.agent.mcp.confirm_over_mcp', (c) => c.expose.mcp?.confirmOverMcp ?? null],
   ['expose.agent.mcp.max_concurrent_tools', (c) => c.expose.mcp?.maxConcurrentTools ?? null],
   ['expose.agent.mcp.tool_timeout', (c) => c.expose.mcp?.toolTimeout.text ?? null],
+  ['expose.agent.mcp.auth_token_env', (c) => c.expose.mcp?.authTokenEnv ?? null],
   ['expose.agent.a2a.serve_tools', (c) => c.expose.a2a.serveTools],
   ['expose.agent.a2a.prompts', (c) => c.expose.a2a.prompts],
   ['expose.agent.jobs.stream', (c) => c.expose.jobs?.stream ?? null],

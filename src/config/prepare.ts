@@ -405,7 +405,17 @@ function prepareExposeMcp(raw: RawConfig, knowledgeEnabled: boolean): ExposeMcpC
     builtins,
     maxConcurrentTools: concurrency(m.max_concurrent_tools, 'expose.agent.mcp.max_concurrent_tools'),
     toolTimeout: servedTimeout(m.tool_timeout, 'expose.agent.mcp.tool_timeout'),
+    authTokenEnv: authTokenEnv(m.auth_token_env),
   };
+}
+
+/** `expose.agent.mcp.auth_token_env`: a variable's name, never the token itself. */
+function authTokenEnv(raw: string | undefined): string | undefined {
+  const name = trimmed(raw);
+  if (name !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw ConfigError.of('value', 'expose.agent.mcp.auth_token_env', `"${name}" is not an environment variable name: write the variable's name (e.g. FISK_MCP_TOKEN), never the token`);
+  }
+  return name;
 }
 
 function prepareHealth(h: { readonly address?: string | undefined; readonly port?: number | undefined }): ExposeHealthConfig {

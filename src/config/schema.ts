@@ -142,6 +142,7 @@ export const ExposeMcpSchema = z.strictObject({
   builtins: strList.optional(),
   max_concurrent_tools: int.optional(),
   tool_timeout: duration.optional(),
+  auth_token_env: str.optional(),
 });
 
 export const ExposeA2aSchema = z.strictObject({

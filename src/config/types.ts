@@ -188,6 +188,11 @@ export interface ExposeMcpConfig {
   readonly builtins: readonly string[];
   readonly maxConcurrentTools: number;
   readonly toolTimeout: Duration;
+  /**
+   * The name of the environment variable holding the token every HTTP request must carry as
+   * `Authorization: Bearer`; absent when unset. Required to serve off loopback.
+   */
+  readonly authTokenEnv: string | undefined;
 }
 
 export interface ExposeA2aConfig {

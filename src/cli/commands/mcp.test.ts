@@ -7,7 +7,7 @@ import { parseConfigForMode } from '../../config/index.js';
 import { EXIT } from '../exit-codes.js';
 import { runCli } from '../program.js';
 import { captureIo } from '../test-io.js';
-import { resolveListenAddress } from './mcp.js';
+import { exposedWarning, resolveAuthToken, resolveListenAddress } from './mcp.js';
 
 const PID_APP = fileURLToPath(new URL('../../../test/mcp/fixtures/pid-app.mjs', import.meta.url));
 const dirs: string[] = [];
@@ -110,5 +110,49 @@ describe('resolveListenAddress', () => {
   });
   it('takes the flags over the environment', () => {
     expect(resolveListenAddress({ port: '9200', address: 'localhost' }, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile)).toEqual({ host: 'localhost', port: 9200 });
+  });
+});
+
+describe('the served token', () => {
+  const tokened = mcpBlock('expose: {agent: {mcp: {auth_token_env: SERVED_TOKEN}}}');
+
+  it('is read from the variable auth_token_env names, trimmed', () => {
+    expect(resolveAuthToken(tokened, { SERVED_TOKEN: ' 0123456789abcdef0123 \n' })).toBe('0123456789abcdef0123');
+    expect(resolveAuthToken(mcpBlock('expose: {agent: {mcp: {}}}'), { SERVED_TOKEN: '0123456789abcdef' })).toBeUndefined();
+  });
+
+  it('refuses a variable that is not set, empty or too short, naming it and never printing it', () => {
+    expect(() => resolveAuthToken(tokened, {})).toThrow(/auth_token_env names SERVED_TOKEN, which is not set or empty/);
+    expect(() => resolveAuthToken(tokened, { SERVED_TOKEN: '   ' })).toThrow(/SERVED_TOKEN, which is not set or empty/);
+    let message = '';
+    try {
+      resolveAuthToken(tokened, { SERVED_TOKEN: 'short-one' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/SERVED_TOKEN \(named by expose\.agent\.mcp\.auth_token_env\) holds a token shorter than 16 characters/);
+    expect(message).not.toContain('short-one');
+  });
+
+  it('is warned about off loopback only', () => {
+    expect(exposedWarning('127.0.0.1')).toBeUndefined();
+    expect(exposedWarning('::1')).toBeUndefined();
+    expect(exposedWarning('0.0.0.0')).toMatch(/not a loopback address/);
+    expect(exposedWarning('10.1.2.3')).toMatch(/plain HTTP/);
+  });
+
+  it('is required to serve off loopback: fisk mcp refuses before opening anything, naming the key', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {address: 0.0.0.0}}}\n`, ['--port', '1']);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/refusing to serve on 0\.0\.0\.0.*expose\.agent\.mcp\.auth_token_env/);
+    const flag = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n`, ['--port', '1', '--address', '192.0.2.1']);
+    expect(flag.code).toBe(EXIT.config);
+    expect(flag.err).toMatch(/refusing to serve on 192\.0\.2\.1/);
+  });
+
+  it('names an unset variable as a configuration error', async () => {
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {auth_token_env: FISK_TEST_UNSET_TOKEN}}}\n`, ['--port', '1']);
+    expect(r.code).toBe(EXIT.config);
+    expect(r.err).toMatch(/FISK_TEST_UNSET_TOKEN, which is not set or empty/);
   });
 });

@@ -9,6 +9,7 @@ import type { Config } from '../../config/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
 import type { RunningMcpServer } from '../../mcp/index.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
+import { isLoopbackHost } from '../../config/loopback.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -55,22 +56,54 @@ export function resolveListenAddress(flags: { readonly port?: string; readonly a
   return { host, port };
 }
 
-function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, name: string, version: string): void {
+/** The shortest token accepted: anything shorter is guessable by whoever can reach the port. */
+export const MIN_AUTH_TOKEN_LENGTH = 16;
+
+/**
+ * The token clients must send, read from the variable `expose.agent.mcp.auth_token_env` names, or
+ * `undefined` when the key is unset. A variable that is not set, empty or too short is a
+ * configuration error naming it; the value itself is never printed.
+ */
+export function resolveAuthToken(mcp: NonNullable<Config['expose']['mcp']>, env: Io['env']): string | undefined {
+  const name = mcp.authTokenEnv;
+  if (name === undefined) return undefined;
+  const value = (env[name] ?? '').trim();
+  if (value === '') {
+    throw new CliError(`expose.agent.mcp.auth_token_env names ${name}, which is not set or empty; export ${name} with the token clients must send (for example: export ${name}=$(openssl rand -hex 32)), or remove auth_token_env`, EXIT.config);
+  }
+  if (value.length < MIN_AUTH_TOKEN_LENGTH) {
+    throw new CliError(`${name} (named by expose.agent.mcp.auth_token_env) holds a token shorter than ${MIN_AUTH_TOKEN_LENGTH} characters, which is too easy to guess; use a long random one (for example: openssl rand -hex 32)`, EXIT.config);
+  }
+  return value;
+}
+
+/** The startup warning for a listener anyone on the network may reach, or `undefined` on loopback. */
+export function exposedWarning(host: string): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  return `serving on ${host}, which is not a loopback address: anyone who can reach the port and holds the token can call the tools; the connection is plain HTTP, so the token and every call cross the network unencrypted unless a TLS proxy stands in front`;
+}
+
+function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, name: string, version: string, tokenEnv: string | undefined): void {
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
   for (const f of tools.filtered) println(io.err, `note: not serving ${f.name} (${f.reason}): ${f.detail}`);
   println(io.err, `Serving ${counted(tools.served.length, 'tool')} over MCP at ${server.endpoint} as ${name}/${version} (every path answers; clients usually use /mcp)`);
   for (const t of tools.served) println(io.err, `  ${t.name}`);
   println(io.err);
   println(io.err, 'Add to Claude Code with:');
-  println(io.err, `  claude mcp add --transport http ${name} ${server.endpoint}`);
+  // the variable's name, for the shell to expand: the token itself is never printed
+  const header = tokenEnv === undefined ? '' : ` --header "Authorization: Bearer $${tokenEnv}"`;
+  println(io.err, `  claude mcp add --transport http ${name} ${server.endpoint}${header}`);
 }
 
 async function serve(flags: McpFlags, io: Io): Promise<void> {
-  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { mcpNotes }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js'), import('../../mcp/index.js')]);
+  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { admissionPolicy, mcpNotes }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'mcp');
   const mcp = config.expose.mcp;
   if (mcp === undefined) throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
   const address = resolveListenAddress(flags, io.env, mcp);
+  const authToken = resolveAuthToken(mcp, io.env);
+  // refused here, before anything is opened, as the listener itself would refuse it
+  admissionPolicy(address.host, authToken);
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   for (const n of mcpNotes(config)) println(io.err, `${n.level}: ${n.message}`);
 
@@ -79,14 +112,14 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
   try {
     // no wrapper at all while telemetry is off: a served call pays for nothing it does not export
-    await serveWith(runtime, mcp, address, io, telemetry.servedToolWrappers());
+    await serveWith(runtime, mcp, { ...address, authToken }, io, telemetry.servedToolWrappers());
   } finally {
     await runtime.close();
     await finishCommandTelemetry(telemetry, io);
   }
 }
 
-async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
+async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress & { readonly authToken: string | undefined }, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
   const [{ assembleTools }, { startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
@@ -104,6 +137,7 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
       maxConcurrentTools: mcp.maxConcurrentTools,
       toolTimeoutMs: mcp.toolTimeout.ms,
       workDir: io.cwd,
+      ...(address.authToken === undefined ? {} : { authToken: address.authToken }),
       observe: (e) => {
         // one line per answered call, names only: arguments may hold what the operator would not log
         if (e.type === 'denied') println(io.err, `denied ${e.tool}: ${e.reason}`);
@@ -111,7 +145,9 @@ async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mc
         else if (e.type === 'finished') println(io.err, `called ${e.tool}${e.isError ? ' (error)' : ''}`);
       },
     });
-  printStartup(io, tools, server, name, version);
+  const exposed = exposedWarning(address.host);
+  if (exposed !== undefined) println(io.err, `warning: ${exposed}`);
+  printStartup(io, tools, server, name, version, mcp.authTokenEnv);
   await stopRequested(io);
   await server.close();
   println(io.err, 'MCP server stopped');

@@ -6,6 +6,7 @@ export const MCP_SERVE_ERROR_CODES = [
   'no_tools', // nothing is left to serve after filtering
   'listen', // the address could not be bound
   'address', // the port or address given is unusable
+  'auth', // off loopback without a token, or a token that is empty
 ] as const;
 export type McpServeErrorCode = (typeof MCP_SERVE_ERROR_CODES)[number];
 
@@ -20,6 +21,7 @@ export class McpServeError extends FiskError<McpServeErrorCode> {
     switch (this.code) {
       case 'collision':
       case 'no_tools':
+      case 'auth':
         return 'configuration';
       case 'address':
         return 'usage';

@@ -476,3 +476,45 @@ describe('the listener', () => {
     expect(s.sessions()).toBe(0);
   });
 });
+
+describe('the bearer token', () => {
+  const TOKEN = 'unit-test-token-0123456789';
+  const post = (url: string, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+
+  it('refuses to listen off loopback without one, naming the key', async () => {
+    await expect(serve([tool('plain')], { host: '0.0.0.0' })).rejects.toMatchObject({ code: 'auth', message: expect.stringMatching(/not a loopback address, without a token.*expose\.agent\.mcp\.auth_token_env/s) as unknown });
+    await expect(serve([tool('plain')], { host: '0.0.0.0', authToken: '  ' })).rejects.toMatchObject({ code: 'auth' });
+  });
+
+  it('is required on every request, checked after the Host guard', async () => {
+    const s = await serve([tool('plain')], { authToken: TOKEN });
+    expect((await post(s.url)).status).toBe(401);
+    expect((await post(s.url, { authorization: `Bearer ${TOKEN}x` })).status).toBe(401);
+    expect((await post(s.url, { authorization: TOKEN })).status).toBe(401);
+    // a rebound name is refused before the token is even looked at
+    const rebound = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(s.url, { method: 'POST', headers: { host: 'rebound.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(rebound).toBe(403);
+    const c = await connectClient(s.url, undefined, { authorization: `bearer ${TOKEN}` });
+    clients.push(c);
+    expect(resultText(await c.callTool({ name: 'plain', arguments: {} }))).toBe('{"tool":"plain","input":{}}');
+  });
+
+  it('off loopback, admits a browser only from the server itself', async () => {
+    const s = await serve([tool('plain')], { host: '0.0.0.0', authToken: TOKEN });
+    const url = `http://127.0.0.1:${s.port}/mcp`;
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await post(url, { ...auth, origin: 'http://elsewhere.example' })).status).toBe(403);
+    expect((await post(url, { ...auth, origin: 'not a url' })).status).toBe(403);
+    // the same origin, and no origin at all (not a browser), reach the session layer
+    expect((await post(url, { ...auth, origin: `http://127.0.0.1:${s.port}` })).status).toBe(400);
+    expect((await post(url, auth)).status).toBe(400);
+  });
+});

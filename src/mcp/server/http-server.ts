@@ -10,9 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmOverMcp } from '../../config/types.js';
-import { isLoopbackHost, loopbackRequestRefusal } from '../../config/loopback.js';
+import { isLoopbackHost } from '../../config/loopback.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import type { Tool } from '../../toolkit/tool.js';
+import { admissionRefusal } from './admission.js';
+import type { AdmissionPolicy } from './admission.js';
 import { ELICITATION_TIMEOUT_MS } from './approval.js';
 import type { CallEvent, CallPolicy } from './call-tool.js';
 import { McpServeError } from './errors.js';
@@ -69,6 +71,11 @@ export interface McpServerOptions {
   readonly maxSessions?: number;
   /** A session with no open request and no new one for this long is closed (default ten minutes). */
   readonly sessionIdleTimeoutMs?: number;
+  /**
+   * The bearer token every request must carry (`expose.agent.mcp.auth_token_env`'s value); a
+   * request without it is answered 401. Absent means none is asked for.
+   */
+  readonly authToken?: string;
 }
 
 /** A running server. */
@@ -111,9 +118,9 @@ function isJsonRpcBody(body: unknown): boolean {
   return Array.isArray(body) ? body.length > 0 && body.every(one) : one(body);
 }
 
-function jsonError(res: ServerResponse, status: number, message: string, code = -32000): void {
+function jsonError(res: ServerResponse, status: number, message: string, code = -32000, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
@@ -135,12 +142,33 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
 }
 
 /**
+ * Who the listener admits. A loopback bind is guarded against DNS rebinding, so a page in a browser
+ * cannot reach it by name. Anything else can be reached by whoever reaches the port, so it is
+ * refused outright without a token: the gate fails closed.
+ */
+export function admissionPolicy(host: string, token: string | undefined): AdmissionPolicy {
+  if (token !== undefined && token.trim() === '') {
+    throw new McpServeError('auth', 'the bearer token is empty; set the variable expose.agent.mcp.auth_token_env names to the token clients must send');
+  }
+  const loopback = isLoopbackHost(host);
+  if (!loopback && token === undefined) {
+    throw new McpServeError(
+      'auth',
+      `refusing to serve on ${host}, which is not a loopback address, without a token: anyone who can reach the port could call the tools; set expose.agent.mcp.auth_token_env to the name of a variable holding a token clients must send as Authorization: Bearer, or listen on 127.0.0.1`,
+    );
+  }
+  return token === undefined ? { loopback } : { loopback, token };
+}
+
+/**
  * Starts serving `tools` over streamable HTTP on every path of the listener (clients are told
  * `/mcp`). Open sessions are capped and idle ones expire, so clients that vanish without closing
- * cannot pile sessions up. Throws `McpServeError`
- * (`listen`) when the address cannot be bound, naming the flags that choose another.
+ * cannot pile sessions up. Throws `McpServeError` (`listen`) when the address cannot be bound,
+ * naming the flags that choose another, and (`auth`) when it is not a loopback address and no
+ * token was given.
  */
 export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcpServer> {
+  const admission = admissionPolicy(opts.host, opts.authToken);
   const shutdown = new AbortController();
   // A backstop for a caller that did not go through selectServedTools: the first claim on a name
   // keeps it, so a later tool can never take over a name (and strip a gate) by being listed twice.
@@ -203,16 +231,11 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
       if (posts.size === 0) drained?.();
     });
   };
-  // A loopback bind is guarded against DNS rebinding: a page in a browser must not reach it by name.
-  const guardHost = isLoopbackHost(opts.host);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
-    if (guardHost) {
-      // a browser names the page that sent a request; only a loopback page may call local tools
-      const refused = loopbackRequestRefusal(headerValue(req, 'host'), headerValue(req, 'origin'));
-      if (refused !== undefined) return jsonError(res, 403, refused);
-    }
+    const refused = admissionRefusal(req, admission);
+    if (refused !== undefined) return jsonError(res, refused.status, refused.message, -32000, refused.headers);
     let body: unknown;
     if (req.method === 'POST') {
       answering(res);
