@@ -4,6 +4,7 @@
  * the full-screen view, a remote peer and a journal replay render from the same values. Warning,
  * question, approval and crash are local additions the a2a protocol carries differently or not at all.
  */
+import { GATE_OUTCOMES } from '../runstate/records.js';
 import type { RefusalReason } from '../toolkit/invoke/types.js';
 import type { Presentation } from '../toolkit/tool.js';
 import type { RunPhase } from './status.js';
@@ -93,7 +94,7 @@ export interface StatusEvent {
  * declined by the operator, out of band, or because nobody can approve it here; or left undecided
  * because the run was cancelled while it waited.
  */
-export const APPROVAL_OUTCOMES = ['approved_once', 'approved_for_run', 'approved_by_grant', 'approved_earlier', 'declined', 'declined_earlier', 'no_operator', 'cancelled'] as const;
+export const APPROVAL_OUTCOMES = GATE_OUTCOMES;
 export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number];
 
 /** The confirm gate decided a gated call. Local: the a2a wire carries the refusal in the tool result. */

@@ -6,7 +6,19 @@
  */
 import type { Message, StopReason, ToolResultBlock, Usage } from '../llm/types.js';
 import type { Kind } from '../toolkit/tool.js';
+import type { ApprovalOutcome } from './events.js';
 import type { RunStatus } from './status.js';
+
+/** The confirm gate's decision on a call, kept with its result so a replay shows it as the live run did. */
+export interface GateNote {
+  readonly outcome: ApprovalOutcome;
+  /** The tag that gated the call. */
+  readonly trigger: string;
+  /** The command line the operator was shown. */
+  readonly commandLine: string;
+  /** With a decline: what the operator said to do instead. */
+  readonly reason?: string;
+}
 
 /** One model call's result, written before any tool it asked for runs. */
 export interface AssistantEntry {
@@ -25,6 +37,8 @@ export interface ToolResultEntry {
   readonly name: string;
   /** The accounting kind; `unknown` for a name no tool answers to. */
   readonly kind: Kind;
+  /** How the confirm gate decided the call, when it was gated. */
+  readonly gate?: GateNote;
 }
 
 /** One tool call that will be answered later: never dispatched again. */

@@ -386,7 +386,7 @@ async function runBatch(
     const r = await executeToolCall(call, ctx);
     switch (r.kind) {
       case 'answered':
-        await run.record({ type: 'tool_result', result: r.block, name: call.name, kind: r.toolKind });
+        await run.record({ type: 'tool_result', result: r.block, name: call.name, kind: r.toolKind, ...(r.gate === undefined ? {} : { gate: r.gate }) });
         results.push(r.block);
         break;
       case 'deferred':

@@ -22,7 +22,15 @@ export function sessionJournal(journal: Journal): RunJournal {
           await appendNext(journal, assistantBody(entry));
           return;
         case 'tool_result':
-          await appendNext(journal, toolResultBody(entry.result, { remote: entry.kind === 'remote' }));
+          await appendNext(
+            journal,
+            toolResultBody(entry.result, {
+              remote: entry.kind === 'remote',
+              ...(entry.gate === undefined
+                ? {}
+                : { gate: { outcome: entry.gate.outcome, trigger: entry.gate.trigger, command_line: entry.gate.commandLine, ...(entry.gate.reason === undefined ? {} : { reason: entry.gate.reason }) } }),
+            }),
+          );
           return;
         case 'tool_deferred':
           await appendNext(journal, deferralBody(entry.toolUseId, entry.name, entry.reason));

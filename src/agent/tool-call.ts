@@ -11,7 +11,7 @@ import type { Kind, Prompter, ToolSet } from '../toolkit/tool.js';
 import type { ConfirmGate } from './confirm-gate.js';
 import type { ApprovalOutcome, EventSink, ToolResultEvent } from './events.js';
 import type { Hooks } from './hooks.js';
-import type { RunJournal } from './journal.js';
+import type { GateNote, RunJournal } from './journal.js';
 import { inputObject } from './sanitize.js';
 
 /** What the loop needs to run one call. */
@@ -41,6 +41,8 @@ export interface AnsweredCall {
   readonly toolKind: Kind;
   /** A standing grant to journal now that the call is answered. */
   readonly grant?: string;
+  /** How the confirm gate decided the call, when it was gated: journaled with the result. */
+  readonly gate?: GateNote;
 }
 
 /** How a call ended. */
@@ -83,13 +85,16 @@ function emitFor(events: EventSink): (e: InvokeEvent) => void {
 /** Runs one tool call through the pipeline. Throws only for a bug (a hook that throws, say). */
 export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext): Promise<CallResult> {
   const hooks = ctx.hooks;
+  let gate: GateNote | undefined;
   const invoke: InvokeContext = {
     tools: ctx.set,
     confirmTags: ctx.confirmTags,
     approve: async (q, signal): Promise<ApprovalVerdict> => {
       const v = await ctx.gate.check(q.callId, { tool: q.tool.name, commandLine: q.commandLine, trigger: q.trigger }, signal);
-      const decided = (outcome: ApprovalOutcome, reason?: string): void =>
+      const decided = (outcome: ApprovalOutcome, reason?: string): void => {
+        gate = { outcome, trigger: q.trigger, commandLine: q.commandLine, ...(reason === undefined ? {} : { reason }) };
         ctx.events.emit({ type: 'approval', call_id: q.callId, tool: q.tool.name, trigger: q.trigger, outcome, ...(reason === undefined ? {} : { reason }) });
+      };
       switch (v.verdict) {
         case 'abort':
           decided('cancelled');
@@ -141,7 +146,7 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
         ...(r.refused === undefined ? {} : { refused: r.refused }),
       };
       ctx.events.emit(event);
-      const answered: AnsweredCall = { kind: 'answered', block, toolKind: r.toolKind };
+      const answered: AnsweredCall = { kind: 'answered', block, toolKind: r.toolKind, ...(gate === undefined ? {} : { gate }) };
       return r.grant === undefined ? answered : { ...answered, grant: r.grant };
     }
     default: {

@@ -8,7 +8,7 @@ import { checkAppend } from './check-append.js';
 import { RunStateError } from './errors.js';
 import { decodeMessage, decodeToolResult } from './message-codec.js';
 import { FORMAT_VERSION, isKnownRecord, recordKind } from './records.js';
-import type { ApprovalDecisionValue, Fingerprint, StoredRecord, TerminalPayload, TerminalReason } from './records.js';
+import type { ApprovalDecisionValue, Fingerprint, GatePayload, StoredRecord, TerminalPayload, TerminalReason } from './records.js';
 
 /** One call of the pending batch, by what the journal says about it. */
 export type PendingCall =
@@ -65,6 +65,8 @@ export interface FoldedRun {
   readonly grants: readonly RestoredGrant[];
   /** The newest memory scope snapshot, if any. */
   readonly memoryScope: Readonly<Record<string, number>> | undefined;
+  /** How the confirm gate decided each gated call that has a result, by call id. */
+  readonly gates: ReadonlyMap<string, GatePayload>;
 }
 
 interface OpenTurn {
@@ -126,6 +128,7 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
   let terminal: TerminalPayload | undefined;
   const grants: RestoredGrant[] = [];
   let memoryScope: Readonly<Record<string, number>> | undefined;
+  const gates = new Map<string, GatePayload>();
 
   for (let i = 1; i < records.length; i++) {
     const record = records[i] as StoredRecord;
@@ -172,6 +175,7 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
         if (!turn.calls.some((c) => c.id === t.tool_use_id)) throw corrupt(`seq ${record.seq}: tool result ${t.tool_use_id} answers no call of the open turn`);
         if (turn.results.has(t.tool_use_id)) throw corrupt(`seq ${record.seq}: a second result for ${t.tool_use_id}`);
         turn.results.set(t.tool_use_id, decodeToolResult({ ...t.result, tool_use_id: t.tool_use_id }));
+        if (t.gate !== undefined) gates.set(t.tool_use_id, t.gate);
         toolCalls++;
         if (t.remote === true) remoteToolCalls++;
         break;
@@ -246,5 +250,6 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
     terminal,
     grants,
     memoryScope,
+    gates,
   };
 }

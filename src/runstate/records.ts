@@ -58,6 +58,21 @@ export type FingerprintThinking = (typeof FINGERPRINT_THINKING)[number];
 export const APPROVAL_DECISIONS = ['approve', 'decline'] as const;
 export type ApprovalDecisionValue = (typeof APPROVAL_DECISIONS)[number];
 
+/** What the confirm gate decided for a gated call (the run's `approval` event outcomes). */
+export const GATE_OUTCOMES = ['approved_once', 'approved_for_run', 'approved_by_grant', 'approved_earlier', 'declined', 'declined_earlier', 'no_operator', 'cancelled'] as const;
+export type GateOutcome = (typeof GATE_OUTCOMES)[number];
+
+/** How a gated call was decided, kept with its result so a replay shows the decision as the live run did. */
+export interface GatePayload {
+  readonly outcome: GateOutcome;
+  /** The tag that gated the call. */
+  readonly trigger: string;
+  /** The command line the operator was shown. */
+  readonly command_line: string;
+  /** With a decline: what the operator said to do instead. */
+  readonly reason?: string;
+}
+
 /** A single text tool result, as stored. */
 export interface WireToolResult {
   readonly tool_use_id: string;
@@ -143,6 +158,8 @@ export interface ToolResultPayload {
   readonly result: WireToolResult;
   /** Set when the tool ran on a remote agent. */
   readonly remote?: boolean;
+  /** Set for a call the confirm gate decided. */
+  readonly gate?: GatePayload;
 }
 
 /** A tool said it will answer later; the call is never dispatched again. */

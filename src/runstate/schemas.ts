@@ -3,7 +3,7 @@
  * types in `records.ts` are pinned to these by `schemas.test.ts`, at the type level (property
  * names and required lists) and by validating typed samples.
  */
-import { FINGERPRINT_THINKING, APPROVAL_DECISIONS, TERMINAL_REASONS, protocolOf } from './records.js';
+import { FINGERPRINT_THINKING, APPROVAL_DECISIONS, GATE_OUTCOMES, TERMINAL_REASONS, protocolOf } from './records.js';
 import type { RecordKind } from './records.js';
 import { TOOL_IMAGE_TYPES } from '../llm/types.js';
 
@@ -156,7 +156,17 @@ export const payloadSchemas = {
   },
   tool_result: {
     type: 'object',
-    properties: { tool_use_id: nonEmpty, result: toolResult, remote: { type: 'boolean' } },
+    properties: {
+      tool_use_id: nonEmpty,
+      result: toolResult,
+      remote: { type: 'boolean' },
+      gate: {
+        type: 'object',
+        properties: { outcome: { enum: GATE_OUTCOMES }, trigger: { type: 'string' }, command_line: { type: 'string' }, reason: { type: 'string' } },
+        required: ['outcome', 'trigger', 'command_line'],
+        additionalProperties: false,
+      },
+    },
     required: ['tool_use_id', 'result'],
     additionalProperties: false,
   },

@@ -12,7 +12,7 @@ import type { HostTelemetry, QuestionAnswer, RunHandle, Runtime } from '../host/
 import { loadRun } from '../runstate/index.js';
 import { TabControl } from './control.js';
 import { pageEvent, replayedRun } from './page-events.js';
-import type { PageAgentEvent } from './page-events.js';
+import type { PageAgentEvent, ReplayedDecision } from './page-events.js';
 
 /** Who answered a question: the controlling page, or nobody because no page was there to ask. */
 export type AnsweredBy = 'page' | 'no_page';
@@ -20,6 +20,7 @@ export type AnsweredBy = 'page' | 'no_page';
 /** What the page receives: the run's own events (cleaned, a crash without its stack) and the conversation's. */
 export type WebEvent =
   | PageAgentEvent
+  | ReplayedDecision
   | { readonly type: 'prompt'; readonly text: string }
   | { readonly type: 'run'; readonly runId: string | undefined; readonly resumed: boolean }
   /** A question was answered; `answer` is what the run received. */
@@ -28,10 +29,19 @@ export type WebEvent =
   | { readonly type: 'reopened'; readonly runId: string; readonly status: string; readonly resumable: boolean }
   | { readonly type: 'error'; readonly message: string };
 
+/**
+ * An event as a tab receives it: stamped with the server's clock when it happened (`at`, epoch
+ * milliseconds), so a page reloaded during a model call counts from when the call began.
+ */
+export type StampedEvent = WebEvent & { readonly at: number };
+
 /** Sent to one tab only. */
 export type TabEvent =
-  /** `key` is only ever sent to the controlling tab: shown again when it reconnects after a reload, it keeps control. */
-  | { readonly type: 'control'; readonly tab: string; readonly control: boolean; readonly busy: boolean; readonly agent: string; readonly key?: string }
+  /**
+   * `key` is only ever sent to the controlling tab: shown again when it reconnects after a reload, it
+   * keeps control. `now` is the server's clock, against which the page reads every event's `at`.
+   */
+  | { readonly type: 'control'; readonly tab: string; readonly control: boolean; readonly busy: boolean; readonly agent: string; readonly now: number; readonly key?: string }
   | { readonly type: 'reset' };
 
 /** A refusal the server answers with its status code and message. */
@@ -51,7 +61,7 @@ function shown(value: QuestionAnswer): QuestionAnswer {
 }
 
 interface Tab {
-  readonly send: (event: WebEvent | TabEvent) => void;
+  readonly send: (event: StampedEvent | TabEvent) => void;
 }
 
 export interface ConversationOptions {
@@ -64,7 +74,7 @@ export class Conversation {
   readonly #opts: ConversationOptions;
   readonly #tabs = new Map<string, Tab>();
   readonly #control = new TabControl(() => this.#announce());
-  #log: (WebEvent | TabEvent)[] = [];
+  #log: StampedEvent[] = [];
   #handle: RunHandle | undefined;
   #busy = false;
   #lastStatus: RunOutcome['status'] | undefined;
@@ -103,18 +113,23 @@ export class Conversation {
 
   #controlEvent(tab: string): TabEvent {
     const key = this.#control.keyFor(tab);
-    return { type: 'control', tab, control: this.#control.controller === tab, busy: this.#busy, agent: this.#opts.runtime.config.identity, ...(key === undefined ? {} : { key }) };
+    return { type: 'control', tab, control: this.#control.controller === tab, busy: this.#busy, agent: this.#opts.runtime.config.identity, now: Date.now(), ...(key === undefined ? {} : { key }) };
   }
 
   #announce(): void {
     for (const [id, t] of this.#tabs) t.send(this.#controlEvent(id));
   }
 
-  #emit(event: WebEvent | TabEvent): void {
+  #emit(event: WebEvent | { readonly type: 'reset' }): void {
     if (event.type === 'question' && event.id !== undefined) this.#open.add(event.id);
-    if (event.type === 'reset') this.#log = [];
-    else this.#log.push(event);
-    for (const t of this.#tabs.values()) t.send(event);
+    if (event.type === 'reset') {
+      this.#log = [];
+      for (const t of this.#tabs.values()) t.send(event);
+      return;
+    }
+    const stamped: StampedEvent = { ...event, at: Date.now() };
+    this.#log.push(stamped);
+    for (const t of this.#tabs.values()) t.send(stamped);
   }
 
   #mustControl(tab: string): void {
@@ -250,7 +265,7 @@ export class Conversation {
     }
     await this.#release();
     this.#emit({ type: 'reset' });
-    replayedRun(run, { prompt: (text) => this.#emit({ type: 'prompt', text }), event: (e) => this.#emit(e) });
+    replayedRun(run, { prompt: (text) => this.#emit({ type: 'prompt', text }), event: (e) => this.#emit(e), decision: (d) => this.#emit(d) });
     const resumable = run.status !== 'completed';
     this.#resumable = resumable ? run.runId : undefined;
     this.#continuable = resumable ? undefined : run.runId;

@@ -6,10 +6,24 @@
  */
 import type { AgentEvent } from '../agent/events.js';
 import { stripControl } from '../agent/sanitize.js';
-import type { FoldedRun } from '../runstate/index.js';
+import type { FoldedRun, GateOutcome } from '../runstate/index.js';
 import type { Message } from '../llm/types.js';
 import { replayConversation, walkReplay } from '../agent/replay.js';
 import { revealInvisible } from '../util/shell-quote.js';
+
+/**
+ * How the confirm gate decided a journaled call, for a replay: the live run's question (`text`, the
+ * command line shown) and the gate's answer in one, so the page notes it as it noted it live.
+ */
+export interface ReplayedDecision {
+  readonly type: 'decision';
+  readonly call_id: string;
+  readonly tool: string;
+  readonly text: string;
+  readonly trigger: string;
+  readonly outcome: GateOutcome;
+  readonly reason?: string;
+}
 
 /** A run's event, fit for a page. */
 export type PageAgentEvent = Exclude<AgentEvent, { type: 'crash' }> | { readonly type: 'crash'; readonly message: string };
@@ -49,7 +63,7 @@ export function pageEvent(event: AgentEvent): PageAgentEvent {
  * live run emitted, rebuilt by the same replay the terminal uses, so a declined call is shown as
  * declined. Results of a pending batch answered before the run stopped follow the batch.
  */
-export function replayedRun(run: FoldedRun, visit: { prompt(text: string): void; event(event: PageAgentEvent): void }): void {
+export function replayedRun(run: FoldedRun, visit: { prompt(text: string): void; event(event: PageAgentEvent): void; decision(decision: ReplayedDecision): void }): void {
   const messages: Message[] = [...run.messages];
   if (run.pending !== undefined) {
     messages.push(run.pending.message);
@@ -57,5 +71,22 @@ export function replayedRun(run: FoldedRun, visit: { prompt(text: string): void;
     if (answered.length > 0) messages.push({ role: 'user', content: answered });
   }
   const { events, prompts } = replayConversation(messages);
-  walkReplay(events, prompts, { prompt: (text) => visit.prompt(stripControl(text)), event: (e) => visit.event(pageEvent(e)) });
+  walkReplay(events, prompts, {
+    prompt: (text) => visit.prompt(stripControl(text)),
+    event: (e) => {
+      visit.event(pageEvent(e));
+      // the decision follows its call, where the live run put its question and the gate's answer
+      const gate = e.type === 'tool_call' ? run.gates.get(e.id) : undefined;
+      if (e.type !== 'tool_call' || gate === undefined) return;
+      visit.decision({
+        type: 'decision',
+        call_id: e.id,
+        tool: stripControl(e.name),
+        text: revealInvisible(stripControl(gate.command_line)),
+        trigger: stripControl(gate.trigger),
+        outcome: gate.outcome,
+        ...(gate.reason === undefined ? {} : { reason: stripControl(gate.reason) }),
+      });
+    },
+  });
 }

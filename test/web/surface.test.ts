@@ -59,9 +59,20 @@ afterAll(async () => {
   await fake?.close();
 }, 60_000);
 
+/**
+ * Every approval note as a person reads it, with its look and the tool card it follows: what was
+ * decided and which tag gated it.
+ */
+function decisions(p: Page): Promise<string[]> {
+  // an expression, not a function: a string given to evaluate is evaluated as it stands
+  return p.evaluate<string[]>(
+    "(() => { const nodes = Array.from(document.querySelectorAll('#log .tool, #log .note')); return nodes.map((n, i) => n.dataset.outcome === undefined ? '' : (nodes.slice(0, i).filter((m) => m.classList.contains('tool')).at(-1)?.dataset.callId ?? '') + ' | ' + n.className + ' | ' + n.dataset.outcome + ' | ' + n.textContent).filter((x) => x !== ''); })()",
+  );
+}
+
 /** Every tool card as a person reads it: name, state and output. */
 function cards(p: Page): Promise<string[]> {
-  return p.locator('.tool').evaluateAll<string[], undefined>("(nodes) => nodes.map((n) => n.querySelector('.tool-head').textContent + ' | ' + (n.querySelector('pre.output')?.textContent ?? ''))");
+  return p.evaluate<string[]>("Array.from(document.querySelectorAll('.tool')).map((n) => n.querySelector('.tool-head').textContent + ' | ' + (n.querySelector('pre.output')?.textContent ?? ''))");
 }
 
 describe('fisk web for a person', () => {
@@ -98,6 +109,14 @@ describe('fisk web for a person', () => {
     await expect.poll(() => activity.textContent(), { timeout: 15_000 }).not.toBe(first);
     expect(await page.locator('.assistant').count()).toBe(1);
     await page.screenshot({ path: join(SHOTS, 'thinking.png') });
+    // a reload during the call counts on from when the server began it, not from the reload
+    const seconds = (text: string | null): number => Number(/· (\d+)s$/.exec(text ?? '')?.[1] ?? -1);
+    await expect.poll(async () => seconds(await activity.textContent()), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const before = seconds(await activity.textContent());
+    await page.reload();
+    await page.locator('body[data-control="true"]').waitFor();
+    await activity.waitFor();
+    expect(seconds(await activity.textContent())).toBeGreaterThanOrEqual(before);
     release();
     await turnsEnded(page, 2);
     expect(await page.locator('#activity').isHidden()).toBe(true);
@@ -176,6 +195,11 @@ describe('fisk web for a person', () => {
     expect(await denied.getAttribute('data-result')).toBe('refused');
     expect(await denied.locator('.tool-state').textContent()).toBe('not run (denied)');
     const live = await cards(page);
+    const decidedLive = await decisions(page);
+    expect(decidedLive.slice(-2)).toEqual([
+      'toolu_deny | note answered | declined | Declined (gated by impact:rw): purge -- orders',
+      'toolu_allow | note answered | approved_once | Approved once (gated by impact:rw): purge -- audit',
+    ]);
 
     await page.locator('#new-button').click();
     await expect.poll(() => page.locator('#log > *').count()).toBe(0);
@@ -188,6 +212,8 @@ describe('fisk web for a person', () => {
     expect(await replayed.getAttribute('data-result')).toBe('refused');
     expect(await replayed.locator('.tool-state').textContent()).toBe('not run (denied)');
     expect(await cards(page)).toEqual(live);
+    // the notes of what was decided, and which tag gated each call, as the live run left them
+    expect(await decisions(page)).toEqual(decidedLive);
     expect(await page.locator('#status').textContent()).toBe('completed');
     await page.screenshot({ path: join(SHOTS, 'reopened.png'), fullPage: true });
   });
@@ -211,12 +237,15 @@ describe('fisk web for a person', () => {
     expect(fake.requests.at(-1)?.bodyText).toContain('archive it first');
     expect(await page.locator('.note.answered[data-question]').last().textContent()).toBe('Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first');
     const live = await cards(page);
+    const decidedLive = await decisions(page);
+    expect(decidedLive.at(-1)).toBe('toolu_reason | note answered | declined | Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first');
     await page.locator('#sessions-button').click();
     const item = page.locator('#side .sessions li').first();
     await item.waitFor();
     await item.locator('button.open-session').click();
     await expect.poll(() => page.locator('.reopened').count()).toBe(1);
     expect(await cards(page)).toEqual(live);
+    expect(await decisions(page)).toEqual(decidedLive);
   });
 
   it('lets Tab reach the prompt before any tool card, and Escape close the side panel', async () => {

@@ -31,11 +31,14 @@ function paint(): void {
   label.textContent = `${LABELS[doing]} · ${elapsed(Date.now() - since)}`;
 }
 
-/** Shows what the run is doing now; the clock restarts only when the kind of work changes. */
-export function show(next: Doing): void {
+/**
+ * Shows what the run is doing now; the clock restarts only when the kind of work changes, from
+ * `startedAt` (when the server says the work began, on this page's clock) or now.
+ */
+export function show(next: Doing, startedAt?: number): void {
   if (next !== doing) {
     // writing goes on from the same model call: its clock keeps running
-    if (!(doing === 'thinking' && next === 'writing')) since = Date.now();
+    if (!(doing === 'thinking' && next === 'writing')) since = Math.min(startedAt ?? Date.now(), Date.now());
     doing = next;
   }
   box.hidden = false;

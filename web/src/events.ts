@@ -19,8 +19,11 @@ export type Question = { type: 'question'; id?: string; kind: 'approval' | 'conf
 
 export type ApprovalOutcome = 'approved_once' | 'approved_for_run' | 'approved_by_grant' | 'approved_earlier' | 'declined' | 'declined_earlier' | 'no_operator' | 'cancelled';
 
-export type Incoming =
-  | { type: 'control'; tab: string; control: boolean; busy: boolean; agent: string; key?: string }
+/** Every event but `control` and `reset` carries `at`: the server's clock when it happened. */
+export type Incoming = Events & { at?: number };
+
+type Events =
+  | { type: 'control'; tab: string; control: boolean; busy: boolean; agent: string; now: number; key?: string }
   | { type: 'reset' }
   | { type: 'prompt'; text: string }
   | { type: 'run'; runId?: string; resumed: boolean }
@@ -34,6 +37,8 @@ export type Incoming =
   | Question
   | { type: 'approval'; call_id: string; tool: string; trigger: string; outcome: ApprovalOutcome; reason?: string }
   | { type: 'answered'; id: string; answer: Answer; by: 'page' | 'no_page' }
+  /** A replayed call the gate decided: its question and the decision in one. */
+  | { type: 'decision'; call_id: string; tool: string; text: string; trigger: string; outcome: ApprovalOutcome; reason?: string }
   | { type: 'outcome'; status: string; answer: string; message: string; runId?: string }
   | { type: 'reopened'; runId: string; status: string; resumable: boolean }
   | { type: 'crash'; message: string }

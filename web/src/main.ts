@@ -6,7 +6,7 @@
 import * as activity from './activity.js';
 import { post as request, setTab } from './api.js';
 import { $, el } from './dom.js';
-import type { Incoming, Json, Question } from './events.js';
+import type { ApprovalOutcome, Incoming, Json, Question } from './events.js';
 import { answeredWith, decided, gatedBy } from './notes.js';
 import { foldIfTall, outputBox } from './fold.js';
 import { markdown } from './markdown.js';
@@ -49,6 +49,14 @@ function add(node: HTMLElement): HTMLElement {
   log.append(node);
   scrollDown();
   return node;
+}
+
+/** How far the server's clock is ahead of this page's, from the last `control` event. */
+let skew = 0;
+
+/** When an event happened, on this page's clock; undefined when the server did not say. */
+function onPageClock(at: number | undefined): number | undefined {
+  return at === undefined ? undefined : at - skew;
 }
 
 function note(text: string, cls = 'note'): HTMLElement {
@@ -147,7 +155,7 @@ function toolResult(e: Extract<Incoming, { type: 'tool_result' }>): void {
   scrollDown();
 }
 
-function question(q: Question): void {
+function question(q: Question, at: number | undefined): void {
   if (q.id === undefined) return;
   const id = q.id;
   asked.set(id, q);
@@ -161,7 +169,7 @@ function question(q: Question): void {
   }
   statusPill.textContent = control ? 'waiting for you' : 'waiting for an answer';
   statusPill.dataset['state'] = 'waiting';
-  activity.show('waiting');
+  activity.show('waiting', onPageClock(at));
   if (!control) return;
   questions.ask(q, (value) => {
     void post('/api/answer', { id, answer: value });
@@ -181,7 +189,7 @@ function answered(e: Extract<Incoming, { type: 'answered' }>): void {
     if (q.kind !== 'approval') n.textContent = `${answeredWith(q, e.answer, e.by)} to: ${q.text}`;
   }
   questions.withdraw(e.id);
-  if (activity.current() === 'waiting') activity.show('tools');
+  if (activity.current() === 'waiting') activity.show('tools', onPageClock(e.at));
 }
 
 /** The gate decided a call: the note of the question it asked says so, or a note of its own when it asked nobody. */
@@ -193,9 +201,8 @@ function approval(e: Extract<Incoming, { type: 'approval' }>): void {
       break;
     }
   }
-  const said = e.reason === undefined ? '' : `; you told the agent: ${e.reason}`;
   if (target === undefined) {
-    const n = note(`${decided(e.outcome)}${gatedBy(e.trigger)}: ${e.tool}${said}`, 'note answered');
+    const n = note(decisionText(e.outcome, '', e.trigger, e.tool, e.reason), 'note answered');
     n.dataset['outcome'] = e.outcome;
     return;
   }
@@ -203,7 +210,26 @@ function approval(e: Extract<Incoming, { type: 'approval' }>): void {
   target.dataset['approval'] = 'decided';
   target.dataset['outcome'] = e.outcome;
   target.classList.replace('waiting', 'answered');
-  target.textContent = `${decided(e.outcome)}${away}${gatedBy(e.trigger)}: ${target.dataset['text'] ?? e.tool}${said}`;
+  target.textContent = decisionText(e.outcome, away, e.trigger, target.dataset['text'] ?? e.tool, e.reason);
+}
+
+/** A replayed call the gate decided: the note the live run's question ended as. */
+function replayedDecision(e: Extract<Incoming, { type: 'decision' }>): void {
+  // a decision nobody was asked for (a standing approval, one given while stopped) had no question
+  if (e.outcome !== 'approved_once' && e.outcome !== 'approved_for_run' && e.outcome !== 'declined') {
+    approval({ type: 'approval', call_id: e.call_id, tool: e.tool, trigger: e.trigger, outcome: e.outcome, ...(e.reason === undefined ? {} : { reason: e.reason }) });
+    return;
+  }
+  const n = note(decisionText(e.outcome, '', e.trigger, e.text, e.reason), 'note answered');
+  n.dataset['question'] = `replayed-${e.call_id}`;
+  n.dataset['approval'] = 'decided';
+  n.dataset['tool'] = e.tool;
+  n.dataset['text'] = e.text;
+  n.dataset['outcome'] = e.outcome;
+}
+
+function decisionText(outcome: ApprovalOutcome, away: string, trigger: string, what: string, reason: string | undefined): string {
+  return `${decided(outcome)}${away}${gatedBy(trigger)}: ${what}${reason === undefined ? '' : `; you told the agent: ${reason}`}`;
 }
 
 function outcome(e: Extract<Incoming, { type: 'outcome' }>): void {
@@ -254,6 +280,7 @@ function handle(e: Incoming): void {
     case 'control':
       tab = e.tab;
       setTab(e.tab);
+      skew = e.now - Date.now();
       control = e.control;
       if (e.key !== undefined) sessionStorage.setItem(CONTROL_KEY, e.key);
       else if (!e.control) sessionStorage.removeItem(CONTROL_KEY);
@@ -275,7 +302,7 @@ function handle(e: Incoming): void {
     case 'run':
       if (e.runId !== undefined) sessionLabel.textContent = `session ${e.runId}`;
       statusPill.textContent = e.resumed ? 'resuming' : 'starting';
-      activity.show('starting');
+      activity.show('starting', onPageClock(e.at));
       return;
     case 'text_fragment':
       fragment(e.text);
@@ -307,17 +334,20 @@ function handle(e: Incoming): void {
       statusPill.textContent = `${PHASES[e.phase]} · step ${e.iteration}`;
       statusPill.dataset['state'] = e.phase;
       tokens.textContent = `${e.usage.input_tokens} in / ${e.usage.output_tokens} out tokens`;
-      if (e.phase === 'model_call') activity.show('thinking');
-      else if (e.phase === 'tools') activity.show('tools');
+      if (e.phase === 'model_call') activity.show('thinking', onPageClock(e.at));
+      else if (e.phase === 'tools') activity.show('tools', onPageClock(e.at));
       return;
     case 'question':
-      question(e);
+      question(e, e.at);
       return;
     case 'answered':
       answered(e);
       return;
     case 'approval':
       approval(e);
+      return;
+    case 'decision':
+      replayedDecision(e);
       return;
     case 'outcome':
       outcome(e);
