@@ -7,7 +7,7 @@ import type { Tool } from '../toolkit/tool.js';
 import { DENY_PROMPTER } from '../toolkit/invoke/deny-prompter.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
 import { NEVER_ABORTED } from '../toolkit/invoke/run-tool.js';
-import { deferralNotCarriedMessage } from '../toolkit/invoke/messages.js';
+import { deferralNotCarriedMessage, servedDenialReason } from '../toolkit/invoke/messages.js';
 import type { InvokeContext, InvokeWrapper } from '../toolkit/invoke/types.js';
 import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
@@ -86,7 +86,7 @@ function servedContext(tools: ReadonlyMap<string, Tool>, policy: RunPolicy): Inv
   return {
     tools,
     confirmTags: [],
-    approve: () => Promise.resolve({ verdict: 'deny', reason: 'this tool needs approval and nobody can approve a call made over a2a' }),
+    approve: () => Promise.resolve({ verdict: 'deny', reason: servedDenialReason('this tool needs approval and nobody can approve a call made over a2a', 'unapprovable') }),
     prompter: DENY_PROMPTER,
     ...(policy.workDir === undefined ? {} : { workDir: policy.workDir }),
     timeout: { ms: policy.timeoutMs, key: 'the served tool timeout' },

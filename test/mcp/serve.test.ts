@@ -102,7 +102,7 @@ describe('fisk mcp serving a fixture application', () => {
       const c = await client(server.url, () => Promise.resolve(answer));
       const r = await c.callTool({ name: 'purge', arguments: { target: 'cache' } });
       expect(r.isError).toBe(true);
-      expect(JSON.parse(resultText(r))).toMatchObject({ allowed: false });
+      expect(JSON.parse(resultText(r))).toMatchObject({ allowed: false, reason: expect.stringMatching(/so the call was not run; .*do not retry it: ask the user what they want instead$/) as unknown });
     }
   });
 

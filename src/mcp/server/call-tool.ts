@@ -6,8 +6,9 @@
  */
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { invokeTool } from '../../toolkit/invoke/invoke.js';
-import { deferralNotCarriedMessage, shuttingDownMessage } from '../../toolkit/invoke/messages.js';
-import type { ApprovalVerdict, InvokeEvent, InvokeWrapper } from '../../toolkit/invoke/types.js';
+import { deferralNotCarriedMessage, servedDenialReason, shuttingDownMessage } from '../../toolkit/invoke/messages.js';
+import type { ServedDenial } from '../../toolkit/invoke/messages.js';
+import type { ApprovalVerdict, Approver, InvokeEvent, InvokeWrapper } from '../../toolkit/invoke/types.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { approvalForm, denialReason, gateAction, isApproval } from './approval.js';
 import type { ApprovalForm } from './approval.js';
@@ -87,31 +88,9 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
 async function answerCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, clientSignal = signal): Promise<ServedResult> {
   const observe = policy.observe;
   const stopping = policy.stopping;
-  const approve = async (q: { readonly tool: Tool; readonly commandLine: string; readonly trigger: string }, sig: AbortSignal): Promise<ApprovalVerdict> => {
-    const action = gateAction(policy.confirmOverMcp, true, peer.canElicit());
-    switch (action) {
-      case 'run':
-        return { verdict: 'ungated', reason: ungatedCall(q.tool.name, q.trigger, ungatedReason(policy.confirmOverMcp)).message };
-      case 'refuse':
-        return { verdict: 'deny', reason: `${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation); expose.agent.mcp.confirm_over_mcp is always` };
-      case 'ask': {
-        observe?.({ type: 'asking', tool: q.tool.name });
-        let answer: unknown;
-        try {
-          answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), { signal: sig, timeoutMs: policy.elicitationTimeoutMs });
-        } catch (err) {
-          // a question cut short by the client going away or the server stopping is no answer
-          if (sig.aborted) return { verdict: 'abort' };
-          return { verdict: 'deny', reason: `the approval request failed, so the call was not run: ${err instanceof Error ? err.message : String(err)}` };
-        }
-        return isApproval(answer) ? { verdict: 'allow' } : { verdict: 'deny', reason: denialReason(answer) };
-      }
-      default: {
-        const never: never = action;
-        return never;
-      }
-    }
-  };
+  // what denied the call, in a few words for the log line; the client gets them with advice
+  let deniedFor: string | undefined;
+  const approve = approver(policy, peer, (why) => (deniedFor = why));
   const onEvent = (e: InvokeEvent): void => {
     if (e.type === 'ungated') observe?.({ ...ungatedCall(e.tool.name, gateOf(e.tool, policy.confirmTags ?? []).trigger, ungatedReason(policy.confirmOverMcp)) });
     else if (e.type === 'started') observe?.({ type: 'started', tool: e.tool.name });
@@ -140,7 +119,7 @@ async function answerCall(policy: CallPolicy, peer: CallPeer, name: string, args
   switch (r.kind) {
     case 'answered':
       if (r.refused === 'denied' || r.refused === 'ungateable') {
-        observe?.({ type: 'denied', tool: name, reason: deniedReason(r.content) });
+        observe?.({ type: 'denied', tool: name, reason: deniedFor ?? deniedReason(r.content) });
         // a denial is an error to the client, with the same allowed/reason body the loop uses
         return textResult(r.content, true);
       }
@@ -164,6 +143,43 @@ async function answerCall(policy: CallPolicy, peer: CallPeer, name: string, args
   }
   observe?.({ type: 'finished', tool: name, isError: result.isError === true });
   return result;
+}
+
+/**
+ * The confirm gate of one call: run, ask the client, or refuse, by `confirm_over_mcp` and what the
+ * session negotiated. A denial's reason tells the client's model whether trying again can help;
+ * `denied` hears the short form, for the log.
+ */
+function approver(policy: CallPolicy, peer: CallPeer, denied: (why: string) => void): Approver {
+  const deny = (why: string, kind: ServedDenial): ApprovalVerdict => {
+    denied(why);
+    return { verdict: 'deny', reason: servedDenialReason(why, kind) };
+  };
+  return async (q, sig) => {
+    const action = gateAction(policy.confirmOverMcp, true, peer.canElicit());
+    switch (action) {
+      case 'run':
+        return { verdict: 'ungated', reason: ungatedCall(q.tool.name, q.trigger, ungatedReason(policy.confirmOverMcp)).message };
+      case 'refuse':
+        return deny(`${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation, and expose.agent.mcp.confirm_over_mcp is always)`, 'unapprovable');
+      case 'ask': {
+        policy.observe?.({ type: 'asking', tool: q.tool.name });
+        let answer: unknown;
+        try {
+          answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), { signal: sig, timeoutMs: policy.elicitationTimeoutMs });
+        } catch (err) {
+          // a question cut short by the client going away or the server stopping is no answer
+          if (sig.aborted) return { verdict: 'abort' };
+          return deny(`the approval request failed (${err instanceof Error ? err.message : String(err)})`, 'unanswered');
+        }
+        return isApproval(answer) ? { verdict: 'allow' } : deny(denialReason(answer), 'declined');
+      }
+      default: {
+        const never: never = action;
+        return never;
+      }
+    }
+  };
 }
 
 function deniedReason(content: string): string {

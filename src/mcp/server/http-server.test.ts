@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfirmOverMcp } from '../../config/types.js';
 import { errorOutcome, jsonOutcome, newFuncTool } from '../../toolkit/functool/index.js';
 import type { FuncToolSpec } from '../../toolkit/functool/index.js';
-import { shuttingDownMessage } from '../../toolkit/invoke/messages.js';
+import { SERVED_DENIAL_ADVICE, shuttingDownMessage } from '../../toolkit/invoke/messages.js';
 import type { Tool } from '../../toolkit/tool.js';
 import type { CallEvent } from './call-tool.js';
 import { startMcpServer } from './http-server.js';
@@ -247,6 +247,10 @@ describe('the elicitation gate', () => {
       expect(r.ran).toEqual([]);
       expect(r.isError).toBe(true);
       expect(JSON.parse(r.text)).toMatchObject({ allowed: false });
+      // the client's model hears that asking again is no use, and what is
+      const reason = (JSON.parse(r.text) as { reason: string }).reason;
+      expect(reason).toMatch(/so the call was not run; /);
+      expect(reason.endsWith(SERVED_DENIAL_ADVICE.declined)).toBe(true);
     });
   }
 
@@ -277,6 +281,7 @@ describe('the elicitation gate', () => {
     expect(r.ran).toEqual([]);
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/approval request failed/);
+    expect((JSON.parse(r.text) as { reason: string }).reason.endsWith(SERVED_DENIAL_ADVICE.unanswered)).toBe(true);
   });
 
   it('denies when nobody answers before the elicitation timeout', async () => {
@@ -291,7 +296,7 @@ describe('the elicitation gate', () => {
     never.open();
     expect(ran).toEqual([]);
     expect(r.isError).toBe(true);
-    expect(resultText(r)).toMatch(/approval request failed/);
+    expect(resultText(r)).toMatch(/approval request failed.*ask the user whether they are there to approve it/);
   });
 
   it('auto: runs ungated for a client that cannot be asked', async () => {
@@ -305,6 +310,7 @@ describe('the elicitation gate', () => {
     expect(r.ran).toEqual([]);
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/cannot be asked.*confirm_over_mcp is always/);
+    expect(r.text).toMatch(/retrying will not help/);
   });
 
   it('always: asks a client that can be asked', async () => {

@@ -8,6 +8,8 @@ export type { GateInfo } from './gate.js';
 export {
   deferralNotCarriedMessage,
   refusalOf,
+  SERVED_DENIAL_ADVICE,
+  servedDenialReason,
   shuttingDownMessage,
   describeParameters,
   invalidArgumentsMessage,
@@ -18,6 +20,7 @@ export {
   unknownToolWarning,
 } from './messages.js';
 export { REFUSAL_REASONS } from './types.js';
+export type { ServedDenial } from './messages.js';
 export type {
   AnsweredResult,
   ApprovalQuestion,

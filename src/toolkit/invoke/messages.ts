@@ -58,9 +58,29 @@ export function toolFailedMessage(err: unknown): string {
   return `the tool failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+/**
+ * What a denied call on a serving surface (`fisk mcp`, a2a) ends with, by why it was denied, so the
+ * calling model knows whether trying again can help and what can: the same words on every surface.
+ * A run's own operator gate says the same in its words (`agent/confirm-gate.ts`).
+ */
+export const SERVED_DENIAL_ADVICE = {
+  /** The person asked said no, or answered without approving. */
+  declined: 'calling it again would only ask the same question again, so do not retry it: ask the user what they want instead',
+  /** Nobody answered the approval question, or it could not be put. */
+  unanswered: 'retrying at once will not help: ask the user whether they are there to approve it, then try again',
+  /** This surface refuses every call to the tool from this caller. */
+  unapprovable: 'retrying will not help, because every call to it is refused here: tell the user, who can run it where its approval can be given',
+} as const;
+export type ServedDenial = keyof typeof SERVED_DENIAL_ADVICE;
+
+/** The reason a denied served call is given: what happened, then the advice for its kind. */
+export function servedDenialReason(why: string, kind: ServedDenial): string {
+  return `${why}, so the call was not run; ${SERVED_DENIAL_ADVICE[kind]}`;
+}
+
 /** A serving surface's answer for a tool that cannot report whether it needs approval. */
 export function ungateableMessage(name: string): string {
-  return `${name} cannot report whether it needs approval, so it is not run`;
+  return `${name} cannot report whether it needs approval, so it is not run; ${SERVED_DENIAL_ADVICE.unapprovable}`;
 }
 
 /** The answer when nobody can carry a deferred answer (a served call has no session to answer later). */
