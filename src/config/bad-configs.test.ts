@@ -71,7 +71,7 @@ const CASES: readonly Case[] = [
   { name: 'MCP client with a dotted prefix', yaml: 'mcp_clients: [{name: a, command: x, prefix: "gh.io"}]', key: 'mcp_clients[0].prefix', says: /1 to 32 letters, digits/ },
   { name: 'MCP client with a prefix past 32 characters', yaml: `mcp_clients: [{name: a, command: x, prefix: ${'p'.repeat(33)}}]`, key: 'mcp_clients[0].prefix' },
   { name: 'MCP client with a zero startup timeout', yaml: 'mcp_clients: [{name: a, command: x, startup_timeout: 0}]', key: 'mcp_clients[0].startup_timeout' },
-  { name: 'MCP client max_output in megabytes', yaml: 'mcp_clients: [{name: a, command: x, max_output: 2MB}]', key: 'mcp_clients[0].max_output', says: /KiB or MiB/ },
+  { name: 'MCP client max_output in megabytes', yaml: 'mcp_clients: [{name: a, command: x, max_output: 2MB}]', key: 'mcp_clients[0].max_output', says: /KiB, MiB or GiB/ },
   { name: 'MCP client max_output too small', yaml: 'mcp_clients: [{name: a, command: x, max_output: 100}]', key: 'mcp_clients[0].max_output', says: /1KiB to 16MiB/ },
   { name: 'MCP client max_output too large', yaml: 'mcp_clients: [{name: a, command: x, max_output: 64MiB}]', key: 'mcp_clients[0].max_output', says: /1KiB to 16MiB/ },
   { name: 'MCP client confirm typo', yaml: 'mcp_clients: [{name: a, command: x, confirm: sometimes}]', key: 'mcp_clients[0].confirm', says: /auto .*always, never, or a list of patterns/ },
@@ -113,6 +113,19 @@ const CASES: readonly Case[] = [
   { name: 'serve over NATS without a context', yaml: 'identity: a\napplication_path: /bin/x\nexpose: {agent: {a2a: {serve_tools: true}}}', mode: 'serve', key: 'nats_context' },
   { name: 'serve prompts without a model', yaml: 'identity: a\nnats_context: c\nexpose: {agent: {a2a: {prompts: true}}}', mode: 'serve', key: 'llm.model' },
   { name: 'jobs without a stream', yaml: `identity: a\nnats_context: c\n${RUNNABLE}expose: {agent: {jobs: {workers: 2}}}`, mode: 'serve', key: 'expose.agent.jobs.stream' },
+  { name: 'misspelt sandbox key', yaml: 'harness: {sandbox: {enable: true}}', key: 'harness.sandbox.enable', says: /did you mean harness\.sandbox\.enabled/ },
+  { name: 'unknown sandbox limit', yaml: 'harness: {sandbox: {limits: {memory: 1}}}', key: 'harness.sandbox.limits.memory' },
+  { name: 'sandbox writable as a string', yaml: 'harness: {sandbox: {writable: /tmp/out}}', key: 'harness.sandbox.writable', says: /a list/ },
+  { name: 'empty sandbox writable path', yaml: 'harness: {sandbox: {writable: ["  "]}}', key: 'harness.sandbox.writable[0]', says: /empty path/ },
+  { name: "another user's home in sandbox hide", yaml: 'harness: {sandbox: {hide: ["~bob/.ssh"]}}', key: 'harness.sandbox.hide[0]', says: /another user's home/ },
+  { name: 'sandbox address space too small', yaml: 'harness: {sandbox: {limits: {address_space: 1KiB}}}', key: 'harness.sandbox.limits.address_space', says: /out of range/ },
+  { name: 'negative sandbox cpu seconds', yaml: 'harness: {sandbox: {limits: {cpu_seconds: -1}}}', key: 'harness.sandbox.limits.cpu_seconds', says: /positive/ },
+  { name: 'sandbox grant without tools', yaml: 'harness: {sandbox: {tools: [{network: true}]}}', key: 'harness.sandbox.tools[0].tools' },
+  { name: 'sandbox grant with a bad pattern', yaml: 'harness: {sandbox: {tools: [{tools: ["("], network: true}]}}', key: 'harness.sandbox.tools[0].tools[0]', says: /regular expression/ },
+  { name: 'sandbox grant granting nothing', yaml: 'harness: {sandbox: {tools: [{tools: [x]}]}}', key: 'harness.sandbox.tools[0]', says: /grants nothing/ },
+  { name: 'sandbox grant with an unknown key', yaml: 'harness: {sandbox: {tools: [{tools: [x], tags: [t]}]}}', key: 'harness.sandbox.tools[0].tags' },
+  { name: 'sandbox on an http MCP server', yaml: 'mcp_clients: [{name: a, url: "https://mcp.example.com", sandbox: true}]', key: 'mcp_clients[0].sandbox', says: /stdio servers only/ },
+  { name: 'MCP network without a sandbox', yaml: 'mcp_clients: [{name: a, command: x, network: true}]', key: 'mcp_clients[0].network', says: /no effect while the server runs unsandboxed/ },
 ];
 
 describe('bad configurations', () => {

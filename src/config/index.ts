@@ -22,6 +22,7 @@ export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl, sl
 export { isLoopbackHost, isLoopbackUrl } from './loopback.js';
 export { decodeOptions } from './options.js';
 export { DEFAULT_KNOWLEDGE_EXTENSIONS } from './knowledge-extensions.js';
+export { DEFAULT_SANDBOX_HIDE } from './sandbox.js';
 export { parseGoDuration, formatGoDuration, DurationSyntaxError } from './duration.js';
 export {
   credentialEnvNames,

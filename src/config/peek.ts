@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
 
 export interface ApplicationPeek {
   /** `application_path` as the file writes it, trimmed. */
@@ -25,9 +26,23 @@ export interface ApplicationPeek {
 
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 
+/** Whether the document has a `harness.sandbox` block, read as the checked configuration reads it (aliases resolved). */
+function asksForSandbox(doc: Document): boolean {
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    // unreadable as data: the check will refuse it, and nothing starts before that
+    return true;
+  }
+  const harness = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['harness'] : undefined;
+  return typeof harness === 'object' && harness !== null && (harness as Record<string, unknown>)['sandbox'] !== undefined;
+}
+
 /**
- * The file's application, or undefined when it names none, is not a regular file, or cannot be
- * read as YAML (the check will say why).
+ * The file's application, or undefined when it names none, is not a regular file, cannot be read
+ * as YAML (the check will say why), or has a `harness.sandbox` block: an application started
+ * before its sandbox is checked and resolved would run outside it.
  */
 export function peekApplication(path: string): ApplicationPeek | undefined {
   let text: string;
@@ -42,5 +57,6 @@ export function peekApplication(path: string): ApplicationPeek | undefined {
   if (doc.errors.length > 0 || !isMap(doc.contents)) return undefined;
   const app = doc.get('application_path');
   if (typeof app !== 'string' || app.trim() === '') return undefined;
+  if (asksForSandbox(doc)) return undefined;
   return { applicationPath: app.trim(), baseDir: dirname(resolve(path)), words: [...new Set(text.match(WORD) ?? [])] };
 }

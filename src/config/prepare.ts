@@ -4,6 +4,7 @@ import { prepareKnowledgeExtensions } from './knowledge-extensions.js';
 import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
 import { isLoopbackUrl } from './loopback.js';
 import { parseByteSize } from './byte-size.js';
+import { prepareMcpSandbox, prepareSandbox } from './sandbox.js';
 import type { RawConfig } from './schema.js';
 import { CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_OAUTH_GRANTS, MCP_TRANSPORTS, PII_MODES } from './types.js';
 import type {
@@ -75,6 +76,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
   }
 
   const memory = raw.harness?.memory;
+  const sandbox = prepareSandbox(raw.harness?.sandbox, baseDir);
   const mcpPresent = expose !== undefined && 'mcp' in expose && expose.mcp !== undefined;
 
   return {
@@ -107,6 +109,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
       },
       sessions: backendChoice(raw.harness?.sessions),
       knowledge,
+      sandbox,
     },
     remoteAgents: (raw.remote_agents ?? []).map((a) => ({ name: (a.name ?? '').trim(), alias: (a.alias ?? '').trim() })),
     remoteTools: (raw.remote_tools ?? []).map((host, i) => {
@@ -119,7 +122,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
         exclude: normalizeFilter(host.exclude, `remote_tools[${i}].exclude`),
       };
     }),
-    mcpClients: (raw.mcp_clients ?? []).map((c, i) => prepareMcpClient(c, i)),
+    mcpClients: (raw.mcp_clients ?? []).map((c, i) => prepareMcpClient(c, i, sandbox.enabled, baseDir)),
     expose: {
       mcp: mcpPresent ? prepareExposeMcp(raw, knowledge.enabled) : undefined,
       a2a: prepareA2a(raw),
@@ -312,7 +315,7 @@ function prepareMcpConfirm(raw: string | readonly string[] | undefined, key: str
   return { mode: 'patterns', patterns };
 }
 
-function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: number): McpClientConfig {
+function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: number, sandboxed: boolean, baseDir: string): McpClientConfig {
   const key = `mcp_clients[${i}]`;
   const command = trimmed(c.command);
   const url = trimmed(c.url);
@@ -348,6 +351,7 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     prefix: trimmed(c.prefix),
     include: normalizeFilter(c.include, `${key}.include`),
     exclude: normalizeFilter(c.exclude, `${key}.exclude`),
+    sandbox: prepareMcpSandbox(c, key, sandboxed, transport === 'stdio', baseDir),
   };
 }
 

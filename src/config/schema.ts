@@ -84,6 +84,28 @@ export const KnowledgeSchema = z.strictObject({
   embeddings: EmbeddingsSchema.optional(),
 });
 
+/** One operator grant over tools matched by name: more network or more writable paths, never less. */
+export const SandboxGrantSchema = z.strictObject({
+  tools: strList,
+  network: bool.optional(),
+  writable: strList.optional(),
+});
+
+export const SandboxSchema = z.strictObject({
+  enabled: bool.optional(),
+  network: bool.optional(),
+  writable: strList.optional(),
+  hide: strList.optional(),
+  limits: z
+    .strictObject({
+      address_space: z.union([int, str]).optional(),
+      cpu_seconds: int.optional(),
+      open_files: int.optional(),
+    })
+    .optional(),
+  tools: z.array(SandboxGrantSchema).optional(),
+});
+
 export const HarnessSchema = z.strictObject({
   human_in_the_loop: z.strictObject({ enabled: bool.optional() }).optional(),
   confirm_tags: strList.optional(),
@@ -94,6 +116,7 @@ export const HarnessSchema = z.strictObject({
   memory: MemorySchema.optional(),
   sessions: BackendSchema.optional(),
   knowledge: KnowledgeSchema.optional(),
+  sandbox: SandboxSchema.optional(),
 });
 
 export const RemoteAgentSchema = z.strictObject({
@@ -132,6 +155,9 @@ export const McpClientSchema = z.strictObject({
   confirm: z.union([str, strList]).optional(),
   include: NameFilterSchema.optional(),
   exclude: NameFilterSchema.optional(),
+  sandbox: bool.optional(),
+  network: bool.optional(),
+  writable: strList.optional(),
 });
 
 export const ExposeMcpSchema = z.strictObject({

@@ -130,6 +130,49 @@ export interface KnowledgeConfig {
   readonly embeddings: EmbeddingsConfig | undefined;
 }
 
+/** `harness.sandbox.limits`: what `prlimit` caps for every sandboxed child; undefined leaves a limit as inherited. */
+export interface SandboxLimits {
+  /** Address space in bytes (`--as`). */
+  readonly addressSpace: number | undefined;
+  /** CPU time in seconds (`--cpu`). */
+  readonly cpuSeconds: number | undefined;
+  /** Open file descriptors (`--nofile`). */
+  readonly openFiles: number | undefined;
+}
+
+/** One `harness.sandbox.tools` entry: tools matched by name get more, never less. */
+export interface SandboxGrant {
+  /** Regular expressions over tool names (unanchored, as `include.tools`). */
+  readonly tools: readonly string[];
+  readonly network: boolean;
+  /** Absolute paths, added to the writable ones. */
+  readonly writable: readonly string[];
+}
+
+/**
+ * `harness.sandbox`. Paths are absolute (relative ones resolved against agent.yaml's directory)
+ * except those starting `~/`, which resolve against the child's HOME when the runtime opens.
+ */
+export interface SandboxConfig {
+  readonly enabled: boolean;
+  readonly network: boolean;
+  /** Undefined: the call's work directory only. */
+  readonly writable: readonly string[] | undefined;
+  /** Undefined: the default set (`DEFAULT_SANDBOX_HIDE`). fisk's own stores are hidden either way. */
+  readonly hide: readonly string[] | undefined;
+  readonly limits: SandboxLimits;
+  readonly tools: readonly SandboxGrant[];
+}
+
+/** `mcp_clients[]` sandbox keys: whether a stdio server runs sandboxed, and what it is given. */
+export interface McpSandboxConfig {
+  /** Defaults to `harness.sandbox.enabled`. */
+  readonly enabled: boolean;
+  readonly network: boolean;
+  /** Undefined: the working directory only. */
+  readonly writable: readonly string[] | undefined;
+}
+
 export interface HarnessConfig {
   readonly humanInTheLoop: boolean;
   readonly confirmTags: readonly string[];
@@ -140,6 +183,7 @@ export interface HarnessConfig {
   readonly memory: MemoryConfig;
   readonly sessions: BackendChoice;
   readonly knowledge: KnowledgeConfig;
+  readonly sandbox: SandboxConfig;
 }
 
 export interface RemoteAgentConfig {
@@ -176,6 +220,8 @@ export interface McpClientConfig {
   readonly confirm: McpConfirm;
   readonly include: Filter;
   readonly exclude: Filter;
+  /** How a stdio server is sandboxed (`sandbox`, `network`, `writable`). */
+  readonly sandbox: McpSandboxConfig;
 }
 
 export interface ExposeMcpConfig {

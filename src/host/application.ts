@@ -53,7 +53,8 @@ export function startRuntimeIntrospection(
   early?: PendingIntrospection,
 ): PendingIntrospection | undefined {
   const options = runtimeApplicationOptions(config, env);
-  if (options !== undefined) return startApplicationIntrospection(options, early);
+  // a sandboxed application starts only inside the sandbox openRuntime checks and resolves first
+  if (options !== undefined && !config.harness.sandbox.enabled) return startApplicationIntrospection(options, early);
   void early?.discard();
   return undefined;
 }

@@ -5,6 +5,7 @@
  * leniently and reports what failed as warnings. Nothing is imported for `fisk mcp`: imported
  * tools are never served again.
  */
+import type { SandboxSettings } from '../toolkit/sandbox/policy.js';
 import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import type { McpSessionSet, McpToolsChange } from '../mcp/client/index.js';
@@ -53,6 +54,8 @@ export interface ImportContext {
   /** The names the local sources hold (application, built-ins, custom). */
   readonly localNames: readonly string[];
   readonly signal?: AbortSignal;
+  /** The runtime's sandbox, which stdio MCP servers with `sandbox` run in. */
+  readonly sandbox?: SandboxSettings;
 }
 
 /** No imports: what an `mcp` runtime, or a configuration importing nothing, gets. */
@@ -130,6 +133,7 @@ export async function openImports(config: Config, stance: ImportStance, ctx: Imp
     credentialEnvNames: ctx.credentialEnvNames,
     ...(ctx.scrub === undefined ? {} : { scrub: ctx.scrub }),
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+    ...(ctx.sandbox === undefined ? {} : { sandbox: ctx.sandbox }),
   };
   if (stance === 'lenient') {
     const found = await discoverMcpTools(config.mcpClients, connect);

@@ -24,6 +24,8 @@ import type { Tool } from '../toolkit/tool.js';
 import { secretScrubber, secretsFromEnv } from '../util/secret-scrub.js';
 import { credentialUnion, runtimeApplicationOptions } from './application.js';
 import { ConnectionPool } from './connections.js';
+import { openSandbox } from './sandbox.js';
+import type { SandboxSettings } from '../toolkit/sandbox/policy.js';
 import { HostError } from './errors.js';
 import { localToolNames, NO_IMPORTS, openImports } from './imports.js';
 import type { ImportedTools } from './imports.js';
@@ -101,6 +103,11 @@ export interface Runtime {
   readonly credentialEnvNames: readonly string[];
   /** Replaces the value of every credential above (8+ characters, longest first) in text a tool produced. */
   readonly scrub: (text: string) => string;
+  /**
+   * The sandbox children run in (`harness.sandbox`, and stdio MCP servers with `sandbox`), checked
+   * to work here; undefined when nothing asks for one.
+   */
+  readonly sandbox: SandboxSettings | undefined;
   readonly sessions: SessionStore | undefined;
   readonly memoryStore: MemoryStore | undefined;
   /**
@@ -173,6 +180,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     const credentials = credentialUnion(config, deps.env);
     const scrub = secretScrubber(secretsFromEnv(deps.env, credentials));
     const storeBase = deps.storeBase ?? storeBaseFromEnv(deps.env);
+    // checked before anything starts: a sandbox that cannot run here stops the runtime from opening
+    const sandbox = openSandbox(config, deps.env, { storeBase, stateDir: deps.sessions?.stateDir });
 
     let provider: Provider | undefined;
     if (mode === 'run') {
@@ -273,6 +282,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
             ...loadOptions,
             ...(deps.signal === undefined ? {} : { signal: deps.signal }),
             ...(early === undefined ? {} : { pending: early }),
+            ...(sandbox === undefined ? {} : { sandbox }),
           });
 
     const human = config.harness.humanInTheLoop ? humanTools() : [];
@@ -286,6 +296,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         credentialEnvNames: credentials,
         scrub,
         connections,
+        ...(sandbox === undefined ? {} : { sandbox }),
         localNames: await localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       },
@@ -302,6 +313,7 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       facts,
       credentialEnvNames: credentials,
       scrub,
+      sandbox,
       sessions,
       memoryStore,
       memoryIndex,

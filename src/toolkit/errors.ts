@@ -12,6 +12,7 @@ export const TOOLKIT_ERROR_CODES = [
   'introspect', // the application could not be introspected or its model is unusable
   'global_flag', // a `global_flags` entry names no exposable global flag
   'filter', // an include/exclude pattern is not a valid regular expression
+  'sandbox', // a configured sandbox cannot run here (no bubblewrap, no namespaces, not Linux)
 ] as const;
 export type ToolkitErrorCode = (typeof TOOLKIT_ERROR_CODES)[number];
 

@@ -11,6 +11,8 @@ import { compileFilters } from './filter.js';
 import { toolEnvironment } from './fisk/env.js';
 import { INTROSPECT_DEFAULT_TIMEOUT_MS, startIntrospection } from './fisk/introspect.js';
 import type { IntrospectionParams, PendingIntrospection } from './fisk/introspect.js';
+import { introspectionPolicy } from './sandbox/policy.js';
+import type { SandboxSettings } from './sandbox/policy.js';
 
 /** The few configuration values loading needs. */
 export interface LoadApplicationOptions {
@@ -34,6 +36,8 @@ export interface LoadApplicationOptions {
    * exactly what this load would run, and discarded (its application killed) otherwise.
    */
   readonly pending?: PendingIntrospection;
+  /** The runtime's sandbox; when enabled, the introspection and every command run inside it. */
+  readonly sandbox?: SandboxSettings;
 }
 
 /**
@@ -66,6 +70,7 @@ export function introspectionParams(opts: LoadApplicationOptions): Introspection
     binary: opts.applicationPath,
     env: toolEnvironment(opts.env ?? process.env, opts.credentialEnvNames),
     timeoutMs: opts.timeoutMs ?? INTROSPECT_DEFAULT_TIMEOUT_MS,
+    ...(opts.sandbox?.enabled === true ? { sandbox: introspectionPolicy(opts.sandbox) } : {}),
   };
 }
 
@@ -86,5 +91,7 @@ export function startApplicationIntrospection(opts: LoadApplicationOptions, earl
   const params = introspectionParams(opts);
   if (early?.matches(params) === true) return early;
   void early?.discard();
+  // a sandboxed introspection starts only once the runtime has checked and resolved its sandbox
+  if (params.sandbox !== undefined || opts.sandbox !== undefined) return undefined;
   return startIntrospection(params);
 }

@@ -57,6 +57,7 @@ export async function loadApplicationTools(opts: LoadApplicationOptions): Promis
     confirmTags: opts.confirmTags,
     credentialEnvNames: opts.credentialEnvNames,
     ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }),
   });
   const { kept, filtered } = applyFilters(
     built.tools.map((tool) => ({ name: tool.name, tags: tool.tags(), tool })),

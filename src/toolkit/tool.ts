@@ -1,3 +1,4 @@
+import type { SandboxReport } from './sandbox/policy.js';
 import type { ToolDef, ToolImage } from '../llm/types.js';
 import { oneLine } from '../util/terminal-text.js';
 
@@ -229,6 +230,11 @@ export interface ToolCapabilities {
    * `name key=value` line. May throw for input the tool refuses.
    */
   readonly describeCall: ((input: string) => string) | null;
+  /**
+   * The sandbox the tool's child process runs in: absent for a tool that starts no process of
+   * fisk's (an in-process or remote tool), `null` for one that runs its process unsandboxed.
+   */
+  readonly sandbox?: SandboxReport | null;
 }
 
 /** The behaviour a surface reports for a tool: its own hints, else the conservative answer. */

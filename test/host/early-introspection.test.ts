@@ -135,6 +135,20 @@ describe('an introspection started from the file, before the configuration is ch
     expect(after).toContain('EARLY_HARMLESS');
   });
 
+  it('starts nothing for a sandboxed configuration: its application starts only inside the sandbox the runtime checks', async () => {
+    const path = file('harness:\n  sandbox:\n    enabled: true\n');
+    expect(startEarlyIntrospection(path, withLog())).toBeUndefined();
+    const c = parseConfigForMode({ path }, 'info');
+    expect(startRuntimeIntrospection(c, withLog())).toBeUndefined();
+    expect(pids()).toHaveLength(0);
+    // the runtime introspects it itself, inside the sandbox, where nothing is writable: not even the log
+    await expect(openRuntime(c, 'listing', { env: withLog() })).rejects.toThrow(/ENOENT: no such file or directory, open '.*envs'/);
+    const runtime = await openRuntime(c, 'listing', { env: { PATH: process.env['PATH'] } });
+    await runtime.close();
+    expect(runtime.sandbox?.enabled).toBe(true);
+    expect(runtime.application?.source.tools.map((t) => t.name)).toContain('stream_ls');
+  });
+
   it('starts nothing for a file it cannot read, a pipe, or a file that names no application', () => {
     expect(startEarlyIntrospection(join(dir, 'missing.yaml'), env())).toBeUndefined();
     writeFileSync(join(dir, 'bad.yaml'), 'application_path: [unclosed\n');

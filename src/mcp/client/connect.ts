@@ -14,6 +14,8 @@ import type { McpClientConfig } from '../../config/types.js';
 import { childEnvironment } from './env.js';
 import { McpClientError } from './errors.js';
 import { GroupStdioTransport } from './stdio-transport.js';
+import { expandHome, serverPolicy } from '../../toolkit/sandbox/policy.js';
+import type { SandboxPolicy, SandboxSettings } from '../../toolkit/sandbox/policy.js';
 import { basicSecrets, createHttpTransport, httpStatusOf, httpTarget, refusesStreamableHttp, serverFetch, wiresFor } from './http-transport.js';
 import { loginRequiredIn } from './oauth/login-required.js';
 import type { OAuthAuthorizer } from './oauth/oauth-fetch.js';
@@ -57,6 +59,8 @@ export interface ConnectOptions {
    * that needs a login fails naming the command to run.
    */
   readonly authorizer?: OAuthAuthorizer;
+  /** The runtime's sandbox: a stdio server whose entry has `sandbox` on runs inside it. */
+  readonly sandbox?: SandboxSettings;
 }
 
 /** How long a login may take, from the first request to the browser coming back. */
@@ -97,12 +101,22 @@ interface Opened {
   readonly stderr: () => string;
 }
 
-function openStdio(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor): Opened {
+/** The policy a stdio server runs under: its entry's own keys over the runtime's sandbox; none when `sandbox` is off. */
+export function stdioSandbox(entry: McpClientConfig, key: string, opts: Pick<ConnectOptions, 'env' | 'sandbox'>): SandboxPolicy | undefined {
+  if (!entry.sandbox.enabled) return undefined;
+  // fail closed: a server asked to run sandboxed never starts outside one
+  if (opts.sandbox === undefined) throw new Error(`${key}.sandbox is on but this runtime opened no sandbox; open it through the host (openRuntime), which checks bubblewrap`);
+  return serverPolicy(opts.sandbox, { network: entry.sandbox.network, writable: entry.sandbox.writable?.map((p) => expandHome(p, opts.env)) });
+}
+
+function openStdio(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor, key: string): Opened {
   const command = entry.command ?? '';
+  const sandbox = stdioSandbox(entry, key, opts);
   const transport = new GroupStdioTransport({
     command,
     args: entry.args,
     env: childEnvironment(opts.env, opts.credentialEnvNames, resolved.env),
+    ...(sandbox === undefined ? {} : { sandbox }),
   });
   let tail = '';
   // drained always, so a chatty server never blocks on a full pipe
@@ -120,7 +134,7 @@ interface Attempt {
 }
 
 function attemptsFor(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor, key: string, oauth: OAuthLayer | undefined): Attempt[] {
-  if (entry.transport === 'stdio') return [{ open: () => openStdio(entry, resolved, opts, redact), fallsBack: () => false }];
+  if (entry.transport === 'stdio') return [{ open: () => openStdio(entry, resolved, opts, redact, key), fallsBack: () => false }];
   const target = httpTarget(resolved.url ?? '', resolved.headers, key);
   const fetchFn = serverFetch(target, oauth?.fetch.wrap);
   const endpoint = printableEndpoint(resolved.url ?? '', redact);

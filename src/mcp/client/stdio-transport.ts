@@ -7,12 +7,13 @@
  * and a group whose leader has already exited is still ended, so no helper outlives fisk. Groups
  * still running when this process exits are killed on the way out.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxPolicy } from '../../toolkit/sandbox/policy.js';
+import { startChild } from '../../toolkit/sandbox/spawn.js';
 
 /** How long each step of ending a server waits before the next, harder one. */
 export const STOP_GRACE_MS = 2_000;
@@ -26,6 +27,8 @@ export interface GroupStdioParams {
   /** The whole environment the server gets (nothing is added). */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Run the server inside this sandbox; one that cannot be set up fails the start. */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /** Process groups started here and not yet seen empty; killed if this process exits first. */
@@ -102,14 +105,16 @@ export class GroupStdioTransport implements Transport {
     if (this.#child !== undefined) throw new Error('the MCP server was already started');
     installReaper();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#params.command, [...this.#params.args], {
-        env: { ...this.#params.env },
+      // a new process group (and session): signals reach every process the server starts, and a
+      // terminal's Ctrl-C reaches none of them, since ending the server is fisk's to do
+      const child = startChild({
+        binary: this.#params.command,
+        argv: this.#params.args,
+        env: this.#params.env,
         stdio: ['pipe', 'pipe', 'pipe'],
-        // a new process group (and session): signals reach every process the server starts, and a
-        // terminal's Ctrl-C reaches none of them, since ending the server is fisk's to do
-        detached: true,
         ...(this.#params.cwd === undefined ? {} : { cwd: this.#params.cwd }),
-      });
+        ...(this.#params.sandbox === undefined ? {} : { sandbox: this.#params.sandbox }),
+      }).child;
       this.#child = child;
       child.once('error', (error) => {
         reject(error);

@@ -40,6 +40,7 @@ export function entry(over: Partial<McpClientConfig> & Pick<McpClientConfig, 'na
     confirm: { mode: 'auto' },
     include: NONE,
     exclude: NONE,
+    sandbox: { enabled: false, network: false, writable: undefined },
     ...over,
   };
 }

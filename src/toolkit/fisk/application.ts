@@ -10,6 +10,8 @@ import type { FilteredTool, ToolWarning } from '../source.js';
 import { FiskCommandTool } from './command-tool.js';
 import { withGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
+import { reportTool, toolPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy, SandboxReport, SandboxSettings } from '../sandbox/policy.js';
 
 /** What building command tools needs besides the model. */
 export interface BuildToolsOptions {
@@ -19,6 +21,13 @@ export interface BuildToolsOptions {
   readonly confirmTags: readonly string[];
   readonly credentialEnvNames: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The runtime's sandbox; each tool's policy comes from its own name, never from its tags. */
+  readonly sandbox?: SandboxSettings;
+}
+
+function sandboxFor(settings: SandboxSettings | undefined, name: string): { sandbox?: { policy: SandboxPolicy; report: SandboxReport } } {
+  if (settings === undefined || !settings.enabled) return {};
+  return { sandbox: { policy: toolPolicy(settings, name), report: reportTool(settings, name) } };
 }
 
 /** The tags a grouping node passes to its leaves: those that restrict, never those that grant. */
@@ -140,6 +149,7 @@ export function buildCommandTools(
         confirmTags: opts.confirmTags,
         credentialEnvNames: opts.credentialEnvNames,
         ...(opts.env === undefined ? {} : { env: opts.env }),
+        ...sandboxFor(opts.sandbox, name),
       }),
     );
   }

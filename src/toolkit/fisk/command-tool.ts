@@ -15,6 +15,7 @@ import { toolEnvironment } from './env.js';
 import { heldOpenNote } from './held-output.js';
 import { runCaptured } from './run-captured.js';
 import { traceLine } from './trace.js';
+import type { SandboxPolicy, SandboxReport } from '../sandbox/policy.js';
 
 /** Everything a command tool is built from. */
 export interface CommandToolSpec {
@@ -30,6 +31,8 @@ export interface CommandToolSpec {
   readonly credentialEnvNames: readonly string[];
   /** The environment the subprocess inherits from (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The sandbox every call runs in, with how reports show it; absent runs calls unsandboxed. */
+  readonly sandbox?: { readonly policy: SandboxPolicy; readonly report: SandboxReport };
 }
 
 function freezeDeep<T>(value: T): T {
@@ -79,6 +82,7 @@ export class FiskCommandTool implements Tool {
       tags: Object.freeze([...spec.tags]),
       behavior: Object.freeze(resolveBehavior(spec.tags)),
       describeCall: (input: string) => traceLine(spec.shape, input),
+      sandbox: spec.sandbox === undefined ? null : Object.freeze(spec.sandbox.report),
     });
   }
 
@@ -123,6 +127,7 @@ export class FiskCommandTool implements Tool {
       env: toolEnvironment(this.#spec.env ?? process.env, this.#spec.credentialEnvNames, deps.workDir),
       ...(deps.workDir === undefined ? {} : { cwd: deps.workDir }),
       ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
+      ...(this.#spec.sandbox === undefined ? {} : { sandbox: this.#spec.sandbox.policy }),
       signal,
     });
     switch (r.kind) {

@@ -5,12 +5,15 @@
  * and an abort always win. Everything the application wrote that reaches a message is cleaned of
  * terminal sequences first.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { jsonTextDepth } from '../../util/json-depth.js';
 import { oneLine } from '../../util/terminal-text.js';
 import { ToolkitError } from '../errors.js';
 import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
 import { readApplicationModel } from './model.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { SpawnRefused, startChild } from '../sandbox/spawn.js';
+import type { StartedChild } from '../sandbox/spawn.js';
 import type { ApplicationModel } from './model.js';
 
 /** The largest introspection document accepted: 16 MiB. */
@@ -27,6 +30,8 @@ export interface IntrospectOptions {
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Run inside this sandbox (nothing writable); one that cannot start fails the introspection. */
+  readonly sandbox?: SandboxPolicy;
 }
 
 function fail(binary: string, why: string, cause?: unknown): ToolkitError {
@@ -69,7 +74,14 @@ export function stderrGist(stderr: string): string {
 export async function introspect(opts: IntrospectOptions): Promise<ApplicationModel> {
   opts.signal?.throwIfAborted();
   const timeoutMs = opts.timeoutMs ?? INTROSPECT_DEFAULT_TIMEOUT_MS;
-  const child = spawn(opts.binary, ['--fisk-introspect'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: opts.env });
+  let started: StartedChild;
+  try {
+    started = startChild({ binary: opts.binary, argv: ['--fisk-introspect'], env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }) });
+  } catch (err) {
+    if (err instanceof SpawnRefused) throw fail(opts.binary, err.message, err);
+    throw err;
+  }
+  const child = started.child as ChildProcessWithoutNullStreams;
   const chunks: Buffer[] = [];
   let size = 0;
   let stderr = '';
@@ -104,6 +116,9 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   if (opts.signal?.aborted === true) throw opts.signal.reason;
   if ('error' in outcome) throw fail(opts.binary, `it cannot be started (${outcome.error.message}); check the path and that it is executable`, outcome.error);
   if (problem !== undefined) throw fail(opts.binary, problem);
+  if ((await started.settled()) === 'failed') {
+    throw fail(opts.binary, `the sandbox could not start it, so it did not run (${stderrGist(stderr) || `bubblewrap exited with status ${outcome.code ?? 'unknown'}`}); check harness.sandbox`);
+  }
   if (outcome.code !== 0) {
     const gist = stderrGist(stderr);
     const said = gist === '' ? '' : `: ${gist}`;
@@ -132,6 +147,8 @@ export interface IntrospectionParams {
   readonly binary: string;
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** The sandbox it runs in; an introspection started ahead of time never has one. */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /**
@@ -160,9 +177,15 @@ function sameEnv(a: Readonly<Record<string, string>>, b: Readonly<Record<string,
 
 /** Starts `<binary> --fisk-introspect` now and returns the handle its answer is claimed or discarded through. */
 export function startIntrospection(params: IntrospectionParams): PendingIntrospection {
-  const started = { binary: params.binary, env: { ...params.env }, timeoutMs: params.timeoutMs, cwd: process.cwd() };
+  const started = { binary: params.binary, env: { ...params.env }, timeoutMs: params.timeoutMs, cwd: process.cwd(), sandbox: params.sandbox };
   const control = new AbortController();
-  const answer = introspect({ binary: started.binary, env: started.env, timeoutMs: started.timeoutMs, signal: control.signal });
+  const answer = introspect({
+    binary: started.binary,
+    env: started.env,
+    timeoutMs: started.timeoutMs,
+    signal: control.signal,
+    ...(started.sandbox === undefined ? {} : { sandbox: started.sandbox }),
+  });
   // settled quietly until claimed: an unclaimed failure is nobody's error
   const settled = answer.then(
     () => undefined,
@@ -173,6 +196,9 @@ export function startIntrospection(params: IntrospectionParams): PendingIntrospe
     matches(p) {
       return (
         state === 'pending' &&
+        // a sandboxed introspection is never started ahead of the checked configuration
+        p.sandbox === undefined &&
+        started.sandbox === undefined &&
         p.binary === started.binary &&
         p.timeoutMs === started.timeoutMs &&
         process.cwd() === started.cwd &&

@@ -5,7 +5,6 @@
  * the group (`setsid`) is out of a group kill's reach; its hold on the output is cut after a short
  * grace period, so neither the deadline nor an interrupt ever waits on it.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -13,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadTailCapture, OUTPUT_CAP } from './capture.js';
 import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { SpawnRefused, startChild } from '../sandbox/spawn.js';
+import type { StartedChild } from '../sandbox/spawn.js';
 
 /** One command to run: binary, argv (never a shell line), environment and limits. */
 export interface RunOptions {
@@ -25,6 +27,8 @@ export interface RunOptions {
   readonly signal: AbortSignal;
   /** The output budget (default 64 KiB as head and tail). */
   readonly cap?: number;
+  /** Run inside this sandbox; a sandbox that cannot start fails the call, never runs it outside. */
+  readonly sandbox?: SandboxPolicy;
 }
 
 /**
@@ -135,22 +139,27 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   // Registered now so an error before the end is handled; the end itself is awaited below.
   reader.on('error', () => undefined);
 
-  let child;
+  let started: StartedChild;
   try {
-    child = spawn(opts.binary, [...opts.argv], {
-      stdio: ['ignore', writer, writer],
-      detached: true, // a new process group, so a kill reaches every descendant
+    // a new process group, so a kill reaches every descendant
+    started = startChild({
+      binary: opts.binary,
+      argv: opts.argv,
       env: opts.env,
+      stdio: ['ignore', writer, writer],
       ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+      ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }),
     });
   } catch (err) {
     writer.destroy();
     reader.destroy();
+    if (err instanceof SpawnRefused) return { kind: 'failed', message: err.message };
     return { kind: 'failed', message: `cannot start ${opts.binary}: ${(err as Error).message}` };
   } finally {
     // The child holds its own copies; ours must close or the reader never sees the end.
     writer.destroy();
   }
+  const child = started.child;
   const pid = child.pid;
   // Made while the command runs, ready for the next call.
   prepareSpare();
@@ -187,6 +196,9 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   if (aborted) throw opts.signal.reason;
   if ('error' in ended) return { kind: 'failed', message: `cannot start ${opts.binary}: ${ended.error.message}` };
   if (timedOut) return { kind: 'timed_out', output: capture.text(), truncated: capture.truncated, heldOpen };
+  if ((await started.settled()) === 'failed') {
+    return { kind: 'failed', message: `the sandbox could not start ${opts.binary}, so it did not run: ${capture.text().trim() || `bubblewrap exited with status ${ended.code ?? 'unknown'}`}` };
+  }
   return {
     kind: 'exited',
     exitCode: ended.code ?? -1,
