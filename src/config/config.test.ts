@@ -146,6 +146,19 @@ expose:
     }
   });
 
+  it('withholds the A2A HTTP bearer token variable from tools, and defaults the listener to loopback', () => {
+    const c = parse('expose: {agent: {a2a_http: {port: 8443, auth_token_env: AGENT_TOKEN}}}\n');
+    expect(credentialEnvNames(c)).toContain('AGENT_TOKEN');
+    expect(c.expose.a2aHttp).toMatchObject({ address: '127.0.0.1', port: 8443, publicUrl: undefined, workers: 1 });
+    expect(c.expose.a2aHttp?.questionTimeout.text).toBe('10m');
+    expect(credentialEnvNames(parse('system_prompt: hi\n'))).not.toContain('AGENT_TOKEN');
+  });
+
+  it('ends a public_url in a slash, and lets a loopback listener go without a token', () => {
+    const c = parse('expose: {agent: {a2a_http: {port: 8443, address: "::1", public_url: "https://agents.example/ops"}}}\n');
+    expect(c.expose.a2aHttp).toMatchObject({ address: '::1', publicUrl: 'https://agents.example/ops/', authTokenEnv: undefined });
+  });
+
   it('reads max_output as bytes or KiB/MiB, 64 KiB when unset', () => {
     const c = parse(`
 mcp_clients:

@@ -49,9 +49,10 @@ export function referencedVariables(template: string): string[] {
  * Every environment variable a tool subprocess must not inherit for this configuration: the
  * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
  * every variable an MCP client's url, headers or env refer to, every OAuth client secret
- * variable, and the variable holding the token `fisk mcp` clients must send. A value given to one MCP server is that server's alone: the server gets it under the
- * name its entry's `env` gives it, and every other child (application commands, introspection,
- * other servers) goes without.
+ * variable, the variable holding the token `fisk mcp` clients must send, and the bearer token
+ * variable of `expose.agent.a2a_http`. A value given to one MCP server is that server's alone:
+ * the server gets it under the name its entry's `env` gives it, and every other child
+ * (application commands, introspection, other servers) goes without.
  * Sorted and deduplicated.
  */
 export function credentialEnvNames(config: Config): string[] {
@@ -66,5 +67,8 @@ export function credentialEnvNames(config: Config): string[] {
   }
   const served = config.expose.mcp?.authTokenEnv;
   if (served !== undefined) names.add(served);
+  // the bearer token A2A callers present guards the agent itself: no tool needs it
+  const a2aToken = config.expose.a2aHttp?.authTokenEnv;
+  if (a2aToken !== undefined) names.add(a2aToken);
   return [...names].sort();
 }

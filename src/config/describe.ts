@@ -77,6 +77,12 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['expose.agent.jobs.max_age', (c) => c.expose.jobs?.maxAge?.text ?? null],
   ['expose.agent.health.address', (c) => c.expose.health?.address ?? null],
   ['expose.agent.health.port', (c) => c.expose.health?.port ?? null],
+  ['expose.agent.a2a_http.address', (c) => c.expose.a2aHttp?.address ?? null],
+  ['expose.agent.a2a_http.port', (c) => c.expose.a2aHttp?.port ?? null],
+  ['expose.agent.a2a_http.public_url', (c) => c.expose.a2aHttp?.publicUrl ?? null],
+  ['expose.agent.a2a_http.auth_token_env', (c) => c.expose.a2aHttp?.authTokenEnv ?? null],
+  ['expose.agent.a2a_http.workers', (c) => c.expose.a2aHttp?.workers ?? null],
+  ['expose.agent.a2a_http.question_timeout', (c) => c.expose.a2aHttp?.questionTimeout.text ?? null],
   ['tasks.backend', (c) => c.tasks.backend],
 ];
 

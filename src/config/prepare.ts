@@ -5,6 +5,7 @@ import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDura
 import { isLoopbackUrl } from './loopback.js';
 import { parseByteSize } from './byte-size.js';
 import { prepareMcpSandbox, prepareSandbox } from './sandbox.js';
+import { prepareA2aHttp } from './a2a-http.js';
 import type { RawConfig } from './schema.js';
 import { CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_OAUTH_GRANTS, MCP_TRANSPORTS, PII_MODES } from './types.js';
 import type {
@@ -151,6 +152,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
               approvers: slackApprovers(expose.slack.approvers),
             },
       health: expose?.health === undefined ? undefined : prepareHealth(expose.health),
+      a2aHttp: expose?.a2a_http === undefined ? undefined : prepareA2aHttp(expose.a2a_http),
     },
     tasks: backendChoice(raw.tasks),
     telemetry: prepareTelemetry(raw),

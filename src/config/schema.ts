@@ -202,6 +202,15 @@ export const ExposeHealthSchema = z.strictObject({
   port: int.optional(),
 });
 
+export const ExposeA2aHttpSchema = z.strictObject({
+  address: str.optional(),
+  port: int.optional(),
+  public_url: str.optional(),
+  auth_token_env: str.optional(),
+  workers: int.optional(),
+  question_timeout: duration.optional(),
+});
+
 export const ExposeSchema = z.strictObject({
   agent: z
     .strictObject({
@@ -211,6 +220,7 @@ export const ExposeSchema = z.strictObject({
       jobs: ExposeJobsSchema.optional(),
       slack: ExposeSlackSchema.optional(),
       health: ExposeHealthSchema.optional(),
+      a2a_http: ExposeA2aHttpSchema.optional(),
     })
     .optional(),
 });

@@ -283,6 +283,19 @@ export interface ExposeHealthConfig {
   readonly port: number;
 }
 
+/** `expose.agent.a2a_http`: the A2A standard over HTTP, served by `fisk serve`. */
+export interface ExposeA2aHttpConfig {
+  readonly address: string;
+  readonly port: number;
+  /** The URL the agent card advertises; undefined for the listening address itself. */
+  readonly publicUrl: string | undefined;
+  /** The environment variable holding the bearer token callers present; undefined for none. */
+  readonly authTokenEnv: string | undefined;
+  readonly workers: number;
+  /** How long a question put to the caller waits for the answer before the run stops. */
+  readonly questionTimeout: Duration;
+}
+
 export interface ExposeConfig {
   /** Present exactly when `expose.agent.mcp` is in the file: presence is the MCP switch. */
   readonly mcp: ExposeMcpConfig | undefined;
@@ -292,6 +305,8 @@ export interface ExposeConfig {
   readonly slack: ExposeSlackConfig | undefined;
   /** Present exactly when `expose.agent.health` is in the file. */
   readonly health: ExposeHealthConfig | undefined;
+  /** Present exactly when `expose.agent.a2a_http` is in the file. */
+  readonly a2aHttp: ExposeA2aHttpConfig | undefined;
 }
 
 export interface TelemetryConfig {

@@ -210,12 +210,12 @@ function serveIssues(c: Config): ConfigIssue[] {
   if (c.identitySource !== 'explicit') {
     out.push({ code: 'missing', key: 'identity', message: 'is required to serve: peers and queues address this agent by it; set an explicit identity' });
   }
-  const endpoints = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined;
+  const endpoints = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
   if (!endpoints) {
     out.push({
       code: 'missing',
       key: 'expose.agent',
-      message: 'enables no endpoint to serve: set expose.agent.a2a.serve_tools or expose.agent.a2a.prompts, or add expose.agent.jobs or expose.agent.slack',
+      message: 'enables no endpoint to serve: set expose.agent.a2a.serve_tools or expose.agent.a2a.prompts, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http',
     });
   }
   if (a2a.serveTools && c.applicationPath === undefined) {
@@ -225,9 +225,9 @@ function serveIssues(c: Config): ConfigIssue[] {
   if (overNats && c.natsContext === undefined) {
     out.push({ code: 'missing', key: 'nats_context', message: 'is required to serve over NATS: the context naming the server and credentials' });
   }
-  const runsModel = a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined;
+  const runsModel = a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
   if (runsModel && c.llm.model === '') {
-    out.push({ code: 'missing', key: 'llm.model', message: 'is required to serve prompts, jobs or slack: those endpoints run the agent loop' });
+    out.push({ code: 'missing', key: 'llm.model', message: 'is required to serve prompts, jobs, slack or a2a_http: those endpoints run the agent loop' });
   }
   if (c.expose.jobs !== undefined && c.expose.jobs.stream === '') {
     out.push({ code: 'missing', key: 'expose.agent.jobs.stream', message: 'is required: the JetStream stream holding the work queue' });

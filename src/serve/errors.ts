@@ -6,6 +6,7 @@ export const SERVE_ERROR_CODES = [
   'no_endpoint', // the configuration enables nothing this build can serve
   'no_tools', // nothing is left to lend after filtering and gating
   'health', // the health endpoint cannot listen where expose.agent.health says
+  'a2a_http', // the A2A HTTP endpoint cannot listen, or its bearer token is not in the environment
 ] as const;
 export type ServeErrorCode = (typeof SERVE_ERROR_CODES)[number];
 
@@ -21,6 +22,7 @@ export class ServeError extends FiskError<ServeErrorCode> {
       case 'no_endpoint':
       case 'no_tools':
       case 'health':
+      case 'a2a_http':
         return 'configuration';
       default: {
         const never: never = this.code;

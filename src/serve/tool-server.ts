@@ -62,6 +62,8 @@ export interface Servable {
   readonly jobs: boolean;
   /** `expose.agent.slack`: answer people in Slack threads. */
   readonly slack: boolean;
+  /** `expose.agent.a2a_http`: run tasks A2A callers send over HTTP. */
+  readonly a2aHttp: boolean;
 }
 
 /**
@@ -73,20 +75,21 @@ export function checkServable(config: Config): Servable {
   const a2a = config.expose.a2a;
   const jobs = config.expose.jobs !== undefined;
   const slack = config.expose.slack !== undefined;
-  if (!a2a.serveTools && !a2a.prompts && !jobs && !slack) {
+  const a2aHttp = config.expose.a2aHttp !== undefined;
+  if (!a2a.serveTools && !a2a.prompts && !jobs && !slack && !a2aHttp) {
     throw new ServeError(
       'no_endpoint',
-      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, expose.agent.a2a.prompts: true to run prompts they delegate, add expose.agent.jobs to take jobs from a work queue, or expose.agent.slack to answer in Slack threads`,
+      `${config.source} enables no endpoint to serve: set expose.agent.a2a.serve_tools: true to lend the application's tools to peers, expose.agent.a2a.prompts: true to run prompts they delegate, add expose.agent.jobs to take jobs from a work queue, expose.agent.slack to answer in Slack threads, or expose.agent.a2a_http to answer A2A callers over HTTP`,
     );
   }
   if (config.identitySource !== 'explicit') {
     throw new ServeError('no_endpoint', `identity is required in ${config.source} to serve: peers address this agent by it; set an explicit identity`);
   }
-  // Slack alone needs no NATS: its socket is its own connection
+  // Slack and A2A over HTTP need no NATS: each listens on its own connection
   if ((a2a.serveTools || a2a.prompts || jobs) && (config.natsContext === undefined || config.natsContext === '')) {
     throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`);
   }
-  return { identity: config.identity, natsContext: config.natsContext ?? '', tools: a2a.serveTools, prompts: a2a.prompts, jobs, slack };
+  return { identity: config.identity, natsContext: config.natsContext ?? '', tools: a2a.serveTools, prompts: a2a.prompts, jobs, slack, a2aHttp };
 }
 
 /**

@@ -27,6 +27,7 @@ import type { ServedJobs } from './serve-jobs.js';
 import { logFormat, ServeLog } from './serve-log.js';
 import type { LogFields } from './serve-log.js';
 import { counted } from '../../util/count.js';
+import type { A2aHttpChannel } from '../../serve/a2a-http/index.js';
 
 export interface ServeFlags {
   readonly config: string;
@@ -86,7 +87,7 @@ function checkFlags(flags: ServeFlags, cwd: string): Resolved {
 function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   for (const f of LOOP_FLAGS) {
     if (flags[f.key] !== undefined) {
-      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true, or add expose.agent.jobs or expose.agent.slack, to serve runs); remove ${f.flag}`);
+      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http, to serve runs); remove ${f.flag}`);
     }
   }
 }
@@ -100,6 +101,7 @@ interface BannerParts {
   readonly prompts: PromptChannel | undefined;
   readonly jobs: ServedJobs | undefined;
   readonly slack: SlackChannel | undefined;
+  readonly http: A2aHttpChannel | undefined;
   readonly server: Server | undefined;
   readonly elicitation: boolean;
   readonly health: HealthServer | undefined;
@@ -139,6 +141,13 @@ function printBanner(log: ServeLog, b: BannerParts): void {
     const list = slack.channels.map((c) => cleanText(c));
     channels.push({ name: slack.name, slots, channels: list });
     lines.push(`${tools === undefined ? 'Serving' : '  Also:     '} Slack threads in ${list.join(', ')} (${slots} at once; socket mode)`);
+  }
+  if (b.http !== undefined) {
+    const h = b.http;
+    const slots = slotsOf(h.name, h.workers);
+    const auth = h.tokenEnv === undefined ? 'no token: loopback only' : `bearer token from $${h.tokenEnv}`;
+    channels.push({ name: h.name, slots, url: h.url, card: h.cardUrl, listening: h.listening, auth: h.tokenEnv === undefined ? 'none' : 'bearer' });
+    lines.push(`${tools === undefined && slack === undefined ? 'Serving' : '  Also:     '} A2A over HTTP on ${h.listening} (${slots} at once; ${auth})`, `  Card:      ${h.cardUrl}`);
   }
   if (b.health !== undefined) lines.push(`  Health:    ${b.health.url}/healthz (alive), ${b.health.url}/readyz (taking work)`);
   const stop =
@@ -207,7 +216,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // refused before anything is opened: an endpoint this build cannot serve is not half-started
   const servable = checkServable(config);
   const natsContext = servable.natsContext === '' ? undefined : servable.natsContext;
-  const runs = servable.prompts || servable.jobs || servable.slack;
+  const runs = servable.prompts || servable.jobs || servable.slack || servable.a2aHttp;
   if (!runs) refuseLoopFlags(flags, config);
   // Slack tokens come from the environment only, checked before anything connects
   const tokens = servable.slack ? slackTokens(io.env) : undefined;
@@ -233,6 +242,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     : await openRuntime(config, 'lend', { env: io.env });
   const cleanup: (() => void)[] = [];
   let slack: SlackChannel | undefined;
+  let http: A2aHttpChannel | undefined;
   let health: HealthServer | undefined;
   // set by the first interrupt: a probe says not ready from then on, before the drain begins
   let stopping = false;
@@ -314,7 +324,16 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         warn: (m) => log.warn('warning', m),
       });
     }
-    const channels: Channel[] = [...(prompts === undefined ? [] : [prompts]), ...(jobs === undefined ? [] : [jobs.channel]), ...(slack === undefined ? [] : [slack])];
+    if (servable.a2aHttp) {
+      const { openA2aHttpChannel } = await import('../../serve/a2a-http/index.js');
+      http = await openA2aHttpChannel(runtime, { version: runtime.application?.model.version || packageVersion(), env: io.env, ...(workers === undefined ? {} : { workers }) });
+    }
+    const channels: Channel[] = [
+      ...(prompts === undefined ? [] : [prompts]),
+      ...(jobs === undefined ? [] : [jobs.channel]),
+      ...(slack === undefined ? [] : [slack]),
+      ...(http === undefined ? [] : [http]),
+    ];
     server =
       channels.length === 0
         ? undefined
@@ -336,6 +355,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
       prompts,
       jobs,
       slack,
+      http,
       server,
       elicitation: a2a.elicitation,
       health,
@@ -374,6 +394,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     // a channel opened before something else failed still closes its socket (a no-op after a drain)
     await slack?.close();
     await slack?.settled();
+    await http?.shutdown();
     await health?.close();
     await runtime.close();
     const delivered = await telemetry.finish();

@@ -1,0 +1,83 @@
+/**
+ * The request handler the transports call: the SDK's own, with the rules of a served agent in
+ * front of the calls that start or continue a task. A message without a task id gets the task its
+ * message id derives, so a retry finds the first attempt's task instead of starting a second run;
+ * a message on a task answers its open question, and anything else on a working task is refused;
+ * a draining agent takes no new task.
+ */
+import { randomUUID } from 'node:crypto';
+import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import type { TaskChannel } from './tasks.js';
+import { TaskState } from './wire.js';
+
+const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+type Routed = { readonly kind: 'run'; readonly params: SendMessageRequest } | { readonly kind: 'existing'; readonly id: string };
+
+/** Wraps `inner` so every call that starts or continues a task goes through the channel's rules. */
+export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, store: TaskStore, identity: string): A2ARequestHandler {
+  const route = async (params: SendMessageRequest, ctx: ServerCallContext): Promise<Routed> => {
+    const m: Message | undefined = params.message;
+    if (m === undefined) return { kind: 'run', params };
+    if (m.messageId.trim() === '') throw new RequestMalformedError('message.messageId is required: it is how a retried message finds its task; give every message its own id');
+    if (m.taskId === '') {
+      if (!channel.open) throw new UnsupportedOperationError(`agent ${identity} is shutting down and takes no new tasks; send it again once it is back`);
+      const contextId = m.contextId === '' ? randomUUID() : m.contextId;
+      const { id, fresh } = channel.claim(m.messageId, contextId);
+      if (!fresh) return { kind: 'existing', id };
+      const task: Task = { id, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [], metadata: undefined };
+      try {
+        await store.save(task, ctx);
+      } catch (err) {
+        channel.unclaim(id);
+        throw err;
+      }
+      return { kind: 'run', params: { ...params, message: { ...m, taskId: id, contextId } } };
+    }
+    switch (channel.follows(m.taskId, m.messageId)) {
+      case 'repeat':
+        return { kind: 'existing', id: m.taskId };
+      case 'busy':
+        throw new UnsupportedOperationError(`task ${m.taskId} is working and has asked nothing; follow it (GetTask or SubscribeToTask) or cancel it, and send a new message for a new task`);
+      default:
+        return { kind: 'run', params };
+    }
+  };
+  const snapshot = (id: string, tenant: string, ctx: ServerCallContext): Promise<Task> => inner.getTask({ tenant, id }, ctx);
+
+  return {
+    getAgentCard: () => inner.getAgentCard(),
+    getAuthenticatedExtendedAgentCard: (p, ctx) => inner.getAuthenticatedExtendedAgentCard(p, ctx),
+    async sendMessage(params, ctx) {
+      const r = await route(params, ctx);
+      if (r.kind === 'run') return inner.sendMessage(r.params, ctx);
+      // a retry: the first attempt's task, once it has something to say
+      if (params.configuration?.returnImmediately !== true) await channel.paused(r.id);
+      return snapshot(r.id, params.tenant, ctx);
+    },
+    async *sendMessageStream(params, ctx): AsyncGenerator<StreamResponse, void, undefined> {
+      const r = await route(params, ctx);
+      if (r.kind === 'run') {
+        yield* inner.sendMessageStream(r.params, ctx);
+        return;
+      }
+      const task = await snapshot(r.id, params.tenant, ctx);
+      const state = task.status?.state;
+      if (state !== undefined && TERMINAL.has(state)) {
+        yield { payload: { $case: 'task', value: task } };
+        return;
+      }
+      yield* inner.resubscribe({ tenant: params.tenant, id: r.id }, ctx);
+    },
+    getTask: (p, ctx) => inner.getTask(p, ctx),
+    cancelTask: (p, ctx) => inner.cancelTask(p, ctx),
+    createTaskPushNotificationConfig: (p, ctx) => inner.createTaskPushNotificationConfig(p, ctx),
+    getTaskPushNotificationConfig: (p, ctx) => inner.getTaskPushNotificationConfig(p, ctx),
+    listTaskPushNotificationConfigs: (p, ctx) => inner.listTaskPushNotificationConfigs(p, ctx),
+    deleteTaskPushNotificationConfig: (p, ctx) => inner.deleteTaskPushNotificationConfig(p, ctx),
+    resubscribe: (p, ctx) => inner.resubscribe(p, ctx),
+    listTasks: (p, ctx) => inner.listTasks(p, ctx),
+  };
+}
