@@ -169,6 +169,23 @@ describe('fisk mcp confirm_over_mcp: always', () => {
   }, 60_000);
 });
 
+describe('fisk mcp with mcp_clients configured', () => {
+  it('serves only its own tools, says so, and never starts the servers', async () => {
+    ensureBuilt();
+    // a server that cannot start: were it started, fisk would stop with a missing program
+    const agent = agentDir(`identity: pidapp-agent\napplication_path: ${PID_APP}\nmcp_clients:\n  - {name: fs, command: /nonexistent/mcp-server, confirm: always}\nexpose:\n  agent:\n    mcp: {}\n`);
+    const server = await startFiskMcp(agent.config, agent.dir);
+    try {
+      expect(server.stderr()).toMatch(/note: mcp_clients are not served over MCP: .*so those servers are not started/);
+      const c = await client(server.url);
+      expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'purge', 'hang', 'fail']);
+    } finally {
+      await server.kill();
+      agent.cleanup();
+    }
+  }, 60_000);
+});
+
 describe('fisk mcp shutdown', () => {
   it('stops on Ctrl-C with an event stream held open', async () => {
     ensureBuilt();

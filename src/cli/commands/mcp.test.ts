@@ -156,3 +156,15 @@ describe('the served token', () => {
     expect(r.err).toMatch(/FISK_TEST_UNSET_TOKEN, which is not set or empty/);
   });
 });
+
+describe('fisk mcp with imported tools configured', () => {
+  it('says that mcp_clients and remote_tools are not served', async () => {
+    const { mcpNotes } = await import('../../mcp/index.js');
+    const config = parseConfigForMode(
+      { text: `identity: t\napplication_path: ${PID_APP}\nnats_context: x\nmcp_clients: [{name: fs, command: some-mcp-server, confirm: always}]\nremote_tools: [{name: peer}]\nexpose: {agent: {mcp: {}}}\n` },
+      'mcp',
+    );
+    const notes = mcpNotes(config).filter((n) => n.key === 'mcp_clients' || n.key === 'remote_tools');
+    expect(notes.map((n) => n.message)).toEqual([expect.stringMatching(/^mcp_clients are not served over MCP/), expect.stringMatching(/^remote_tools are not served over MCP/)]);
+  });
+});

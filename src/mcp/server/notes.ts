@@ -28,6 +28,13 @@ export function mcpNotes(config: Config): McpNote[] {
   if (config.harness.memory.enabled) {
     out.push({ level: 'warning', key: 'harness.memory', message: 'harness.memory has no effect over MCP; the memory tools exist only inside an agent run' });
   }
+  // another party's tools are never served again under this agent's name, gated or not
+  if (config.mcpClients.length > 0) {
+    out.push({ level: 'note', key: 'mcp_clients', message: 'mcp_clients are not served over MCP: fisk mcp serves this agent\'s own tools, never another MCP server\'s, so those servers are not started' });
+  }
+  if (config.remoteTools.length > 0) {
+    out.push({ level: 'note', key: 'remote_tools', message: 'remote_tools are not served over MCP: fisk mcp serves this agent\'s own tools, never a peer agent\'s, so no peer is contacted' });
+  }
   const builtins = config.expose.mcp?.builtins ?? [];
   if (config.harness.knowledge.enabled && builtins.length === 0) {
     out.push({
