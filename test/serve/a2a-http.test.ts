@@ -5,7 +5,7 @@
  * bearer token (refused without it and with a wrong one, kept from tools and logs) and a drain.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientFactory } from '@a2a-js/sdk/client';
@@ -45,8 +45,8 @@ expose:
 ${extra}`;
 }
 
-async function serve(port: number): Promise<FiskProcess> {
-  writeFileSync(join(home, `agent-${port}.yaml`), yaml(port));
+async function serve(port: number, extra = ''): Promise<FiskProcess> {
+  writeFileSync(join(home, `agent-${port}.yaml`), yaml(port, extra));
   const f = startFisk(['serve', '--config', `agent-${port}.yaml`, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state', '--workers', '2', '--verbose'], home, { ...env, AGENT_TOKEN: TOKEN });
   await waitForErr(f, 'Press Ctrl-C to stop');
   return f;
@@ -185,6 +185,38 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     );
   });
 
+  it('resubscribes to a running task: the current task first, then its updates to the end', async () => {
+    fake.reset();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    fake.reply({ ...anthropicText('worth the wait'), until: held });
+    const started = asTask(await client.sendMessage(request(userMessage('Take a while'), true), auth));
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(1), { timeout: 30_000, interval: 20 });
+    const events: StreamResponse[] = [];
+    for await (const e of client.resubscribeTask({ tenant: '', id: started.id }, auth)) {
+      events.push(e);
+      if (events.length === 1) release();
+    }
+    expect(events[0]?.payload?.$case).toBe('task');
+    const last = events[events.length - 1]?.payload;
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_COMPLETED);
+    const art = events.find((e) => e.payload?.$case === 'artifactUpdate')?.payload;
+    expect(art?.$case === 'artifactUpdate' ? textOf(art.value.artifact?.parts) : '').toBe('worth the wait');
+  });
+
+  it('streams a retried message from its first task rather than running it again', async () => {
+    fake.reset();
+    fake.reply(anthropicText('streamed once'));
+    const message = userMessage('Stream once');
+    const first = asTask(await client.sendMessage(request(message), auth));
+    const again: StreamResponse[] = [];
+    for await (const e of client.sendMessageStream(request(message), auth)) again.push(e);
+    expect(again).toHaveLength(1);
+    const only = again[0]?.payload;
+    expect(only?.$case === 'task' ? [only.value.id, only.value.status?.state] : []).toEqual([first.id, TaskState.TASK_STATE_COMPLETED]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('puts a question to the caller as input-required, and the answer on the task lets the run go on', async () => {
     fake.reset();
     fake.reply(anthropicToolUse([{ id: 'toolu_q', name: 'ask_human_confirm', input: { question: 'Shout it?' } }]), anthropicText('shouted, as you agreed'));
@@ -286,12 +318,24 @@ describe('draining an A2A HTTP worker', () => {
       fake.reset();
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
+      fake.reply(anthropicToolUse([{ id: 'toolu_d', name: 'ask_human_confirm', input: { question: 'Still there?' } }]));
+      const asking = asTask(await client.sendMessage(request(userMessage('Ask me')), auth));
+      expect(asking.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       fake.reply({ ...anthropicText('finished anyway'), until: held });
       const running = client.sendMessage(request(userMessage('Take your time')), auth);
-      await vi.waitFor(() => expect(fake.requests).toHaveLength(1), { timeout: 30_000, interval: 20 });
+      await vi.waitFor(() => expect(fake.requests).toHaveLength(2), { timeout: 30_000, interval: 20 });
       worker.child.kill('SIGINT');
       await waitForErr(worker, 'draining');
       await expect(client.sendMessage(request(userMessage('One more')), auth)).rejects.toThrow(/shutting down/u);
+      // the question nobody answered was given up: that task failed, saying why
+      await vi.waitFor(
+        async () => {
+          const given = await client.getTask({ tenant: '', id: asking.id }, auth);
+          expect(given.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+          expect(textOf(given.status?.message?.parts)).toMatch(/shutting down/u);
+        },
+        { timeout: 30_000, interval: 50 },
+      );
       release();
       const task = asTask(await running);
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -300,6 +344,61 @@ describe('draining an A2A HTTP worker', () => {
       if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     }
   }, 60_000);
+});
+
+describe('an A2A HTTP agent with a knowledge base and a short question window', () => {
+  let worker: FiskProcess;
+  let client: Client;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    mkdirSync(join(home, 'docs'), { recursive: true });
+    writeFileSync(join(home, 'docs', 'retention.md'), '# Retention\n\nBackups are kept for thirty days, then deleted.\n');
+    const knowledge = ['  knowledge:', '    enabled: true', '    paths: [docs]', '    citations:', "      - pattern: '^docs/(.+)\\.md$'", "        replace: 'https://docs.example/$1'", ''].join('\n');
+    const config = yaml(port, '      question_timeout: 300ms\n').replace('expose:\n', () => `${knowledge}expose:\n`);
+    writeFileSync(join(home, `agent-${port}.yaml`), config);
+    const indexed = await runFisk(['knowledge', 'index', '--config', `agent-${port}.yaml`], home, env);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    worker = startFisk(['serve', '--config', `agent-${port}.yaml`, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state'], home, { ...env, AGENT_TOKEN: TOKEN });
+    await waitForErr(worker, 'Press Ctrl-C to stop');
+    client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${port}/`);
+  }, 60_000);
+
+  afterAll(() => {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  });
+
+  it('returns the knowledge passages the answer cites as the citations artifact', async () => {
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_k', name: 'knowledge_search', input: { query: 'backups kept' } }]), (req) => {
+      const ref = /docs\/retention\.md#\d+/u.exec(req.bodyText)?.[0] ?? 'none';
+      return anthropicText(`Thirty days (${ref}).`);
+    });
+    const task = asTask(await client.sendMessage(request(userMessage('How long are backups kept?')), auth));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task.artifacts.find((a) => a.name === 'answer')?.parts)).toMatch(/^Thirty days \(docs\/retention\.md#0\)\.$/u);
+    const citations = task.artifacts.find((a) => a.name === 'citations');
+    expect(textOf(citations?.parts)).toBe('docs/retention.md#0 (Retention) https://docs.example/retention');
+    const data = citations?.parts.find((p) => p.content?.$case === 'data')?.content;
+    expect(data?.$case === 'data' ? data.value : undefined).toEqual({ citations: [{ ref: 'docs/retention.md#0', section: 'Retention', url: 'https://docs.example/retention' }] });
+  });
+
+  it('fails a task whose question goes unanswered past question_timeout, saying so', async () => {
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_t', name: 'ask_human_confirm', input: { question: 'Anyone?' } }]));
+    const asked = asTask(await client.sendMessage(request(userMessage('Ask and wait')), auth));
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await vi.waitFor(
+      async () => {
+        const t = await client.getTask({ tenant: '', id: asked.id }, auth);
+        expect(t.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+        expect(textOf(t.status?.message?.parts)).toMatch(/^the run stopped: .*\(session a2a-http-[0-9a-f]{32}\); send the task again$/u);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    // the task ended: an answer that comes too late is refused
+    await expect(client.sendMessage(request(userMessage('yes', { taskId: asked.id })), auth)).rejects.toThrow(/terminal state/u);
+  });
 });
 
 describe('A2A HTTP configuration errors', () => {
