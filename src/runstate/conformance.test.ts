@@ -3,7 +3,7 @@
  * injection (a torn final line, a bad record in the middle) is passed in by each backend's setup.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -363,9 +363,11 @@ describe('file backend specifics', () => {
     const store = fileSessionStore(runs);
     const j = await startRun(store, { runId: 'crash', fingerprint, prompt: 'p' });
     await j.close();
+    // a closed journal leaves no lock file behind
+    expect(readdirSync(runs)).toEqual(['crash.json']);
     const holder = spawn(
       process.execPath,
-      ['-e', `require('fs-ext').flockSync(require('fs').openSync(process.argv[1], 'r+'), 'exnb'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);`, join(runs, 'crash.lock')],
+      ['-e', `require('fs-ext').flockSync(require('fs').openSync(process.argv[1], 'a+'), 'exnb'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);`, join(runs, 'crash.lock')],
       { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() },
     );
     try {

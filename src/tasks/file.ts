@@ -4,6 +4,11 @@
  * one task or storing its result, exactly one succeeds and nobody needs a lock. A task is
  * `<id>.json` (what was asked, and how its attempts went, replaced by a rename) and, once
  * finished, `<id>.result.json` (the whole record with its result), which wins when both are read.
+ *
+ * Every file's content is synced before its name appears, so a name never shows a torn record. Only
+ * a result waits for its directory to be synced too: it must survive a crash before the job's
+ * message is acknowledged. What was asked and how far it got are written again by the next
+ * delivery of the job if a crash loses their names, so they are not worth two more syncs a job.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
@@ -40,12 +45,15 @@ async function writeTemp(dir: string, name: string, text: string): Promise<strin
   return tmp;
 }
 
-/** Writes `text` under `name` unless the name exists; false when it did. */
-async function createExclusive(dir: string, name: string, text: string): Promise<boolean> {
+/**
+ * Writes `text` under `name` unless the name exists; false when it did. With `durable` the
+ * directory is synced as well, so the name itself survives a crash.
+ */
+async function createExclusive(dir: string, name: string, text: string, durable: boolean): Promise<boolean> {
   const tmp = await writeTemp(dir, name, text);
   try {
     await link(tmp, join(dir, name));
-    syncDir(dir);
+    if (durable) syncDir(dir);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -55,12 +63,12 @@ async function createExclusive(dir: string, name: string, text: string): Promise
   }
 }
 
-/** Writes `text` under `name`, replacing what is there, atomically. */
-async function replace(dir: string, name: string, text: string): Promise<void> {
+/** Writes `text` under `name`, replacing what is there, atomically (after a crash, the old or the new whole). */
+async function replace(dir: string, name: string, text: string, durable: boolean): Promise<void> {
   const tmp = await writeTemp(dir, name, text);
   try {
     await rename(tmp, join(dir, name));
-    syncDir(dir);
+    if (durable) syncDir(dir);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
@@ -114,7 +122,7 @@ export function fileTaskStore(dir: string): TaskStore {
       checkTaskId(record.id);
       const text = encodeTaskRecord(record, `task ${record.id}`);
       await ensureDir();
-      if (await createExclusive(dir, record.id + ASKED, text)) return record;
+      if (await createExclusive(dir, record.id + ASKED, text, false)) return record;
       return (await read(record.id)) as TaskRecord;
     },
     get: read,
@@ -123,7 +131,7 @@ export function fileTaskStore(dir: string): TaskStore {
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       if (isFinalState(current.state)) throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
       const done = finishedTask(current, result);
-      if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`))) return done;
+      if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`), true)) return done;
       const winner = await read(id);
       throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${winner?.state ?? 'unknown'}); the first result stands`);
     },
@@ -132,7 +140,7 @@ export function fileTaskStore(dir: string): TaskStore {
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       const next = progressedTask(current, progress);
       if (next === current) return current;
-      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
+      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), false);
       // a result stored meanwhile wins over what was just written
       return (await read(id)) ?? next;
     },
@@ -141,7 +149,7 @@ export function fileTaskStore(dir: string): TaskStore {
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       if (current.state !== 'failed' && current.state !== 'dead') throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
       const next = reopenedTask(current);
-      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
+      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), false);
       await unlinkIfPresent(join(dir, id + RESULT));
       syncDir(dir);
       return next;

@@ -3,8 +3,13 @@
  * the open file and are released by the kernel when the process exits however it exits, so a
  * crashed holder never leaves a stale lock behind. fs-ext ships no types, so the one function
  * used is checked at load.
+ *
+ * The lock file is removed when the lock is released (unlinked while still held), so a finished
+ * run leaves no file behind. A process that opened the file just before it was removed then holds
+ * a lock on a name that no longer exists: a lock counts only when the path still names the very
+ * file locked, and otherwise it is taken again on the path as it now is.
  */
-import { closeSync, openSync, constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 type FlockSync = (fd: number, flags: 'exnb' | 'un') => void;
@@ -29,20 +34,47 @@ export interface HeldLock {
  * another journal of this same process). Other failures throw.
  */
 export function tryLock(path: string): HeldLock | undefined {
-  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
-  try {
-    flock()(fd, 'exnb');
-  } catch (err) {
+  for (;;) {
+    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    try {
+      flock()(fd, 'exnb');
+    } catch (err) {
+      closeSync(fd);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return undefined;
+      throw err;
+    }
+    if (namesFile(path, fd)) return held(path, fd);
+    // the holder before us removed the file as it let go: lock the one at the path now
     closeSync(fd);
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return undefined;
+  }
+}
+
+/** Whether `path` still names the file open as `fd`. */
+function namesFile(path: string, fd: number): boolean {
+  const open = fstatSync(fd);
+  try {
+    const named = statSync(path);
+    return named.ino === open.ino && named.dev === open.dev;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    closeSync(fd);
     throw err;
   }
-  let held = true;
+}
+
+function held(path: string, fd: number): HeldLock {
+  let holding = true;
   return {
     release(): void {
-      if (!held) return;
-      held = false;
+      if (!holding) return;
+      holding = false;
+      try {
+        // removed while still held, so nobody can lock this file after it is gone
+        unlinkSync(path);
+      } catch {
+        // already removed (fisk session rm removes it too): nothing is left behind either way
+      }
       closeSync(fd); // closing the descriptor drops the flock
     },
   };

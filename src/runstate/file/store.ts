@@ -69,6 +69,14 @@ export function fileSessionStore(dir: string): SessionStore {
     }
   };
 
+  // the directory is made once per store, not before every journal and write
+  let made = false;
+  const ensureDir = async (): Promise<void> => {
+    if (made) return;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    made = true;
+  };
+
   const journal = (runId: string, lock: HeldLock, handle: FileHandle | undefined, last: number): Journal => {
     let fh = handle;
     let lastSeq = last;
@@ -87,7 +95,7 @@ export function fileSessionStore(dir: string): SessionStore {
       try {
         let first = false;
         if (fh === undefined) {
-          await mkdir(dir, { recursive: true, mode: 0o700 });
+          await ensureDir();
           fh = await open(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
           first = true;
         }
@@ -127,7 +135,7 @@ export function fileSessionStore(dir: string): SessionStore {
   };
 
   const take = async (runId: string): Promise<HeldLock | undefined> => {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensureDir();
     return tryLock(paths(runId).lock);
   };
 
