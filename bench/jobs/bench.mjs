@@ -3,15 +3,25 @@
 // at 1, 2 and 4 workers sharing one queue, one session stream and one task bucket on a private
 // nats-server. Each worker is a runtime, a jobs channel and a server of its own, on its own NATS
 // connection, in this process. Beside it, the same jobs run directly (startRun, journaled on the
-// same stream), to show what the queue adds per job: the task record, the pull, the acks. Prints
-// one JSON line.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// same stream), to show what the queue adds per job: the task record, the pull, the acks.
+//
+// Then `vs_bare_fsync`: jobs of one model call each (the fake model answers at once, no tool)
+// through fisk serve's jobs channel with the file task store and file sessions, at 1 and 2
+// workers, against a bare JetStream pull worker doing the same model call and writing its result
+// file, fsyncing the file and its directory before it acknowledges the message (the same
+// durability: the result is on disk before the ack). Rounds interleave the two (FISK_BENCH_JOBS_ROUNDS,
+// default 7, of BENCH_FSYNC_JOBS jobs, default 30); the ratio of wall time per job is taken per
+// round and reported as median and spread. `leftover_files_per_job` counts what the file stores
+// leave beside their records (a lock file, a temporary file) per finished job. Prints one JSON line.
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AckPolicy, DiscardPolicy, RetentionPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { anthropicText, anthropicToolUse, startFakeModelServer, startNatsServer } from '../../dist/agenttest/index.js';
+import { stats } from '../lib/process-time.mjs';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { openRuntime, startRun } from '../../dist/host/index.js';
 import { openConfiguredJobs, startServer } from '../../dist/serve/index.js';
@@ -111,13 +121,172 @@ async function directRound() {
   return { jobs: JOBS_PER_ROUND, seconds: Number(seconds.toFixed(3)), ms_per_job: Number(((seconds * 1000) / JOBS_PER_ROUND).toFixed(2)) };
 }
 
+const FSYNC_JOBS = Number(process.env.BENCH_FSYNC_JOBS ?? 30);
+const FSYNC_ROUNDS = Number(process.env.FISK_BENCH_JOBS_ROUNDS ?? 7);
+const answerAtOnce = () => anthropicText('done');
+const fakeOne = await startFakeModelServer({ fallback: answerAtOnce, record: false, keepAliveTimeoutMs: 10_000 });
+
+/** A fresh work queue and its consumer for one round; returns its subject. */
+async function freshQueue(tag) {
+  const r = round++;
+  await jsm.streams.add({ name: `JOBS${tag}${r}`, subjects: [`fisk.jobs.${tag}${r}`], retention: RetentionPolicy.Workqueue });
+  await jsm.consumers.add(`JOBS${tag}${r}`, { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 30_000_000_000 });
+  return { stream: `JOBS${tag}${r}`, subject: `fisk.jobs.${tag}${r}`, r };
+}
+
+/** Every regular file under `dir`, recursively. */
+function filesUnder(dir) {
+  const out = [];
+  const walk = (d) => {
+    let names;
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** fisk serve's jobs channel, file task store and file sessions: ms per job, and files beyond the records. */
+async function fiskFileRound(workers) {
+  const q = await freshQueue('F');
+  const state = join(home, `fisk-state-${q.r}`);
+  const text = [
+    'identity: bench',
+    'nats_context: bench',
+    'system_prompt: You answer.',
+    'llm: {model: claude-sonnet-4-6, no_tool_search: true}',
+    `harness: {sessions: {backend: file, options: {directory: ${join(state, 'runs')}}}}`,
+    `expose: {agent: {jobs: {stream: ${q.stream}, consumer: workers}}}`,
+    `tasks: {backend: file, options: {directory: ${join(state, 'tasks')}}}`,
+    '',
+  ].join('\n');
+  const config = parseConfigForMode({ text }, 'run');
+  let ended = 0;
+  let allEnded;
+  const finished = new Promise((res) => (allEnded = res));
+  const notify = (n) => {
+    if (n.kind === 'ended' && n.result.kind === 'ran' && n.result.outcome.status === 'completed' && ++ended === FSYNC_JOBS) allEnded();
+  };
+  const started = [];
+  for (let i = 0; i < workers; i++) {
+    const runtime = await openRuntime(config, 'run', { env, providerOptions: { baseUrl: fakeOne.url, apiKey: 'k' }, sessions: {} });
+    const { channel } = await openConfiguredJobs(runtime, { cwd: home });
+    started.push({ runtime, server: startServer(runtime, { channels: [channel], notify }) });
+  }
+  const js = jetstream(nc);
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `f${q.r}-${i}`, prompt: `job ${i}` }))));
+  await finished;
+  const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
+  for (const s of started) {
+    await s.server.drain();
+    await s.runtime.close();
+  }
+  const files = filesUnder(state);
+  // a task's records (`<id>.json`, `<id>.result.json`) and a run's journal (`runs/<id>.json`)
+  const records = files.filter((f) => /\/(tasks|runs)\/[^/.][^/]*\.json$/.test(f));
+  const results = files.filter((f) => f.endsWith('.result.json')).length;
+  if (results !== FSYNC_JOBS) throw new Error(`${results} of ${FSYNC_JOBS} results were stored`);
+  return { msPerJob, leftover: (files.length - records.length) / FSYNC_JOBS, leftoverNames: files.filter((f) => !records.includes(f)).slice(0, 3).map((f) => f.slice(state.length)) };
+}
+
+/** The floor: pull, the same model call, write the result, fsync it and its directory, ack. */
+async function bareRound(workers) {
+  const q = await freshQueue('B');
+  const dir = join(home, `bare-${q.r}`);
+  mkdirSync(dir);
+  const js = jetstream(nc);
+  const consumer = await js.consumers.get(q.stream, 'workers');
+  let done = 0;
+  let allDone;
+  const finished = new Promise((res) => (allDone = res));
+  const stop = [];
+  const body = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 1024, system: 'You answer.', messages: [{ role: 'user', content: 'job' }] });
+  for (let w = 0; w < workers; w++) {
+    const messages = await consumer.consume({ max_messages: 1 });
+    stop.push(messages);
+    void (async () => {
+      for await (const m of messages) {
+        const job = m.json();
+        const res = await fetch(`${fakeOne.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, body: body.replace('"job"', JSON.stringify(job.prompt)) });
+        const answer = await res.json();
+        const fh = await openFile(join(dir, `${job.id}.json`), 'wx', 0o600);
+        await fh.writeFile(JSON.stringify({ id: job.id, state: 'completed', answer }));
+        await fh.sync();
+        await fh.close();
+        const d = openSync(dir, 'r');
+        fsyncSync(d);
+        closeSync(d);
+        await m.ackAck();
+        if (++done === FSYNC_JOBS) allDone();
+      }
+    })();
+  }
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `b${q.r}-${i}`, prompt: `job ${i}` }))));
+  await finished;
+  const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
+  for (const m of stop) await m.close();
+  return { msPerJob };
+}
+
+/** Interleaved rounds of fisk and the bare worker at each worker count. */
+async function versusBare() {
+  const out = {};
+  let leftover = 0;
+  let leftoverNames = [];
+  for (const workers of [1, 2]) {
+    await fiskFileRound(workers); // warm-up, unmeasured
+    await bareRound(workers);
+    const fisk = [];
+    const bare = [];
+    const ratio = [];
+    for (let i = 0; i < FSYNC_ROUNDS; i++) {
+      const order = i % 2 === 0 ? ['fisk', 'bare'] : ['bare', 'fisk'];
+      const got = {};
+      for (const side of order) got[side] = side === 'fisk' ? await fiskFileRound(workers) : await bareRound(workers);
+      fisk.push(got.fisk.msPerJob);
+      bare.push(got.bare.msPerJob);
+      ratio.push(got.fisk.msPerJob / got.bare.msPerJob);
+      leftover = Math.max(leftover, got.fisk.leftover);
+      if (got.fisk.leftoverNames.length > 0) leftoverNames = got.fisk.leftoverNames;
+    }
+    const s2 = (xs) => {
+      const st = stats(xs.map((x) => x * 100));
+      return { median: st.median / 100, p10: st.p10 / 100, p90: st.p90 / 100 };
+    };
+    out[`workers_${workers}`] = { jobs_per_round: FSYNC_JOBS, rounds: FSYNC_ROUNDS, fisk_ms_per_job: s2(fisk), bare_ms_per_job: s2(bare), ratio: s2(ratio) };
+  }
+  return { ...out, leftover_files_per_job: leftover, leftover_examples: leftoverNames };
+}
+
 try {
+  if (process.env.BENCH_JOBS_FISK_FILE_ROUND === '1') {
+    // one round of fisk's side alone, for tracing its system calls (strace -f -c)
+    const one = await fiskFileRound(1);
+    process.stdout.write(`${JSON.stringify({ fisk_file_round: { jobs: FSYNC_JOBS, ms_per_job: one.msPerJob, leftover_files_per_job: one.leftover } })}\n`);
+    process.exit(0);
+  }
+  if (process.env.BENCH_JOBS_ONLY_FSYNC === '1') {
+    const v = await versusBare();
+    process.stdout.write(`${JSON.stringify({ vs_bare_fsync: v, leftover_files_per_job: v.leftover_files_per_job })}\n`);
+    process.exit(0);
+  }
   // a warm-up round so the first measured one does not pay for loading and JIT
   await directRound();
   const direct = await directRound();
   const queue = [];
   for (const w of WORKER_COUNTS) queue.push(await queueRound(w));
   const one = queue[0];
+  const fsync = await versusBare();
   process.stdout.write(
     `${JSON.stringify({
       model: 'fake, answers at once (2 calls per job)',
@@ -126,11 +295,14 @@ try {
       direct_journaled: direct,
       queue,
       overhead_ms_per_job_at_1_worker: Number((one.ms_per_job - direct.ms_per_job).toFixed(2)),
+      vs_bare_fsync: fsync,
+      leftover_files_per_job: fsync.leftover_files_per_job,
     })}\n`,
   );
 } finally {
   await nc.close();
   await fake.close();
+  await fakeOne.close();
   await nats.stop();
   rmSync(home, { recursive: true, force: true });
 }
