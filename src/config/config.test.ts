@@ -213,3 +213,17 @@ describe('ConfigError', () => {
     }
   });
 });
+
+describe('remote_agents', () => {
+  it('prepares NATS and A2A HTTP peers with their defaults', () => {
+    const config = parse(
+      'system_prompt: p\nllm: {model: m}\nnats_context: lab\nremote_agents:\n  - name: ops\n  - name: planner\n    alias: plan\n    url: http://127.0.0.1:9999/\n    headers: {Authorization: "Bearer ${PLAN_TOKEN}"}\n    confirm: true\n    timeout: 90s\n    count_budget: true\n',
+      'run',
+    );
+    expect(config.remoteAgents).toEqual([
+      { name: 'ops', alias: 'ops', transport: 'nats', url: undefined, headers: {}, confirm: false, timeout: { text: '10m', ms: 600_000 }, countBudget: false },
+      { name: 'planner', alias: 'plan', transport: 'a2a-http', url: 'http://127.0.0.1:9999/', headers: { Authorization: 'Bearer ${PLAN_TOKEN}' }, confirm: true, timeout: { text: '90s', ms: 90_000 }, countBudget: true },
+    ]);
+    expect(credentialEnvNames(config)).toContain('PLAN_TOKEN');
+  });
+});

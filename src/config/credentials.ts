@@ -49,8 +49,8 @@ export function referencedVariables(template: string): string[] {
  * Every environment variable a tool subprocess must not inherit for this configuration: the
  * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
  * every variable an MCP client's url, headers or env refer to, every OAuth client secret
- * variable, the variable holding the token `fisk mcp` clients must send, and the bearer token
- * variable of `expose.agent.a2a_http`. A value given to one MCP server is that server's alone:
+ * variable, the variable holding the token `fisk mcp` clients must send, the bearer token
+ * variable of `expose.agent.a2a_http`, and every variable a `remote_agents` entry's headers refer to. A value given to one MCP server is that server's alone:
  * the server gets it under the name its entry's `env` gives it, and every other child
  * (application commands, introspection, other servers) goes without.
  * Sorted and deduplicated.
@@ -70,5 +70,8 @@ export function credentialEnvNames(config: Config): string[] {
   // the bearer token A2A callers present guards the agent itself: no tool needs it
   const a2aToken = config.expose.a2aHttp?.authTokenEnv;
   if (a2aToken !== undefined) names.add(a2aToken);
+  for (const agent of config.remoteAgents) {
+    for (const v of Object.values(agent.headers)) for (const name of referencedVariables(v)) names.add(name);
+  }
   return [...names].sort();
 }

@@ -1,5 +1,5 @@
 import { ConfigError } from './errors.js';
-import type { McpClientConfig } from './types.js';
+import type { McpClientConfig, RemoteAgentConfig } from './types.js';
 
 /** An MCP client entry with its `${VAR}` references resolved. */
 export interface ResolvedMcpClient {
@@ -44,6 +44,35 @@ export function resolveMcpClient(
     url: client.url === undefined ? undefined : expand(client.url, `${base}.url`),
   };
   return { ...resolved, secrets: [...secrets].sort((a, b) => b.length - a.length) };
+}
+
+/** A `remote_agents` entry's headers with their `${VAR}` references resolved, and the secrets they hold. */
+export interface ResolvedHeaders {
+  readonly headers: Readonly<Record<string, string>>;
+  /** Resolved values of eight characters or more, longest first. */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * Expands `${VAR}` references in a `remote_agents` entry's header values. A reference to an unset
+ * variable is an error naming the key. Every resolved value counts as a secret: a header is how a
+ * peer is told who is calling.
+ */
+export function resolveRemoteAgentHeaders(agent: RemoteAgentConfig, index: number, env: Readonly<Record<string, string | undefined>>): ResolvedHeaders {
+  const secrets = new Set<string>();
+  const headers: Record<string, string> = {};
+  for (const [name, template] of Object.entries(agent.headers)) {
+    const key = `remote_agents[${index}].headers.${name}`;
+    const value = template.replace(REFERENCE, (_whole, variable: string) => {
+      const v = env[variable];
+      if (v === undefined) throw ConfigError.of('value', key, `refers to \${${variable}}, which is not set in the environment; export it or remove the reference`);
+      if (v.length >= 8) secrets.add(v);
+      return v;
+    });
+    if (value.length >= 8) secrets.add(value);
+    headers[name] = value;
+  }
+  return { headers, secrets: [...secrets].sort((a, b) => b.length - a.length) };
 }
 
 /** Replaces every secret in `text` with a marker, longest first so a value containing another goes whole. */

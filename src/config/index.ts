@@ -31,8 +31,9 @@ export {
   SLACK_CREDENTIAL_ENV_NAMES,
   referencedVariables,
 } from './credentials.js';
-export { resolveMcpClient, redactSecrets, redactUrl } from './expand.js';
-export type { ResolvedMcpClient } from './expand.js';
+export { resolveMcpClient, resolveRemoteAgentHeaders, redactSecrets, redactUrl } from './expand.js';
+export type { ResolvedHeaders, ResolvedMcpClient } from './expand.js';
+export { DEFAULT_DELEGATE_TIMEOUT, DELEGATE_TOOL_PREFIX, delegateToolName } from './remote-agents.js';
 export { describeSettings } from './describe.js';
 export { configWarnings } from './warnings.js';
 export type { ConfigWarning } from './warnings.js';

@@ -2,7 +2,8 @@ import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { prepareKnowledgeExtensions } from './knowledge-extensions.js';
 import { canonicalJson, normalizeEnum, normalizeFilter, normalizeList, parseDuration } from './normalize.js';
-import { isLoopbackUrl } from './loopback.js';
+import { prepareRemoteAgents } from './remote-agents.js';
+import { checkServiceUrl } from './service-url.js';
 import { parseByteSize } from './byte-size.js';
 import { prepareMcpSandbox, prepareSandbox } from './sandbox.js';
 import { prepareA2aHttp } from './a2a-http.js';
@@ -112,7 +113,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
       knowledge,
       sandbox,
     },
-    remoteAgents: (raw.remote_agents ?? []).map((a) => ({ name: (a.name ?? '').trim(), alias: (a.alias ?? '').trim() })),
+    remoteAgents: prepareRemoteAgents(raw.remote_agents ?? []),
     remoteTools: (raw.remote_tools ?? []).map((host, i) => {
       const name = (host.name ?? '').trim();
       const alias = (host.alias ?? '').trim();
@@ -523,24 +524,4 @@ function isOneOf<T extends string>(list: readonly T[], value: string): value is 
   return (list as readonly string[]).includes(value);
 }
 
-/**
- * A service URL must be https unless it points at this machine, and never carries credentials in
- * userinfo (they would be printed and logged). Shared by every configured endpoint.
- */
-export function checkServiceUrl(value: string, key: string, opts: { allowHttpWhen?: boolean } = {}): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw ConfigError.of('value', key, `"${value}" is not a URL; write it as https://host[:port][/path]`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw ConfigError.of('value', key, 'must not carry a user name or password; put credentials in an environment variable');
-  }
-  if (url.protocol === 'https:') return url;
-  if (url.protocol === 'http:') {
-    if (isLoopbackUrl(url) || opts.allowHttpWhen === true) return url;
-    throw ConfigError.of('value', key, `"${value}" uses http to a host that is not this machine; use https, or a loopback address (127.0.0.1, ::1, localhost)`);
-  }
-  throw ConfigError.of('value', key, `"${value}" must be an http(s) URL`);
-}
+export { checkServiceUrl };

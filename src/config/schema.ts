@@ -122,6 +122,11 @@ export const HarnessSchema = z.strictObject({
 export const RemoteAgentSchema = z.strictObject({
   name: str.optional(),
   alias: str.optional(),
+  url: str.optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  confirm: bool.optional(),
+  timeout: duration.optional(),
+  count_budget: bool.optional(),
 });
 
 export const RemoteToolsSchema = z.strictObject({

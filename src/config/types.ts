@@ -186,9 +186,27 @@ export interface HarnessConfig {
   readonly sandbox: SandboxConfig;
 }
 
+/** How a delegation reaches its peer: fisk's own protocol over NATS, or the A2A standard over HTTP. */
+export const DELEGATE_TRANSPORTS = ['nats', 'a2a-http'] as const;
+export type DelegateTransport = (typeof DELEGATE_TRANSPORTS)[number];
+
+/** One `remote_agents` entry: a peer a whole task is handed to, through the tool `delegate_<alias>`. */
 export interface RemoteAgentConfig {
+  /** The peer's identity over NATS, or the name an A2A HTTP peer is known by here. */
   readonly name: string;
+  /** The tool is `delegate_<alias>`; defaults to the name. */
   readonly alias: string;
+  readonly transport: DelegateTransport;
+  /** The A2A agent card URL (or the base URL its well-known card is under); only for `a2a-http`. */
+  readonly url: string | undefined;
+  /** Request headers for an A2A HTTP peer, values possibly holding `${VAR}` references (unexpanded). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Put every delegation to this peer behind the confirm gate. */
+  readonly confirm: boolean;
+  /** How long one delegation may take, questions included. */
+  readonly timeout: Duration;
+  /** Count the peer's reported tokens against `llm.budget.max_tokens`. */
+  readonly countBudget: boolean;
 }
 
 export interface RemoteToolsConfig {

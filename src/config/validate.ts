@@ -1,5 +1,6 @@
 import { ConfigError } from './errors.js';
 import type { ConfigIssue } from './errors.js';
+import { remoteAgentIssues, remoteAgentRunIssues } from './remote-agents.js';
 import type { Config, McpClientConfig } from './types.js';
 
 /** The commands that read agent.yaml, each validating what it needs. */
@@ -91,6 +92,7 @@ function alwaysIssues(c: Config): ConfigIssue[] {
       });
     }
   });
+  out.push(...remoteAgentIssues(c));
   const names = new Set<string>();
   c.mcpClients.forEach((m, i) => {
     const key = `mcp_clients[${i}]`;
@@ -200,6 +202,7 @@ function runIssues(c: Config): ConfigIssue[] {
   if (c.remoteTools.length > 0 && c.natsContext === undefined) {
     out.push({ code: 'missing', key: 'nats_context', message: 'is required when remote_tools is set: the NATS context to reach the peers through' });
   }
+  out.push(...remoteAgentRunIssues(c));
   out.push(...natsBackendIssues(c));
   return out;
 }

@@ -28,8 +28,5 @@ export function configWarnings(config: Config): ConfigWarning[] {
       });
     }
   });
-  if (config.remoteAgents.length > 0) {
-    out.push({ key: 'remote_agents', message: 'is accepted but not used yet; import a peer\'s tools with remote_tools' });
-  }
   return out;
 }

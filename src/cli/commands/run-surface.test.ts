@@ -294,8 +294,9 @@ describe('fisk run announces what changes a run', () => {
   it('prints the configuration warnings at the start', async () => {
     fake.reply(anthropicText('ok'));
     const c = io();
-    const path = agent('remote_agents:\n  - name: peer\n', 'custom.yaml');
+    const path = join(dir, 'custom.yaml');
+    writeFileSync(path, 'identity: surface\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\ninclude:\n  tools: [x]\n');
     expect(await run(c, ['--config', path, 'go'])).toBe(EXIT.ok);
-    expect(c.stderr()).toMatch(/^warning: remote_agents: /);
+    expect(c.stderr()).toMatch(/^warning: include: /);
   });
 });
