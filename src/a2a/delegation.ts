@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { decode, encode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
-import { MAX_MESSAGE_BYTES, checkIdentity, checkRequestId, mintId, subjects } from './protocol.js';
+import { HOPS_HEADER, MAX_MESSAGE_BYTES, checkIdentity, checkRequestId, hopsRefusal, mintId, parseHops, subjects } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
 import { stampReply, stampRequest } from './stamp.js';
 import { refuseBadBody } from './tool-service.js';
@@ -75,6 +75,11 @@ export interface DelegatedRun {
   readonly sessionId: string;
   /** The caller's asserted name: for logs, never for authorization. */
   readonly caller: string;
+  /**
+   * The agents the request came through (the `HOPS_HEADER`), outermost first, the caller last when
+   * it said so; a run sends it on, with this agent added, to whatever it delegates to.
+   */
+  readonly hops: readonly string[];
   /** Aborted when the caller cancels: park at the next boundary and end suspended. */
   readonly park: AbortSignal;
   /** Sends one of the blocks a terminal renders. */
@@ -262,6 +267,9 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
     const replies = new ReplySet(opts.transport, incoming.replyTo, req, self);
     if (draining) return refuse(incoming, replies, `agent ${self.name} is shutting down`, 'draining');
     if (active >= workers) return refuse(incoming, replies, `agent ${self.name} is busy: all ${workers} workers are running`, 'busy');
+    const hops = parseHops(incoming.headers[HOPS_HEADER]);
+    const looped = hopsRefusal(self.name, hops);
+    if (looped !== undefined) return refuse(incoming, replies, `agent ${self.name} refuses the request: ${looped}`, 'cycle');
 
     const park = new AbortController();
     const abort = new AbortController();
@@ -348,6 +356,7 @@ export function startPromptServer(opts: PromptServerOptions): PromptServer {
       request: req,
       sessionId: deriveSessionId(caller, req.protocol === 'io.choria.fisk-ai.v1.followup' ? req.conversation : req.request),
       caller,
+      hops,
       park: park.signal,
       emit: (block) => replies.send('io.choria.fisk-ai.v1.event', { block }),
       text: (fragment) => replies.send('io.choria.fisk-ai.v1.text', { text: fragment }),
@@ -420,6 +429,8 @@ export interface DelegateOptions {
   readonly onQuestion?: (question: QuestionMessage, keepalive: () => Promise<void>) => Promise<AnswerValue>;
   /** Aborting it sends a cancel: the remote run parks at its next boundary and ends suspended. */
   readonly signal?: AbortSignal;
+  /** The agents the task has come through, ending with this one, sent as the `HOPS_HEADER`. */
+  readonly hops?: readonly string[];
   /**
    * Told once the agent acked the request: whether it accepted it (a refusal's error follows),
    * and the conversation a follow-up names to continue this one.
@@ -472,7 +483,8 @@ export async function delegate(transport: Transport, self: string, agent: string
     await transport.publish(subject, encode({ ...m, sender: me, recipient: { name: agent } }));
     outSeq++;
   };
-  const stream = await transport.requestStream(subjects.prompt(agent), encode(req));
+  const hops = opts.hops ?? [];
+  const stream = await transport.requestStream(subjects.prompt(agent), encode(req), hops.length === 0 ? {} : { headers: { [HOPS_HEADER]: hops.join(',') } });
   const onAbort = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.cancel', { reason: 'canceled by the caller' }).catch(() => undefined);
   const onStop = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.run.abort', { reason: 'aborted by the caller' }).catch(() => undefined);
   const answerQuestion = (question: string, value: AnswerValue): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question, ...wireAnswer(value) });

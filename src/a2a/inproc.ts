@@ -9,7 +9,7 @@ import { PullQueue, ServingPath } from './transport.js';
 import type { IncomingRequest, ReplyStream, ServiceHandle, ServiceSpec, Subscription, Transport, TransportOptions } from './transport.js';
 
 /** What travels on the bus: a body, or a transport error in place of one. */
-type Delivery = { readonly kind: 'data'; readonly data: Uint8Array; readonly replyTo: string | undefined } | { readonly kind: 'error'; readonly status: number; readonly description: string };
+type Delivery = { readonly kind: 'data'; readonly data: Uint8Array; readonly replyTo: string | undefined; readonly headers?: Readonly<Record<string, string>> } | { readonly kind: 'error'; readonly status: number; readonly description: string };
 
 interface Listener {
   readonly queue: string | undefined;
@@ -73,11 +73,11 @@ class InprocTransport implements Transport {
     }
   }
 
-  requestStream(subject: string, data: Uint8Array): Promise<ReplyStream> {
+  requestStream(subject: string, data: Uint8Array, opts: { readonly headers?: Readonly<Record<string, string>> } = {}): Promise<ReplyStream> {
     const inbox = this.bus.inbox();
     const q = new PullQueue<Delivery>();
     const stop = this.bus.listen(inbox, { queue: undefined, deliver: (d) => q.push(d) });
-    if (!this.bus.publish(subject, { kind: 'data', data, replyTo: inbox })) {
+    if (!this.bus.publish(subject, { kind: 'data', data, replyTo: inbox, ...(opts.headers === undefined ? {} : { headers: opts.headers }) })) {
       stop();
       return Promise.reject(new A2aError('unavailable', `remote agent unavailable: no responders on ${subject}`));
     }
@@ -134,7 +134,7 @@ class InprocTransport implements Transport {
       this.bus.listen(endpoint.subject, {
         queue: spec.name,
         deliver: (d) => {
-          if (d.kind === 'data') path.accept(endpoint, this.incoming(endpoint.subject, d.data, d.replyTo));
+          if (d.kind === 'data') path.accept(endpoint, this.incoming(endpoint.subject, d.data, d.replyTo, d.headers ?? {}));
         },
       }),
     );
@@ -147,7 +147,7 @@ class InprocTransport implements Transport {
     });
   }
 
-  private incoming(subject: string, data: Uint8Array, replyTo: string | undefined): IncomingRequest {
+  private incoming(subject: string, data: Uint8Array, replyTo: string | undefined, headers: Readonly<Record<string, string>>): IncomingRequest {
     let answered = false;
     const send = (d: Delivery): boolean => {
       if (answered || replyTo === undefined) return false;
@@ -158,6 +158,7 @@ class InprocTransport implements Transport {
       subject,
       data,
       replyTo,
+      headers,
       respond: (body) => send({ kind: 'data', data: body, replyTo: undefined }),
       respondError: (status, description) => send({ kind: 'error', status, description }),
     };

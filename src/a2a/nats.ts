@@ -186,13 +186,21 @@ class NatsTransport implements Transport {
     return msg.data;
   }
 
-  async requestStream(subject: string, data: Uint8Array): Promise<ReplyStream> {
+  async requestStream(subject: string, data: Uint8Array, opts: { readonly headers?: Readonly<Record<string, string>> } = {}): Promise<ReplyStream> {
     // the connection's own inbox prefix, so a context that restricts inboxes still gets replies
     const inbox = createInbox((this.nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix ?? '');
     const q = new PullQueue<Msg>();
     const sub = this.nc.subscribe(inbox, { callback: (_err, msg) => q.push(msg) });
     await this.nc.flush();
-    this.nc.publish(subject, data, { reply: inbox });
+    const given = Object.entries(opts.headers ?? {});
+    if (given.length === 0) this.nc.publish(subject, data, { reply: inbox });
+    else {
+      // the client library loads only for a request that carries headers (a delegation chain)
+      const { headers: natsHeaders } = await import('@nats-io/transport-node');
+      const h = natsHeaders();
+      for (const [k, v] of given) h.set(k, v);
+      this.nc.publish(subject, data, { reply: inbox, headers: h });
+    }
     return {
       next: async (timeoutMs: number) => {
         const got = await q.pull(timeoutMs);
@@ -251,12 +259,22 @@ class NatsTransport implements Transport {
   }
 }
 
+/** The request's headers as a record, the last value of each kept. */
+function headerRecord(msg: ServiceMsg): Record<string, string> {
+  const out: Record<string, string> = {};
+  const h = msg.headers;
+  if (h === undefined) return out;
+  for (const k of h.keys()) out[k] = h.get(k);
+  return out;
+}
+
 function incoming(msg: ServiceMsg): IncomingRequest {
   let answered = false;
   return {
     subject: msg.subject,
     data: msg.data,
     replyTo: msg.reply === '' ? undefined : msg.reply,
+    headers: headerRecord(msg),
     respond: (body) => {
       if (answered) return false;
       answered = true;

@@ -200,3 +200,35 @@ export function isoTime(now: Date): string {
   const frac = ms - second * 1000;
   return `${isoPrefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
 }
+
+/**
+ * The transport header a delegated request carries the chain of agents it came through in, outermost
+ * first, comma separated. A transport header, not a body field: the shared message bodies never gain one.
+ */
+export const HOPS_HEADER = 'Fisk-Hops';
+
+/** The most agents a delegated task may pass through, the serving one included. */
+export const MAX_DELEGATION_DEPTH = 4;
+
+/**
+ * The chain a hops header holds: its identities, in order. Anything that is not an identity is
+ * dropped, and at most one more entry than the depth limit is kept, so a hostile header stays small.
+ */
+export function parseHops(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => IDENTITY_PATTERN.test(h))
+    .slice(0, MAX_DELEGATION_DEPTH + 1);
+}
+
+/**
+ * Why a request that came through `hops` is refused by `self`, or undefined when it may run: an agent
+ * already in the chain would go round in a circle, and a chain at the limit may not grow.
+ */
+export function hopsRefusal(self: string, hops: readonly string[]): string | undefined {
+  if (hops.includes(self)) return `the request came through ${hops.join(' → ')}, which already holds ${self}: running it would go round in a circle`;
+  if (hops.length >= MAX_DELEGATION_DEPTH) return `the request came through ${hops.length} agents (${hops.join(' → ')}), the most a delegation chain may hold (${MAX_DELEGATION_DEPTH})`;
+  return undefined;
+}

@@ -306,6 +306,7 @@ describe('the serving path', () => {
     return {
       subject: 's',
       data: new TextEncoder().encode(tag),
+      headers: {},
       replyTo: 'inbox',
       respond: (d) => answers.push(`${tag}:${new TextDecoder().decode(d)}`) > 0,
       respondError: (status, description) => answers.push(`${tag}:${status} ${description}`) > 0,

@@ -13,6 +13,8 @@ export interface IncomingRequest {
   readonly data: Uint8Array;
   /** The inbox later messages of a reply set are published to; absent for a request that wants no reply. */
   readonly replyTo: string | undefined;
+  /** The transport headers the request carried (the delegation chain, `HOPS_HEADER`); empty when none. */
+  readonly headers: Readonly<Record<string, string>>;
   /** Sends the single reply. Later calls are ignored and return false. */
   respond(data: Uint8Array): boolean;
   /** Answers with a transport error (the micro error headers on NATS), never in-band. */
@@ -75,7 +77,7 @@ export interface Transport {
   /** One request, one reply. Throws `unavailable` (nobody answered in time) or `rejected`. */
   request(subject: string, data: Uint8Array, opts?: { readonly timeoutMs?: number }): Promise<Uint8Array>;
   /** A request whose reply set arrives on one inbox, opened before the request is sent. */
-  requestStream(subject: string, data: Uint8Array): Promise<ReplyStream>;
+  requestStream(subject: string, data: Uint8Array, opts?: { readonly headers?: Readonly<Record<string, string>> }): Promise<ReplyStream>;
   publish(subject: string, data: Uint8Array): Promise<void>;
   /** Resolves once the subscription is live, so a message published after it cannot be missed. */
   subscribe(subject: string, handler: (data: Uint8Array) => void): Promise<Subscription>;

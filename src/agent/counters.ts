@@ -17,6 +17,8 @@ export interface RunCounters {
   /** Calls to other agents' tools (kind `remote`). */
   readonly remoteToolCalls: number;
   readonly usage: Usage;
+  /** Tokens the agents this run delegated tasks to reported spending, counted apart from its own. */
+  readonly delegatedUsage: { readonly input: number; readonly output: number };
 }
 
 /** A count of zero for every tool kind. */
@@ -25,7 +27,7 @@ export function zeroByKind(): Record<Kind, number> {
 }
 
 /** The counters of a run that did nothing. */
-export const NO_COUNTERS: RunCounters = { llmCalls: 0, toolCalls: 0, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage: ZERO_USAGE };
+export const NO_COUNTERS: RunCounters = { llmCalls: 0, toolCalls: 0, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage: ZERO_USAGE, delegatedUsage: { input: 0, output: 0 } };
 
 /** Folds journal entries into counters. */
 export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
@@ -33,6 +35,7 @@ export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
   let llmCalls = 0;
   let toolCalls = 0;
   let usage = ZERO_USAGE;
+  const delegated = { input: 0, output: 0 };
   for (const e of entries) {
     switch (e.type) {
       case 'assistant':
@@ -40,6 +43,11 @@ export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
         usage = addUsage(usage, e.usage);
         break;
       case 'tool_result':
+        toolCalls++;
+        byKind[e.kind]++;
+        delegated.input += e.delegated?.input ?? 0;
+        delegated.output += e.delegated?.output ?? 0;
+        break;
       case 'tool_deferred':
         toolCalls++;
         byKind[e.kind]++;
@@ -53,7 +61,7 @@ export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
       }
     }
   }
-  return { llmCalls, toolCalls, toolCallsByKind: byKind, remoteToolCalls: byKind.remote, usage };
+  return { llmCalls, toolCalls, toolCallsByKind: byKind, remoteToolCalls: byKind.remote, usage, delegatedUsage: delegated };
 }
 
 /** Tokens processed across all four tiers: what `llm.budget.max_tokens` counts. */

@@ -68,6 +68,19 @@ export interface ToolResultEvent {
   readonly refused?: RefusalReason;
 }
 
+/**
+ * A line of a running call's progress: what the agent a task was delegated to is doing. Local:
+ * the peer's own events stay with the peer, this run shows only these lines.
+ */
+export interface ProgressEvent {
+  readonly type: 'progress';
+  readonly call_id: string;
+  /** The tool whose call this is (`delegate_<alias>`). */
+  readonly tool: string;
+  /** Sanitized: the peer's words, control sequences stripped. */
+  readonly text: string;
+}
+
 /** Something the operator should know that is not a failure of the run. */
 export interface WarningEvent {
   readonly type: 'warning';
@@ -144,13 +157,14 @@ export type AgentEvent =
   | ThinkingEvent
   | ToolCallEvent
   | ToolResultEvent
+  | ProgressEvent
   | WarningEvent
   | StatusEvent
   | QuestionEvent
   | ApprovalEvent
   | CrashEvent;
 
-export const AGENT_EVENT_TYPES = ['text', 'text_fragment', 'thinking', 'tool_call', 'tool_result', 'warning', 'status', 'question', 'approval', 'crash'] as const;
+export const AGENT_EVENT_TYPES = ['text', 'text_fragment', 'thinking', 'tool_call', 'tool_result', 'progress', 'warning', 'status', 'question', 'approval', 'crash'] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
 /**

@@ -30,6 +30,7 @@ export type {
   ThinkingEvent,
   ToolCallEvent,
   ToolResultEvent,
+  ProgressEvent,
   UsageInfo,
   WarningEvent,
 } from './events.js';

@@ -5,7 +5,7 @@
  * answered, and one terminal entry. A backend maps these onto its own records.
  */
 import type { Message, StopReason, ToolResultBlock, Usage } from '../llm/types.js';
-import type { Kind } from '../toolkit/tool.js';
+import type { DelegatedUsage, Kind } from '../toolkit/tool.js';
 import type { ApprovalOutcome } from './events.js';
 import type { RunStatus } from './status.js';
 
@@ -39,6 +39,8 @@ export interface ToolResultEntry {
   readonly kind: Kind;
   /** How the confirm gate decided the call, when it was gated. */
   readonly gate?: GateNote;
+  /** What a peer spent on the task the call delegated (kept in the run; not every backend stores it). */
+  readonly delegated?: DelegatedUsage;
 }
 
 /** One tool call that will be answered later: never dispatched again. */

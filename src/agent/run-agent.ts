@@ -100,6 +100,11 @@ export interface RunOptions {
   readonly interactive?: boolean;
   /** Replaces every credential value the host holds in tool output, before the model or a person sees it. */
   readonly scrub?: (text: string) => string;
+  /**
+   * The agents this run acts for, outermost first, ending with this agent: a delegation tool sends
+   * it on and refuses a peer already in it. Default: this agent alone.
+   */
+  readonly chain?: readonly string[];
   /** Answers a call the snapshot holds but the model may not call yet (a deferred tool not loaded). */
   readonly notCallable?: (set: ToolSet, name: string) => string | undefined;
   /** Wrappers around each tool call (telemetry), outermost first. */
@@ -136,6 +141,8 @@ class Run {
   phase: RunPhase = 'model_call';
   /** The usage folded so far, step by step as entries are recorded; the outcome refolds them all. */
   #usage: Usage = ZERO_USAGE;
+  /** Peers' tokens the operator asked the budget to count (`remote_agents[].count_budget`). */
+  #counted = 0;
 
   constructor(
     readonly settings: RunSettings,
@@ -152,6 +159,7 @@ class Run {
   async record(entry: JournalEntry): Promise<void> {
     this.entries.push(entry);
     if (entry.type === 'assistant') this.#usage = addUsage(this.#usage, entry.usage);
+    if (entry.type === 'tool_result' && entry.delegated?.countsBudget === true) this.#counted += entry.delegated.input + entry.delegated.output;
     if (this.journal === undefined) return;
     try {
       await this.journal.append(entry);
@@ -167,7 +175,7 @@ class Run {
   }
 
   tokens(): number {
-    return tokensProcessed(this.#usage);
+    return tokensProcessed(this.#usage) + this.#counted;
   }
 
   /** An outcome that reads nothing from the entries, for a crash that may have corrupted them. */
@@ -358,6 +366,7 @@ function batchContext(run: Run, o: RunOptions, set: ToolSet, gate: ConfirmGate, 
     confirmTags: s.confirmTags,
     journal: o.journal,
     signal,
+    ...(o.chain === undefined ? {} : { chain: o.chain }),
     ...(o.scrub === undefined ? {} : { scrub: o.scrub }),
     ...(o.toolWrappers === undefined ? {} : { wrappers: o.toolWrappers }),
     ...(o.notCallable === undefined ? {} : { notCallable: (name: string) => o.notCallable?.(set, name) }),
@@ -386,7 +395,14 @@ async function runBatch(
     const r = await executeToolCall(call, ctx);
     switch (r.kind) {
       case 'answered':
-        await run.record({ type: 'tool_result', result: r.block, name: call.name, kind: r.toolKind, ...(r.gate === undefined ? {} : { gate: r.gate }) });
+        await run.record({
+          type: 'tool_result',
+          result: r.block,
+          name: call.name,
+          kind: r.toolKind,
+          ...(r.gate === undefined ? {} : { gate: r.gate }),
+          ...(r.delegated === undefined ? {} : { delegated: r.delegated }),
+        });
         results.push(r.block);
         break;
       case 'deferred':

@@ -7,11 +7,12 @@ import type { ToolResultBlock, ToolUseBlock } from '../llm/types.js';
 import { importedFrom } from '../toolkit/functool/functool.js';
 import { invokeTool } from '../toolkit/invoke/invoke.js';
 import type { ApprovalVerdict, InvokeContext, InvokeEvent, InvokeWrapper } from '../toolkit/invoke/types.js';
-import type { Kind, Prompter, ToolSet } from '../toolkit/tool.js';
+import type { DelegatedUsage, Kind, Prompter, ToolSet } from '../toolkit/tool.js';
 import type { ConfirmGate } from './confirm-gate.js';
 import type { ApprovalOutcome, EventSink, ToolResultEvent } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { GateNote, RunJournal } from './journal.js';
+import { oneLine } from '../util/terminal-text.js';
 import { inputObject } from './sanitize.js';
 
 /** What the loop needs to run one call. */
@@ -32,6 +33,8 @@ export interface ToolCallContext {
   readonly wrappers?: readonly InvokeWrapper[];
   /** Replaces credential values in tool output. */
   readonly scrub?: (text: string) => string;
+  /** The delegation chain the run acts in, ending with this agent. */
+  readonly chain?: readonly string[];
 }
 
 /** A call answered now. */
@@ -43,6 +46,8 @@ export interface AnsweredCall {
   readonly grant?: string;
   /** How the confirm gate decided the call, when it was gated: journaled with the result. */
   readonly gate?: GateNote;
+  /** What a peer spent on the task the call delegated. */
+  readonly delegated?: DelegatedUsage;
 }
 
 /** How a call ended. */
@@ -124,6 +129,8 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
     ...(ctx.journal?.stillOwned === undefined ? {} : { stillOwned: () => ctx.journal?.stillOwned?.() ?? Promise.resolve(true) }),
     ...(ctx.wrappers === undefined ? {} : { wrappers: ctx.wrappers }),
     ...(ctx.scrub === undefined ? {} : { scrub: ctx.scrub }),
+    ...(ctx.chain === undefined ? {} : { chain: ctx.chain }),
+    progress: (callId, tool, text) => ctx.events.emit({ type: 'progress', call_id: callId, tool, text: oneLine(text) }),
     observe: emitFor(ctx.events),
     signal: ctx.signal,
   };
@@ -146,7 +153,7 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
         ...(r.refused === undefined ? {} : { refused: r.refused }),
       };
       ctx.events.emit(event);
-      const answered: AnsweredCall = { kind: 'answered', block, toolKind: r.toolKind, ...(gate === undefined ? {} : { gate }) };
+      const answered: AnsweredCall = { kind: 'answered', block, toolKind: r.toolKind, ...(gate === undefined ? {} : { gate }), ...(r.delegated === undefined ? {} : { delegated: r.delegated }) };
       return r.grant === undefined ? answered : { ...answered, grant: r.grant };
     }
     default: {

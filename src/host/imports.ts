@@ -117,6 +117,30 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
   return remoteSources(result);
 }
 
+/** The delegation tools of `remote_agents` (spec'd beside the imported tools: they are another agent's work). */
+async function delegates(config: Config, stance: ImportStance, ctx: ImportContext, notes: NoteSink): Promise<ToolSource[]> {
+  if (config.remoteAgents.length === 0) return [];
+  const context = config.natsContext;
+  const { openDelegates } = await import('../remotetools/index.js');
+  const scrub = ctx.scrub ?? ((text: string): string => text);
+  try {
+    const opened = await openDelegates(config, {
+      env: ctx.env,
+      nats: () => {
+        if (context === undefined) throw ConfigError.of('missing', 'nats_context', 'is not set, and a peer reached over NATS needs it');
+        return ctx.connections.connection(context);
+      },
+      timeoutMs: config.llm.budget.callTimeout.ms,
+      mode: stance,
+    });
+    for (const w of opened.warnings) notes.push({ level: 'warning', key: w.key, message: scrub(w.message) });
+    return opened.sources;
+  } catch (err) {
+    if (err instanceof Error) err.message = scrub(err.message);
+    throw err;
+  }
+}
+
 /**
  * Imports the tools of `remote_tools` and `mcp_clients`. `strict`: a host that cannot be
  * discovered, a server that will not start or a collision throws, after closing whatever was
@@ -124,7 +148,7 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
  * `notes` and the servers are only listed.
  */
 export async function openImports(config: Config, stance: ImportStance, ctx: ImportContext, notes: NoteSink): Promise<ImportedTools> {
-  const remote = await remoteImport(config, stance, ctx, notes);
+  const remote = [...(await remoteImport(config, stance, ctx, notes)), ...(await delegates(config, stance, ctx, notes))];
   if (config.mcpClients.length === 0) return remote.length === 0 ? NO_IMPORTS : { ...NO_IMPORTS, sources: () => [...remote] };
   // the MCP client SDK loads only for a configuration with MCP servers
   const { discoverMcpTools, openMcpSessions } = await import('../mcp/client/index.js');

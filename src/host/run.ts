@@ -84,6 +84,11 @@ export interface StartRunOptions {
   readonly stream?: boolean;
   /** The model to use instead of `llm.model` (a chat's `/model NAME`). */
   readonly model?: string;
+  /**
+   * The agents a delegated prompt came through, outermost first, without this one: delegation
+   * tools send the chain on, this agent added, and refuse a peer already in it.
+   */
+  readonly hops?: readonly string[];
 }
 
 /** What a follow-up may change for its own turn and the ones after it. */
@@ -306,6 +311,7 @@ function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
       suspendRequested: () => suspendAsked,
       workDir: opts.workDir ?? process.cwd(),
       scrub: runtime.scrub,
+      chain: [...(opts.hops ?? []), runtime.config.identity],
       interactive: opts.interactive ?? false,
       ...(parts.traced === undefined ? {} : { modelCall: parts.traced.modelCall(provider), toolWrappers: [parts.traced.toolWrapper()] }),
       ...(opts.stream === true ? { stream: true } : {}),

@@ -69,6 +69,8 @@ export interface Work {
   readonly park?: AbortSignal;
   /** Emit the model's text as `text_fragment` events as it is generated. */
   readonly stream?: boolean;
+  /** The agents the work came through (a delegated prompt's chain), outermost first, without this one. */
+  readonly hops?: readonly string[];
   /**
    * Called once, after the slot is taken and immediately before the run: the only sign the
    * channel gets that its work started. Receives the handle so the channel can stream events.

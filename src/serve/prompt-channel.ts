@@ -104,10 +104,11 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
     case 'warning':
     case 'question':
     case 'approval':
+    case 'progress':
     case 'crash':
       // fragments and warnings have their own messages, questions go through the prompter (the
       // caller who answered knows the decision, and the refusal travels in the result), and a
-      // crash's stack never leaves this process
+      // crash's stack never leaves this process; a delegated peer's progress is this agent's own business
       return undefined;
     default: {
       const never: never = event;
@@ -232,6 +233,7 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
         ...(opts.elicitation ? { prompter: new CallerPrompter(run) } : {}),
         ...(budgetOf(run) === undefined ? {} : { budget: budgetOf(run) as BudgetOverride }),
         park: run.park,
+        hops: run.hops,
         ...(run.request.stream === true ? { stream: true } : {}),
         runContext(handle) {
           handle.subscribe({

@@ -81,7 +81,7 @@ function countersFrom(events: readonly AgentEvent[], remote: RemoteRunOutcome): 
   }
   // the agent does not say what kind of tool each call was
   const usage = remote.usage === undefined ? ZERO_USAGE : { ...ZERO_USAGE, input: remote.usage.input_tokens, output: remote.usage.output_tokens };
-  return { llmCalls, toolCalls, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage };
+  return { llmCalls, toolCalls, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage, delegatedUsage: { input: 0, output: 0 } };
 }
 
 /** The local outcome for a remote ending. */

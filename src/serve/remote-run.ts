@@ -39,6 +39,8 @@ export interface RemoteRunOptions {
   readonly onAck?: (accepted: boolean, conversation: string) => void;
   /** Aborting it sends the cancel: the remote run parks at its next boundary. */
   readonly signal?: AbortSignal;
+  /** The delegation chain, ending with the calling agent, sent on so the agent can refuse a circle. */
+  readonly hops?: readonly string[];
   /** The longest silence accepted from the agent (floored at three keepalive intervals). */
   readonly idleTimeoutMs?: number;
   readonly keepaliveMs?: number;
@@ -232,6 +234,7 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
       keepaliveMs,
       ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: opts.idleTimeoutMs }),
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+      ...(opts.hops === undefined ? {} : { hops: opts.hops }),
     });
     if (end.protocol === 'io.choria.fisk-ai.v1.error') {
       return {

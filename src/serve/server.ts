@@ -233,6 +233,7 @@ export function startServer(runtime: Runtime, opts: ServerOptions): Server {
             ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
             ...(opts.telemetry === undefined ? {} : { telemetry: opts.telemetry }),
             ...(work.stream === true ? { stream: true } : {}),
+            ...(work.hops === undefined ? {} : { hops: work.hops }),
           });
         } catch (err) {
           handle = undefined;

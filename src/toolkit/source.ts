@@ -4,7 +4,7 @@ import type { Tool } from './tool.js';
  * The sources of a run's tools, in the fixed order the namespace is built in. The order decides
  * nothing about who wins a name (a collision aborts); it makes the error and the listing stable.
  */
-export const SOURCE_ORDER = ['application', 'human', 'memory', 'knowledge', 'a2a', 'mcp', 'custom'] as const;
+export const SOURCE_ORDER = ['application', 'human', 'memory', 'knowledge', 'a2a', 'delegate', 'mcp', 'custom'] as const;
 export type SourceName = (typeof SOURCE_ORDER)[number];
 
 /** Why a tool was left out of a selection. */
@@ -74,6 +74,8 @@ export function describeSource(source: SourceName, label?: string): string {
       return 'the knowledge built-ins';
     case 'a2a':
       return label === undefined ? 'a remote agent' : `remote agent ${JSON.stringify(label)}`;
+    case 'delegate':
+      return label === undefined ? 'the delegation tools' : `the delegation tool of remote agent ${JSON.stringify(label)}`;
     case 'mcp':
       return label === undefined ? 'an MCP server' : `MCP server ${JSON.stringify(label)}`;
     case 'custom':

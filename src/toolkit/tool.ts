@@ -67,6 +67,16 @@ export interface CompletedOutcome {
   readonly isError: boolean;
   /** Images for the model (an MCP server's); `output` names each of them in words as well. */
   readonly images?: readonly ToolImage[];
+  /** Tokens another agent spent on a task this call delegated to it, as it reported them. */
+  readonly delegated?: DelegatedUsage;
+}
+
+/** What a peer reported spending on a delegated task, and whether the run's token budget counts it. */
+export interface DelegatedUsage {
+  readonly input: number;
+  readonly output: number;
+  /** The operator asked for the peer's tokens to count against `llm.budget.max_tokens`. */
+  readonly countsBudget: boolean;
 }
 
 /** A tool saying it will answer later: the call is journaled as deferred and the run suspends. */
@@ -180,6 +190,13 @@ export interface ExecDeps {
   readonly workDir?: string;
   /** The per-call timeout the loop applies, for tools that report it in their own message. */
   readonly timeoutMs?: number;
+  /** Shows a line of the call's progress on the run's event stream (a delegated task's peer at work). */
+  readonly progress?: (text: string) => void;
+  /**
+   * The agents this run acts for, outermost first, ending with this agent: what a delegation sends
+   * on so a peer already in the chain is never asked again. Absent where no run stands behind the call.
+   */
+  readonly chain?: readonly string[];
 }
 
 /** A three-state behaviour hint, as in the MCP tool annotations. */

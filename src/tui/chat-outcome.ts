@@ -17,6 +17,7 @@ function addCounters(a: RunCounters, b: RunCounters): RunCounters {
     toolCallsByKind: byKind,
     remoteToolCalls: a.remoteToolCalls + b.remoteToolCalls,
     usage: addUsage(a.usage, b.usage),
+    delegatedUsage: { input: a.delegatedUsage.input + b.delegatedUsage.input, output: a.delegatedUsage.output + b.delegatedUsage.output },
   };
 }
 

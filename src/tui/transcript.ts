@@ -326,6 +326,7 @@ function kindFor(event: AgentEvent): LineKind {
     case 'crash':
       return 'crash';
     case 'approval':
+    case 'progress':
       return 'note';
     case 'status':
       return 'phase';

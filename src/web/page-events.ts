@@ -42,6 +42,8 @@ export function pageEvent(event: AgentEvent): PageAgentEvent {
       return { ...event, output: stripControl(event.output), ...(event.exec === undefined ? {} : { exec: { ...event.exec, command: stripControl(event.exec.command) } }) };
     case 'warning':
       return { ...event, text: stripControl(event.text) };
+    case 'progress':
+      return { ...event, tool: stripControl(event.tool), text: stripControl(event.text) };
     case 'status':
       return event;
     case 'question':

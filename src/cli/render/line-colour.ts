@@ -20,6 +20,7 @@ export function toneFor(event: AgentEvent): LineTone {
   switch (event.type) {
     case 'tool_call':
     case 'approval':
+    case 'progress':
       return 'dim';
     case 'warning':
       return 'yellow';

@@ -118,6 +118,8 @@ function eventLines(event: AgentEvent, options: LineOptions): string[] {
     case 'text_fragment':
       // streamed text goes to stdout as it arrives; the lines on stderr never carry the answer
       return [];
+    case 'progress':
+      return [`${RESULT_PREFIX}${oneLine(event.text)}`];
     case 'warning':
       return [`${WARNING_PREFIX}${oneLine(event.text)}`];
     case 'thinking':

@@ -20,7 +20,7 @@ function checkSpec(spec: FuncToolSpec): void {
   const gated = spec.confirm !== undefined;
   const exposed = spec.exposure !== undefined && (spec.exposure.mcp || spec.exposure.a2a);
   // a peer agent gates its own tools; an MCP server has no operator, so this one's is the only gate
-  if (origin?.kind === 'remote' && gated) {
+  if (origin?.kind === 'remote' && origin.delegation === undefined && gated) {
     refuse("a remote agent's tool cannot be confirm-gated here: the serving agent's operator gates it");
   }
   if (exposed && origin !== undefined) {

@@ -2,7 +2,18 @@ import type { Behavior, ExecDeps, Outcome, Presentation } from '../tool.js';
 
 /** Where a function tool's authority sits when it is not this process. */
 export type FuncOrigin =
-  | { readonly kind: 'remote'; /** The serving agent's identity. */ readonly agent: string; /** The name on the wire. */ readonly remoteName: string }
+  | {
+      readonly kind: 'remote';
+      /** The serving agent's identity. */
+      readonly agent: string;
+      /** The name on the wire. */
+      readonly remoteName: string;
+      /**
+       * Set for a delegation tool (`remote_agents`): the whole task goes to the peer over this
+       * transport. Such a tool is this agent's decision to make, so it may stand behind the gate.
+       */
+      readonly delegation?: 'nats' | 'a2a-http';
+    }
   | { readonly kind: 'mcp'; /** The configured MCP client name. */ readonly server: string; readonly remoteName: string };
 
 /** Which serving surfaces may re-serve the tool. Default-deny: absent means nowhere. */

@@ -138,10 +138,13 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   // 6. dependencies go only to tools that declared the need
   const caps = tool.capabilities;
   const timeout = caps.operatorPaced ? undefined : ctx.timeout;
-  const deps: { prompter?: Prompter; workDir?: string; timeoutMs?: number } = {};
+  const deps: { prompter?: Prompter; workDir?: string; timeoutMs?: number; progress?: (text: string) => void; chain?: readonly string[] } = {};
   if (caps.prompter && ctx.prompter !== undefined) deps.prompter = ctx.prompter;
   if (caps.workDir && ctx.workDir !== undefined) deps.workDir = ctx.workDir;
   if (timeout !== undefined) deps.timeoutMs = timeout.ms;
+  const progress = ctx.progress;
+  if (progress !== undefined) deps.progress = (text) => progress(call.id, tool.name, ctx.scrub === undefined ? text : ctx.scrub(text));
+  if (ctx.chain !== undefined) deps.chain = ctx.chain;
 
   // 7. takeover: the last check before an irreversible effect
   if (ctx.stillOwned !== undefined && !(await ctx.stillOwned())) {
@@ -174,6 +177,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   let isError: boolean;
   let exec: AnsweredResult['exec'];
   let images: AnsweredResult['images'];
+  let delegated: AnsweredResult['delegated'];
   if (ran.status === 'timeout') {
     // substituted before the hook, so hook, journal, events and model all see the same text
     output = timeoutMessage(tool.name, timeout?.ms ?? 0, timeout?.key ?? 'the tool timeout');
@@ -184,6 +188,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
     isError = ran.isError;
     exec = ran.exec;
     images = ran.images;
+    delegated = ran.delegated;
   }
   const post = ctx.hooks?.post === undefined ? undefined : await ctx.hooks.post({ call, name: tool.name, input, output, isError });
   if (post?.action === 'replace') {
@@ -209,6 +214,7 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
     toolName: tool.name,
     ...(exec === undefined ? {} : { exec }),
     ...(images === undefined || images.length === 0 ? {} : { images }),
+    ...(delegated === undefined ? {} : { delegated }),
     ...(ran.status === 'timeout' ? { timedOut: true } : {}),
   };
   return grant === undefined ? answered : { ...answered, grant };

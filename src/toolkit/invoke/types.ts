@@ -4,7 +4,7 @@
  * same failure gets the same message wherever it happens.
  */
 import type { ToolImage } from '../../llm/types.js';
-import type { ExecRecord, Kind, Prompter, Tool } from '../tool.js';
+import type { DelegatedUsage, ExecRecord, Kind, Prompter, Tool } from '../tool.js';
 
 /** One call as the model (or a client) made it. `input` is the raw JSON text of the arguments. */
 export interface InvokeCall {
@@ -88,6 +88,10 @@ export interface InvokeContext {
   /** Handed to tools that declare they need one. A serving surface passes one that always declines. */
   readonly prompter?: Prompter;
   readonly workDir?: string;
+  /** Receives a call's progress lines (`ExecDeps.progress`). */
+  readonly progress?: (callId: string, tool: string, text: string) => void;
+  /** The delegation chain the run acts in (`ExecDeps.chain`). */
+  readonly chain?: readonly string[];
   /** The per-call deadline and the key that sets it (named in the timeout message); absent means none. */
   readonly timeout?: { readonly ms: number; readonly key: string };
   /** Serving surfaces refuse a tool that cannot report whether it is gated. */
@@ -120,6 +124,8 @@ export interface AnsweredResult {
   /** Images the tool returned, for the providers that take them in tool results. */
   readonly images?: readonly ToolImage[];
   readonly exec?: ExecRecord;
+  /** What a peer spent on the task the call delegated. */
+  readonly delegated?: DelegatedUsage;
   /** Set when the tool never ran. */
   readonly refused?: RefusalReason;
   /** Set when the tool was stopped at its deadline. */
