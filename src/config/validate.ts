@@ -235,6 +235,7 @@ function serveIssues(c: Config): ConfigIssue[] {
   if (c.expose.jobs !== undefined && c.expose.jobs.stream === '') {
     out.push({ code: 'missing', key: 'expose.agent.jobs.stream', message: 'is required: the JetStream stream holding the work queue' });
   }
+  if (runsModel) out.push(...remoteAgentRunIssues(c));
   if (c.expose.slack !== undefined && c.expose.slack.channels.length === 0) {
     out.push({ code: 'missing', key: 'expose.agent.slack.channels', message: 'is required: the Slack channel ids the agent answers in' });
   }

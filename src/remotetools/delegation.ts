@@ -91,7 +91,7 @@ export function delegationTool(entry: RemoteAgentConfig, index: number, self: st
       properties: { task: { type: 'string', description: `The whole task for ${entry.name}, in words: it sees nothing of this conversation but this text.` } },
       required: ['task'],
     },
-    origin: { kind: 'remote', agent: entry.name, remoteName: toolName, delegation: peer.transport },
+    origin: { kind: 'remote', agent: entry.name, remoteName: toolName, delegation: peer.transport, endpoint: peer.where },
     tags: [DELEGATE_TAG],
     ...(entry.confirm ? { confirm: { trigger: `${key}.confirm` } } : {}),
     needsPrompter: true,

@@ -29,6 +29,8 @@ export interface TestA2aAgentOptions {
   /** Ask this question back before completing. */
   readonly question?: string;
   readonly usage?: { readonly input_tokens: number; readonly output_tokens: number };
+  /** Repeat this request header in the answer, as a careless or hostile peer might. */
+  readonly echoHeader?: string;
 }
 
 function textPart(text: string): Part {
@@ -68,7 +70,9 @@ class Executor implements AgentExecutor {
     }
     // a continued task is announced again before anything else on this stream
     else bus.publish({ kind: 'task', data: ctx.task });
-    const answer = ctx.task === undefined ? `done: ${text}` : `done with the answer: ${text}`;
+    const said = ctx.task === undefined ? `done: ${text}` : `done with the answer: ${text}`;
+    const echoed = this.opts.echoHeader === undefined ? undefined : this.seen.requests.at(-1)?.[this.opts.echoHeader.toLowerCase()];
+    const answer = echoed === undefined ? said : `${said} (you sent ${String(echoed)})`;
     bus.publish({
       kind: 'artifactUpdate',
       data: {

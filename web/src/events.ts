@@ -33,6 +33,7 @@ type Events =
   | { type: 'tool_call'; id: string; name: string; input: Json; via?: string }
   | { type: 'tool_result'; call_id: string; is_error: boolean; output: string; refused?: string; exec?: { command: string; exit_code: number; truncated: boolean } }
   | { type: 'warning'; text: string }
+  | { type: 'progress'; call_id: string; tool: string; text: string }
   | { type: 'status'; iteration: number; phase: 'model_call' | 'tools' | 'finished'; usage: Usage }
   | Question
   | { type: 'approval'; call_id: string; tool: string; trigger: string; outcome: ApprovalOutcome; reason?: string }

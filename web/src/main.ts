@@ -330,6 +330,9 @@ function handle(e: Incoming): void {
     case 'warning':
       note(`warning: ${e.text}`, 'warning');
       return;
+    case 'progress':
+      note(e.text, 'note');
+      return;
     case 'status':
       statusPill.textContent = `${PHASES[e.phase]} · step ${e.iteration}`;
       statusPill.dataset['state'] = e.phase;

@@ -35,6 +35,8 @@ export interface InfoTool {
   readonly deferred: boolean;
   /** An imported tool's name where it comes from, when the model knows it by another (a prefix, a rewritten name). */
   readonly remoteName?: string;
+  /** For a delegation tool (`remote_agents`): the peer, how it is reached, and where. */
+  readonly delegation?: { readonly agent: string; readonly transport: 'nats' | 'a2a-http'; readonly endpoint: string };
   /** The definition the model is sent, byte for byte. */
   readonly definition: ToolDef;
 }
@@ -165,6 +167,9 @@ function infoTools(tools: AssembledTools, confirmTags: readonly string[]): InfoT
       ...(gate.trigger === '' ? {} : { trigger: gate.trigger }),
       deferred: e.deferred,
       ...(t instanceof FuncTool && t.origin !== undefined && t.origin.remoteName !== t.name ? { remoteName: t.origin.remoteName } : {}),
+      ...(t instanceof FuncTool && t.origin?.kind === 'remote' && t.origin.delegation !== undefined
+        ? { delegation: { agent: t.origin.agent, transport: t.origin.delegation, endpoint: t.origin.endpoint ?? '' } }
+        : {}),
       definition: definitions[i] as ToolDef,
     };
   });
@@ -258,6 +263,18 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     for (const line of table(rows)) println(out, line);
   }
   println(out, `  Reach: ${report.toolReach.summary}`);
+  const delegations = report.tools.filter((t) => t.delegation !== undefined);
+  if (delegations.length > 0) {
+    println(out);
+    println(out, `Delegation tools (${delegations.length}; each hands a whole task to another agent)`);
+    const rows = [['Tool', 'Agent', 'Transport', 'Gated', 'Where']];
+    for (const t of delegations) {
+      const d = t.delegation;
+      if (d === undefined) continue;
+      rows.push([t.name, stripControl(d.agent), d.transport, t.gated ? `yes (${t.trigger ?? ''})` : 'no', stripControl(d.endpoint)]);
+    }
+    for (const line of table(rows)) println(out, line);
+  }
   const renamed = report.tools.filter((t) => t.remoteName !== undefined);
   if (renamed.length > 0) {
     println(out);

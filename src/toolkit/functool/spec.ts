@@ -13,6 +13,8 @@ export type FuncOrigin =
        * transport. Such a tool is this agent's decision to make, so it may stand behind the gate.
        */
       readonly delegation?: 'nats' | 'a2a-http';
+      /** Where a delegation goes, for people: the NATS identity or the agent card URL. */
+      readonly endpoint?: string;
     }
   | { readonly kind: 'mcp'; /** The configured MCP client name. */ readonly server: string; readonly remoteName: string };
 
