@@ -157,7 +157,7 @@ export class A2aHttpPeer implements DelegatePeer {
       cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
     });
     const client = await factory.createFromAgentCard(card);
-    const names = [...new Set([name, cleanText(card.name)].filter((n) => n !== ''))];
+    const names = [...new Set([name, cleanText(wordOf(card.name))].filter((n) => n !== ''))];
     return new A2aHttpPeer(cardUrl(url).href, names, card, client);
   }
 
@@ -304,15 +304,24 @@ export async function readAgentCard(url: string, headers: Readonly<Record<string
   }
 }
 
+/** A card read off the wire may lack what its type promises: each list and word is read with a default. */
+function listOf<T>(value: readonly T[] | undefined): readonly T[] {
+  return value ?? [];
+}
+
+function wordOf(value: string | undefined): string {
+  return value ?? '';
+}
+
 /** The tool description a card gives: who the agent is, what it says of itself, and its skills. */
 export function describeCard(card: AgentCard): string {
-  const name = cleanText(card.name) || 'an A2A agent';
+  const name = cleanText(wordOf(card.name)) || 'an A2A agent';
   const lines = [`Delegate a whole task to ${name}, an agent reached over A2A, and get its answer.`];
-  const description = cleanText(card.description).trim();
+  const description = cleanText(wordOf(card.description)).trim();
   if (description !== '') lines.push(description);
-  const skills = card.skills.slice(0, 20).map((s) => {
-    const title = cleanText(s.name || s.id);
-    const said = cleanText(s.description).trim();
+  const skills = listOf(card.skills).slice(0, 20).map((s) => {
+    const title = cleanText(wordOf(s.name) || wordOf(s.id));
+    const said = cleanText(wordOf(s.description)).trim();
     return `- ${title}${said === '' ? '' : `: ${said}`}`;
   });
   if (skills.length > 0) lines.push('Skills:', ...skills);

@@ -131,6 +131,23 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(r.stdout).toMatch(/delegate_planner\s+planner\s+a2a-http\s+yes \(remote_agents\[0\]\.confirm\)\s+http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/);
   });
 
+  it('prints an A2A agent card with fisk discover URL, as it prints a NATS peer\'s', async () => {
+    const r = await runFisk(['discover', planner.url], home, env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Agent card at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json\n/);
+    expect(r.stdout).toMatch(/ {2}Agent: {7}planner\n/);
+    expect(r.stdout).toContain('  Description: Plans maintenance windows for the fleet.');
+    expect(r.stdout).toMatch(/Protocols: {3}A2A 1\.0 JSONRPC at http:\/\/127\.0\.0\.1/);
+    expect(r.stdout).toContain('Skills (1):');
+    expect(r.stdout).toContain('    Finds a maintenance window that suits every team.');
+    const gone = await runFisk(['discover', 'http://127.0.0.1:9/'], home, env);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toMatch(/cannot discover the A2A agent at http:\/\/127\.0\.0\.1:9\/: cannot read the agent card at/);
+    const plain = await runFisk(['discover', 'http://planner.example/'], home, env);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/uses http to a host that is not this machine/);
+  });
+
   it('stops a run before the model is called when the card cannot be read, naming the entry and the URL', async () => {
     fake.reset();
     writeFileSync(join(home, 'gone.yaml'), 'identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: gone\n    url: http://127.0.0.1:9/\n');

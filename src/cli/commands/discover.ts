@@ -1,10 +1,13 @@
 /**
  * `fisk discover <agent>`: fetches a peer's agent card over NATS and prints it, with each tool's
- * parameters. Everything printed comes from the peer, so control sequences are stripped first.
+ * parameters; given the URL of an A2A agent card it reads that card over HTTP and prints it the
+ * same way, with its skills. Everything printed comes from the peer, so control sequences are
+ * stripped first.
  */
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
+import type { AgentCard } from '@a2a-js/sdk';
 import type { DiscoveryReplyMessage } from '../../a2a/index.js';
 import { stripControl } from '../../agent/sanitize.js';
 import { CliError } from '../errors.js';
@@ -59,7 +62,73 @@ export function renderCard(agent: string, card: DiscoveryReplyMessage): string[]
   return lines;
 }
 
+/** A card read off the wire may lack what its type promises: each list and word is read with a default. */
+function listOf<T>(value: readonly T[] | undefined): readonly T[] {
+  return value ?? [];
+}
+
+function wordOf(value: string | undefined): string {
+  return value ?? '';
+}
+
+/** An A2A card as text, laid out as a fisk agent's is. */
+export function renderA2aCard(url: string, card: AgentCard): string[] {
+  const lines = [
+    `Agent card at ${stripControl(url)}`,
+    '',
+    `  Agent:       ${stripControl(wordOf(card.name))}`,
+    `  Version:     ${stripControl(wordOf(card.version)) || '(none)'}`,
+    `  Description: ${wordOf(card.description).trim() !== '' ? stripControl(card.description) : '(none)'}`,
+    `  Protocols:   ${listOf(card.supportedInterfaces).map((i) => stripControl(`A2A ${wordOf(i.protocolVersion)} ${wordOf(i.protocolBinding)} at ${wordOf(i.url)}`)).join(', ') || '(none)'}`,
+    `  Streaming:   ${card.capabilities?.streaming === true ? 'yes' : 'no'}`,
+    '',
+  ];
+  const skills = listOf(card.skills);
+  if (skills.length === 0) return [...lines, 'The agent lists no skills.'];
+  lines.push(`Skills (${skills.length}):`);
+  for (const skill of skills) {
+    lines.push('', `  ${stripControl(wordOf(skill.name) || wordOf(skill.id))}`);
+    for (const l of stripControl(wordOf(skill.description)).split('\n')) if (l.trim() !== '') lines.push(`    ${l}`);
+    if (listOf(skill.tags).length > 0) lines.push(`    tags: ${stripControl(listOf(skill.tags).join(', '))}`);
+    for (const e of listOf(skill.examples).slice(0, 5)) lines.push(`    example: ${stripControl(e)}`);
+  }
+  return lines;
+}
+
+/** The headers of the `remote_agents` entry with this url in the configuration, when there is one. */
+async function headersFor(url: string, flags: DiscoverFlags, io: Io): Promise<Record<string, string>> {
+  const { existsSync } = await import('node:fs');
+  const path = resolve(io.cwd, flags.config);
+  if (!existsSync(path)) return {};
+  const { parseConfigForMode, resolveRemoteAgentHeaders } = await import('../../config/index.js');
+  const config = parseConfigForMode({ path }, 'discover');
+  const index = config.remoteAgents.findIndex((a) => a.url === url);
+  const entry = config.remoteAgents[index];
+  return entry === undefined ? {} : { ...resolveRemoteAgentHeaders(entry, index, io.env).headers };
+}
+
+async function discoverUrl(url: string, flags: DiscoverFlags, io: Io): Promise<void> {
+  const [{ checkServiceUrl, ConfigError }, { readAgentCard, cardUrl }] = await Promise.all([import('../../config/index.js'), import('../../remotetools/index.js')]);
+  try {
+    checkServiceUrl(url, 'the agent card URL');
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, EXIT.usage, { cause: err });
+    throw err;
+  }
+  const headers = await headersFor(url, flags, io);
+  let card: AgentCard;
+  try {
+    card = await readAgentCard(url, headers);
+  } catch (err) {
+    // a header value may be quoted back in an error
+    const text = Object.values(headers).reduce((t, v) => (v.length >= 8 ? t.split(v).join('[REDACTED]') : t), err instanceof Error ? err.message : String(err));
+    throw new CliError(`cannot discover the A2A agent at ${url}: ${text}`, EXIT.error, { cause: err });
+  }
+  for (const line of renderA2aCard(cardUrl(url).href, card)) println(io.out, line);
+}
+
 async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<void> {
+  if (/^https?:\/\//i.test(agent)) return discoverUrl(agent, flags, io);
   if (flags.context !== undefined && flags.natsContext !== undefined && flags.context !== flags.natsContext) {
     throw new CliError(`--context ${JSON.stringify(flags.context)} and --nats-context ${JSON.stringify(flags.natsContext)} name different NATS contexts; pass one`, EXIT.usage);
   }
@@ -97,8 +166,8 @@ async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<vo
 export function registerDiscover(program: Command, io: Io): void {
   program
     .command('discover')
-    .description("fetch a peer agent's card over NATS and list its tools")
-    .argument('<agent>', 'the identity of the agent to discover')
+    .description("fetch a peer agent's card over NATS (or an A2A agent's card over HTTP) and list its tools")
+    .argument('<agent>', 'the identity of the agent to discover, or the URL of an A2A agent card')
     .option('--config <file>', 'read nats_context from this configuration', 'agent.yaml')
     .option('--context <name>', 'the NATS context to use instead of the configuration (also --nats-context, as fisk run names it)')
     .addOption(new Option('--nats-context <name>').hideHelp())
