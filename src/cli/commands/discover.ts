@@ -4,6 +4,7 @@
  * same way, with its skills. Everything printed comes from the peer, so control sequences are
  * stripped first.
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
@@ -97,7 +98,6 @@ export function renderA2aCard(url: string, card: AgentCard): string[] {
 
 /** The headers of the `remote_agents` entry with this url in the configuration, when there is one. */
 async function headersFor(url: string, flags: DiscoverFlags, io: Io): Promise<Record<string, string>> {
-  const { existsSync } = await import('node:fs');
   const path = resolve(io.cwd, flags.config);
   if (!existsSync(path)) return {};
   const { parseConfigForMode, resolveRemoteAgentHeaders } = await import('../../config/index.js');
