@@ -10,7 +10,8 @@ import { computeFingerprint, resumeGate } from '../runstate/fingerprint.js';
 import { claimRun, loadRun, startRun } from '../runstate/run-ops.js';
 import { appendNext } from '../runstate/store.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
-import type { ToolSetSource } from '../toolkit/tool.js';
+import type { SandboxStampInput } from '../runstate/sandbox-stamp.js';
+import type { ToolSet, ToolSetSource } from '../toolkit/tool.js';
 import { fingerprintDefinitions } from '../toolkit/tool-search.js';
 import type { Message, ToolResultBlock } from '../llm/types.js';
 import type { PendingToolBatch, RunOptions } from './run-agent.js';
@@ -31,7 +32,19 @@ export function runFingerprint(config: Config, tools: ToolSetSource, systemNotes
     thinking: config.llm.thinking,
     maxTokens: config.llm.budget.maxTokens,
     maxIterations: config.llm.budget.maxIterations,
+    sandbox: sandboxOfTools(tools.current()),
   });
+}
+
+/** Every tool that starts a process, with what its sandbox lets it reach (`null`: it runs unsandboxed). */
+function sandboxOfTools(set: ToolSet): SandboxStampInput {
+  const out: Record<string, SandboxStampInput[string]> = {};
+  for (const t of set.tools) {
+    const s = t.capabilities.sandbox;
+    if (s === undefined) continue;
+    out[t.name] = s === null ? null : { network: s.network, writable: s.writable, hide: s.hide };
+  }
+  return out;
 }
 
 /** A journaled run ready for `runAgent`: spread `options` into the run's options; close `journal` when it ends. */

@@ -57,3 +57,38 @@ describe('fingerprint', () => {
     expect(diffFingerprints(old, computeFingerprint(base)).map((c) => c.line)).toEqual(['max_tokens: (unset) -> 1000']);
   });
 });
+
+describe('the sandbox in the fingerprint', () => {
+  const boxed = { network: false, writable: ['<work directory>'], hide: ['/home/u/.ssh'] };
+  const run = (sandbox: FingerprintInput['sandbox']) => computeFingerprint({ ...base, ...(sandbox === undefined ? {} : { sandbox }) });
+
+  it('stamps nothing for a run whose tools run unsandboxed or start no process, so such journals resume as before', () => {
+    expect(run(undefined).sandbox).toBeUndefined();
+    expect(run({ echo: null }).sandbox).toBeUndefined();
+    expect(resumeGate(run(undefined), run({ echo: null }), { force: false, runId: 'r' }).changes).toEqual([]);
+  });
+
+  it('resumes under the same or a stronger sandbox', () => {
+    const stored = run({ echo: { ...boxed, network: true, writable: ['<work directory>', '/srv/out'] } });
+    expect(resumeGate(stored, run({ echo: boxed }), { force: false, runId: 'r' }).changes).toEqual([]);
+    expect(resumeGate(run({ echo: null }), run({ echo: boxed }), { force: false, runId: 'r' }).changes).toEqual([]);
+    expect(resumeGate(run({ echo: boxed }), run({ echo: { ...boxed, hide: ['/home/u/.ssh', '/home/u/.aws'] } }), { force: false, runId: 'r' }).changes).toEqual([]);
+  });
+
+  it('refuses a weaker sandbox unless forced, naming how it is weaker, and drops restored grants when forced', () => {
+    const stored = run({ echo: boxed });
+    const off = refusal(() => resumeGate(stored, run(undefined), { force: false, runId: 'r' }));
+    expect(off).toMatch(/sandbox: weaker \(the sandbox is off\)[\s\S]*--force/);
+    const wider = refusal(() => resumeGate(stored, run({ echo: { network: true, writable: ['<work directory>', '/etc'], hide: [] } }), { force: false, runId: 'r' }));
+    expect(wider).toContain('sandbox: weaker (echo gains the network; echo may also write /etc; echo would see /home/u/.ssh)');
+    expect(refusal(() => resumeGate(stored, run({ echo: null, other: boxed }), { force: false, runId: 'r' }))).toContain('sandbox: weaker (echo would run unsandboxed)');
+    const forced = resumeGate(stored, run(undefined), { force: true, runId: 'r' });
+    expect(forced.changes.map((c) => c.field)).toEqual(['sandbox']);
+    expect(forced.grantsSurvive).toBe(false);
+  });
+
+  it('treats a recorded sandbox it cannot read as stronger than anything, so an edited journal lowers no bar', () => {
+    const edited = { ...run({ echo: boxed }), sandbox: '{"echo":{"network":"no"}}' };
+    expect(refusal(() => resumeGate(edited, run({ echo: boxed }), { force: false, runId: 'r' }))).toContain('the recorded sandbox cannot be read');
+  });
+});

@@ -8,12 +8,17 @@
  * - `tools`: the tool set. Refused unless forced; when forced, restored grants are dropped,
  *   because an approval was given for a tool set that no longer exists.
  * - `budget`: token and iteration limits. Refused unless forced; forced, the new limits apply.
+ *
+ * The sandbox is of the `tools` class, but only a weaker one counts as a change: a resume under a
+ * stronger sandbox goes on as if nothing changed.
  */
 import { createHash } from 'node:crypto';
 import type { SystemBlock, ThinkingMode, ToolDef } from '../llm/types.js';
 import { sortedJson } from '../util/sorted-json.js';
 import { RunStateError } from './errors.js';
 import type { Fingerprint, FingerprintThinking } from './records.js';
+import { sandboxStamp, sandboxWeakening } from './sandbox-stamp.js';
+import type { SandboxStampInput } from './sandbox-stamp.js';
 
 /** Field classes, from strictest. */
 export const FINGERPRINT_CLASSES = ['hard', 'blocking', 'tools', 'budget'] as const;
@@ -28,6 +33,7 @@ export const FINGERPRINT_FIELDS = {
   tools_hash: { class: 'tools', label: 'tool set' },
   max_tokens: { class: 'budget', label: 'max_tokens' },
   max_iterations: { class: 'budget', label: 'max_iterations' },
+  sandbox: { class: 'tools', label: 'sandbox' },
 } as const satisfies Record<keyof Fingerprint, { class: FingerprintClass; label: string }>;
 export type FingerprintField = keyof typeof FINGERPRINT_FIELDS;
 
@@ -44,6 +50,8 @@ export interface FingerprintInput {
   readonly thinking: ThinkingMode;
   readonly maxTokens: number;
   readonly maxIterations: number;
+  /** Every tool that starts a process, with the sandbox it runs in (`null`: none). */
+  readonly sandbox?: SandboxStampInput;
 }
 
 /** JSON with sorted keys and Go's HTML escaping, so equal values always hash equal. */
@@ -84,7 +92,9 @@ function thinkingOf(mode: ThinkingMode): FingerprintThinking {
 
 /** Stamps the configuration a run is about to write under. */
 export function computeFingerprint(input: FingerprintInput): Fingerprint {
+  const sandbox = input.sandbox === undefined ? undefined : sandboxStamp(input.sandbox);
   return {
+    ...(sandbox === undefined ? {} : { sandbox }),
     provider: input.provider,
     model: input.model,
     system_hash: systemHash(input.system),
@@ -115,6 +125,11 @@ export function diffFingerprints(stored: Fingerprint, current: Fingerprint): rea
     const b = current[field];
     if (a === b) continue;
     const { class: cls, label } = FINGERPRINT_FIELDS[field];
+    if (field === 'sandbox') {
+      const weaker = sandboxWeakening(stored.sandbox, current.sandbox);
+      if (weaker.length > 0) out.push({ field, class: cls, line: `${label}: weaker (${weaker.join('; ')})` });
+      continue;
+    }
     const hashed = field === 'system_hash' || field === 'tools_hash';
     out.push({ field, class: cls, line: hashed ? `${label}: changed` : `${label}: ${show(a)} -> ${show(b)}` });
   }

@@ -40,6 +40,8 @@ export {
   FINGERPRINT_FIELDS,
 } from './fingerprint.js';
 export type { FingerprintChange, FingerprintClass, FingerprintField, FingerprintInput, ResumeDecision } from './fingerprint.js';
+export { sandboxStamp, sandboxWeakening } from './sandbox-stamp.js';
+export type { SandboxStampInput, StampedSandbox } from './sandbox-stamp.js';
 export { checkAnswer } from './answer.js';
 export { answerDeferred, claimRun, claimant, loadRun, startRun } from './run-ops.js';
 export {

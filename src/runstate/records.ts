@@ -120,6 +120,11 @@ export interface Fingerprint {
   readonly thinking_mode?: FingerprintThinking;
   readonly max_tokens?: number;
   readonly max_iterations?: number;
+  /**
+   * What each tool's process could reach, as canonical JSON (`sandboxSummary`); absent when no
+   * tool ran sandboxed. A resume under a weaker sandbox is refused unless forced.
+   */
+  readonly sandbox?: string;
 }
 
 /** The first record of every run (sequence 1). */

@@ -114,6 +114,7 @@ export const fingerprintSchema = {
     thinking_mode: { enum: FINGERPRINT_THINKING },
     max_tokens: nonNegative,
     max_iterations: nonNegative,
+    sandbox: { type: 'string' },
   },
   required: [],
   additionalProperties: false,

@@ -2,7 +2,7 @@
  * The examples under examples/ as a person runs them: the built `fisk`, started in the example's
  * own directory (not the repository root), against the fake Messages API, with no terminal.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -58,6 +58,19 @@ describe('examples/shop: an application written with fisk-ai/app', () => {
     expect(toolNames(0).sort()).toEqual(['order', 'stock']);
     expect(toolResults(1)[0]).toMatch(/pears\\+t0/);
     expect(toolResults(2)[0]).toMatch(/allowed\\+":false/);
+  });
+
+  it('works the same sandboxed: the shop runs inside bubblewrap and answers', async () => {
+    const boxed = join(storeBase, 'shop-sandboxed');
+    mkdirSync(boxed, { recursive: true });
+    writeFileSync(join(boxed, 'agent.yaml'), `${readFileSync(join(dir, 'agent.yaml'), 'utf8').replace('./shop.mjs', join(dir, 'shop.mjs'))}harness:\n  sandbox:\n    enabled: true\n`);
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stock', input: {} }]), anthropicText('Pears are out of stock.'));
+    const r = await runFisk(['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'Which items are out of stock?'], boxed);
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    expect(toolResults(1)[0]).toMatch(/pears\\+t0/);
+    const info = await runFisk(['info', '--config', 'agent.yaml'], boxed);
+    expect(info.stdout).toMatch(/stock\s+application\s+no\s+no\s+on \(no network; writes <work directory>\)/);
   });
 
   it('lists the tools with fisk info', async () => {

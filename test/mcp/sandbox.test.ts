@@ -56,6 +56,8 @@ describe('a sandboxed stdio MCP server', () => {
     const server = entry({ name: 'fs', args: [FILESYSTEM, shared, writable], sandbox: { enabled: true, network: false, writable: [writable] } });
     const set = await openMcpSessions([server], { env: process.env, credentialEnvNames: [], sandbox: settings });
     try {
+      // what fisk info and the run's fingerprint see of it
+      expect(set.sources()[0]?.tools[0]?.capabilities.sandbox).toEqual({ network: false, writable: [writable], hide: [join(shared, 'secret.txt')], grants: [] });
       expect(await call(set, 'read_text_file', { path: join(shared, 'readme.txt') })).toMatch(/visible/);
       expect(await call(set, 'read_text_file', { path: join(shared, 'secret.txt') })).not.toMatch(/hidden-secret-value/);
       expect(await call(set, 'write_file', { path: join(shared, 'escaped.txt'), content: 'x' })).toMatch(/read-only file system|EROFS/i);

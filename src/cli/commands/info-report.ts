@@ -19,6 +19,8 @@ import { describeToolReach } from '../../toolkit/tool-search.js';
 import type { ToolReach } from '../../toolkit/tool-search.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
+import { renderSandbox, runtimeSandbox, sandboxCell, toolSandbox } from './info-sandbox.js';
+import type { InfoSandbox, InfoToolSandbox } from './info-sandbox.js';
 import { counted } from '../../util/count.js';
 
 /** One tool as `fisk info` lists it: exactly an entry of the run's tool set. */
@@ -39,6 +41,8 @@ export interface InfoTool {
   readonly delegation?: { readonly agent: string; readonly transport: 'nats' | 'a2a-http'; readonly endpoint: string };
   /** The definition the model is sent, byte for byte. */
   readonly definition: ToolDef;
+  /** The sandbox the tool's process runs in; `null` for a tool that starts no process of fisk's. */
+  readonly sandbox: InfoToolSandbox | null;
 }
 
 /** Where a run's model calls go, and where that address came from. */
@@ -75,6 +79,8 @@ export interface InfoReport {
   readonly system: readonly string[];
   /** The run's tool set, in the order the model is sent it. */
   readonly tools: readonly InfoTool[];
+  /** The sandbox children run in; null when nothing asks for one. */
+  readonly sandbox: InfoSandbox | null;
   /** Which tools are deferred and how the model reaches them. */
   readonly toolReach: ToolReach;
   /** Every tool left out of the set, with the reason. */
@@ -171,6 +177,7 @@ function infoTools(tools: AssembledTools, confirmTags: readonly string[]): InfoT
         ? { delegation: { agent: t.origin.agent, transport: t.origin.delegation, endpoint: t.origin.endpoint ?? '' } }
         : {}),
       definition: definitions[i] as ToolDef,
+      sandbox: toolSandbox(t),
     };
   });
 }
@@ -222,6 +229,7 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     prompt: config.systemPrompt,
     system: systemBlocks(config.systemPrompt, config.harness.humanInTheLoop, [...tools.notes, ...tools.volatileNotes]).map((b) => b.text),
     tools: infoTools(tools, config.harness.confirmTags),
+    sandbox: runtimeSandbox(runtime),
     toolReach: describeToolReach(tools.policy, tools.deferral, tools.toolSet.entries),
     filtered: tools.filtered,
     globalFlags: runtime.application?.globalFlags ?? null,
@@ -249,13 +257,16 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
   if (report.tools.length === 0) {
     println(out, '  (none: the model is sent no tools)');
   } else {
-    const rows = [['Tool', 'Source', 'Gated', 'Deferred', 'Description', 'Tags']];
+    // the Sandbox column only where a sandbox was asked for, so an unsandboxed listing reads as it always has
+    const boxed = report.sandbox !== null;
+    const rows = [['Tool', 'Source', 'Gated', 'Deferred', ...(boxed ? ['Sandbox'] : []), 'Description', 'Tags']];
     for (const t of report.tools) {
       rows.push([
         t.name,
         t.label === undefined ? t.source : `${t.source}:${t.label}`,
         t.gated ? `yes (${t.trigger ?? ''})` : 'no',
         t.deferred ? 'yes' : 'no',
+        ...(boxed ? [stripControl(sandboxCell(t.sandbox))] : []),
         firstLine(t.description, 50),
         stripControl(t.tags.join(', ')),
       ]);
@@ -353,6 +364,7 @@ export function renderText(report: InfoReport, all: boolean, io: Io): void {
     const w = Math.max(...report.slack.map((r) => r.label.length));
     for (const r of report.slack) println(out, `  ${r.label.padEnd(w)}  ${stripControl(r.value)}`);
   }
+  renderSandbox(report.sandbox, out);
   renderTools(report, all, out);
   println(out);
   println(out, 'System prompt (exactly as the model receives it)');

@@ -15,7 +15,8 @@ import { childEnvironment } from './env.js';
 import { McpClientError } from './errors.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 import { expandHome, serverPolicy } from '../../toolkit/sandbox/policy.js';
-import type { SandboxPolicy, SandboxSettings } from '../../toolkit/sandbox/policy.js';
+import { reportPolicy } from '../../toolkit/sandbox/policy.js';
+import type { SandboxPolicy, SandboxReport, SandboxSettings } from '../../toolkit/sandbox/policy.js';
 import { basicSecrets, createHttpTransport, httpStatusOf, httpTarget, refusesStreamableHttp, serverFetch, wiresFor } from './http-transport.js';
 import { loginRequiredIn } from './oauth/login-required.js';
 import type { OAuthAuthorizer } from './oauth/oauth-fetch.js';
@@ -76,6 +77,8 @@ export interface OpenServer {
   readonly endpoint: string;
   /** The raw `tools/list` entries, unchecked. */
   readonly listing: readonly unknown[];
+  /** The sandbox a stdio server runs in (`null`: unsandboxed); undefined for an http server, which fisk does not start. */
+  readonly sandbox: SandboxReport | null | undefined;
   close(): Promise<void>;
 }
 
@@ -107,6 +110,13 @@ export function stdioSandbox(entry: McpClientConfig, key: string, opts: Pick<Con
   // fail closed: a server asked to run sandboxed never starts outside one
   if (opts.sandbox === undefined) throw new Error(`${key}.sandbox is on but this runtime opened no sandbox; open it through the host (openRuntime), which checks bubblewrap`);
   return serverPolicy(opts.sandbox, { network: entry.sandbox.network, writable: entry.sandbox.writable?.map((p) => expandHome(p, opts.env)) });
+}
+
+/** How a report shows a server's sandbox: undefined for an http server, `null` for an unsandboxed stdio one. */
+export function serverSandbox(entry: McpClientConfig, key: string, opts: Pick<ConnectOptions, 'env' | 'sandbox'>): SandboxReport | null | undefined {
+  if (entry.transport !== 'stdio') return undefined;
+  const policy = stdioSandbox(entry, key, opts);
+  return policy === undefined ? null : reportPolicy(policy);
 }
 
 function openStdio(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor, key: string): Opened {
@@ -221,7 +231,7 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
       })(),
       stopped,
     ]);
-    return { name: entry.name, index, client, redact, endpoint: opened.endpoint, listing, close };
+    return { name: entry.name, index, client, redact, endpoint: opened.endpoint, listing, sandbox: serverSandbox(entry, `mcp_clients[${index}]`, opts), close };
   } catch (err) {
     if (opened.transport instanceof GroupStdioTransport) await opened.transport.terminate();
     await close();

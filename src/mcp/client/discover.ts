@@ -36,7 +36,7 @@ export async function discoverMcpTools(entries: readonly McpClientConfig[], opts
       const open = await connectServer(entry, index, opts);
       listing = open.listing;
       await open.close();
-      const built = buildTools(entry.name, listing, filters, undefined, open.redact, { prefix: entry.prefix, key: `mcp_clients[${index}]` }, entry.confirm);
+      const built = buildTools(entry.name, listing, filters, undefined, open.redact, { prefix: entry.prefix, key: `mcp_clients[${index}]` }, entry.confirm, open.sandbox);
       for (const n of built.notes) warnings.push({ server: entry.name, message: n.message });
       const unusable: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: entry.name, reason: 'unusable', detail: p.reason }));
       for (const p of built.problems) {

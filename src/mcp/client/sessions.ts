@@ -139,7 +139,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     let change: McpToolsChange;
     try {
       const listing = await listAll(open.client, { timeout: REBUILD_TIMEOUT_MS });
-      const built = buildTools(live.entry.name, listing, live.filters, callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput), open.redact, live.naming, live.entry.confirm);
+      const built = buildTools(live.entry.name, listing, live.filters, callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput), open.redact, live.naming, live.entry.confirm, open.sandbox);
       const taken = takenElsewhere(live);
       const skipped: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: live.entry.name, reason: 'unusable', detail: p.reason }));
       const kept = built.tools.filter((t) => {
@@ -186,7 +186,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       };
       live.open = await connectServer(entry, index, opts, notified);
       const open = live.open;
-      const built = buildTools(entry.name, open.listing, filters, callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput), open.redact, live.naming, entry.confirm);
+      const built = buildTools(entry.name, open.listing, filters, callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput), open.redact, live.naming, entry.confirm, open.sandbox);
       if (built.problems.length > 0) throw new McpClientError('descriptor', entry.name, problemsMessage(entry.name, index, built));
       const taken = takenElsewhere(live);
       for (const t of built.tools) {

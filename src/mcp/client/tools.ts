@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { newFuncTool } from '../../toolkit/functool/functool.js';
+import type { SandboxReport } from '../../toolkit/sandbox/policy.js';
 import type { FuncTool } from '../../toolkit/functool/functool.js';
 import { filterVerdict } from '../../toolkit/filter.js';
 import type { CompiledFilters } from '../../toolkit/filter.js';
@@ -117,6 +118,7 @@ export function buildTools(
   redact: Redactor = (text) => text,
   naming: ToolNaming = { prefix: undefined, key: 'mcp_clients[]' },
   confirm: McpConfirm = { mode: 'auto' },
+  sandbox?: SandboxReport | null,
 ): BuiltTools {
   const gateFor = confirmPolicy(confirm);
   const annotations = new Map<string, McpAnnotations>();
@@ -177,6 +179,7 @@ export function buildTools(
         origin: { kind: 'mcp', server, remoteName: d.name },
         behavior: behaviorFrom(hints),
         ...(trigger === undefined ? {} : { confirm: { trigger } }),
+        ...(sandbox === undefined ? {} : { sandbox }),
         handler: (input, call) => (caller === undefined ? notCallable(server, d.name) : caller(d.name, input, call.deps, call.signal)),
       }),
     );

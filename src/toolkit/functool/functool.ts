@@ -90,6 +90,7 @@ export class FuncTool implements Tool {
         openWorld: spec.behavior?.openWorld ?? 'unset',
       }),
       describeCall: null,
+      ...(spec.sandbox === undefined ? {} : { sandbox: spec.sandbox === null ? null : Object.freeze(spec.sandbox) }),
     });
   }
 

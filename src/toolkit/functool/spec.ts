@@ -1,3 +1,4 @@
+import type { SandboxReport } from '../sandbox/policy.js';
 import type { Behavior, ExecDeps, Outcome, Presentation } from '../tool.js';
 
 /** Where a function tool's authority sits when it is not this process. */
@@ -72,5 +73,7 @@ export interface FuncToolSpec {
   readonly needsWorkDir?: boolean;
   /** The call waits on a person and is exempt from the tool timeout. */
   readonly operatorPaced?: boolean;
+  /** The sandbox of the process the tool calls into (an MCP stdio server's); `null` when it runs unsandboxed. */
+  readonly sandbox?: SandboxReport | null;
   readonly handler: FuncHandler;
 }
