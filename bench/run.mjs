@@ -3,7 +3,7 @@
 // document: { "<name>": <that benchmark's JSON>, ..., "summary": [...] }. The summary lists the
 // headline figures (loop, start-up, knowledge indexing, a2a latency) from the benchmarks that ran, each with its
 // median, spread (10th to 90th percentile), goal and whether the median meets it, and the knowledge search
-// quality on the held-out questions against its goals. `targets` lists every stated performance
+// quality on the held-out questions against its goals, and what the sandbox adds to a tool call. `targets` lists every stated performance
 // target, each with its measured median and spread, its goal and met / not met; a target whose
 // benchmark did not run is listed as not measured and not met.
 // `npm run bench -- knowledge` runs one.
@@ -111,6 +111,18 @@ function summary(r) {
       out.push({ measure: 'knowledge search, hybrid (toy embedder) no worse than lexical: recall@1, recall@5 and MRR', unit: 'share', value: { recall_at_1: hybrid.recall_at_1, recall_at_5: hybrid.recall_at_5, mrr: hybrid.mrr }, goal: 'each at least the lexical figure', met: q.met?.hybrid_not_worse === true, note });
     }
   }
+  const box = r.sandbox;
+  if (box?.sandboxed !== undefined) {
+    out.push(
+      figure(
+        'a trivial command through the tool runner inside the bubblewrap sandbox, wall',
+        box.sandboxed.wall_ms,
+        box.goal_ms,
+        'ms',
+        `${box.unsandboxed.wall_ms.median} ms unsandboxed; the sandbox adds ${box.added_ms.sandbox} ms, with prlimit limits ${box.added_ms.sandbox_and_limits} ms`,
+      ),
+    );
+  }
   return out.filter((f) => f !== undefined);
 }
 
@@ -152,6 +164,7 @@ function targets(r) {
   target('run', '`fisk run` one turn vs `node -e 0`, wall', 3, (x) => x.run_vs_node);
   target('run', '`fisk run` with a 3,000-command application vs a 10-command one, CPU', 1.3, (x) => x.app_3000_vs_10_cpu_spread);
   target('journal', 'JetStream journal append vs a bare JetStream publish with ack, wall per record', 2, (j) => j.jetstream.ratio_spread);
+  target('sandbox', 'what the bubblewrap sandbox adds to a trivial tool call, wall median', 25, (b) => ({ median: b.added_ms.sandbox }), 'ms');
   target('telemetry', 'telemetry spans dropped at 1,000 tool calls/s', 0, (t) => ({ median: t.flood.at_1000_per_s.dropped }), 'spans');
   target('telemetry', 'telemetry spans beyond what it delivers at a flood, not counted or reported', 0, (t) => ({ median: t.flood.flood.uncounted }), 'spans');
   return out;
