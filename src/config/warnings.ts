@@ -6,6 +6,9 @@ export interface ConfigWarning {
   readonly message: string;
 }
 
+/** Addresses that mean every interface: a card cannot send callers to them. */
+const UNSPECIFIED = new Set(['0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
+
 /**
  * The warnings a configuration earns whatever the command: filters with nothing to filter, tag
  * filters that cannot be honoured on remote hosts, declared but unused blocks.
@@ -28,5 +31,12 @@ export function configWarnings(config: Config): ConfigWarning[] {
       });
     }
   });
+  const http = config.expose.a2aHttp;
+  if (http !== undefined && http.publicUrl === undefined && UNSPECIFIED.has(http.address.replace(/^\[|\]$/gu, ''))) {
+    out.push({
+      key: 'expose.agent.a2a_http.public_url',
+      message: `is unset, so the agent card tells callers to post to http://${http.address.includes(':') ? `[${http.address}]` : http.address}:${http.port}/, which they cannot reach; set it to the URL callers use`,
+    });
+  }
   return out;
 }
