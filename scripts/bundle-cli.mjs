@@ -113,14 +113,21 @@ try {
 renameSync(staging, out);
 rmSync(old, { recursive: true, force: true });
 
-// V8's code cache for the chunks a few common commands load, made by running them once
-await writeCodeCache(out);
+// V8's code cache for the chunks a few common commands load, made by running them once; without
+// it the program still runs, compiling its chunks at every start as before
+try {
+  await writeCodeCache(out);
+} catch (err) {
+  rmSync(join(out, 'cache'), { recursive: true, force: true });
+  process.stderr.write(`bundle-cli: no code cache was made (fisk will compile its chunks at start): ${err instanceof Error ? err.message : String(err)}\n`);
+}
 
 /** Runs `fisk --help` and a one-turn `fisk run` (against a local fake model) with the cache written. */
 async function writeCodeCache(bin) {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { anthropicText, startFakeModelServer } = await import(join(root, 'dist', 'agenttest', 'index.js'));
+  const { anthropicText } = await import(join(root, 'dist', 'agenttest', 'anthropic-wire.js'));
+  const { startFakeModelServer } = await import(join(root, 'dist', 'agenttest', 'fake-model-server.js'));
   const scratch = mkdtempSync(join(tmpdir(), 'fisk-code-cache-'));
   const server = await startFakeModelServer({ record: false, fallback: () => anthropicText('done') });
   try {
