@@ -1,7 +1,14 @@
 // Served-call throughput and latency of the MCP server against a bare official-SDK server serving
 // the same handler, for a trivial in-process tool and a trivial command tool, at concurrency 2
 // and 16 (the fisk server's cap raised to match). Each concurrent caller is its own client
-// session over real HTTP on loopback. Prints one JSON line.
+// session over real HTTP on loopback.
+//
+// Then `command_vs_bare_spawn`: one caller calling the command tool through `fisk mcp`'s server
+// against a bare official-SDK server whose handler spawns the same command itself
+// (child_process.execFile) and answers the same envelope; rounds alternate the two
+// (MCP_BENCH_ROUNDS, default 7, of MCP_BENCH_SPAWN_CALLS calls, default 20), and the ratio of
+// wall time per call is taken per round and reported as median and spread. Prints one JSON line.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +37,18 @@ const runtime = await openRuntime(config, 'mcp', { env: process.env });
 const assembled = await assembleTools(runtime, 'mcp');
 const command = assembled.served.find((t) => t.name === 'echo');
 if (command === undefined) throw new Error(`the fixture application serves no echo tool; it serves ${assembled.served.map((t) => t.name).join(', ')}`);
+
+/** The floor for a command: the SDK's own session handling and a spawn of the command, nothing else. */
+const spawnEcho = {
+  name: 'echo',
+  modelDescription: 'Echoes a word',
+  inputSchema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+  execute: (input) =>
+    new Promise((resolve) => {
+      const { word } = JSON.parse(input);
+      execFile(PID_APP, ['echo', word], (err, stdout) => resolve({ output: stdout, exec: { command: `echo ${word}`, exitCode: err ? 1 : 0 } }));
+    }),
+};
 
 /** The bare comparison: the SDK's own session handling and the tool's execute, nothing else. */
 async function startBare(tool) {
@@ -145,6 +164,35 @@ for (const k of cases) {
     const b = summary(bareRuns);
     out[`${k.name}_c${concurrency}`] = { fisk: f, bare: b, throughput_ratio: Math.round((f.calls_per_s / b.calls_per_s) * 1000) / 1000 };
   }
+}
+{
+  const rounds = Number(process.env.MCP_BENCH_ROUNDS ?? 7);
+  const calls = Number(process.env.MCP_BENCH_SPAWN_CALLS ?? 20);
+  const fiskMs = [];
+  const bareMs = [];
+  const ratio = [];
+  const fiskServer = await startFisk(command, 1);
+  const bareServer = await startBare(spawnEcho);
+  await measure(fiskServer.url, 'echo', { word: 'hi' }, 1, 5);
+  await measure(bareServer.url, 'echo', { word: 'hi' }, 1, 5);
+  for (let i = 0; i < rounds; i++) {
+    const got = {};
+    for (const side of i % 2 === 0 ? ['fisk', 'bare'] : ['bare', 'fisk']) {
+      const run = await measure(side === 'fisk' ? fiskServer.url : bareServer.url, 'echo', { word: 'hi' }, 1, calls);
+      got[side] = (run.seconds * 1000) / run.latencies.length;
+    }
+    fiskMs.push(got.fisk);
+    bareMs.push(got.bare);
+    ratio.push(got.fisk / got.bare);
+  }
+  await fiskServer.close();
+  await bareServer.close();
+  const spread = (xs) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const at = (q) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]);
+    return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
+  };
+  out.command_vs_bare_spawn = { rounds, calls_per_round: calls, fisk_ms_per_call: spread(fiskMs), bare_ms_per_call: spread(bareMs), ratio: spread(ratio), goal_ratio: 1.1 };
 }
 await runtime.close();
 console.log(JSON.stringify(out));
