@@ -2,7 +2,10 @@
 //  - a tool call wrapped in a tool span, with telemetry off (the handle every disabled run holds)
 //    and on (exporting to an in-process OTLP receiver), against the bare call;
 //  - a model call's span with content capture on: a 30-message conversation encoded as a delta;
-//  - encoding a conversation that must be trimmed to the 32 KiB attribute limit.
+//  - encoding a conversation that must be trimmed to the 32 KiB attribute limit;
+//  - `flood`: tool calls paced at 1,000 a second for 5 seconds on a fresh exporter (nothing may be
+//    dropped), and the flood of the rounds above (as fast as the loop goes): how many spans were
+//    delivered, how many dropped, and whether the report's line names the dropped ones.
 import { startOtlpReceiver } from '../../dist/agenttest/index.js';
 import { encodeMessages, resolveTelemetrySettings, startTelemetry, Telemetry } from '../../dist/telemetry/index.js';
 
@@ -60,6 +63,7 @@ try {
 
   onRun.end();
   const report = await on.shutdown(30_000);
+  const paced = await pacedCalls(receiver.url, 1000, 5);
   process.stdout.write(
     `${JSON.stringify({
       tool_call_bare_ns: Math.round(bare),
@@ -68,8 +72,38 @@ try {
       chat_span_capture_delta_ns: Math.round(chatNs),
       trim_200_messages_to_32k_us: Math.round(median(trims)),
       delivery_under_flood: report.summary,
+      flood: {
+        at_1000_per_s: paced,
+        flood: floodFigures(report),
+      },
     })}\n`,
   );
 } finally {
   await receiver.close();
+}
+
+/** Spans handed over, delivered and dropped in a report, and whether its line counts the dropped. */
+function floodFigures(report) {
+  const dropped = report.spans.attempted - report.spans.delivered;
+  const named = dropped === 0 || report.summary.includes(String(dropped));
+  return { ended: report.spans.attempted, delivered: report.spans.delivered, dropped, summary: report.summary, uncounted: named ? 0 : dropped };
+}
+
+/** `perSecond` tool calls each second for `seconds` seconds on a fresh exporter; its delivery figures. */
+async function pacedCalls(endpoint, perSecond, seconds) {
+  const settings = resolveTelemetrySettings({ config: { enabled: true, endpoint, captureContent: false, noMetrics: true }, identity: 'bench', env: {} });
+  const t = await startTelemetry(settings);
+  const run = t.startRun({ agentName: 'bench' });
+  const start = performance.now();
+  for (let i = 0; i < perSecond * seconds; i++) {
+    // pace: call i is due at start + i / perSecond seconds
+    const due = start + (i * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    await run.toolCall('t', 'builtin', () => work());
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  run.end();
+  const report = await t.shutdown(30_000);
+  return { calls: perSecond * seconds, seconds: Math.round(elapsed * 100) / 100, ...floodFigures(report) };
 }

@@ -67,6 +67,13 @@ describe('spanDelivery', () => {
       '3 of 3 spans delivered',
     );
   });
+
+  it('says how many spans were dropped, with or without an export error', () => {
+    const none = { attempted: 0, delivered: 0, firstError: undefined };
+    expect(deliverySummary(spanDelivery(10, { attempted: 4, delivered: 4, firstError: undefined }), none, false)).toBe('4 of 10 spans delivered (6 spans dropped; first error: 6 spans never reached the exporter)');
+    expect(deliverySummary({ attempted: 5, delivered: 4, firstError: 'Concurrent export limit reached' }, none, false)).toBe('4 of 5 spans delivered (1 span dropped; first error: Concurrent export limit reached)');
+    expect(deliverySummary({ attempted: 5, delivered: 3, firstError: undefined }, none, true)).toBe('3 of 5 spans delivered (2 spans dropped) (the shutdown flush ran out of time)');
+  });
 });
 
 describe('error classes', () => {

@@ -190,8 +190,13 @@ export function deliverySummary(spans: DeliveryCount, points: DeliveryCount, tim
   let line = `${spans.delivered} of ${spans.attempted} spans delivered`;
   if (points.attempted > 0) line += `, ${points.delivered} of ${points.attempted} metric points`;
   if (unreachable !== undefined) return `${line} (${unreachable})`;
+  // what was not delivered is counted in words, not only by the two figures: a flood that outruns
+  // the export queue or the exporter's concurrent requests says how many spans it dropped
+  const dropped = spans.attempted - spans.delivered;
+  const count = dropped > 0 ? `${dropped} ${dropped === 1 ? 'span' : 'spans'} dropped` : undefined;
   const err = spans.firstError ?? points.firstError;
-  if (err !== undefined) line += ` (first error: ${err})`;
+  if (err !== undefined) line += ` (${count === undefined ? '' : `${count}; `}first error: ${err})`;
+  else if (count !== undefined) line += ` (${count})`;
   if (timedOut) line += ' (the shutdown flush ran out of time)';
   return line;
 }

@@ -262,7 +262,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     expect(report.spans.attempted).toBe(2);
     expect(report.spans.delivered).toBe(0);
     expect(report.spans.firstError).toBeDefined();
-    expect(report.summary).toMatch(/^0 of 2 spans delivered \(first error: /);
+    expect(report.summary).toMatch(/^0 of 2 spans delivered \(2 spans dropped; first error: /);
   });
 });
 
