@@ -118,11 +118,19 @@ export function isolationArgs(network: boolean): string[] {
   return ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', ...(network ? [] : ['--unshare-net']), '--cap-drop', 'ALL'];
 }
 
+/** A `TMPDIR` under `/tmp` is made again, empty, in the private `/tmp`, so a program that uses it still finds it. */
+function tmpdirArgs(tmpdir: string | undefined): string[] {
+  if (tmpdir === undefined || !isAbsolute(tmpdir)) return [];
+  const p = resolve(tmpdir);
+  return p !== '/tmp' && within(p, '/tmp') ? ['--dir', p] : [];
+}
+
 /**
  * The command line that runs `cmd` inside the sandbox `policy` describes, from `cwd` (the call's
- * work directory, or the working directory). Throws `SandboxSetupError` when a writable path is missing.
+ * work directory, or the working directory); `tmpdir` is the child's `TMPDIR`. Throws
+ * `SandboxSetupError` when a writable path is missing.
  */
-export function sandboxedCommand(cmd: ChildCommand, policy: SandboxPolicy, cwd: string): ChildCommand {
+export function sandboxedCommand(cmd: ChildCommand, policy: SandboxPolicy, cwd: string, tmpdir?: string): ChildCommand {
   const workDir = resolve(cwd);
   const writable = writableBinds(policy, workDir);
   const argv = [
@@ -131,6 +139,7 @@ export function sandboxedCommand(cmd: ChildCommand, policy: SandboxPolicy, cwd: 
     '--dev', '/dev',
     '--proc', '/proc',
     '--tmpfs', '/tmp',
+    ...tmpdirArgs(tmpdir),
     ...keptUnderTmp(cmd.binary, workDir, writable),
     ...writable.flatMap((w) => ['--bind', w, w]),
     ...hideMounts(policy.hide),

@@ -114,6 +114,19 @@ describe('a sandboxed command', () => {
     expect(r.output).not.toMatch(/fisk-sandbox-host-file/);
   });
 
+  it('makes a TMPDIR under /tmp again, empty and writable, in its private /tmp', async () => {
+    const r = await runCaptured({
+      binary: '/bin/sh',
+      argv: ['-c', 'ls -A "$TMPDIR" | wc -l; echo t > "$TMPDIR/t" && echo ok'],
+      env: { PATH: process.env['PATH'] ?? '', TMPDIR: join(root, 'private-tmp') },
+      cwd: work,
+      signal,
+      sandbox: toolPolicy(settings, 'plain'),
+    });
+    expect(r).toMatchObject({ kind: 'exited', exitCode: 0, output: '0\nok\n' });
+    expect(existsSync(join(root, 'private-tmp'))).toBe(false);
+  });
+
   it('applies the resource limits through prlimit', async () => {
     const limited = { ...settings, limits: { addressSpace: undefined, cpuSeconds: 7, openFiles: 64 } };
     const r = await sh('ulimit -n; ulimit -t', toolPolicy(limited, 'plain'));

@@ -80,7 +80,7 @@ export function startChild(spec: ChildSpec): StartedChild {
   }
   let command;
   try {
-    command = sandboxedCommand({ binary: spec.binary, argv: spec.argv }, spec.sandbox, cwd);
+    command = sandboxedCommand({ binary: spec.binary, argv: spec.argv }, spec.sandbox, cwd, spec.env['TMPDIR']);
   } catch (err) {
     if (err instanceof SandboxSetupError) throw new SpawnRefused(`the sandbox cannot start: ${err.message}`);
     throw err;
