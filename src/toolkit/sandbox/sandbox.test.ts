@@ -3,7 +3,7 @@
  * sandbox which cannot start never runs the program outside it. These run as whatever user the
  * tests run as, root included: a read-only bind and dropped capabilities hold for root too.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -125,6 +125,24 @@ describe('a sandboxed command', () => {
     });
     expect(r).toMatchObject({ kind: 'exited', exitCode: 0, output: '0\nok\n' });
     expect(existsSync(join(root, 'private-tmp'))).toBe(false);
+  });
+
+  it('is killed with everything it started when the call times out, as without a sandbox', async () => {
+    const r = await runCaptured({ binary: '/bin/sh', argv: ['-c', 'sleep 31.4159 & sleep 31.4159'], env: { PATH: process.env['PATH'] ?? '' }, cwd: work, signal, timeoutMs: 300, sandbox: toolPolicy(settings, 'plain') });
+    expect(r.kind).toBe('timed_out');
+    const left = (): string[] =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u000031.4159\u0000';
+          } catch {
+            return false;
+          }
+        });
+    // the kernel reaps killed processes asynchronously: look a bounded number of times
+    for (let i = 0; i < 2000 && left().length > 0; i++) await new Promise((done) => setImmediate(done));
+    expect(left()).toEqual([]);
   });
 
   it('applies the resource limits through prlimit', async () => {
