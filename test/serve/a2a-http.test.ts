@@ -140,7 +140,7 @@ describe('fisk serve with expose.agent.a2a_http', () => {
 
   it('streams a task: status updates as it works, then the answer artifact, then completed', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello' } }]), anthropicText('echoed'));
+    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello' } }], { usage: { input_tokens: 100, output_tokens: 10 } }), anthropicText('echoed', { usage: { input_tokens: 120, output_tokens: 5 } }));
     const events: StreamResponse[] = [];
     for await (const e of client.sendMessageStream(request(userMessage('Echo hello')), auth)) events.push(e);
     const kinds = events.map((e) => e.payload?.$case);
@@ -155,6 +155,10 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     expect(artifactAt).toBeLessThan(kinds.length - 1);
     const art = events[artifactAt]?.payload;
     expect(art?.$case === 'artifactUpdate' ? textOf(art.value.artifact?.parts) : '').toBe('echoed');
+    // the last status carries the run's token use, for a delegating caller to count
+    const final = events[events.length - 1]?.payload;
+    const usage = final?.$case === 'statusUpdate' ? (final.value.metadata?.['usage'] as { input_tokens: number; output_tokens: number } | undefined) : undefined;
+    expect(usage).toEqual({ input_tokens: 220, output_tokens: 15 });
   });
 
   it('keeps the task going, and stored, when the caller of a stream goes away', async () => {
@@ -293,6 +297,39 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     expect(results).not.toContain('AGENT_TOKEN');
     expect(results).not.toContain(TOKEN);
     expect(worker.stderr).not.toContain(TOKEN);
+  });
+
+  it('refuses a task that came through this agent already, before running anything', async () => {
+    fake.reset();
+    const looped = { ...request(userMessage('Round again')), metadata: { 'fisk-ai/hops': ['planner', 'httpagent'] } };
+    await expect(client.sendMessage(looped, auth)).rejects.toThrow(/agent httpagent refuses this task: .*go round in a circle/u);
+    const deep = { ...request(userMessage('Too deep')), metadata: { 'fisk-ai/hops': ['a', 'b', 'c', 'd'] } };
+    await expect(client.sendMessage(deep, auth)).rejects.toThrow(/the most a delegation chain may hold/u);
+    const viaHeader = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${TOKEN}`, 'fisk-hops': 'planner,httpagent' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+    });
+    expect(JSON.stringify(await viaHeader.json())).toMatch(/go round in a circle/u);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('hands a task delegated by fisk run (remote_agents with url) to a served run, and the answer back', async () => {
+    fake.reset();
+    writeFileSync(
+      join(home, 'caller.yaml'),
+      `identity: caller\nsystem_prompt: You delegate.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nremote_agents:\n  - name: httpagent\n    alias: helper\n    url: ${base}\n    headers: {Authorization: "Bearer \${AGENT_TOKEN}"}\n`,
+    );
+    fake.reply(anthropicToolUse([{ id: 'toolu_d', name: 'delegate_helper', input: { task: 'What is six times seven?' } }]), anthropicText('forty-two, from the peer'), anthropicText('the helper says forty-two'));
+    const r = await runFisk(['run', '--config', 'caller.yaml', '--base-url', fake.url, '--api-key', 'sk-test', 'Ask the helper'], home, { ...env, AGENT_TOKEN: TOKEN });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('the helper says forty-two\n');
+    // the served run was asked the task, and the caller's model was given its answer as data
+    expect(JSON.stringify(fake.requests[1]?.body)).toContain('What is six times seven?');
+    const delegated = toolResults(fake.requests).join('\n');
+    expect(delegated).toContain('forty-two, from the peer');
+    expect(delegated).toContain('delegated-answer');
+    expect(r.stderr).not.toContain(TOKEN);
   });
 
   it('answers the v0.3 method names too', async () => {

@@ -9,10 +9,27 @@ import { randomUUID } from 'node:crypto';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import { HOPS_HEADER, hopsRefusal, parseHops } from '../../a2a/index.js';
 import type { TaskChannel } from './tasks.js';
 import { TaskState } from './wire.js';
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+/** Where a delegating fisk agent puts the chain of agents a task came through, besides the header. */
+export const HOPS_METADATA_KEY = 'fisk-ai/hops';
+
+function listed(metadata: Record<string, unknown> | undefined): string | undefined {
+  const v = metadata?.[HOPS_METADATA_KEY];
+  return Array.isArray(v) ? v.filter((h): h is string => typeof h === 'string').join(',') : undefined;
+}
+
+/** The chain of agents a task came through: the request's or message's metadata, else the header. */
+export function hopsOf(params: SendMessageRequest, m: Message, ctx: ServerCallContext): string[] {
+  const headers = ctx.state.get('headers') as Record<string, string | string[] | undefined> | undefined;
+  const raw = headers?.[HOPS_HEADER.toLowerCase()];
+  const header = Array.isArray(raw) ? raw.join(',') : raw;
+  return parseHops(listed(params.metadata) ?? listed(m.metadata) ?? header);
+}
 
 type Routed = { readonly kind: 'run'; readonly params: SendMessageRequest } | { readonly kind: 'existing'; readonly id: string };
 
@@ -24,8 +41,11 @@ export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, s
     if (m.messageId.trim() === '') throw new RequestMalformedError('message.messageId is required: it is how a retried message finds its task; give every message its own id');
     if (m.taskId === '') {
       if (!channel.open) throw new UnsupportedOperationError(`agent ${identity} is shutting down and takes no new tasks; send it again once it is back`);
+      const hops = hopsOf(params, m, ctx);
+      const circle = hopsRefusal(identity, hops);
+      if (circle !== undefined) throw new UnsupportedOperationError(`agent ${identity} refuses this task: ${circle}`);
       const contextId = m.contextId === '' ? randomUUID() : m.contextId;
-      const { id, fresh } = channel.claim(m.messageId, contextId);
+      const { id, fresh } = channel.claim(m.messageId, contextId, hops);
       if (!fresh) return { kind: 'existing', id };
       const task: Task = { id, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [], metadata: undefined };
       try {

@@ -145,7 +145,8 @@ async function rpcAnswer(req: IncomingMessage, res: ServerResponse, text: string
   const version = header(req, A2A_VERSION_HEADER);
   const useLegacy = version === undefined || version === '' || version === '0.3';
   const user: User = o.token === undefined ? new UnauthenticatedUser() : new BearerUser();
-  const context = new ServerCallContext({ user, ...(version === undefined || version === '' ? {} : { requestedVersion: version }) });
+  // the headers travel in the call's state: a delegated task's chain of agents is among them
+  const context = new ServerCallContext({ user, state: new Map([['headers', req.headers]]), ...(version === undefined || version === '' ? {} : { requestedVersion: version }) });
   let out: Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
   try {
     validateVersion(context.requestedVersion, await o.handler.getAgentCard(), 'JSONRPC');

@@ -53,6 +53,8 @@ interface Entry {
   work: Work | undefined;
   readonly calls: Map<string, string>;
   readonly retrieved: Map<string, CitedPassage>;
+  /** The agents the task came through before this one. */
+  hops: readonly string[];
 }
 
 /** A task id derived from the agent and the caller's message id, in the UUID layout. */
@@ -85,10 +87,12 @@ export class TaskChannel implements Channel, AgentExecutor {
   }
 
   /** The task a message id names, and whether it is new; a new one is claimed at once. */
-  claim(messageId: string, contextId: string): { readonly id: string; readonly fresh: boolean } {
+  claim(messageId: string, contextId: string, hops: readonly string[] = []): { readonly id: string; readonly fresh: boolean } {
     const id = taskIdFor(this.#opts.identity, messageId);
     if (this.#entries.has(id)) return { id, fresh: false };
-    this.#entries.set(id, this.#entry(id, contextId, messageId));
+    const e = this.#entry(id, contextId, messageId);
+    e.hops = hops;
+    this.#entries.set(id, e);
     return { id, fresh: true };
   }
 
@@ -131,6 +135,7 @@ export class TaskChannel implements Channel, AgentExecutor {
       work: undefined,
       calls: new Map(),
       retrieved: new Map(),
+      hops: [],
     };
   }
 
@@ -195,13 +200,14 @@ export class TaskChannel implements Channel, AgentExecutor {
     e.writes = e.writes.then(() => rm.processEvent(event)).catch(() => undefined);
   }
 
-  #status(e: Entry, state: TaskState, text?: string, data?: Record<string, unknown>): void {
+  #status(e: Entry, state: TaskState, text?: string, data?: Record<string, unknown>, metadata?: Record<string, unknown>): void {
     const parts = text === undefined ? undefined : [textPart(text), ...(data === undefined ? [] : [dataPart(data)])];
-    this.#publish(e, AgentEvent.statusUpdate(statusUpdate(e.id, e.contextId, state, parts)));
+    this.#publish(e, AgentEvent.statusUpdate({ ...statusUpdate(e.id, e.contextId, state, parts), metadata }));
   }
 
-  #end(e: Entry, state: TaskState, text: string | undefined): Promise<void> {
-    this.#status(e, state, text);
+  /** The last status; a run's token use travels in its metadata (`usage`), for a delegating caller to count. */
+  #end(e: Entry, state: TaskState, text: string | undefined, usage?: { readonly input: number; readonly output: number }): Promise<void> {
+    this.#status(e, state, text, undefined, usage === undefined ? undefined : { usage: { input_tokens: usage.input, output_tokens: usage.output } });
     this.#phase(e, 'ended');
     return e.writes;
   }
@@ -247,6 +253,7 @@ export class TaskChannel implements Channel, AgentExecutor {
       ids: { session: e.sessionId },
       input: { prompt, checkpoint: { runId: e.sessionId } },
       prompter: new TaskPrompter(this.#asker(e), 'the A2A caller'),
+      ...(e.hops.length === 0 ? {} : { hops: e.hops }),
       signal: e.stop.signal,
       runContext: (handle) => {
         this.#phase(e, 'working');
@@ -281,7 +288,7 @@ export class TaskChannel implements Channel, AgentExecutor {
     e.answer?.(undefined);
     const ending = taskEnding(result, { identity: this.#opts.identity, sessionId: e.sessionId, cancelled: e.cancelled, draining: !this.#open });
     if (result.kind === 'ran' && result.outcome.status === 'completed') this.#artifacts(e, result.outcome.answer);
-    await this.#end(e, ending.state, ending.text);
+    await this.#end(e, ending.state, ending.text, result.kind === 'ran' ? result.outcome.counters.usage : undefined);
   }
 
   #artifacts(e: Entry, answer: string): void {
