@@ -48,9 +48,10 @@ export function referencedVariables(template: string): string[] {
 /**
  * Every environment variable a tool subprocess must not inherit for this configuration: the
  * provider, OTLP and Slack credentials, the embeddings key variable when the vector tier is on,
- * every variable an MCP client's url, headers or env refer to, every OAuth client secret
- * variable, the variable holding the token `fisk mcp` clients must send, the bearer token
- * variable of `expose.agent.a2a_http`, and every variable a `remote_agents` entry's headers refer to. A value given to one MCP server is that server's alone:
+ * every variable an MCP client's url, headers or env refer to, every OAuth client secret,
+ * private key, identity-provider secret and ID token variable, the variable holding the token
+ * `fisk mcp` clients must send, the bearer token variable of `expose.agent.a2a_http`, and every
+ * variable a `remote_agents` entry's headers refer to. A value given to one MCP server is that server's alone:
  * the server gets it under the name its entry's `env` gives it, and every other child
  * (application commands, introspection, other servers) goes without.
  * Sorted and deduplicated.
@@ -63,7 +64,10 @@ export function credentialEnvNames(config: Config): string[] {
     for (const v of [client.url ?? '', ...Object.values(client.headers), ...Object.values(client.env)]) {
       for (const name of referencedVariables(v)) names.add(name);
     }
-    if (client.oauth?.clientSecretEnv !== undefined) names.add(client.oauth.clientSecretEnv);
+    const o = client.oauth;
+    for (const name of [o?.clientSecretEnv, o?.privateKey?.env, o?.idp?.clientSecretEnv, o?.idp?.idTokenEnv]) {
+      if (name !== undefined) names.add(name);
+    }
   }
   const served = config.expose.mcp?.authTokenEnv;
   if (served !== undefined) names.add(served);

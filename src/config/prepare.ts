@@ -7,8 +7,9 @@ import { checkServiceUrl } from './service-url.js';
 import { parseByteSize } from './byte-size.js';
 import { prepareMcpSandbox, prepareSandbox } from './sandbox.js';
 import { prepareA2aHttp } from './a2a-http.js';
+import { prepareMcpOAuth } from './mcp-oauth.js';
 import type { RawConfig } from './schema.js';
-import { CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_OAUTH_GRANTS, MCP_TRANSPORTS, PII_MODES } from './types.js';
+import { CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_TRANSPORTS, PII_MODES } from './types.js';
 import type {
   BackendChoice,
   Config,
@@ -21,7 +22,6 @@ import type {
   LlmConfig,
   McpClientConfig,
   McpConfirm,
-  McpOAuthConfig,
   McpTransport,
   PiiMode,
   SlackApprovers,
@@ -347,7 +347,7 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     env: c.env ?? {},
     url,
     headers: c.headers ?? {},
-    oauth: c.oauth === undefined ? undefined : prepareMcpOAuth(c.oauth, `${key}.oauth`),
+    oauth: c.oauth === undefined ? undefined : prepareMcpOAuth(c.oauth, `${key}.oauth`, baseDir),
     startupTimeout,
     confirm: prepareMcpConfirm(c.confirm, `${key}.confirm`),
     maxOutput: parseByteSize(c.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
@@ -355,25 +355,6 @@ function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: n
     include: normalizeFilter(c.include, `${key}.include`),
     exclude: normalizeFilter(c.exclude, `${key}.exclude`),
     sandbox: prepareMcpSandbox(c, key, sandboxed, transport === 'stdio', baseDir),
-  };
-}
-
-function prepareMcpOAuth(o: NonNullable<NonNullable<RawConfig['mcp_clients']>[number]['oauth']>, key: string): McpOAuthConfig {
-  const grant = normalizeEnum(o.grant, 'authorization_code');
-  if (!isOneOf(MCP_OAUTH_GRANTS, grant)) {
-    throw ConfigError.of('value', `${key}.grant`, `"${grant}" is not accepted; use authorization_code (a person logs in with fisk mcp login) or client_credentials (unattended, with client_id and client_secret_env)`);
-  }
-  const redirectPort = o.redirect_port ?? 0;
-  if (redirectPort < 0 || redirectPort > 65_535) {
-    throw ConfigError.of('value', `${key}.redirect_port`, `must be a port from 1 to 65535, or 0 for any free port; got ${redirectPort}`);
-  }
-  return {
-    grant,
-    clientId: trimmed(o.client_id),
-    clientSecretEnv: trimmed(o.client_secret_env),
-    scopes: normalizeList(o.scopes),
-    redirectPort,
-    clientMetadataUrl: trimmed(o.client_metadata_url),
   };
 }
 

@@ -136,10 +136,23 @@ export const RemoteToolsSchema = z.strictObject({
   exclude: FilterSchema.optional(),
 });
 
+export const McpOAuthIdpSchema = z.strictObject({
+  token_endpoint: str.optional(),
+  client_id: str.optional(),
+  client_secret_env: str.optional(),
+  id_token_env: str.optional(),
+  id_token_file: str.optional(),
+});
+
 export const McpOAuthSchema = z.strictObject({
   grant: str.optional(),
   client_id: str.optional(),
   client_secret_env: str.optional(),
+  private_key_env: str.optional(),
+  private_key_file: str.optional(),
+  signing_algorithm: str.optional(),
+  key_id: str.optional(),
+  idp: McpOAuthIdpSchema.optional(),
   scopes: strList.optional(),
   redirect_port: int.optional(),
   client_metadata_url: str.optional(),

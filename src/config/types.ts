@@ -42,8 +42,12 @@ export type McpConfirm = { readonly mode: McpConfirmMode } | { readonly mode: 'p
 export const MCP_TRANSPORTS = ['stdio', 'http', 'streamable-http', 'sse'] as const;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 
-/** How an OAuth-protected MCP server is authorized: a person logs in, or the client authenticates alone. */
-export const MCP_OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
+/**
+ * How an OAuth-protected MCP server is authorized: a person logs in, the client authenticates
+ * alone, or an identity provider's ID token is exchanged for an ID-JAG the server's authorization
+ * server takes as a JWT bearer grant (enterprise-managed cross-app access).
+ */
+export const MCP_OAUTH_GRANTS = ['authorization_code', 'client_credentials', 'cross_app_access'] as const;
 export type McpOAuthGrant = (typeof MCP_OAUTH_GRANTS)[number];
 
 /** OAuth 2.1 settings of an http MCP server (`mcp_clients[].oauth`). */
@@ -58,6 +62,37 @@ export interface McpOAuthConfig {
   readonly redirectPort: number;
   /** An https URL of a client ID metadata document this client is known by, for servers that accept one. */
   readonly clientMetadataUrl: string | undefined;
+  /** Set when the client authenticates with a signed JWT (`private_key_jwt`) instead of a secret. */
+  readonly privateKey: McpOAuthPrivateKeyConfig | undefined;
+  /** The identity provider of the `cross_app_access` grant; undefined for every other grant. */
+  readonly idp: McpOAuthIdpConfig | undefined;
+}
+
+/** JWT algorithms a client assertion can be signed with. */
+export const JWT_SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+export type JwtSigningAlgorithm = (typeof JWT_SIGNING_ALGORITHMS)[number];
+
+/** Where the private key of `private_key_jwt` client authentication is, and how it signs. */
+export interface McpOAuthPrivateKeyConfig {
+  /** Exactly one of `env` (a variable's name) and `file` (an absolute path) is set. */
+  readonly env: string | undefined;
+  readonly file: string | undefined;
+  /** Undefined picks the algorithm from the key: RS256, ES256/384/512 by curve, or EdDSA. */
+  readonly algorithm: JwtSigningAlgorithm | undefined;
+  /** The `kid` header, when the authorization server knows several keys of this client. */
+  readonly keyId: string | undefined;
+}
+
+/** The identity provider that exchanges this agent's ID token for an ID-JAG (`oauth.idp`). */
+export interface McpOAuthIdpConfig {
+  readonly tokenEndpoint: string;
+  /** This agent's client at the identity provider. */
+  readonly clientId: string | undefined;
+  /** The name of the variable holding that client's secret. */
+  readonly clientSecretEnv: string | undefined;
+  /** Exactly one of `idTokenEnv` (a variable's name) and `idTokenFile` (an absolute path, read at each exchange) is set. */
+  readonly idTokenEnv: string | undefined;
+  readonly idTokenFile: string | undefined;
 }
 
 /** Where an identity came from: written by the operator, taken from the application, or the fallback. */

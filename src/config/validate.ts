@@ -1,5 +1,6 @@
 import { ConfigError } from './errors.js';
 import type { ConfigIssue } from './errors.js';
+import { mcpOAuthIssues } from './mcp-oauth.js';
 import { remoteAgentIssues, remoteAgentRunIssues } from './remote-agents.js';
 import type { Config, McpClientConfig } from './types.js';
 
@@ -142,7 +143,6 @@ function alwaysIssues(c: Config): ConfigIssue[] {
   return out;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Whether the written URL carries `user:pass@`; `${VAR}` references parse as ordinary userinfo text. */
 function hasUserinfo(url: string): boolean {
@@ -166,29 +166,8 @@ function httpAuthIssues(m: McpClientConfig, key: string): ConfigIssue[] {
   if (o === undefined) return out;
   if (userinfo) out.push({ code: 'value', key: `${key}.url`, message: 'carries user:pass@ while oauth is set; remove the userinfo, OAuth supplies the authorization' });
   if (authorizationHeader) out.push({ code: 'value', key: `${key}.headers.Authorization`, message: 'cannot be combined with oauth, which supplies the Authorization header; remove one of them' });
-  if (o.clientSecretEnv !== undefined && !ENV_NAME.test(o.clientSecretEnv)) {
-    out.push({ code: 'value', key: `${key}.oauth.client_secret_env`, message: `"${o.clientSecretEnv}" is not an environment variable name: write the variable's name (e.g. TICKETS_CLIENT_SECRET), never the secret` });
-  }
-  if (o.clientSecretEnv !== undefined && o.clientId === undefined) {
-    out.push({ code: 'missing', key: `${key}.oauth.client_id`, message: 'is required with client_secret_env: a secret belongs to a client registered in advance' });
-  }
-  if (o.grant === 'client_credentials') {
-    if (o.clientId === undefined) out.push({ code: 'missing', key: `${key}.oauth.client_id`, message: 'is required for the client_credentials grant: the client registered for this agent at the authorization server' });
-    if (o.clientSecretEnv === undefined) out.push({ code: 'missing', key: `${key}.oauth.client_secret_env`, message: 'is required for the client_credentials grant: the name of the variable holding the client secret' });
-  }
-  if (o.clientMetadataUrl !== undefined && !isClientMetadataUrl(o.clientMetadataUrl)) {
-    out.push({ code: 'value', key: `${key}.oauth.client_metadata_url`, message: 'must be an https URL with a path, where the client ID metadata document is published' });
-  }
+  out.push(...mcpOAuthIssues(o, `${key}.oauth`));
   return out;
-}
-
-function isClientMetadataUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.pathname !== '/';
-  } catch {
-    return false;
-  }
 }
 
 function runIssues(c: Config): ConfigIssue[] {

@@ -46,7 +46,7 @@ describe('an OAuth-protected MCP server', () => {
   let server: TestAuthServer;
   let state: string;
   let env: Record<string, string | undefined>;
-  const secure = (): ReturnType<typeof entry> => entry({ name: 'secure', transport: 'http', command: undefined, url: server.url, oauth: { grant: 'authorization_code', clientId: undefined, clientSecretEnv: undefined, scopes: [], redirectPort: 0, clientMetadataUrl: undefined } });
+  const secure = (): ReturnType<typeof entry> => entry({ name: 'secure', transport: 'http', command: undefined, url: server.url, oauth: { grant: 'authorization_code', clientId: undefined, clientSecretEnv: undefined, scopes: [], redirectPort: 0, clientMetadataUrl: undefined, privateKey: undefined, idp: undefined } });
   const opts = (): { env: Record<string, string | undefined>; credentialEnvNames: string[] } => ({ env, credentialEnvNames: [] });
   const stateFile = (): string => {
     const dir = join(state, 'fisk-ai', 'mcp-oauth');

@@ -79,7 +79,7 @@ export async function loginMcpServer(entry: McpClientConfig, index: number, opts
   const key = `mcp_clients[${index}]`;
   if (entry.transport === 'stdio') throw new Error(`${key} (${entry.name}) is a stdio server; a login applies only to an http server with oauth`);
   if (entry.oauth === undefined) throw new Error(`${key} (${entry.name}) has no oauth block; add \`oauth: {}\` to it to log in with OAuth`);
-  if (entry.oauth.grant === 'client_credentials') throw new Error(`${key}.oauth.grant is client_credentials: the client authenticates by itself and nobody needs to log in`);
+  if (entry.oauth.grant !== 'authorization_code') throw new Error(`${key}.oauth.grant is ${entry.oauth.grant}: the client authenticates by itself and nobody needs to log in`);
   const resolved = resolveMcpClient(entry, index, opts.env);
   const file = oauthStateFileFor(entry, httpTarget(resolved.url ?? '', {}, key).url, opts.env);
   const stored = file.read();

@@ -70,7 +70,7 @@ export function oauthFetch(server: string, serverUrl: URL, provider: FiskOAuthPr
     const tokens = provider.tokens();
     const due = provider.refreshDue();
     if (tokens === undefined || due === undefined || due > Date.now()) return;
-    if (tokens.refresh_token === undefined && provider.grant !== 'client_credentials') return;
+    if (tokens.refresh_token === undefined && !provider.unattended) return;
     await single(() => authorize(undefined, undefined));
   };
 
@@ -96,7 +96,7 @@ export function oauthFetch(server: string, serverUrl: URL, provider: FiskOAuthPr
       // another request renewed the token while this one was out: send it again with the new one
       if (res.status === 401 && provider.tokens()?.access_token !== tokens?.access_token) continue;
       const scope = provider.neededScope() ?? challenge.scope;
-      if (!provider.interactive && provider.grant === 'authorization_code') {
+      if (!provider.interactive && !provider.unattended) {
         if (res.status === 403) {
           if (challenge.scope !== undefined) provider.noteNeededScope(challenge.scope);
           return needLogin(`the server asks for the scope "${challenge.scope ?? ''}", which the stored login does not grant`);

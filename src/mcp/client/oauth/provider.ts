@@ -6,9 +6,13 @@
  * any time.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { McpOAuthConfig } from '../../../config/types.js';
+import type { SigningKey } from './client-assertion.js';
+import { privateKeyJwtAuth } from './client-assertion.js';
+import type { IdentityProvider } from './cross-app.js';
+import { currentIdToken, exchangeForIdJag, JWT_BEARER_GRANT, jwtBearerRequest } from './cross-app.js';
 import { McpLoginRequired } from './login-required.js';
 import type { OAuthState, OAuthStateFile } from './state-file.js';
 
@@ -18,9 +22,16 @@ const NO_LOGIN_REDIRECT = 'http://127.0.0.1/callback';
 /** What a provider is built from. */
 export interface ProviderOptions {
   readonly server: string;
+  /** The MCP server's URL, the resource an ID-JAG names when the server publishes no metadata. */
+  readonly serverUrl: URL;
   readonly oauth: McpOAuthConfig;
   /** The client secret, already read from `oauth.client_secret_env`. */
   readonly clientSecret: string | undefined;
+  /** The private key of `private_key_jwt`, and its text as read (a secret to redact). */
+  readonly signingKey: SigningKey | undefined;
+  readonly keyMaterial: string | undefined;
+  /** The identity provider of `cross_app_access`. */
+  readonly idp: IdentityProvider | undefined;
   /** The stored login; undefined for client credentials. */
   readonly file: OAuthStateFile | undefined;
   /** Set during a login: the loopback address the browser comes back to. */
@@ -35,17 +46,31 @@ export class FiskOAuthProvider implements OAuthClientProvider {
   #verifier: string | undefined;
   #state: string | undefined;
   #authorizationUrl: URL | undefined;
+  #discovery: OAuthDiscoveryState | undefined;
+  /** The last client assertion, ID token and ID-JAG this provider used: secrets while they live. */
+  readonly #used = new Map<'assertion' | 'idToken' | 'idJag', string>();
 
   /** A client ID metadata document URL, offered to servers that take one instead of registration. */
   readonly clientMetadataUrl?: string;
+  /** Signs a client assertion into every token request when the client authenticates with a private key. */
+  readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(options: ProviderOptions) {
     this.#o = options;
     if (options.oauth.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.oauth.clientMetadataUrl;
+    const clientId = options.oauth.clientId;
+    if (options.signingKey !== undefined && clientId !== undefined) {
+      this.addClientAuthentication = privateKeyJwtAuth(options.signingKey, clientId, (a) => this.#used.set('assertion', a));
+    }
   }
 
   get grant(): McpOAuthConfig['grant'] {
     return this.#o.oauth.grant;
+  }
+
+  /** Whether tokens are fetched without a person (client credentials, cross-app access). */
+  get unattended(): boolean {
+    return this.#o.oauth.grant !== 'authorization_code';
   }
 
   /** Whether a person can be sent to the authorization server now (a login is running). */
@@ -63,7 +88,7 @@ export class FiskOAuthProvider implements OAuthClientProvider {
   }
 
   get redirectUrl(): string | undefined {
-    if (this.#o.oauth.grant === 'client_credentials') return undefined;
+    if (this.unattended) return undefined;
     return this.#o.loginRedirect ?? this.#read().redirect_uri ?? NO_LOGIN_REDIRECT;
   }
 
@@ -71,6 +96,7 @@ export class FiskOAuthProvider implements OAuthClientProvider {
     const scope = this.#o.oauth.scopes.join(' ');
     const base = { client_name: this.#o.clientName, ...(scope === '' ? {} : { scope }) };
     if (this.#o.oauth.grant === 'client_credentials') return { ...base, redirect_uris: [], grant_types: ['client_credentials'] };
+    if (this.#o.oauth.grant === 'cross_app_access') return { ...base, redirect_uris: [], grant_types: [JWT_BEARER_GRANT] };
     return { ...base, redirect_uris: [this.redirectUrl ?? NO_LOGIN_REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] };
   }
 
@@ -176,19 +202,51 @@ export class FiskOAuthProvider implements OAuthClientProvider {
     }
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  /** Kept for this process only: the ID-JAG's audience and resource come from it. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state;
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    const wanted = scope ?? this.#o.oauth.scopes.join(' ');
+    if (this.#o.oauth.grant === 'cross_app_access') return jwtBearerRequest(await this.#idJag(wanted), wanted);
     if (this.#o.oauth.grant !== 'client_credentials') return undefined;
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    const wanted = scope ?? this.#o.oauth.scopes.join(' ');
     if (wanted !== '') params.set('scope', wanted);
     return params;
+  }
+
+  /** An ID-JAG for this server's authorization server, from the identity provider. */
+  async #idJag(scope: string): Promise<string> {
+    const idp = this.#o.idp;
+    if (idp === undefined) throw new Error(`${this.#o.server}: cross_app_access has no identity provider configured`);
+    const d = this.#discovery;
+    const audience = d?.authorizationServerMetadata?.issuer ?? d?.authorizationServerUrl;
+    if (audience === undefined) throw new Error(`${this.#o.server}: the authorization server was not discovered, so no ID-JAG can be addressed to it`);
+    const idToken = currentIdToken(idp);
+    this.#used.set('idToken', idToken);
+    const resource = d?.resourceMetadata?.resource ?? this.#o.serverUrl.href;
+    const idJag = await exchangeForIdJag(idp, idToken, { audience, resource, scope: scope === '' ? undefined : scope });
+    this.#used.set('idJag', idJag);
+    return idJag;
   }
 
   /** Every secret this provider holds now, to redact from anything printed. */
   secrets(): string[] {
     const s = this.#read();
     const info = this.clientInformation();
-    const out = [s.tokens?.access_token, s.tokens?.refresh_token, s.tokens?.id_token, this.#o.clientSecret, info !== undefined && 'client_secret' in info ? info.client_secret : undefined];
+    const out = [
+      s.tokens?.access_token,
+      s.tokens?.refresh_token,
+      s.tokens?.id_token,
+      this.#o.clientSecret,
+      info !== undefined && 'client_secret' in info ? info.client_secret : undefined,
+      this.#o.keyMaterial,
+      this.#o.keyMaterial?.trim(),
+      this.#o.idp?.clientSecret,
+      this.#o.idp?.idToken,
+      ...this.#used.values(),
+    ];
     return out.filter((v): v is string => typeof v === 'string' && v.length >= 8);
   }
 }
