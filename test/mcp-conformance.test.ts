@@ -21,11 +21,10 @@ const installed = existsSync(NODE22) && existsSync(SUITE);
 if (!installed) console.warn('MCP conformance suite skipped: install it with `npm ci --prefix test/mcp-conformance`');
 
 /**
- * Client scenarios fisk-ai does not take part in, by design: it advertises no elicitation (a
- * foreign server may not question this agent's operator), and authenticates a client with a
- * secret, never a private key JWT or a cross-app ID token.
+ * The client scenario fisk-ai does not take part in, by design: it advertises no elicitation (a
+ * foreign server may not question this agent's operator).
  */
-const CLIENT_NOT_OFFERED = new Set(['elicitation-sep1034-client-defaults', 'auth/client-credentials-jwt', 'auth/cross-app-access-complete-flow']);
+const CLIENT_NOT_OFFERED = new Set(['elicitation-sep1034-client-defaults']);
 
 /** Server scenarios about the protocol itself; the rest exercise resources, prompts, sampling and fixture tools `fisk mcp` does not serve. */
 const SERVER_PROTOCOL = ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'server-sse-multiple-streams', 'dns-rebinding-protection'];

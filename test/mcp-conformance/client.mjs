@@ -6,8 +6,8 @@
  * scenarios, MCP_CONFORMANCE_CONTEXT) set.
  *
  * The scenario's server is written into an agent.yaml `mcp_clients` entry and parsed by the real
- * configuration funnel; OAuth scenarios get an `oauth` block (with the pre-registered client or
- * the client credentials the context carries). The sessions are opened by `openMcpSessions` with a
+ * configuration funnel; OAuth scenarios get an `oauth` block (with the pre-registered client, the
+ * client credentials or private key, or the identity provider and ID token the context carries). The sessions are opened by `openMcpSessions` with a
  * loopback authorizer, the same one `fisk mcp login` uses, whose "browser" follows the
  * authorization URL back to the loopback redirect as a person clicking "allow" would. Every tool
  * listed is then called through the tool fisk-ai builds for it.
@@ -37,6 +37,13 @@ function oauthBlock() {
   if (scenario === 'auth/client-credentials-basic') {
     return { grant: 'client_credentials', client_id: context.client_id, client_secret_env: 'CONFORMANCE_CLIENT_SECRET' };
   }
+  if (scenario === 'auth/client-credentials-jwt') {
+    return { grant: 'client_credentials', client_id: context.client_id, private_key_env: 'CONFORMANCE_PRIVATE_KEY', signing_algorithm: context.signing_algorithm };
+  }
+  if (scenario === 'auth/cross-app-access-complete-flow') {
+    const idp = { token_endpoint: context.idp_token_endpoint, client_id: context.idp_client_id, id_token_env: 'CONFORMANCE_ID_TOKEN' };
+    return { grant: 'cross_app_access', client_id: context.client_id, client_secret_env: 'CONFORMANCE_CLIENT_SECRET', idp };
+  }
   if (scenario === 'auth/pre-registration') {
     return { client_id: context.client_id, client_secret_env: 'CONFORMANCE_CLIENT_SECRET' };
   }
@@ -44,7 +51,9 @@ function oauthBlock() {
 }
 
 const state = mkdtempSync(join(tmpdir(), 'fisk-conformance-'));
-const env = { ...process.env, XDG_STATE_HOME: state, CONFORMANCE_CLIENT_SECRET: context.client_secret ?? '' };
+const SECRETS = { CONFORMANCE_CLIENT_SECRET: context.client_secret, CONFORMANCE_PRIVATE_KEY: context.private_key_pem, CONFORMANCE_ID_TOKEN: context.idp_id_token };
+const env = { ...process.env, XDG_STATE_HOME: state };
+for (const [name, value] of Object.entries(SECRETS)) env[name] = value ?? '';
 const oauth = oauthBlock();
 const yaml = JSON.stringify({ mcp_clients: [{ name: 'conformance', url, ...(oauth === undefined ? {} : { oauth }) }] });
 const config = parseConfigForMode({ text: yaml, name: 'agent.yaml' }, 'info');
@@ -69,7 +78,7 @@ const stop = new AbortController();
 const standing = await openLoopbackAuthorizer(0, undefined, browser, stop.signal);
 let failed = false;
 try {
-  const set = await openMcpSessions(config.mcpClients, { env, credentialEnvNames: ['CONFORMANCE_CLIENT_SECRET'], authorizer: standing.authorizer });
+  const set = await openMcpSessions(config.mcpClients, { env, credentialEnvNames: Object.keys(SECRETS), authorizer: standing.authorizer });
   try {
     for (const source of set.sources()) {
       for (const tool of source.tools) {
