@@ -16,6 +16,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { credentialEnvNames, parseConfigForMode } from '../../../config/index.js';
 import { redactSecrets } from '../../../config/expand.js';
 import { freePort } from '../test-support.js';
+import { loginMcpServer } from './login.js';
+import type { OAuthAuthorizer } from './oauth-fetch.js';
 import { oauthLayerFor } from './setup.js';
 import type { OAuthLayer } from './setup.js';
 
@@ -81,7 +83,9 @@ class AuthWorld {
 
   async #token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await form(req);
-    if (body.get('grant_type') === 'client_credentials') {
+    const grant = body.get('grant_type');
+    if (grant === 'client_credentials' || grant === 'authorization_code' || grant === 'refresh_token') {
+      if (grant === 'authorization_code' && body.get('code') !== 'the-code') return json(res, 400, { error: 'invalid_grant' });
       const assertion = body.get('client_assertion') ?? '';
       this.seen.assertions.push(assertion);
       if (body.get('client_assertion_type') !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' || !validAssertion(assertion, this.key.publicKey, this.base)) {
@@ -118,6 +122,14 @@ class AuthWorld {
         token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic'],
       });
     }
+    if (path === '/authorize') {
+      const q = new URL(req.url ?? '/', this.base).searchParams;
+      const back = new URL(q.get('redirect_uri') ?? '');
+      back.searchParams.set('code', 'the-code');
+      back.searchParams.set('state', q.get('state') ?? '');
+      res.writeHead(302, { location: back.href }).end();
+      return;
+    }
     if (path === '/token') return this.#token(req, res);
     if (path === '/idp/token') return this.#idp(req, res);
     if (path === '/mcp') {
@@ -143,7 +155,7 @@ afterEach(() => {
 });
 
 /** The OAuth layer of one entry, built in a fresh agent directory holding `files`. */
-function layer(oauth: Record<string, unknown>, env: Record<string, string | undefined>, files: Record<string, string> = {}): OAuthLayer {
+function layer(oauth: Record<string, unknown>, env: Record<string, string | undefined>, files: Record<string, string> = {}, authorizer?: OAuthAuthorizer): OAuthLayer {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   dir = mkdtempSync(join(tmpdir(), 'fisk-unattended-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
@@ -151,7 +163,7 @@ function layer(oauth: Record<string, unknown>, env: Record<string, string | unde
   const config = parseConfigForMode({ text: yaml, name: 'agent.yaml', baseDir: dir }, 'info');
   const entry = config.mcpClients[0];
   if (entry === undefined) throw new Error('no entry');
-  const made = oauthLayerFor(entry, 'mcp_clients[0]', new URL(`${world.base}/mcp`), { env: { XDG_STATE_HOME: dir, ...env }, clientName: 'fisk-ai' });
+  const made = oauthLayerFor(entry, 'mcp_clients[0]', new URL(`${world.base}/mcp`), { env: { XDG_STATE_HOME: dir, ...env }, clientName: 'fisk-ai', ...(authorizer === undefined ? {} : { authorizer }) });
   if (made === undefined) throw new Error('no oauth layer');
   return made;
 }
@@ -194,6 +206,21 @@ describe('client credentials with private_key_jwt', () => {
     const err: unknown = await call(l).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(String(err)).not.toContain('PRIVATE KEY');
+  });
+
+  it('signs the code exchange of a pre-registered client that logs in', async () => {
+    // a person clicking "allow": the authorization server's redirect is followed and its code returned
+    const authorizer: OAuthAuthorizer = {
+      redirectUrl: 'http://127.0.0.1:1/callback',
+      authorize: async (url) => {
+        const res = await fetch(url, { redirect: 'manual' });
+        return new URL(res.headers.get('location') ?? '').searchParams.get('code') ?? '';
+      },
+    };
+    const l = layer({ client_id: CLIENT, private_key_env: 'WORKER_KEY' }, { WORKER_KEY: pem() }, {}, authorizer);
+    const before = world.seen.assertions.length;
+    expect(await call(l)).toBe(200);
+    expect(world.seen.assertions.length).toBe(before + 1);
   });
 
   it('refuses an unset variable, a key of the wrong kind and an algorithm the key cannot sign, naming the key', () => {
@@ -248,6 +275,13 @@ describe('cross-app access', () => {
     const message = err instanceof Error ? err.message : String(err);
     expect(message).toMatch(/mcp_clients\[0\]\.oauth\.idp\.token_endpoint\) refused the token exchange: invalid_grant \(the ID token is not valid\)/);
     expect(redactSecrets(message, l.provider.secrets())).not.toContain('id-token-revoked-0003');
+  });
+
+  it('is not logged in to', async () => {
+    const config = parseConfigForMode({ text: JSON.stringify({ mcp_clients: [{ name: 't', url: `${world.base}/mcp`, oauth: oauth({ id_token_env: 'ID_TOKEN' }) }] }), name: 'agent.yaml' }, 'info');
+    const entry = config.mcpClients[0] ?? expect.fail('no entry');
+    const ui = { show: (): void => undefined, open: (): void => undefined };
+    await expect(loginMcpServer(entry, 0, { env, credentialEnvNames: [] }, ui)).rejects.toThrow(/mcp_clients\[0\]\.oauth\.grant is cross_app_access: the client authenticates by itself/);
   });
 
   it('refuses an unset ID token variable or an unreadable file, naming the key, and all three variables are withheld', () => {
