@@ -82,14 +82,17 @@ export function telemetryOfHost(telemetry: HostTelemetry, configEnables: boolean
   return configEnables && origin !== 'file' && origin !== 'default' ? { state: 'off', by: origin } : { state: 'off' };
 }
 
-/** The card of a run hosted in this process. */
-export function localCard(runtime: Runtime, handle: RunHandle | undefined, telemetry: HostTelemetry): StartupCard {
+/**
+ * The card of a run hosted in this process. `tools` names the tools when there is no turn yet to
+ * say (the view waiting for its first prompt); a turn's own list wins.
+ */
+export function localCard(runtime: Runtime, handle: RunHandle | undefined, telemetry: HostTelemetry, tools?: readonly string[]): StartupCard {
   const config = runtime.config;
   return {
     identity: config.identity,
     model: config.llm.model,
     provider: runtime.provider?.capabilities().provider ?? config.llm.provider,
-    tools: handle?.tools,
+    tools: handle?.tools ?? tools,
     session: handle?.runId,
     resumed: handle?.start.kind === 'resumed',
     telemetry: telemetryOfHost(telemetry, config.telemetry.enabled),

@@ -363,7 +363,7 @@ export class ViewController {
     const tail = messageOf(outcome);
     const resume = handle.runId === undefined ? '' : `; resume with ${this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`}`;
     if (outcome.status === 'suspended') this.#transcript.add('note', `suspended${tail === '' ? '' : `: ${oneLine(tail)}`}${resume}`, 'dim');
-    else if (outcome.status !== 'completed' && tail !== '') this.#transcript.add('warning', `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}`, 'red');
+    else if (outcome.status !== 'completed' && tail !== '') this.#transcript.add('warning', `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}${outcome.status === 'aborted' ? resume : ''}`, 'red');
     // answers the run outlived are said here, between the turn and the input row
     for (const h of this.#held.splice(0)) this.#transcript.add('note', h, 'dim');
     this.#bar({ type: 'turn_ended', status: outcome.status });

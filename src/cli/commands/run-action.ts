@@ -9,7 +9,7 @@ import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings } from '../../config/index.js';
 import type { HostedRunStart } from '../../a2a/index.js';
-import { openRuntime, twoStageInterrupt } from '../../host/index.js';
+import { assembleTools, openRuntime, twoStageInterrupt } from '../../host/index.js';
 import type { FollowUpOptions, RunHandle, Runtime } from '../../host/index.js';
 // the in-process host and its client alone: the rest of serve (NATS, jobs, provisioning) stays unloaded
 import { serveRunsInProcess } from '../../serve/hosted-run.js';
@@ -51,12 +51,13 @@ async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, 
   } else {
     streamed?.finish('');
   }
-  if (outcome.status === 'suspended' && handle.runId !== undefined) {
-    const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
-    println(io.err, `\nsuspended; resume with: ${resumeCommand(handle.runId, resolve(io.cwd, flags.config), stateDir)}`);
-  }
+  const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
+  const resume = handle.runId === undefined ? undefined : resumeCommand(handle.runId, resolve(io.cwd, flags.config), stateDir);
+  if (outcome.status === 'suspended' && resume !== undefined) println(io.err, `\nsuspended; resume with: ${resume}`);
   const tail = messageOf(outcome);
   if (outcome.status !== 'completed' && outcome.status !== 'suspended' && tail !== '') println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
+  // a journaled run cancelled before it ended stays resumable: the call it stopped at is asked again
+  if (outcome.status === 'aborted' && resume !== undefined) println(io.err, `resume with: ${resume}`);
   println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
 }
 
@@ -103,7 +104,8 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
     ...(first === undefined ? {} : { handle: first }),
     ...(flags.resume === undefined && first !== undefined ? { prompt } : {}),
     identity: p.runtime.config.identity,
-    card: localCard(p.runtime, first, p.telemetry),
+    // before the first prompt there is no turn to ask: the card counts the tools a run assembles
+    card: localCard(p.runtime, first, p.telemetry, first === undefined ? (await assembleTools(p.runtime, 'run')).toolSet.tools.map((t) => t.name) : undefined),
     startSession,
     resumeHint: (runId) => resumeCommand(runId, resolve(io.cwd, flags.config), stateDir),
     modelSwitch: true,
