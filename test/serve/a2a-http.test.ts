@@ -252,6 +252,26 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     await expect(client.sendMessage(request(userMessage('more', { taskId: randomUUID() })), auth)).rejects.toThrow(/not found/iu);
   });
 
+  it('continues the conversation in a further task of the same context, one task at a time', async () => {
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_c', name: 'ask_human_confirm', input: { question: 'Blue?' } }]), anthropicText('blue it is'), anthropicText('you chose blue'));
+    const first = asTask(await client.sendMessage(request(userMessage('Pick a colour')), auth));
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    // the conversation's task is waiting for its answer: a second task in it is refused
+    await expect(client.sendMessage(request(userMessage('Something else', { contextId: first.contextId })), auth)).rejects.toThrow(/has a task still open/u);
+    const answered = asTask(await client.sendMessage(request(userMessage('yes', { taskId: first.id })), auth));
+    expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const second = asTask(await client.sendMessage(request(userMessage('Which colour did I choose?', { contextId: first.contextId })), auth));
+    expect(second.id).not.toBe(first.id);
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(second.artifacts[0]?.parts)).toBe('you chose blue');
+    // the model saw the first task's exchange before the further prompt
+    const sent = JSON.stringify(fake.requests[2]?.body);
+    expect(sent).toContain('Pick a colour');
+    expect(sent).toContain('blue it is');
+    expect(sent).toContain('Which colour did I choose?');
+  });
+
   it('cancels a running task: its tool is stopped and the task ends canceled', async () => {
     fake.reset();
     fake.reply(anthropicToolUse([{ id: 'toolu_s', name: 'sleep', input: { seconds: '600' } }]), anthropicText('never'));

@@ -45,7 +45,10 @@ export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, s
       const circle = hopsRefusal(identity, hops);
       if (circle !== undefined) throw new UnsupportedOperationError(`agent ${identity} refuses this task: ${circle}`);
       const contextId = m.contextId === '' ? randomUUID() : m.contextId;
-      const { id, fresh } = channel.claim(m.messageId, contextId, hops);
+      const { id, fresh, busy } = channel.claim(m.messageId, contextId, hops);
+      if (busy !== undefined) {
+        throw new UnsupportedOperationError(`the conversation ${contextId} has a task still open (${busy}); wait for it to end, answer it or cancel it before sending the next one`);
+      }
       if (!fresh) return { kind: 'existing', id };
       const task: Task = { id, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [], metadata: undefined };
       try {

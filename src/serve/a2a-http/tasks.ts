@@ -37,7 +37,11 @@ type Phase = 'new' | 'queued' | 'working' | 'input-required' | 'ended';
 interface Entry {
   readonly id: string;
   readonly contextId: string;
-  readonly sessionId: string;
+  /** The journal: the task's own, or, continuing a conversation, the one its context's last task completed. */
+  sessionId: string;
+  /** The task continues its context's conversation: its run resumes that journal with a further prompt. */
+  continues: boolean;
+  completed: boolean;
   phase: Phase;
   bus: ExecutionEventBus | undefined;
   call: ServerCallContext | undefined;
@@ -73,6 +77,8 @@ export class TaskChannel implements Channel, AgentExecutor {
   readonly workers: number;
   readonly #opts: TaskChannelOptions;
   readonly #entries = new Map<string, Entry>();
+  /** By context id, the last task whose run completed: the conversation a further task continues. */
+  readonly #lastCompleted = new Map<string, Entry>();
   readonly #waiting: Work[] = [];
   readonly #takers: ((w: Work | undefined) => void)[] = [];
   #open = true;
@@ -86,14 +92,31 @@ export class TaskChannel implements Channel, AgentExecutor {
     return this.#open;
   }
 
-  /** The task a message id names, and whether it is new; a new one is claimed at once. */
-  claim(messageId: string, contextId: string, hops: readonly string[] = []): { readonly id: string; readonly fresh: boolean } {
+  /**
+   * The task a message id names, and whether it is new; a new one is claimed at once. A new task in
+   * a conversation whose last task completed continues its journal; one in a conversation with a
+   * task still open is not claimed (`busy` names that task).
+   */
+  claim(messageId: string, contextId: string, hops: readonly string[] = []): { readonly id: string; readonly fresh: boolean; readonly busy?: string } {
     const id = taskIdFor(this.#opts.identity, messageId);
     if (this.#entries.has(id)) return { id, fresh: false };
+    const busy = this.#activeIn(contextId);
+    if (busy !== undefined) return { id, fresh: false, busy };
     const e = this.#entry(id, contextId, messageId);
     e.hops = hops;
+    const last = this.#lastCompleted.get(contextId);
+    if (last !== undefined) {
+      e.sessionId = last.sessionId;
+      e.continues = true;
+    }
     this.#entries.set(id, e);
     return { id, fresh: true };
+  }
+
+  /** The task of a context that has not ended, if any: a conversation takes one task at a time. */
+  #activeIn(contextId: string): string | undefined {
+    for (const e of this.#entries.values()) if (e.contextId === contextId && e.phase !== 'ended') return e.id;
+    return undefined;
   }
 
   /** Gives up a claim whose task never reached the store. */
@@ -122,6 +145,8 @@ export class TaskChannel implements Channel, AgentExecutor {
       id,
       contextId,
       sessionId: sessionIdFor(id),
+      continues: false,
+      completed: false,
       phase: 'new',
       bus: undefined,
       call: undefined,
@@ -251,7 +276,7 @@ export class TaskChannel implements Channel, AgentExecutor {
     return {
       label: `a2a task ${e.id}`,
       ids: { session: e.sessionId },
-      input: { prompt, checkpoint: { runId: e.sessionId } },
+      input: e.continues ? { resume: e.sessionId, followUp: prompt } : { prompt, checkpoint: { runId: e.sessionId } },
       prompter: new TaskPrompter(this.#asker(e), 'the A2A caller'),
       ...(e.hops.length === 0 ? {} : { hops: e.hops }),
       signal: e.stop.signal,
@@ -287,7 +312,10 @@ export class TaskChannel implements Channel, AgentExecutor {
   async #finish(e: Entry, result: WorkResult): Promise<void> {
     e.answer?.(undefined);
     const ending = taskEnding(result, { identity: this.#opts.identity, sessionId: e.sessionId, cancelled: e.cancelled, draining: !this.#open });
-    if (result.kind === 'ran' && result.outcome.status === 'completed') this.#artifacts(e, result.outcome.answer);
+    if (result.kind === 'ran' && result.outcome.status === 'completed') {
+      this.#artifacts(e, result.outcome.answer);
+      this.#lastCompleted.set(e.contextId, e);
+    }
     await this.#end(e, ending.state, ending.text, result.kind === 'ran' ? result.outcome.counters.usage : undefined);
   }
 
