@@ -476,6 +476,15 @@ describe('A2A HTTP configuration errors', () => {
     expect(r.stderr).toContain('expose.agent.a2a_http.auth_token_env');
   });
 
+  it('refuses a token shorter than 16 characters, as fisk mcp does, without printing it', async () => {
+    const port = await freePort();
+    writeFileSync(join(home, 'short.yaml'), yaml(port));
+    const r = await runFisk(['serve', '--config', 'short.yaml', '--api-key', 'k', '--base-url', fake.url], home, { ...env, AGENT_TOKEN: 'short-secret' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('AGENT_TOKEN (named by expose.agent.a2a_http.auth_token_env) holds a token shorter than 16 characters');
+    expect(r.stderr).not.toContain('short-secret');
+  });
+
   it('refuses a block without a port', async () => {
     writeFileSync(join(home, 'noport.yaml'), `identity: noport\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    a2a_http: {}\n`);
     const r = await runFisk(['serve', '--config', 'noport.yaml', '--api-key', 'k'], home, env);

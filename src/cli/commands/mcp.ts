@@ -19,6 +19,7 @@ import { parsePort, stopRequested } from '../process.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
 import { registerMcpLogin } from './mcp-login.js';
 import { counted } from '../../util/count.js';
+import { readBearerToken } from '../../util/bearer-token.js';
 
 /** The port and address used when neither a flag, the environment nor the file names one. */
 export const DEFAULT_MCP_PORT = 8080;
@@ -56,9 +57,6 @@ export function resolveListenAddress(flags: { readonly port?: string; readonly a
   return { host, port };
 }
 
-/** The shortest token accepted: anything shorter is guessable by whoever can reach the port. */
-export const MIN_AUTH_TOKEN_LENGTH = 16;
-
 /**
  * The token clients must send, read from the variable `expose.agent.mcp.auth_token_env` names, or
  * `undefined` when the key is unset. A variable that is not set, empty or too short is a
@@ -67,14 +65,9 @@ export const MIN_AUTH_TOKEN_LENGTH = 16;
 export function resolveAuthToken(mcp: NonNullable<Config['expose']['mcp']>, env: Io['env']): string | undefined {
   const name = mcp.authTokenEnv;
   if (name === undefined) return undefined;
-  const value = (env[name] ?? '').trim();
-  if (value === '') {
-    throw new CliError(`expose.agent.mcp.auth_token_env names ${name}, which is not set or empty; export ${name} with the token clients must send (for example: export ${name}=$(openssl rand -hex 32)), or remove auth_token_env`, EXIT.config);
-  }
-  if (value.length < MIN_AUTH_TOKEN_LENGTH) {
-    throw new CliError(`${name} (named by expose.agent.mcp.auth_token_env) holds a token shorter than ${MIN_AUTH_TOKEN_LENGTH} characters, which is too easy to guess; use a long random one (for example: openssl rand -hex 32)`, EXIT.config);
-  }
-  return value;
+  const read = readBearerToken(env, name, 'expose.agent.mcp.auth_token_env');
+  if ('problem' in read) throw new CliError(read.problem, EXIT.config);
+  return read.token;
 }
 
 /** The startup warning for a listener anyone on the network may reach, or `undefined` on loopback. */

@@ -12,7 +12,7 @@ export type { ServeCommandDeps } from './serve-action.js';
 export function registerServe(program: Command, io: Io, deps: ServeCommandDeps = {}): void {
   program
     .command('serve')
-    .description("serve the agent over NATS: lend the application's tools (expose.agent.a2a.serve_tools), run the prompts peers delegate (expose.agent.a2a.prompts) and take jobs from a work queue (expose.agent.jobs)")
+    .description("serve the agent: over NATS, lend the application's tools (expose.agent.a2a.serve_tools), run the prompts peers delegate (expose.agent.a2a.prompts) and take jobs from a work queue (expose.agent.jobs); answer A2A callers over HTTP (expose.agent.a2a_http) and Slack threads (expose.agent.slack)")
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--work-dir <dir>', 'the directory application commands run in (default: the current directory)')
     .option('--verbose', 'print one line per served call and run: what, for whom, outcome, duration (env VERBOSE)')

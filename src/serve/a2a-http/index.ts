@@ -10,6 +10,7 @@ import { assembleTools } from '../../host/index.js';
 import type { Runtime } from '../../host/index.js';
 import type { Channel, Work } from '../channel.js';
 import { ServeError } from '../errors.js';
+import { readBearerToken } from '../../util/bearer-token.js';
 import { buildHttpCard } from './card.js';
 import { guardedHandler } from './handler.js';
 import { A2aListener, CARD_PATH } from './listener.js';
@@ -45,14 +46,12 @@ function hostForUrl(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-/** The token from the environment; refused by key when the variable is named but empty. */
+/** The token from the environment; refused by key when the variable is unset, empty or too short. */
 function bearerToken(name: string | undefined, env: A2aHttpOptions['env']): string | undefined {
   if (name === undefined) return undefined;
-  const value = (env[name] ?? '').trim();
-  if (value === '') {
-    throw new ServeError('a2a_http', `expose.agent.a2a_http.auth_token_env names ${name}, which is not set (or empty) in the environment of fisk serve; export the bearer token callers must present in ${name}`);
-  }
-  return value;
+  const read = readBearerToken(env, name, 'expose.agent.a2a_http.auth_token_env');
+  if ('problem' in read) throw new ServeError('a2a_http', read.problem);
+  return read.token;
 }
 
 /**
