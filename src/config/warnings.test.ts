@@ -17,4 +17,13 @@ describe('configWarnings', () => {
     expect(configWarnings(parse('expose: {agent: {a2a_http: {port: 8443, address: 0.0.0.0, auth_token_env: T, public_url: "https://a.example/"}}}\n'))).toEqual([]);
     expect(configWarnings(parse('expose: {agent: {a2a_http: {port: 8443}}}\n'))).toEqual([]);
   });
+
+  it('warns of harness.sandbox keys that widen a sandbox which is off, naming each', () => {
+    const off = configWarnings(parse('harness: {sandbox: {network: true, writable: [out], tools: [{tools: [x], network: true}]}}\n'));
+    expect(off.map((w) => w.key)).toEqual(['harness.sandbox.network', 'harness.sandbox.writable', 'harness.sandbox.tools']);
+    expect(off[0]?.message).toContain('has no effect while harness.sandbox.enabled is false');
+    expect(configWarnings(parse('harness: {sandbox: {enabled: true, network: true, writable: [out]}}\n'))).toEqual([]);
+    // limits and hide also reach a stdio server sandboxed on its own, so they earn no warning
+    expect(configWarnings(parse('harness: {sandbox: {hide: ["~/.ssh"], limits: {cpu_seconds: 5}}}\n'))).toEqual([]);
+  });
 });

@@ -9,6 +9,21 @@ export interface ConfigWarning {
 /** Addresses that mean every interface: a card cannot send callers to them. */
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
 
+/** `harness.sandbox` keys that widen a sandbox no application command runs in while it is off. */
+function idleSandboxKeys(config: Config): ConfigWarning[] {
+  const sandbox = config.harness.sandbox;
+  if (sandbox.enabled) return [];
+  const given = [
+    sandbox.network ? 'network' : undefined,
+    sandbox.writable !== undefined ? 'writable' : undefined,
+    sandbox.tools.length > 0 ? 'tools' : undefined,
+  ].filter((k): k is string => k !== undefined);
+  return given.map((k) => ({
+    key: `harness.sandbox.${k}`,
+    message: 'has no effect while harness.sandbox.enabled is false: application commands run unsandboxed; set enabled: true, or remove it',
+  }));
+}
+
 /**
  * The warnings a configuration earns whatever the command: filters with nothing to filter, tag
  * filters that cannot be honoured on remote hosts, declared but unused blocks.
@@ -31,6 +46,7 @@ export function configWarnings(config: Config): ConfigWarning[] {
       });
     }
   });
+  out.push(...idleSandboxKeys(config));
   const http = config.expose.a2aHttp;
   if (http !== undefined && http.publicUrl === undefined && UNSPECIFIED.has(http.address.replace(/^\[|\]$/gu, ''))) {
     out.push({
