@@ -10,11 +10,9 @@ import type { RunOutcome } from '../agent/outcome.js';
 import { oneLine } from '../agent/sanitize.js';
 import { walkReplay } from '../agent/replay.js';
 import { twoStageInterrupt } from '../host/interrupt.js';
-import type { FollowUpOptions, QuestionAnswer, RunHandle } from '../host/index.js';
+import type { QuestionAnswer, RunHandle } from '../host/index.js';
 import { capLine } from '../cli/render/cap.js';
-import type { PaneReporter } from './multiplex.js';
 import { cardLines } from './card.js';
-import type { StartupCard } from './card.js';
 import { barText, nextBarState, TokenTally } from './status-bar.js';
 import type { BarEvent, BarState } from './status-bar.js';
 import { Transcript } from './transcript.js';
@@ -22,94 +20,11 @@ import type { Row } from './transcript.js';
 import { counted } from '../util/count.js';
 import { helpLines, InputHistory, parseChatInput, unknownCommandLine } from './chat-input.js';
 import { choicesFor, questionTitle, reasonedDecline } from './questions.js';
+import { Thinking } from './thinking.js';
+import type { Frame, KeyPress, Modal, ViewDeps, ViewResult } from './view-model.js';
+import { Viewport } from './viewport.js';
 
-/** The keys the controller reads, as Ink reports them. */
-export interface KeyPress {
-  readonly upArrow?: boolean;
-  readonly downArrow?: boolean;
-  readonly pageUp?: boolean;
-  readonly pageDown?: boolean;
-  readonly home?: boolean;
-  readonly end?: boolean;
-  readonly return?: boolean;
-  readonly escape?: boolean;
-  readonly ctrl?: boolean;
-  readonly backspace?: boolean;
-  readonly delete?: boolean;
-  readonly tab?: boolean;
-}
-
-/** What the controller needs from the process around it. */
-export interface ViewDeps {
-  readonly identity: string;
-  /** Starts a new conversation (the first, or after `/clear`) with its first prompt, on `/model`'s model when one was chosen. */
-  readonly startSession: (prompt: string, options: FollowUpOptions) => Promise<RunHandle>;
-  /** Rings the terminal bell (a question is waiting). */
-  readonly bell: () => void;
-  /** Puts text on the clipboard. */
-  readonly copy: (text: string) => void;
-  readonly pane?: PaneReporter;
-  readonly verbose: boolean;
-  /** Tool output starts unfolded (`--tool-output`). */
-  readonly unfolded: boolean;
-  /** What the view talks to, shown above the conversation; absent for none. */
-  readonly card?: StartupCard;
-  /** The command that resumes a suspended run, naming the configuration and state directory given. */
-  readonly resumeHint?: (runId: string) => string;
-  /** Whether `/model NAME` can switch the model (a local agent); a remote agent keeps its own. */
-  readonly modelSwitch?: boolean;
-  /** Sets out the model's finished text as markdown for a width; absent to show it as written. */
-  readonly markdown?: (text: string, width: number) => string;
-  /** The clock the thinking time is read from; `Date.now` by default. */
-  readonly now?: () => number;
-  /** Repeats `tick` until the returned stop is called (the spinner); an unref'd interval by default. */
-  readonly every?: (ms: number, tick: () => void) => () => void;
-}
-
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
-
-function systemEvery(ms: number, tick: () => void): () => void {
-  const t = setInterval(tick, ms);
-  t.unref();
-  return () => clearInterval(t);
-}
-
-/** One question on screen: its choices (No first) or a text field. */
-export interface Modal {
-  readonly title: string;
-  readonly body: readonly string[];
-  readonly choices: readonly string[];
-  readonly selected: number;
-  /** For a question that takes text: what has been typed. */
-  readonly text?: string;
-}
-
-/** Everything one screen draws. */
-export interface Frame {
-  readonly rows: readonly (Row & { readonly current: boolean })[];
-  readonly state: BarState;
-  readonly bar: string;
-  readonly barRight: string;
-  readonly bottom: string;
-  readonly modal: Modal | undefined;
-}
-
-/** What the view leaves behind, reprinted on the normal screen. */
-export interface ViewResult {
-  /** The last turn's outcome; undefined when no turn ran. */
-  readonly outcome: RunOutcome | undefined;
-  /** Every turn's outcome that ended while the view was up, oldest first (follow-ups and new conversations included). */
-  readonly outcomes: readonly RunOutcome[];
-  readonly handle: RunHandle | undefined;
-  readonly warnings: readonly string[];
-  /** Journaled conversations `/clear` walked away from, by run id. */
-  readonly leftBehind: readonly string[];
-  /** Every handle the view ended with (one per conversation), for the caller to close. */
-  readonly handles: readonly RunHandle[];
-}
-
-const MOUSE = /\[<(\d+);\d+;\d+[Mm]/g;
-const WHEEL_STEP = 3;
+export type { Frame, KeyPress, Modal, ViewDeps, ViewResult } from './view-model.js';
 
 export class ViewController {
   #transcript: Transcript;
@@ -130,18 +45,10 @@ export class ViewController {
   readonly #history = new InputHistory();
   /** The model `/model` chose, for the turns after it. */
   #model: string | undefined;
-  /** When the model call in flight started; undefined when the run is not waiting on the model. */
-  #thinkingSince: number | undefined;
-  #stopSpinner: (() => void) | undefined;
-  #spin = 0;
+  readonly #thinking: Thinking;
+  readonly #view: Viewport;
   #input = '';
-  #searching = false;
-  #query = '';
-  #matches: number[] = [];
-  #match = -1;
   #folding: boolean;
-  #offset = 0;
-  #follow = true;
   #width = 80;
   #height = 24;
   #notice = '';
@@ -156,6 +63,8 @@ export class ViewController {
 
   constructor(private readonly deps: ViewDeps) {
     this.#transcript = this.#newTranscript();
+    this.#thinking = new Thinking(deps, () => this.#changed());
+    this.#view = new Viewport({ rows: () => this.#rows(), height: () => this.#viewHeight(this.#modal()), search: (q) => this.#transcript.search(q) });
     if (deps.card !== undefined) for (const l of cardLines(deps.card)) this.#transcript.add('card', l);
     this.#folding = !deps.unfolded;
     this.#interrupt = this.#newInterrupt();
@@ -236,10 +145,13 @@ export class ViewController {
   key(input: string, key: KeyPress): void {
     this.#notice = '';
     if (key.ctrl === true && input === 'c') return this.#onInterrupt();
-    if (input.includes('[<') && this.#mouse(input)) return this.#changed();
+    if (input.includes('[<') && this.#view.mouse(input)) return this.#changed();
     if (this.#questions.length > 0) return this.#modalKey(input, key);
-    if (this.#searching) return this.#searchKey(input, key);
-    if (this.#scrollKey(input, key)) return this.#changed();
+    if (this.#view.searching) {
+      this.#view.searchKey(input, key);
+      return this.#changed();
+    }
+    if (this.#view.scrollKey(input, key, !this.#turnActive)) return this.#changed();
     if (key.ctrl === true) return this.#ctrlKey(input);
     if (!this.#turnActive) return this.#inputKey(input, key);
     this.#commandKey(input, key);
@@ -249,14 +161,9 @@ export class ViewController {
   frame(): Frame {
     const modal = this.#modal();
     const height = this.#viewHeight(modal);
-    const rows = this.#rows();
-    const max = Math.max(0, rows.length - height);
-    if (this.#follow) this.#offset = max;
-    this.#offset = Math.min(Math.max(0, this.#offset), max);
-    const current = this.#match >= 0 ? this.#matches[this.#match] : undefined;
-    const visible = rows.slice(this.#offset, this.#offset + height).map((r) => ({ ...r, current: current !== undefined && r.line === current }));
-    const right = [this.#matches.length > 0 ? `match ${this.#match + 1}/${this.#matches.length}` : this.#query !== '' ? 'no match' : '', this.#follow ? '' : 'scrolled', this.#folding ? 'folding on' : 'folding off'].filter((s) => s !== '').join(' · ');
-    const bar = `${barText(this.#state, this.deps.identity, this.#tally.total)}${this.#thinkingText()}`;
+    const visible = this.#view.window(this.#rows(), height);
+    const right = [...this.#view.labels(), this.#folding ? 'folding on' : 'folding off'].join(' · ');
+    const bar = `${barText(this.#state, this.deps.identity, this.#tally.total)}${this.#thinking.text()}`;
     return { rows: visible, state: this.#state, bar, barRight: ` ${right} `, bottom: this.#bottom(), modal };
   }
 
@@ -266,7 +173,7 @@ export class ViewController {
   }
 
   get following(): boolean {
-    return this.#follow;
+    return this.#view.following;
   }
 
   /** Whether a turn is running (the person can only leave it through the interrupt). */
@@ -309,8 +216,7 @@ export class ViewController {
   #event(e: AgentEvent): void {
     if (e.type === 'status') this.#tally.live(e.usage.input_tokens, e.usage.output_tokens);
     // the spinner runs from the moment a model call starts until anything else happens
-    if (e.type === 'status' && e.phase === 'model_call') this.#thinking(true);
-    else this.#thinking(false);
+    this.#thinking.set(e.type === 'status' && e.phase === 'model_call');
     if (e.type === 'warning') this.#warnings.push(oneLine(e.text));
     if (e.type === 'question' && e.id !== undefined) {
       this.#questions.push(e);
@@ -318,29 +224,6 @@ export class ViewController {
     }
     this.#transcript.addEvent(e);
     this.#changed();
-  }
-
-  #thinking(on: boolean): void {
-    if (!on) {
-      this.#stopSpinner?.();
-      this.#stopSpinner = undefined;
-      this.#thinkingSince = undefined;
-      return;
-    }
-    this.#thinkingSince = (this.deps.now ?? Date.now)();
-    this.#spin = 0;
-    this.#stopSpinner ??= (this.deps.every ?? systemEvery)(200, () => {
-      this.#spin++;
-      this.#changed();
-    });
-  }
-
-  /** The spinner and the seconds the model has been thinking, for the bar; empty when it is not. */
-  #thinkingText(): string {
-    const since = this.#thinkingSince;
-    if (since === undefined) return '';
-    const seconds = Math.max(0, Math.floor(((this.deps.now ?? Date.now)() - since) / 1000));
-    return `${SPINNER[this.#spin % SPINNER.length] ?? '⠋'} thinking ${seconds}s `;
   }
 
   #asking(): void {
@@ -358,7 +241,7 @@ export class ViewController {
     this.#outcome = outcome;
     this.#outcomes.push(outcome);
     this.#turnActive = false;
-    this.#thinking(false);
+    this.#thinking.set(false);
     this.#questions.splice(0);
     const tail = messageOf(outcome);
     const resume = handle.runId === undefined ? '' : `; resume with ${this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`}`;
@@ -452,101 +335,16 @@ export class ViewController {
     this.#changed();
   }
 
-  #searchKey(input: string, key: KeyPress): void {
-    if (key.escape === true) {
-      this.#searching = false;
-      this.#setQuery('');
-    } else if (key.return === true) {
-      this.#searching = false;
-      this.#jump(0);
-    } else if (key.backspace === true || key.delete === true) {
-      this.#setQuery(Array.from(this.#query).slice(0, -1).join(''));
-    } else if (key.ctrl !== true && input !== '') {
-      this.#setQuery(this.#query + input.replace(/[\r\n]/g, ''));
-      if (/[\r\n]$/.test(input)) {
-        this.#searching = false;
-        this.#jump(0);
-      }
-    }
-    this.#changed();
-  }
-
-  #setQuery(q: string): void {
-    this.#query = q;
-    this.#matches = this.#transcript.search(q);
-    this.#match = this.#matches.length > 0 ? 0 : -1;
-  }
-
-  /** Moves to the next (+1) or previous (-1) match; 0 to the first at or below the view's top. */
-  #jump(step: number): void {
-    this.#matches = this.#transcript.search(this.#query);
-    const n = this.#matches.length;
-    if (n === 0) {
-      this.#match = -1;
-      return;
-    }
-    if (step === 0) {
-      const rows = this.#rows();
-      const top = rows[this.#offset]?.line ?? 0;
-      const at = this.#matches.findIndex((l) => l >= top);
-      this.#match = at < 0 ? 0 : at;
-    } else {
-      this.#match = (Math.max(0, this.#match) + step + n) % n;
-    }
-    const line = this.#matches[this.#match] as number;
-    const rows = this.#rows();
-    const row = rows.findIndex((r) => r.line === line);
-    this.#follow = false;
-    this.#offset = Math.max(0, row - Math.floor(this.#viewHeight(this.#modal()) / 2));
-  }
-
-  #scrollKey(input: string, key: KeyPress): boolean {
-    const page = Math.max(1, this.#viewHeight(this.#modal()) - 1);
-    const typing = !this.#turnActive;
-    // at the input row the arrows walk the prompt history instead
-    if ((!typing && key.upArrow === true) || (!typing && input === 'k' && key.ctrl !== true)) this.#scroll(-1);
-    else if ((!typing && key.downArrow === true) || (!typing && input === 'j' && key.ctrl !== true)) this.#scroll(1);
-    else if (key.pageUp === true) this.#scroll(-page);
-    else if (key.pageDown === true) this.#scroll(page);
-    else if (key.home === true || (!typing && input === 'g')) {
-      this.#follow = false;
-      this.#offset = 0;
-    } else if (key.end === true || (!typing && input === 'G')) this.#follow = true;
-    else return false;
-    return true;
-  }
-
-  /** Scrolling never re-arms tail-follow, even at the bottom: only the mouse, End and G do. */
-  #scroll(delta: number, byMouse = false): void {
-    const height = this.#viewHeight(this.#modal());
-    const max = Math.max(0, this.#rows().length - height);
-    const from = this.#follow ? max : this.#offset;
-    this.#offset = Math.min(Math.max(0, from + delta), max);
-    this.#follow = byMouse && this.#offset >= max;
-  }
-
-  #mouse(input: string): boolean {
-    let seen = false;
-    for (const m of input.matchAll(MOUSE)) {
-      const button = Number(m[1]);
-      if (button === 64) this.#scroll(-WHEEL_STEP, true);
-      else if (button === 65) this.#scroll(WHEEL_STEP, true);
-      seen = true;
-    }
-    return seen;
-  }
-
   #ctrlKey(input: string): void {
     switch (input) {
       case 'f':
-        this.#searching = true;
-        this.#setQuery('');
+        this.#view.startSearch();
         break;
       case 'n':
-        this.#jump(1);
+        this.#view.jump(1);
         break;
       case 'p':
-        this.#jump(-1);
+        this.#view.jump(-1);
         break;
       case 'o':
         this.#folding = !this.#folding;
@@ -557,8 +355,7 @@ export class ViewController {
       case 'l':
         // drops the scrollback, keeps the conversation
         this.#transcript = this.#newTranscript();
-        this.#setQuery('');
-        this.#follow = true;
+        this.#view.restart();
         break;
       case 'd':
         if (!this.#turnActive && this.#input === '') return this.leave();
@@ -570,12 +367,10 @@ export class ViewController {
   }
 
   #commandKey(input: string, key: KeyPress): void {
-    if (key.escape === true) this.#setQuery('');
-    else if (input === '/') {
-      this.#searching = true;
-      this.#setQuery('');
-    } else if (input === 'n') this.#jump(1);
-    else if (input === 'N') this.#jump(-1);
+    if (key.escape === true) this.#view.setQuery('');
+    else if (input === '/') this.#view.startSearch();
+    else if (input === 'n') this.#view.jump(1);
+    else if (input === 'N') this.#view.jump(-1);
     else if (input === 'f') this.#folding = !this.#folding;
     else if (input === 'y') this.#copy();
     this.#changed();
@@ -586,7 +381,7 @@ export class ViewController {
     if (key.escape === true) {
       // Esc clears what is typed, and the search with it
       this.#input = '';
-      this.#setQuery('');
+      this.#view.setQuery('');
     } else if (key.upArrow === true) this.#input = this.#history.previous(this.#input);
     else if (key.downArrow === true) this.#input = this.#history.next(this.#input);
     else if (key.backspace === true || key.delete === true) this.#input = Array.from(this.#input).slice(0, -1).join('');
@@ -683,7 +478,7 @@ export class ViewController {
   }
 
   #rows(): Row[] {
-    const revealed = this.#query === '' ? undefined : new Set(this.#matches);
+    const revealed = this.#view.revealed();
     return this.#transcript.rows({ width: this.#width, folding: this.#folding, ...(revealed === undefined ? {} : { revealed }) });
   }
 
@@ -707,7 +502,7 @@ export class ViewController {
   }
 
   #bottom(): string {
-    if (this.#searching) return `/${this.#query}`;
+    if (this.#view.searching) return `/${this.#view.query}`;
     if (this.#notice !== '') return this.#notice;
     if (this.#questions.length > 0) return 'Enter answers · Esc declines · Ctrl-C stops the run';
     if (!this.#turnActive) return `> ${this.#input}█`;
