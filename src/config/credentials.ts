@@ -79,3 +79,23 @@ export function credentialEnvNames(config: Config): string[] {
   }
   return [...names].sort();
 }
+
+/** A file holding a credential, by the key that names it. */
+export interface CredentialFile {
+  readonly key: string;
+  readonly path: string;
+}
+
+/**
+ * The files `agent.yaml` names as holding credentials (an MCP client's private key, an identity
+ * provider's ID token): no variable carries them, so their contents are scrubbed by file.
+ */
+export function credentialFiles(config: Config): CredentialFile[] {
+  const out: CredentialFile[] = [];
+  config.mcpClients.forEach((client, i) => {
+    const o = client.oauth;
+    if (o?.privateKey?.file !== undefined) out.push({ key: `mcp_clients[${i}].oauth.private_key_file`, path: o.privateKey.file });
+    if (o?.idp?.idTokenFile !== undefined) out.push({ key: `mcp_clients[${i}].oauth.idp.id_token_file`, path: o.idp.idTokenFile });
+  });
+  return out;
+}

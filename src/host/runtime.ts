@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { humanTools } from '../agent/human-tools.js';
-import { ConfigError } from '../config/index.js';
+import { ConfigError, credentialFiles } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import type { RunKnowledge } from '../knowledge/run-knowledge.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
@@ -21,7 +21,7 @@ import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';
 import { loadApplicationTools } from '../toolkit/load.js';
 import type { LoadedApplication } from '../toolkit/load.js';
 import type { Tool } from '../toolkit/tool.js';
-import { secretScrubber, secretsFromEnv } from '../util/secret-scrub.js';
+import { secretScrubber, secretsFromEnv, secretsFromFiles } from '../util/secret-scrub.js';
 import { credentialUnion, runtimeApplicationOptions } from './application.js';
 import { ConnectionPool } from './connections.js';
 import { openSandbox } from './sandbox.js';
@@ -178,7 +178,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       notes.push({ level: 'warning', key: 'llm.provider', message: `${unknownProviderMessage(config.llm.provider)}; fisk run refuses it` });
     }
     const credentials = credentialUnion(config, deps.env);
-    const scrub = secretScrubber(secretsFromEnv(deps.env, credentials));
+    // a private key or ID token kept in a file is a credential no variable carries
+    const scrub = secretScrubber([...secretsFromEnv(deps.env, credentials), ...secretsFromFiles(credentialFiles(config))]);
     const storeBase = deps.storeBase ?? storeBaseFromEnv(deps.env);
     // checked before anything starts: a sandbox that cannot run here stops the runtime from opening
     const sandbox = openSandbox(config, deps.env, { storeBase, stateDir: deps.sessions?.stateDir });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { secretScrubber, secretsFromEnv, withCredentialCopies } from './secret-scrub.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentialFiles, parseConfigForMode } from '../config/index.js';
+import { secretScrubber, secretsFromEnv, secretsFromFiles, withCredentialCopies } from './secret-scrub.js';
 
 describe('secretScrubber', () => {
   it('replaces every occurrence of each value of 8 or more characters, longest first', () => {
@@ -26,5 +30,27 @@ describe('withCredentialCopies', () => {
   });
   it('leaves the names as they are when no credential is set', () => {
     expect(withCredentialCopies({ PATH: '/usr/local/bin:/usr/bin' }, ['B', 'A'])).toEqual(['A', 'B']);
+  });
+});
+
+describe('credential files', () => {
+  it("scrubs the contents of the private key and ID token files agent.yaml names, and skips a file that is missing", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fisk-scrub-'));
+    try {
+      const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
+      writeFileSync(join(dir, 'worker.pem'), pem);
+      const oauth = { grant: 'cross_app_access', client_id: 'c', private_key_file: 'worker.pem', idp: { token_endpoint: 'https://idp.example.com/token', id_token_file: 'missing.jwt' } };
+      const config = parseConfigForMode({ text: JSON.stringify({ mcp_clients: [{ name: 't', url: 'https://x/mcp', oauth }] }), name: 'agent.yaml', baseDir: dir }, 'info');
+      const files = credentialFiles(config);
+      expect(files).toEqual([
+        { key: 'mcp_clients[0].oauth.private_key_file', path: join(dir, 'worker.pem') },
+        { key: 'mcp_clients[0].oauth.idp.id_token_file', path: join(dir, 'missing.jwt') },
+      ]);
+      const secrets = secretsFromFiles(files);
+      expect(secrets.map((s) => s.name)).toEqual(['mcp_clients[0].oauth.private_key_file']);
+      expect(secretScrubber(secrets)(`cat says:\n${pem}done`)).toBe('cat says:\n[mcp_clients[0].oauth.private_key_file-REDACTED]\ndone');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

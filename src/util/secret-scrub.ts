@@ -4,6 +4,7 @@
  * config file) and print them; whatever the harness holds as a credential is therefore cut out of
  * every tool output, error and log line before a model or a person sees it.
  */
+import { readFileSync } from 'node:fs';
 
 /** One credential the harness holds: the variable (or key) it came from and its resolved value. */
 export interface Secret {
@@ -52,6 +53,23 @@ export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>
   for (const name of names) {
     const value = env[name];
     if (value !== undefined && value !== '') out.push({ name, value });
+  }
+  return out;
+}
+
+/**
+ * The contents of credential files, as secrets named after the key that names each file. A file
+ * that cannot be read now is skipped: whatever needs it reports that.
+ */
+export function secretsFromFiles(files: Iterable<{ readonly key: string; readonly path: string }>): Secret[] {
+  const out: Secret[] = [];
+  for (const f of files) {
+    try {
+      const value = readFileSync(f.path, 'utf8');
+      if (value.trim() !== '') out.push({ name: f.key, value });
+    } catch {
+      // unreadable or missing: nothing of it can be printed by way of fisk-ai either
+    }
   }
   return out;
 }
