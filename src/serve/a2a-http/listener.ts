@@ -3,7 +3,8 @@
  * and JSON-RPC at the root, answered by the SDK's transport handler (v1.0 methods, and the v0.3
  * names for a caller that asks for 0.3 or names no version); streams go out as server-sent events.
  * With a token configured every call but the card must carry it as a bearer token, compared in
- * constant time; a loopback listener also refuses a Host or Origin that is not this machine.
+ * constant time. Without a token the listener is on loopback, and refuses a Host or Origin that is
+ * not this machine, so a page elsewhere cannot reach it through a rebound name.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -52,16 +53,16 @@ function authorized(req: IncomingMessage, token: string): boolean {
   return m?.[1] !== undefined && timingSafeEqual(digest(m[1]), digest(token));
 }
 
+/** The body as text, or undefined past the limit: what is over it is read and dropped, so the refusal reaches the caller. */
 async function body(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const b = chunk as Buffer;
     size += b.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(b);
+    if (size <= MAX_BODY_BYTES) chunks.push(b);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -122,7 +123,9 @@ interface Answering extends ListenerOptions {
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, o: Answering): Promise<void> {
-  if (o.loopback) {
+  // without a token, a loopback listener is guarded by where requests come from; with one, the
+  // token is the guard (a proxy on this machine forwards the public Host)
+  if (o.loopback && o.token === undefined) {
     const refusal = loopbackRequestRefusal(req.headers.host, header(req, 'origin'));
     if (refusal !== undefined) return send(res, 403, { error: refusal });
   }
