@@ -35,12 +35,16 @@ export interface CommandToolSpec {
   readonly sandbox?: { readonly policy: SandboxPolicy; readonly report: SandboxReport };
 }
 
-function freezeDeep<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) freezeDeep(v);
-    Object.freeze(value);
-  }
-  return value;
+/**
+ * A frozen deep copy of a JSON value (a schema): one pass that copies and freezes, several times
+ * cheaper than a structured clone followed by a freezing walk, which an application of thousands
+ * of commands paid for every one of them before its first turn. Keys are defined as own data
+ * properties, so a `__proto__` key stays a key.
+ */
+function frozenCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy));
+  return Object.freeze(Object.fromEntries(Object.keys(value).map((k) => [k, frozenCopy((value as Record<string, unknown>)[k])])));
 }
 
 function withNote(output: string, note: string): string {
@@ -71,7 +75,7 @@ export class FiskCommandTool implements Tool {
     this.name = spec.name;
     this.description = spec.description;
     this.modelDescription = modelDescription(spec.description, spec.tags);
-    this.inputSchema = freezeDeep(structuredClone(spec.inputSchema) as Record<string, unknown>);
+    this.inputSchema = frozenCopy(spec.inputSchema) as Record<string, unknown>;
     this.path = Object.freeze([...spec.shape.path]);
     this.capabilities = Object.freeze({
       prompter: false,
