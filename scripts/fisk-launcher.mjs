@@ -18,6 +18,18 @@ const cacheDir = join(__dirname, 'cache');
 const writing = process.env.FISK_CODE_CACHE_WRITE === '1';
 const dynamicImport = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
 
+// Node 20 calls handing import() back to its own loader experimental and says so on stderr the
+// first time a cached chunk imports an ES module; that line is about this launcher, not about the
+// user's agent, and would break a log read as JSON lines, so it alone is not printed.
+if (dynamicImport !== undefined) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function emitWarningExceptLoader(warning, ...rest) {
+    const text = typeof warning === 'string' ? warning : warning?.message;
+    if (typeof text === 'string' && text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+}
+
 /** Node's own \`require\` for a module, as its loader builds it. */
 function requireFor(mod) {
   const req = (id) => mod.require(id);
