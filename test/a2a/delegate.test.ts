@@ -138,6 +138,7 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(r.stdout).toMatch(/ {2}Agent: {7}planner\n/);
     expect(r.stdout).toContain('  Description: Plans maintenance windows for the fleet.');
     expect(r.stdout).toMatch(/Protocols: {3}A2A 1\.0 JSONRPC at http:\/\/127\.0\.0\.1/);
+    expect(r.stdout).toContain('  Auth:        none declared\n');
     expect(r.stdout).toContain('Skills (1):');
     expect(r.stdout).toContain('    Finds a maintenance window that suits every team.');
     const gone = await runFisk(['discover', 'http://127.0.0.1:9/'], home, env);

@@ -85,3 +85,13 @@ describe('fisk discover', () => {
     expect(io3.stderr()).toMatch(/invalid/);
   });
 });
+
+describe('fisk discover URL, the card as text', () => {
+  it('says a card wants a bearer token and where to give it, and when it declares none', async () => {
+    const { renderA2aCard } = await import('./discover.js');
+    const { buildHttpCard } = await import('../../serve/a2a-http/index.js');
+    const card = (bearer: boolean) => buildHttpCard({ identity: 'ops', version: '1.0.0', description: 'd', url: 'http://127.0.0.1:1/', bearer, tools: [] });
+    expect(renderA2aCard('http://127.0.0.1:1/', card(true))).toContain('  Auth:        bearer (send it with remote_agents[].headers, for example Authorization: Bearer ${TOKEN})');
+    expect(renderA2aCard('http://127.0.0.1:1/', card(false))).toContain('  Auth:        none declared');
+  });
+});

@@ -72,6 +72,13 @@ function wordOf(value: string | undefined): string {
   return value ?? '';
 }
 
+/** The security schemes a card names, so a caller knows to send credentials (remote_agents[].headers). */
+function authOf(card: AgentCard): string {
+  const schemes = Object.keys(card.securitySchemes ?? {});
+  if (schemes.length === 0) return 'none declared';
+  return `${stripControl(schemes.join(', '))} (send it with remote_agents[].headers, for example Authorization: Bearer \${TOKEN})`;
+}
+
 /** An A2A card as text, laid out as a fisk agent's is. */
 export function renderA2aCard(url: string, card: AgentCard): string[] {
   const lines = [
@@ -82,6 +89,7 @@ export function renderA2aCard(url: string, card: AgentCard): string[] {
     `  Description: ${wordOf(card.description).trim() !== '' ? stripControl(card.description) : '(none)'}`,
     `  Protocols:   ${listOf(card.supportedInterfaces).map((i) => stripControl(`A2A ${wordOf(i.protocolVersion)} ${wordOf(i.protocolBinding)} at ${wordOf(i.url)}`)).join(', ') || '(none)'}`,
     `  Streaming:   ${card.capabilities?.streaming === true ? 'yes' : 'no'}`,
+    `  Auth:        ${authOf(card)}`,
     '',
   ];
   const skills = listOf(card.skills);
