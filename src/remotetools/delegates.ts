@@ -5,7 +5,7 @@
  * each failure is a warning and the rest are listed.
  */
 import { createTransport } from '../a2a/registry.js';
-import { delegateToolName, resolveRemoteAgentHeaders } from '../config/index.js';
+import { ConfigError, delegateToolName, resolveRemoteAgentHeaders } from '../config/index.js';
 import type { Config, RemoteAgentConfig } from '../config/index.js';
 import type { ToolSource } from '../toolkit/source.js';
 import type { Tool } from '../toolkit/tool.js';
@@ -55,6 +55,12 @@ export async function openDelegates(config: Config, ctx: DelegatesContext): Prom
     try {
       peer = await openPeer(config, entry, index, ctx);
     } catch (err) {
+      // a header naming an unset variable is a configuration problem, which names its own key
+      if (err instanceof ConfigError) {
+        if (ctx.mode === 'strict') throw err;
+        warnings.push({ key, message: `delegate_${entry.alias} is not listed: ${err.message}` });
+        continue;
+      }
       const remedy = entry.transport === 'a2a-http' ? `check ${key}.url and ${key}.headers` : `check that ${entry.name} is served on NATS context ${config.natsContext ?? '(unset)'}`;
       const text = `${key} (${entry.name}): ${message(err)}; ${remedy}`;
       if (ctx.mode === 'strict') throw new RemoteToolsError('host_failed', text, { cause: err });

@@ -149,6 +149,19 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(plain.stderr).toMatch(/uses http to a host that is not this machine/);
   });
 
+  it('stops a run whose header names an unset variable as a configuration error naming the header, and fisk info warns', async () => {
+    fake.reset();
+    writeFileSync(join(home, 'unset.yaml'), `identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: planner\n    url: ${planner.url}\n    headers: {Authorization: "Bearer \${FISK_TEST_UNSET_PLAN_TOKEN}"}\n`);
+    const r = await runFisk(['run', '--config', 'unset.yaml', 'go'], home, env);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('remote_agents[0].headers.Authorization: refers to ${FISK_TEST_UNSET_PLAN_TOKEN}, which is not set in the environment');
+    expect(r.stderr).not.toContain('check remote_agents[0].url');
+    expect(fake.requests).toHaveLength(0);
+    const info = await runFisk(['info', '--config', 'unset.yaml'], home, env);
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout + info.stderr).toContain('delegate_planner is not listed: remote_agents[0].headers.Authorization: refers to ${FISK_TEST_UNSET_PLAN_TOKEN}');
+  });
+
   it('stops a run before the model is called when the card cannot be read, naming the entry and the URL', async () => {
     fake.reset();
     writeFileSync(join(home, 'gone.yaml'), 'identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: gone\n    url: http://127.0.0.1:9/\n');
