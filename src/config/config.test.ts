@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, credentialEnvNames, decodeOptions, describeSettings, parseConfigForMode, resolveMcpClient } from './index.js';
+import { ConfigError, credentialEnvNames, credentialLiterals, decodeOptions, describeSettings, parseConfigForMode, resolveMcpClient } from './index.js';
 import { z } from 'zod';
 
 const parse = (text: string, mode: Parameters<typeof parseConfigForMode>[1] = 'info') =>
@@ -225,5 +225,15 @@ describe('remote_agents', () => {
       { name: 'planner', alias: 'plan', transport: 'a2a-http', url: 'http://127.0.0.1:9999/', headers: { Authorization: 'Bearer ${PLAN_TOKEN}' }, confirm: true, timeout: { text: '90s', ms: 90_000 }, countBudget: true },
     ]);
     expect(credentialEnvNames(config)).toContain('PLAN_TOKEN');
+    expect(credentialLiterals(config)).toEqual([{ key: 'remote_agents[1].headers.Authorization', value: 'Bearer ' }]);
+  });
+
+  it('holds the text a header spells out as a credential, whole or around its references', () => {
+    const config = parse('system_prompt: p\nllm: {model: m}\nremote_agents:\n  - name: planner\n    url: http://127.0.0.1:9999/\n    headers: {X-Api-Key: abcd-1234-efgh, X-Pair: "${USER_NAME}:pass-in-yaml-99", X-Only: "${ONLY}"}\n', 'run');
+    expect(credentialLiterals(config)).toEqual([
+      { key: 'remote_agents[0].headers.X-Api-Key', value: 'abcd-1234-efgh' },
+      { key: 'remote_agents[0].headers.X-Pair', value: ':pass-in-yaml-99' },
+    ]);
+    expect(credentialEnvNames(config)).toEqual(expect.arrayContaining(['ONLY', 'USER_NAME']));
   });
 });

@@ -80,6 +80,30 @@ export function credentialEnvNames(config: Config): string[] {
   return [...names].sort();
 }
 
+/** A credential written in agent.yaml itself, by the key that holds it. */
+export interface CredentialLiteral {
+  readonly key: string;
+  readonly value: string;
+}
+
+/**
+ * The credential text `agent.yaml` spells out rather than naming a variable: every part of a
+ * `remote_agents` header value outside its `${VAR}` references (the whole value when it has none).
+ * A header is how a peer is told who is calling, so what is written there is the peer's alone and
+ * is scrubbed like a credential variable's value; the variables it names are scrubbed by name.
+ */
+export function credentialLiterals(config: Config): CredentialLiteral[] {
+  const out: CredentialLiteral[] = [];
+  config.remoteAgents.forEach((agent, i) => {
+    for (const [name, template] of Object.entries(agent.headers)) {
+      for (const piece of template.split(REFERENCE).filter((_, j) => j % 2 === 0)) {
+        if (piece.trim() !== '') out.push({ key: `remote_agents[${i}].headers.${name}`, value: piece });
+      }
+    }
+  });
+  return out;
+}
+
 /** A file holding a credential, by the key that names it. */
 export interface CredentialFile {
   readonly key: string;

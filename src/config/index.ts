@@ -27,12 +27,13 @@ export { parseGoDuration, formatGoDuration, DurationSyntaxError } from './durati
 export {
   credentialEnvNames,
   credentialFiles,
+  credentialLiterals,
   OTLP_CREDENTIAL_ENV_NAMES,
   PROVIDER_CREDENTIAL_ENV_NAMES,
   SLACK_CREDENTIAL_ENV_NAMES,
   referencedVariables,
 } from './credentials.js';
-export type { CredentialFile } from './credentials.js';
+export type { CredentialFile, CredentialLiteral } from './credentials.js';
 export { resolveMcpClient, resolveRemoteAgentHeaders, redactSecrets, redactUrl } from './expand.js';
 export type { ResolvedHeaders, ResolvedMcpClient } from './expand.js';
 export { DEFAULT_DELEGATE_TIMEOUT, DELEGATE_TOOL_PREFIX, delegateToolName } from './remote-agents.js';

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { humanTools } from '../agent/human-tools.js';
-import { ConfigError, credentialFiles } from '../config/index.js';
+import { ConfigError, credentialFiles, credentialLiterals } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import type { RunKnowledge } from '../knowledge/run-knowledge.js';
 import type { FetchLike, FetchMiddleware } from '../llm/http.js';
@@ -178,8 +178,9 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       notes.push({ level: 'warning', key: 'llm.provider', message: `${unknownProviderMessage(config.llm.provider)}; fisk run refuses it` });
     }
     const credentials = credentialUnion(config, deps.env);
-    // a private key or ID token kept in a file is a credential no variable carries
-    const scrub = secretScrubber([...secretsFromEnv(deps.env, credentials), ...secretsFromFiles(credentialFiles(config))]);
+    // a private key or ID token kept in a file, or a header written out in agent.yaml, is a credential no variable carries
+    const literals = credentialLiterals(config).map((l) => ({ name: l.key, value: l.value }));
+    const scrub = secretScrubber([...secretsFromEnv(deps.env, credentials), ...secretsFromFiles(credentialFiles(config)), ...literals]);
     const storeBase = deps.storeBase ?? storeBaseFromEnv(deps.env);
     // checked before anything starts: a sandbox that cannot run here stops the runtime from opening
     const sandbox = openSandbox(config, deps.env, { storeBase, stateDir: deps.sessions?.stateDir });

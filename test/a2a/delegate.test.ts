@@ -23,6 +23,7 @@ import type { TestA2aAgent } from '../support/a2a-agent.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
 const TOKEN = 'plan-secret-token-4242';
+const LITERAL_KEY = 'literal-key-written-in-yaml-7731';
 
 let nats: NatsServer;
 let fake: FakeModelServer;
@@ -63,18 +64,22 @@ afterAll(async () => {
 describe('delegating to an A2A agent over HTTP', () => {
   let planner: TestA2aAgent;
   let asking: TestA2aAgent;
+  let keyed: TestA2aAgent;
   beforeAll(async () => {
     planner = await startTestA2aAgent({ usage: { input_tokens: 120, output_tokens: 30 }, echoHeader: 'authorization' });
     asking = await startTestA2aAgent({ name: 'asker', question: 'Which region?' });
+    keyed = await startTestA2aAgent({ name: 'keyed', echoHeader: 'x-api-key' });
     const entry = (name: string, url: string): string => `  - name: ${name}\n    alias: ${name}\n    url: ${url}\n    headers: {Authorization: "Bearer \${PLAN_TOKEN}"}\n`;
+    const literal = `  - name: keyed\n    url: ${keyed.url}\n    headers: {X-Api-Key: "${LITERAL_KEY}"}\n`;
     writeFileSync(
       join(home, 'caller.yaml'),
-      `identity: caller\napplication_path: ${FIXTURE}\nsystem_prompt: You delegate.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nremote_agents:\n${entry('planner', planner.url)}${entry('asker', asking.url)}`,
+      `identity: caller\napplication_path: ${FIXTURE}\nsystem_prompt: You delegate.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nremote_agents:\n${entry('planner', planner.url)}${entry('asker', asking.url)}${literal}`,
     );
   });
   afterAll(async () => {
     await planner.close();
     await asking.close();
+    await keyed.close();
   });
 
   it('runs the task on the peer, shows its progress, returns its answer fenced, counts its tokens apart, and keeps the header secret', async () => {
@@ -112,6 +117,23 @@ describe('delegating to an A2A agent over HTTP', () => {
     const envlog = readFileSync(join(home, 'envlog'), 'utf8');
     expect(envlog).toContain('FIXTURE_ENVLOG');
     expect(envlog).not.toContain('PLAN_TOKEN');
+  });
+
+  it('keeps a header value written literally in agent.yaml as secret as one read from a variable', async () => {
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_k', name: 'delegate_keyed', input: { task: 'show the key' } }]), anthropicText('keyed answered'));
+    const r = await runFisk(['run', '--config', 'caller.yaml', '--tool-output', '--checkpoint', 'keyed', 'it'], home, env);
+    expect(r.code, r.stderr).toBe(0);
+    // the peer got the literal value, and the model saw only its marker
+    expect(keyed.requests.at(-1)?.['x-api-key']).toBe(LITERAL_KEY);
+    expect(bodyText(1)).toContain('done: show the key');
+    expect(bodyText(1)).toContain('[remote_agents[2].headers.X-Api-Key-REDACTED]');
+    expect(bodyText(1)).not.toContain(LITERAL_KEY);
+    expect(r.stderr).toContain('[remote_agents[2].headers.X-Api-Key-REDACTED]');
+    expect(r.stderr + r.stdout).not.toContain(LITERAL_KEY);
+    const journaled = files(join(home, 'xdg-state')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    expect(journaled).toContain('done: show the key');
+    expect(journaled).not.toContain(LITERAL_KEY);
   });
 
   it("declines the peer's question without a terminal, says so, and the peer carries on", async () => {
