@@ -43,9 +43,17 @@ export function sandboxCell(s: InfoToolSandbox | null): string {
   return `on (${s.network ? 'network' : 'no network'}; ${writes})`;
 }
 
+/** A size as written in agent.yaml: the largest binary unit it is a whole number of, else bytes. */
+function sizeText(bytes: number): string {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+    if (bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
 function limitsLine(l: SandboxLimits): string {
   const parts = [
-    ...(l.addressSpace === undefined ? [] : [`address space ${l.addressSpace} bytes`]),
+    ...(l.addressSpace === undefined ? [] : [`address space ${sizeText(l.addressSpace)}`]),
     ...(l.cpuSeconds === undefined ? [] : [`CPU ${l.cpuSeconds}s`]),
     ...(l.openFiles === undefined ? [] : [`${l.openFiles} open files`]),
   ];
@@ -57,7 +65,7 @@ export function renderSandbox(s: InfoSandbox | null, out: Io['out']): void {
   if (s === null) return;
   println(out);
   println(out, 'Sandbox');
-  println(out, `  Applies to  ${s.enabled ? 'application commands, the introspection and sandboxed stdio MCP servers' : 'stdio MCP servers with sandbox: true only'}`);
+  println(out, `  Applies to  ${s.enabled ? 'application commands, the --fisk-introspect run and sandboxed stdio MCP servers' : 'stdio MCP servers with sandbox: true only'}`);
   println(out, `  bubblewrap  ${s.bwrap}`);
   println(out, `  Hidden      ${s.hide.join(', ')}`);
   println(out, `  Limits      ${limitsLine(s.limits)}`);
