@@ -102,6 +102,16 @@ describe('origins', () => {
     expect(byKey.get('llm.budget.max_tokens')).toMatchObject({ value: 500_000, origin: 'default' });
     expect(byKey.get('llm.base_url')).toMatchObject({ value: 'http://127.0.0.1:1', origin: 'environment' });
   });
+
+  it('lists the sandbox limits and tool grants with their origin', () => {
+    const c = parseConfigForMode({ text: 'harness:\n  sandbox:\n    enabled: true\n    limits: {address_space: 2GiB, cpu_seconds: 30}\n    tools: [{tools: ["^fetch_", "^get_"], network: true, writable: [/srv/dl]}]\n', name: '/srv/agent/agent.yaml' }, 'info');
+    const byKey = new Map(describeSettings(c, []).map((s) => [s.key, s]));
+    expect(byKey.get('harness.sandbox.limits.address_space')).toMatchObject({ value: 2 ** 31, origin: 'file' });
+    expect(byKey.get('harness.sandbox.limits.cpu_seconds')).toMatchObject({ value: 30, origin: 'file' });
+    expect(byKey.get('harness.sandbox.limits.open_files')).toMatchObject({ value: null, origin: 'default' });
+    expect(byKey.get('harness.sandbox.tools')).toMatchObject({ value: ['tools:^fetch_,^get_ network writes:/srv/dl'], origin: 'file' });
+    expect(new Map(describeSettings(parse(''), []).map((s) => [s.key, s])).get('harness.sandbox.tools')).toMatchObject({ value: [], origin: 'default' });
+  });
 });
 
 describe('decodeOptions', () => {

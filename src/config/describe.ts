@@ -19,6 +19,10 @@ export interface Override {
 
 type Getter = (c: Config) => Setting['value'];
 
+/** One `harness.sandbox.tools` entry on a line: the names it matches and what it adds. */
+const grantText = (g: Config['harness']['sandbox']['tools'][number]): string =>
+  [`tools:${g.tools.join(',')}`, ...(g.network ? ['network'] : []), ...(g.writable.length > 0 ? [`writes:${g.writable.join(',')}`] : [])].join(' ');
+
 const filter = (f: Filter): readonly string[] => [...f.tools.map((t) => `tools:${t}`), ...f.tags.map((t) => `tags:${JSON.stringify(t)}`)];
 
 /** The effective settings `fisk info` reports, keyed by their agent.yaml path. */
@@ -62,6 +66,10 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['harness.sandbox.network', (c) => c.harness.sandbox.network],
   ['harness.sandbox.writable', (c) => c.harness.sandbox.writable ?? ['(the work directory)']],
   ['harness.sandbox.hide', (c) => c.harness.sandbox.hide ?? ['(the default set)']],
+  ['harness.sandbox.limits.address_space', (c) => c.harness.sandbox.limits.addressSpace ?? null],
+  ['harness.sandbox.limits.cpu_seconds', (c) => c.harness.sandbox.limits.cpuSeconds ?? null],
+  ['harness.sandbox.limits.open_files', (c) => c.harness.sandbox.limits.openFiles ?? null],
+  ['harness.sandbox.tools', (c) => c.harness.sandbox.tools.map(grantText)],
   ['expose.agent.mcp', (c) => c.expose.mcp !== undefined],
   ['expose.agent.mcp.confirm_over_mcp', (c) => c.expose.mcp?.confirmOverMcp ?? null],
   ['expose.agent.mcp.max_concurrent_tools', (c) => c.expose.mcp?.maxConcurrentTools ?? null],
