@@ -51,7 +51,7 @@ function sandboxOfTools(set: ToolSet): SandboxStampInput {
 export interface Checkpoint {
   readonly runId: string;
   readonly journal: Journal;
-  readonly options: Pick<RunOptions, 'journal'> & Partial<Pick<RunOptions, 'history' | 'startIteration' | 'budgetFrom' | 'grants'>>;
+  readonly options: Pick<RunOptions, 'journal'> & Partial<Pick<RunOptions, 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'delegatedBefore'>>;
 }
 
 /**
@@ -126,6 +126,7 @@ export async function resumeCheckpoint(
       history: run.messages,
       startIteration: run.nextIteration,
       budgetFrom: promptIteration(run.messages),
+      delegatedBefore: run.counters.delegated,
       ...grants,
       ...(pendingBatch === undefined ? {} : { pendingBatch }),
     },

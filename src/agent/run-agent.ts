@@ -84,6 +84,11 @@ export interface RunOptions {
    * gets the whole budget; 0 by default, so a resume continues the budget of the turn it resumes.
    */
   readonly budgetFrom?: number;
+  /**
+   * What peers reported spending on tasks delegated in the journaled turns before this one (a
+   * resume): added to the run's delegated tokens, and `counted` to what `llm.budget.max_tokens` counts.
+   */
+  readonly delegatedBefore?: { readonly input: number; readonly output: number; readonly counted: number };
   /** Grants restored from a journal: tools approved for the rest of the run, and call ids approved once. */
   readonly grants?: {
     readonly standing?: readonly string[];
@@ -143,6 +148,7 @@ class Run {
   #usage: Usage = ZERO_USAGE;
   /** Peers' tokens the operator asked the budget to count (`remote_agents[].count_budget`). */
   #counted = 0;
+  readonly #delegatedBefore: { readonly input: number; readonly output: number };
 
   constructor(
     readonly settings: RunSettings,
@@ -150,10 +156,13 @@ class Run {
     readonly journal: RunJournal | undefined,
     history: readonly Message[],
     startIteration: number,
+    delegatedBefore: { readonly input: number; readonly output: number; readonly counted: number } = { input: 0, output: 0, counted: 0 },
   ) {
     this.messages = [...history];
     this.iteration = startIteration;
     this.model = settings.model;
+    this.#delegatedBefore = delegatedBefore;
+    this.#counted = delegatedBefore.counted;
   }
 
   async record(entry: JournalEntry): Promise<void> {
@@ -185,7 +194,11 @@ class Run {
   }
 
   #common(): OutcomeCommon {
-    return { stopReason: this.lastStop, counters: deriveCounters(this.entries), model: this.model, durationMs: Date.now() - this.started, nextIteration: this.iteration, messages: this.messages };
+    const counters = deriveCounters(this.entries);
+    const d = counters.delegatedUsage;
+    const before = this.#delegatedBefore;
+    const delegatedUsage = { input: d.input + before.input, output: d.output + before.output };
+    return { stopReason: this.lastStop, counters: { ...counters, delegatedUsage }, model: this.model, durationMs: Date.now() - this.started, nextIteration: this.iteration, messages: this.messages };
   }
 
   completed(answer: string): RunOutcome {
@@ -441,7 +454,7 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
   const events = options.events ?? DISCARD_EVENTS;
   const signal = options.signal ?? NEVER_ABORTED;
   const settings = options.settings;
-  const run = new Run(settings, events, options.journal, options.history ?? [], options.startIteration ?? 0);
+  const run = new Run(settings, events, options.journal, options.history ?? [], options.startIteration ?? 0, options.delegatedBefore);
   let runEndFired = false;
   const fireRunEnd = async (outcome: RunOutcome): Promise<void> => {
     if (runEndFired) return;

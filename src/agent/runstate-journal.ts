@@ -4,8 +4,13 @@
  */
 import { assistantBody, deferralBody, grantBody, terminalBody, toolResultBody } from '../runstate/builders.js';
 import { appendNext } from '../runstate/store.js';
-import type { Journal } from '../runstate/index.js';
+import type { DelegatedPayload, Journal } from '../runstate/index.js';
+import type { DelegatedUsage } from '../toolkit/tool.js';
 import type { JournalEntry, RunJournal } from './journal.js';
+
+function delegatedPayload(d: DelegatedUsage): DelegatedPayload {
+  return { input_tokens: d.input, output_tokens: d.output, ...(d.countsBudget ? { counts_budget: true } : {}) };
+}
 
 /**
  * Adapts a session journal. An aborted or crashed run writes no terminal record: it stays open, so
@@ -29,6 +34,7 @@ export function sessionJournal(journal: Journal): RunJournal {
               ...(entry.gate === undefined
                 ? {}
                 : { gate: { outcome: entry.gate.outcome, trigger: entry.gate.trigger, command_line: entry.gate.commandLine, ...(entry.gate.reason === undefined ? {} : { reason: entry.gate.reason }) } }),
+              ...(entry.delegated === undefined ? {} : { delegated: delegatedPayload(entry.delegated) }),
             }),
           );
           return;

@@ -288,7 +288,7 @@ interface LaunchParts {
   readonly handlePrompter: HandlePrompter | undefined;
   readonly opts: StartRunOptions;
   readonly traced?: RunTelemetry | undefined;
-  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'pendingBatch'>>;
+  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'pendingBatch' | 'delegatedBefore'>>;
 }
 
 function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {

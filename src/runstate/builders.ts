@@ -5,7 +5,7 @@
 import type { Message, StopReason, ToolResultBlock, Usage } from '../llm/types.js';
 import { encodeMessage, encodeToolResult } from './message-codec.js';
 import { FORMAT_VERSION, protocolOf } from './records.js';
-import type { ApprovalDecisionValue, Fingerprint, GatePayload, RecordKind, RecordOfKind, TerminalReason } from './records.js';
+import type { ApprovalDecisionValue, DelegatedPayload, Fingerprint, GatePayload, RecordKind, RecordOfKind, TerminalReason } from './records.js';
 
 /** A record body of one kind. */
 export type Body<K extends RecordKind> = Omit<RecordOfKind<K>, 'seq'>;
@@ -58,7 +58,10 @@ export function userBody(message: Message): Body<'user'> {
 }
 
 /** One tool result, journaled as the tool completes. */
-export function toolResultBody(result: ToolResultBlock, opts: { readonly remote?: boolean; readonly gate?: GatePayload } = {}): Body<'tool_result'> {
+export function toolResultBody(
+  result: ToolResultBlock,
+  opts: { readonly remote?: boolean; readonly gate?: GatePayload; readonly delegated?: DelegatedPayload } = {},
+): Body<'tool_result'> {
   return {
     protocol: protocolOf('tool_result'),
     tool_result: {
@@ -66,6 +69,7 @@ export function toolResultBody(result: ToolResultBlock, opts: { readonly remote?
       result: encodeToolResult(result),
       ...(opts.remote === true ? { remote: true } : {}),
       ...(opts.gate === undefined ? {} : { gate: opts.gate }),
+      ...(opts.delegated === undefined ? {} : { delegated: opts.delegated }),
     },
   };
 }

@@ -37,6 +37,15 @@ export interface RunCounters {
   readonly remoteToolCalls: number;
   /** Tokens by tier; `thinking` is not journaled and folds as 0. */
   readonly usage: Usage;
+  /** What the peers given tasks reported spending; `counted` is the part that counts against the budget. */
+  readonly delegated: DelegatedCounters;
+}
+
+/** Delegated tokens folded from the tool results that carry them. */
+export interface DelegatedCounters {
+  readonly input: number;
+  readonly output: number;
+  readonly counted: number;
 }
 
 /** A standing approval restored from the journal. */
@@ -124,6 +133,7 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
   let toolCalls = 0;
   let remoteToolCalls = 0;
   const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, thinking: 0 };
+  const delegated = { input: 0, output: 0, counted: 0 };
   let nextIteration = 0;
   let terminal: TerminalPayload | undefined;
   const grants: RestoredGrant[] = [];
@@ -178,6 +188,11 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
         if (t.gate !== undefined) gates.set(t.tool_use_id, t.gate);
         toolCalls++;
         if (t.remote === true) remoteToolCalls++;
+        if (t.delegated !== undefined) {
+          delegated.input += t.delegated.input_tokens;
+          delegated.output += t.delegated.output_tokens;
+          if (t.delegated.counts_budget === true) delegated.counted += t.delegated.input_tokens + t.delegated.output_tokens;
+        }
         break;
       }
       case 'deferral': {
@@ -243,7 +258,7 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
     interactive: meta.interactive === true,
     messages,
     pending,
-    counters: { llmCalls, toolCalls, remoteToolCalls, usage },
+    counters: { llmCalls, toolCalls, remoteToolCalls, usage, delegated },
     nextIteration,
     lastSeq,
     status: terminal?.reason ?? 'open',

@@ -165,6 +165,15 @@ export interface ToolResultPayload {
   readonly remote?: boolean;
   /** Set for a call the confirm gate decided. */
   readonly gate?: GatePayload;
+  /** Set for a call that delegated a task: what the peer reported spending on it. */
+  readonly delegated?: DelegatedPayload;
+}
+
+/** A peer's reported tokens for a delegated task, and whether they count against this run's budget. */
+export interface DelegatedPayload {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly counts_budget?: boolean;
 }
 
 /** A tool said it will answer later; the call is never dispatched again. */

@@ -43,7 +43,7 @@ const full: { [K in RecordKind]: Required<PayloadOf[K]> } = {
     cache_create_tokens: 4,
   },
   user: { message: { role: 'user', content: null } },
-  tool_result: { tool_use_id: 'i', result: { tool_use_id: 'i', content: 'c', is_error: false, images: [{ media_type: 'image/png', data: 'iVBORw0KGgo=' }] }, remote: true, gate: { outcome: 'declined', trigger: 'ai:confirm', command_line: 'x', reason: 'r' } },
+  tool_result: { tool_use_id: 'i', result: { tool_use_id: 'i', content: 'c', is_error: false, images: [{ media_type: 'image/png', data: 'iVBORw0KGgo=' }] }, remote: true, gate: { outcome: 'declined', trigger: 'ai:confirm', command_line: 'x', reason: 'r' }, delegated: { input_tokens: 5, output_tokens: 6, counts_budget: true } },
   deferral: { tool_use_id: 'i', tool: 'n', note: 'later' },
   grant: { tool: 'n', tool_use_id: 'i' },
   approval: { tool_use_id: 'i', decision: 'decline', by: 'op', reason: 'use staging' },

@@ -167,6 +167,12 @@ export const payloadSchemas = {
         required: ['outcome', 'trigger', 'command_line'],
         additionalProperties: false,
       },
+      delegated: {
+        type: 'object',
+        properties: { input_tokens: { type: 'integer', minimum: 0 }, output_tokens: { type: 'integer', minimum: 0 }, counts_budget: { type: 'boolean' } },
+        required: ['input_tokens', 'output_tokens'],
+        additionalProperties: false,
+      },
     },
     required: ['tool_use_id', 'result'],
     additionalProperties: false,

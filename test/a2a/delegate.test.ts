@@ -136,6 +136,28 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(journaled).not.toContain(LITERAL_KEY);
   });
 
+  it("counts a peer's tokens from before a resume in the resumed run's summary and, with count_budget, its budget", async () => {
+    writeFileSync(
+      join(home, 'budget.yaml'),
+      `identity: caller\napplication_path: ${FIXTURE}\nsystem_prompt: You delegate.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\n  budget: {max_tokens: 200}\nremote_agents:\n  - name: planner\n    url: ${planner.url}\n    count_budget: true\n`,
+    );
+    fake.reset();
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_b1', name: 'delegate_planner', input: { task: 'plan the budget' } }], { usage: { input_tokens: 1, output_tokens: 1 } }),
+      { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'the model refused this once' } } },
+    );
+    const first = await runFisk(['run', '--config', 'budget.yaml', '--checkpoint', '--name', 'budgeted', 'plan'], home, env);
+    expect(first.code, first.stderr).not.toBe(0);
+    expect(first.stderr).toMatch(/delegated_tokens=120\/30/);
+    // the resumed part spends 60 of its own: only with the 150 delegated before does it reach 200
+    fake.reset();
+    fake.reply(anthropicToolUse([{ id: 'toolu_b2', name: 'echo', input: { first: 'again' } }], { usage: { input_tokens: 60, output_tokens: 0 } }), anthropicText('over budget'));
+    const resumed = await runFisk(['run', '--config', 'budget.yaml', '--resume', 'budgeted'], home, env);
+    expect(resumed.stderr).toMatch(/Run summary: .*delegated_tokens=120\/30/);
+    expect(resumed.stderr).toContain('llm.budget.max_tokens');
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("declines the peer's question without a terminal, says so, and the peer carries on", async () => {
     fake.reset();
     fake.reply(anthropicToolUse([{ id: 'toolu_3', name: 'delegate_asker', input: { task: 'plan it' } }]), anthropicText('asked and answered'));
