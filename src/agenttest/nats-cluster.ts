@@ -196,7 +196,9 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     async streamLeader(stream) {
       const nc = await connect({ servers: nodes.filter((n) => n.running).map((n) => n.url), timeout: 2_000 });
       try {
-        const jsm = await jetstreamManager(nc, { timeout: 2_000 });
+        // no account check up front: while a killed node's cluster elects a new meta leader that
+        // check times out, and the loop below is what waits for the answer
+        const jsm = await jetstreamManager(nc, { timeout: 2_000, checkAPI: false });
         const deadline = Date.now() + 10_000;
         let last = 'no answer';
         while (Date.now() < deadline) {
