@@ -246,4 +246,18 @@ describe('remote_agents', () => {
     ]);
     expect(credentialEnvNames(config)).toEqual(expect.arrayContaining(['ONLY', 'USER_NAME']));
   });
+
+  it('holds the header text and URL password an MCP server entry spells out, but not its env settings', () => {
+    const config = parse(
+      'system_prompt: p\nllm: {model: m}\nmcp_clients:\n  - name: hosted\n    url: "https://ops:pw-written-here-1@mcp.example.com/mcp"\n    headers: {X-Api-Key: literal-key-0001, X-Ref: "Token ${HOSTED_TOKEN}"}\n  - name: local\n    command: srv\n    env: {LOG_LEVEL: debugging-verbose}\n  - name: bare\n    url: "https://only-a-token-here@mcp.example.com/"\n',
+      'run',
+    );
+    expect(credentialLiterals(config)).toEqual([
+      { key: 'mcp_clients[0].headers.X-Api-Key', value: 'literal-key-0001' },
+      { key: 'mcp_clients[0].headers.X-Ref', value: 'Token ' },
+      { key: 'mcp_clients[0].url', value: 'pw-written-here-1' },
+      { key: 'mcp_clients[2].url', value: 'only-a-token-here' },
+    ]);
+    expect(credentialEnvNames(config)).toContain('HOSTED_TOKEN');
+  });
 });

@@ -39,6 +39,8 @@ export const SLACK_CREDENTIAL_ENV_NAMES = ['SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']
 export const STANDING_CREDENTIAL_ENV_NAMES: readonly string[] = [...PROVIDER_CREDENTIAL_ENV_NAMES, ...OTLP_CREDENTIAL_ENV_NAMES, ...SLACK_CREDENTIAL_ENV_NAMES];
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** The user information of a URL (`user:pass` in `https://user:pass@host/`). */
+const USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^@/?#]*)@/;
 
 /** The variable names a `${VAR}` template refers to. */
 export function referencedVariables(template: string): string[] {
@@ -88,18 +90,27 @@ export interface CredentialLiteral {
 
 /**
  * The credential text `agent.yaml` spells out rather than naming a variable: every part of a
- * `remote_agents` header value outside its `${VAR}` references (the whole value when it has none).
- * A header is how a peer is told who is calling, so what is written there is the peer's alone and
- * is scrubbed like a credential variable's value; the variables it names are scrubbed by name.
+ * `remote_agents` or `mcp_clients` header value outside its `${VAR}` references (the whole value
+ * when it has none), and the user information of an MCP server's `url` (`user:pass@`). A header is
+ * how a peer or a server is told who is calling, so what is written there is that party's alone and
+ * is scrubbed like a credential variable's value; the variables it names are scrubbed by name. An
+ * MCP server's `env` is not: it mostly holds settings, and a secret belongs in it as `${VAR}`.
  */
 export function credentialLiterals(config: Config): CredentialLiteral[] {
   const out: CredentialLiteral[] = [];
-  config.remoteAgents.forEach((agent, i) => {
-    for (const [name, template] of Object.entries(agent.headers)) {
-      for (const piece of template.split(REFERENCE).filter((_, j) => j % 2 === 0)) {
-        if (piece.trim() !== '') out.push({ key: `remote_agents[${i}].headers.${name}`, value: piece });
-      }
+  const spelled = (key: string, template: string): void => {
+    for (const piece of template.split(REFERENCE).filter((_, j) => j % 2 === 0)) {
+      if (piece.trim() !== '') out.push({ key, value: piece });
     }
+  };
+  config.remoteAgents.forEach((agent, i) => {
+    for (const [name, template] of Object.entries(agent.headers)) spelled(`remote_agents[${i}].headers.${name}`, template);
+  });
+  config.mcpClients.forEach((client, i) => {
+    for (const [name, template] of Object.entries(client.headers)) spelled(`mcp_clients[${i}].headers.${name}`, template);
+    // the password when there is one; a user name alone is the token (https://TOKEN@host/)
+    const userinfo = USERINFO.exec(client.url ?? '')?.[1];
+    if (userinfo !== undefined) spelled(`mcp_clients[${i}].url`, userinfo.includes(':') ? userinfo.slice(userinfo.indexOf(':') + 1) : userinfo);
   });
   return out;
 }
