@@ -5,12 +5,14 @@
  *   middle     src/host, src/agent, src/serve, src/remotetools   libraries and leaves
  *   libraries  everything else under src/ (llm, toolkit, ...)    leaves and other libraries, no cycles
  *   leaves     src/config, src/telemetry, src/errors             their own few packages only; any may import src/errors
+ *   ground     src/util                                          Node itself only; every layer may import it
  */
 const ROOT = '^src/(cli|tui|web)/';
 const MIDDLE = '^src/(host|agent|serve|remotetools)/';
 const LIBRARIES =
-  '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|util|app)/';
+  '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|app)/';
 const LEAVES = '^src/(config|telemetry|errors)/';
+const GROUND = '^src/util/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -25,9 +27,23 @@ module.exports = {
     {
       name: 'leaves-stay-leaves',
       severity: 'error',
-      comment: 'config and telemetry import nothing else from this repository but the one error base.',
+      comment: 'config and telemetry import nothing else from this repository but the one error base and the ground helpers.',
       from: { path: '^src/(config|telemetry|errors)/' },
-      to: { path: '^src/', pathNot: '^src/($1|errors)/' },
+      to: { path: '^src/', pathNot: '^src/($1|errors|util)/' },
+    },
+    {
+      name: 'util-is-the-ground',
+      severity: 'error',
+      comment: 'util is imported by every layer, so it imports nothing from this repository but other util files.',
+      from: { path: GROUND },
+      to: { path: '^src/', pathNot: GROUND },
+    },
+    {
+      name: 'util-standard-library-only',
+      severity: 'error',
+      comment: 'util is imported by every layer, so it uses Node itself and nothing else.',
+      from: { path: GROUND },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
     },
     {
       name: 'errors-standard-library-only',
@@ -109,7 +125,7 @@ module.exports = {
       name: 'no-unknown-folders',
       severity: 'error',
       comment: 'Every folder under src/ belongs to a layer; add a new one to this file deliberately.',
-      from: { path: '^src/[^/]+/', pathNot: `${ROOT}|${MIDDLE}|${LIBRARIES}|${LEAVES}` },
+      from: { path: '^src/[^/]+/', pathNot: `${ROOT}|${MIDDLE}|${LIBRARIES}|${LEAVES}|${GROUND}` },
       to: {},
     },
   ],
