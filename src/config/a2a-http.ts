@@ -4,7 +4,7 @@
  * is refused here, naming the key, before anything is opened.
  */
 import { ConfigError } from './errors.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../util/loopback.js';
 import { parseDuration } from './normalize.js';
 import type { ExposeA2aHttpConfig } from './types.js';
 

@@ -19,7 +19,7 @@ export type { ConfigErrorCode, ConfigIssue } from './errors.js';
 export { MODES, validateForMode } from './validate.js';
 export type { Mode } from './validate.js';
 export { DEFAULTS, DEFAULT_IDENTITY, MCP_EXPOSABLE_BUILTINS, checkServiceUrl, slackApiUrl } from './prepare.js';
-export { isLoopbackHost, isLoopbackUrl } from './loopback.js';
+export { isLoopbackHost, isLoopbackUrl } from '../util/loopback.js';
 export { decodeOptions } from './options.js';
 export { DEFAULT_KNOWLEDGE_EXTENSIONS } from './knowledge-extensions.js';
 export { DEFAULT_SANDBOX_HIDE } from './sandbox.js';

@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import type { ConfigIssue } from './errors.js';
-import { isLoopbackUrl } from './loopback.js';
+import { isLoopbackUrl } from '../util/loopback.js';
 import { normalizeEnum, normalizeList } from './normalize.js';
 import type { RawConfig } from './schema.js';
 import { JWT_SIGNING_ALGORITHMS, MCP_OAUTH_GRANTS } from './types.js';

@@ -1,5 +1,5 @@
 import { ConfigError } from './errors.js';
-import { isLoopbackUrl } from './loopback.js';
+import { isLoopbackUrl } from '../util/loopback.js';
 
 /**
  * A service URL must be https unless it points at this machine, and never carries credentials in

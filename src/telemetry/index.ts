@@ -35,4 +35,4 @@ export { ERROR_CLASSES, TOOL_KINDS, TOOL_EXITS, DEGRADE_REASONS, SERVED_OUTCOMES
 export type { DegradeReason, ErrorClass, ServedOutcome, ToolExit, ToolKind } from './vocabulary.js';
 export { TelemetryError, TELEMETRY_ERROR_CODES } from './errors.js';
 export type { TelemetryErrorCode } from './errors.js';
-export { isLoopbackHost } from './loopback.js';
+export { isLoopbackHost } from '../util/loopback.js';

@@ -4,7 +4,7 @@
  * came from; nothing branches on an origin.
  */
 import { TelemetryError } from './errors.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../util/loopback.js';
 
 /** A value plus where it came from, for display only. */
 export interface Setting<T> {

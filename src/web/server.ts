@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, sep } from 'node:path';
-import { isLoopbackHost, loopbackRequestRefusal } from '../config/loopback.js';
+import { isLoopbackHost, loopbackRequestRefusal } from '../util/loopback.js';
 import { chunkAt, parseCitation } from '../knowledge/index.js';
 import type { Runtime } from '../host/index.js';
 import type { QuestionAnswer } from '../host/index.js';

@@ -9,7 +9,7 @@ import type { Config } from '../../config/index.js';
 import type { AssembledTools, Runtime } from '../../host/index.js';
 import type { RunningMcpServer } from '../../mcp/index.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
-import { isLoopbackHost } from '../../config/loopback.js';
+import { isLoopbackHost } from '../../util/loopback.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';

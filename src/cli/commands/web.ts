@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { isLoopbackHost } from '../../config/loopback.js';
+import { isLoopbackHost } from '../../util/loopback.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';

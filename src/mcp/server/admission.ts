@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { loopbackRequestRefusal } from '../../config/loopback.js';
+import { loopbackRequestRefusal } from '../../util/loopback.js';
 
 /** Why a request is refused: the HTTP status, the message and any header the refusal needs. */
 export interface Refusal {

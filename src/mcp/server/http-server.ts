@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmOverMcp } from '../../config/types.js';
-import { isLoopbackHost } from '../../config/loopback.js';
+import { isLoopbackHost } from '../../util/loopback.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import type { Tool } from '../../toolkit/tool.js';
 import { admissionRefusal } from './admission.js';

@@ -14,7 +14,7 @@ import { AgentCard, A2A_VERSION_HEADER, formatSSEErrorEvent, formatSSEEvent, SSE
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server';
 import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
-import { isLoopbackHost, loopbackRequestRefusal } from '../../config/loopback.js';
+import { isLoopbackHost, loopbackRequestRefusal } from '../../util/loopback.js';
 import { ServeError } from '../errors.js';
 
 export const CARD_PATH = '/.well-known/agent-card.json';

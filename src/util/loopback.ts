@@ -2,21 +2,22 @@
  * Whether a host is this machine. Several gates ask it: "https unless this machine" for every
  * configured endpoint, and the DNS-rebinding guard of a loopback MCP server. The answer comes from a
  * parsed address, never from a string prefix: `127.attacker.example` and `127.0.0.1.nip.io` are names
- * that any resolver may point anywhere. It lives in the configuration leaf because the URL check there
- * needs it, and every layer above may import it.
+ * that any resolver may point anywhere. One implementation serves every layer: the configuration's
+ * URL checks, the telemetry collector check, and every loopback listener.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * True only for a literal loopback address or the name `localhost`: an IPv4 address in 127.0.0.0/8,
  * the IPv6 address ::1 in any spelling (bracketed or not), or an IPv4-mapped IPv6 form of a 127.x
- * address. Case-insensitive. Every other name is false, including names that merely begin with
- * `127.` or `localhost`.
+ * address. `localhost.`, the same name written fully qualified, is loopback too (RFC 6761 reserves
+ * it for this machine). Case-insensitive. Every other name is false, including names that merely
+ * begin with `127.` or `localhost` and names under `localhost.`, which this check does not resolve.
  */
 export function isLoopbackHost(host: string): boolean {
   let h = host.trim().toLowerCase();
   if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
-  if (h === 'localhost') return true;
+  if (h === 'localhost' || h === 'localhost.') return true;
   if (isIPv4(h)) return Number(h.split('.')[0]) === 127;
   if (isIPv6(h)) return isLoopbackV6(h);
   return false;
