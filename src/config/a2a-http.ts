@@ -7,6 +7,7 @@ import { ConfigError } from './errors.js';
 import { isLoopbackHost } from '../util/loopback.js';
 import { parseDuration } from './normalize.js';
 import type { ExposeA2aHttpConfig } from './types.js';
+import { workerCount } from './workers.js';
 
 /** The block as the schema accepts it. */
 export interface RawA2aHttp {
@@ -62,9 +63,8 @@ export function prepareA2aHttp(raw: RawA2aHttp): ExposeA2aHttpConfig {
       `is required to listen on ${address}, which is not this machine: name the environment variable holding the bearer token callers must present, or listen on 127.0.0.1`,
     );
   }
-  const workers = raw.workers ?? 0;
-  if (workers < 0) throw ConfigError.of('value', `${KEY}.workers`, `${workers} must not be negative`);
+  const workers = workerCount(raw.workers, `${KEY}.workers`);
   const questionTimeout = parseDuration(raw.question_timeout, `${KEY}.question_timeout`, '10m');
   if (questionTimeout.ms <= 0) throw ConfigError.of('value', `${KEY}.question_timeout`, `must be positive, got "${questionTimeout.text}"`);
-  return { address, port: port(raw.port), publicUrl: publicUrl(raw.public_url), authTokenEnv, workers: workers === 0 ? 1 : workers, questionTimeout };
+  return { address, port: port(raw.port), publicUrl: publicUrl(raw.public_url), authTokenEnv, workers, questionTimeout };
 }

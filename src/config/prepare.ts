@@ -9,6 +9,7 @@ import { prepareMcpSandbox, prepareSandbox } from './sandbox.js';
 import { prepareA2aHttp } from './a2a-http.js';
 import { prepareMcpOAuth } from './mcp-oauth.js';
 import type { RawConfig } from './schema.js';
+import { workerCount } from './workers.js';
 import { CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_TRANSPORTS, PII_MODES } from './types.js';
 import type {
   BackendChoice,
@@ -138,7 +139,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
           : {
               stream: (expose.jobs.stream ?? '').trim(),
               consumer: (expose.jobs.consumer ?? '').trim(),
-              workers: positiveCount(expose.jobs.workers, 'expose.agent.jobs.workers', 1),
+              workers: workerCount(expose.jobs.workers, 'expose.agent.jobs.workers'),
               maxDeliver: positiveCount(expose.jobs.max_deliver, 'expose.agent.jobs.max_deliver', DEFAULTS.jobsMaxDeliver),
               timeout: optionalLimit(expose.jobs.timeout, 'expose.agent.jobs.timeout'),
               maxAge: optionalLimit(expose.jobs.max_age, 'expose.agent.jobs.max_age'),
@@ -148,7 +149,7 @@ export function prepare(raw: RawConfig, source: string, present: ReadonlySet<str
           ? undefined
           : {
               channels: normalizeList(expose.slack.channels),
-              workers: positiveCount(expose.slack.workers, 'expose.agent.slack.workers', 1),
+              workers: workerCount(expose.slack.workers, 'expose.agent.slack.workers'),
               apiUrl: slackApiUrl(expose.slack.api_url, 'expose.agent.slack.api_url'),
               approvers: slackApprovers(expose.slack.approvers),
             },
@@ -426,7 +427,7 @@ function prepareA2a(raw: RawConfig): ExposeA2aConfig {
   return {
     serveTools: a?.serve_tools ?? false,
     prompts: a?.prompts ?? false,
-    workers: positiveCount(a?.workers, 'expose.agent.a2a.workers', 1),
+    workers: workerCount(a?.workers, 'expose.agent.a2a.workers'),
     elicitation: a?.elicitation ?? false,
     idleTimeout: idle,
     maxConcurrentTools: concurrency(a?.max_concurrent_tools, 'expose.agent.a2a.max_concurrent_tools'),
