@@ -49,6 +49,7 @@ describe('fisk mcp serving a fixture application', () => {
     const err = server.stderr();
     expect(err).toMatch(/warning: harness\.memory has no effect over MCP/);
     expect(err).toMatch(/note: not serving secret \(denied\)/);
+    expect(err).toMatch(/warning: confirm_over_mcp is auto: confirm-gated tools \(purge\) run ungated for clients that cannot be asked/);
     expect(err).toMatch(/Serving 4 tools over MCP at http:\/\/127\.0\.0\.1:\d+\/mcp as pidapp-agent\/2\.0\.0 \(every path answers; clients usually use \/mcp\)\n {2}echo\n {2}purge\n {2}hang\n {2}fail\n/);
     expect(err).toMatch(/claude mcp add --transport http pidapp-agent http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
   });
@@ -162,6 +163,22 @@ describe('fisk mcp confirm_over_mcp: always', () => {
       const r = await c.callTool({ name: 'purge', arguments: { target: 'cache' } });
       expect(r.isError).toBe(true);
       expect(resultText(r)).toMatch(/cannot be asked/);
+      expect(server.stderr()).not.toMatch(/warning: confirm_over_mcp/);
+    } finally {
+      await server.kill();
+      agent.cleanup();
+    }
+  }, 60_000);
+});
+
+describe('fisk mcp serving no gated tool', () => {
+  it('does not warn that confirm_over_mcp lets gated tools run unasked', async () => {
+    ensureBuilt();
+    const agent = agentDir(`identity: pidapp-agent\napplication_path: ${PID_APP}\nexpose:\n  agent:\n    tools: {exclude: {tools: ['^purge$']}}\n    mcp: {confirm_over_mcp: never}\n`);
+    const server = await startFiskMcp(agent.config, agent.dir);
+    try {
+      expect(server.stderr()).toMatch(/Serving 3 tools over MCP/);
+      expect(server.stderr()).not.toMatch(/confirm_over_mcp is|confirm-gated/);
     } finally {
       await server.kill();
       agent.cleanup();

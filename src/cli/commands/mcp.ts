@@ -113,9 +113,12 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
 }
 
 async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress & { readonly authToken: string | undefined }, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
-  const [{ assembleTools }, { startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
+  const [{ assembleTools }, { confirmNote, startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
+  // said only when a served tool is gated: otherwise confirm_over_mcp changes nothing
+  const confirm = confirmNote(mcp.confirmOverMcp, tools.served, config.harness.confirmTags);
+  if (confirm !== undefined) println(io.err, `${confirm.level}: ${confirm.message}`);
   const name = config.identity === '' ? FALLBACK_NAME : config.identity;
   const version = runtime.application?.model.version || packageVersion();
   const server = await startMcpServer({

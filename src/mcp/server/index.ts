@@ -19,7 +19,7 @@ export { Semaphore } from './semaphore.js';
 export { DENY_PROMPTER } from '../../toolkit/invoke/deny-prompter.js';
 export { McpServeError, MCP_SERVE_ERROR_CODES } from './errors.js';
 export type { McpServeErrorCode } from './errors.js';
-export { mcpNotes, NOTE_LEVELS } from './notes.js';
+export { confirmNote, mcpNotes, NOTE_LEVELS } from './notes.js';
 export type { McpNote, NoteLevel } from './notes.js';
 export { ungatedCall, ungatedReason, UNGATED_REASONS } from './ungated.js';
 export type { UngatedCall, UngatedReason } from './ungated.js';

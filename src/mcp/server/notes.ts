@@ -2,8 +2,10 @@
  * What the operator should hear before serving: settings that do nothing over MCP are said out
  * loud rather than silently ignored.
  */
-import type { Config } from '../../config/types.js';
+import type { Config, ConfirmOverMcp } from '../../config/types.js';
 import { exposureWarning } from '../../knowledge/tools.js';
+import { gateOf } from '../../toolkit/invoke/gate.js';
+import type { Tool } from '../../toolkit/tool.js';
 
 /** How loud a note is. */
 export const NOTE_LEVELS = ['note', 'warning'] as const;
@@ -43,31 +45,35 @@ export function mcpNotes(config: Config): McpNote[] {
       message: 'knowledge is enabled but not served over MCP; add knowledge_search (and knowledge_enumerate) to expose.agent.mcp.builtins to let clients search it',
     });
   }
-  const confirm = config.expose.mcp?.confirmOverMcp ?? 'auto';
+  const lost = exposureWarning(builtins);
+  if (lost !== undefined) out.push({ level: 'warning', key: 'expose.agent.mcp.builtins', message: lost });
+  return out;
+}
+
+/**
+ * The warning that `confirm_over_mcp` lets gated tools run unasked, for the tools actually served:
+ * with none gated there is nothing to warn about. A tool that cannot report its gate counts as
+ * gated, so the warning fails loud rather than quiet.
+ */
+export function confirmNote(confirm: ConfirmOverMcp, tools: readonly Tool[], confirmTags: readonly string[]): McpNote | undefined {
+  const gated = tools.filter((t) => t.capabilities.gate === null || gateOf(t, confirmTags).gated).map((t) => t.name);
+  if (gated.length === 0) return undefined;
+  const which = `(${gated.join(', ')})`;
+  const key = 'expose.agent.mcp.confirm_over_mcp';
   switch (confirm) {
     case 'auto':
-      out.push({
+      return {
         level: 'warning',
-        key: 'expose.agent.mcp.confirm_over_mcp',
-        message:
-          'confirm_over_mcp is auto: confirm-gated tools run ungated for clients that cannot be asked (no form elicitation), and each such call is logged as ungated; set it to always to refuse those calls, and tag ai:deny what must never run',
-      });
-      break;
+        key,
+        message: `confirm_over_mcp is auto: confirm-gated tools ${which} run ungated for clients that cannot be asked (no form elicitation), and each such call is logged as ungated; set it to always to refuse those calls, and tag ai:deny what must never run`,
+      };
     case 'never':
-      out.push({
-        level: 'warning',
-        key: 'expose.agent.mcp.confirm_over_mcp',
-        message: 'confirm_over_mcp is never: confirm-gated tools run without asking any client, and each such call is logged as ungated; tag ai:deny what must never run',
-      });
-      break;
+      return { level: 'warning', key, message: `confirm_over_mcp is never: confirm-gated tools ${which} run without asking any client, and each such call is logged as ungated; tag ai:deny what must never run` };
     case 'always':
-      break;
+      return undefined;
     default: {
       const never: never = confirm;
       return never;
     }
   }
-  const lost = exposureWarning(builtins);
-  if (lost !== undefined) out.push({ level: 'warning', key: 'expose.agent.mcp.builtins', message: lost });
-  return out;
 }
