@@ -14,6 +14,7 @@ import { readApplicationModel } from './model.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { SpawnRefused, startChild } from '../sandbox/spawn.js';
 import type { StartedChild } from '../sandbox/spawn.js';
+import { sandboxStartFix } from '../sandbox/start-failure.js';
 import type { ApplicationModel } from './model.js';
 
 /** The largest introspection document accepted: 16 MiB. */
@@ -117,7 +118,7 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   if ('error' in outcome) throw fail(opts.binary, `it cannot be started (${outcome.error.message}); check the path and that it is executable`, outcome.error);
   if (problem !== undefined) throw fail(opts.binary, problem);
   if ((await started.settled()) === 'failed') {
-    throw fail(opts.binary, `the sandbox could not start it, so it did not run (${stderrGist(stderr) || `bubblewrap exited with status ${outcome.code ?? 'unknown'}`}); check harness.sandbox`);
+    throw fail(opts.binary, `the sandbox could not start it, so it did not run (${stderrGist(stderr) || `bubblewrap exited with status ${outcome.code ?? 'unknown'}`}); ${sandboxStartFix(opts.binary)}`);
   }
   if (outcome.code !== 0) {
     const gist = stderrGist(stderr);

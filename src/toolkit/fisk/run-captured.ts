@@ -14,6 +14,7 @@ import { HeadTailCapture, OUTPUT_CAP } from './capture.js';
 import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { SpawnRefused, startChild } from '../sandbox/spawn.js';
+import { sandboxStartFix } from '../sandbox/start-failure.js';
 import type { StartedChild } from '../sandbox/spawn.js';
 
 /** One command to run: binary, argv (never a shell line), environment and limits. */
@@ -197,7 +198,8 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   if ('error' in ended) return { kind: 'failed', message: `cannot start ${opts.binary}: ${ended.error.message}` };
   if (timedOut) return { kind: 'timed_out', output: capture.text(), truncated: capture.truncated, heldOpen };
   if ((await started.settled()) === 'failed') {
-    return { kind: 'failed', message: `the sandbox could not start ${opts.binary}, so it did not run: ${capture.text().trim() || `bubblewrap exited with status ${ended.code ?? 'unknown'}`}` };
+    const said = capture.text().trim() || `bubblewrap exited with status ${ended.code ?? 'unknown'}`;
+    return { kind: 'failed', message: `the sandbox could not start ${opts.binary}, so it did not run: ${said}; ${sandboxStartFix(opts.binary)}` };
   }
   return {
     kind: 'exited',

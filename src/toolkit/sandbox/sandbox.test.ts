@@ -177,6 +177,35 @@ describe('a sandboxed introspection', () => {
   });
 });
 
+describe('an application file without execute permission', () => {
+  const app = (): string => {
+    const file = join(root, 'not-executable.sh');
+    writeFileSync(file, `#!/bin/sh\necho '{}'\n`);
+    chmodSync(file, 0o644);
+    return file;
+  };
+
+  it('is named as the cause of a failed introspection, with chmod +x, not the sandbox settings', async () => {
+    const file = app();
+    const run = introspect({ binary: file, env: { PATH: process.env['PATH'] ?? '' }, sandbox: introspectionPolicy(settings) });
+    await expect(run).rejects.toThrow(`${file} is not executable; make it so with chmod +x ${file} (harness.sandbox is not the cause)`);
+  });
+
+  it('is named as the cause of a failed command', async () => {
+    const file = app();
+    const r = await runCaptured({ binary: file, argv: [], env: { PATH: process.env['PATH'] ?? '' }, cwd: work, signal, sandbox: toolPolicy(settings, 'plain') });
+    expect(r).toMatchObject({ kind: 'failed' });
+    if (r.kind !== 'failed') throw new Error('unreachable');
+    expect(r.message).toMatch(/^the sandbox could not start .*not-executable\.sh, so it did not run: bwrap: execvp .*: Permission denied; .*not-executable\.sh is not executable; make it so with chmod \+x /);
+  });
+
+  it('leaves the sandbox settings named when the file is executable and the sandbox itself failed', async () => {
+    const broken = await sh('true', { ...toolPolicy(settings, 'plain'), writable: [`/proc/${process.pid}`] });
+    if (broken.kind !== 'failed') throw new Error(`expected a failed start, got ${broken.kind}`);
+    expect(broken.message).toMatch(/; check harness\.sandbox$/);
+  });
+});
+
 describe('the command line', () => {
   it('binds / read-only, the writable paths after /tmp, the hidden ones last, and ends with the program argv untouched', () => {
     const cmd = sandboxedCommand({ binary: '/bin/echo', argv: ['--', '$(id)', 'a b'] }, toolPolicy(settings, 'plain'), work);
