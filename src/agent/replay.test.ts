@@ -58,6 +58,49 @@ describe('replaying a conversation', () => {
     expect(walked).toHaveLength(cut.events.length + 2);
   });
 
+  it("notes each journaled gate decision right after its call, and nothing for a call the gate did not decide", () => {
+    const messages = [
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'purge' }] },
+      {
+        role: 'assistant' as const,
+        content: [
+          { type: 'tool_use' as const, id: 'a', name: 'purge', input: '{}' },
+          { type: 'tool_use' as const, id: 'b', name: 'purge', input: '{}' },
+          { type: 'tool_use' as const, id: 'c', name: 'echo', input: '{}' },
+        ],
+      },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'tool_result' as const, toolUseId: 'a', content: 'done' },
+          { type: 'tool_result' as const, toolUseId: 'b', content: 'refused' },
+          { type: 'tool_result' as const, toolUseId: 'c', content: 'hi' },
+        ],
+      },
+    ];
+    const gates = new Map([
+      ['a', { outcome: 'approved_once' as const, trigger: 'ai:confirm', command_line: 'purge a' }],
+      ['b', { outcome: 'declined' as const, trigger: 'ai:confirm', command_line: 'purge b', reason: 'use the archive' }],
+    ]);
+    const { events } = replayConversation(messages, gates);
+    expect(events.map((e) => (e.type === 'tool_call' ? `call ${e.id}` : e.type === 'tool_result' ? `result ${e.call_id}` : e.type))).toEqual([
+      'call a',
+      'approval',
+      'result a',
+      'call b',
+      'approval',
+      'result b',
+      'call c',
+      'result c',
+    ]);
+    expect(events.filter((e) => e.type === 'approval')).toEqual([
+      { type: 'approval', call_id: 'a', tool: 'purge', trigger: 'ai:confirm', outcome: 'approved_once' },
+      { type: 'approval', call_id: 'b', tool: 'purge', trigger: 'ai:confirm', outcome: 'declined', reason: 'use the archive' },
+    ]);
+    // without the decisions the replay is the conversation alone
+    expect(replayConversation(messages).events.some((e) => e.type === 'approval')).toBe(false);
+  });
+
   it('splits only an exact command envelope', () => {
     expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x"}')).toEqual({ output: 'x', exec: { command: 'ls', exit_code: 0, truncated: false } });
     expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x","extra":1}')).toEqual({ output: '{"command":"ls","exit_code":0,"output":"x","extra":1}' });

@@ -6,6 +6,7 @@ import type { Message, ToolResultBlock, ToolUseBlock } from '../llm/types.js';
 import type { AgentEvent, ExecInfo } from './events.js';
 import { refusalOf } from '../toolkit/invoke/messages.js';
 import { inputObject } from './sanitize.js';
+import type { GatePayload } from '../runstate/records.js';
 
 /**
  * A command result travels to the model as its JSON envelope; a live run's event carries the
@@ -45,8 +46,13 @@ export interface ReplayedPrompt {
  * calls carry none. Operator prompts are not events: they come apart, each placed before the event
  * that answered it, so a resumed run can show each question before its answer. A user turn that
  * carries tool results is the loop's, not the operator's, and is left out with any text riding on it.
+ * With the journaled gate decisions (by call id), each gated call's `approval` event follows its
+ * call, where the live run emitted it.
  */
-export function replayConversation(messages: readonly Message[]): { readonly events: AgentEvent[]; readonly prompts: ReplayedPrompt[] } {
+export function replayConversation(
+  messages: readonly Message[],
+  gates?: ReadonlyMap<string, GatePayload>,
+): { readonly events: AgentEvent[]; readonly prompts: ReplayedPrompt[] } {
   const events: AgentEvent[] = [];
   const prompts: ReplayedPrompt[] = [];
   messages.forEach((m, index) => {
@@ -69,6 +75,8 @@ export function replayConversation(messages: readonly Message[]): { readonly eve
     if (next?.role === 'user') for (const b of next.content) if (b.type === 'tool_result') results.set(b.toolUseId, b);
     for (const call of calls) {
       events.push({ type: 'tool_call', id: call.id, name: call.name, input: inputObject(call.input) });
+      const gate = gates?.get(call.id);
+      if (gate !== undefined) events.push({ type: 'approval', call_id: call.id, tool: call.name, trigger: gate.trigger, outcome: gate.outcome, ...(gate.reason === undefined ? {} : { reason: gate.reason }) });
       const r = results.get(call.id);
       if (r === undefined) continue;
       const { output, exec } = splitEnvelope(r.content);

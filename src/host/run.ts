@@ -245,7 +245,7 @@ async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b
     // definitions earlier searches loaded stay loaded: derived from the search results journaled
     const pending = (resumed.options as Partial<Pick<RunOptions, 'pendingBatch'>>).pendingBatch;
     tooling.restoreLoaded(loadedFromHistory(resumed.run.messages, pending));
-    const { events: replay, prompts } = replayConversation(resumed.run.messages);
+    const { events: replay, prompts } = replayConversation(resumed.run.messages, resumed.run.gates);
     start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay, prompts, usage: resumed.run.counters.usage };
   } else {
     prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
