@@ -1,42 +1,12 @@
 import type { Config } from './types.js';
+import { STANDING_CREDENTIAL_ENV_NAMES } from '../util/credential-names.js';
 
-/**
- * Secret-bearing environment variables of the model providers. Mirrored here because config
- * cannot import `llm`; a test pins this list to the union the provider registry exports.
- */
-export const PROVIDER_CREDENTIAL_ENV_NAMES = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'ANTHROPIC_CUSTOM_HEADERS',
-  'ANTHROPIC_IDENTITY_TOKEN',
-  'ANTHROPIC_WEBHOOK_SIGNING_KEY',
-  'OPENAI_API_KEY',
-  'OPENAI_ADMIN_KEY',
-  'OPENAI_WEBHOOK_SECRET',
-] as const;
-
-/**
- * OTLP exporter variables that can carry credentials. Stripped from every tool subprocess whether
- * or not this agent exports telemetry: they are ambient operator settings no tool needs, and gating
- * on config would hand the token back to tools whenever telemetry is switched off. Mirrored from
- * `telemetry`; a test pins the two lists together.
- */
-export const OTLP_CREDENTIAL_ENV_NAMES = [
-  'OTEL_EXPORTER_OTLP_HEADERS',
-  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
-  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
-  'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
-  'OTEL_EXPORTER_OTLP_CLIENT_KEY',
-  'OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY',
-  'OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY',
-  'OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY',
-] as const;
-
-/** Slack credentials live only in the environment, never in agent.yaml. */
-export const SLACK_CREDENTIAL_ENV_NAMES = ['SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN'] as const;
-
-/** The credential variables every configuration withholds from tools, whatever it says. */
-export const STANDING_CREDENTIAL_ENV_NAMES: readonly string[] = [...PROVIDER_CREDENTIAL_ENV_NAMES, ...OTLP_CREDENTIAL_ENV_NAMES, ...SLACK_CREDENTIAL_ENV_NAMES];
+export {
+  OTLP_CREDENTIAL_ENV_NAMES,
+  PROVIDER_CREDENTIAL_ENV_NAMES,
+  SLACK_CREDENTIAL_ENV_NAMES,
+  STANDING_CREDENTIAL_ENV_NAMES,
+} from '../util/credential-names.js';
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** The user information of a URL (`user:pass` in `https://user:pass@host/`). */

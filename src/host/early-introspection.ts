@@ -11,7 +11,7 @@
  *   environment, deadline and working directory), and otherwise it is discarded, killing the
  *   application; a refused configuration discards it too.
  */
-import { STANDING_CREDENTIAL_ENV_NAMES } from '../config/credentials.js';
+import { STANDING_CREDENTIAL_ENV_NAMES } from '../util/credential-names.js';
 import { peekApplication } from '../config/peek.js';
 import { providerCredentialEnvNames } from '../llm/provider-catalog.js';
 import type { PendingIntrospection } from '../toolkit/fisk/introspect.js';

@@ -9,7 +9,7 @@ describe('the process-wide provider registry', () => {
     expect(providerNames()).toEqual(expect.arrayContaining(['anthropic', 'openai', 'openai-chat']));
   });
 
-  it('declares exactly the credential variables config strips (the two lists are pinned together)', () => {
+  it('declares the credential variables of every built-in provider, the ones config withholds from tools', () => {
     expect(providerCredentialEnvNames()).toEqual([...PROVIDER_CREDENTIAL_ENV_NAMES].sort());
   });
 

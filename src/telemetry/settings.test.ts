@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OTLP_CREDENTIAL_ENV_NAMES } from '../config/index.js';
 import { TelemetryError } from './errors.js';
 import type { ResolveTelemetryInput, TelemetryConfigValues } from './settings.js';
-import { OTLP_CREDENTIAL_VARIABLES, resolveTelemetrySettings, telemetrySettingRows } from './settings.js';
+import { resolveTelemetrySettings, telemetrySettingRows } from './settings.js';
 
 const on: TelemetryConfigValues = { enabled: true, captureContent: false, noMetrics: false };
 const off: TelemetryConfigValues = { enabled: false, captureContent: false, noMetrics: false };
@@ -134,10 +133,6 @@ describe('values', () => {
   it('keeps metrics on unless no_metrics says otherwise', () => {
     expect(resolve({ config: on }).plan?.metrics).toBe(true);
     expect(resolve({ config: { ...on, noMetrics: true } }).plan?.metrics).toBe(false);
-  });
-
-  it('mirrors the OTLP credential variable names config strips from tool subprocesses', () => {
-    expect([...OTLP_CREDENTIAL_VARIABLES].sort()).toEqual([...OTLP_CREDENTIAL_ENV_NAMES].sort());
   });
 });
 

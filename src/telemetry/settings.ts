@@ -28,20 +28,8 @@ export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
  */
 export const CONTENT_ATTRIBUTE_LIMIT = 32 * 1024;
 
-/**
- * OTLP exporter variables that can carry credentials. Mirrors the list config strips from every
- * tool subprocess (config cannot import this leaf); a test pins the two together.
- */
-export const OTLP_CREDENTIAL_VARIABLES = [
-  'OTEL_EXPORTER_OTLP_HEADERS',
-  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
-  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
-  'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
-  'OTEL_EXPORTER_OTLP_CLIENT_KEY',
-  'OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY',
-  'OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY',
-  'OTEL_EXPORTER_OTLP_LOGS_CLIENT_KEY',
-] as const;
+/** OTLP exporter variables that can carry credentials: the one list tool subprocesses go without. */
+export { OTLP_CREDENTIAL_ENV_NAMES as OTLP_CREDENTIAL_VARIABLES } from '../util/credential-names.js';
 
 /** The `telemetry` block of agent.yaml as prepared, in primitives. */
 export interface TelemetryConfigValues {

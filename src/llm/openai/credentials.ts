@@ -1,5 +1,5 @@
-/** The secret-bearing variables the OpenAI providers and their SDK read. */
-export const OPENAI_CREDENTIAL_ENV_NAMES = ['OPENAI_ADMIN_KEY', 'OPENAI_API_KEY', 'OPENAI_WEBHOOK_SECRET'] as const;
+/** The secret-bearing variables this provider and its SDK read (listed once, in util). */
+export { OPENAI_CREDENTIAL_ENV_NAMES } from '../../util/credential-names.js';
 
 /** Where both OpenAI providers find their endpoint and key, and the endpoint used when none is set. */
 export const OPENAI_ENDPOINT = {
