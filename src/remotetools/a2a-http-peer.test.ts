@@ -58,7 +58,7 @@ describe('the A2A HTTP peer', () => {
   it('describes the tool from the card: description and skills', async () => {
     const peer = await A2aHttpPeer.open('planner', plain.url, {});
     expect(peer.description).toContain('Plans maintenance windows for the fleet.');
-    expect(peer.description).toContain('- Plan a window: Finds a maintenance window that suits every team.');
+    expect(peer.description).toContain('- Plan a window: Finds a maintenance window that suits every team. (tags: planning)');
   });
 
   it('delegates the task and answers with the fenced answer, citations, usage; headers and the chain reach the peer', async () => {

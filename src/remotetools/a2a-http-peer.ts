@@ -322,7 +322,9 @@ export function describeCard(card: AgentCard): string {
   const skills = listOf(card.skills).slice(0, 20).map((s) => {
     const title = cleanText(wordOf(s.name) || wordOf(s.id));
     const said = cleanText(wordOf(s.description)).trim();
-    return `- ${title}${said === '' ? '' : `: ${said}`}`;
+    // a card carries a skill's tags in a field of their own; the model reads them beside the skill
+    const tags = listOf(s.tags).slice(0, 10).map((t) => cleanText(t).trim()).filter((t) => t !== '');
+    return `- ${title}${said === '' ? '' : `: ${said}`}${tags.length === 0 ? '' : ` (tags: ${tags.join(', ')})`}`;
   });
   if (skills.length > 0) lines.push('Skills:', ...skills);
   return lines.join('\n');

@@ -128,6 +128,17 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
   });
 
+  it('says each tool\'s tags once, in the skill\'s tags, and fisk discover prints them once', async () => {
+    const card = await client.getAgentCard();
+    const ls = card.skills.find((s) => s.id === 'stream_ls');
+    expect(ls).toMatchObject({ description: 'Lists streams\n\nLists every stream the account can see.', tags: ['tool', 'ai:read_only', 'ai:idempotent'] });
+    expect(card.skills.find((s) => s.id === 'echo')?.tags).toEqual(['tool']);
+    const shown = await runFisk(['discover', base], home, env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/ {2}stream_ls\n {4}Lists streams\n {4}Lists every stream the account can see\.\n {4}tags: tool, ai:read_only, ai:idempotent\n/);
+    expect(shown.stdout).not.toMatch(/Tags:/);
+  });
+
   it('answers a message with the completed task and its answer as an artifact', async () => {
     fake.reset();
     fake.reply(anthropicText('forty-two'));

@@ -20,8 +20,14 @@ export interface HttpCardOptions {
 
 const MODES = ['text/plain', 'application/json'];
 
+/**
+ * A served tool as a skill. The card has a field for tags, so they are said there, after `tool`,
+ * and the description is the plain one: the trailing `Tags:` line of the model-facing description
+ * is for surfaces without such a field (MCP, the NATS card), and here would say them twice.
+ */
 function skillOf(tool: Tool): AgentSkill {
-  return { id: tool.name, name: tool.name, description: tool.modelDescription, tags: ['tool'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] };
+  const tags = [...new Set(['tool', ...tool.capabilities.tags])];
+  return { id: tool.name, name: tool.name, description: tool.description, tags, examples: [], inputModes: [], outputModes: [], securityRequirements: [] };
 }
 
 /** A card with no tools still names one skill: answering a prompt. */
