@@ -42,8 +42,8 @@ export {
 export type { FingerprintChange, FingerprintClass, FingerprintField, FingerprintInput, ResumeDecision } from './fingerprint.js';
 export { sandboxStamp, sandboxWeakening } from './sandbox-stamp.js';
 export type { SandboxStampInput, StampedSandbox } from './sandbox-stamp.js';
-export { checkAnswer } from './answer.js';
-export { answerDeferred, claimRun, claimant, loadRun, startRun } from './run-ops.js';
+export { checkAnswer, checkDecision } from './answer.js';
+export { answerApproval, answerDeferred, claimRun, claimant, loadRun, startRun } from './run-ops.js';
 export {
   registerSessionBackend,
   sessionBackendNames,

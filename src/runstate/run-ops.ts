@@ -1,15 +1,15 @@
 /**
  * The few calls a runner needs, each built on the store contract: start a journaled run, load
- * and fold one, claim one for a resume, and answer a deferred call.
+ * and fold one, claim one for a resume, answer a deferred call and decide a gated one.
  */
 import { hostname } from 'node:os';
 import type { ToolResultBlock } from '../llm/types.js';
-import { checkAnswer } from './answer.js';
-import { claimBody, metaBody, toolResultBody } from './builders.js';
+import { checkAnswer, checkDecision } from './answer.js';
+import { approvalBody, claimBody, metaBody, toolResultBody } from './builders.js';
 import { RunStateError } from './errors.js';
 import { fold } from './fold.js';
 import type { FoldedRun } from './fold.js';
-import type { Fingerprint } from './records.js';
+import type { ApprovalDecisionValue, Fingerprint } from './records.js';
 import { newRunId } from './run-id.js';
 import { appendNext } from './store.js';
 import type { Journal, SessionStore } from './store.js';
@@ -90,6 +90,29 @@ export async function answerDeferred(
     checkAnswer(await loadRun(store, runId), callId);
     const result: ToolResultBlock = opts.isError === true ? { type: 'tool_result', toolUseId: callId, content, isError: true } : { type: 'tool_result', toolUseId: callId, content };
     await appendNext(journal, toolResultBody(result));
+  } finally {
+    await journal.close();
+  }
+}
+
+/**
+ * Records an operator's approval or decline of a call the stopped run has not run yet; the resumed
+ * run's gate takes it instead of asking, and a decline's `reason` reaches the model with the
+ * refusal. Validated before the lock and again under it, like `answerDeferred`.
+ */
+export async function answerApproval(
+  store: SessionStore,
+  runId: string,
+  callId: string,
+  decision: ApprovalDecisionValue,
+  opts: { readonly reason?: string; readonly by?: string } = {},
+): Promise<void> {
+  if (decision === 'approve' && opts.reason !== undefined) throw new RunStateError('answer', 'a reason goes only with a decline');
+  checkDecision(await loadRun(store, runId), callId);
+  const journal = await store.open(runId);
+  try {
+    checkDecision(await loadRun(store, runId), callId);
+    await appendNext(journal, approvalBody(callId, decision, opts.by ?? claimant(), opts.reason));
   } finally {
     await journal.close();
   }

@@ -1,16 +1,17 @@
 /**
  * A journaled run whose gated calls were approved, declined and declined with a reason at a
  * terminal, killed at a later approval question and resumed: the replayed conversation notes each
- * earlier decision with the line the live run printed for it.
+ * earlier decision with the line the live run printed for it. And a decision given with `fisk
+ * session answer` while the run was stopped decides the call on resume, its reason reaching the model.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
+import { anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
 import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
 import { alive, until as untilTrue } from '../support/processes.js';
 import { hasTmux, tmuxPane } from '../tui/tmux.js';
-import { MAIN, paneAgent } from './support.js';
+import { MAIN, paneAgent, runFisk } from './support.js';
 
 const SOCKET = `fisk-decisions-${process.pid}`;
 const FIRST = 'first';
@@ -72,5 +73,34 @@ describe.skipIf(!hasTmux)('resuming a run whose earlier calls were decided at a 
     // each replayed decision is the very line the live run printed
     for (const l of [APPROVED, DECLINED, SAID]) expect(live.split('\n').map((x) => x.trimEnd())).toContain(l);
     expect(lines.filter((l) => l.startsWith('approval: '))).toHaveLength(3);
+  }, 180_000);
+
+  it('takes a decline with a reason given with fisk session answer while stopped, and sends the reason to the model', async () => {
+    const { fake, dir } = agent;
+    const before = fake.requests.length;
+    fake.reply(purge('toolu_x', 'orders'), streamIfAsked(anthropicText('Purging the archive instead.'), anthropicEventStream));
+    const common = ['--no-tui', '--state-dir', join(dir, 'runs'), '--base-url', fake.url, '--api-key', 'k'];
+    const pidFile = join(dir, 'third.pid');
+    const THIRD = 'third';
+    const third = tmuxPane(SOCKET, THIRD);
+    third.run('new-session', '-d', '-s', THIRD, '-x', '120', '-y', '40', '-c', dir, `${fiskLine(['run', ...common, '--checkpoint', '--name', 'd2', 'purge', 'orders'], pidFile)}; sleep 600`);
+    await third.until((t) => t.includes('Choose [1]:'), 'the approval question');
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    process.kill(pid, 'SIGKILL');
+    await untilTrue(() => !alive(pid), 'the run to die');
+
+    const approveWithReason = await runFisk(['session', '--state-dir', join(dir, 'runs'), 'answer', 'd2', 'toolu_x', '--approve', '--reason', 'x'], dir);
+    expect(approveWithReason.code).toBe(2);
+    expect(approveWithReason.stderr).toContain('--reason goes with --decline');
+    const answered = await runFisk(['session', '--state-dir', join(dir, 'runs'), 'answer', 'd2', 'toolu_x', '--decline', '--reason', 'purge the archive instead'], dir);
+    expect(answered.code).toBe(0);
+    // no terminal: nobody could be asked, so the journaled decline is what decides the call
+    const resumed = await runFisk(['run', ...common, '--resume', 'd2'], dir);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`${DECLINED.replace('declined', 'declined while the run was stopped')}; the operator said: purge the archive instead`);
+    expect(resumed.stdout).toContain('Purging the archive instead.');
+    const sent = fake.requests.slice(before).at(-1)?.bodyText ?? '';
+    expect(sent).toContain('operator_reason');
+    expect(sent).toContain('purge the archive instead');
   }, 180_000);
 });

@@ -140,6 +140,51 @@ describe('fisk session on the file backend', () => {
     expect(missing.err).toContain('has no call zz');
   });
 
+  it('approves or declines a call the stopped run has not run, a decline with the reason the resumed run sends the model', async () => {
+    const store = fileSessionStore(runs);
+    const j = await startRun(store, { runId: 'gated', fingerprint, prompt: 'purge' });
+    const uses = ['g1', 'g2', 'g3'].map((id) => ({ type: 'tool_use' as const, id, name: 'stream_purge', input: '{}' }));
+    await appendNext(j, assistantBody({ iteration: 0, message: { role: 'assistant', content: [...uses, { type: 'tool_use', id: 'd1', name: 'ask_later', input: '{}' }] }, usage: ZERO_USAGE }));
+    await appendNext(j, deferralBody('d1', 'ask_later', 'waiting'));
+    await appendNext(j, terminalBody('suspended'));
+    await j.close();
+
+    // flags that do not go together are refused before anything is read, naming the flag
+    const refused = async (...argv: string[]): Promise<string> => {
+      const r = await cli('--state-dir', runs, 'answer', 'gated', ...argv);
+      expect(r.code).toBe(EXIT.usage);
+      return r.err;
+    };
+    expect(await refused('g1', '--approve', '--reason', 'why')).toContain('--reason goes with --decline: an approval carries no reason');
+    expect(await refused('g1', '--reason', 'why', 'text')).toContain('--reason goes with --decline');
+    expect(await refused('g1', '--approve', '--decline')).toContain('--approve and --decline cannot be used together');
+    expect(await refused('g1', '--decline', 'text')).toContain('--decline takes no RESULT');
+    expect(await refused('g1', '--approve', '--error')).toContain('--error marks a result');
+    expect(await refused('g1', '--decline', '--reason', ' \u001b[2K ')).toContain('--reason is empty');
+    expect(await refused('g1')).toContain('answer needs the RESULT text');
+
+    const declined = await cli('--state-dir', runs, 'answer', 'gated', 'g1', '--decline', '--reason', 'purge the \u001b[31marchive\u001b[0m\ninstead');
+    expect(declined.code).toBe(EXIT.ok);
+    expect(declined.out).toContain('Declined call g1 of session gated, with the reason');
+    expect(declined.err).toContain('fisk run --resume gated');
+    expect((await cli('--state-dir', runs, 'answer', 'gated', 'g2', '--approve')).out).toContain('Approved call g2 of session gated');
+    expect((await cli('--state-dir', runs, 'answer', 'gated', 'g3', '--decline')).code).toBe(EXIT.ok);
+    const calls = (await loadRun(store, 'gated')).pending?.calls ?? [];
+    expect(calls.slice(0, 3)).toEqual([
+      { state: 'unanswered', call: uses[0], approval: 'decline', reason: 'purge the archive instead' },
+      { state: 'unanswered', call: uses[1], approval: 'approve' },
+      { state: 'unanswered', call: uses[2], approval: 'decline' },
+    ]);
+    // a decided, deferred, unknown or answered call is refused
+    const again = await cli('--state-dir', runs, 'answer', 'gated', 'g1', '--approve');
+    expect(again.code).toBe(EXIT.error);
+    expect(again.err).toContain('call g1 of run gated was already declined');
+    expect((await cli('--state-dir', runs, 'answer', 'gated', 'd1', '--approve')).err).toContain('was deferred: answer it with a result, fisk session answer gated d1 RESULT');
+    expect((await cli('--state-dir', runs, 'answer', 'gated', 'zz', '--decline')).err).toContain('has no call zz');
+    await writeRun(store, 'answered', 'p');
+    expect((await cli('--state-dir', runs, 'answer', 'answered', 'c1', '--approve')).err).toContain('call c1 of run answered was already answered');
+  });
+
   it('removes a run, and refuses to remove one that does not exist', async () => {
     await writeRun(fileSessionStore(runs), 'gamma', 'p');
     const r = await cli('--state-dir', runs, 'rm', 'gamma');

@@ -13,7 +13,8 @@ import { ConnError } from '../../conns/errors.js';
 import type { Message } from '../../llm/types.js';
 import { RunStateError } from '../../runstate/errors.js';
 import type { FoldedRun, RunSummary, SessionStore } from '../../runstate/index.js';
-import { CliError } from '../errors.js';
+import { declineReasonOf, declineWith } from '../../toolkit/tool.js';
+import { CliError, UsageError } from '../errors.js';
 import { exitFor } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
@@ -258,15 +259,50 @@ export function registerSession(program: Command, io: Io): void {
 
   session
     .command('answer')
-    .description('supply the result of a deferred tool call; the next resume continues from it')
+    .description('supply the result of a deferred tool call, or approve or decline a gated call the run has not run yet; the next resume continues from it')
     .argument('<id>', 'the run id')
-    .argument('<call-id>', 'the deferred call, as `show` lists it')
-    .argument('<result>', 'the result text the model receives')
+    .argument('<call-id>', 'the call, as `show` lists it')
+    .argument('[result]', 'the result text the model receives (for a deferred call)')
     .option('--error', 'mark the result as a failed call')
-    .action(async (id: string, callId: string, result: string, opts: { error?: boolean }, cmd: Command) => {
-      const { answerDeferred } = await runstate();
-      await withStore(io, flagsOf(cmd), (store) => answerDeferred(store, id, callId, result, { isError: opts.error === true }));
-      println(io.out, `Answered call ${callId} of session ${id}`);
+    .option('--approve', 'approve the gated call instead of giving a result')
+    .option('--decline', 'decline the gated call instead of giving a result')
+    .option('--reason <text>', 'with --decline: what the agent should do instead, sent to the model with the refusal')
+    .action(async (id: string, callId: string, result: string | undefined, opts: AnswerOptions, cmd: Command) => {
+      const decision = decisionOf(opts, result);
+      if (decision !== undefined) {
+        const { answerApproval } = await runstate();
+        const reason = opts.reason === undefined ? undefined : declineReasonOf(declineWith(opts.reason));
+        if (opts.reason !== undefined && reason === undefined) throw new UsageError('--reason is empty: give what the agent should do instead, or leave --reason out for a plain decline');
+        await withStore(io, flagsOf(cmd), (store) => answerApproval(store, id, callId, decision, reason === undefined ? {} : { reason }));
+        println(io.out, `${decision === 'approve' ? 'Approved' : 'Declined'} call ${callId} of session ${id}${reason === undefined ? '' : ', with the reason'}`);
+      } else {
+        const { answerDeferred } = await runstate();
+        await withStore(io, flagsOf(cmd), (store) => answerDeferred(store, id, callId, result ?? '', { isError: opts.error === true }));
+        println(io.out, `Answered call ${callId} of session ${id}`);
+      }
       println(io.err, `resume with: fisk run --resume ${id}`);
     });
+}
+
+interface AnswerOptions {
+  readonly error?: boolean;
+  readonly approve?: boolean;
+  readonly decline?: boolean;
+  readonly reason?: string;
+}
+
+/** The decision `answer`'s flags ask for, or undefined for a result; refuses flags that do not go together. */
+function decisionOf(opts: AnswerOptions, result: string | undefined): 'approve' | 'decline' | undefined {
+  if (opts.approve === true && opts.decline === true) throw new UsageError('--approve and --decline cannot be used together');
+  if (opts.reason !== undefined && opts.decline !== true) {
+    throw new UsageError(opts.approve === true ? '--reason goes with --decline: an approval carries no reason' : '--reason goes with --decline');
+  }
+  const decision = opts.approve === true ? 'approve' : opts.decline === true ? 'decline' : undefined;
+  if (decision === undefined) {
+    if (result === undefined) throw new UsageError('answer needs the RESULT text of a deferred call, or --approve or --decline for a gated one');
+    return undefined;
+  }
+  if (result !== undefined) throw new UsageError(`--${decision} takes no RESULT: drop "${result}", or use --reason with --decline`);
+  if (opts.error === true) throw new UsageError(`--error marks a result, and --${decision} gives none`);
+  return decision;
 }
