@@ -31,6 +31,7 @@ import { LineSurface } from '../render/line-surface.js';
 import { summaryLine } from '../render/summary.js';
 import { shouldUseFullScreen } from '../../tui/select.js';
 import { openRunDebugFiles } from './run-debug.js';
+import { runtimeDepsFromFlags } from './runtime-flags.js';
 import { finishCommandTelemetry, openCommandTelemetry } from './telemetry-flag.js';
 import { readPrompt, resumeCommand } from './run-surface.js';
 import type { PreparedRun } from './run-prepare.js';
@@ -177,18 +178,10 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
     if (loading.aborted) interruptedLoading(loading.reason);
     runtime = await openRuntime(config, 'run', {
-      env,
+      ...runtimeDepsFromFlags(flags, { cwd: io.cwd, env }, { telemetry, debugMiddleware: debug.middleware, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }), journaled }),
       signal: loading,
       ...(introspection === undefined ? {} : { introspection }),
-      onKnowledgeDegraded: telemetry.knowledgeDegraded,
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),
-      providerOptions: {
-        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
-        ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-        fetchMiddleware: [...debug.middleware, telemetry.fetchMiddleware],
-      },
-      ...(journaled ? { sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) } } : {}),
     })
       .catch(interruptedLoading)
       .finally(stopLoading);

@@ -11,6 +11,7 @@ import { createTransport } from '../../a2a/index.js';
 import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
+import { runtimeDepsFromFlags } from './runtime-flags.js';
 import type { Runtime } from '../../host/index.js';
 import { ConnectionWatch } from '../../conns/index.js';
 import { HealthServer, checkServable, promptChannel, provisioningPlan, replicaWarnings, slackApiBase, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
@@ -229,16 +230,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // served prompts, jobs and Slack threads run the model. Nothing is provisioned here: a session
   // stream or memory bucket nobody created fails now.
   const runtime: Runtime = runs
-    ? await openRuntime(config, 'run', {
-        env: io.env,
-        onKnowledgeDegraded: telemetry.knowledgeDegraded,
-        providerOptions: {
-          ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
-          ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-          fetchMiddleware: [telemetry.fetchMiddleware],
-        },
-        sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) },
-      })
+    ? await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, { telemetry, journaled: true }))
     : await openRuntime(config, 'lend', { env: io.env });
   const cleanup: (() => void)[] = [];
   let slack: SlackChannel | undefined;

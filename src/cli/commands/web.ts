@@ -5,6 +5,7 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isLoopbackHost } from '../../util/loopback.js';
+import { runtimeDepsFromFlags } from './runtime-flags.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
@@ -64,16 +65,7 @@ async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   if (address.warning !== undefined) println(io.err, `warning: ${address.warning}`);
   const telemetry = await openCommandTelemetry(config, io, flags);
-  const runtime = await openRuntime(config, 'run', {
-    env: io.env,
-    onKnowledgeDegraded: telemetry.knowledgeDegraded,
-    providerOptions: {
-      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
-      ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-      fetchMiddleware: [telemetry.fetchMiddleware],
-    },
-    sessions: flags.stateDir === undefined ? {} : { stateDir: resolve(io.cwd, flags.stateDir) },
-  });
+  const runtime = await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, { telemetry, journaled: true }));
   try {
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
     const server = await startWebServer({
