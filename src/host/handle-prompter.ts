@@ -7,14 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { stripControl } from '../agent/sanitize.js';
 import { approvalFromValue } from '../toolkit/tool.js';
-import type { ApprovalAnswer, ApprovalRequest, Prompter, ReasonedDecline } from '../toolkit/tool.js';
+import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
+import type { QuestionAnswer } from './question-answer.js';
 import type { EventHub } from './event-hub.js';
 
-/**
- * What a person can send back for a question: `once`, `always`, `decline` or a decline with a
- * reason (`{ decision: 'decline', reason }`) for an approval; a boolean, a choice or a text.
- */
-export type QuestionAnswer = boolean | string | null | ReasonedDecline;
 
 interface Pending {
   readonly resolve: (value: QuestionAnswer) => void;

@@ -10,7 +10,7 @@ export { twoStageInterrupt } from './interrupt.js';
 export type { InterruptStep } from './interrupt.js';
 export { EventHub } from './event-hub.js';
 export { HandlePrompter } from './handle-prompter.js';
-export type { QuestionAnswer } from './handle-prompter.js';
+export type { QuestionAnswer } from './question-answer.js';
 export { HostError, HOST_ERROR_CODES } from './errors.js';
 export type { HostErrorCode } from './errors.js';
 export { ConnectionPool } from './connections.js';

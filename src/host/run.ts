@@ -30,7 +30,7 @@ import { HostError } from './errors.js';
 import { guardedResume } from './restored-guard.js';
 import { HandlePrompter } from './handle-prompter.js';
 import { unattendedWarnings } from './unattended.js';
-import type { QuestionAnswer } from './handle-prompter.js';
+import type { QuestionAnswer } from './question-answer.js';
 import type { HostTelemetry, RunTelemetry } from './telemetry.js';
 import { runToolSource } from './run-tools.js';
 import type { RunToolSource } from './run-tools.js';

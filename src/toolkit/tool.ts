@@ -1,4 +1,4 @@
-import type { SandboxReport } from './sandbox/policy.js';
+import type { SandboxReport } from './sandbox/report.js';
 import type { ToolDef, ToolImage } from '../llm/types.js';
 import { oneLine } from '../util/terminal-text.js';
 

@@ -12,37 +12,7 @@ import type { HostTelemetry, QuestionAnswer, RunHandle, Runtime } from '../host/
 import { loadRun } from '../runstate/index.js';
 import { TabControl } from './control.js';
 import { pageEvent, replayedRun } from './page-events.js';
-import type { PageAgentEvent, ReplayedDecision } from './page-events.js';
-
-/** Who answered a question: the controlling page, or nobody because no page was there to ask. */
-export type AnsweredBy = 'page' | 'no_page';
-
-/** What the page receives: the run's own events (cleaned, a crash without its stack) and the conversation's. */
-export type WebEvent =
-  | PageAgentEvent
-  | ReplayedDecision
-  | { readonly type: 'prompt'; readonly text: string }
-  | { readonly type: 'run'; readonly runId: string | undefined; readonly resumed: boolean }
-  /** A question was answered; `answer` is what the run received. */
-  | { readonly type: 'answered'; readonly id: string; readonly answer: QuestionAnswer; readonly by: AnsweredBy }
-  | { readonly type: 'outcome'; readonly status: RunOutcome['status']; readonly answer: string; readonly message: string; readonly runId: string | undefined }
-  | { readonly type: 'reopened'; readonly runId: string; readonly status: string; readonly resumable: boolean }
-  | { readonly type: 'error'; readonly message: string };
-
-/**
- * An event as a tab receives it: stamped with the server's clock when it happened (`at`, epoch
- * milliseconds), so a page reloaded during a model call counts from when the call began.
- */
-export type StampedEvent = WebEvent & { readonly at: number };
-
-/** Sent to one tab only. */
-export type TabEvent =
-  /**
-   * `key` is only ever sent to the controlling tab: shown again when it reconnects after a reload, it
-   * keeps control. `now` is the server's clock, against which the page reads every event's `at`.
-   */
-  | { readonly type: 'control'; readonly tab: string; readonly control: boolean; readonly busy: boolean; readonly agent: string; readonly now: number; readonly key?: string }
-  | { readonly type: 'reset' };
+import type { AnsweredBy, StampedEvent, TabEvent, WebEvent } from './wire.js';
 
 /** A refusal the server answers with its status code and message. */
 export class RequestRefused extends Error {

@@ -6,27 +6,11 @@
  */
 import type { AgentEvent } from '../agent/events.js';
 import { stripControl } from '../agent/sanitize.js';
-import type { FoldedRun, GateOutcome } from '../runstate/index.js';
+import type { FoldedRun } from '../runstate/index.js';
 import type { Message } from '../llm/types.js';
 import { replayConversation, walkReplay } from '../agent/replay.js';
 import { revealInvisible } from '../util/shell-quote.js';
-
-/**
- * How the confirm gate decided a journaled call, for a replay: the live run's question (`text`, the
- * command line shown) and the gate's answer in one, so the page notes it as it noted it live.
- */
-export interface ReplayedDecision {
-  readonly type: 'decision';
-  readonly call_id: string;
-  readonly tool: string;
-  readonly text: string;
-  readonly trigger: string;
-  readonly outcome: GateOutcome;
-  readonly reason?: string;
-}
-
-/** A run's event, fit for a page. */
-export type PageAgentEvent = Exclude<AgentEvent, { type: 'crash' }> | { readonly type: 'crash'; readonly message: string };
+import type { PageAgentEvent, ReplayedDecision } from './wire.js';
 
 export function pageEvent(event: AgentEvent): PageAgentEvent {
   switch (event.type) {

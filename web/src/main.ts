@@ -6,7 +6,7 @@
 import * as activity from './activity.js';
 import { post as request, setTab } from './api.js';
 import { $, el } from './dom.js';
-import type { ApprovalOutcome, Incoming, Json, Question } from './events.js';
+import type { Approval, ApprovalOutcome, Incoming, Json, Question } from './events.js';
 import { answeredWith, decided, gatedBy } from './notes.js';
 import { foldIfTall, outputBox } from './fold.js';
 import { markdown } from './markdown.js';
@@ -193,7 +193,7 @@ function answered(e: Extract<Incoming, { type: 'answered' }>): void {
 }
 
 /** The gate decided a call: the note of the question it asked says so, or a note of its own when it asked nobody. */
-function approval(e: Extract<Incoming, { type: 'approval' }>): void {
+function approval(e: Approval): void {
   let target: HTMLElement | undefined;
   for (const n of log.querySelectorAll<HTMLElement>('[data-approval="pending"]')) {
     if (n.dataset['tool'] === e.tool) {

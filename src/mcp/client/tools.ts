@@ -6,7 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { newFuncTool } from '../../toolkit/functool/functool.js';
-import type { SandboxReport } from '../../toolkit/sandbox/policy.js';
+import type { SandboxReport } from '../../toolkit/sandbox/report.js';
 import type { FuncTool } from '../../toolkit/functool/functool.js';
 import { filterVerdict } from '../../toolkit/filter.js';
 import type { CompiledFilters } from '../../toolkit/filter.js';

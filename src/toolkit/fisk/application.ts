@@ -11,7 +11,8 @@ import { FiskCommandTool } from './command-tool.js';
 import { withGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
 import { reportTool, toolPolicy } from '../sandbox/policy.js';
-import type { SandboxPolicy, SandboxReport, SandboxSettings } from '../sandbox/policy.js';
+import type { SandboxPolicy, SandboxSettings } from '../sandbox/policy.js';
+import type { SandboxReport } from '../sandbox/report.js';
 
 /** What building command tools needs besides the model. */
 export interface BuildToolsOptions {

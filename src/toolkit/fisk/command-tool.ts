@@ -15,7 +15,8 @@ import { toolEnvironment } from './env.js';
 import { heldOpenNote } from './held-output.js';
 import { runCaptured } from './run-captured.js';
 import { traceLine } from './trace.js';
-import type { SandboxPolicy, SandboxReport } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxReport } from '../sandbox/report.js';
 
 /** Everything a command tool is built from. */
 export interface CommandToolSpec {

@@ -1,4 +1,4 @@
-import type { SandboxReport } from '../sandbox/policy.js';
+import type { SandboxReport } from '../sandbox/report.js';
 import type { Behavior, ExecDeps, Outcome, Presentation } from '../tool.js';
 
 /** Where a function tool's authority sits when it is not this process. */

@@ -7,6 +7,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { SandboxGrant, SandboxLimits } from '../../config/types.js';
+import type { SandboxReport } from './report.js';
 
 /** A configured sandbox path with `~` and `~/…` resolved against the children's HOME. */
 export function expandHome(path: string, env: Readonly<Record<string, string | undefined>>): string {
@@ -46,15 +47,6 @@ export interface SandboxPolicy {
   readonly limits: SandboxLimits;
 }
 
-/** How `fisk info` and reports show a child's sandbox. */
-export interface SandboxReport {
-  readonly network: boolean;
-  /** Writable paths; `<work directory>` stands for the call's work directory. */
-  readonly writable: readonly string[];
-  readonly hide: readonly string[];
-  /** The `harness.sandbox.tools` entries (by index) that widened this tool's sandbox. */
-  readonly grants: readonly number[];
-}
 
 /** The placeholder a report shows for the call's work directory. */
 export const WORK_DIRECTORY = '<work directory>';
