@@ -120,7 +120,7 @@ export class ViewController {
         prompt: (text) => this.#transcript.add('prompt', text.split('\n').map((l) => `> ${l}`).join('\n')),
         event: (e) => this.#transcript.addEvent(e),
       });
-      this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration}`, 'dim');
+      this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration + 1}`, 'dim');
     }
     this.#handle = handle;
     this.#conversation = handle;

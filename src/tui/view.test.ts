@@ -245,11 +245,11 @@ describe('the startup card, resumed tokens and the chat summary', () => {
     expect(done).toMatchInlineSnapshot(`
       "> purge
       -> purge target=orders
+      approval: purge declined (gated by ai:confirm)
       <- refused: the operator declined this call; the decision is final, so d
       o not retry it or reach the same effect another way
-      resuming run seed-1 at iteration 1
+      resuming run seed-1 at iteration 2
       Resumed and done.
-
 
 
 

@@ -22,7 +22,7 @@ const agent = paneAgent('thinker', errPane);
 const commandLine = (args: readonly string[]): string => [process.execPath, MAIN, ...args].map((a) => `'${a}'`).join(' ');
 const finished = (file: string) => () => existsSync(file) && readFileSync(file, 'utf8').trim() !== '';
 /** The status line of the first model call (the loop counts iterations from 0). */
-const STATUS = /[|/\\-] waiting for the model \(iteration 0, (\d+)s\)/;
+const STATUS = /[|/\\-] waiting for the model \(iteration 1, (\d+)s\)/;
 
 /** A reply held until `release` is called, answered as the run asks (streamed or not). */
 function held(text: string): { reply: FakeReplyStep; release: () => void } {

@@ -272,7 +272,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
         },
         event: (event) => surface.emit(event),
       });
-      println(io.err, `resuming run ${start.runId} at iteration ${start.nextIteration}`);
+      println(io.err, `resuming run ${start.runId} at iteration ${start.nextIteration + 1}`);
     } else if (start.runId !== undefined) {
       println(io.err, `checkpointing run ${start.runId}`);
     }

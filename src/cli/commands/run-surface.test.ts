@@ -135,7 +135,7 @@ describe('fisk run shows signs of life on a terminal', () => {
     const c = io({ err: true });
     expect(await run(c, ['go'])).toBe(EXIT.ok);
     const err = visible(c.stderr());
-    expect(err).toMatch(/\r<ESC>\[K[|/\\-] waiting for the model \(iteration 0, \d+s\)/);
+    expect(err).toMatch(/\r<ESC>\[K[|/\\-] waiting for the model \(iteration 1, \d+s\)/);
     // cleared before the summary
     expect(err).toMatch(/waiting for the model[^\n]*\r<ESC>\[KRun summary:/);
     expect(c.stdout()).toBe('ok\n');
@@ -148,7 +148,7 @@ describe('fisk run shows signs of life on a terminal', () => {
     fake.reply(anthropicText('ok'));
     const c = io({ err: true }, env);
     expect(await run(c, [...flags, 'go'])).toBe(EXIT.ok);
-    expect(visible(c.stderr())).toMatch(/waiting for the model \(iteration 0, \d+s\)/);
+    expect(visible(c.stderr())).toMatch(/waiting for the model \(iteration 1, \d+s\)/);
   });
 
   it.each([

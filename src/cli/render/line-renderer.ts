@@ -127,7 +127,7 @@ function eventLines(event: AgentEvent, options: LineOptions): string[] {
     case 'text':
       return !event.final && options.verbose ? indentRest(event.text, '') : [];
     case 'status':
-      return options.verbose ? [`[iteration ${event.iteration}: ${event.phase}]`] : [];
+      return options.verbose ? [`[iteration ${event.iteration + 1}: ${event.phase}]`] : [];
     case 'question':
       // the prompter draws its own question; a replay has no prompter and shows nothing
       return [];

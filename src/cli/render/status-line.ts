@@ -73,7 +73,7 @@ export class StatusLine {
     const frame = FRAMES[this.#frame % FRAMES.length] ?? '|';
     this.#frame++;
     const waited = formatLatency(this.clock.now() - this.#since).replace(/\.\d+s$/, 's');
-    this.stream.write(`${ERASE}${frame} waiting for the model (iteration ${this.#iteration}, ${waited})`);
+    this.stream.write(`${ERASE}${frame} waiting for the model (iteration ${this.#iteration + 1}, ${waited})`);
     this.#drawn = true;
   }
 }

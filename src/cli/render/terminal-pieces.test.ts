@@ -37,7 +37,7 @@ describe('the status line', () => {
     line.observe(modelCall(2));
     now += 3400;
     tick?.();
-    expect(s.text()).toBe('\r\u001b[K| waiting for the model (iteration 2, 0s)\r\u001b[K/ waiting for the model (iteration 2, 3s)');
+    expect(s.text()).toBe('\r\u001b[K| waiting for the model (iteration 3, 0s)\r\u001b[K/ waiting for the model (iteration 3, 3s)');
     line.observe({ type: 'tool_call', id: 't', name: 'x', input: {} });
     expect(s.text().endsWith('\r\u001b[K')).toBe(true);
     expect(stopped).toBe(1);
