@@ -334,7 +334,8 @@ function handle(e: Incoming): void {
       note(e.text, 'note');
       return;
     case 'status':
-      statusPill.textContent = `${PHASES[e.phase]} · step ${e.iteration}`;
+      // iterations count from 1 wherever a person reads them, as on the terminal
+      statusPill.textContent = `${PHASES[e.phase]} · step ${e.iteration + 1}`;
       statusPill.dataset['state'] = e.phase;
       tokens.textContent = `${e.usage.input_tokens} in / ${e.usage.output_tokens} out tokens`;
       if (e.phase === 'model_call') activity.show('thinking', onPageClock(e.at));
