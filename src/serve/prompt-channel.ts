@@ -21,6 +21,7 @@ import type { SessionStore } from '../runstate/index.js';
 import { approvalFromValue, Unanswered } from '../toolkit/tool.js';
 import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import type { Channel, Work, WorkResult } from './channel.js';
+import { WorkQueue } from './work-queue.js';
 
 export interface PromptChannelOptions {
   readonly identity: string;
@@ -207,24 +208,15 @@ async function stoppedInBatch(sessions: SessionStore | undefined, sessionId: str
 
 /** Builds the channel; serve `endpoint` on the agent's a2a service. */
 export function promptChannel(opts: PromptChannelOptions): PromptChannel {
-  const waiting: Work[] = [];
-  const takers: ((w: Work | undefined) => void)[] = [];
-  let open = true;
+  const queue = new WorkQueue();
   let drained: Promise<void> | undefined;
-
-  const offer = (work: Work): void => {
-    const taker = takers.shift();
-    if (taker !== undefined) taker(work);
-    else waiting.push(work);
-  };
 
   const handler = async (run: DelegatedRun): Promise<RunEnding> => {
     const finishFirst = run.request.protocol === 'io.choria.fisk-ai.v1.followup' && (await stoppedInBatch(opts.sessions, run.sessionId));
     return new Promise<RunEnding>((resolve) => {
       const send = (p: Promise<void>): void => void p.catch(() => undefined);
       const hand = (work: Work): void => {
-        if (open) offer(work);
-        else resolve(endingFor({ kind: 'abandoned' }, run.sessionId, opts.identity));
+        if (!queue.offer(work)) resolve(endingFor({ kind: 'abandoned' }, run.sessionId, opts.identity));
       };
       const work = (input: RunInput, then?: () => void): Work => ({
         label: `a2a prompt from ${run.caller} (session ${run.sessionId})`,
@@ -273,32 +265,13 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
     workers: opts.workers,
     endpoint: server.endpoint,
     subject: server.endpoint.subject,
-    next(signal) {
-      if (!open || signal.aborted) return Promise.resolve(undefined);
-      const w = waiting.shift();
-      if (w !== undefined) return Promise.resolve(w);
-      return new Promise<Work | undefined>((resolve) => {
-        const take = (x: Work | undefined): void => {
-          signal.removeEventListener('abort', give);
-          resolve(x);
-        };
-        const give = (): void => {
-          const i = takers.indexOf(take);
-          if (i >= 0) takers.splice(i, 1);
-          resolve(undefined);
-        };
-        signal.addEventListener('abort', give, { once: true });
-        takers.push(take);
-      });
-    },
+    next: (signal) => queue.next(signal),
     close() {
-      if (!open) return Promise.resolve();
-      open = false;
+      if (!queue.open) return Promise.resolve();
       // the gate first: intake now refuses with a negative ack rather than accepting a prompt
       // nothing will run; the runs already handed over finish on the server
       drained = server.drain();
-      for (const t of takers.splice(0)) t(undefined);
-      for (const w of waiting.splice(0)) void w.done({ kind: 'abandoned' });
+      queue.close();
       return Promise.resolve();
     },
     // every terminal message published: the process may close its connection after this

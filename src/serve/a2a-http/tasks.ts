@@ -19,6 +19,7 @@ import type { AgentEvent as RunEvent } from '../../agent/events.js';
 import type { Channel, Work, WorkResult } from '../channel.js';
 import { passagesOf, citedIn } from './citations.js';
 import type { CitedPassage } from './citations.js';
+import { WorkQueue } from '../work-queue.js';
 import { taskEnding } from './ending.js';
 import { questionParts, TaskPrompter } from './questions.js';
 import type { Asker, Question } from './questions.js';
@@ -79,9 +80,7 @@ export class TaskChannel implements Channel, AgentExecutor {
   readonly #entries = new Map<string, Entry>();
   /** By context id, the last task whose run completed: the conversation a further task continues. */
   readonly #lastCompleted = new Map<string, Entry>();
-  readonly #waiting: Work[] = [];
-  readonly #takers: ((w: Work | undefined) => void)[] = [];
-  #open = true;
+  readonly #queue = new WorkQueue();
 
   constructor(opts: TaskChannelOptions) {
     this.#opts = opts;
@@ -89,7 +88,7 @@ export class TaskChannel implements Channel, AgentExecutor {
   }
 
   get open(): boolean {
-    return this.#open;
+    return this.#queue.open;
   }
 
   /**
@@ -199,11 +198,7 @@ export class TaskChannel implements Channel, AgentExecutor {
     e.attached++;
     e.stop.abort(new Error('cancelled by the caller'));
     e.answer?.(undefined);
-    const i = e.work === undefined ? -1 : this.#waiting.indexOf(e.work);
-    if (i >= 0 && e.work !== undefined) {
-      this.#waiting.splice(i, 1);
-      void e.work.done({ kind: 'abandoned' });
-    }
+    if (e.work !== undefined) this.#queue.withdraw(e.work);
     return Promise.resolve();
   }
 
@@ -243,7 +238,7 @@ export class TaskChannel implements Channel, AgentExecutor {
       void this.#end(e, TaskState.TASK_STATE_REJECTED, 'the message holds no text: send the task as a text part');
       return;
     }
-    if (!this.#open) {
+    if (!this.#queue.open) {
       void this.#end(e, TaskState.TASK_STATE_REJECTED, `agent ${this.#opts.identity} is shutting down and takes no new tasks; send it again once it is back`);
       return;
     }
@@ -255,10 +250,10 @@ export class TaskChannel implements Channel, AgentExecutor {
 
   #asker(e: Entry): Asker {
     return {
-      canAsk: () => this.#open && !e.stop.signal.aborted,
+      canAsk: () => this.#queue.open && !e.stop.signal.aborted,
       ask: (q: Question) =>
         new Promise<Message | undefined>((resolve) => {
-          if (!this.#open || e.stop.signal.aborted) return resolve(undefined);
+          if (!this.#queue.open || e.stop.signal.aborted) return resolve(undefined);
           const timer = setTimeout(() => e.answer?.(undefined), this.#opts.questionTimeoutMs);
           e.answer = (m) => {
             clearTimeout(timer);
@@ -311,7 +306,7 @@ export class TaskChannel implements Channel, AgentExecutor {
 
   async #finish(e: Entry, result: WorkResult): Promise<void> {
     e.answer?.(undefined);
-    const ending = taskEnding(result, { identity: this.#opts.identity, sessionId: e.sessionId, cancelled: e.cancelled, draining: !this.#open });
+    const ending = taskEnding(result, { identity: this.#opts.identity, sessionId: e.sessionId, cancelled: e.cancelled, draining: !this.#queue.open });
     if (result.kind === 'ran' && result.outcome.status === 'completed') {
       this.#artifacts(e, result.outcome.answer);
       this.#lastCompleted.set(e.contextId, e);
@@ -333,35 +328,16 @@ export class TaskChannel implements Channel, AgentExecutor {
   }
 
   #offer(work: Work): void {
-    const taker = this.#takers.shift();
-    if (taker !== undefined) taker(work);
-    else this.#waiting.push(work);
+    this.#queue.offer(work);
   }
 
   next(signal: AbortSignal): Promise<Work | undefined> {
-    if (!this.#open || signal.aborted) return Promise.resolve(undefined);
-    const w = this.#waiting.shift();
-    if (w !== undefined) return Promise.resolve(w);
-    return new Promise<Work | undefined>((resolve) => {
-      const take = (x: Work | undefined): void => {
-        signal.removeEventListener('abort', give);
-        resolve(x);
-      };
-      const give = (): void => {
-        const i = this.#takers.indexOf(take);
-        if (i >= 0) this.#takers.splice(i, 1);
-        resolve(undefined);
-      };
-      signal.addEventListener('abort', give, { once: true });
-      this.#takers.push(take);
-    });
+    return this.#queue.next(signal);
   }
 
   close(): Promise<void> {
-    if (!this.#open) return Promise.resolve();
-    this.#open = false;
-    for (const t of this.#takers.splice(0)) t(undefined);
-    for (const w of this.#waiting.splice(0)) void w.done({ kind: 'abandoned' });
+    if (!this.#queue.open) return Promise.resolve();
+    this.#queue.close();
     // an open question is given up: the run stops at its gate and the task fails, saying why
     for (const e of this.#entries.values()) e.answer?.(undefined);
     return Promise.resolve();
