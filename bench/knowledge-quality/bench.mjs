@@ -8,11 +8,12 @@
 // (one question per line: the question, a tab, then answering paths relative to the corpus
 // separated by '|'; a path also matches any document whose path ends with '/<path>', except under '@types/').
 import Database from 'better-sqlite3';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EmbeddingsClient, KnowledgeReader, indexCorpus, openWriter, rankOfFirstAnswer, scoreRanks, search } from '../../dist/knowledge/index.js';
+import { listDocs } from '../lib/docs.mjs';
 import { fakeEmbeddings } from '../lib/toy-embeddings.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -27,21 +28,6 @@ const DOC_EXT = /\.(md|markdown|txt|text)$/i;
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
-/** Every documentation file under a directory (dot entries and symlinks left out), as relative paths. */
-function listDocs(dir) {
-  const out = [];
-  const walk = (abs) => {
-    for (const name of readdirSync(abs).sort()) {
-      if (name.startsWith('.')) continue;
-      const child = join(abs, name);
-      const st = lstatSync(child);
-      if (st.isDirectory()) walk(child);
-      else if (st.isFile() && DOC_EXT.test(name) && st.size <= 512 * 1024) out.push(relative(dir, child));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 function loadQuestions(file) {
   const rows = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
@@ -127,7 +113,7 @@ async function evaluate(name, questions, run) {
 
 const work = mkdtempSync(join(tmpdir(), 'fisk-knowledge-quality-'));
 try {
-  const files = listDocs(corpusSource);
+  const files = listDocs(corpusSource, { ext: DOC_EXT });
   const corpus = join(work, 'corpus');
   for (const rel of files) {
     mkdirSync(dirname(join(corpus, rel)), { recursive: true });

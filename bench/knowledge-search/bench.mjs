@@ -9,15 +9,16 @@
 // Rounds interleave fisk and bare query by query; each round gives each side its p50 and p99, and
 // the ratios are taken per round and reported as median and spread (p10 to p90) over the rounds.
 // KNOWLEDGE_SEARCH_ROUNDS (default 9), KNOWLEDGE_SEARCH_SYNTHETIC_FILES (default 10000).
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KnowledgeReader, indexCorpus, openWriter, search } from '../../dist/knowledge/index.js';
 import { freeTextQuery, quoteTerm } from '../../dist/knowledge/query.js';
 import { isStopWord } from '../../dist/knowledge/rank.js';
 import { splitCommonTerms } from '../../dist/knowledge/term-stats.js';
 import { syntheticCorpus } from '../lib/corpus.mjs';
+import { listDocs } from '../lib/docs.mjs';
 import { stats } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,21 +32,6 @@ const quantile = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 
-function listDocs(dir, limit) {
-  const out = [];
-  const walk = (abs) => {
-    for (const name of readdirSync(abs).sort()) {
-      if (out.length >= limit) return;
-      if (name.startsWith('.')) continue;
-      const child = join(abs, name);
-      const st = lstatSync(child);
-      if (st.isDirectory()) walk(child);
-      else if (st.isFile() && DOC_EXT.test(name) && st.size <= 512 * 1024) out.push(relative(dir, child));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 async function build(work, name, fill) {
   const corpus = join(work, `${name}-corpus`);
@@ -124,7 +110,7 @@ const work = mkdtempSync(join(tmpdir(), 'fisk-knowledge-search-'));
 try {
   const source = join(repo, 'node_modules');
   const real = await build(work, 'real', (corpus) => {
-    const files = listDocs(source, 1000);
+    const files = listDocs(source, { ext: DOC_EXT, limit: 1000 });
     for (const rel of files) {
       mkdirSync(dirname(join(corpus, rel)), { recursive: true });
       copyFileSync(join(source, rel), join(corpus, rel));
