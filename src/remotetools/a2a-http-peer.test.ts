@@ -3,6 +3,8 @@
  * the card becomes the tool description, the task runs to its answer, a question goes to the
  * prompter (or is declined), headers and the chain reach the peer, and a cycle is refused.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestA2aAgent } from '../../test/support/a2a-agent.js';
 import type { TestA2aAgent } from '../../test/support/a2a-agent.js';
@@ -77,6 +79,29 @@ describe('the A2A HTTP peer', () => {
     expect(plain.requests.length - first).toBeGreaterThanOrEqual(2);
     expect(plain.requests.at(-1)?.['fisk-hops']).toBe('ops,caller');
     expect(plain.metadata.at(-1)?.['fisk-ai/hops']).toEqual(['ops', 'caller']);
+  });
+
+  it("sends the entry's headers to the card's own origin only, not to a service URL the card names elsewhere", async () => {
+    const card = await (await fetch(new URL('.well-known/agent-card.json', plain.url))).text();
+    const seen: (string | undefined)[] = [];
+    const host = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.setHeader('content-type', 'application/json');
+      res.end(card);
+    });
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    try {
+      const e = entry(`http://127.0.0.1:${(host.address() as AddressInfo).port}/`);
+      const peer = await A2aHttpPeer.open(e.name, e.url ?? '', { Authorization: 'Bearer sekrit-token-123' });
+      const first = plain.requests.length;
+      const out = await delegationTool(e, 0, 'caller', peer, 'delegate_plan').execute(JSON.stringify({ task: 'plan it' }), {}, new AbortController().signal);
+      expect(out.status).toBe('completed');
+      expect(seen).toContain('Bearer sekrit-token-123');
+      expect(plain.requests.length).toBeGreaterThan(first);
+      expect(plain.requests.slice(first).map((h) => h.authorization)).toEqual(plain.requests.slice(first).map(() => undefined));
+    } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
   });
 
   it("puts the peer's question to the prompter and continues the same task with the answer", async () => {

@@ -11,6 +11,7 @@ import { AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
 import type { AgentCard, Message, Part, SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { Client } from '@a2a-js/sdk/client';
+import { headerSafeFetch } from '../util/header-safe-fetch.js';
 import { cleanText } from '../util/terminal-text.js';
 import type { DelegatePeer, DelegationRequest, DelegationResult } from './delegation.js';
 
@@ -36,12 +37,20 @@ export function cardUrl(url: string): URL {
   return new URL(AGENT_CARD_PATH, base);
 }
 
-/** A `fetch` that sends the entry's headers with every request the SDK makes. */
-function fetchWith(headers: Readonly<Record<string, string>>): typeof fetch {
+/**
+ * A `fetch` that sends the entry's headers with the requests the SDK makes to the card's own
+ * origin, and to nowhere else: a card may name a service URL on another host, and a redirect may
+ * point anywhere, and what the operator gave this peer must reach this peer only.
+ */
+function fetchWith(headers: Readonly<Record<string, string>>, cardUrl: string): typeof fetch {
+  const origin = new URL(cardUrl).origin;
+  const safe = headerSafeFetch(Object.keys(headers));
   return (input, init) => {
+    // the SDK passes URLs; a Request built elsewhere keeps its own headers and nothing is added
+    if (input instanceof Request) return fetch(input, init);
     const merged = new Headers(init?.headers);
-    for (const [k, v] of Object.entries(headers)) merged.set(k, v);
-    return fetch(input, { ...init, headers: merged });
+    if (new URL(input).origin === origin) for (const [k, v] of Object.entries(headers)) merged.set(k, v);
+    return safe(input, { ...init, headers: merged });
   };
 }
 
@@ -151,7 +160,7 @@ export class A2aHttpPeer implements DelegatePeer {
   /** Reads the card at `url` (sending `headers`) and builds the client. Throws with the SDK's or fetch's reason. */
   static async open(name: string, url: string, headers: Readonly<Record<string, string>>): Promise<A2aHttpPeer> {
     const card = await readAgentCard(url, headers);
-    const fetchImpl = fetchWith(headers);
+    const fetchImpl = fetchWith(headers, url);
     const factory = new ClientFactory({
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
@@ -294,7 +303,7 @@ export class A2aHttpPeer implements DelegatePeer {
 
 /** Reads and normalizes the agent card at `url`. Throws with what failed (the HTTP status, or the connection error). */
 export async function readAgentCard(url: string, headers: Readonly<Record<string, string>>): Promise<AgentCard> {
-  const resolver = new DefaultAgentCardResolver({ fetchImpl: fetchWith(headers) });
+  const resolver = new DefaultAgentCardResolver({ fetchImpl: fetchWith(headers, url) });
   const at = cardUrl(url);
   try {
     return await resolver.resolve(at.origin, at.href);

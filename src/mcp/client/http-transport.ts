@@ -9,7 +9,7 @@ import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTransport } from '../../config/types.js';
-import { headerSafeFetch } from './redirect.js';
+import { headerSafeFetch } from '../../util/header-safe-fetch.js';
 
 /** One concrete HTTP wire protocol. */
 export type HttpWire = 'streamable-http' | 'sse';

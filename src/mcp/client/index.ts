@@ -10,7 +10,7 @@ export type { McpCallAnswer, McpOutcome } from './content.js';
 export { checkDescriptor, MAX_SCHEMA_DEPTH } from './descriptor.js';
 export type { DescriptorVerdict, McpDescriptor } from './descriptor.js';
 export { childEnvironment } from './env.js';
-export { headerSafeFetch, MAX_REDIRECTS } from './redirect.js';
+export { headerSafeFetch, MAX_REDIRECTS } from '../../util/header-safe-fetch.js';
 export { redactorFor, printableEndpoint, MIN_SECRET_LENGTH } from './redact.js';
 export type { Redactor } from './redact.js';
 export { McpClientError, MCP_CLIENT_ERROR_CODES } from './errors.js';

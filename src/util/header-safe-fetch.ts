@@ -1,9 +1,11 @@
 /**
- * A fetch for the HTTP transport that follows redirects itself, so configured headers (which
- * usually carry a credential) never travel to another origin. Fetch's own rules drop only
- * `Authorization` on a cross-origin hop; an `X-Api-Key` would follow the redirect anywhere.
+ * A fetch that follows redirects itself, so configured headers (which usually carry a credential
+ * for one MCP server or one peer agent) never travel to another origin. Fetch's own rules drop
+ * only `Authorization` on a cross-origin hop; an `X-Api-Key` would follow the redirect anywhere.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+/** The shape of `fetch` the MCP SDK and the A2A SDK both take. */
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** How many hops one request may take. */
 export const MAX_REDIRECTS = 10;

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headerSafeFetch } from './redirect.js';
+import { headerSafeFetch } from './header-safe-fetch.js';
 
 interface Seen {
   readonly method: string | undefined;
