@@ -1,13 +1,15 @@
 /**
  * The layer walls of docs/architecture.md, enforced on every `npm test`.
  *
- *   root       src/cli, src/tui, src/web                 may import anything below
+ *   root       src/cli, src/tui, src/web                 may import anything below; tui and web never import cli
+ *   render     src/render                                the renderers every surface shares; middle and below
  *   middle     src/host, src/agent, src/serve, src/remotetools   libraries and leaves
  *   libraries  everything else under src/ (llm, toolkit, ...)    leaves and other libraries, no cycles
  *   leaves     src/config, src/telemetry, src/errors             their own few packages only; any may import src/errors
  *   ground     src/util                                          Node itself only; every layer may import it
  */
 const ROOT = '^src/(cli|tui|web)/';
+const RENDER = '^src/render/';
 const MIDDLE = '^src/(host|agent|serve|remotetools)/';
 const LIBRARIES =
   '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|app)/';
@@ -67,24 +69,45 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: 'node_modules/@opentelemetry/' },
     },
     {
+      name: 'surfaces-beside-commands',
+      severity: 'error',
+      comment: 'The full-screen view and the web server are surfaces beside the commands, not below them; what they share with the commands lives in src/render.',
+      from: { path: '^src/(tui|web)/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'render-under-surfaces',
+      severity: 'error',
+      comment: 'The shared renderers sit under every surface; they never import commands or a surface.',
+      from: { path: RENDER },
+      to: { path: ROOT },
+    },
+    {
+      name: 'render-packages',
+      severity: 'error',
+      comment: 'The shared renderers may use the Markdown libraries, not the command-line framework or the terminal UI.',
+      from: { path: RENDER },
+      to: { path: 'node_modules/(commander|ink|react)/' },
+    },
+    {
       name: 'libraries-point-down',
       severity: 'error',
-      comment: 'A library never imports the running-agent layer or the presentation layer.',
+      comment: 'A library never imports the running-agent layer, the shared renderers or the presentation layer.',
       from: { path: LIBRARIES },
-      to: { path: `${MIDDLE}|${ROOT}` },
+      to: { path: `${MIDDLE}|${RENDER}|${ROOT}` },
     },
     {
       name: 'middle-points-down',
       severity: 'error',
-      comment: 'host, agent, serve and remotetools never import commands or presentation.',
+      comment: 'host, agent, serve and remotetools never import commands, renderers or presentation.',
       from: { path: MIDDLE },
-      to: { path: ROOT },
+      to: { path: `${RENDER}|${ROOT}` },
     },
     {
       name: 'leaves-point-down',
       severity: 'error',
       from: { path: LEAVES },
-      to: { path: `${MIDDLE}|${ROOT}|${LIBRARIES}` },
+      to: { path: `${MIDDLE}|${RENDER}|${ROOT}|${LIBRARIES}` },
     },
     {
       name: 'errors-is-the-bottom',
@@ -117,15 +140,15 @@ module.exports = {
     {
       name: 'headless-core',
       severity: 'error',
-      comment: 'Only the root layer may use the command-line framework or the terminal UI libraries.',
-      from: { path: '^src/', pathNot: ROOT },
+      comment: 'Only the root layer (and, for Markdown, the shared renderers) may use the command-line framework or the terminal UI libraries.',
+      from: { path: '^src/', pathNot: `${ROOT}|${RENDER}` },
       to: { path: 'node_modules/(commander|ink|react|marked|marked-terminal)/' },
     },
     {
       name: 'no-unknown-folders',
       severity: 'error',
       comment: 'Every folder under src/ belongs to a layer; add a new one to this file deliberately.',
-      from: { path: '^src/[^/]+/', pathNot: `${ROOT}|${MIDDLE}|${LIBRARIES}|${LEAVES}|${GROUND}` },
+      from: { path: '^src/[^/]+/', pathNot: `${ROOT}|${RENDER}|${MIDDLE}|${LIBRARIES}|${LEAVES}|${GROUND}` },
       to: {},
     },
   ],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import type { Message, ToolResultBlock } from '../llm/types.js';
 import { MAX_DECLINE_REASON, approvalFromValue, declineReasonOf } from '../toolkit/tool.js';
-import { renderEvent } from '../cli/render/line-renderer.js';
+import { renderEvent } from '../render/line-renderer.js';
 import { DECLINED_REASON, DECLINED_WITH_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
 import { EventLog } from './events.js';
 import type { AgentEvent } from './events.js';

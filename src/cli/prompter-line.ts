@@ -12,7 +12,7 @@ import { declineWith } from '../toolkit/tool.js';
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import { raceAbort } from '../util/abort-race.js';
 import { revealInvisible } from '../util/shell-quote.js';
-import { APPROVAL_LINE_CAP, capLine } from './render/cap.js';
+import { APPROVAL_LINE_CAP, capLine } from '../render/cap.js';
 
 /** The answer that declines and then asks what the agent should do instead. */
 type LineApproval = ApprovalDecision | 'decline_with_reason';

@@ -11,7 +11,7 @@ import { oneLine } from '../agent/sanitize.js';
 import { walkReplay } from '../agent/replay.js';
 import { twoStageInterrupt } from '../host/interrupt.js';
 import type { QuestionAnswer, RunHandle } from '../host/index.js';
-import { capLine } from '../cli/render/cap.js';
+import { capLine } from '../render/cap.js';
 import { cardLines } from './card.js';
 import { barText, nextBarState, TokenTally } from './status-bar.js';
 import type { BarEvent, BarState } from './status-bar.js';

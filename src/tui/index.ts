@@ -74,7 +74,7 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
   const screen = new Screen({ stdout: o.stdout, stdin: o.stdin }, stderr);
   const pane = new PaneReporter(detectMultiplexer(o.env), o.identity, (bytes) => o.stdout.write(bytes));
   // answers are set out as markdown where colour is on; --no-color shows them as written
-  const markdown = o.color === false ? undefined : (await import('../cli/render/markdown.js')).renderMarkdown;
+  const markdown = o.color === false ? undefined : (await import('../render/markdown.js')).renderMarkdown;
   const controller = new ViewController({
     identity: o.identity,
     startSession: o.startSession,

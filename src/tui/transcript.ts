@@ -12,12 +12,12 @@
  */
 import type { AgentEvent } from '../agent/events.js';
 import { stripControl } from '../agent/sanitize.js';
-import { paint, toneFor } from '../cli/render/line-colour.js';
-import type { LineTone } from '../cli/render/line-colour.js';
-import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../cli/render/line-renderer.js';
+import { paint, toneFor } from '../render/line-colour.js';
+import type { LineTone } from '../render/line-colour.js';
+import { renderEvent, RESULT_PREFIX, THINKING_PREFIX } from '../render/line-renderer.js';
 import { CARD_VALUE_COLUMN } from './card.js';
 import { counted } from '../util/count.js';
-import { wrapLine } from '../cli/render/wrap.js';
+import { wrapLine } from '../render/wrap.js';
 
 /** Thinking that would take more rows than this is folded. */
 export const THINKING_FOLD_ROWS = 4;

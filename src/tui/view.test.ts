@@ -12,7 +12,7 @@ import type { Tool } from '../toolkit/tool.js';
 import { memorySessionStore } from '../runstate/memory-store.js';
 import { HostTelemetry } from '../host/index.js';
 import { answerOf } from '../agent/outcome.js';
-import { summaryLine } from '../cli/render/summary.js';
+import { summaryLine } from '../render/summary.js';
 import { cardLines, localCard, telemetryOfHost } from './card.js';
 import type { StartupCard } from './card.js';
 import { chatOutcome } from './chat-outcome.js';

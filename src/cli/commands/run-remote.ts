@@ -24,8 +24,8 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { LinePrompter } from '../prompter-line.js';
-import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../render/answer.js';
-import { LineSurface } from '../render/line-surface.js';
+import { formatAnswer, loadMarkdown, shouldRenderMarkdown } from '../../render/answer.js';
+import { LineSurface } from '../../render/line-surface.js';
 import { envFlag, exitCodeFor, processInterrupt } from '../process.js';
 import { shellJoin } from '../../util/shell-quote.js';
 

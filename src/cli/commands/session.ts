@@ -18,7 +18,7 @@ import { CliError, UsageError } from '../errors.js';
 import { exitFor } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { println } from '../io.js';
-import { renderEvent } from '../render/line-renderer.js';
+import { renderEvent } from '../../render/line-renderer.js';
 
 interface SessionFlags {
   readonly config?: string;

@@ -9,7 +9,7 @@
  */
 import type { AgentEvent } from '../../agent/events.js';
 import { stripControl } from '../../agent/sanitize.js';
-import type { MarkdownRenderer } from './answer.js';
+import type { MarkdownRenderer } from '../../render/answer.js';
 
 /** Where the text before the last blank line outside a code fence ends; -1 for none. */
 function blockEnd(text: string): number {

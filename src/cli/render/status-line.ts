@@ -4,7 +4,7 @@
  * Only for a terminal: a pipe or a log never sees it.
  */
 import type { AgentEvent } from '../../agent/events.js';
-import { formatLatency } from './summary.js';
+import { formatLatency } from '../../render/summary.js';
 
 const FRAMES = ['|', '/', '-', '\\'] as const;
 const ERASE = '\r\u001b[K';

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../agent/events.js';
 import { AnswerStream } from './answer-stream.js';
-import { capLine, lineWidthFor, PIPED_LINE_CAP } from './cap.js';
+import { capLine, lineWidthFor, PIPED_LINE_CAP } from '../../render/cap.js';
 import { StatusLine } from './status-line.js';
 import type { StatusClock } from './status-line.js';
 

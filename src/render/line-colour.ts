@@ -3,8 +3,8 @@
  * crashes red. Colour is a terminal affordance only: it is off when stderr is not a terminal, when
  * `NO_COLOR` is set to anything, and with `--no-color`, so logs and pipes get plain text.
  */
-import type { AgentEvent } from '../../agent/events.js';
-import { refusalOf } from '../../toolkit/invoke/messages.js';
+import type { AgentEvent } from '../agent/events.js';
+import { refusalOf } from '../toolkit/invoke/messages.js';
 
 export const LINE_TONES = ['plain', 'dim', 'yellow', 'red'] as const;
 export type LineTone = (typeof LINE_TONES)[number];

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { denialOutput } from '../../agent/confirm-gate.js';
-import type { AgentEvent } from '../../agent/events.js';
+import { denialOutput } from '../agent/confirm-gate.js';
+import type { AgentEvent } from '../agent/events.js';
 import { shouldColorLines, toneFor } from './line-colour.js';
 import { LineSurface } from './line-surface.js';
 

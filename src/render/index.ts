@@ -1,4 +1,4 @@
-/** Line-surface rendering shared by `fisk run` and `fisk session show --transcript`. */
+/** Event-to-line rendering shared by the surfaces: the terminal lines of `fisk run` and `fisk session show --transcript`, and the full-screen view. */
 export { renderEvent, resultLines, CALL_PREFIX, RESULT_PREFIX, WARNING_PREFIX, THINKING_PREFIX } from './line-renderer.js';
 export type { LineOptions } from './line-renderer.js';
 export { formatAnswer, loadMarkdown, shouldRenderMarkdown } from './answer.js';

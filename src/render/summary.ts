@@ -1,5 +1,5 @@
 /** The `Run summary:` line printed on stderr at the end of every run. */
-import type { RunOutcome } from '../../agent/outcome.js';
+import type { RunOutcome } from '../agent/outcome.js';
 
 /** Formats milliseconds as seconds with three decimals (`1.234s`). */
 export function formatLatency(ms: number): string {

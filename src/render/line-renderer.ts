@@ -3,8 +3,8 @@
  * more lines, the same for a live run, a remote one and a journal replay (`fisk session show
  * --transcript`), so the three read alike.
  */
-import type { AgentEvent, ApprovalEvent, ExecInfo } from '../../agent/events.js';
-import { formatCall, oneLine, stripControl } from '../../agent/sanitize.js';
+import type { AgentEvent, ApprovalEvent, ExecInfo } from '../agent/events.js';
+import { formatCall, oneLine, stripControl } from '../agent/sanitize.js';
 import { capLine } from './cap.js';
 
 /** What a line surface shows beyond the defaults. */

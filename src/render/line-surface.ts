@@ -1,5 +1,5 @@
 /** An event sink writing rendered lines to a stream (stderr for `fisk run`). */
-import type { AgentEvent, EventSink } from '../../agent/events.js';
+import type { AgentEvent, EventSink } from '../agent/events.js';
 import { paint, toneFor } from './line-colour.js';
 import { renderEvent } from './line-renderer.js';
 import type { LineOptions } from './line-renderer.js';

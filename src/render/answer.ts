@@ -2,7 +2,7 @@
  * The final answer on stdout: markdown rendered for a terminal, raw text everywhere else, so a
  * piped answer is exactly what the model wrote and a terminal gets headings, lists and code set out.
  */
-import { stripControl } from '../../agent/sanitize.js';
+import { stripControl } from '../agent/sanitize.js';
 
 /** Renders markdown for a terminal; `loadMarkdown` gives the one in `markdown.ts`. */
 export type MarkdownRenderer = (text: string) => string;
