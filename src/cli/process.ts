@@ -26,13 +26,14 @@ export function processInterrupt(handler: () => void): () => void {
 }
 
 /**
- * Resolves once the operator asks a server to stop. The first SIGINT or SIGTERM starts a graceful
- * stop; a second exits at once, because a stop that hangs must still be escapable.
+ * Resolves once the operator asks a server to stop. The first SIGINT or SIGTERM (or whatever
+ * `onInterrupt` installs on) starts a graceful stop; a second exits at once, because a stop that
+ * hangs must still be escapable.
  */
-export function stopRequested(io: Io): Promise<void> {
+export function stopRequested(io: Io, onInterrupt: (handler: () => void) => () => void = processInterrupt): Promise<void> {
   return new Promise((resolveStop) => {
     let asked = false;
-    processInterrupt(() => {
+    onInterrupt(() => {
       if (asked) {
         println(io.err, 'stopping now');
         process.exit(EXIT.aborted);

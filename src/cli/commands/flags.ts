@@ -11,8 +11,12 @@ export function isRemoteRun(flags: { readonly natsContext?: string; readonly ide
   return flags.natsContext !== undefined || flags.identity !== undefined;
 }
 
-/** Where `fisk run --http-debug` writes, relative to the working directory. */
+/** Where `--http-debug` writes, relative to the working directory. */
 export const HTTP_DEBUG_FILE = 'http-debug.log';
+
+/** The help texts of the debug flags `fisk run` and `fisk web` share. */
+export const HTTP_DEBUG_HELP = `write every model API request and response body to ./${HTTP_DEBUG_FILE} (env HTTP_DEBUG)`;
+export const TRACE_HELP = 'write a JSON-lines trace of every model request and response to a new file (mode 0600)';
 
 const MODEL_FLAGS = [
   { key: 'model', flag: '--model', fallback: 'llm.model' },

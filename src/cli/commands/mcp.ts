@@ -17,6 +17,7 @@ import { println } from '../io.js';
 import { packageVersion } from '../version.js';
 import { parsePort, stopRequested } from '../process.js';
 import { NO_TELEMETRY_HELP } from './flags.js';
+import { runtimeDepsFromFlags } from './runtime-flags.js';
 import { registerMcpLogin } from './mcp-login.js';
 import { counted } from '../../util/count.js';
 import { readBearerToken } from '../../util/bearer-token.js';
@@ -102,7 +103,8 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
 
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = await openCommandTelemetry(config, io, flags);
-  const runtime: Runtime = await openRuntime(config, 'mcp', { env: io.env, onKnowledgeDegraded: telemetry.knowledgeDegraded });
+  // no model flags and no journal: the tools and their stores are all `fisk mcp` opens
+  const runtime: Runtime = await openRuntime(config, 'mcp', runtimeDepsFromFlags({}, io, { telemetry, journaled: false }));
   try {
     // no wrapper at all while telemetry is off: a served call pays for nothing it does not export
     await serveWith(runtime, mcp, { ...address, authToken }, io, telemetry.servedToolWrappers());

@@ -1,5 +1,5 @@
 /**
- * The debug files `fisk run` can write: `--trace <file>` (JSON lines of every model exchange and a
+ * The debug files `fisk run` and `fisk web` can write: `--trace <file>` (JSON lines of every model exchange and a
  * closing summary) and `--http-debug` (every request and response body). Both hold the whole
  * conversation, so both are created 0600 and never overwrite an existing file.
  */

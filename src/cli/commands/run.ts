@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
-import { HTTP_DEBUG_FILE, isRemoteRun, NO_TELEMETRY_HELP } from './flags.js';
+import { HTTP_DEBUG_HELP, isRemoteRun, NO_TELEMETRY_HELP, TRACE_HELP } from './flags.js';
 import type { RunCommandDeps, RunFlags } from './run-options.js';
 
 export type { RunCommandDeps } from './run-options.js';
@@ -23,9 +23,9 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--tool-output', 'print tool results on stderr (env TOOL_OUTPUT)')
     .option('--no-color', 'print the answer as raw markdown, and stderr lines and the full-screen view without colour (env NO_COLOR)')
     .option('--verbose', 'print more on stderr: prose between tool calls, loop phases (env VERBOSE)')
-    .option('--http-debug', `write every model API request and response body to ./${HTTP_DEBUG_FILE} (env HTTP_DEBUG)`)
+    .option('--http-debug', HTTP_DEBUG_HELP)
     .option('--no-tui', 'use the line surface instead of the full-screen view, without its status line (env NO_TUI)')
-    .option('--trace <file>', 'write a JSON-lines trace of every model request and response to a new file (mode 0600)')
+    .option('--trace <file>', TRACE_HELP)
     .option('--checkpoint', 'journal the run so it can be suspended and resumed (harness.sessions)')
     .option('--name <id>', 'the run id for --checkpoint (default: a generated time-sortable id)')
     .option('--resume <id>', 'resume a checkpointed run; no query (the prompt is restored from the run); with --nats-context, continue that remote conversation')

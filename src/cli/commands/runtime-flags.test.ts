@@ -23,4 +23,11 @@ describe('runtimeDepsFromFlags', () => {
     expect(deps).not.toHaveProperty('sessions');
     expect(runtimeDepsFromFlags({}, io, { telemetry, journaled: true }).sessions).toEqual({});
   });
+
+  it('gives a runtime that calls no model (fisk mcp) the environment and the knowledge hook, and no session store', () => {
+    const deps = runtimeDepsFromFlags({}, io, { telemetry, journaled: false });
+    expect(deps.env).toBe(io.env);
+    expect(deps.onKnowledgeDegraded).toBe(telemetry.knowledgeDegraded);
+    expect(deps.sessions).toBeUndefined();
+  });
 });

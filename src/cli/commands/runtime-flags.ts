@@ -1,6 +1,6 @@
 /**
- * The runtime options a command's flags ask for, built in one place so `run`, `serve` and `web`
- * open a runtime alike: the `--api-key`/`--base-url` overrides, the HTTP hooks (debug files first,
+ * The runtime options a command's flags ask for, built in one place so `run`, `serve`, `web` and
+ * `mcp` open a runtime alike: the `--api-key`/`--base-url` overrides, the HTTP hooks (debug files first,
  * telemetry last), an injected fetch, and the session store under `--state-dir` when runs are
  * journaled.
  */
@@ -25,7 +25,7 @@ export interface RuntimeFlagExtras {
   readonly journaled: boolean;
 }
 
-/** The `env`, provider overrides, knowledge hook and session store for `openRuntime(config, 'run', ...)`. */
+/** The `env`, provider overrides, knowledge hook and session store for `openRuntime` (a runtime that calls no model ignores the provider overrides). */
 export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras): RuntimeDeps {
   return {
     env: io.env,

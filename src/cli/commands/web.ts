@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { FetchLike } from '../../llm/http.js';
 import { isLoopbackHost } from '../../util/loopback.js';
 import { runtimeDepsFromFlags } from './runtime-flags.js';
 import { UsageError } from '../errors.js';
@@ -11,7 +12,7 @@ import type { Io } from '../io.js';
 import { println } from '../io.js';
 import { parsePort, stopRequested } from '../process.js';
 import { packageRoot } from '../version.js';
-import { NO_TELEMETRY_HELP, emptyModelFlag } from './flags.js';
+import { HTTP_DEBUG_HELP, NO_TELEMETRY_HELP, TRACE_HELP, emptyModelFlag } from './flags.js';
 
 export const DEFAULT_WEB_PORT = 8090;
 export const DEFAULT_WEB_ADDRESS = '127.0.0.1';
@@ -24,6 +25,14 @@ interface WebFlags {
   readonly telemetry?: boolean;
   readonly apiKey?: string;
   readonly baseUrl?: string;
+  readonly httpDebug?: boolean;
+  readonly trace?: string;
+}
+
+/** What a test or an embedding host can replace: the fetch the model's HTTP hooks wrap, and the interrupt source (SIGINT and SIGTERM). */
+export interface WebCommandDeps {
+  readonly fetch?: FetchLike;
+  readonly onInterrupt?: (handler: () => void) => () => void;
 }
 
 /** The port to listen on: 1 to 65535, or 0 for any free port. */
@@ -50,45 +59,53 @@ function webPageDir(): string {
   return join(root, 'dist', 'web', 'page');
 }
 
-async function serveWeb(flags: WebFlags, io: Io): Promise<void> {
+async function serveWeb(flags: WebFlags, io: Io, deps: WebCommandDeps): Promise<void> {
   const empty = emptyModelFlag(flags);
   if (empty !== undefined) throw new UsageError(empty);
   const port = parseWebPort(flags.port);
   const address = webAddress(flags.address);
-  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { startWebServer }, { finishCommandTelemetry, openCommandTelemetry }] = await Promise.all([
+  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { startWebServer }, { finishCommandTelemetry, openCommandTelemetry }, { openRunDebugFiles }] = await Promise.all([
     import('../../config/index.js'),
     import('../../host/index.js'),
     import('../../web/server.js'),
     import('./telemetry-flag.js'),
+    import('./run-debug.js'),
   ]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   if (address.warning !== undefined) println(io.err, `warning: ${address.warning}`);
-  const telemetry = await openCommandTelemetry(config, io, flags);
-  const runtime = await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, { telemetry, journaled: true }));
+  // the page's runs share one trace and one debug log; a trace has no closing summary, as no one run closes it
+  const debug = openRunDebugFiles(config, flags, io, () => undefined);
   try {
-    for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
-    const server = await startWebServer({
-      host: address.host,
-      port,
-      pageDir: webPageDir(),
-      runtime,
-      workDir: io.cwd,
-      telemetry,
-    });
-    println(io.out, server.url);
-    println(io.err, `Serving ${config.identity === '' ? 'the agent' : config.identity} in the browser; open the address above (it holds this start's access token). Ctrl-C stops.`);
-    await stopRequested(io);
-    await server.close();
-    println(io.err, 'web server stopped');
+    const telemetry = await openCommandTelemetry(config, io, flags);
+    const extras = { telemetry, debugMiddleware: debug.middleware, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }), journaled: true };
+    const runtime = await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, extras));
+    try {
+      for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+      const server = await startWebServer({
+        host: address.host,
+        port,
+        pageDir: webPageDir(),
+        runtime,
+        workDir: io.cwd,
+        telemetry,
+      });
+      println(io.out, server.url);
+      println(io.err, `Serving ${config.identity === '' ? 'the agent' : config.identity} in the browser; open the address above (it holds this start's access token). Ctrl-C stops.`);
+      await stopRequested(io, deps.onInterrupt);
+      await server.close();
+      println(io.err, 'web server stopped');
+    } finally {
+      await runtime.close();
+      await finishCommandTelemetry(telemetry, io);
+    }
   } finally {
-    await runtime.close();
-    await finishCommandTelemetry(telemetry, io);
+    debug.close();
   }
 }
 
-/** Registers `fisk web`. */
-export function registerWeb(program: Command, io: Io): void {
+/** Registers `fisk web`. `deps` replaces process resources for tests and embedding hosts. */
+export function registerWeb(program: Command, io: Io, deps: WebCommandDeps = {}): void {
   program
     .command('web')
     .description('chat with the agent in a browser: streamed answers, approvals as buttons, sessions')
@@ -98,6 +115,8 @@ export function registerWeb(program: Command, io: Io): void {
     .option('--state-dir <dir>', 'where sessions are journaled with the file backend (default $XDG_STATE_HOME/fisk-ai/runs)')
     .option('--api-key <key>', "the model API key (default: the provider's own variable, e.g. ANTHROPIC_API_KEY)")
     .option('--base-url <url>', "the model API base URL (default: the provider's variable, e.g. ANTHROPIC_BASE_URL, then llm.base_url)")
+    .option('--http-debug', HTTP_DEBUG_HELP)
+    .option('--trace <file>', TRACE_HELP)
     .option('--no-telemetry', NO_TELEMETRY_HELP)
-    .action((flags: WebFlags) => serveWeb(flags, io));
+    .action((flags: WebFlags) => serveWeb(flags, io, deps));
 }
