@@ -14,6 +14,7 @@ import { stampReply } from './stamp.js';
 import { startToolService } from './tool-service.js';
 import type { ServiceHandle, Transport } from './transport.js';
 import { decode } from './codec.js';
+import { eventually } from '../agenttest/eventually.js';
 
 let server: NatsServer;
 const conns: NatsConnection[] = [];
@@ -132,7 +133,7 @@ describe.each(bindings)('delegating a prompt: %s', (_name, make) => {
     let release: () => void = () => undefined;
     handler = () => new Promise((resolve) => (release = () => resolve({ stop_reason: 'end_turn' })));
     const first = delegate(pair.calling, 'boss', 'worker-1', { prompt: 'one', keepaliveMs: 100 });
-    while (runs.at(-1)?.request.prompt !== 'one') await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => runs.at(-1)?.request.prompt === 'one', 'the first delegation to reach the worker', { observed: () => runs.map((r) => r.request.prompt) });
     const second = await delegate(pair.calling, 'boss', 'worker-1', { prompt: 'two', keepaliveMs: 100 });
     expect(second.protocol).toBe('io.choria.fisk-ai.v1.error');
     expect(second.protocol === 'io.choria.fisk-ai.v1.error' ? [second.code, second.sequence] : []).toEqual(['busy', 2]);

@@ -16,6 +16,7 @@ import { stampRequest } from './stamp.js';
 import { startToolService } from './tool-service.js';
 import type { EndpointSpec, IncomingRequest, ServiceHandle, Transport } from './transport.js';
 import { registerTransport, ServingPath } from './transport.js';
+import { eventually } from '../agenttest/eventually.js';
 
 let server: NatsServer;
 const conns: NatsConnection[] = [];
@@ -175,15 +176,16 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     const c = new A2aClient(pair.calling, 'caller');
     started.length = 0;
     const first = c.callTool('peer-1', 'hold', { tag: 'first' });
-    while (started.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => started.length > 0, 'the first call to start');
     const second = c.callTool('peer-1', 'hold', { tag: 'second' });
     // a discovery round trip sent after the second call proves the server has received it
     await c.discover('peer-1');
+    // nothing signals a start that must not happen: give a wrongly started worker a moment to show
     await new Promise((r) => setTimeout(r, 50));
     expect(started).toEqual(['first']);
     release();
     expect((await first).output).toBe('released');
-    while (started.length < 2) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => started.length >= 2, 'the second call to start once the slot freed', { observed: () => started });
     expect(started).toEqual(['first', 'second']);
     release();
     expect((await second).output).toBe('released');
@@ -204,7 +206,7 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     const svc = await startToolService(pair.serving, { identity: 'busy-1', card: buildAgentCard({ name: 'busy-1', version: '1', tools }), tools, slots: 1, maxWaiting: 1 });
     const c = new A2aClient(pair.calling, 'caller');
     const running = c.callTool('busy-1', 'gate', { tag: 'a' });
-    while (ran.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => ran.length > 0, 'the first call to run');
     const waiting = c.callTool('busy-1', 'gate', { tag: 'b' });
     // a discovery round trip sent after the second call proves the server holds it
     await c.discover('busy-1');
@@ -216,7 +218,7 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     ]);
     gates.shift()?.();
     expect((await running).output).toBe('done a');
-    while (gates.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => gates.length > 0, 'the waiting call to run once the slot freed', { observed: () => ran });
     gates.shift()?.();
     expect((await waiting).output).toBe('done b');
     expect(ran).toEqual(['a', 'b']);
@@ -227,7 +229,7 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     const got: string[] = [];
     const sub = await pair.serving.subscribe('choria.fisk-ai.test.sub', (d) => got.push(new TextDecoder().decode(d)));
     await pair.calling.publish('choria.fisk-ai.test.sub', new TextEncoder().encode('hello'));
-    while (got.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => got.length > 0, 'the published message to arrive');
     expect(got).toEqual(['hello']);
     sub.close();
     const svc = await pair.serving.serve({
@@ -335,12 +337,12 @@ describe('the serving path', () => {
     expect(started).toEqual(['a', 'b']);
     expect(path.pending).toBe(5);
     gates.get('b')?.();
-    while (started.length < 3) await new Promise((r) => setTimeout(r, 1));
+    await eventually(() => started.length >= 3, 'the third request to start', { observed: () => started });
     expect(started).toEqual(['a', 'b', 'c']);
     const stopped = path.stop();
     path.accept(endpoint, request('late', answers));
     gates.get('a')?.();
-    while (started.length < 5) await new Promise((r) => setTimeout(r, 1));
+    await eventually(() => started.length >= 5, 'every request accepted before the stop to start', { observed: () => started });
     gates.get('c')?.();
     gates.get('d')?.();
     await stopped;
@@ -366,14 +368,18 @@ describe('the serving path', () => {
     expect(answers).toEqual(['e:503 the service is busy: all 2 of its slots are taken and 2 calls are already waiting for one; try again later']);
     expect(path.pending).toBe(4);
     gates.shift()?.();
-    while (answers.length < 2) await new Promise((r) => setTimeout(r, 1));
+    await eventually(() => answers.length >= 2, 'the first held request to answer', { observed: () => answers });
     path.accept(endpoint, request('f', answers));
     expect(path.pending).toBe(4);
     const stopped = path.stop();
-    while (gates.length > 0 || path.pending > 0) {
-      gates.shift()?.();
-      await new Promise((r) => setTimeout(r, 1));
-    }
+    await eventually(
+      () => {
+        gates.shift()?.();
+        return gates.length === 0 && path.pending === 0;
+      },
+      'every held request to be let go and answered',
+      { observed: () => ({ answers, pending: path.pending }) },
+    );
     await stopped;
     expect(answers.slice(1).sort()).toEqual(['a:done', 'b:done', 'c:done', 'd:done', 'f:done']);
   });

@@ -11,6 +11,7 @@ import { MemoryJournal } from './journal.js';
 import { runAgent, TRUNCATED_CALL } from './run-agent.js';
 import { ScriptedPrompter, recordingTool, sourceOf, testSettings } from './test-support.js';
 import { answerOf, deferredOf, errorOf, messageOf } from './outcome.js';
+import { eventually } from '../agenttest/eventually.js';
 
 function resultsIn(message: Message | undefined): ToolResultBlock[] {
   return (message?.content ?? []).filter((b): b is ToolResultBlock => b.type === 'tool_result');
@@ -362,7 +363,7 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     const provider = new ScriptedProvider([hangingStep()]);
     const events = new EventLog();
     const run = runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', signal: ac.signal, events });
-    await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => provider.requests.length === 1, 'the model call to start');
     ac.abort();
     const out = await run;
     expect(out.status).toBe('aborted');

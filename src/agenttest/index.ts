@@ -36,6 +36,8 @@ export {
 export type { ChatCompletionOptions, OpenAIResponseOptions, OpenAIUsage } from './openai-wire.js';
 export { generatedApplication } from './generated-app.js';
 export type { GeneratedApplication, GeneratedCommand } from './generated-app.js';
+export { eventually } from './eventually.js';
+export type { EventuallyOptions } from './eventually.js';
 export { startOtlpReceiver, OTLP_SIGNALS } from './otlp-receiver.js';
 export type {
   OtlpAttributes,

@@ -9,6 +9,7 @@ import type { NatsServer } from '../agenttest/nats-server.js';
 import { ConnError } from './errors.js';
 import { connectNats, connectionOptions } from './nats-connect.js';
 import { loadNatsContext, natsContextDir } from './nats-context.js';
+import { eventually } from '../agenttest/eventually.js';
 
 let home: string;
 let env: Record<string, string>;
@@ -133,15 +134,16 @@ describe('connecting', () => {
     const store = mkdtempSync(join(tmpdir(), 'fisk-nats-tok-'));
     const proc = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '--auth', 's3cret'], { stdio: 'ignore' });
     try {
-      for (let i = 0; i < 100; i++) {
-        const up = await new Promise<boolean>((resolve) => {
-          const s = rawConnect({ host: '127.0.0.1', port });
-          s.once('connect', () => (s.destroy(), resolve(true)));
-          s.once('error', () => resolve(false));
-        });
-        if (up) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await eventually(
+        () =>
+          new Promise<boolean>((resolve) => {
+            const s = rawConnect({ host: '127.0.0.1', port });
+            s.once('connect', () => (s.destroy(), resolve(true)));
+            s.once('error', () => resolve(false));
+          }),
+        'the token-guarded nats-server to accept connections',
+        { intervalMs: 50 },
+      );
       write('tok', { url: `nats://127.0.0.1:${port}`, token: 's3cret' });
       const conn = await connectNats('tok', { env });
       expect(conn.connection.isClosed()).toBe(false);

@@ -21,6 +21,7 @@ import type { ProviderOptions } from './options.js';
 import type { Provider, Request } from './provider.js';
 import { newProvider, providerNames } from './providers.js';
 import type { Message, Usage } from './types.js';
+import { eventually } from '../agenttest/eventually.js';
 
 const BIG_ARGS = '{"n":12345678901234567890,"s":"x y"}';
 
@@ -216,7 +217,7 @@ for (const h of harnesses) {
       server.reply({ hang: true });
       const ac = new AbortController();
       const pending = make().call(request(), ac.signal);
-      while (server.pending > 0) await new Promise((r) => setImmediate(r));
+      await eventually(() => server.pending === 0, 'the hanging reply to be taken by the call');
       ac.abort();
       await expect(pending).rejects.toMatchObject({ code: 'aborted' });
     });

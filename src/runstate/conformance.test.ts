@@ -22,6 +22,7 @@ import { startNatsServer } from '../agenttest/nats-server.js';
 import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { jetstreamSessionStore } from './jetstream/store.js';
+import { eventually } from '../agenttest/eventually.js';
 
 /** What a backend's test setup provides. */
 export interface Harness {
@@ -253,17 +254,20 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
       await appendNext(j, turn(0, 'a'));
       await h.restart();
-      let stored = false;
-      for (let attempt = 0; attempt < 50 && !stored; attempt++) {
-        try {
-          await appendNext(j, result('a'));
-          stored = true;
-        } catch (err) {
-          if (!isRunStateError(err, 'unavailable')) throw err;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
-      expect(stored).toBe(true);
+      let refused: Error | undefined;
+      await eventually(
+        async () => {
+          try {
+            await appendNext(j, result('a'));
+            return true;
+          } catch (err) {
+            if (!isRunStateError(err, 'unavailable')) refused = err instanceof Error ? err : new Error(String(err));
+            throw err;
+          }
+        },
+        'an append to be stored after the restart',
+        { intervalMs: 100, stopIf: () => (refused === undefined ? undefined : `refused otherwise than unavailable: ${refused.message}`) },
+      );
       await appendNext(j, terminalBody('completed'));
       await j.close();
       const run = await loadRun(h.store, id);

@@ -27,6 +27,7 @@ import { encodeJob, jobRunId } from './job.js';
 import type { Job } from './job.js';
 import { openJobsChannel } from './jobs.js';
 import { startServer } from './server.js';
+import { eventually } from '../agenttest/eventually.js';
 
 /** Prompts containing "hold" call the hold tool first; every prompt is answered "answer: <prompt>". */
 function model(req: ReceivedRequest) {
@@ -110,11 +111,14 @@ async function setup(): Promise<Setup> {
       await js.publish(subject, typeof job === 'string' ? job : encodeJob(job));
     },
     async waitFor(id) {
-      for (;;) {
-        const t = await tasks.get(id);
-        if (t !== undefined && isFinalState(t.state)) return t;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      return eventually(
+        async () => {
+          const t = await tasks.get(id);
+          return t !== undefined && isFinalState(t.state) ? t : undefined;
+        },
+        `job ${id} to reach a final state`,
+        { intervalMs: 50, observed: () => tasks.get(id) },
+      );
     },
     async queue() {
       const ci = await jsm.consumers.info(stream, 'workers');
@@ -134,12 +138,14 @@ async function serve(s: Setup, workers = 1) {
 }
 
 async function settled(s: Setup): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const q = await s.queue();
-    if (q.pending === 0 && q.ackPending === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the queue did not settle: ${JSON.stringify(await s.queue())}`);
+  await eventually(
+    async () => {
+      const q = await s.queue();
+      return q.pending === 0 && q.ackPending === 0;
+    },
+    'the queue to settle',
+    { intervalMs: 50, observed: () => s.queue() },
+  );
 }
 
 describe('the jobs channel', () => {
@@ -164,13 +170,14 @@ describe('the jobs channel', () => {
     await s.publish('{"prompt": "x", "budget": {"max_token": 5}}');
     await s.publish('not json');
     await s.publish({ prompt: 'no id given' });
-    const listed = await (async () => {
-      for (;;) {
+    const listed = await eventually(
+      async () => {
         const all = await s.tasks.list();
-        if (all.length > 0 && all[0] !== undefined && isFinalState(all[0].state)) return all;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
+        return all[0] !== undefined && isFinalState(all[0].state) ? all : undefined;
+      },
+      'the one real job to finish',
+      { intervalMs: 50 },
+    );
     expect(listed.map((t) => [t.id, t.answer])).toEqual([[`${s.stream}-3`, 'answer: no id given']]);
     expect(s.warnings.join('\n')).toMatch(/message 1 .* unknown field "max_token" in budget/u);
     expect(s.warnings.join('\n')).toMatch(/message 2 .* is not JSON/u);
@@ -198,7 +205,7 @@ describe('the jobs channel', () => {
     await s.hold.until(1);
     await s.publish({ id: 'second', prompt: 'hold second' });
     // the second is taken from the queue and waits for the one slot
-    for (let i = 0; i < 100 && (await s.queue()).ackPending < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => (await s.queue()).ackPending >= 2, 'the second job to be taken from the queue', { intervalMs: 50, observed: () => s.queue() });
     const drained = server.drain();
     s.hold.release();
     expect(await drained).toBeUndefined();
@@ -242,19 +249,26 @@ describe('a nats-server restarted under a running worker', () => {
     const server = await serve(s);
     await s.publish({ id: 'before', prompt: 'before the restart' });
     expect((await s.waitFor('before')).state).toBe('completed');
+    let down = false;
+    void (async () => {
+      for await (const status of conn.connection.status()) {
+        if (status.type !== 'disconnect') continue;
+        down = true;
+        return;
+      }
+    })();
     await nats.kill();
-    await new Promise((r) => setTimeout(r, 1_500));
+    await eventually(() => down, "the worker's connection to see the server go");
     await nats.restart();
     // the client reconnects by itself; publish once it has
-    for (let i = 0; ; i++) {
-      try {
+    await eventually(
+      async () => {
         await s.publish({ id: 'after', prompt: 'after the restart' });
-        break;
-      } catch (err) {
-        if (i > 100) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+        return true;
+      },
+      'a publish to succeed after the restart',
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(await s.waitFor('after')).toMatchObject({ state: 'completed', answer: 'answer: after the restart' });
     await settled(s);
     expect(server.inFlight).toBe(0);

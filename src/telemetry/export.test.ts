@@ -321,7 +321,8 @@ describe('shutdown with a collector that takes the export at once', () => {
       // a wide margin before the probe, so a loaded machine's slow flush cannot count as lingering
       const report = await tel.shutdown(5_000, 3_000);
       expect(report.spans.delivered).toBe(1);
-      // let any probe's connection open and close before counting
+      // let any probe's connection open and close before counting: a probe that must not happen
+      // sends no signal of its own, so it is given a moment to show
       await new Promise((r) => setTimeout(r, 400));
       expect(silent).toBe(0);
     } finally {

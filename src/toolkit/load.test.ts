@@ -301,7 +301,7 @@ describe('an introspection started ahead of the load', () => {
     const loading = loadApplicationTools({ ...logged({ signal: ac.signal }, 'hang'), ...(pendingAbort === undefined ? {} : { pending: pendingAbort }) });
     const [hanging] = await awaitPids(1);
     expect(alive(hanging as number)).toBe(true);
-    setTimeout(() => ac.abort(new Error('operator stopped')), 100);
+    ac.abort(new Error('operator stopped'));
     await expect(loading).rejects.toThrow('operator stopped');
     expect(alive(hanging as number)).toBe(false);
   });

@@ -6,6 +6,7 @@ import { openRuntime, startRun } from '../host/index.js';
 import type { FollowUpOptions, RunHandle, Runtime } from '../host/index.js';
 import { InputHistory, parseChatInput } from './chat-input.js';
 import { ViewController } from './controller.js';
+import { eventually } from '../agenttest/eventually.js';
 
 let runtimes: Runtime[] = [];
 afterEach(async () => {
@@ -52,7 +53,7 @@ function controller(runtime: Runtime, clock?: Clock, sessions: FollowUpOptions[]
 }
 
 async function settled(c: ViewController): Promise<void> {
-  while (c.turnActive) await new Promise((r) => setTimeout(r, 5));
+  await eventually(() => !c.turnActive, 'the turn to end', { observed: () => c.transcript.plain() });
 }
 
 const type = (c: ViewController, text: string): void => {
@@ -134,7 +135,7 @@ describe('the chat in the full-screen view', () => {
     const runtime = await runtimeWith(provider, 'harness:\n  human_in_the_loop:\n    enabled: true\n');
     const c = controller(runtime);
     c.attach(await startRun(runtime, { prompt: 'choose' }, { prompter: 'handle' }), 'choose');
-    while (c.state !== 'blocked') await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => c.state === 'blocked', 'the view to block on the question', { observed: () => c.state });
     expect(c.frame().modal?.choices).toEqual(['None of these', 'a', 'b']);
     c.key('', { return: true });
     await settled(c);
@@ -148,11 +149,11 @@ describe('the chat in the full-screen view', () => {
     const clock: Clock = { now: 1_000, tick: undefined };
     const c = controller(runtime, clock);
     c.attach(await startRun(runtime, { prompt: 'think' }, { prompter: 'handle' }), 'think');
-    while (clock.tick === undefined) await new Promise((r) => setTimeout(r, 5));
+    const tick = await eventually(() => clock.tick, 'the status bar to start its clock');
     const before = c.frame().bar;
     expect(before).toMatch(/thinking 0s/);
     clock.now += 2_500;
-    clock.tick();
+    tick();
     const after = c.frame().bar;
     expect(after).toMatch(/thinking 2s/);
     expect(after).not.toBe(before);

@@ -12,6 +12,7 @@ import { Screen, StderrBuffer } from './screen.js';
 import { nextBarState } from './status-bar.js';
 import { THINKING_FOLD_ROWS, Transcript } from './transcript.js';
 import { shouldUseFullScreen } from './select.js';
+import { eventually } from '../agenttest/eventually.js';
 
 let runtimes: Runtime[] = [];
 afterEach(async () => {
@@ -38,7 +39,7 @@ function controller(runtime: Runtime, reported: PaneState[] = []): ViewControlle
 }
 
 async function settled(c: ViewController): Promise<void> {
-  while (c.turnActive) await new Promise((r) => setTimeout(r, 5));
+  await eventually(() => !c.turnActive, 'the turn to end', { observed: () => c.transcript.plain() });
 }
 
 describe('choosing the full screen', () => {
@@ -144,7 +145,7 @@ describe('the view controller', () => {
     const c = controller(runtime, reported);
     const handle = await startRun(runtime, { prompt: 'ask' }, { prompter: 'handle' });
     c.attach(handle, 'ask');
-    while (c.state !== 'blocked') await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => c.state === 'blocked', 'the view to block on the question', { observed: () => c.state });
     expect(c.frame().modal?.choices).toEqual(['No', 'Yes']);
     c.key('x', {});
     expect(c.state).toBe('blocked');
@@ -157,7 +158,7 @@ describe('the view controller', () => {
     // a stopped conversation takes no follow-up: the view says why and the bar keeps its word
     for (const ch of 'more') c.key(ch, {});
     c.key('', { return: true });
-    while (!c.transcript.plain().some((l) => l.startsWith('warning: a follow-up'))) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => c.transcript.plain().some((l) => l.startsWith('warning: a follow-up')), 'the warning about the follow-up', { observed: () => c.transcript.plain() });
     expect(c.transcript.plain().at(-1)).toMatch(/^warning: a follow-up continues a completed turn; this one ended aborted/);
     expect(c.state).toBe('aborted');
   });
@@ -168,7 +169,7 @@ describe('the view controller', () => {
     const c = controller(runtime);
     const handle = await startRun(runtime, { prompt: 'ask' }, { prompter: 'handle' });
     c.attach(handle, 'ask');
-    while (c.state !== 'blocked') await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => c.state === 'blocked', 'the view to block on the question', { observed: () => c.state });
     // the run stops waiting (cancelled elsewhere) while the question is still on screen
     handle.cancel();
     c.key('2', {});
@@ -189,7 +190,7 @@ describe('the view controller', () => {
     c.key('', { return: true });
     for (const ch of 'two') c.key(ch, {});
     c.key('', { return: true });
-    while (!c.transcript.plain().includes('second')) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => c.transcript.plain().includes('second'), 'the second answer', { observed: () => c.transcript.plain() });
     await settled(c);
     expect(c.transcript.plain()).toContain('first');
     // a new conversation: the second request carries only its own prompt

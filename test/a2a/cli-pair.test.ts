@@ -20,6 +20,7 @@ import { startNatsServer } from '../../src/agenttest/nats-server.js';
 import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { MAIN, ROOT, ensureBuilt } from '../cli/support.js';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'fisk-app.mjs');
 
@@ -72,11 +73,16 @@ beforeAll(async () => {
   const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'lender.yaml', '--verbose'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   lender = { child, stderr: '', exited: new Promise((res) => child.once('close', (code) => res(code))) };
   child.stderr.on('data', (d: Buffer) => (lender.stderr += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!lender.stderr.includes('Press Ctrl-C to stop')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`fisk serve did not start:\n${lender.stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(
+    () => lender.stderr.includes('Press Ctrl-C to stop'),
+    'fisk serve to start',
+    {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+      observed: () => lender.stderr,
+      stopIf: () => (child.exitCode !== null ? `fisk serve exited with ${child.exitCode}:\n${lender.stderr}` : undefined),
+    },
+  );
 }, 180_000);
 
 afterAll(async () => {

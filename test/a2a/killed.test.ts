@@ -14,6 +14,7 @@ import { startNatsServer } from '../../src/agenttest/nats-server.js';
 import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { importRemoteTools } from '../../src/remotetools/index.js';
 import type { Tool } from '../../src/toolkit/tool.js';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 let server: NatsServer;
@@ -21,15 +22,12 @@ let nc: NatsConnection;
 let child: ChildProcess;
 let lines: string[] = [];
 
-function waitForLine(line: string): Promise<void> {
-  return new Promise((res, rej) => {
-    const check = (): void => {
-      if (lines.includes(line)) res();
-      else if (child.exitCode !== null) rej(new Error(`serving process exited with ${child.exitCode}`));
-      else setTimeout(check, 20);
-    };
-    check();
-  });
+async function waitForLine(line: string): Promise<void> {
+  await eventually(
+    () => lines.includes(line),
+    `the serving process to print ${JSON.stringify(line)}`,
+    { timeoutMs: 60_000, intervalMs: 20, observed: () => lines, stopIf: () => (child.exitCode !== null ? `serving process exited with ${child.exitCode}` : undefined) },
+  );
 }
 
 beforeAll(async () => {

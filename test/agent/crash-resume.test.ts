@@ -14,6 +14,7 @@ import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/program.js';
 import { captureIo } from '../../src/cli/test-io.js';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const cli = join(root, 'dist', 'bin', 'fisk.cjs');
@@ -67,7 +68,7 @@ describe('a run killed mid-batch', () => {
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
 
     // wait until the first call's result is durable, then kill the process while the second runs
-    for (let i = 0; i < 2400 && resultsFor('toolu_quick') === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    await eventually(() => resultsFor('toolu_quick') > 0, "the first call's result in the journal", { timeoutMs: 60_000, intervalMs: 25 });
     expect(resultsFor('toolu_quick')).toBe(1);
     child.kill('SIGKILL');
     await exited;

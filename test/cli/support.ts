@@ -10,6 +10,7 @@ import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { hasTmux } from '../tui/tmux.js';
 import type { TmuxPane } from '../tui/tmux.js';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The program the package installs as `fisk`: the bundle `npm run build` writes. */
@@ -72,14 +73,12 @@ export function startFisk(args: readonly string[], cwd: string, env: Record<stri
 }
 
 /** Resolves once the process has written `text` to stderr; rejects if it exits first. */
-export function waitForErr(f: FiskProcess, text: string | RegExp): Promise<void> {
-  return new Promise((res, rej) => {
-    const check = (): void => {
-      if (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)) res();
-      else if (f.child.exitCode !== null) rej(new Error(`fisk exited with ${f.child.exitCode} before writing ${String(text)}:\n${f.stderr}`));
-      else setTimeout(check, 20);
-    };
-    check();
+export async function waitForErr(f: FiskProcess, text: string | RegExp): Promise<void> {
+  await eventually(() => (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)), `fisk to write ${String(text)} to stderr`, {
+    timeoutMs: 60_000,
+    intervalMs: 20,
+    observed: () => f.stderr,
+    stopIf: () => (f.child.exitCode !== null ? `fisk exited with ${f.child.exitCode}:\n${f.stderr}` : undefined),
   });
 }
 

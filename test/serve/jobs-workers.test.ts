@@ -20,6 +20,7 @@ import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import type { FakeModelServer, ReceivedRequest } from '../../src/agenttest/fake-model-server.js';
 import { startNatsServer } from '../../src/agenttest/nats-server.js';
 import type { NatsServer } from '../../src/agenttest/nats-server.js';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'bin', 'fisk.cjs');
@@ -92,8 +93,8 @@ beforeAll(async () => {
 
 afterEach(async () => {
   for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-  // the pull requests of killed workers expire before the next test counts waiting workers
-  await new Promise((r) => setTimeout(r, 200));
+  // the pull requests of killed workers are gone before the next test counts waiting workers
+  await eventually(async () => (await jsm.consumers.info('JOBS', 'workers')).num_waiting === 0, 'the killed workers\' pull requests to go', { intervalMs: 50 });
 });
 
 afterAll(async () => {
@@ -124,13 +125,14 @@ function startWorker(): Worker {
 
 /** Waits until `n` workers have a pull request waiting on the consumer. */
 async function pulling(n: number, ws: readonly Worker[]): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const ci = await jsm.consumers.info('JOBS', 'workers');
-    if (ci.num_waiting >= n) return;
-    for (const w of ws) if (w.child.exitCode !== null) throw new Error(`a worker exited ${w.child.exitCode}: ${w.stderr()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`workers never pulled: ${ws.map((w) => w.stderr()).join('\n---\n')}`);
+  await eventually(async () => (await jsm.consumers.info('JOBS', 'workers')).num_waiting >= n, `${n} workers to pull`, {
+    intervalMs: 50,
+    observed: () => ws.map((w) => w.stderr()).join('\n---\n'),
+    stopIf: () => {
+      const gone = ws.find((w) => w.child.exitCode !== null);
+      return gone === undefined ? undefined : `a worker exited ${gone.child.exitCode}: ${gone.stderr()}`;
+    },
+  });
 }
 
 function publish(job: object): Promise<unknown> {
@@ -139,15 +141,16 @@ function publish(job: object): Promise<unknown> {
 
 async function task(id: string): Promise<Record<string, unknown>> {
   const kv = await new Kvm(nc).open('TASKS');
-  for (let i = 0; i < 600; i++) {
-    const e = await kv.get(id);
-    if (e !== null && e.operation === 'PUT') {
+  return eventually(
+    async () => {
+      const e = await kv.get(id);
+      if (e === null || e.operation !== 'PUT') return undefined;
       const t = e.json<Record<string, unknown>>();
-      if (t['state'] !== 'pending' && t['state'] !== 'running') return t;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`task ${id} got no result`);
+      return t['state'] !== 'pending' && t['state'] !== 'running' ? t : undefined;
+    },
+    `task ${id} to get a result`,
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
 
 function toolCalls(): string[] {
@@ -156,12 +159,14 @@ function toolCalls(): string[] {
 }
 
 async function untilToolCalls(n: number): Promise<string[]> {
-  for (let i = 0; i < 400; i++) {
-    const c = toolCalls();
-    if (c.length >= n) return c;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the tool was called ${toolCalls().length} times, not ${n}`);
+  return eventually(
+    () => {
+      const calls = toolCalls();
+      return calls.length >= n && calls;
+    },
+    `${n} calls of the tool`,
+    { intervalMs: 50, observed: toolCalls },
+  );
 }
 
 function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -227,18 +232,26 @@ describe('two fisk serve workers on one queue', () => {
   it('keeps working across a nats-server restart', async () => {
     const a = startWorker();
     await pulling(1, [a]);
-    await nats.kill();
-    await new Promise((r) => setTimeout(r, 1_000));
-    await nats.restart();
-    for (let i = 0; ; i++) {
-      try {
-        await publish({ id: 'restarted-1', prompt: 'after the restart' });
-        break;
-      } catch (err) {
-        if (i > 100) throw err;
-        await new Promise((r) => setTimeout(r, 100));
+    // the test's own connection to the same server sees it go, as the worker's does
+    let down = false;
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type !== 'disconnect') continue;
+        down = true;
+        return;
       }
-    }
+    })();
+    await nats.kill();
+    await eventually(() => down, 'the connection to see the server go');
+    await nats.restart();
+    await eventually(
+      async () => {
+        await publish({ id: 'restarted-1', prompt: 'after the restart' });
+        return true;
+      },
+      'a publish to succeed after the restart',
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(await task('restarted-1')).toMatchObject({ state: 'completed', answer: 'done: after the restart' });
     expect(a.child.exitCode).toBeNull();
   }, 120_000);

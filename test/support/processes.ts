@@ -1,5 +1,6 @@
 /** Watching the processes a test starts: whether one is still running, and the pids a fixture logs. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 /** Waits until a condition holds, polling; the MCP tests' helper, shared. */
 export { until } from '../../src/mcp/server/test-support.js';
@@ -24,8 +25,14 @@ export function loggedPids(file: string): number[] {
 
 /** Waits until `file` holds at least `n` pids (for up to 10 s) and returns those it holds. */
 export async function awaitLoggedPids(file: string, n: number): Promise<number[]> {
-  for (let i = 0; i < 2000 && loggedPids(file).length < n; i++) await new Promise((r) => setTimeout(r, 5));
-  return loggedPids(file);
+  return eventually(
+    () => {
+      const pids = loggedPids(file);
+      return pids.length >= n && pids;
+    },
+    `${n} pids logged to ${file}`,
+    { timeoutMs: 10_000, observed: () => loggedPids(file) },
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import { Terminal } from '@xterm/headless';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 export const COLUMNS = 72;
 export const ROWS = 16;
@@ -42,13 +43,15 @@ export function headless(record?: (chunk: string) => void): Screen {
     stdout: out as unknown as NodeJS.WriteStream,
     stdin: input as unknown as NodeJS.ReadStream,
     text,
-    until: async (needle) => {
-      for (;;) {
-        const t = text();
-        if (typeof needle === 'string' ? t.includes(needle) : needle.test(t)) return t;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
+    until: (needle) =>
+      eventually(
+        () => {
+          const shown = text();
+          return (typeof needle === 'string' ? shown.includes(needle) : needle.test(shown)) && shown;
+        },
+        `the screen to show ${String(needle)}`,
+        { observed: text },
+      ),
     press: (keys) => input.write(keys),
   };
 }

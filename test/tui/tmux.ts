@@ -1,5 +1,6 @@
 /** Driving a real tmux pane from a test: a server on its own socket, one pane, and a wait for what it shows. */
 import { execFileSync } from 'node:child_process';
+import { eventually } from '../../src/agenttest/eventually.js';
 
 /** Whether tmux is installed; the tests that need it are skipped without it. */
 export const hasTmux = ((): boolean => {
@@ -27,15 +28,16 @@ export function tmuxPane(socket: string, pane: string): TmuxPane {
   return {
     run,
     screen,
-    until: async (test, what) => {
-      let last = '';
+    until: (test, what) => {
       // a loaded machine can take a while to start the CLI; the wait is generous, the check exact
-      for (let i = 0; i < 10000; i++) {
-        last = screen();
-        if (test(last)) return last;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`the pane never showed ${what}; it showed:\n${last}`);
+      return eventually(
+        () => {
+          const shown = screen();
+          return test(shown) && shown;
+        },
+        `the pane to show ${what}`,
+        { timeoutMs: 200_000, intervalMs: 20, observed: screen },
+      );
     },
   };
 }

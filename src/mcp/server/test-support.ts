@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { eventually } from '../../agenttest/eventually.js';
 
 /** How a test client answers an approval request; absent means it cannot be asked at all. */
 export type ElicitAnswer = (request: ElicitRequest['params']) => Promise<unknown>;
@@ -31,13 +32,9 @@ export function latch(): Latch {
   return { promise, open };
 }
 
-/** Resolves once `predicate` holds, polling; waits on a condition, never asserts a duration. */
+/** Resolves once `predicate` holds: the suite's bounded wait, for a condition that needs no value back. */
 export async function until(predicate: () => boolean, what: string, limitMs = 20_000): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > limitMs) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await eventually(predicate, what, limitMs);
 }
 
 /** The text of a tool result's first content block. */

@@ -459,7 +459,8 @@ describe('the Slack channel', () => {
     const third = await slack.mention({ channel: CHANNEL, text: 'third' });
     await slack.until(() => (statusOf(third) !== undefined ? true : undefined), 'the third status');
     const drained = w.server.drain();
-    // the running turn still holds the socket open
+    // the running turn still holds the socket open: nothing signals a close that must not happen,
+    // so a wrongly early close is given a moment to show
     await new Promise((r) => setTimeout(r, 100));
     expect(slack.connections).toBe(1);
     hold.release();
