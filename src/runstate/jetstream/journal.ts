@@ -4,9 +4,17 @@
  * subject it targeted: our own message id means our earlier attempt landed and only its ack was
  * lost (adopt it); a meta record means a concurrent creator; anything else means another writer
  * holds the run.
+ *
+ * Every append after the first also reads the run's meta record, in the same round trip as the
+ * publish: a stream that was deleted, purged or recreated under a running run stops the run at
+ * its next append, and the record that append stored (it belongs to no run) is deleted again. A
+ * publish cannot be made conditional on another subject on the servers this runs against (that
+ * header arrived in nats-server 2.11 and is ignored before it), so the check rides beside the
+ * publish instead of before it; the record is deleted only when the meta record is gone, never
+ * when another writer took the sequence.
  */
 import { randomBytes } from 'node:crypto';
-import type { JetStreamClient, StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import { checkAppend, gapError } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { SessionRecord } from '../records.js';
@@ -17,6 +25,9 @@ import type { RunKeyspace } from './keyspace.js';
 import { explainRejection } from './rejection.js';
 
 const FENCE_FAILURES = new Set([10071, 10077]); // wrong last sequence; max messages per subject exceeded
+
+/** What the check beside an append found of the run's meta record. */
+type MetaState = 'present' | 'gone' | 'no_stream';
 
 export class JetStreamJournal implements Journal {
   readonly runId: string;
@@ -70,13 +81,20 @@ export class JetStreamJournal implements Journal {
     const check = checkAppend(record.seq, this.#lastSeq);
     if (check === 'duplicate') return 'duplicate';
     if (check === 'gap') throw gapError(record.seq, this.#lastSeq);
-    if (record.seq > 1) await this.#requireMeta();
     const target = this.#keys.subject(this.runId, record.seq);
     const msgID = `${this.#nonce}-${record.seq}`;
-    try {
-      await this.#js.publish(target, body, { msgID, expect: { lastSubjectSequence: 0 } });
-    } catch (err) {
-      if (!FENCE_FAILURES.has(apiCode(err) ?? 0)) throw unavailable(`cannot append to ${this.#where}`, err);
+    // the meta check and the publish travel together: one round trip, not two
+    const meta = record.seq > 1 ? this.#metaState() : Promise.resolve<MetaState>('present');
+    const published = this.#js.publish(target, body, { msgID, expect: { lastSubjectSequence: 0 } });
+    const [found, ack] = await Promise.allSettled([meta, published]);
+    if (found.status === 'rejected') throw unavailable(`cannot append to ${this.#where}`, found.reason);
+    if (found.value !== 'present') {
+      // what this append stored belongs to no run: it goes, and the run stops
+      if (ack.status === 'fulfilled') await this.#keys.removeMessage(ack.value.seq).catch(() => undefined);
+      throw this.#lost(found.value);
+    }
+    if (ack.status === 'rejected') {
+      if (!FENCE_FAILURES.has(apiCode(ack.reason) ?? 0)) throw unavailable(`cannot append to ${this.#where}`, ack.reason);
       await this.#explainFence(target, msgID, record.seq);
     }
     this.#lastSeq = record.seq;
@@ -84,25 +102,34 @@ export class JetStreamJournal implements Journal {
   }
 
   /**
-   * Before every append after the first: the run's meta record must still be there. A stream that
-   * was deleted, purged or recreated under a running run would otherwise take records nobody can
-   * find again; the run stops instead, saying what happened.
+   * Before every append after the first: whether the run's meta record is still there. A stream
+   * that was deleted, purged or recreated under a running run would otherwise take records nobody
+   * can find again; the run stops instead, saying what happened.
    */
-  async #requireMeta(): Promise<void> {
-    let meta: StoredMsg | null;
+  async #metaState(): Promise<MetaState> {
     try {
-      meta = await this.#keys.lastMsg(this.#keys.subject(this.runId, 1));
+      return (await this.#keys.lastMsg(this.#keys.subject(this.runId, 1))) === null ? 'gone' : 'present';
     } catch (err) {
-      if (apiCode(err) === STREAM_NOT_FOUND) {
-        throw new RunStateError('unavailable', `cannot append to run ${JSON.stringify(this.runId)}: stream ${JSON.stringify(this.#keys.stream)} no longer exists; the run cannot continue`);
-      }
-      throw unavailable(`cannot append to ${this.#where}`, err);
+      if (apiCode(err) === STREAM_NOT_FOUND) return 'no_stream';
+      throw err;
     }
-    if (meta === null) {
-      throw new RunStateError(
-        'not_found',
-        `cannot append to run ${JSON.stringify(this.runId)}: its meta record is gone from stream ${JSON.stringify(this.#keys.stream)} (the stream was purged, recreated or edited); the run cannot continue. Remove what is left with: fisk session rm ${this.runId}`,
-      );
+  }
+
+  #lost(state: Exclude<MetaState, 'present'>): RunStateError {
+    const run = JSON.stringify(this.runId);
+    const stream = JSON.stringify(this.#keys.stream);
+    switch (state) {
+      case 'no_stream':
+        return new RunStateError('unavailable', `cannot append to run ${run}: stream ${stream} no longer exists; the run cannot continue`);
+      case 'gone':
+        return new RunStateError(
+          'not_found',
+          `cannot append to run ${run}: its meta record is gone from stream ${stream} (the stream was purged, recreated or edited); the run cannot continue. Remove what is left with: fisk session rm ${this.runId}`,
+        );
+      default: {
+        const never: never = state;
+        return new RunStateError('unavailable', `unknown meta state ${String(never)}`);
+      }
     }
   }
 

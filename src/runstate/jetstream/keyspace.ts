@@ -79,6 +79,11 @@ export class RunKeyspace {
     }
   }
 
+  /** Removes one message by its stream sequence; false when it was not there. */
+  removeMessage(streamSeq: number): Promise<boolean> {
+    return this.#jsm.streams.deleteMessage(this.stream, streamSeq, false);
+  }
+
   /** Decodes a stored message, refusing one whose record does not belong on its subject (`corrupt`). */
   decodeAt(message: RecordMessage): StoredRecord {
     let record: StoredRecord;

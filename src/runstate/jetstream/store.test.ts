@@ -129,6 +129,55 @@ describe('jetstream session backend under loss and corruption', () => {
     expect((await jsm.streams.info('RECREATED')).state.messages).toBe(0);
   });
 
+  it('stops an append after the whole stream was purged, and leaves the stream empty', async () => {
+    const store = await fresh('PURGED', 'pg');
+    const j = await startRun(store, { runId: 'r', fingerprint, prompt: 'p' });
+    await j.append(terminal(2));
+    await jsm.streams.purge('PURGED');
+    const err = await failure(j.append(terminal(3)));
+    expect(isRunStateError(err, 'not_found')).toBe(true);
+    expect(err.message).toMatch(/its meta record is gone from stream "PURGED"/);
+    expect(j.lastSeq()).toBe(2);
+    expect((await jsm.streams.info('PURGED')).state.messages).toBe(0);
+    // the journal stays stopped: a retry of the same record is refused the same way
+    expect(isRunStateError(await failure(j.append(terminal(3))), 'not_found')).toBe(true);
+    expect((await jsm.streams.info('PURGED')).state.messages).toBe(0);
+  });
+
+  it('leaves a recreated stream empty even when the append lands on a record sequence the new stream has free', async () => {
+    const store = await fresh('REBORN', 'rb');
+    const j = await startRun(store, { runId: 'r', fingerprint, prompt: 'p' });
+    await j.append(terminal(2));
+    await jsm.streams.delete('REBORN');
+    await jsm.streams.add({ name: 'REBORN', ...good, subjects: ['rb.>'] });
+    // another run in the new stream: it must keep its records
+    const other = await startRun(await jetstreamSessionStore(conn, 'REBORN'), { runId: 'other', fingerprint, prompt: 'q' });
+    const err = await failure(j.append(terminal(3)));
+    expect(isRunStateError(err, 'not_found')).toBe(true);
+    const state = (await jsm.streams.info('REBORN', { subjects_filter: 'rb.>' })).state;
+    expect(Object.keys(state.subjects ?? {})).toEqual(['rb.other._meta']);
+    await other.close();
+  });
+
+  it('refuses a writer whose record sequence another writer stored first, and keeps the other writer\'s record', async () => {
+    const store = await fresh('TWOWRITERS', 'tw');
+    const a = await startRun(store, { runId: 'r', fingerprint, prompt: 'p' });
+    const b = await (await jetstreamSessionStore(conn, 'TWOWRITERS')).open('r');
+    await b.append(terminal(2));
+    const err = await failure(a.append(terminal(2)));
+    expect(isRunStateError(err, 'locked')).toBe(true);
+    expect(err.message).toMatch(/another writer holds it/);
+    expect(a.lastSeq()).toBe(1);
+    expect(await a.isHeld()).toBe(false);
+    const held = await jsm.streams.getMessage('TWOWRITERS', { last_by_subj: 'tw.r.2' });
+    expect(held?.header?.get('Nats-Msg-Id')).toMatch(/-2$/);
+    expect((await store.load('r')).map((r) => r.seq)).toEqual([1, 2]);
+    // the one that stored it goes on
+    await b.append(terminal(3));
+    expect((await store.load('r')).map((r) => r.seq)).toEqual([1, 2, 3]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('lists a corrupt journal as corrupt with the reason, and rm removes it', async () => {
     const store = await fresh('CORRUPTLS', 'cl');
     const j = await startRun(store, { runId: 'bad', fingerprint, prompt: 'p' });
