@@ -14,7 +14,7 @@
  */
 import { IDENTITY_PATTERN_SOURCE, PROTOCOLS, PROTOCOL_NAMESPACE, REQUEST_ID_PATTERN_SOURCE, schemaFileOf } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
-import { BLOCK_TYPES, HOSTED_QUESTION_MODES, QUESTION_KINDS, STOP_REASONS } from './types.js';
+import { BLOCK_TYPES, HOSTED_QUESTION_MODES, QUESTION_KINDS, RUN_FAILURE_CLASSES, STOP_REASONS } from './types.js';
 import type { BlockType } from './types.js';
 
 export type SchemaMode = 'strict' | 'lenient';
@@ -144,7 +144,18 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
   },
   'io.choria.fisk-ai.v1.run.abort': { properties: { reason: str }, required: [] },
   'io.choria.fisk-ai.v1.run.outcome': {
-    properties: { outcome: { type: 'object', properties: { status: str }, required: ['status'] }, failure: closed({ code: str, category: str, message: str }, ['code', 'category', 'message']) },
+    properties: { outcome: { type: 'object', properties: { status: str }, required: ['status'] }, failure: closed(
+        {
+          class: { enum: [...RUN_FAILURE_CLASSES] },
+          code: str,
+          category: str,
+          message: str,
+          // a configuration error's issues, each naming the key to change
+          issues: { type: 'array', items: closed({ code: str, key: str, message: str, at: str }, ['code', 'key', 'message']) },
+        },
+        ['code', 'category', 'message'],
+      ),
+    },
     required: [],
   },
 };

@@ -207,8 +207,25 @@ export type RunAbortMessage = Header<'io.choria.fisk-ai.v1.run.abort'> & { reado
 /** How the hosted run ended (`outcome`), or why it never started (`failure`). */
 export type RunOutcomeMessage = Header<'io.choria.fisk-ai.v1.run.outcome'> & {
   readonly outcome?: Readonly<Record<string, unknown>>;
-  readonly failure?: { readonly code: string; readonly category: string; readonly message: string };
+  readonly failure?: RunFailure;
 };
+
+/**
+ * Which error a hosted run's failure was raised as, so the client raises the same one: a
+ * configuration error, a host error, or another (kept as its code and category).
+ */
+export const RUN_FAILURE_CLASSES = ['config', 'host', 'other'] as const;
+export type RunFailureClass = (typeof RUN_FAILURE_CLASSES)[number];
+
+/** Why a hosted run never started: the error's class, code, category and message, and a configuration error's issues. */
+export interface RunFailure {
+  readonly class?: RunFailureClass;
+  readonly code: string;
+  readonly category: string;
+  readonly message: string;
+  /** Each issue of a configuration error, with the key it names. */
+  readonly issues?: readonly { readonly code: string; readonly key: string; readonly message: string; readonly at?: string }[];
+}
 
 /** Every message by its protocol id. */
 export interface MessageMap {

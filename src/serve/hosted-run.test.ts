@@ -9,10 +9,11 @@ import type { AgentEvent } from '../agent/events.js';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
-import { startRun } from '../host/index.js';
-import type { HostError, Runtime } from '../host/index.js';
+import { HostError, startRun } from '../host/index.js';
+import type { Runtime } from '../host/index.js';
+import { ConfigError } from '../config/index.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
-import { serveRunsInProcess } from './hosted-run.js';
+import { failureOf, serveRunsInProcess } from './hosted-run.js';
 import type { InprocRunHost } from './hosted-run.js';
 import { HostedRunFailure, startHostedRun } from './remote-handle.js';
 import type { HostedRunHandle } from './remote-handle.js';
@@ -225,5 +226,42 @@ describe('a hosted run', () => {
     } finally {
       await service.stop();
     }
+  });
+
+  it('a start the host refuses with a configuration error arrives as that ConfigError, each issue with its key', async () => {
+    const raised = new ConfigError([
+      { code: 'value', key: 'harness.sessions.backend', message: 'unknown session backend "tape"' },
+      { code: 'missing', key: 'nats_context', message: 'is required by harness.sessions.backend: nats', at: 'agent.yaml:4:3' },
+    ]);
+    const bus = new InprocBus();
+    const serving = createTransport('inproc', { bus });
+    // a host whose run fails to start as the host's own begin does: the failure, then the refusal
+    const server = startPromptServer({
+      identity: 'peer',
+      transport: serving,
+      handler: () => Promise.resolve({ stop_reason: 'end_turn', text: 'x' }),
+      hostedRuns: async (run) => {
+        await run.outcome({ failure: failureOf(raised) });
+        return { error: raised.message, stop_reason: 'error', code: 'refused' };
+      },
+    });
+    const service = await startToolService(serving, { identity: 'peer', card: buildAgentCard({ name: 'peer', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [server.endpoint] });
+    try {
+      const caller = createTransport('inproc', { bus });
+      const err: unknown = await startHostedRun({ transport: caller, self: 'client', agent: 'peer', start: { prompt: 'p', questions: 'none' } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(err).toMatchObject({ key: 'harness.sessions.backend', code: 'value', category: 'configuration', message: raised.message, issues: raised.issues });
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('a host error keeps its class and code across the transport', async () => {
+    fake.reply(anthropicText('done'));
+    const handle = await start({ prompt: 'once', questions: 'none' });
+    await handle.outcome;
+    const err: unknown = await handle.followUp('   ').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HostError);
+    expect(err).toMatchObject({ code: 'usage', message: 'a follow-up needs a prompt' });
   });
 });

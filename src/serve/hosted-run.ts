@@ -9,7 +9,8 @@
  * on a transport that stays in it.
  */
 import { checkIdentity, createTransport, IDENTITY_PATTERN, InprocBus, SERVICE_DESCRIPTION, SERVICE_VERSION, startPromptServer } from '../a2a/index.js';
-import type { AnswerValue, AskResult, HostedRun, HostedRunHandler, RunEnding, Transport } from '../a2a/index.js';
+import type { AnswerValue, AskResult, HostedRun, HostedRunHandler, RunEnding, RunFailure, Transport } from '../a2a/index.js';
+import { ConfigError } from '../config/index.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { isFiskError } from '../errors/fisk-error.js';
 import { HostError, startRun } from '../host/index.js';
@@ -95,10 +96,19 @@ interface Kept {
   readonly relay: RelayPrompter | undefined;
 }
 
-/** Why a run never started, in the form a client rebuilds with the same message and exit status. */
-function failureOf(err: unknown): { code: string; category: string; message: string } {
+/**
+ * Why a run never started, in the form a client raises again as the same error: a configuration
+ * error with every issue and the key it names, a host error with its code, anything else with its
+ * code, category and message.
+ */
+export function failureOf(err: unknown): RunFailure {
   const message = err instanceof Error ? err.message : String(err);
-  return isFiskError(err) ? { code: err.code, category: err.category, message } : { code: 'internal', category: 'internal', message };
+  if (err instanceof ConfigError) {
+    const issues = err.issues.map((i) => ({ code: i.code, key: i.key, message: i.message, ...(i.at === undefined ? {} : { at: i.at }) }));
+    return { class: 'config', code: err.code, category: err.category, message, issues };
+  }
+  if (err instanceof HostError) return { class: 'host', code: err.code, category: err.category, message };
+  return isFiskError(err) ? { class: 'other', code: err.code, category: err.category, message } : { class: 'other', code: 'internal', category: 'internal', message };
 }
 
 /** What a new start runs. */

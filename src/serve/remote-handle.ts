@@ -12,7 +12,7 @@
  * - the outcome is a `RunOutcome`, its counters derived from the events the agent sent.
  */
 import { A2aError, delegate } from '../a2a/index.js';
-import type { AnswerValue, HostedRunStart, QuestionMessage, Transport } from '../a2a/index.js';
+import type { AnswerValue, HostedRunStart, QuestionMessage, RunFailure, Transport } from '../a2a/index.js';
 import type { AgentEvent, EventSink } from '../agent/events.js';
 import { NO_COUNTERS, zeroByKind } from '../agent/counters.js';
 import type { RunOutcome } from '../agent/outcome.js';
@@ -20,8 +20,8 @@ import { CONFIG_ERROR_CODES, ConfigError } from '../config/index.js';
 import type { ConfigErrorCode } from '../config/index.js';
 import { ERROR_CATEGORIES, FiskError } from '../errors/fisk-error.js';
 import type { ErrorCategory } from '../errors/fisk-error.js';
-import { EventHub, HostError, takesFollowUp } from '../host/index.js';
-import type { FollowUpOptions, QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
+import { EventHub, HOST_ERROR_CODES, HostError, takesFollowUp } from '../host/index.js';
+import type { FollowUpOptions, HostErrorCode, QuestionAnswer, RunHandle, RunStart } from '../host/index.js';
 import { stopReason, ZERO_USAGE } from '../llm/types.js';
 import type { SystemBlock } from '../llm/types.js';
 import type { Prompter } from '../toolkit/tool.js';
@@ -244,11 +244,19 @@ function categoryOf(value: string): ErrorCategory {
   return (ERROR_CATEGORIES as readonly string[]).includes(value) ? (value as ErrorCategory) : 'internal';
 }
 
-/** The host's failure as it was raised: a configuration error is one again, anything else keeps its code and category. */
-function rebuiltFailure(f: { readonly code: string; readonly category: string; readonly message: string }): Error {
-  if (f.category === 'configuration' && (CONFIG_ERROR_CODES as readonly string[]).includes(f.code)) {
-    return new ConfigError(f.message.split('\n').map((message) => ({ code: f.code as ConfigErrorCode, key: '', message })));
+const isConfigCode = (code: string): code is ConfigErrorCode => (CONFIG_ERROR_CODES as readonly string[]).includes(code);
+const isHostCode = (code: string): code is HostErrorCode => (HOST_ERROR_CODES as readonly string[]).includes(code);
+
+/**
+ * The host's failure as it was raised: a configuration error is one again, with each issue and
+ * the key it names; a host error is one again; anything else keeps its code and category.
+ */
+export function rebuiltFailure(f: RunFailure): Error {
+  const issues = f.issues ?? [];
+  if (f.class === 'config' && issues.length > 0 && issues.every((i) => isConfigCode(i.code))) {
+    return new ConfigError(issues.map((i) => ({ code: i.code as ConfigErrorCode, key: i.key, message: i.message, ...(i.at === undefined ? {} : { at: i.at }) })));
   }
+  if (f.class === 'host' && isHostCode(f.code)) return new HostError(f.code, f.message);
   return new HostedRunFailure(f.code, categoryOf(f.category), f.message);
 }
 

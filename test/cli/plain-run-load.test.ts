@@ -1,6 +1,7 @@
 /**
  * `fisk run` with a plain configuration (no application, no NATS context, no MCP, no knowledge,
- * no telemetry, no terminal) loads nothing for the capabilities it does not use. The compiled CLI
+ * no telemetry, no terminal) loads nothing for the capabilities it does not use: no a2a, serving,
+ * NATS, MCP, knowledge, memory backend, telemetry exporter or terminal view. The compiled CLI
  * runs under a module hook that writes down every module Node loads (the bundle would hide the
  * package names in its chunks); the bundled program is watched for the chunks it reads.
  */
@@ -25,7 +26,11 @@ const UNUSED: ReadonlyArray<readonly [string, RegExp]> = [
   ['the OpenTelemetry SDK and exporters', /\/node_modules\/@opentelemetry\/(sdk-|exporter-|otlp-)/],
   ['the terminal view', /\/node_modules\/(ink|react)\/|\/dist\/tui\/(?!select\.js)/],
   ['the MCP server and client', /\/dist\/mcp\//],
-  ['the job queue, provisioning and the tool server', /\/dist\/serve\/(jobs|job-puller|provision|tool-server|server)\.js/],
+  // the run is consumed as the handle startRun returns: no a2a exchange, in process or not
+  ['the a2a protocol, its schema checks and its transports', /\/dist\/a2a\/|\/node_modules\/ajv\//],
+  ['serving, delegation and the hosted run', /\/dist\/serve\//],
+  ['remote tools', /\/dist\/remotetools\//],
+  ['the web server', /\/dist\/web\//],
   ['the task store', /\/dist\/tasks\//],
   ['the memory store', /\/dist\/memory\/(?!sanitize\.js)/],
   ['the connections to NATS', /\/dist\/conns\/(nats-connect|transient|connection-watch)\.js/],
@@ -88,13 +93,13 @@ describe('fisk run with a plain configuration', () => {
     for (const [what, pattern] of UNUSED) expect({ what, loaded: r.loaded.filter((u) => pattern.test(u)) }).toEqual({ what, loaded: [] });
   }, 60_000);
 
-  it('in the bundled program, reads no chunk of the NATS client, the MCP SDK or the terminal view', async () => {
+  it('in the bundled program, reads no chunk of a2a, serving, the NATS client, the MCP SDK or the terminal view', async () => {
     const r = await loadedBy('bundled', ['--require', join(dir, 'require-hook.cjs')], MAIN);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('plain answer');
     const chunks = r.loaded.filter((f) => f.includes('/dist/bin/'));
     expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.filter((f) => /\/chunks\/(transport-node|internal_mod|jetstream|kv|services|mcp|tui|vendor-ink|slack|knowledge)[-.]/.test(f))).toEqual([]);
-    expect(r.loaded.filter((f) => /better-sqlite3|@modelcontextprotocol|@nats-io/.test(f))).toEqual([]);
+    expect(chunks.filter((f) => /\/chunks\/(transport-node|internal_mod|jetstream|kv|services|mcp|tui|vendor-ink|slack|knowledge|a2a|remote-run|remotetools|serve|server|2020)[-.]/.test(f))).toEqual([]);
+    expect(r.loaded.filter((f) => /better-sqlite3|@modelcontextprotocol|@nats-io|validators\.generated/.test(f))).toEqual([]);
   }, 60_000);
 });

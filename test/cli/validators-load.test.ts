@@ -1,20 +1,26 @@
 /**
  * The bundled CLI checks a2a messages with the schema checks the build wrote out, and never
- * compiles the schemas at start: a run (hosted behind the in-process a2a transport) is watched
- * with a hook on `require` that writes down what it loads.
+ * compiles the schemas at start: a remote run (`fisk run --nats-context`, which speaks a2a over a
+ * real nats-server) is watched with a hook on `require` that writes down what it loads.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNatsServer } from '../../src/agenttest/nats-server.js';
+import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { ensureBuilt, MAIN } from './support.js';
 
 let dir: string;
+let nats: NatsServer;
 
-beforeAll(() => {
+beforeAll(async () => {
   ensureBuilt();
+  nats = await startNatsServer();
   dir = mkdtempSync(join(tmpdir(), 'fisk-validators-load-'));
+  mkdirSync(join(dir, 'xdg', 'nats', 'context'), { recursive: true });
+  writeFileSync(join(dir, 'xdg', 'nats', 'context', 'lab.json'), JSON.stringify({ url: nats.url }));
   writeFileSync(
     join(dir, 'hook.cjs'),
     `const M = require('node:module');\nconst load = M._load;\n` +
@@ -22,21 +28,27 @@ beforeAll(() => {
       `  if (/validators\\.generated|ajv\\/dist\\/(2020|compile)/.test(request)) process.stderr.write('LOADED ' + request + '\\n');\n` +
       `  return load.call(this, request, ...rest);\n};\n`,
   );
-  writeFileSync(join(dir, 'agent.yaml'), 'identity: checker\nsystem_prompt: You answer.\nllm:\n  model: claude-fake-1\n');
 }, 180_000);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await nats.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the bundled CLI', () => {
-  it('loads the generated schema checks and not ajv', () => {
-    // nothing listens on port 9: the run stops at its first model call, after the hosted start
-    const r = spawnSync(process.execPath, ['--require', join(dir, 'hook.cjs'), MAIN, 'run', '--no-tui', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', 'hi'], {
+  it('loads the generated schema checks and not ajv', async () => {
+    // nobody serves the agent: the prompt is encoded and checked, then refused as unavailable
+    const child = spawn(process.execPath, ['--require', join(dir, 'hook.cjs'), MAIN, 'run', '--no-tui', '--nats-context', 'lab', '--identity', 'nobody', 'hi'], {
       cwd: dir,
-      env: { PATH: process.env['PATH'], HOME: dir, NO_COLOR: '1' },
-      encoding: 'utf8',
-      timeout: 60_000,
+      env: { PATH: process.env['PATH'], HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    expect(r.stderr).toMatch(/LOADED .*dist\/a2a\/validators\.generated\.cjs/);
-    expect(r.stderr).not.toMatch(/LOADED ajv/);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(stderr).toMatch(/nobody/);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/LOADED .*dist\/a2a\/validators\.generated\.cjs/);
+    expect(stderr).not.toMatch(/LOADED ajv/);
   }, 90_000);
 });

@@ -1,20 +1,15 @@
 /**
  * What `fisk run` does once its flags are parsed (loaded only when the command runs): `fisk run [query...]` on the line surface: the answer on stdout, everything else on stderr,
- * questions asked on the terminal (No first) and declined without one. The host builds the agent
- * and serves its runs behind the in-process a2a transport; this file parses flags, drives the run
- * as that transport's client, wires the terminal and presents the outcome.
+ * questions asked on the terminal (No first) and declined without one. The host builds the runtime
+ * and starts the run; this file turns the flags into what to run, consumes the run's handle
+ * directly (the same handle a remote run gives), wires the terminal and presents the outcome.
  */
 import { resolve } from 'node:path';
 import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings } from '../../config/index.js';
-import type { HostedRunStart } from '../../a2a/index.js';
-import { assembleTools, openRuntime, twoStageInterrupt } from '../../host/index.js';
-import type { FollowUpOptions, RunHandle, Runtime } from '../../host/index.js';
-// the in-process host and its client alone: the rest of serve (NATS, jobs, provisioning) stays unloaded
-import { serveRunsInProcess } from '../../serve/hosted-run.js';
-import type { InprocRunHost } from '../../serve/hosted-run.js';
-import { startHostedRun } from '../../serve/remote-handle.js';
+import { assembleTools, openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
+import type { FollowUpOptions, HostTelemetry, RunHandle, RunInput, Runtime, StartRunOptions } from '../../host/index.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -62,10 +57,20 @@ async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, 
   println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
 }
 
+/** What the flags ask to run first: the resumed run, or the prompt, journaled with `--checkpoint` (under `--name`). */
+function firstInput(flags: RunFlags, prompt: string): RunInput {
+  if (flags.resume !== undefined) return { resume: flags.resume, force: flags.force === true };
+  return { prompt, ...(flags.checkpoint === true ? { checkpoint: flags.name === undefined ? {} : { runId: flags.name } } : {}) };
+}
+
+/** How every run of this command is driven: command tools run in its directory, under its telemetry. */
+function runOptions(io: Io, telemetry: HostTelemetry, extra: StartRunOptions): StartRunOptions {
+  return { workDir: io.cwd, telemetry, ...extra };
+}
+
 interface FullScreenParts {
   readonly runtime: Runtime;
-  readonly host: InprocRunHost;
-  readonly telemetry: Awaited<ReturnType<typeof openCommandTelemetry>>;
+  readonly telemetry: HostTelemetry;
   readonly verbose: boolean;
   readonly toolOutput: boolean;
   readonly debug: ReturnType<typeof openRunDebugFiles>;
@@ -81,24 +86,19 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   // the terminal libraries load only for a run that takes the full screen
   const { chatOutcome, localCard, runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   // questions go out as events and come back through the handle; the model's text streams
-  const base = { questions: 'events' as const, stream: true, interactive: true };
+  const base = runOptions(io, p.telemetry, { prompter: 'handle', stream: true, interactive: true });
   const prompt = query.join(' ').trim();
   const journaled = flags.checkpoint === true;
-  const start = (s: HostedRunStart): Promise<RunHandle> => startHostedRun({ transport: p.host.transport, self: p.host.agent, agent: p.host.agent, start: s });
   // with no query, the view opens on the input row and waits for the person's first prompt
   const waiting = flags.resume === undefined && prompt === '';
-  const first = waiting
-    ? undefined
-    : await start({
-        ...(flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(journaled ? { checkpoint: true, ...(flags.name === undefined ? {} : { name: flags.name }) } : {}) }),
-        ...base,
-      });
+  const first = waiting ? undefined : await startRun(p.runtime, firstInput(flags, prompt), base);
   // the first conversation takes --name; later ones (after /clear) get their own ids
   let named = first !== undefined;
   const startSession = (text: string, options: FollowUpOptions): Promise<RunHandle> => {
-    const name = !named && flags.name !== undefined ? { name: flags.name } : {};
+    const name = !named && flags.name !== undefined ? { runId: flags.name } : {};
     named = true;
-    return start({ prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: true, ...name } : {}), ...base, ...(options.model === undefined ? {} : { model: options.model }) });
+    const input: RunInput = { prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: name } : {}) };
+    return startRun(p.runtime, input, { ...base, ...(options.model === undefined ? {} : { model: options.model }) });
   };
   const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
   const result = await runFullScreen({
@@ -163,7 +163,6 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   const cleanup: (() => void)[] = [];
   let runtime: Runtime | undefined;
   let handle: RunHandle | undefined;
-  let host: InprocRunHost | undefined;
   let iteration: number | undefined;
   // a Ctrl-C before the run has started ends it here (the introspection is already stopped)
   const interruptedLoading = (err: unknown): never => {
@@ -187,14 +186,11 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
       .finally(stopLoading);
     for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
 
-    // the agent is hosted behind the in-process a2a transport and driven as its client, the path
-    // a remote client and a peer take
-    host = await serveRunsInProcess({ runtime, identity: config.identity, workDir: io.cwd, telemetry });
     let prompter: Prompter | undefined = deps.prompter;
     const stdin = deps.stdin ?? process.stdin;
     const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: !flags.tui, env: envFlag(env, 'NO_TUI'), config: config.harness.noTui });
     if (full) {
-      const code = await fullScreenRun(query, flags, io, { runtime, host, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
+      const code = await fullScreenRun(query, flags, io, { runtime, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
       if (code !== EXIT.ok) throw new ExitWith(code);
       return;
     }
@@ -251,17 +247,8 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const streamed = io.out.isTTY === true ? new AnswerStream(io.out, markdown) : undefined;
     const status = shouldShowProgress(io.err.isTTY === true, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
     if (status !== undefined) cleanup.push(() => status.clear());
-    handle = await startHostedRun({
-      transport: host.transport,
-      self: host.agent,
-      agent: host.agent,
-      start: {
-        ...(flags.resume !== undefined ? { resume: flags.resume, force: flags.force === true } : { prompt, ...(flags.checkpoint === true ? { checkpoint: true, ...(flags.name === undefined ? {} : { name: flags.name }) } : {}) }),
-        questions: prompter === undefined ? 'none' : 'ask',
-        ...(streamed === undefined ? {} : { stream: true }),
-      },
-      ...(prompter === undefined ? {} : { prompter }),
-    });
+    // questions go to the terminal's prompter, or, with none, every gated call is declined
+    handle = await startRun(runtime, firstInput(flags, prompt), runOptions(io, telemetry, { ...(prompter === undefined ? {} : { prompter }), ...(streamed === undefined ? {} : { stream: true }) }));
     const start = handle.start;
     if (start.kind === 'resumed') {
       if (start.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`);
@@ -294,7 +281,6 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   } finally {
     for (const c of cleanup.reverse()) c();
     await handle?.close();
-    await host?.close();
     await runtime?.close();
     await finishCommandTelemetry(telemetry, io);
   }
