@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { KnowledgeError } from './errors.js';
 
 /**
@@ -23,9 +23,17 @@ export interface VectorSettings {
 
 const KEYS = ['model', 'dimension', 'normalized', 'query_prefix', 'document_prefix'] as const;
 
+// compiled once per connection: every search reads the identity
+const reading = new WeakMap<Database, Statement>();
+
 /** Reads the pinned identity; `undefined` for a lexical-only index. */
 export function readIdentity(db: Database): VectorIdentity | undefined {
-  const rows = db.prepare(`SELECT key, value FROM knowledge_meta`).all() as { key: string; value: string }[];
+  let st = reading.get(db);
+  if (st === undefined) {
+    st = db.prepare(`SELECT key, value FROM knowledge_meta`);
+    reading.set(db, st);
+  }
+  const rows = st.all() as { key: string; value: string }[];
   const m = new Map(rows.map((r) => [r.key, r.value]));
   const model = m.get('model');
   if (model === undefined || model === '') return undefined;

@@ -1,5 +1,6 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { HEADING_SEPARATOR } from './chunker.js';
+import { dataVersion } from './data-version.js';
 import { quoteTerm } from './query.js';
 import { BM25_WEIGHTS } from './schema.js';
 import { Stemmer } from './stems.js';
@@ -180,7 +181,7 @@ function stemmer(): Stemmer {
 }
 
 function cacheFor(db: Db): Cache {
-  const version = db.pragma('data_version', { simple: true }) as number;
+  const version = dataVersion(db);
   let c = caches.get(db);
   if (c === undefined) {
     const weights = BM25_WEIGHTS.join(', ');

@@ -1,4 +1,5 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { dataVersion } from './data-version.js';
 import { quoteTerm } from './query.js';
 
 /**
@@ -18,7 +19,7 @@ interface Cache {
 const caches = new WeakMap<Db, Cache>();
 
 function cacheFor(db: Db): Cache {
-  const version = db.pragma('data_version', { simple: true }) as number;
+  const version = dataVersion(db);
   let c = caches.get(db);
   if (c === undefined) {
     c = {
