@@ -16,24 +16,23 @@ import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } fro
 import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
 import { hostname } from 'node:os';
 import type { Duration } from '../config/index.js';
-import { isRetryableFailure } from '../errors/index.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import type { RunInput, Runtime } from '../host/index.js';
 import { isRunStateError, loadRun } from '../runstate/index.js';
 import type { SessionStore } from '../runstate/index.js';
-import { isFinalState, isTaskError, openTaskStore, pendingTask, taskBackendNeeds } from '../tasks/index.js';
-import type { TaskRecord, TaskResult, TaskStore } from '../tasks/index.js';
-import type { Channel, PauseListener, Settlement, Work, WorkIds, WorkResult } from './channel.js';
+import { isFinalState, openTaskStore, pendingTask, taskBackendNeeds } from '../tasks/index.js';
+import type { TaskRecord, TaskStore } from '../tasks/index.js';
+import type { Channel, PauseListener, Work, WorkIds } from './channel.js';
 import { DependencyPause } from './dependency-pause.js';
 import type { Admission, ChannelStatus, DependencyPauseOptions } from './dependency-pause.js';
 import { suggestedReplicas } from '../util/replicas.js';
 import { ServeError } from './errors.js';
-import { dependenciesAnswered, dispositionOf, retryDelayMs, settledByJournal } from './job-outcome.js';
+import { JobDesk } from './job-desk.js';
+import { settledByJournal } from './job-outcome.js';
 import { JobPuller } from './job-puller.js';
 import { decodeJob, jobBudget, jobRunId, sequenceTaskId } from './job.js';
+import { JobWork } from './job-work.js';
 
-/** How long work handed back without counting an attempt waits before it is offered again. */
-const RETRY_DELAY_MS = 5_000;
 /** Attempts a job gets before it is stored `dead` (`expose.agent.jobs.max_deliver`). */
 export const DEFAULT_MAX_DELIVER = 5;
 /** Pulls failing without a break for this long stop the worker. */
@@ -149,274 +148,171 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
  * Binds the operator's stream and consumer (never creates them) and returns the channel. Throws
  * ServeError `no_endpoint` naming the `nats stream add` or `nats consumer add` command.
  */
-export async function openJobsChannel(opts: JobsChannelOptions): Promise<JobsChannel> {
-  const { nats, stream, tasks, sessions } = opts;
-  const warn = opts.warn ?? ((): void => undefined);
-  const worker = opts.worker ?? defaultWorkerId();
-  const maxDeliver = Math.max(1, opts.maxDeliver ?? DEFAULT_MAX_DELIVER);
-  const bound = await bindQueue(nats, stream, opts.consumer);
-  const ackWaitMs = Math.max(1_000, Math.floor((bound.consumerInfo.config.ack_wait ?? 30e9) / 1e6));
-  const js = jetstream(nats.connection, nats.jetstream);
-  const consumer: Consumer = await js.consumers.get(stream, opts.consumer);
-  const closing = new AbortController();
-  // the server logs a pause once and reports itself not ready; without a server, the warning says it
-  let listener: PauseListener | undefined;
-  const pause = new DependencyPause({
-    ...opts.pause,
-    onPause: (reason) => (listener === undefined ? warn(`jobs: pulling paused after ${reason}`) : listener.paused(reason)),
-    onResume: (ms) => (listener === undefined ? warn(`jobs: pulling resumed after a pause of ${Math.round(ms / 1000)} s`) : listener.resumed()),
-  });
+export function openJobsChannel(opts: JobsChannelOptions): Promise<JobsChannel> {
+  return JetStreamJobsChannel.open(opts);
+}
 
-  /** Keeps a message from being redelivered while this worker still holds it. */
-  const keepAlive = (msg: JsMsg): (() => void) => {
-    const timer = setInterval(() => msg.working(), Math.max(250, Math.floor(ackWaitMs / 3)));
-    timer.unref();
-    return () => clearInterval(timer);
-  };
+/** The work-queue channel: pulls a job when a worker is free and hands it over as work. */
+export class JetStreamJobsChannel implements JobsChannel {
+  readonly name = 'jobs';
+  readonly workers: number;
+  readonly stream: string;
+  readonly consumer: string;
+  readonly subject: string;
+  readonly worker: string;
+  readonly #opts: JobsChannelOptions;
+  readonly #desk: JobDesk;
+  readonly #puller: JobPuller;
+  readonly #closing: AbortController;
+  #listener: PauseListener | undefined;
 
-  const handBack = (msg: JsMsg, delayMs: number): void => {
-    try {
-      msg.nak(delayMs);
-    } catch {
-      // the connection is gone: the ack wait hands the message back instead
+  private constructor(opts: JobsChannelOptions, bound: BoundQueue, consumer: Consumer) {
+    const { nats, stream } = opts;
+    const warn = opts.warn ?? ((): void => undefined);
+    this.#opts = opts;
+    this.workers = opts.workers;
+    this.stream = stream;
+    this.consumer = opts.consumer;
+    this.subject = bound.subject;
+    this.worker = opts.worker ?? defaultWorkerId();
+    this.#closing = new AbortController();
+    // the server logs a pause once and reports itself not ready; without a server, the warning says it
+    const pause = new DependencyPause({
+      ...opts.pause,
+      onPause: (reason) => (this.#listener === undefined ? warn(`jobs: pulling paused after ${reason}`) : this.#listener.paused(reason)),
+      onResume: (ms) => (this.#listener === undefined ? warn(`jobs: pulling resumed after a pause of ${Math.round(ms / 1000)} s`) : this.#listener.resumed()),
+    });
+    this.#desk = new JobDesk({
+      tasks: opts.tasks,
+      pause,
+      worker: this.worker,
+      maxDeliver: Math.max(1, opts.maxDeliver ?? DEFAULT_MAX_DELIVER),
+      ackWaitMs: Math.max(1_000, Math.floor((bound.consumerInfo.config.ack_wait ?? 30e9) / 1e6)),
+      warn,
+    });
+    this.#puller = new JobPuller({
+      nats,
+      stream,
+      consumerName: opts.consumer,
+      consumer,
+      unreachableAfterMs: opts.unreachableAfterMs ?? UNREACHABLE_AFTER_MS,
+      closing: this.#closing.signal,
+      recreate: { stream: jobsStreamAddCommand(stream, nats.context.name, suggestedReplicas(nats.connection)), consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name, suggestedReplicas(nats.connection)) },
+      handBack: (m) => this.#desk.handBack(m, 0),
+    });
+  }
+
+  /** See `openJobsChannel`. */
+  static async open(opts: JobsChannelOptions): Promise<JetStreamJobsChannel> {
+    const bound = await bindQueue(opts.nats, opts.stream, opts.consumer);
+    const js = jetstream(opts.nats.connection, opts.nats.jetstream);
+    const consumer = await js.consumers.get(opts.stream, opts.consumer);
+    return new JetStreamJobsChannel(opts, bound, consumer);
+  }
+
+  status(): ChannelStatus {
+    return this.#desk.pause.status;
+  }
+
+  watchPause(listener: PauseListener): void {
+    this.#listener = listener;
+  }
+
+  async next(signal: AbortSignal): Promise<Work | undefined> {
+    for (;;) {
+      const admission = await this.#desk.pause.admit(signal);
+      if (admission === undefined) return undefined;
+      const msg = await this.#puller.next(signal);
+      if (msg === null) {
+        this.#desk.pause.released(admission.probe);
+        return undefined;
+      }
+      const work = await this.#workFor(msg, admission);
+      if (work !== undefined) return work;
     }
-  };
+  }
 
-  const puller = new JobPuller({
-    nats,
-    stream,
-    consumerName: opts.consumer,
-    consumer,
-    unreachableAfterMs: opts.unreachableAfterMs ?? UNREACHABLE_AFTER_MS,
-    closing: closing.signal,
-    recreate: { stream: jobsStreamAddCommand(stream, nats.context.name, suggestedReplicas(nats.connection)), consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name, suggestedReplicas(nats.connection)) },
-    handBack: (m) => handBack(m, 0),
-  });
+  close(): Promise<void> {
+    // intake stops here; a message fetched for a pull nobody waits on any more is handed back
+    this.#closing.abort(new Error('closed'));
+    this.#desk.pause.close();
+    return Promise.resolve();
+  }
 
-  /** Stores a result once; a second result is not an error (the first stands). */
-  const store = async (id: string, result: TaskResult): Promise<void> => {
-    try {
-      await tasks.complete(id, result);
-    } catch (err) {
-      if (!isTaskError(err, 'completed')) throw err;
-    }
-  };
-
-  const finish = async (msg: JsMsg, id: string, result: TaskResult): Promise<void> => {
-    await store(id, result);
-    await msg.ackAck().catch(() => false);
-  };
-
-  /** A store failed before the run: the job goes back uncounted, and the failure may pause pulling. */
-  const storeTrouble = (msg: JsMsg, id: string, what: string, err: unknown, probe: boolean): void => {
-    warn(`jobs: task ${id}: ${what} failed, the job is handed back: ${(err as Error).message}`, { job: id });
-    if (isRetryableFailure(err)) pause.failed(`${what}: ${(err as Error).message}`, probe);
-    else pause.released(probe);
-    handBack(msg, RETRY_DELAY_MS);
-  };
-
-  /** Gives a job up for good: `dead` with the reason and every failed attempt kept. */
-  const bury = async (msg: JsMsg, id: string, reason: 'max_deliver' | 'max_age', message: string): Promise<void> => {
-    warn(`jobs: task ${id} is dead: ${message}`, { job: id });
-    try {
-      await finish(msg, id, { state: 'dead', reason, message });
-    } catch (err) {
-      warn(`jobs: task ${id}: the task store failed storing it dead, the job is handed back: ${(err as Error).message}`, { job: id });
-      handBack(msg, RETRY_DELAY_MS);
-    }
-  };
-
-  const workFor = async (msg: JsMsg, admission: Admission): Promise<Work | undefined> => {
+  /**
+   * Decides what a pulled message is: not a job (dropped), already answered or settled by its
+   * journal (acknowledged), too old or tried too often (buried), or work to run or resume.
+   */
+  async #workFor(msg: JsMsg, admission: Admission): Promise<Work | undefined> {
     const { probe } = admission;
-    const stopKeepAlive = keepAlive(msg);
+    const desk = this.#desk;
+    const stopKeepAlive = desk.keepAlive(msg);
     let handed = false;
     try {
       let job;
       try {
         job = decodeJob(msg.data);
       } catch (err) {
-        warn(`jobs: message ${msg.info.streamSequence} on ${stream} is not a job and was dropped: it ${(err as Error).message}`);
+        desk.warn(`jobs: message ${msg.info.streamSequence} on ${this.stream} is not a job and was dropped: it ${(err as Error).message}`);
         msg.term();
-        pause.released(probe);
+        desk.pause.released(probe);
         return undefined;
       }
-      const id = job.id ?? sequenceTaskId(stream, msg.info.streamSequence);
-      const runId = jobRunId(stream, id);
+      const id = job.id ?? sequenceTaskId(this.stream, msg.info.streamSequence);
+      const runId = jobRunId(this.stream, id);
       let task: TaskRecord;
       try {
-        task = await tasks.ask(pendingTask(id, runId, job.prompt, new Date(), job.budget));
+        task = await desk.tasks.ask(pendingTask(id, runId, job.prompt, new Date(), job.budget));
       } catch (err) {
-        storeTrouble(msg, id, 'the task store', err, probe);
+        desk.storeTrouble(msg, id, 'the task store', err, probe);
         return undefined;
       }
       if (isFinalState(task.state)) {
         // already answered: a resubmission or a redelivery after the result was stored
         await msg.ackAck().catch(() => false);
-        pause.released(probe);
+        desk.pause.released(probe);
         return undefined;
       }
+      const { maxAge } = this.#opts;
       const ageMs = Date.now() - Math.floor(msg.info.timestampNanos / 1e6);
-      if (opts.maxAge !== undefined && ageMs > opts.maxAge.ms) {
-        await bury(msg, id, 'max_age', `the job was ${Math.round(ageMs / 1000)} s old when it was pulled, older than expose.agent.jobs.max_age (${opts.maxAge.text})`);
-        pause.released(probe);
+      if (maxAge !== undefined && ageMs > maxAge.ms) {
+        await desk.bury(msg, id, 'max_age', `the job was ${Math.round(ageMs / 1000)} s old when it was pulled, older than expose.agent.jobs.max_age (${maxAge.text})`);
+        desk.pause.released(probe);
         return undefined;
       }
       const done = task.attempts ?? 0;
-      if (done >= maxDeliver) {
-        await bury(msg, id, 'max_deliver', `tried ${done} times without a result (expose.agent.jobs.max_deliver is ${maxDeliver}); the last attempt ended with its worker`);
-        pause.released(probe);
+      if (done >= desk.maxDeliver) {
+        await desk.bury(msg, id, 'max_deliver', `tried ${done} times without a result (expose.agent.jobs.max_deliver is ${desk.maxDeliver}); the last attempt ended with its worker`);
+        desk.pause.released(probe);
         return undefined;
       }
       let input: RunInput = { prompt: job.prompt, checkpoint: { runId } };
       try {
-        const settled = settledByJournal(await loadRun(sessions, runId));
+        const settled = settledByJournal(await loadRun(this.#opts.sessions, runId));
         if (settled !== 'resume') {
-          await finish(msg, id, settled);
-          pause.released(probe);
+          await desk.finish(msg, id, settled);
+          desk.pause.released(probe);
           return undefined;
         }
         input = { resume: runId };
       } catch (err) {
         if (!isRunStateError(err, 'not_found')) {
           if (isRunStateError(err, 'corrupt')) {
-            await finish(msg, id, { state: 'failed', reason: 'refused', message: `the journal ${runId} cannot be read: ${err.message}` });
-            pause.released(probe);
+            await desk.finish(msg, id, { state: 'failed', reason: 'refused', message: `the journal ${runId} cannot be read: ${err.message}` });
+            desk.pause.released(probe);
             return undefined;
           }
-          storeTrouble(msg, id, 'the session store', err, probe);
+          desk.storeTrouble(msg, id, 'the session store', err, probe);
           return undefined;
         }
       }
-      const attempt = done + 1;
-      const budget = jobBudget(job);
-      const timeout = opts.timeout;
-      const limit = new AbortController();
-      let timedOut: string | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      let marking: Promise<unknown> = Promise.resolve();
-      let ended = false;
-
-      /** A failure worth retrying: counted unless the worker is paused (the outage is not the job's). */
-      const retry = async (reason: string): Promise<Settlement> => {
-        const counted = !probe && !pause.paused;
-        pause.failed(reason, probe);
-        if (counted && attempt >= maxDeliver) {
-          await tasks.progress(id, { state: 'pending', failure: { attempt, worker, message: reason } }).catch(() => undefined);
-          const why = `gave up after ${attempt} attempts (expose.agent.jobs.max_deliver); the last: ${reason}`;
-          await bury(msg, id, 'max_deliver', why);
-          return { outcome: 'dead', reason: why };
-        }
-        const delay = counted ? retryDelayMs(attempt) : RETRY_DELAY_MS;
-        try {
-          await tasks.progress(id, counted ? { state: 'pending', failure: { attempt, worker, message: reason } } : { state: 'pending', attempts: attempt - 1 });
-        } catch (err) {
-          warn(`jobs: task ${id}: the task store did not record the failed attempt: ${(err as Error).message}`, ids);
-        }
-        handBack(msg, delay);
-        return { outcome: 'retried', reason: `attempt ${attempt} failed and is tried again in ${Math.round(delay / 1000)} s${counted ? '' : ' (not counted: pulling is paused)'}: ${reason}` };
-      };
-
-      const ids: WorkIds = { job: id, session: runId };
-      const work: Work = {
-        label: `job ${id}`,
-        ids,
-        queuedAt: Math.floor(msg.info.timestampNanos / 1e6),
-        attempt,
-        input,
-        signal: limit.signal,
-        ...(budget === undefined ? {} : { budget }),
-        runContext() {
-          marking = tasks.progress(id, { state: 'running', worker, attempts: attempt }).catch((err: unknown) => {
-            warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, ids);
-          });
-          if (timeout !== undefined) {
-            timer = setTimeout(() => {
-              timedOut = `the job ran longer than expose.agent.jobs.timeout (${timeout.text}) and was stopped; its journal keeps what was done: fisk task retry ${id}`;
-              limit.abort(new Error('timeout'));
-            }, timeout.ms);
-            timer.unref();
-          }
-        },
-        async done(result: WorkResult): Promise<Settlement> {
-          if (ended) return { outcome: 'returned', reason: 'already settled' };
-          ended = true;
-          stopKeepAlive();
-          if (timer !== undefined) clearTimeout(timer);
-          await marking;
-          const d = dispositionOf(runId, result, timedOut);
-          if (dependenciesAnswered(d)) pause.succeeded();
-          switch (d.kind) {
-            case 'handback':
-              pause.released(probe);
-              await tasks.progress(id, { state: 'pending', attempts: done }).catch(() => undefined);
-              handBack(msg, 0);
-              return { outcome: 'returned', reason: result.kind === 'abandoned' ? 'handed back to the queue unstarted' : 'stopped before it ended, handed back to the queue to resume from its journal' };
-            case 'elsewhere':
-              pause.released(probe);
-              handBack(msg, RETRY_DELAY_MS);
-              return { outcome: 'returned', reason: `held elsewhere, handed back to the queue: ${d.reason}` };
-            case 'taken':
-              // another worker claimed the run (this delivery outlived its ack wait) and holds the
-              // job now; acknowledging here would let the job go if that worker died, so the
-              // message is left to the worker that holds it, or to its ack wait
-              pause.released(probe);
-              return { outcome: 'taken_over', reason: 'another worker took the run over and stores its result' };
-            case 'retry':
-              return retry(d.reason);
-            case 'result':
-              try {
-                await finish(msg, id, d.result);
-              } catch (err) {
-                if (isRetryableFailure(err)) pause.failed(`the task store: ${(err as Error).message}`, false);
-                handBack(msg, RETRY_DELAY_MS);
-                return { outcome: 'retried', reason: `the result could not be stored, handed back to the queue (its journal keeps the work): ${(err as Error).message}` };
-              }
-              return d.result.state === 'completed' ? { outcome: 'completed' } : { outcome: d.result.state, reason: `${d.result.reason}: ${d.result.message}` };
-            default: {
-              const never: never = d;
-              return never;
-            }
-          }
-        },
-      };
+      const work = new JobWork(desk, { msg, id, runId, input, budget: jobBudget(job), attemptsBefore: done, probe, timeout: this.#opts.timeout, stopKeepAlive });
       handed = true;
       return work;
     } finally {
       if (!handed) stopKeepAlive();
     }
-  };
-
-  return {
-    name: 'jobs',
-    workers: opts.workers,
-    stream,
-    consumer: opts.consumer,
-    subject: bound.subject,
-    worker,
-    status: () => pause.status,
-    watchPause(l) {
-      listener = l;
-    },
-    async next(signal) {
-      for (;;) {
-        const admission = await pause.admit(signal);
-        if (admission === undefined) return undefined;
-        const msg = await puller.next(signal);
-        if (msg === null) {
-          pause.released(admission.probe);
-          return undefined;
-        }
-        const work = await workFor(msg, admission);
-        if (work !== undefined) return work;
-      }
-    },
-    close() {
-      // intake stops here; a message fetched for a pull nobody waits on any more is handed back
-      closing.abort(new Error('closed'));
-      pause.close();
-      return Promise.resolve();
-    },
-  };
+  }
 }
 
 /** What `openConfiguredJobs` hands back: the channel and the task store it writes. */
