@@ -1,8 +1,8 @@
-// The local run's path: one prompt (a tool call, then the answer, from the fake model server) run
-// directly with startRun, and the same prompt hosted behind the in-process a2a transport and driven
-// with startHostedRun, as `fisk run` does. Rounds alternate between the two on one runtime, so a
-// busy machine weighs on both alike; the figure is the ratio of their per-run times. Prints one
-// JSON line.
+// What the a2a exchange costs a run: one prompt (a tool call, then the answer, from the fake model
+// server) run directly with startRun, as `fisk run` does, and the same prompt hosted behind the
+// in-process a2a transport and driven with startHostedRun, the wire a remote client and a peer take.
+// Rounds alternate between the two on one runtime, so a busy machine weighs on both alike; the
+// figure is the ratio of their per-run times. Prints one JSON line.
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { openRuntime, startRun } from '../../dist/host/index.js';
 import { serveRunsInProcess, startHostedRun } from '../../dist/serve/index.js';
