@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsServer } from '../agenttest/nats-server.js';
 import type { NatsServer } from '../agenttest/nats-server.js';
 import { encode } from './codec.js';
-import { applyBudget, delegate, deriveSessionId, parseDurationMs, startPromptServer } from './delegation.js';
-import type { DelegatedRun, DelegationHandler, DelegationUpdate, RunEnding } from './delegation.js';
+import { applyBudget, delegate, parseDurationMs } from './delegation.js';
+import type { DelegationUpdate } from './delegation.js';
+import { deriveSessionId, startPromptServer } from './prompt-server.js';
+import type { DelegatedRun, DelegationHandler, RunEnding } from './prompt-server.js';
 import { A2aError } from './errors.js';
 import { InprocBus } from './inproc.js';
 import { subjects } from './protocol.js';
@@ -228,5 +230,64 @@ describe('prompts beside tools on one micro service', () => {
     expect(seen).toEqual(['echo hi']);
     await prompts.drain();
     await svc.stop();
+  });
+});
+
+describe('draining the prompt server', () => {
+  it('lets the run in progress finish, refuses a new request as draining, and resolves once the run has ended', async () => {
+    const bus = new InprocBus();
+    const serving = createTransport('inproc', { bus });
+    const calling = createTransport('inproc', { bus });
+    let began!: () => void;
+    const started = new Promise<void>((resolve) => (began = resolve));
+    let release!: () => void;
+    const prompts = startPromptServer({
+      identity: 'drainer',
+      transport: serving,
+      workers: 2,
+      handler: () => {
+        began();
+        return new Promise((resolve) => (release = () => resolve({ stop_reason: 'end_turn', text: 'finished' })));
+      },
+    });
+    const svc = await serving.serve({ name: 'drainer', version: '0.0.0', description: 'x', slots: 2, endpoints: [prompts.endpoint] });
+    try {
+      const first = delegate(calling, 'boss', 'drainer', { prompt: 'one' });
+      await started;
+      let drained = false;
+      const draining = prompts.drain().then(() => (drained = true));
+      const refused = await delegate(calling, 'boss', 'drainer', { prompt: 'two' });
+      expect(refused).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'draining', error: 'agent drainer is shutting down', sequence: 2 });
+      expect(drained).toBe(false);
+      release();
+      expect(await first).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.result', text: 'finished' });
+      await draining;
+      expect(drained).toBe(true);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('refuses a request whose chain already holds it, before running anything', async () => {
+    const bus = new InprocBus();
+    const serving = createTransport('inproc', { bus });
+    let ran = false;
+    const prompts = startPromptServer({
+      identity: 'looper',
+      transport: serving,
+      handler: () => {
+        ran = true;
+        return Promise.resolve({ stop_reason: 'end_turn' });
+      },
+    });
+    const svc = await serving.serve({ name: 'looper', version: '0.0.0', description: 'x', slots: 1, endpoints: [prompts.endpoint] });
+    try {
+      const end = await delegate(createTransport('inproc', { bus }), 'boss', 'looper', { prompt: 'x', hops: ['looper', 'boss'] });
+      expect(end).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'cycle' });
+      expect(ran).toBe(false);
+    } finally {
+      await prompts.drain();
+      await svc.stop();
+    }
   });
 });
