@@ -221,13 +221,13 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     // the memory backends load only for a configuration with memory
     const backends = memory.enabled && mode !== 'mcp' ? await import('../memory/backends.js') : undefined;
     if (mode === 'listing' && memory.enabled && !memory.noIndex && backends !== undefined) {
-      const { memoryBackend, openMemoryStore } = backends;
+      const { memoryBackend, memoryStorePaths, openMemoryStore } = backends;
       // a listing shows the index a run would inject, without creating anything to do so
       const context = { identity: config.identity, baseDir: storeBase ?? config.baseDir, natsContext: config.natsContext };
       try {
-        if (memory.backend === 'file') {
-          const { decodeFileOptions, fileDirectory } = await import('../memory/file/backend.js');
-          if (existsSync(fileDirectory(decodeFileOptions(memory.options), context))) memoryStore = await openMemoryStore(memory, context);
+        const paths = memoryStorePaths(memory, context);
+        if (paths.length > 0) {
+          if (paths.every((p) => existsSync(p))) memoryStore = await openMemoryStore(memory, context);
           else memoryIndex = 'empty';
         } else {
           const needsNats = memoryBackend(memory.backend).needs.includes('nats');

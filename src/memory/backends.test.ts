@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfigForMode } from '../config/index.js';
 import type { MemoryConfig } from '../config/index.js';
-import { checkStoreBackend, memoryBackend, memoryBackends, memoryInfoRows, openMemoryStore } from './backends.js';
+import { checkStoreBackend, memoryBackend, memoryBackends, memoryInfoRows, memoryStorePaths, openMemoryStore } from './backends.js';
 import type { MemoryError } from './errors.js';
 import { FileStore } from './file/file-store.js';
 import { BackendRegistry } from './registry.js';
@@ -142,5 +142,17 @@ describe('memoryInfoRows', () => {
     expect(rows).toContainEqual({ label: 'Index', value: 'not injected (no_index)' });
     const defaulted = memoryInfoRows(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: MEM }\n'), { identity: 'bot' });
     expect(defaulted).toContainEqual({ label: 'Prefix', value: 'bot' });
+  });
+
+  it('says where the file backend keeps its entries, the directory info shows, and nothing for jetstream', () => {
+    const file = memoryOf('    enabled: true\n    backend: file\n');
+    expect(memoryStorePaths(file, { identity: 'bot', baseDir: '/srv/agent' })).toEqual(['/srv/agent/memory/bot']);
+    expect(memoryStorePaths(memoryOf('    enabled: true\n    backend: file\n    options: { directory: /var/mem }\n'), { identity: 'bot', baseDir: '/srv/agent' })).toEqual(['/var/mem']);
+    expect(memoryStorePaths(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: MEM }\n'), { identity: 'bot' })).toEqual([]);
+    expect(() => memoryStorePaths({ backend: 'file', options: '{"directroy":"x"}' }, { identity: 'bot' })).toThrow(ConfigError);
+    // a backend that says nothing about its paths keeps nothing here
+    const registry = new BackendRegistry();
+    registry.register('elsewhere', { needs: [], open: () => Promise.reject(new Error('unused')), describe: () => [] });
+    expect(memoryStorePaths({ backend: 'elsewhere', options: '{}' }, { identity: 'bot' }, registry)).toEqual([]);
   });
 });

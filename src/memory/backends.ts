@@ -36,6 +36,15 @@ export async function openMemoryStore(choice: BackendChoice, context: BackendCon
 }
 
 /**
+ * The directories on this machine the store `harness.memory` selects keeps its data in, asked of
+ * its backend from configuration alone; none for a backend that keeps nothing here. Throws
+ * `ConfigError` for an unknown backend or an options block it refuses.
+ */
+export function memoryStorePaths(choice: BackendChoice, context: BackendContext, registry: BackendRegistry = memoryBackends): readonly string[] {
+  return memoryBackend(choice.backend, registry).paths?.(choice.options, context) ?? [];
+}
+
+/**
  * Refuses an injected store whose backend differs from the one the configuration names. When the
  * configuration names none (`backendNamed` false), the embedder's store is taken as it is.
  */

@@ -36,6 +36,12 @@ export interface BackendFactory {
   open(options: string, context: BackendContext): Promise<Store>;
   /** The settings `fisk info` shows, from configuration alone (nothing is contacted or created). */
   describe(options: string, context: BackendContext): readonly InfoRow[];
+  /**
+   * The directories on this machine the store keeps its data in, from configuration alone (nothing
+   * is contacted or created), so a host can keep them out of what it indexes or serves. A backend
+   * that keeps nothing here leaves it out.
+   */
+  paths?(options: string, context: BackendContext): readonly string[];
 }
 
 /**

@@ -53,5 +53,5 @@ export {
   defaultRunsDir,
   SESSION_BACKEND_NEEDS,
 } from './registry.js';
-export type { SessionBackend, SessionBackendDeps, SessionBackendNeed } from './registry.js';
+export type { SessionBackend, SessionBackendDeps, SessionBackendNeed, SessionPathDeps } from './registry.js';
 export { fileSessionStore } from './file/store.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfigForMode } from '../config/index.js';
 import { isRunStateError } from './errors.js';
 import { memorySessionStore } from './memory-store.js';
-import { defaultRunsDir, openConfiguredSessionStore, openSessionStore, registerSessionBackend, sessionBackendNames } from './registry.js';
+import { defaultRunsDir, openConfiguredSessionStore, openSessionStore, registerSessionBackend, sessionBackendNames, sessionStorePaths } from './registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fisk-reg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,6 +40,18 @@ describe('session backend registry', () => {
     expect(defaultRunsDir({ HOME: '/h' })).toBe('/h/.local/state/fisk-ai/runs');
     expect(defaultRunsDir({ HOME: '/h', XDG_STATE_HOME: '/s' })).toBe('/s/fisk-ai/runs');
     expect(defaultRunsDir({ HOME: '/h', XDG_STATE_HOME: 'rel' })).toBe('/h/.local/state/fisk-ai/runs');
+  });
+
+  it('says where the file backend keeps its journals, the directory it opens, and nothing for jetstream', async () => {
+    const choice = { backend: 'file', options: '{"directory":"j"}' };
+    expect(sessionStorePaths(choice, deps)).toEqual([(await openSessionStore(choice, deps)).location]);
+    expect(sessionStorePaths(choice, { ...deps, stateDir: '/sd' })).toEqual(['/sd']);
+    expect(sessionStorePaths({ backend: 'file', options: '{}' }, deps)).toEqual([defaultRunsDir(deps.env)]);
+    expect(sessionStorePaths({ backend: 'jetstream', options: '{"stream":"S"}' }, deps)).toEqual([]);
+    expect(() => sessionStorePaths({ backend: 'file', options: '{"directroy":"x"}' }, deps)).toThrow(ConfigError);
+    // a backend that says nothing about its paths keeps nothing here
+    registerSessionBackend('elsewhere', { needs: [], checkOptions: () => undefined, open: () => Promise.resolve(memorySessionStore()) });
+    expect(sessionStorePaths({ backend: 'elsewhere', options: '{}' }, deps)).toEqual([]);
   });
 
   it('refuses --state-dir with a backend other than file', async () => {

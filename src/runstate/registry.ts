@@ -35,7 +35,16 @@ export interface SessionBackend {
   checkOptions(options: string): void;
   /** Decodes `options` (canonical JSON) strictly and builds the store. */
   open(options: string, deps: SessionBackendDeps): Promise<SessionStore>;
+  /**
+   * The directories on this machine the store keeps its journals in, from configuration alone
+   * (nothing is contacted or created), so a host can keep them out of what it indexes or serves.
+   * A backend that keeps nothing here leaves it out.
+   */
+  paths?(options: string, deps: SessionPathDeps): readonly string[];
 }
+
+/** What a backend needs to say where it keeps its journals. */
+export type SessionPathDeps = Pick<SessionBackendDeps, 'env' | 'cwd' | 'stateDir'>;
 
 const backends = new Map<string, SessionBackend>();
 
@@ -86,6 +95,15 @@ export async function openSessionStore(choice: BackendChoice, deps: SessionBacke
 }
 
 /**
+ * The directories on this machine the configured store keeps its journals in, asked of its
+ * backend; none for a backend that keeps nothing here. Throws `ConfigError` for an unknown backend
+ * or an options block it refuses.
+ */
+export function sessionStorePaths(choice: BackendChoice, deps: SessionPathDeps): readonly string[] {
+  return backendOf(choice.backend).paths?.(choice.options, deps) ?? [];
+}
+
+/**
  * Builds the configured store for a one-shot command, connecting to `natsContext` when the
  * backend needs NATS. `close` closes only the connection built here; the store never closes it.
  */
@@ -126,16 +144,19 @@ const JetStreamOptions = z.strictObject({
   stream: z.string({ error: 'is required (the JetStream stream name); the stream must already exist' }).min(1, 'must name the JetStream stream'),
 });
 
+/** The file backend's directory: `--state-dir`, else `options.directory` under `cwd`, else the default. */
+function fileRunsDir(options: string, deps: SessionPathDeps): string {
+  const dir = deps.stateDir ?? decodeOptions(options, FileOptions, 'harness.sessions.options', 'file').directory;
+  return dir === undefined ? defaultRunsDir(deps.env) : resolve(deps.cwd, dir);
+}
+
 registerSessionBackend('file', {
   needs: [],
   checkOptions: (options) => void decodeOptions(options, FileOptions, 'harness.sessions.options', 'file'),
   open(options, deps) {
-    return new Promise((done) => {
-      const opts = decodeOptions(options, FileOptions, 'harness.sessions.options', 'file');
-      const dir = deps.stateDir ?? opts.directory;
-      done(fileSessionStore(dir === undefined ? defaultRunsDir(deps.env) : resolve(deps.cwd, dir)));
-    });
+    return new Promise((done) => done(fileSessionStore(fileRunsDir(options, deps))));
   },
+  paths: (options, deps) => [fileRunsDir(options, deps)],
 });
 
 registerSessionBackend('jetstream', {

@@ -220,6 +220,15 @@ CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN SELECT 1; END;`);
     expect(sources).not.toContain('docs/guide.markdown');
   });
 
+  it('never indexes the session journals the file backend keeps under a knowledge path', async () => {
+    tmp.write('agent.yaml', `${CONFIG}  sessions:\n    backend: file\n    options: {directory: docs/runs}\n`);
+    tmp.write('docs/runs/run-1.md', '# Journal\n\nsecretword journaled by a run\n');
+    const idx = await fisk(['index']);
+    expect(idx.code).toBe(EXIT.ok);
+    expect(idx.out).toContain('(2 files,');
+    expect((await fisk(['match', 'secretword'])).out).toContain('0 of 2 documents');
+  });
+
   it('reports a file whose name is not UTF-8 as such, not as unreadable', async () => {
     const name = Buffer.concat([Buffer.from(join(tmp.path, 'docs/caf')), Buffer.from([0xe9]), Buffer.from('.md')]);
     writeFileSync(name, '# Cafe\n\nLatin-1 named.\n');

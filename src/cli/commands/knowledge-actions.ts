@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
-import { parseConfigForMode, parseGoDuration } from '../../config/index.js';
+import { ConfigError, parseConfigForMode, parseGoDuration } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { indexCorpus } from '../../knowledge/indexer.js';
 import type { IndexProgress, IndexResult, PruneScope } from '../../knowledge/indexer.js';
@@ -12,10 +12,11 @@ import { knowledgeSetup } from '../../knowledge/setup.js';
 import type { KnowledgeSetup } from '../../knowledge/setup.js';
 import { readGap } from '../../knowledge/fulltext.js';
 import { KnowledgeReader, openWriter } from '../../knowledge/store.js';
-import { resolveStoreDir } from '../../knowledge/store-files.js';
 import { configuredTier, tierLine, tierText } from '../../knowledge/tier.js';
 import { MAX_FILE_BYTES } from '../../knowledge/walk.js';
 import type { SkipReason } from '../../knowledge/walk.js';
+import { memoryStorePaths } from '../../memory/backends.js';
+import { sessionStorePaths } from '../../runstate/registry.js';
 import { CliError, ExitWith, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -33,27 +34,24 @@ export interface Ctx {
   readonly root: string;
 }
 
-function memoryDirectory(config: Config): string {
-  const m = config.harness.memory;
-  if (m.backend === 'file') {
-    try {
-      const opts = JSON.parse(m.options) as { directory?: unknown };
-      if (typeof opts.directory === 'string' && opts.directory !== '') return opts.directory;
-    } catch {
-      // an unreadable options block is reported by the memory backend; the default still applies here
-    }
-  }
-  return `memory/${config.identity}`;
+/**
+ * The directories the memory and session stores keep on this machine, asked of their backends, so
+ * indexing never reads them. A backend that refuses its options keeps nothing out here: a run
+ * opening it reports that.
+ */
+function storeDirs(config: Config, env: Io['env'], storeBase: string | undefined): readonly string[] {
+  return [
+    ...askLeniently(() => memoryStorePaths(config.harness.memory, { identity: config.identity, baseDir: storeBase ?? config.baseDir })),
+    ...askLeniently(() => sessionStorePaths(config.harness.sessions, { env, cwd: config.baseDir })),
+  ];
 }
 
-function sessionsDirectory(config: Config): string | undefined {
-  const s = config.harness.sessions;
-  if (s.backend !== 'file') return undefined;
+function askLeniently(ask: () => readonly string[]): readonly string[] {
   try {
-    const opts = JSON.parse(s.options) as { directory?: unknown };
-    return typeof opts.directory === 'string' && opts.directory !== '' ? opts.directory : undefined;
-  } catch {
-    return undefined;
+    return ask();
+  } catch (err) {
+    if (err instanceof ConfigError) return [];
+    throw err;
   }
 }
 
@@ -67,9 +65,7 @@ export function context(cmd: Command, io: Io): Ctx {
   const kc = config.harness.knowledge;
   const base = storeBase === '' ? undefined : storeBase;
   const setup = knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: config.baseDir, storeBase: base, env: io.env });
-  const memoryDir = resolveStoreDir(memoryDirectory(config), config.baseDir, base);
-  const sessionsDir = sessionsDirectory(config);
-  const excludeDirs = [setup.storeDir, memoryDir, ...(sessionsDir === undefined ? [] : [resolve(config.baseDir, sessionsDir)])];
+  const excludeDirs = [setup.storeDir, ...storeDirs(config, io.env, base)];
   return { io, config, setup, excludeDirs, root: config.baseDir };
 }
 

@@ -35,4 +35,7 @@ export const fileBackend: BackendFactory = {
   describe(options, context): readonly InfoRow[] {
     return [{ label: 'Directory', value: fileDirectory(decodeFileOptions(options), context) }];
   },
+  paths(options, context): readonly string[] {
+    return [fileDirectory(decodeFileOptions(options), context)];
+  },
 };
