@@ -18,7 +18,8 @@ import { buildAgentCard, createTransport, startToolService } from '../../src/a2a
 import type { AgentEvent } from '../../src/agent/events.js';
 import type { RunOutcome } from '../../src/agent/outcome.js';
 import { anthropicError, anthropicText, anthropicToolUse } from '../../src/agenttest/anthropic-wire.js';
-import type { FakeReply } from '../../src/agenttest/fake-model-server.js';
+import type { FakeReply, FakeReplyStep } from '../../src/agenttest/fake-model-server.js';
+import { anthropicEventStream, streamIfAsked } from '../../src/agenttest/sse-wire.js';
 import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { HeldTool } from '../../src/agenttest/held-tool.js';
@@ -38,7 +39,7 @@ import { workerRuntime } from '../../src/serve/test-runtime.js';
 /** One implementation: how it starts a run whose questions come back through `answer(id)`. */
 interface Implementation {
   readonly name: 'local' | 'hosted' | 'remote';
-  start(prompt: string): Promise<RunHandle>;
+  start(prompt: string, stream: boolean): Promise<RunHandle>;
 }
 
 /** What a case does while its run goes on, given the tools it may hold. */
@@ -46,8 +47,12 @@ type Drive = (handle: RunHandle, event: AgentEvent, tools: { readonly hold: Held
 
 interface Case {
   readonly name: string;
-  readonly replies: readonly FakeReply[];
+  readonly replies: readonly FakeReplyStep[];
   readonly prompt: string;
+  /** Ask for the model's text as `text_fragment` events, as `fisk run` does at a terminal. */
+  readonly stream?: boolean;
+  /** The text the fragments join to. */
+  readonly fragments?: string;
   readonly drive?: Drive;
   /** A further prompt once the first turn ended, with its own replies. */
   readonly followUp?: { readonly prompt: string; readonly replies: readonly FakeReply[] };
@@ -139,6 +144,16 @@ const CASES: readonly Case[] = [
     remote: { lines: ['-> hold', '<- {"hold":"ok"}'], outcome: { status: 'suspended' } },
   },
   {
+    name: 'streaming: the answer arrives as fragments that join to it',
+    replies: [streamIfAsked(anthropicToolUse([{ id: 't1', name: 'lookup', input: {} }]), anthropicEventStream), streamIfAsked(anthropicText('streamed answer'), anthropicEventStream)],
+    prompt: 'say it',
+    stream: true,
+    fragments: 'streamed answer',
+    lines: ['-> lookup', '<- {"lookup":"ok"}'],
+    outcome: { status: 'completed', answer: 'streamed answer' },
+    rebooted: 0,
+  },
+  {
     name: 'follow-up: a second prompt continues the conversation',
     replies: [anthropicText('the disk is 80% full')],
     prompt: 'how full is the disk?',
@@ -203,9 +218,12 @@ afterAll(async () => {
 });
 
 const IMPLEMENTATIONS: readonly Implementation[] = [
-  { name: 'local', start: (prompt) => startRun(runtime, { prompt }, { prompter: 'handle', workDir: dir }) },
-  { name: 'hosted', start: (prompt) => startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt, questions: 'events' } }) },
-  { name: 'remote', start: (prompt) => startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt, keepaliveMs: 50 }) },
+  { name: 'local', start: (prompt, stream) => startRun(runtime, { prompt }, { prompter: 'handle', workDir: dir, ...(stream ? { stream } : {}) }) },
+  {
+    name: 'hosted',
+    start: (prompt, stream) => startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt, questions: 'events', ...(stream ? { stream } : {}) } }),
+  },
+  { name: 'remote', start: (prompt, stream) => startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream } : {}) }) },
 ];
 
 /** The lines `fisk run` prints on stderr for these events (tool output shown, no colour, uncut). */
@@ -236,11 +254,11 @@ async function turn(handle: RunHandle, drive: Drive | undefined): Promise<{ even
 }
 
 /** Runs a case on one implementation: the lines it rendered, the last outcome, the gated calls. */
-async function runCase(impl: Implementation, c: Case): Promise<{ lines: string[]; outcome: RunOutcome; rebooted: number }> {
+async function runCase(impl: Implementation, c: Case): Promise<{ lines: string[]; fragments: string; outcome: RunOutcome; rebooted: number }> {
   fake.reset();
   fake.reply(...c.replies, ...(c.followUp?.replies ?? []));
   const before = reboot.calls;
-  const first = await turn(await impl.start(c.prompt), c.drive);
+  const first = await turn(await impl.start(c.prompt, c.stream === true), c.drive);
   let events = first.events;
   let outcome = first.outcome;
   if (c.followUp !== undefined) {
@@ -248,7 +266,8 @@ async function runCase(impl: Implementation, c: Case): Promise<{ lines: string[]
     events = [...events, ...next.events];
     outcome = next.outcome;
   }
-  return { lines: rendered(events), outcome, rebooted: reboot.calls - before };
+  const fragments = events.map((e) => (e.type === 'text_fragment' ? e.text : '')).join('');
+  return { lines: rendered(events), fragments, outcome, rebooted: reboot.calls - before };
 }
 
 describe.each(IMPLEMENTATIONS)('RunHandle conformance: $name', (impl) => {
@@ -259,12 +278,13 @@ describe.each(IMPLEMENTATIONS)('RunHandle conformance: $name', (impl) => {
     expect(r.outcome).toMatchObject(remote?.outcome ?? c.outcome);
     expect(r.rebooted).toBe(c.rebooted);
     if (c.sent !== undefined) expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain(c.sent);
+    expect(r.fragments).toBe(c.fragments ?? '');
   });
 
   it('refuses an empty follow-up with the same error class, code and message', async () => {
     fake.reset();
     fake.reply(anthropicText('done'));
-    const handle = await impl.start('once');
+    const handle = await impl.start('once', false);
     opened.push(handle);
     await handle.outcome;
     const err = await handle.followUp('   ').then(
