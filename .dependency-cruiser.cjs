@@ -7,6 +7,9 @@
  *   libraries  everything else under src/ (llm, toolkit, ...)    leaves and other libraries, no cycles
  *   leaves     src/config, src/telemetry, src/errors             their own few packages only; any may import src/errors
  *   ground     src/util                                          Node itself only; every layer may import it
+ *
+ * packages/app (the `@fisk-ai/app` workspace package) stands apart: Node itself only, nothing from
+ * fisk-ai, and fisk-ai reaches it through its entry point alone, as an installed package.
  */
 const ROOT = '^src/(cli|tui|web)/';
 const RENDER = '^src/render/';
@@ -19,6 +22,27 @@ const GROUND = '^src/util/';
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'app-package-stands-alone',
+      severity: 'error',
+      comment: '@fisk-ai/app is installed alone by application authors: it imports nothing from fisk-ai.',
+      from: { path: '^packages/app/' },
+      to: { path: '^(?!packages/app/)', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'app-package-no-dependencies',
+      severity: 'error',
+      comment: '@fisk-ai/app has no dependencies: Node itself only.',
+      from: { path: '^packages/app/' },
+      to: { dependencyTypesNot: ['core', 'local'] },
+    },
+    {
+      name: 'app-package-through-its-entry',
+      severity: 'error',
+      comment: 'fisk-ai imports @fisk-ai/app by its name, as any embedder would, never one of its files.',
+      from: { path: '^src/' },
+      to: { path: '^packages/app/', pathNot: '^packages/app/src/index\\.ts$' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

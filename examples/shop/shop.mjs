@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// A small tool application: commander for the commands, fisk-ai/app so an agent can discover them
+// A small tool application: commander for the commands, @fisk-ai/app so an agent can discover them
 // with --fisk-introspect. Tags decide what the model may do: `stock` is read-only, `order` waits
 // for an operator's approval (ai:confirm) and `reset` is never shown to a model (ai:deny).
 import process from 'node:process';
 import { Command, Option } from 'commander';
-import { answerIntrospection, tagCommand, valueType } from 'fisk-ai/app';
+import { answerIntrospection, tagCommand, valueType } from '@fisk-ai/app';
 
 const STOCK = { apples: 12, pears: 0, plums: 40 };
 

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
+import * as appPackage from '@fisk-ai/app';
+import { describeApplication, hideFromTools, tagCommand, valueType } from '@fisk-ai/app';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCommandTools } from '../toolkit/fisk/application.js';
 import type { FiskCommandTool } from '../toolkit/fisk/command-tool.js';
 import { readApplicationModel } from '../toolkit/fisk/model.js';
 import { loadApplicationTools } from '../toolkit/load.js';
-import { hideFromTools, tagCommand, valueType } from './annotate.js';
-import { describeApplication } from './describe.js';
-import { answerIntrospection } from './introspect.js';
+import * as reexported from './index.js';
 
 interface Seen {
   args: unknown[];
@@ -48,44 +48,19 @@ function program(seen: Seen[]): Command {
   return p;
 }
 
-describe('describeApplication', () => {
-  it('describes a commander program in fisk form with a restricted schema on each leaf', () => {
-    const model = readApplicationModel(JSON.parse(JSON.stringify(describeApplication(program([]), { version: '2.0.0' }))));
-    expect(model.name).toBe('demo');
-    expect(model.version).toBe('2.0.0');
-    expect(model.flags.map((f) => f.name)).toEqual(['context']);
-    const add = model.commands[0]?.commands[0];
-    expect(add?.help).toBe('Adds a stream');
-    expect(add?.help_long).toBe('Adds a stream with the given subjects.');
-    expect(add?.tags).toEqual(['ai:additive', 'impact:rw']);
-    expect(add?.flags.map((f) => [f.name, f.boolean, f.negatable, f.cumulative])).toEqual([
-      ['replicas', false, false, false],
-      ['no-ack', true, false, false],
-      ['discard', true, true, false],
-      ['label', false, false, true],
-      ['max-age', false, false, false],
-      ['storage', false, false, false],
-      ['retention', false, false, false],
-    ]);
-    expect(add?.restricted_schema).toEqual({
-      type: 'object',
-      properties: {
-        replicas: { type: 'integer', description: 'Replica count' },
-        'no-ack': { type: 'boolean', description: 'Do not acknowledge' },
-        discard: { type: 'boolean', description: 'Discard old messages' },
-        label: { type: 'array', items: { type: 'string' }, description: 'Labels' },
-        'max-age': { type: 'string', pattern: '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$', description: 'Maximum age' },
-        storage: { type: 'string', description: 'Storage kind' },
-        retention: { type: 'string', enum: ['limits', 'interest'], description: 'Retention' },
-        name: { type: 'string', description: 'The stream name' },
-        subjects: { type: 'array', items: { type: 'string' }, description: 'Subjects to bind' },
-      },
-      required: ['storage', 'name'],
-      additionalProperties: false,
-    });
-    expect(model.commands.find((c) => c.name === 'secret')?.hidden).toBe(true);
-    expect(model.commands.find((c) => c.name === 'internal')?.hidden).toBe(true);
-    expect(model.commands[0]?.restricted_schema).toBeUndefined();
+describe('fisk-ai/app', () => {
+  it('re-exports every value of @fisk-ai/app, the same objects', () => {
+    expect(Object.keys(reexported).sort()).toEqual(Object.keys(appPackage).sort());
+    for (const [name, value] of Object.entries(appPackage)) expect(reexported[name as keyof typeof reexported], name).toBe(value);
+  });
+});
+
+describe('a commander program described by @fisk-ai/app, read by fisk-ai', () => {
+  it('passes the reader unchanged, every leaf with its schema', () => {
+    const printed = describeApplication(program([]), { version: '2.0.0' });
+    const model = readApplicationModel(JSON.parse(JSON.stringify(printed)));
+    expect(model).toEqual(printed);
+    expect(model.commands[0]?.commands[0]?.restricted_schema).toMatchObject({ required: ['storage', 'name'] });
   });
 
   it('renders model arguments to argv that commander parses back to the same values', async () => {
@@ -105,31 +80,18 @@ describe('describeApplication', () => {
     ]);
   });
 
-  it('answers --fisk-introspect only when asked', () => {
-    let written = '';
-    const write = (t: string) => (written += t);
-    expect(answerIntrospection(program([]), { argv: ['node', 'x', 'stream'], write })).toBe(false);
-    expect(written).toBe('');
-    expect(answerIntrospection(program([]), { argv: ['node', 'x', '--fisk-introspect'], write })).toBe(true);
-    expect((JSON.parse(written) as { name: string }).name).toBe('demo');
-  });
-
-  it('refuses an empty tag and an unknown value type', () => {
-    expect(() => tagCommand(new Command('x'), '')).toThrow(/must not be empty/);
-    expect(() => valueType(new Option('--x <y>'), 'float' as 'number')).toThrow(/unknown value type "float"/);
-  });
 });
 
 describe('a TypeScript application as a tool', () => {
-  const here = fileURLToPath(new URL('.', import.meta.url));
+  const sources = fileURLToPath(new URL('../../packages/app/src/', import.meta.url));
   const app = fileURLToPath(new URL('../../test/fixtures/ts-app.mjs', import.meta.url));
   let dir = '';
   beforeAll(() => {
-    // Compile this helper as a user would receive it, so the fixture runs against the real code.
+    // Compile the package's sources as a user would receive them, so the fixture runs against them.
     dir = mkdtempSync(join(tmpdir(), 'fisk-app-'));
     mkdirSync(join(dir, 'app'));
-    for (const f of readdirSync(here).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))) {
-      const out = ts.transpileModule(readFileSync(join(here, f), 'utf8'), {
+    for (const f of readdirSync(sources).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))) {
+      const out = ts.transpileModule(readFileSync(join(sources, f), 'utf8'), {
         compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
       });
       writeFileSync(join(dir, 'app', f.replace(/\.ts$/, '.js')), out.outputText);

@@ -1,13 +1,6 @@
 /**
- * `fisk-ai/app`: lets a TypeScript program built with commander answer `--fisk-introspect`, so
- * fisk-ai can offer its commands to a model as tools. Commands are read structurally; this module
- * does not import commander.
+ * `fisk-ai/app`: the helpers of the `@fisk-ai/app` package, re-exported for programs that already
+ * depend on fisk-ai. A program that only answers `--fisk-introspect` needs `@fisk-ai/app` alone.
  */
-export { answerIntrospection, INTROSPECT_FLAG } from './introspect.js';
-export type { AnswerOptions } from './introspect.js';
-export { describeApplication, DURATION_PATTERN } from './describe.js';
-export type { ApplicationMeta } from './describe.js';
-export { tagCommand, hideFromTools, valueType, VALUE_TYPES } from './annotate.js';
-export type { ValueType } from './annotate.js';
-export type { ArgumentLike, CommandLike, OptionLike } from './command-like.js';
-export type { ApplicationModel, ArgModel, CommandModel, FlagModel } from '../toolkit/fisk/model.js';
+export { answerIntrospection, INTROSPECT_FLAG, describeApplication, DURATION_PATTERN, tagCommand, hideFromTools, valueType, VALUE_TYPES } from '@fisk-ai/app';
+export type { AnswerOptions, ApplicationMeta, ValueType, ArgumentLike, CommandLike, OptionLike, ApplicationModel, ArgModel, CommandModel, FlagModel } from '@fisk-ai/app';

@@ -59,6 +59,18 @@ describe('fisk installed from a packed tarball', () => {
     expect(r.stdout).toContain('Agent OpenVOX');
   });
 
+  it('carries @fisk-ai/app inside its own tarball and serves it as fisk-ai/app', () => {
+    const installed = join(prefix, 'lib', 'node_modules', 'fisk-ai');
+    const app = JSON.parse(readFileSync(join(installed, 'node_modules', '@fisk-ai', 'app', 'package.json'), 'utf8')) as { name: string; version: string };
+    const own = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(app.name).toBe('@fisk-ai/app');
+    expect(app.version).toBe(own.dependencies['@fisk-ai/app']);
+    const probe = "const app = await import('fisk-ai/app'); process.stdout.write(typeof app.answerIntrospection + ' ' + app.INTROSPECT_FLAG);";
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: join(prefix, 'lib'), encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('function --fisk-introspect');
+  });
+
   it('ships the README and the docs beside the program', () => {
     const installed = join(prefix, 'lib', 'node_modules', 'fisk-ai');
     expect(readFileSync(join(installed, 'README.md'), 'utf8')).toContain('# fisk-ai');

@@ -22,15 +22,18 @@ function newestMtime(path: string): number {
   return Math.max(0, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
 }
 
-/** Builds `dist/` and the bundled program when they are missing or older than any source file. */
+/** Builds `dist/` (the app package's first) and the bundled program when they are missing or older than any source file. */
 export function ensureBuilt(): void {
-  const sources = newestMtime(join(ROOT, 'src'));
+  const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'packages/app/src')));
   const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0;
   if (built >= sources) return;
-  try {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
-  } catch {
-    // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
+  // the workspace package first: fisk-ai's build reads its declarations
+  for (const project of ['packages/app/tsconfig.build.json', 'tsconfig.build.json']) {
+    try {
+      execFileSync('npx', ['tsc', '-p', project], { cwd: ROOT, stdio: 'pipe' });
+    } catch {
+      // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
+    }
   }
   execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: ROOT, stdio: 'pipe' });
   if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.cjs is missing; run npm run build');

@@ -42,7 +42,7 @@ function toolNames(index: number): string[] {
   return (body.tools ?? []).map((t) => t.name);
 }
 
-describe('examples/shop: an application written with fisk-ai/app', () => {
+describe('examples/shop: an application written with @fisk-ai/app', () => {
   const dir = join(ROOT, 'examples/shop');
 
   it('shows the model stock and order but never reset, and refuses the gated order without a terminal', async () => {
@@ -85,7 +85,7 @@ describe('examples/shop: an application written with fisk-ai/app', () => {
     cpSync(dir, copy, { recursive: true });
     const r = await runFisk(['info', '--config', 'agent.yaml'], copy);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/cannot introspect application_path .*shop\.mjs.*: it exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package '(?:commander|fisk-ai)'/);
+    expect(r.stderr).toMatch(/cannot introspect application_path .*shop\.mjs.*: it exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package '(?:commander|@fisk-ai\/app)'/);
     expect(r.stderr).not.toMatch(/Node\.js v\d/);
   });
 });

@@ -6,6 +6,7 @@
  * terminal sequences first.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { INTROSPECT_FLAG } from '@fisk-ai/app';
 import { jsonTextDepth } from '../../util/json-depth.js';
 import { oneLine } from '../../util/terminal-text.js';
 import { ToolkitError } from '../errors.js';
@@ -77,7 +78,7 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   const timeoutMs = opts.timeoutMs ?? INTROSPECT_DEFAULT_TIMEOUT_MS;
   let started: StartedChild;
   try {
-    started = startChild({ binary: opts.binary, argv: ['--fisk-introspect'], env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }) });
+    started = startChild({ binary: opts.binary, argv: [INTROSPECT_FLAG], env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }) });
   } catch (err) {
     if (err instanceof SpawnRefused) throw fail(opts.binary, err.message, err);
     throw err;

@@ -1,5 +1,5 @@
 /**
- * The parts of a commander program this helper reads, declared structurally: `fisk-ai/app` never
+ * The parts of a commander program this helper reads, declared structurally: this package never
  * imports commander, so it works with whichever commander 12+ the program itself depends on and
  * adds nothing to an application's dependency tree.
  */

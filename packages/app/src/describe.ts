@@ -2,7 +2,7 @@
  * A commander program described as a fisk application model, with the restricted schema fisk-ai
  * requires on every leaf precomputed from the options and arguments.
  */
-import type { ApplicationModel, ArgModel, CommandModel, FlagModel } from '../toolkit/fisk/model.js';
+import type { ApplicationModel, ArgModel, CommandModel, FlagModel } from './model.js';
 import { isHiddenFromTools, tagsFor, typeFor } from './annotate.js';
 import type { ValueType } from './annotate.js';
 import type { ArgumentLike, CommandLike, OptionLike } from './command-like.js';
