@@ -481,6 +481,20 @@ describe('the listener', () => {
     expect(resultText(await running)).toMatch(/shutting down.*did not complete.*retried/);
     expect(s.sessions()).toBe(0);
   });
+
+  it('closes once however often it is asked, keeps reporting where it listened, and refuses connections afterwards', async () => {
+    const s = await serve([tool('plain')]);
+    const { port, url, endpoint } = s;
+    await client(s);
+    expect(s.sessions()).toBe(1);
+    const first = s.close();
+    expect(s.close()).toBe(first);
+    await first;
+    expect(s.sessions()).toBe(0);
+    expect([s.port, s.url, s.endpoint]).toEqual([port, url, endpoint]);
+    expect(endpoint).toBe(`http://127.0.0.1:${port}/mcp`);
+    await expect(fetch(endpoint, { method: 'POST', body: '{}' })).rejects.toThrow();
+  });
 });
 
 describe('the bearer token', () => {

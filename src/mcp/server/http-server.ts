@@ -19,17 +19,9 @@ import { ELICITATION_TIMEOUT_MS } from './approval.js';
 import type { CallEvent, CallPolicy } from './call-tool.js';
 import { McpServeError } from './errors.js';
 import { Semaphore } from './semaphore.js';
+import { SessionPool } from './session-pool.js';
 import { listTools, sessionServer } from './session-server.js';
 import type { ServerIdentity } from './session-server.js';
-
-/** One open client session: its transport and whether it is in use. */
-interface SessionState {
-  readonly transport: StreamableHTTPServerTransport;
-  /** Requests of this session still open (a held-open event stream counts). */
-  open: number;
-  /** When the last request of this session ended or began. */
-  lastSeen: number;
-}
 
 /** How long shutdown waits for open requests before cutting their connections. */
 export const SHUTDOWN_BUDGET_MS = 5_000;
@@ -160,85 +152,98 @@ export function admissionPolicy(host: string, token: string | undefined): Admiss
   return token === undefined ? { loopback } : { loopback, token };
 }
 
-/**
- * Starts serving `tools` over streamable HTTP on every path of the listener (clients are told
- * `/mcp`). Open sessions are capped and idle ones expire, so clients that vanish without closing
- * cannot pile sessions up. Throws `McpServeError` (`listen`) when the address cannot be bound,
- * naming the flags that choose another, and (`auth`) when it is not a loopback address and no
- * token was given.
- */
-export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcpServer> {
-  const admission = admissionPolicy(opts.host, opts.authToken);
-  const shutdown = new AbortController();
-  // A backstop for a caller that did not go through selectServedTools: the first claim on a name
-  // keeps it, so a later tool can never take over a name (and strip a gate) by being listed twice.
-  const byName = new Map<string, Tool>();
-  for (const t of opts.tools) if (!byName.has(t.name)) byName.set(t.name, t);
-  const served = [...byName.values()];
-  const policy: CallPolicy = {
-    tools: byName,
-    confirmOverMcp: opts.confirmOverMcp,
-    ...(opts.confirmTags === undefined ? {} : { confirmTags: opts.confirmTags }),
-    ...(opts.scrub === undefined ? {} : { scrub: opts.scrub }),
-    ...(opts.wrappers === undefined ? {} : { wrappers: opts.wrappers }),
-    slots: new Semaphore(opts.maxConcurrentTools),
-    toolTimeoutMs: opts.toolTimeoutMs,
-    elicitationTimeoutMs: opts.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,
-    workDir: opts.workDir,
-    ...(opts.observe === undefined ? {} : { observe: opts.observe }),
-    stopping: shutdown.signal,
-  };
-  const listing = listTools(served);
-  const transports = new Map<string, SessionState>();
-  let starting = 0;
-  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const idleMs = opts.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS;
-  const idleFor = (s: SessionState, now: number): number => (s.open > 0 ? 0 : now - s.lastSeen);
-  const expire = (): void => {
-    const now = Date.now();
-    for (const s of transports.values()) if (idleFor(s, now) >= idleMs) void s.transport.close();
-  };
-  const sweep = setInterval(expire, Math.min(60_000, Math.max(50, Math.floor(idleMs / 4))));
-  sweep.unref();
-  /** Makes room for one more session: the longest-idle ones go; `false` when the rest are in use. */
-  const makeRoom = (): boolean => {
-    while (transports.size + starting >= maxSessions) {
-      let oldest: [string, SessionState] | undefined;
-      for (const entry of transports) {
-        if (entry[1].open === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
-      }
-      if (oldest === undefined) return false;
-      transports.delete(oldest[0]);
-      void oldest[1].transport.close();
-    }
-    return true;
-  };
-  const track = (state: SessionState, res: ServerResponse): void => {
-    state.open++;
-    state.lastSeen = Date.now();
-    res.once('close', () => {
-      state.open--;
-      state.lastSeen = Date.now();
-    });
-  };
+/** The listener behind `startMcpServer`. */
+class McpHttpServer implements RunningMcpServer {
+  readonly host: string;
+  readonly #options: McpServerOptions;
+  readonly #admission: AdmissionPolicy;
+  readonly #shutdown = new AbortController();
+  readonly #policy: CallPolicy;
+  readonly #listing: ReturnType<typeof listTools>;
+  readonly #sessions: SessionPool;
+  readonly #http: HttpServer;
   // requests being answered; shutdown waits for these, calls in flight among them, to be answered
-  const posts = new Set<ServerResponse>();
-  let drained: (() => void) | undefined;
-  const answering = (res: ServerResponse): void => {
-    posts.add(res);
-    res.once('close', () => {
-      posts.delete(res);
-      if (posts.size === 0) drained?.();
-    });
-  };
+  readonly #posts = new Set<ServerResponse>();
+  #drained: (() => void) | undefined;
+  #port = 0;
+  #closing: Promise<void> | undefined;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
-    const refused = admissionRefusal(req, admission);
+  private constructor(options: McpServerOptions, admission: AdmissionPolicy) {
+    this.host = options.host;
+    this.#options = options;
+    this.#admission = admission;
+    // A backstop for a caller that did not go through selectServedTools: the first claim on a name
+    // keeps it, so a later tool can never take over a name (and strip a gate) by being listed twice.
+    const byName = new Map<string, Tool>();
+    for (const t of options.tools) if (!byName.has(t.name)) byName.set(t.name, t);
+    this.#policy = {
+      tools: byName,
+      confirmOverMcp: options.confirmOverMcp,
+      ...(options.confirmTags === undefined ? {} : { confirmTags: options.confirmTags }),
+      ...(options.scrub === undefined ? {} : { scrub: options.scrub }),
+      ...(options.wrappers === undefined ? {} : { wrappers: options.wrappers }),
+      slots: new Semaphore(options.maxConcurrentTools),
+      toolTimeoutMs: options.toolTimeoutMs,
+      elicitationTimeoutMs: options.elicitationTimeoutMs ?? ELICITATION_TIMEOUT_MS,
+      workDir: options.workDir,
+      ...(options.observe === undefined ? {} : { observe: options.observe }),
+      stopping: this.#shutdown.signal,
+    };
+    this.#listing = listTools([...byName.values()]);
+    this.#sessions = new SessionPool(options.maxSessions ?? DEFAULT_MAX_SESSIONS, options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_MS);
+    this.#http = createServer((req, res) => {
+      this.#handle(req, res).catch((err: unknown) => {
+        jsonError(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    });
+  }
+
+  /** Checks who may be served, then binds the listener. */
+  static async start(options: McpServerOptions): Promise<McpHttpServer> {
+    const server = new McpHttpServer(options, admissionPolicy(options.host, options.authToken));
+    await server.#listen();
+    return server;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get url(): string {
+    return endpointUrl(this.host, this.#port);
+  }
+
+  get endpoint(): string {
+    return `${this.url}${ENDPOINT_PATH}`;
+  }
+
+  sessions(): number {
+    return this.#sessions.size;
+  }
+
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #listen(): Promise<void> {
+    const { host, port } = this.#options;
+    await new Promise<void>((resolve, reject) => {
+      this.#http.once('error', (err) => {
+        this.#sessions.stopSweeping();
+        reject(new McpServeError('listen', `cannot listen on ${endpointUrl(host, port)}: ${err.message}; choose another with --port/--address (or FISK_AI_MCP_PORT/FISK_AI_MCP_ADDRESS, or expose.agent.mcp.port/address)`, { cause: err }));
+      });
+      this.#http.listen(port, host, () => resolve());
+    });
+    this.#port = (this.#http.address() as AddressInfo).port;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#shutdown.signal.aborted) return jsonError(res, 503, 'the server is shutting down');
+    const refused = admissionRefusal(req, this.#admission);
     if (refused !== undefined) return jsonError(res, refused.status, refused.message, -32000, refused.headers);
     let body: unknown;
     if (req.method === 'POST') {
-      answering(res);
+      this.#answering(res);
       try {
         body = await readBody(req);
       } catch (err) {
@@ -249,92 +254,82 @@ export async function startMcpServer(opts: McpServerOptions): Promise<RunningMcp
     }
     const sessionId = headerValue(req, 'mcp-session-id');
     if (sessionId !== undefined) {
-      const state = transports.get(sessionId);
-      if (state === undefined) return jsonError(res, 404, 'unknown or closed session; initialize a new one');
-      track(state, res);
-      return state.transport.handleRequest(req, res, body);
+      const transport = this.#sessions.use(sessionId, res);
+      if (transport === undefined) return jsonError(res, 404, 'unknown or closed session; initialize a new one');
+      return transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return jsonError(res, 400, 'no session: send an initialize request first');
     }
-    if (!makeRoom()) {
-      return jsonError(res, 503, `too many open sessions (${maxSessions}, all in use); close a client that is no longer needed and retry`);
+    return this.#openSession(req, res, body);
+  }
+
+  /** Opens a session for an initialize request, making room for it first. */
+  async #openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const sessions = this.#sessions;
+    if (!sessions.makeRoom()) {
+      return jsonError(res, 503, `too many open sessions (${sessions.max}, all in use); close a client that is no longer needed and retry`);
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        const state: SessionState = { transport, open: 0, lastSeen: Date.now() };
-        transports.set(id, state);
-        track(state, res);
-      },
+      onsessioninitialized: (id) => sessions.add(id, transport, res),
     });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined && transports.get(transport.sessionId)?.transport === transport) transports.delete(transport.sessionId);
-    };
-    const server = sessionServer(opts.identity, listing, policy);
-    // counted while it initializes, so simultaneous newcomers cannot all slip under the cap
-    starting++;
-    try {
+    transport.onclose = () => sessions.forget(transport);
+    const server = sessionServer(this.#options.identity, this.#listing, this.#policy);
+    await sessions.starting(async () => {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
-    } finally {
-      starting--;
-    }
+    });
   }
 
-  const http: HttpServer = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      jsonError(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+  /** Counts a POST as being answered until its response closes. */
+  #answering(res: ServerResponse): void {
+    this.#posts.add(res);
+    res.once('close', () => {
+      this.#posts.delete(res);
+      if (this.#posts.size === 0) this.#drained?.();
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', (err) => {
-      clearInterval(sweep);
-      reject(new McpServeError('listen', `cannot listen on ${endpointUrl(opts.host, opts.port)}: ${err.message}; choose another with --port/--address (or FISK_AI_MCP_PORT/FISK_AI_MCP_ADDRESS, or expose.agent.mcp.port/address)`, { cause: err }));
-    });
-    http.listen(opts.port, opts.host, () => resolve());
-  });
-  const bound = http.address() as AddressInfo;
+  }
 
-  let closing: Promise<void> | undefined;
   /** Resolves once every request being answered has been, or the budget ran out. */
-  function answered(): Promise<void> {
-    if (posts.size === 0) return Promise.resolve();
+  #answered(): Promise<void> {
+    if (this.#posts.size === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const giveUp = setTimeout(resolve, SHUTDOWN_BUDGET_MS);
-      drained = () => {
+      this.#drained = () => {
         clearTimeout(giveUp);
         resolve();
       };
     });
   }
 
-  async function close(): Promise<void> {
+  async #close(): Promise<void> {
     // Calls in flight first: each is stopped (a command with its process group) and answered as
     // not completed while its session can still carry the answer.
-    shutdown.abort(new Error('the server is shutting down'));
-    clearInterval(sweep);
-    await answered();
+    this.#shutdown.abort(new Error('the server is shutting down'));
+    this.#sessions.stopSweeping();
+    await this.#answered();
     // Then held-open GET streams: closing a session ends them and aborts anything left over.
     // The listener would otherwise wait on them.
-    await Promise.allSettled([...transports.values()].map((s) => s.transport.close()));
-    transports.clear();
+    await this.#sessions.closeAll();
     await new Promise<void>((resolve) => {
-      const cut = setTimeout(() => http.closeAllConnections(), SHUTDOWN_BUDGET_MS);
-      http.close(() => {
+      const cut = setTimeout(() => this.#http.closeAllConnections(), SHUTDOWN_BUDGET_MS);
+      this.#http.close(() => {
         clearTimeout(cut);
         resolve();
       });
-      http.closeIdleConnections();
+      this.#http.closeIdleConnections();
     });
   }
+}
 
-  return {
-    host: opts.host,
-    port: bound.port,
-    url: endpointUrl(opts.host, bound.port),
-    endpoint: `${endpointUrl(opts.host, bound.port)}${ENDPOINT_PATH}`,
-    sessions: () => transports.size,
-    close: () => (closing ??= close()),
-  };
+/**
+ * Starts serving `tools` over streamable HTTP on every path of the listener (clients are told
+ * `/mcp`). Open sessions are capped and idle ones expire, so clients that vanish without closing
+ * cannot pile sessions up. Throws `McpServeError` (`listen`) when the address cannot be bound,
+ * naming the flags that choose another, and (`auth`) when it is not a loopback address and no
+ * token was given.
+ */
+export function startMcpServer(opts: McpServerOptions): Promise<RunningMcpServer> {
+  return McpHttpServer.start(opts);
 }
