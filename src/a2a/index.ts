@@ -5,7 +5,7 @@
 export * from './errors.js';
 export * from './protocol.js';
 export type * from './types.js';
-export { BLOCK_TYPES, STOP_REASONS, QUESTION_KINDS, HOSTED_QUESTION_MODES, RUN_FAILURE_CLASSES } from './types.js';
+export { BLOCK_TYPES, STOP_REASONS, QUESTION_KINDS, HOSTED_QUESTION_MODES } from './types.js';
 export { encode, decode, prepareCodec, validateOutgoing, MAX_DEPTH } from './codec.js';
 export { messageSchema, definitionsSchema, allSchemas } from './schemas.js';
 export type { SchemaMode, JsonSchema } from './schemas.js';
