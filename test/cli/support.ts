@@ -1,43 +1,18 @@
 /** The built CLI for end-to-end tests that drive `fisk` as a person does, from another directory. */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { startFakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../../src/agenttest/fake-model-server.js';
 import { hasTmux } from '../tui/tmux.js';
 import type { TmuxPane } from '../tui/tmux.js';
 import { eventually } from '../../src/agenttest/eventually.js';
+import { ensureBuilt, MAIN, ROOT } from '../support/built.js';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The program the package installs as `fisk`: the bundle `npm run build` writes. */
-export const MAIN = join(ROOT, 'dist/bin/fisk.cjs');
-
-function newestMtime(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
-}
-
-/** Builds `dist/` (the app package's first) and the bundled program when they are missing or older than any source file. */
-export function ensureBuilt(): void {
-  const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'packages/app/src')));
-  const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0;
-  if (built >= sources) return;
-  // the workspace package first: fisk-ai's build reads its declarations
-  for (const project of ['packages/app/tsconfig.build.json', 'tsconfig.build.json']) {
-    try {
-      execFileSync('npx', ['tsc', '-p', project], { cwd: ROOT, stdio: 'pipe' });
-    } catch {
-      // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
-    }
-  }
-  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: ROOT, stdio: 'pipe' });
-  if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.cjs is missing; run npm run build');
-}
+export { ensureBuilt, MAIN, ROOT };
 
 /** What a finished `fisk` process left behind. */
 export interface FiskResult {

@@ -1,35 +1,19 @@
 /** A real `fisk mcp` process for the end-to-end tests, built from `dist/`. */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt as ensureBuiltFrom, MAIN, ROOT } from '../support/built.js';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The program the package installs as `fisk`: the bundle `npm run build` writes. */
-export const MAIN = join(ROOT, 'dist/bin/fisk.cjs');
+export { MAIN, ROOT };
 export const PID_APP = fileURLToPath(new URL('./fixtures/pid-app.mjs', import.meta.url));
-
-function newestMtime(path: string): number {
-  const s = statSync(path);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((f) => newestMtime(join(path, f))));
-}
 
 /** Builds `dist/` and the bundled program when they are missing or older than the sources these tests exercise. */
 export function ensureBuilt(): void {
-  const sources = Math.max(newestMtime(join(ROOT, 'src/mcp')), newestMtime(join(ROOT, 'src/host')), newestMtime(join(ROOT, 'src/cli/commands/mcp.ts')));
-  const built = existsSync(MAIN) && existsSync(join(ROOT, 'dist/mcp/server/index.js')) ? statSync(MAIN).mtimeMs : 0;
-  if (built >= sources) return;
-  try {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
-  } catch {
-    // type errors elsewhere in the tree still emit JavaScript; a missing entry point is the real failure
-  }
-  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: ROOT, stdio: 'pipe' });
-  if (!existsSync(MAIN)) throw new Error('dist/bin/fisk.cjs is missing; run npm run build');
+  ensureBuiltFrom(['src/mcp', 'src/host', 'src/cli/commands/mcp.ts'], ['dist/mcp/server/index.js']);
 }
 
 /** A port nothing listens on right now. */
