@@ -9,6 +9,7 @@ import { ToolkitError } from './errors.js';
 import type { FiskCommandTool } from './fisk/command-tool.js';
 import { loadApplicationTools, startApplicationIntrospection } from './load.js';
 import type { LoadApplicationOptions } from './load.js';
+import { eventually } from '../agenttest/eventually.js';
 
 
 const app = fileURLToPath(new URL('../../test/fixtures/fisk-app.mjs', import.meta.url));
@@ -157,9 +158,15 @@ describe('loadApplicationTools', () => {
   it('gives up on an application that does not answer, and honours an abort', async () => {
     expect((await refusal(options({ timeoutMs: 300 }, 'hang'))).message).toMatch(/did not answer within 0.3s/);
     const ac = new AbortController();
-    const loading = loadApplicationTools(options({ signal: ac.signal }, 'hang'));
-    setTimeout(() => ac.abort(new Error('operator stopped')), 200);
+    const pidlog = join(mkdtempSync(join(tmpdir(), 'fisk-hang-')), 'pids');
+    const base = options({ signal: ac.signal }, 'hang');
+    const loading = loadApplicationTools({ ...base, env: { ...base.env, FIXTURE_PIDLOG: pidlog } });
+    // aborted while the application runs, not before it started
+    const [hanging] = await awaitLoggedPids(pidlog, 1);
+    ac.abort(new Error('operator stopped'));
     await expect(loading).rejects.toThrow('operator stopped');
+    expect(alive(hanging as number)).toBe(false);
+    rmSync(join(pidlog, '..'), { recursive: true, force: true });
   });
   it('cleans terminal sequences out of the excerpt of a broken answer and of its stderr', async () => {
     const message = (await refusal(options({}, 'invalid-escape'))).message;
@@ -205,7 +212,9 @@ describe('loadApplicationTools', () => {
       }
       const ac = new AbortController();
       const loading = loadApplicationTools(withPidFile({ signal: ac.signal }, 'detached-hang'));
-      setTimeout(() => ac.abort(new Error('operator stopped')), 300);
+      // aborted once the descendant holds the output, which it says by writing its pid
+      await eventually(() => existsSync(join(dir, 'pid')), 'the detached descendant to write its pid');
+      ac.abort(new Error('operator stopped'));
       try {
         await expect(loading).rejects.toThrow('operator stopped');
       } finally {

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { afterEach } from 'vitest';
 import { TRUNCATION_MARKER } from './capture.js';
 import { runCaptured } from './run-captured.js';
+import { eventually } from '../../agenttest/eventually.js';
+import { runningWithCommandLine } from '../../../test/support/processes.js';
 
 const app = fileURLToPath(new URL('../../../test/fixtures/fisk-app.mjs', import.meta.url));
 const env = { PATH: process.env['PATH'] ?? '' };
@@ -62,9 +64,13 @@ describe('runCaptured', () => {
   });
   it('kills the group and rejects with the reason on abort', async () => {
     const ac = new AbortController();
-    const running = runCaptured({ binary: app, argv: ['sleep', '--', '60'], env, signal: ac.signal });
-    setTimeout(() => ac.abort(new Error('stopped by the operator')), 200);
+    // a length of sleep no other test uses, so its command line names this process alone
+    const fragment = `${app} sleep -- 61`;
+    const running = runCaptured({ binary: app, argv: ['sleep', '--', '61'], env, signal: ac.signal });
+    await eventually(() => runningWithCommandLine(fragment).length > 0, 'the sleeping command to start');
+    ac.abort(new Error('stopped by the operator'));
     await expect(running).rejects.toThrow('stopped by the operator');
+    await eventually(() => runningWithCommandLine(fragment).length === 0, 'the sleeping command to be killed', { observed: () => runningWithCommandLine(fragment) });
   });
   it('reports a binary that cannot start', async () => {
     const r = await runCaptured({ binary: '/nonexistent/tool', argv: [], env, signal });
