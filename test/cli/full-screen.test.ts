@@ -60,8 +60,9 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     expect(found).toContain('"positionals":["orders-archive-of-the-whole-year"');
 
     tmux('send-keys', '-t', SESSION, 'Escape');
-    // an Escape read together with the next key is that key with Meta held: let it be read alone
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // an Escape read together with the next key is that key with Meta held: the next key goes only
+    // once the Escape was read alone, as the search it clears shows
+    await until((t) => !t.includes('match 1/1'), 'the search cleared by Escape');
     tmux('send-keys', '-t', SESSION, 'C-o');
     const unfolded = await until((t) => t.includes('folding off'), 'folding turned off');
     expect(unfolded).toContain('<- {"path":["stream","purge"]');
