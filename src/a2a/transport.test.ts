@@ -178,10 +178,10 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
     const first = c.callTool('peer-1', 'hold', { tag: 'first' });
     await eventually(() => started.length > 0, 'the first call to start');
     const second = c.callTool('peer-1', 'hold', { tag: 'second' });
-    // a discovery round trip sent after the second call proves the server has received it
+    // a discovery round trip sent after the second call proves the server has received it; a call
+    // given a slot starts in the turn it is accepted, with no I/O before the tool, so a second call
+    // wrongly let through would have started before the discovery reply left
     await c.discover('peer-1');
-    // nothing signals a start that must not happen: give a wrongly started worker a moment to show
-    await new Promise((r) => setTimeout(r, 50));
     expect(started).toEqual(['first']);
     release();
     expect((await first).output).toBe('released');
