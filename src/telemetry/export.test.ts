@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { connect as rawConnect } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort, startFakeModelServer, startOtlpReceiver } from '../agenttest/index.js';
@@ -27,6 +28,7 @@ import { resolveTelemetrySettings } from './settings.js';
 import { METRIC_KNOWLEDGE_DEGRADED, METRIC_SESSION_APPEND_DURATION, SECONDS_BUCKETS, TOKEN_BUCKETS } from './instruments.js';
 import { HTTP_ATTEMPT_EVENT, startTelemetry, STARTUP_SPAN } from './provider.js';
 import type { Telemetry } from './provider.js';
+import { eventually } from '../agenttest/eventually.js';
 
 const SECRET_PROMPT = 'system-secret-zebra-7731';
 const SECRET_USER = 'user-secret-quokka-4410';
@@ -301,17 +303,15 @@ describe('shutdown with no collector running', () => {
 
 describe('shutdown with a collector that takes the export at once', () => {
   it('opens no connection beyond the export: the address is probed only when a flush lingers', async () => {
-    let silent = 0;
+    const accepted: { readonly port: number | undefined; spoke: boolean }[] = [];
     const collector = createServer((req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
     });
     collector.on('connection', (socket: Socket) => {
-      let spoke = false;
-      socket.once('data', () => (spoke = true));
-      socket.once('close', () => {
-        if (!spoke) silent++;
-      });
+      const seen = { port: socket.remotePort, spoke: false };
+      accepted.push(seen);
+      socket.once('data', () => (seen.spoke = true));
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     const { port } = collector.address() as AddressInfo;
@@ -321,10 +321,16 @@ describe('shutdown with a collector that takes the export at once', () => {
       // a wide margin before the probe, so a loaded machine's slow flush cannot count as lingering
       const report = await tel.shutdown(5_000, 3_000);
       expect(report.spans.delivered).toBe(1);
-      // let any probe's connection open and close before counting: a probe that must not happen
-      // sends no signal of its own, so it is given a moment to show
-      await new Promise((r) => setTimeout(r, 400));
-      expect(silent).toBe(0);
+      // a connection opened now is accepted after any the shutdown opened (the accept queue is in
+      // order): once the collector has it, every earlier connection has been seen
+      const check = rawConnect({ host: '127.0.0.1', port });
+      await new Promise<void>((resolve) => check.once('connect', () => resolve()));
+      const mine = check.localPort;
+      await eventually(() => accepted.some((c) => c.port === mine), 'the collector to accept the check connection');
+      check.destroy();
+      const before = accepted.slice(0, accepted.findIndex((c) => c.port === mine));
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.filter((c) => !c.spoke)).toEqual([]);
     } finally {
       collector.closeAllConnections();
       await new Promise((r) => collector.close(r));
