@@ -459,9 +459,10 @@ describe('the Slack channel', () => {
     const third = await slack.mention({ channel: CHANNEL, text: 'third' });
     await slack.until(() => (statusOf(third) !== undefined ? true : undefined), 'the third status');
     const drained = w.server.drain();
-    // the running turn still holds the socket open: nothing signals a close that must not happen,
-    // so a wrongly early close is given a moment to show
-    await new Promise((r) => setTimeout(r, 100));
+    // the drain has marked the admitted turns, a step it takes after it began: the running turn
+    // still holds the socket open
+    await slack.until(() => (statusOf(third)?.text.includes('Not started') === true ? true : undefined), 'the third status marked not started');
+    await slack.until(() => (statusOf(second)?.text.includes('Not started') === true ? true : undefined), 'the second status marked not started');
     expect(slack.connections).toBe(1);
     hold.release();
     expect(await drained).toBeUndefined();
