@@ -130,6 +130,19 @@ describe('loadApplicationTools', () => {
       { name: 'trace', help: 'Trace every request', exposed: true, required: false },
     ]);
   });
+  it('gives every command a schema frozen throughout, the decoded document included', async () => {
+    const loaded = await loadApplicationTools(options({ globalFlags: ['context'] }));
+    const walk = (v: unknown): void => {
+      if (typeof v !== 'object' || v === null) return;
+      expect(Object.isFrozen(v)).toBe(true);
+      for (const c of Object.values(v)) walk(c);
+    };
+    for (const tool of loaded.all) walk(tool.inputSchema);
+    for (const cmd of loaded.model.commands) if (cmd.restricted_schema !== undefined && cmd.commands.length === 0) walk(cmd.restricted_schema);
+    const echo = loaded.all.find((t) => t.name === 'echo') as FiskCommandTool;
+    expect(echo.inputSchema).toBe(echo.inputSchema);
+    expect(() => (echo.inputSchema['required'] as string[] | undefined)?.push('x')).toThrow(TypeError);
+  });
   it('always exposes a global the application requires', async () => {
     const loaded = await loadApplicationTools(options({}, 'required-global'));
     const ls = loaded.all.find((t) => t.name === 'stream_ls') as FiskCommandTool;

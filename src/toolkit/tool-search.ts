@@ -41,7 +41,8 @@ export interface ToolSetPublisher {
 interface Shared {
   readonly full: FrozenToolSet;
   readonly deferred: ReadonlySet<string>;
-  readonly index: Bm25Index;
+  /** The search index over the deferred tools, built when the model first searches. */
+  readonly index: () => Bm25Index;
   readonly searchTool: Tool;
   /** Case-folded name to name, for an exact match written in another case. */
   readonly folded: ReadonlyMap<string, string>;
@@ -159,10 +160,11 @@ export class SearchableToolSet implements ToolSet {
   /** A set over `full` (whose deferred entries become searchable) with nothing loaded but `loaded`. */
   static create(full: FrozenToolSet, searchTool: Tool, loaded: Iterable<string> = []): SearchableToolSet {
     const deferredEntries = full.entries.filter((e) => e.deferred);
+    let index: Bm25Index | undefined;
     const shared: Shared = {
       full,
       deferred: new Set(deferredEntries.map((e) => e.tool.name)),
-      index: new Bm25Index(deferredEntries.map((e) => documentOf(e.tool))),
+      index: () => (index ??= new Bm25Index(deferredEntries.map((e) => documentOf(e.tool)))),
       searchTool,
       folded: new Map(deferredEntries.map((e) => [e.tool.name.toLowerCase(), e.tool.name])),
     };
@@ -237,7 +239,7 @@ export class SearchableToolSet implements ToolSet {
     }
     // names alone load just those tools; other words also rank by BM25
     if (out.length >= cap || (out.length > 0 && out.length === words.length)) return out.slice(0, cap);
-    for (const hit of index.search(query, cap + out.length)) {
+    for (const hit of index().search(query, cap + out.length)) {
       if (out.length >= cap) break;
       if (!out.includes(hit.id)) out.push(hit.id);
     }

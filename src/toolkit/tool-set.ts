@@ -11,20 +11,20 @@ export interface ToolEntry {
 }
 
 /**
- * An immutable tool set. Definitions are computed once at construction, so what the model is
- * sent cannot drift from what `get` dispatches to.
+ * An immutable tool set. Definitions are computed once, when first asked for (a set whose
+ * deferred tools the harness searches never asks for most of them), from tools that never change,
+ * so what the model is sent cannot drift from what `get` dispatches to.
  */
 export class FrozenToolSet implements ToolSet {
   readonly tools: readonly Tool[];
   readonly entries: readonly ToolEntry[];
   readonly #byName: ReadonlyMap<string, ToolEntry>;
-  readonly #definitions: readonly ToolDef[];
+  #definitions: readonly ToolDef[] | undefined;
 
   constructor(entries: readonly ToolEntry[]) {
     this.entries = Object.freeze([...entries]);
     this.tools = Object.freeze(entries.map((e) => e.tool));
     this.#byName = new Map(entries.map((e) => [e.tool.name, e]));
-    this.#definitions = Object.freeze(entries.map((e) => Object.freeze(e.tool.definition(e.deferred))));
     Object.freeze(this);
   }
 
@@ -38,6 +38,7 @@ export class FrozenToolSet implements ToolSet {
   }
 
   definitions(): readonly ToolDef[] {
+    this.#definitions ??= Object.freeze(this.entries.map((e) => Object.freeze(e.tool.definition(e.deferred))));
     return this.#definitions;
   }
 }

@@ -7,7 +7,7 @@
 import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
 import type { FilteredTool, ToolWarning } from '../source.js';
-import { FiskCommandTool } from './command-tool.js';
+import { FiskCommandTool, TagFacts } from './command-tool.js';
 import { withGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
 import { reportTool, toolPolicy } from '../sandbox/policy.js';
@@ -46,12 +46,39 @@ function leaves(commands: readonly CommandModel[], prefix: readonly string[], in
     if (cmd.hidden) continue;
     const path = [...prefix, cmd.name];
     if (cmd.commands.length > 0) {
-      const down = [...inherited, ...cmd.tags.filter((t) => passes(t) && !inherited.includes(t))];
-      leaves(cmd.commands, path, down, passes, out);
+      const passed = cmd.tags.filter((t) => passes(t) && !inherited.includes(t));
+      leaves(cmd.commands, path, passed.length === 0 ? inherited : [...inherited, ...passed], passes, out);
     } else {
-      out.push({ path, cmd, tags: [...cmd.tags, ...inherited.filter((t) => !cmd.tags.includes(t))] });
+      const extra = inherited.filter((t) => !cmd.tags.includes(t));
+      out.push({ path, cmd, tags: extra.length === 0 ? cmd.tags : [...cmd.tags, ...extra] });
     }
   }
+}
+
+/**
+ * Freezes a decoded schema in place, throughout. Nothing is copied: the introspection document is
+ * decoded for the tools alone, and a part already frozen (shared, or frozen before) is not walked
+ * again.
+ */
+function freezeDeep(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (const v of value) freezeDeep(v);
+  else for (const k of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[k]);
+}
+
+/**
+ * The schema a command tool offers, made when it is first asked for: the leaf's restricted schema
+ * (frozen where it is) with the globals merged in and optional parameters marked, the new top
+ * level and properties frozen over the shared, frozen rest.
+ */
+function commandSchema(restricted: Record<string, unknown>, globals: readonly FlagModel[]): () => Readonly<Record<string, unknown>> {
+  return () => {
+    freezeDeep(restricted);
+    const schema = markOptional(withGlobals(restricted, globals));
+    freezeDeep(schema);
+    return schema;
+  };
 }
 
 /** Marks each parameter the schema does not require as optional in its description, for the model. */
@@ -98,6 +125,8 @@ export function buildCommandTools(
   const warnings: ToolWarning[] = [];
   const unusable: FilteredTool[] = [];
   const seen = new Map<string, string>();
+  const tagFacts = new TagFacts(opts.confirmTags);
+  const sandboxed = opts.sandbox !== undefined && opts.sandbox.enabled;
   for (const { path, cmd, tags } of found) {
     const name = path.join('_');
     const spoken = path.join(' ');
@@ -119,7 +148,8 @@ export function buildCommandTools(
       throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior}" and "${spoken}"; rename or hide one`);
     }
     seen.set(name, spoken);
-    const rootType = cmd.restricted_schema['type'];
+    const restricted = cmd.restricted_schema;
+    const rootType = restricted['type'];
     if (rootType !== 'object') {
       // model APIs take only an object as a tool's input: offering this one would fail every request
       const detail = `its restricted schema's root is ${rootType === undefined ? 'untyped' : `of type ${JSON.stringify(rootType)}`}, not an object`;
@@ -127,15 +157,18 @@ export function buildCommandTools(
       warnings.push({ code: 'unusable_schema', tool: name, message: `command "${spoken}" is not offered as a tool: ${detail}; fix its arguments in the application` });
       continue;
     }
-    const own = new Set([...cmd.flags.map((f) => f.name), ...cmd.args.map((a) => a.name)]);
-    const globals = opts.globals.filter((g) => !own.has(g.name));
-    for (const g of opts.globals) {
-      if (own.has(g.name)) {
-        warnings.push({
-          code: 'global_flag_clash',
-          tool: name,
-          message: `global flag ${JSON.stringify(g.name)} is not offered on ${name}: the command has its own ${JSON.stringify(g.name)}`,
-        });
+    let globals = opts.globals;
+    if (globals.length > 0) {
+      const own = new Set([...cmd.flags.map((f) => f.name), ...cmd.args.map((a) => a.name)]);
+      globals = opts.globals.filter((g) => !own.has(g.name));
+      for (const g of opts.globals) {
+        if (own.has(g.name)) {
+          warnings.push({
+            code: 'global_flag_clash',
+            tool: name,
+            message: `global flag ${JSON.stringify(g.name)} is not offered on ${name}: the command has its own ${JSON.stringify(g.name)}`,
+          });
+        }
       }
     }
     tools.push(
@@ -144,13 +177,13 @@ export function buildCommandTools(
         name,
         description: describe(cmd),
         tags,
-        // the tool deep-copies its schema as it is built, so one copy is made here, not two
-        inputSchema: markOptional(withGlobals(cmd.restricted_schema, globals)),
-        shape: { path, globals, flags: cmd.flags.filter((f) => !f.hidden), args: cmd.args },
+        inputSchema: commandSchema(restricted, globals),
+        shape: { path, globals, flags: cmd.flags.some((f) => f.hidden) ? cmd.flags.filter((f) => !f.hidden) : cmd.flags, args: cmd.args },
         confirmTags: opts.confirmTags,
         credentialEnvNames: opts.credentialEnvNames,
+        tagFacts,
         ...(opts.env === undefined ? {} : { env: opts.env }),
-        ...sandboxFor(opts.sandbox, name),
+        ...(sandboxed ? sandboxFor(opts.sandbox, name) : {}),
       }),
     );
   }

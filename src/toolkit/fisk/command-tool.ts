@@ -8,7 +8,7 @@ import type { Scrubber } from '../../util/secret-scrub.js';
 import type { ToolDef } from '../../llm/types.js';
 import { validateRequired } from '../required.js';
 import { allowsDefer, confirmGateFor, modelDescription, resolveBehavior } from '../tags.js';
-import type { ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities } from '../tool.js';
+import type { Behavior, ConfirmGate, ExecDeps, Kind, Outcome, Presentation, Tool, ToolCapabilities } from '../tool.js';
 import { ArgvError, renderArgvFromJson } from './argv.js';
 import type { CommandShape } from './argv.js';
 import { toolEnvironment } from './env.js';
@@ -24,8 +24,13 @@ export interface CommandToolSpec {
   readonly name: string;
   readonly description: string;
   readonly tags: readonly string[];
-  /** The restricted schema with exposed globals merged in. */
-  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /**
+   * The restricted schema with exposed globals merged in: an object, which the tool copies and
+   * freezes as it is built, or a function the tool calls once, on first use, whose answer must
+   * already be frozen throughout and is used as it is (an application's commands build theirs only
+   * when a definition is first asked for).
+   */
+  readonly inputSchema: Readonly<Record<string, unknown>> | (() => Readonly<Record<string, unknown>>);
   readonly shape: CommandShape;
   readonly confirmTags: readonly string[];
   /** Variables never passed to the subprocess. */
@@ -34,6 +39,52 @@ export interface CommandToolSpec {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The sandbox every call runs in, with how reports show it; absent runs calls unsandboxed. */
   readonly sandbox?: { readonly policy: SandboxPolicy; readonly report: SandboxReport };
+  /** What tag lists imply, shared by the tools built together (most commands carry the same few). */
+  readonly tagFacts?: TagFacts;
+}
+
+/** What one list of tags implies for a tool, frozen, so every tool with those tags can share it. */
+interface TagFact {
+  readonly tags: readonly string[];
+  readonly deferrable: boolean;
+  readonly gate: ConfirmGate;
+  readonly behavior: Behavior;
+}
+
+/**
+ * The facts of each distinct tag list under one `confirmTags`, computed once a list: an
+ * application of thousands of commands has a handful of distinct tag lists.
+ */
+export class TagFacts {
+  readonly #confirmTags: readonly string[];
+  readonly #byKey = new Map<string, TagFact>();
+
+  constructor(confirmTags: readonly string[]) {
+    this.#confirmTags = confirmTags;
+  }
+
+  /** The facts for `tags`; `confirmTags` must be the list these facts were made for. */
+  of(tags: readonly string[], confirmTags: readonly string[]): TagFact {
+    if (confirmTags !== this.#confirmTags) return tagFact(tags, confirmTags);
+    // a tag holding a newline would join ambiguously: such lists are not shared
+    const key = tags.some((t) => t.includes('\n')) ? undefined : tags.join('\n');
+    if (key === undefined) return tagFact(tags, confirmTags);
+    let fact = this.#byKey.get(key);
+    if (fact === undefined) {
+      fact = tagFact(tags, confirmTags);
+      this.#byKey.set(key, fact);
+    }
+    return fact;
+  }
+}
+
+function tagFact(tags: readonly string[], confirmTags: readonly string[]): TagFact {
+  return Object.freeze({
+    tags: Object.freeze([...tags]),
+    deferrable: allowsDefer(tags),
+    gate: Object.freeze(confirmGateFor(tags, confirmTags)),
+    behavior: Object.freeze(resolveBehavior(tags)),
+  });
 }
 
 /**
@@ -61,8 +112,6 @@ function withNote(output: string, note: string): string {
 export class FiskCommandTool implements Tool {
   readonly name: string;
   readonly description: string;
-  readonly modelDescription: string;
-  readonly inputSchema: Readonly<Record<string, unknown>>;
   readonly kind: Kind = 'application';
   readonly presentation: Presentation = 'command';
   /** The command path words, e.g. `['stream', 'ls']`. */
@@ -70,25 +119,42 @@ export class FiskCommandTool implements Tool {
   readonly capabilities: ToolCapabilities;
   readonly #spec: CommandToolSpec;
   #scrub: Scrubber | undefined;
+  #schema: Readonly<Record<string, unknown>> | undefined;
+  #modelDescription: string | undefined;
 
   constructor(spec: CommandToolSpec) {
     this.#spec = spec;
     this.name = spec.name;
     this.description = spec.description;
-    this.modelDescription = modelDescription(spec.description, spec.tags);
-    this.inputSchema = frozenCopy(spec.inputSchema) as Record<string, unknown>;
+    if (typeof spec.inputSchema !== 'function') this.#schema = frozenCopy(spec.inputSchema) as Record<string, unknown>;
     this.path = Object.freeze([...spec.shape.path]);
+    const fact = (spec.tagFacts ?? new TagFacts(spec.confirmTags)).of(spec.tags, spec.confirmTags);
     this.capabilities = Object.freeze({
       prompter: false,
       workDir: true,
       operatorPaced: false,
-      deferrable: allowsDefer(spec.tags),
-      gate: Object.freeze(confirmGateFor(spec.tags, spec.confirmTags)),
-      tags: Object.freeze([...spec.tags]),
-      behavior: Object.freeze(resolveBehavior(spec.tags)),
+      deferrable: fact.deferrable,
+      gate: fact.gate,
+      tags: fact.tags,
+      behavior: fact.behavior,
       describeCall: (input: string) => traceLine(spec.shape, input),
       sandbox: spec.sandbox === undefined ? null : Object.freeze(spec.sandbox.report),
     });
+  }
+
+  /** The input schema, frozen throughout; an application's command makes its own on first use. */
+  get inputSchema(): Readonly<Record<string, unknown>> {
+    if (this.#schema === undefined) {
+      const make = this.#spec.inputSchema as () => Readonly<Record<string, unknown>>;
+      this.#schema = make();
+    }
+    return this.#schema;
+  }
+
+  /** The description the model reads, with its `Tags:` line, made on first use. */
+  get modelDescription(): string {
+    this.#modelDescription ??= modelDescription(this.description, this.capabilities.tags);
+    return this.#modelDescription;
   }
 
   /**
