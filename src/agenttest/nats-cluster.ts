@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from './nats-server.js';
+import { eventually } from './eventually.js';
 
 /** One node of a {@link NatsCluster}. */
 export interface NatsClusterNode {
@@ -199,20 +200,21 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
         // no account check up front: while a killed node's cluster elects a new meta leader that
         // check times out, and the loop below is what waits for the answer
         const jsm = await jetstreamManager(nc, { timeout: 2_000, checkAPI: false });
-        const deadline = Date.now() + 10_000;
         let last = 'no answer';
-        while (Date.now() < deadline) {
-          try {
-            const leader = (await jsm.streams.info(stream)).cluster?.leader;
-            const found = nodes.find((n) => n.name === leader && n.running);
-            if (found !== undefined) return found;
-            last = `leader ${leader ?? 'none'}`;
-          } catch (err) {
-            last = (err as Error).message;
-          }
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error(`stream ${stream} has no running leader after 10 s (${last})`);
+        return await eventually(
+          async () => {
+            try {
+              const leader = (await jsm.streams.info(stream)).cluster?.leader;
+              last = `leader ${leader ?? 'none'}`;
+              return nodes.find((n) => n.name === leader && n.running);
+            } catch (err) {
+              last = (err as Error).message;
+              return undefined;
+            }
+          },
+          `stream ${stream} to have a running leader`,
+          { timeoutMs: 10_000, intervalMs: 100, observed: () => last },
+        );
       } finally {
         await nc.close();
       }

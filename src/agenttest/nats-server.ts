@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './eventually.js';
 
 /** A private nats-server with JetStream, started for one test file and stopped after it. */
 export interface NatsServer {
@@ -58,13 +59,11 @@ function canConnect(port: number): Promise<boolean> {
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${what}: nats-server exited with code ${child.exitCode}`);
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what}: nats-server did not accept connections within ${timeoutMs} ms`);
+  await eventually(check, `nats-server to accept connections (${what})`, {
+    timeoutMs,
+    intervalMs: 50,
+    stopIf: () => (child.exitCode !== null ? `${what}: nats-server exited with code ${child.exitCode}` : undefined),
+  });
 }
 
 /**
