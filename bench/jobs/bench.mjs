@@ -11,7 +11,9 @@
 // file, fsyncing the file and its directory before it acknowledges the message (the same
 // durability: the result is on disk before the ack). Rounds interleave the two (FISK_BENCH_JOBS_ROUNDS,
 // default 7, of BENCH_FSYNC_JOBS jobs, default 30); the ratio of wall time per job is taken per
-// round and reported as median and spread. `leftover_files_per_job` counts what the file stores
+// round and reported as median and spread, and so is the ratio of CPU time per job (`cpu_ratio`,
+// this process's user and system time over the round: both sides share it with the fake model
+// server, and neither counts nats-server's). `leftover_files_per_job` counts what the file stores
 // leave beside their records (a lock file, a temporary file) per finished job. Prints one JSON line.
 import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
@@ -154,6 +156,9 @@ function filesUnder(dir) {
   return out;
 }
 
+/** CPU milliseconds (user and system) of a `process.cpuUsage` difference. */
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+
 /** fisk serve's jobs channel, file task store and file sessions: ms per job, and files beyond the records. */
 async function fiskFileRound(workers) {
   const q = await freshQueue('F');
@@ -183,9 +188,11 @@ async function fiskFileRound(workers) {
   }
   const js = jetstream(nc);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `f${q.r}-${i}`, prompt: `job ${i}` }))));
   await finished;
   const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
+  const cpuMsPerJob = cpuMs(process.cpuUsage(cpu0)) / FSYNC_JOBS;
   for (const s of started) {
     await s.server.drain();
     await s.runtime.close();
@@ -195,7 +202,7 @@ async function fiskFileRound(workers) {
   const records = files.filter((f) => /\/(tasks|runs)\/[^/.][^/]*\.json$/.test(f));
   const results = files.filter((f) => f.endsWith('.result.json')).length;
   if (results !== FSYNC_JOBS) throw new Error(`${results} of ${FSYNC_JOBS} results were stored`);
-  return { msPerJob, leftover: (files.length - records.length) / FSYNC_JOBS, leftoverNames: files.filter((f) => !records.includes(f)).slice(0, 3).map((f) => f.slice(state.length)) };
+  return { msPerJob, cpuMsPerJob, leftover: (files.length - records.length) / FSYNC_JOBS, leftoverNames: files.filter((f) => !records.includes(f)).slice(0, 3).map((f) => f.slice(state.length)) };
 }
 
 /** The floor: pull, the same model call, write the result, fsync it and its directory, ack. */
@@ -231,11 +238,13 @@ async function bareRound(workers) {
     })();
   }
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `b${q.r}-${i}`, prompt: `job ${i}` }))));
   await finished;
   const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
+  const cpuMsPerJob = cpuMs(process.cpuUsage(cpu0)) / FSYNC_JOBS;
   for (const m of stop) await m.close();
-  return { msPerJob };
+  return { msPerJob, cpuMsPerJob };
 }
 
 /** Interleaved rounds of fisk and the bare worker at each worker count. */
@@ -249,6 +258,9 @@ async function versusBare() {
     const fisk = [];
     const bare = [];
     const ratio = [];
+    const cpuRatio = [];
+    const fiskCpu = [];
+    const bareCpu = [];
     for (let i = 0; i < FSYNC_ROUNDS; i++) {
       const order = i % 2 === 0 ? ['fisk', 'bare'] : ['bare', 'fisk'];
       const got = {};
@@ -256,6 +268,9 @@ async function versusBare() {
       fisk.push(got.fisk.msPerJob);
       bare.push(got.bare.msPerJob);
       ratio.push(got.fisk.msPerJob / got.bare.msPerJob);
+      fiskCpu.push(got.fisk.cpuMsPerJob);
+      bareCpu.push(got.bare.cpuMsPerJob);
+      cpuRatio.push(got.fisk.cpuMsPerJob / got.bare.cpuMsPerJob);
       leftover = Math.max(leftover, got.fisk.leftover);
       if (got.fisk.leftoverNames.length > 0) leftoverNames = got.fisk.leftoverNames;
     }
@@ -263,22 +278,21 @@ async function versusBare() {
       const st = stats(xs.map((x) => x * 100));
       return { median: st.median / 100, p10: st.p10 / 100, p90: st.p90 / 100 };
     };
-    out[`workers_${workers}`] = { jobs_per_round: FSYNC_JOBS, rounds: FSYNC_ROUNDS, fisk_ms_per_job: s2(fisk), bare_ms_per_job: s2(bare), ratio: s2(ratio) };
+    out[`workers_${workers}`] = { jobs_per_round: FSYNC_JOBS, rounds: FSYNC_ROUNDS, fisk_ms_per_job: s2(fisk), bare_ms_per_job: s2(bare), ratio: s2(ratio), fisk_cpu_ms_per_job: s2(fiskCpu), bare_cpu_ms_per_job: s2(bareCpu), cpu_ratio: s2(cpuRatio) };
   }
   return { ...out, leftover_files_per_job: leftover, leftover_examples: leftoverNames };
 }
 
-try {
+/** The whole benchmark, or one part of it that an environment variable asks for. */
+async function main() {
   if (process.env.BENCH_JOBS_FISK_FILE_ROUND === '1') {
     // one round of fisk's side alone, for tracing its system calls (strace -f -c)
     const one = await fiskFileRound(1);
-    process.stdout.write(`${JSON.stringify({ fisk_file_round: { jobs: FSYNC_JOBS, ms_per_job: one.msPerJob, leftover_files_per_job: one.leftover } })}\n`);
-    process.exit(0);
+    return { fisk_file_round: { jobs: FSYNC_JOBS, ms_per_job: one.msPerJob, cpu_ms_per_job: one.cpuMsPerJob, leftover_files_per_job: one.leftover } };
   }
   if (process.env.BENCH_JOBS_ONLY_FSYNC === '1') {
     const v = await versusBare();
-    process.stdout.write(`${JSON.stringify({ vs_bare_fsync: v, leftover_files_per_job: v.leftover_files_per_job })}\n`);
-    process.exit(0);
+    return { vs_bare_fsync: v, leftover_files_per_job: v.leftover_files_per_job };
   }
   // a warm-up round so the first measured one does not pay for loading and JIT
   await directRound();
@@ -287,19 +301,22 @@ try {
   for (const w of WORKER_COUNTS) queue.push(await queueRound(w));
   const one = queue[0];
   const fsync = await versusBare();
-  process.stdout.write(
-    `${JSON.stringify({
-      model: 'fake, answers at once (2 calls per job)',
-      tool: 'in-process ping',
-      stores: 'jetstream sessions, jetstream task bucket',
-      direct_journaled: direct,
-      queue,
-      overhead_ms_per_job_at_1_worker: Number((one.ms_per_job - direct.ms_per_job).toFixed(2)),
-      vs_bare_fsync: fsync,
-      leftover_files_per_job: fsync.leftover_files_per_job,
-    })}\n`,
-  );
+  return {
+    model: 'fake, answers at once (2 calls per job)',
+    tool: 'in-process ping',
+    stores: 'jetstream sessions, jetstream task bucket',
+    direct_journaled: direct,
+    queue,
+    overhead_ms_per_job_at_1_worker: Number((one.ms_per_job - direct.ms_per_job).toFixed(2)),
+    vs_bare_fsync: fsync,
+    leftover_files_per_job: fsync.leftover_files_per_job,
+  };
+}
+
+try {
+  process.stdout.write(`${JSON.stringify(await main())}\n`);
 } finally {
+  // the private nats-server is a child process: it is stopped on every path, or it outlives the bench
   await nc.close();
   await fake.close();
   await fakeOne.close();

@@ -1,10 +1,16 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { decodeJob, encodeJob, jobBudget, jobRunId, MAX_JOB_BYTES, sequenceTaskId } from './job.js';
+import { decodeJob, encodeJob, JOB_SCHEMA, jobBudget, jobRunId, MAX_JOB_BYTES, sequenceTaskId } from './job.js';
 import { submitSubject } from './jobs.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 describe('the job message', () => {
+  it('has a schema that is valid 2020-12 JSON Schema (the decoder compiles it unchecked)', () => {
+    const ajv = new Ajv2020({ strict: true });
+    expect(ajv.validateSchema(JOB_SCHEMA), JSON.stringify(ajv.errors)).toBe(true);
+  });
+
   it('decodes a job and maps its budget', () => {
     const job = decodeJob(bytes('{"prompt":"go","id":"a-1","budget":{"max_tokens":10,"max_iterations":2}}'));
     expect(job).toEqual({ prompt: 'go', id: 'a-1', budget: { max_tokens: 10, max_iterations: 2 } });

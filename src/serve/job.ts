@@ -53,7 +53,9 @@ let validator: ValidateFunction | undefined;
  * (`has a blank prompt: ...`); `undefined` for a good one.
  */
 export function jobProblem(value: unknown): string | undefined {
-  validator ??= new Ajv2020({ strict: true, allErrors: false }).compile(JOB_SCHEMA);
+  // the schema is a constant checked against the 2020-12 meta-schema by job.test.ts; checking it
+  // again here would compile the meta-schema and make the first job wait for it
+  validator ??= new Ajv2020({ strict: true, allErrors: false, validateSchema: false }).compile(JOB_SCHEMA);
   if (validator(value)) return undefined;
   const e = validator.errors?.[0];
   if (e === undefined) return 'is not a job';

@@ -15,7 +15,8 @@ import type { NatsServer } from '../agenttest/nats-server.js';
 import { TaskError } from './errors.js';
 import { fileTaskStore } from './file.js';
 import { jetstreamTaskStore } from './jetstream.js';
-import { pendingTask } from './record.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { pendingTask, TASK_RECORD_SCHEMA } from './record.js';
 import type { TaskStore } from './store.js';
 
 let nats: NatsServer;
@@ -150,6 +151,11 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
 });
 
 describe('reading a stored record checks it against the schema', () => {
+  it('has a record schema that is valid 2020-12 JSON Schema (the stores compile it unchecked)', () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false });
+    expect(ajv.validateSchema(TASK_RECORD_SCHEMA), JSON.stringify(ajv.errors)).toBe(true);
+  });
+
   it('refuses a file record edited by hand', async () => {
     const d = mkdtempSync(join(dir, 'bad-'));
     const store = fileTaskStore(d);
@@ -157,6 +163,30 @@ describe('reading a stored record checks it against the schema', () => {
     expect(readdirSync(d)).toEqual(['t.json']);
     writeFileSync(join(d, 't.json'), JSON.stringify({ id: 't', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() }));
     await expect(store.get('t')).rejects.toMatchObject({ code: 'schema' });
+  });
+
+  it('reads a file record a crash left without its text as not there, and writes it again when asked', async () => {
+    const d = mkdtempSync(join(dir, 'torn-'));
+    const store = fileTaskStore(d);
+    await store.ask(pendingTask('keep', 'r', 'p'));
+    for (const [id, text] of [
+      ['empty', ''],
+      ['zeros', '\0'.repeat(180)],
+    ] as const) {
+      writeFileSync(join(d, `${id}.json`), text);
+      expect(await store.get(id)).toBeUndefined();
+      await expect(store.progress(id, { state: 'running', worker: 'w', attempts: 1 })).rejects.toMatchObject({ code: 'not_found' });
+      const asked = pendingTask(id, `run-${id}`, 'asked again');
+      expect(await store.ask(asked)).toEqual(asked);
+      expect(await store.get(id)).toEqual(asked);
+      expect((await store.complete(id, { state: 'completed', answer: 'a' })).state).toBe('completed');
+    }
+    expect((await store.list()).map((t) => t.id).sort()).toEqual(['empty', 'keep', 'zeros']);
+    // a record with text that is not a task is still refused, not taken for one a crash emptied
+    writeFileSync(join(d, 'keep.json'), '{"id": "keep"');
+    await expect(store.get('keep')).rejects.toMatchObject({ code: 'schema' });
+    // no temporary file is left beside the records
+    expect(readdirSync(d).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
   it('refuses a KV record that is not a task', async () => {

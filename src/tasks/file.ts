@@ -1,17 +1,24 @@
 /**
- * Tasks as files, one directory per store. Each write is made whole in a temporary file, synced,
- * then linked into place: a link refuses an existing name atomically, so of two workers recording
- * one task or storing its result, exactly one succeeds and nobody needs a lock. A task is
- * `<id>.json` (what was asked, and how its attempts went, replaced by a rename) and, once
- * finished, `<id>.result.json` (the whole record with its result), which wins when both are read.
+ * Tasks as files, one directory per store. Each write is made whole in a temporary file, then
+ * linked into place: a link refuses an existing name atomically, so of two workers recording one
+ * task or storing its result, exactly one succeeds and nobody needs a lock. A task is `<id>.json`
+ * (what was asked, and how its attempts went, replaced by a rename) and, once finished,
+ * `<id>.result.json` (the whole record with its result), which wins when both are read. A reader
+ * never sees half a record: a name appears only once the whole text is written.
  *
- * Every file's content is synced before its name appears, so a name never shows a torn record. Only
- * a result waits for its directory to be synced too: it must survive a crash before the job's
- * message is acknowledged. What was asked and how far it got are written again by the next
- * delivery of the job if a crash loses their names, so they are not worth two more syncs a job.
+ * What survives a crash, write by write:
+ * - A result: its file is synced before it is linked into place and the directory is synced after,
+ *   both before `complete` returns, so the result is on disk before the job's message is
+ *   acknowledged.
+ * - What was asked and how far it got: not synced. A crash may lose the newest of them, or leave
+ *   the name of one with its text never written (an empty file, or one of zero bytes); such a record
+ *   reads as not there, and the next delivery of the job writes it again. At worst a crash loses
+ *   the count of attempts made since the last one that survived.
+ * - Reopening a task: its new record is synced before it replaces the old one, then its result is
+ *   removed and the directory synced, so a removed result does not come back. Removing a task syncs
+ *   the directory too.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TaskError } from './errors.js';
@@ -23,22 +30,22 @@ import { newestFirst } from './store.js';
 const ASKED = '.json';
 const RESULT = '.result.json';
 
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
   try {
-    fsyncSync(fd);
+    await fh.sync();
   } finally {
-    closeSync(fd);
+    await fh.close();
   }
 }
 
-/** Writes `text` to a new private temporary file beside `name`, synced, and returns its path. */
-async function writeTemp(dir: string, name: string, text: string): Promise<string> {
+/** Writes `text` to a new private temporary file beside `name` (synced with `sync`), and returns its path. */
+async function writeTemp(dir: string, name: string, text: string, sync: boolean): Promise<string> {
   const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(tmp, 'wx', 0o600);
   try {
     await fh.writeFile(text);
-    await fh.sync();
+    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }
@@ -46,14 +53,14 @@ async function writeTemp(dir: string, name: string, text: string): Promise<strin
 }
 
 /**
- * Writes `text` under `name` unless the name exists; false when it did. With `durable` the
- * directory is synced as well, so the name itself survives a crash.
+ * Writes `text` under `name` unless the name exists; false when it did. With `durable` the text
+ * is synced before the name appears and the directory after, so the record survives a crash.
  */
 async function createExclusive(dir: string, name: string, text: string, durable: boolean): Promise<boolean> {
-  const tmp = await writeTemp(dir, name, text);
+  const tmp = await writeTemp(dir, name, text, durable);
   try {
     await link(tmp, join(dir, name));
-    if (durable) syncDir(dir);
+    if (durable) await syncDir(dir);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -63,16 +70,23 @@ async function createExclusive(dir: string, name: string, text: string, durable:
   }
 }
 
-/** Writes `text` under `name`, replacing what is there, atomically (after a crash, the old or the new whole). */
-async function replace(dir: string, name: string, text: string, durable: boolean): Promise<void> {
-  const tmp = await writeTemp(dir, name, text);
+/**
+ * Writes `text` under `name`, replacing what is there; a reader sees the old whole or the new. With
+ * `synced` the text is on disk before the name moves to it (the caller syncs the directory).
+ */
+async function replace(dir: string, name: string, text: string, synced = false): Promise<void> {
+  const tmp = await writeTemp(dir, name, text, synced);
   try {
     await rename(tmp, join(dir, name));
-    if (durable) syncDir(dir);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
+}
+
+/** Whether a record file holds only what a crash leaves of an unsynced write: nothing, or zero bytes. */
+function neverWritten(text: string): boolean {
+  return /^\0*$/u.test(text);
 }
 
 async function unlinkIfPresent(path: string): Promise<boolean> {
@@ -102,16 +116,18 @@ export function fileTaskStore(dir: string): TaskStore {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     made = true;
   };
+  const decodeAt = (id: string, path: string, text: string): TaskRecord => {
+    const record = decodeTaskRecord(text, path);
+    if (record.id !== id) throw new TaskError('schema', `${path}: holds task ${JSON.stringify(record.id)}, not ${JSON.stringify(id)}`);
+    return record;
+  };
   const read = async (id: string): Promise<TaskRecord | undefined> => {
     checkTaskId(id);
     for (const suffix of [RESULT, ASKED]) {
       const path = join(dir, id + suffix);
       const text = await readIfPresent(path);
-      if (text !== undefined) {
-        const record = decodeTaskRecord(text, path);
-        if (record.id !== id) throw new TaskError('schema', `${path}: holds task ${JSON.stringify(record.id)}, not ${JSON.stringify(id)}`);
-        return record;
-      }
+      // a result is synced before its name appears; what was asked is not, and may be empty after a crash
+      if (text !== undefined && !(suffix === ASKED && neverWritten(text))) return decodeAt(id, path, text);
     }
     return undefined;
   };
@@ -123,7 +139,11 @@ export function fileTaskStore(dir: string): TaskStore {
       const text = encodeTaskRecord(record, `task ${record.id}`);
       await ensureDir();
       if (await createExclusive(dir, record.id + ASKED, text, false)) return record;
-      return (await read(record.id)) as TaskRecord;
+      const current = await read(record.id);
+      if (current !== undefined) return current;
+      // the name is there but a crash kept none of its text: asked again, it is written again
+      await replace(dir, record.id + ASKED, text);
+      return (await read(record.id)) ?? record;
     },
     get: read,
     async complete(id, result) {
@@ -140,18 +160,21 @@ export function fileTaskStore(dir: string): TaskStore {
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       const next = progressedTask(current, progress);
       if (next === current) return current;
-      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), false);
+      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
       // a result stored meanwhile wins over what was just written
-      return (await read(id)) ?? next;
+      const resultPath = join(dir, id + RESULT);
+      const result = await readIfPresent(resultPath);
+      return result === undefined ? next : decodeAt(id, resultPath, result);
     },
     async reopen(id) {
       const current = await read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       if (current.state !== 'failed' && current.state !== 'dead') throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
       const next = reopenedTask(current);
-      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), false);
+      // synced: once the result is gone, this record is all that says the task exists
+      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), true);
       await unlinkIfPresent(join(dir, id + RESULT));
-      syncDir(dir);
+      await syncDir(dir);
       return next;
     },
     async remove(id) {
@@ -159,7 +182,7 @@ export function fileTaskStore(dir: string): TaskStore {
       // the result first: a task half removed reads as still asked, never as finished without its question
       const result = await unlinkIfPresent(join(dir, id + RESULT));
       const asked = await unlinkIfPresent(join(dir, id + ASKED));
-      if (result || asked) syncDir(dir);
+      if (result || asked) await syncDir(dir);
       return result || asked;
     },
     async list() {
