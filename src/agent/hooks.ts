@@ -35,7 +35,7 @@ export interface HookToolResult extends HookToolCall {
 /** What PostToolUse decides: keep the output, or replace it. */
 export type PostToolDecision = { readonly action: 'keep' } | { readonly action: 'replace'; readonly output: string };
 
-type Maybe<T> = T | undefined | void;
+export type Maybe<T> = T | undefined | void;
 
 /** The four hooks. Every one is optional and may be async. */
 export interface Hooks {

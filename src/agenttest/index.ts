@@ -10,7 +10,17 @@ export { ScriptedProvider, scriptedResponse, textResponse, toolUseResponse, hang
 export type { ScriptStep, ScriptedProviderOptions, ScriptedResponseOptions, ScriptedToolCall } from './scripted-provider.js';
 export { startFakeModelServer } from './fake-model-server.js';
 export { startFakeSlack } from './fake-slack.js';
-export type { FakeSlack, FakeSlackAction, FakeSlackCall, FakeSlackEphemeral, FakeSlackMessage, FakeSlackOptions, FakeSlackPost } from './fake-slack.js';
+export type {
+  FakeSlack,
+  FakeSlackAction,
+  FakeSlackCall,
+  FakeSlackEphemeral,
+  FakeSlackMessage,
+  FakeSlackOptions,
+  FakeSlackPost,
+  FakeSlackSubmission,
+  FakeSlackView,
+} from './fake-slack.js';
 export type { FakeModelServer, FakeModelServerOptions, FakeReply, FakeReplyStep, ReceivedRequest } from './fake-model-server.js';
 export {
   ANTHROPIC_FIXTURES,

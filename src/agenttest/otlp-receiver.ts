@@ -14,6 +14,7 @@ import { OTLP_PROTO } from './otlp-proto.js';
 export type OtlpValue = string | number | boolean | null | readonly OtlpValue[] | { readonly [key: string]: OtlpValue };
 export type OtlpAttributes = Readonly<Record<string, OtlpValue>>;
 
+/** The OTLP signals the receiver takes (`/v1/traces`, `/v1/metrics`), as each received export names it. */
 export const OTLP_SIGNALS = ['traces', 'metrics'] as const;
 export type OtlpSignal = (typeof OTLP_SIGNALS)[number];
 export type OtlpEncoding = 'protobuf' | 'json';

@@ -22,6 +22,7 @@ export function completed(output: string): Outcome {
   return { status: 'completed', output, isError: false };
 }
 
+/** A custom tool from `spec`: ungated unless asked, no declared behaviour, served over neither MCP nor a2a. */
 export function testTool(spec: TestToolSpec): Tool {
   const description = spec.description ?? spec.name;
   const schema = { type: 'object', properties: spec.properties ?? {}, additionalProperties: false };

@@ -6,6 +6,7 @@
 import type { ErrorCategory } from './fisk-error.js';
 import { isFiskError } from './fisk-error.js';
 
+/** The exit status of each outcome of a `fisk` command, by name; `exitFor` picks one for an error. */
 export const EXIT = {
   /** The command did what was asked (a run completed, or was suspended cleanly). */
   ok: 0,

@@ -78,7 +78,11 @@ export interface StartRunOptions {
   readonly budget?: BudgetOverride;
   /** Receives every event from the first; the same as subscribing at once. */
   readonly events?: EventSink;
-  /** The process's telemetry: each turn is a root span with chat and tool spans under it. */
+  /**
+   * The process's telemetry: each turn is a root span with chat and tool spans under it. Built by
+   * the commands; not part of the package's API.
+   * @internal
+   */
   readonly telemetry?: HostTelemetry;
   /** Stream the model's answer as `text_fragment` events; journals are the same either way. */
   readonly stream?: boolean;

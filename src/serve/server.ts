@@ -48,6 +48,7 @@ export interface ServerOptions {
   readonly workers?: number;
   /** The directory command tools run in. */
   readonly workDir?: string;
+  /** The process's telemetry, built by the commands; not part of the package's API. @internal */
   readonly telemetry?: HostTelemetry;
   readonly notify?: (notice: ServerNotice) => void;
 }

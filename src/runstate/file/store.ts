@@ -57,6 +57,7 @@ function noWholeRecord(file: string): string {
   return `corrupt record sequence: ${file} holds no whole record (it is not a journal, or its first write was torn); remove the run with fisk session rm`;
 }
 
+/** The file session store over `dir` (created on the first run, mode 0700): one journal file per run. */
 export function fileSessionStore(dir: string): SessionStore {
   const paths = (runId: string): { json: string; lock: string } => ({ json: join(dir, `${runId}.json`), lock: join(dir, `${runId}.lock`) });
 

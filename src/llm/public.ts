@@ -1,0 +1,45 @@
+/**
+ * The model layer as the package offers it to embedders: the `Provider` contract an embedder
+ * implements or calls, the registry that builds one by name, and the error every provider throws.
+ * Code inside the tree imports `index.ts`.
+ */
+export { newProvider, newProviderFromConfig, register, providerNames, LlmError } from './index.js';
+// the contracts and data shapes, as types
+export type {
+  Role,
+  TextBlock,
+  ThinkingBlock,
+  ToolUseBlock,
+  ToolImageType,
+  ToolImage,
+  ToolResultBlock,
+  ProviderBlock,
+  ContentBlock,
+  ContentBlockType,
+  Message,
+  SystemBlock,
+  ThinkingMode,
+  Usage,
+  KnownStopReason,
+  StopReason,
+  ToolDef,
+} from './types.js';
+export type { TOOL_IMAGE_TYPES, CONTENT_BLOCK_TYPES, KNOWN_STOP_REASONS } from './types.js';
+export type {
+  Caps,
+  Provider,
+  Request,
+  Response,
+  StreamObserver,
+  LlmErrorCode,
+  LlmErrorOptions,
+  ProviderFactory,
+  ProviderOptions,
+  ProviderExtras,
+  ProviderFacts,
+  ProviderRegistration,
+  FetchLike,
+  FetchMiddleware,
+} from './index.js';
+// the closed vocabularies the types above are drawn from, as types only
+export type { LLM_ERROR_CODES } from './index.js';
