@@ -39,7 +39,7 @@ for (const file of CONFIGS) {
   failed = true;
   const report = config.reportConfigs[0]?.fileName ?? 'the report';
   if (result.errorCount === 0 && result.apiReportChanged) {
-    process.stderr.write(`api: the public API of ${config.packageJson?.name ?? 'the package'} (${file}) differs from api/${report}; `);
+    process.stderr.write(`api: the declarations in dist/ (${file}) differ from api/${report}; `);
     process.stderr.write('if the change is meant, run `npm run api -- --update` and commit the report\n');
   } else {
     process.stderr.write(`api: ${file}: ${result.errorCount} errors\n`);

@@ -67,6 +67,7 @@ export type {
   SessionBackend,
   SessionBackendDeps,
   SessionBackendNeed,
+  SessionPathDeps,
 } from './index.js';
 export type { DelegatedCounters } from './fold.js';
 export type { FingerprintChange, FingerprintClass, FingerprintField } from './fingerprint.js';
