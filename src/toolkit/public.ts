@@ -67,7 +67,7 @@ export type { PendingIntrospection } from './fisk/introspect.js';
 // the closed vocabularies the types above are drawn from, as types only
 export type { TOOLKIT_ERROR_CODES, DEFERRAL_VIA, FILTER_REASONS, SOURCE_ORDER, TOOL_WARNING_CODES } from './index.js';
 export type { ApplicationModel, ArgModel, CommandModel, FlagModel } from './fisk/model.js';
-export type { CommandToolSpec, FiskCommandTool } from './fisk/command-tool.js';
+export type { CommandToolSpec, FiskCommandTool, TagFact, TagFacts } from './fisk/command-tool.js';
 export type { GlobalFlagReport } from './fisk/global-flags.js';
 export type { CommandShape } from './fisk/argv.js';
 export type { IntrospectionParams } from './fisk/introspect.js';

@@ -44,7 +44,7 @@ export interface CommandToolSpec {
 }
 
 /** What one list of tags implies for a tool, frozen, so every tool with those tags can share it. */
-interface TagFact {
+export interface TagFact {
   readonly tags: readonly string[];
   readonly deferrable: boolean;
   readonly gate: ConfirmGate;
