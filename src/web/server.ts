@@ -208,18 +208,83 @@ function citation(runtime: Runtime, ref: string): { ref: string; heading: string
   return { ref, heading: stripControl(chunk.headingPath), content: stripControl(chunk.content) };
 }
 
-export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
-  const page = loadPage(opts.pageDir);
-  const token = opts.token ?? randomBytes(24).toString('base64url');
-  const conversation = new Conversation(opts);
-  const streams = new Set<ServerResponse>();
-  const guardHost = isLoopbackHost(opts.host);
-  let port = 0;
+/** The listener behind `startWebServer`: the page, its event streams and its JSON endpoints over one conversation. */
+class WebServer implements RunningWebServer {
+  readonly token: string;
+  readonly #options: WebServerOptions;
+  readonly #page: ReadonlyMap<string, { readonly body: Buffer; readonly type: string }>;
+  readonly #conversation: Conversation;
+  readonly #streams = new Set<ServerResponse>();
+  readonly #guardHost: boolean;
+  readonly #http: Server;
+  #port = 0;
+  #closing: Promise<void> | undefined;
 
-  function admitted(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+  private constructor(options: WebServerOptions) {
+    this.#page = loadPage(options.pageDir);
+    this.token = options.token ?? randomBytes(24).toString('base64url');
+    this.#options = options;
+    this.#conversation = new Conversation(options);
+    this.#guardHost = isLoopbackHost(options.host);
+    this.#http = createServer((req, res) => {
+      this.#handle(req, res).catch((err: unknown) => {
+        if (err instanceof RequestRefused) refuse(res, err.status, err.message);
+        else refuse(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    });
+  }
+
+  /** Loads the built page, then binds the listener. */
+  static async start(options: WebServerOptions): Promise<WebServer> {
+    const server = new WebServer(options);
+    await server.#listen();
+    return server;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get url(): string {
+    return `${baseUrl(this.#options.host, this.#port)}/?token=${this.token}`;
+  }
+
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #listen(): Promise<void> {
+    const { host, port } = this.#options;
+    await new Promise<void>((resolve, reject) => {
+      this.#http.once('error', (err) => reject(new WebError('listen', `cannot listen on ${baseUrl(host, port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
+      this.#http.listen(port, host, () => resolve());
+    });
+    this.#port = (this.#http.address() as AddressInfo).port;
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fisk.invalid');
+    if (!this.#admitted(req, res, url)) return;
+    const path = url.pathname;
+    if (url.searchParams.has('token') && req.method === 'GET' && path === '/') {
+      // the token moves into a cookie the page's scripts cannot read, and out of the address bar
+      res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${cookieName(this.#port)}=${this.token}; HttpOnly; SameSite=Strict; Path=/` });
+      res.end();
+      return;
+    }
+    if (path.startsWith('/api/')) return this.#api(req, res, path, url);
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new RequestRefused(405, `${req.method ?? ''} is not allowed here`);
+    const file = this.#page.get(path === '/' ? '/index.html' : path);
+    if (file === undefined) throw new RequestRefused(404, `not found: ${path}`);
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': file.type, 'content-length': String(file.body.length) });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  }
+
+  /** Whether the request may be answered: its Host and Origin first, then the token; a refusal is sent here. */
+  #admitted(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
     const host = header(req, 'host');
     const origin = header(req, 'origin');
-    if (guardHost) {
+    if (this.#guardHost) {
       const refused = loopbackRequestRefusal(host, origin);
       if (refused !== undefined) {
         refuse(res, 403, refused);
@@ -238,33 +303,19 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
         return false;
       }
     }
-    if (!sameToken(url.searchParams.get('token') ?? cookieToken(req, cookieName(port)), token)) {
+    if (!sameToken(url.searchParams.get('token') ?? cookieToken(req, cookieName(this.#port)), this.token)) {
       refuseToken(res, (req.method === 'GET' || req.method === 'HEAD') && !url.pathname.startsWith('/api/'));
       return false;
     }
     return true;
   }
 
-  function events(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const tab = randomUUID();
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
-    res.write(': connected\n\n');
-    streams.add(res);
-    const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    const claim = url.searchParams.get('claim') ?? undefined;
-    conversation.attach(tab, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`), claim === '' ? undefined : claim);
-    req.on('close', () => {
-      clearInterval(beat);
-      streams.delete(res);
-      conversation.detach(tab);
-    });
-  }
-
-  async function api(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
+  async #api(req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<void> {
+    const conversation = this.#conversation;
     if (req.method === 'GET') {
-      if (path === '/api/events') return events(req, res, url);
-      if (path === '/api/sessions') return send(res, 200, { sessions: await sessionList(opts.runtime) });
-      if (path === '/api/citation') return send(res, 200, citation(opts.runtime, url.searchParams.get('ref') ?? ''));
+      if (path === '/api/events') return this.#events(req, res, url);
+      if (path === '/api/sessions') return send(res, 200, { sessions: await sessionList(this.#options.runtime) });
+      if (path === '/api/citation') return send(res, 200, citation(this.#options.runtime, url.searchParams.get('ref') ?? ''));
       throw new RequestRefused(404, `no such endpoint: GET ${path}`);
     }
     if (req.method !== 'POST') throw new RequestRefused(405, `${req.method ?? ''} is not allowed here`);
@@ -298,48 +349,40 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     send(res, 200, { ok: true });
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://fisk.invalid');
-    if (!admitted(req, res, url)) return;
-    const path = url.pathname;
-    if (url.searchParams.has('token') && req.method === 'GET' && path === '/') {
-      // the token moves into a cookie the page's scripts cannot read, and out of the address bar
-      res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/` });
-      res.end();
-      return;
-    }
-    if (path.startsWith('/api/')) return api(req, res, path, url);
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new RequestRefused(405, `${req.method ?? ''} is not allowed here`);
-    const file = page.get(path === '/' ? '/index.html' : path);
-    if (file === undefined) throw new RequestRefused(404, `not found: ${path}`);
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': file.type, 'content-length': String(file.body.length) });
-    res.end(req.method === 'HEAD' ? undefined : file.body);
+  /** Holds a tab's event stream open, with a heartbeat, until the tab goes. */
+  #events(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const tab = randomUUID();
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    res.write(': connected\n\n');
+    this.#streams.add(res);
+    const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const claim = url.searchParams.get('claim') ?? undefined;
+    this.#conversation.attach(tab, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`), claim === '' ? undefined : claim);
+    req.on('close', () => {
+      clearInterval(beat);
+      this.#streams.delete(res);
+      this.#conversation.detach(tab);
+    });
   }
 
-  const http: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (err instanceof RequestRefused) refuse(res, err.status, err.message);
-      else refuse(res, 500, `internal error: ${err instanceof Error ? err.message : String(err)}`);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', (err) => reject(new WebError('listen', `cannot listen on ${baseUrl(opts.host, opts.port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
-    http.listen(opts.port, opts.host, () => resolve());
-  });
-  port = (http.address() as AddressInfo).port;
-
-  let closing: Promise<void> | undefined;
-  const close = async (): Promise<void> => {
-    for (const s of streams) s.end();
-    await conversation.close();
+  async #close(): Promise<void> {
+    for (const s of this.#streams) s.end();
+    await this.#conversation.close();
     await new Promise<void>((resolve) => {
-      const cut = setTimeout(() => http.closeAllConnections(), 2_000);
-      http.close(() => {
+      const cut = setTimeout(() => this.#http.closeAllConnections(), 2_000);
+      this.#http.close(() => {
         clearTimeout(cut);
         resolve();
       });
-      http.closeIdleConnections();
+      this.#http.closeIdleConnections();
     });
-  };
-  return { port, token, url: `${baseUrl(opts.host, port)}/?token=${token}`, close: () => (closing ??= close()) };
+  }
+}
+
+/**
+ * Serves the page and its endpoints for one conversation. Throws `WebError`: `page_missing` when the
+ * page is not built, `listen` when the address cannot be bound, naming the flags that choose another.
+ */
+export function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
+  return WebServer.start(opts);
 }
