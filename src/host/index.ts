@@ -1,6 +1,19 @@
 /** From a configuration to a running agent: the runtime, the tool sets, runs as handles. */
-export { openRuntime, RUNTIME_MODES, credentialUnion, storeBaseFromEnv } from './runtime.js';
-export type { Runtime, RuntimeDeps, RuntimeKnowledge, RuntimeMode, RuntimeNote } from './runtime.js';
+export { openRuntime, requireRunRuntime, RUNTIME_MODES, credentialUnion, storeBaseFromEnv } from './runtime.js';
+export type {
+  JournaledRuntime,
+  JournaledRuntimeDeps,
+  LendRuntime,
+  ListingRuntime,
+  McpRuntime,
+  RunRuntime,
+  Runtime,
+  RuntimeDeps,
+  RuntimeKnowledge,
+  RuntimeMode,
+  RuntimeNote,
+  RuntimeOf,
+} from './runtime.js';
 export { startRuntimeIntrospection } from './application.js';
 export { assembleTools, deferralPolicy, reselectTools, TOOL_PURPOSES } from './tools.js';
 export type { AssembledTools, AssembleOptions, ToolPurpose } from './tools.js';

@@ -19,7 +19,7 @@ import type { SessionStore } from '../runstate/store.js';
 import { startRun } from './run.js';
 import type { RunHandle } from './run.js';
 import { openRuntime } from './runtime.js';
-import type { Runtime } from './runtime.js';
+import type { RunRuntime } from './runtime.js';
 
 let dir: string;
 beforeAll(() => {
@@ -27,7 +27,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function runtimeWith(provider: ScriptedProvider, confirm: string | undefined, sessions?: SessionStore): Promise<Runtime> {
+async function runtimeWith(provider: ScriptedProvider, confirm: string | undefined, sessions?: SessionStore): Promise<RunRuntime> {
   const confirmLine = confirm === undefined ? '' : `    confirm: ${confirm}\n`;
   const yaml = `identity: files\nsystem_prompt: You edit files.\nllm:\n  model: m\nmcp_clients:\n  - name: fs\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(dir)}]\n${confirmLine}`;
   const config = parseConfigForMode({ text: yaml }, 'run');

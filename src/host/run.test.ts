@@ -19,7 +19,7 @@ import { twoStageInterrupt } from './interrupt.js';
 import { startRun } from './run.js';
 import type { RunHandle } from './run.js';
 import { openRuntime } from './runtime.js';
-import type { Runtime } from './runtime.js';
+import type { RunRuntime } from './runtime.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -38,7 +38,7 @@ function countingTool(name: string, gated: boolean): Tool & { readonly runs: str
   return Object.assign(tool, { runs });
 }
 
-async function runtimeWith(provider: ScriptedProvider, opts: { tools?: readonly Tool[]; sessions?: SessionStore; yaml?: string } = {}): Promise<Runtime> {
+async function runtimeWith(provider: ScriptedProvider, opts: { tools?: readonly Tool[]; sessions?: SessionStore; yaml?: string } = {}): Promise<RunRuntime> {
   const config = parseConfigForMode({ text: `identity: hostunit\nsystem_prompt: You test.\nllm:\n  model: m\n${opts.yaml ?? ''}` }, 'run');
   const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: opts.tools ?? [] });
   return opts.sessions === undefined ? runtime : { ...runtime, sessions: opts.sessions };

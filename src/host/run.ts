@@ -34,7 +34,8 @@ import type { QuestionAnswer } from './question-answer.js';
 import type { HostTelemetry, RunTelemetry } from './telemetry.js';
 import { runToolSource } from './run-tools.js';
 import type { RunToolSource } from './run-tools.js';
-import type { Runtime } from './runtime.js';
+import { requireRunRuntime } from './runtime.js';
+import type { RunRuntime } from './runtime.js';
 import { assembleTools } from './tools.js';
 import type { AssembledTools } from './tools.js';
 
@@ -188,9 +189,9 @@ interface Turn {
  * assemble, a prompt the PII guard rejects before it is journaled) throws here, before the model
  * is contacted; once the handle is returned, the run's end is its outcome.
  */
-export async function startRun(runtime: Runtime, input: RunInput, opts: StartRunOptions = {}): Promise<RunHandle> {
-  const provider = runtime.provider;
-  if (provider === undefined) throw new HostError('usage', 'this runtime was opened without a model provider; open it in run mode');
+export async function startRun(given: RunRuntime, input: RunInput, opts: StartRunOptions = {}): Promise<RunHandle> {
+  // a caller the type checker did not see may still pass a runtime of another mode
+  const runtime = requireRunRuntime(given, 'startRun');
   const config = runtime.config;
   const base = lowered(settingsFromConfig(config), opts.budget);
   const settings = opts.model === undefined ? base : { ...base, model: opts.model };
@@ -225,11 +226,11 @@ interface Begun {
   readonly tools: AssembledTools;
   readonly tooling: RunToolSource;
   readonly settings: RunSettings;
-  readonly sessions: Runtime['sessions'];
+  readonly sessions: RunRuntime['sessions'];
   readonly traced: RunTelemetry | undefined;
 }
 
-async function begin(runtime: Runtime, input: RunInput, opts: StartRunOptions, b: Begun): Promise<RunHandle> {
+async function begin(runtime: RunRuntime, input: RunInput, opts: StartRunOptions, b: Begun): Promise<RunHandle> {
   const { hub, tools, tooling, settings, sessions, traced } = b;
   const config = runtime.config;
   const resuming = 'resume' in input;
@@ -295,11 +296,11 @@ interface LaunchParts {
   readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'pendingBatch' | 'delegatedBefore'>>;
 }
 
-function launch(runtime: Runtime, turn: Turn, parts: LaunchParts): RunHandle {
+function launch(runtime: RunRuntime, turn: Turn, parts: LaunchParts): RunHandle {
   const { hub, opts } = parts;
   const controller = new AbortController();
   let suspendAsked = false;
-  const provider = runtime.provider as NonNullable<Runtime['provider']>;
+  const provider = runtime.provider;
   const outcome = (async (): Promise<RunOutcome> => {
     parts.traced?.systemInstructions(() => parts.system.map((b) => b.text).join('\n\n'));
     const result = await runAgent({

@@ -86,13 +86,10 @@ export interface RuntimeKnowledge {
   readonly reader: RunKnowledge['reader'] | undefined;
 }
 
-/** What runs borrow. Every member is shared; runs never close any of it. */
-export interface Runtime {
+/** What every runtime holds, whatever its mode. Every member is shared; runs never close any of it. */
+interface RuntimeBase {
   readonly config: Config;
-  readonly mode: RuntimeMode;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Absent in `mcp` and `listing` runtimes, which call no model. */
-  readonly provider: Provider | undefined;
   /** What the configured provider declared; absent for a name no provider registered. */
   readonly facts: ProviderFacts | undefined;
   /**
@@ -108,14 +105,6 @@ export interface Runtime {
    * to work here; undefined when nothing asks for one.
    */
   readonly sandbox: SandboxSettings | undefined;
-  readonly sessions: SessionStore | undefined;
-  readonly memoryStore: MemoryStore | undefined;
-  /**
-   * For a listing without an open memory store: whether the store is known to be empty (a file
-   * directory that does not exist yet) or could not be read. `opened` otherwise.
-   */
-  readonly memoryIndex: 'opened' | 'empty' | 'unavailable';
-  readonly knowledge: RuntimeKnowledge | undefined;
   readonly application: LoadedApplication | undefined;
   readonly human: readonly Tool[];
   readonly custom: readonly Tool[];
@@ -123,11 +112,96 @@ export interface Runtime {
   readonly connections: ConnectionPool;
   /**
    * Tools imported from peers (`remote_tools`) and MCP servers (`mcp_clients`): imported strictly
-   * and kept open for every run in `run` mode, discovered leniently in `listing` mode, none in `mcp`.
+   * and kept open for every run in `run` mode, discovered leniently in `listing` mode, none in `mcp`
+   * and `lend`.
    */
   readonly imported: ImportedTools;
   /** Releases everything in reverse order of opening. Idempotent. */
   close(): Promise<void>;
+}
+
+/** A runtime runs call a model with: the provider, the stores, every tool source. */
+export interface RunRuntime extends RuntimeBase {
+  readonly mode: 'run';
+  readonly provider: Provider;
+  /** Open when the runtime was asked for journaled runs (`deps.sessions`). */
+  readonly sessions: SessionStore | undefined;
+  /** Open when `harness.memory` is enabled (or the caller passed one in). */
+  readonly memoryStore: MemoryStore | undefined;
+  readonly memoryIndex: 'opened';
+  readonly knowledge: RuntimeKnowledge | undefined;
+}
+
+/** A run runtime whose runs are journaled: what a served agent and the web page need. */
+export interface JournaledRuntime extends RunRuntime {
+  readonly sessions: SessionStore;
+}
+
+/** `fisk mcp`: the tools and the knowledge store, no model, no memory, no journal, no imports. */
+export interface McpRuntime extends RuntimeBase {
+  readonly mode: 'mcp';
+  readonly provider: undefined;
+  readonly sessions: undefined;
+  readonly memoryStore: undefined;
+  readonly memoryIndex: 'opened';
+  readonly knowledge: RuntimeKnowledge | undefined;
+}
+
+/** `fisk serve` lending tools over a2a: the tools a peer may call, no model, no stores, no imports. */
+export interface LendRuntime extends RuntimeBase {
+  readonly mode: 'lend';
+  readonly provider: undefined;
+  readonly sessions: undefined;
+  readonly memoryStore: undefined;
+  readonly memoryIndex: 'opened';
+  readonly knowledge: undefined;
+}
+
+/** `fisk info`: nothing opened but what shows what a run would get. */
+export interface ListingRuntime extends RuntimeBase {
+  readonly mode: 'listing';
+  readonly provider: undefined;
+  readonly sessions: undefined;
+  /** Open when memory is enabled and its store already exists (a listing creates nothing). */
+  readonly memoryStore: MemoryStore | undefined;
+  /**
+   * Whether the memory store is known to be empty (a file directory that does not exist yet) or
+   * could not be read; `opened` otherwise.
+   */
+  readonly memoryIndex: 'opened' | 'empty' | 'unavailable';
+  /** The knowledge tools and notes; never a store (`reader` is undefined). */
+  readonly knowledge: RuntimeKnowledge | undefined;
+}
+
+/**
+ * What runs borrow, by what the runtime is for: `openRuntime(config, 'run', ...)` gives a
+ * {@link RunRuntime}, and so on, so what a mode does not open is not there to be used.
+ */
+export type Runtime = RunRuntime | McpRuntime | LendRuntime | ListingRuntime;
+
+/** The runtime `openRuntime` gives for `mode`. */
+export type RuntimeOf<M extends RuntimeMode> = Extract<Runtime, { readonly mode: M }>;
+
+/** Runtime options that ask for the session store, so the runtime comes back journaled. */
+export type JournaledRuntimeDeps = RuntimeDeps & { readonly sessions: NonNullable<RuntimeDeps['sessions']> };
+
+/**
+ * Narrows a runtime handed over by a caller the type checker may not have seen (JavaScript, or a
+ * value typed loosely) to one opened in `run` mode, journaled when `journaled` is true. A runtime
+ * of another mode is the caller's mistake, so it throws HostError `usage` (exit 2), naming `what`
+ * needed it.
+ */
+export function requireRunRuntime(runtime: Runtime, what: string, journaled: true): JournaledRuntime;
+export function requireRunRuntime(runtime: Runtime, what: string, journaled?: boolean): RunRuntime;
+export function requireRunRuntime(runtime: Runtime | undefined, what: string, journaled = false): RunRuntime {
+  if (runtime?.mode !== 'run') {
+    const given = runtime === undefined ? 'no runtime' : `a runtime opened in ${JSON.stringify(runtime.mode)} mode`;
+    throw new HostError('usage', `${what} needs a runtime opened in run mode (openRuntime(config, 'run', ...)), but was given ${given}`);
+  }
+  if (journaled && runtime.sessions === undefined) {
+    throw new HostError('usage', `${what} journals every run: open the runtime with its session store (openRuntime(config, 'run', { sessions: {}, ... }))`);
+  }
+  return runtime;
 }
 
 /** The store base from `FISK_AI_STORE_DIR`, which must be absolute when set. */
@@ -145,13 +219,37 @@ function requireNatsContext(config: Config, key: string, backend: string): strin
   return config.natsContext;
 }
 
+/** The provider a `run` runtime calls: the caller's, else the one `llm.provider` names, loaded now. */
+async function runProvider(config: Config, deps: RuntimeDeps): Promise<Provider> {
+  if (deps.provider !== undefined) return deps.provider;
+  await loadProvider(config.llm.provider);
+  const o = deps.providerOptions ?? {};
+  return newProviderFromConfig(config.llm, {
+    ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    ...(o.baseUrl === undefined ? {} : { baseUrl: o.baseUrl, baseUrlKey: '--base-url' }),
+    ...(o.fetch === undefined ? {} : { fetch: o.fetch }),
+    ...(o.fetchMiddleware === undefined ? {} : { fetchMiddleware: o.fetchMiddleware }),
+    env: deps.env,
+  });
+}
+
+/** The mode with the model it brings: only a `run` runtime has a provider. */
+type ModelPart = { readonly mode: 'run'; readonly provider: Provider } | { readonly mode: Exclude<RuntimeMode, 'run'>; readonly provider: undefined };
+
 /**
- * Builds what runs of `config` borrow. Throws before any model is contacted when something the
- * configuration names cannot be had (an application that will not introspect, a missing bucket,
- * a stale knowledge index), with an error naming what to change. Whatever was opened before a
+ * Builds what runs of `config` borrow, shaped by `mode` (a {@link RunRuntime} for `run`, and so
+ * on; journaled when `deps.sessions` is given). Throws before any model is contacted when something
+ * the configuration names cannot be had (an application that will not introspect, a missing
+ * bucket, a stale knowledge index), with an error naming what to change; a mode that is not one of
+ * {@link RUNTIME_MODES} is the caller's mistake, HostError `usage`. Whatever was opened before a
  * failure is closed again.
  */
+export function openRuntime(config: Config, mode: 'run', deps: JournaledRuntimeDeps): Promise<JournaledRuntime>;
+export function openRuntime<M extends RuntimeMode>(config: Config, mode: M, deps: RuntimeDeps): Promise<RuntimeOf<M>>;
 export async function openRuntime(config: Config, mode: RuntimeMode, deps: RuntimeDeps): Promise<Runtime> {
+  if (!RUNTIME_MODES.some((m) => m === mode)) {
+    throw new HostError('usage', `openRuntime: unknown mode ${JSON.stringify(mode)}; the modes are ${RUNTIME_MODES.join(', ')}`);
+  }
   const closers: (() => Promise<void> | void)[] = [];
   const notes: RuntimeNote[] = [];
   // an early introspection this runtime does not claim is killed when it closes (a no-op once claimed)
@@ -185,20 +283,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     // checked before anything starts: a sandbox that cannot run here stops the runtime from opening
     const sandbox = openSandbox(config, deps.env, { storeBase, stateDir: deps.sessions?.stateDir });
 
-    let provider: Provider | undefined;
-    if (mode === 'run') {
-      if (deps.provider === undefined) await loadProvider(config.llm.provider);
-      const o = deps.providerOptions ?? {};
-      provider =
-        deps.provider ??
-        newProviderFromConfig(config.llm, {
-          ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
-          ...(o.baseUrl === undefined ? {} : { baseUrl: o.baseUrl, baseUrlKey: '--base-url' }),
-          ...(o.fetch === undefined ? {} : { fetch: o.fetch }),
-          ...(o.fetchMiddleware === undefined ? {} : { fetchMiddleware: o.fetchMiddleware }),
-          env: deps.env,
-        });
-    }
+    // the model is built first, so a missing key fails before any store or peer is contacted
+    const model: ModelPart = mode === 'run' ? { mode, provider: await runProvider(config, deps) } : { mode, provider: undefined };
 
     let sessions: SessionStore | undefined;
     if (mode === 'run' && deps.sessions !== undefined) {
@@ -307,27 +393,21 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     // closed first: a stdio server stops before the connections and stores it might still reach
     closers.push(() => imported.close());
 
-    return {
-      config,
-      mode,
-      env: deps.env,
-      provider,
-      facts,
-      credentialEnvNames: credentials,
-      scrub,
-      sandbox,
-      sessions,
-      memoryStore,
-      memoryIndex,
-      knowledge,
-      application,
-      human,
-      custom,
-      notes,
-      connections,
-      imported,
-      close,
-    };
+    const base: RuntimeBase = { config, env: deps.env, facts, credentialEnvNames: credentials, scrub, sandbox, application, human, custom, notes, connections, imported, close };
+    switch (model.mode) {
+      case 'run':
+        return { ...base, mode: model.mode, provider: model.provider, sessions, memoryStore, memoryIndex: 'opened', knowledge };
+      case 'mcp':
+        return { ...base, mode: model.mode, provider: undefined, sessions: undefined, memoryStore: undefined, memoryIndex: 'opened', knowledge };
+      case 'lend':
+        return { ...base, mode: model.mode, provider: undefined, sessions: undefined, memoryStore: undefined, memoryIndex: 'opened', knowledge: undefined };
+      case 'listing':
+        return { ...base, mode: model.mode, provider: undefined, sessions: undefined, memoryStore, memoryIndex, knowledge };
+      default: {
+        const never: never = model;
+        return never;
+      }
+    }
   } catch (err) {
     await close();
     throw err;

@@ -10,7 +10,7 @@ import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js'
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { HostError, startRun } from '../host/index.js';
-import type { Runtime } from '../host/index.js';
+import type { RunRuntime } from '../host/index.js';
 import { ConfigError } from '../config/index.js';
 import type { ApprovalDecision, ApprovalRequest, Prompter, Tool } from '../toolkit/tool.js';
 import { failureOf, serveRunsInProcess } from './hosted-run.js';
@@ -71,7 +71,7 @@ class ScriptedPrompter implements Prompter {
 
 let fake: FakeModelServer;
 let dir: string;
-let runtime: Runtime;
+let runtime: RunRuntime;
 let tool: ReturnType<typeof lookupTool>;
 let gated: ReturnType<typeof lookupTool>;
 let host: InprocRunHost;

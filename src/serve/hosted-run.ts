@@ -14,7 +14,7 @@ import { ConfigError } from '../config/index.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { isFiskError } from '../errors/fisk-error.js';
 import { HostError, startRun } from '../host/index.js';
-import type { HostTelemetry, RunHandle, RunInput, Runtime } from '../host/index.js';
+import type { HostTelemetry, RunHandle, RunInput, RunRuntime } from '../host/index.js';
 import { approvalFromValue } from '../toolkit/tool.js';
 import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.js';
 import { raceAbort } from '../util/abort-race.js';
@@ -22,7 +22,7 @@ import { endingFor } from './prompt-channel.js';
 
 export interface RunHostOptions {
   /** The runtime the host already built; every run borrows it. */
-  readonly runtime: Runtime;
+  readonly runtime: RunRuntime;
   /** The agent's identity, for the terminal messages. */
   readonly identity: string;
   /** The directory command tools run in. */

@@ -20,7 +20,7 @@ import { parseConfigForMode } from '../config/index.js';
 import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { openRuntime, startRun } from '../host/index.js';
-import type { Runtime } from '../host/index.js';
+import type { JournaledRuntime } from '../host/index.js';
 import { fileTaskStore, isFinalState } from '../tasks/index.js';
 import type { TaskRecord, TaskStore } from '../tasks/index.js';
 import { encodeJob, jobRunId } from './job.js';
@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 interface Setup {
-  readonly runtime: Runtime;
+  readonly runtime: JournaledRuntime;
   readonly tasks: TaskStore;
   readonly hold: HeldTool;
   readonly stream: string;
@@ -128,7 +128,7 @@ async function setup(): Promise<Setup> {
 }
 
 async function serve(s: Setup, workers = 1) {
-  const channel = await openJobsChannel({ nats: conn, stream: s.stream, consumer: 'workers', workers, tasks: s.tasks, sessions: s.runtime.sessions!, warn: (t) => s.warnings.push(t) });
+  const channel = await openJobsChannel({ nats: conn, stream: s.stream, consumer: 'workers', workers, tasks: s.tasks, sessions: s.runtime.sessions, warn: (t) => s.warnings.push(t) });
   const server = startServer(s.runtime, { channels: [channel] });
   cleanups.push(async () => {
     server.cancel();
@@ -235,7 +235,7 @@ describe('the jobs channel', () => {
   it('fails at startup naming the command for a missing stream or consumer', async () => {
     const tasks = fileTaskStore(mkdtempSync(join(home, 'none-')));
     const s = await setup();
-    const open = (stream: string, consumer: string) => openJobsChannel({ nats: conn, stream, consumer, workers: 1, tasks, sessions: s.runtime.sessions! });
+    const open = (stream: string, consumer: string) => openJobsChannel({ nats: conn, stream, consumer, workers: 1, tasks, sessions: s.runtime.sessions });
     await expect(open('NOSTREAM', 'workers')).rejects.toThrow(/stream "NOSTREAM" does not exist.*nats stream add NOSTREAM .*--retention work.*--replicas 1 .*--context js/u);
     await expect(open(s.stream, 'nobody')).rejects.toThrow(/consumer "nobody" on stream "JOBS\d+" does not exist.*nats consumer add JOBS\d+ nobody --pull .*--ack explicit/u);
     await jsm.consumers.add(s.stream, { durable_name: 'pushy', ack_policy: AckPolicy.Explicit, deliver_subject: 'somewhere' });

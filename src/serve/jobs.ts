@@ -17,7 +17,8 @@ import type { Consumer, ConsumerInfo, JsMsg } from '@nats-io/jetstream';
 import { hostname } from 'node:os';
 import type { Duration } from '../config/index.js';
 import type { NatsConn } from '../conns/nats-connect.js';
-import type { RunInput, Runtime } from '../host/index.js';
+import { requireRunRuntime } from '../host/index.js';
+import type { JournaledRuntime, RunInput } from '../host/index.js';
 import { isRunStateError, loadRun } from '../runstate/index.js';
 import type { SessionStore } from '../runstate/index.js';
 import { isFinalState, openTaskStore, pendingTask, taskBackendNeeds } from '../tasks/index.js';
@@ -327,14 +328,15 @@ export interface ConfiguredJobs {
  * or change; nothing is provisioned.
  */
 export async function openConfiguredJobs(
-  runtime: Runtime,
+  given: JournaledRuntime,
   opts: { readonly cwd: string; readonly stateDir?: string; readonly warn?: (text: string, ids?: WorkIds) => void },
 ): Promise<ConfiguredJobs> {
+  // a caller the type checker did not see may still pass a runtime of another mode, or one unjournaled
+  const runtime = requireRunRuntime(given, 'taking jobs', true);
   const config = runtime.config;
   const jobs = config.expose.jobs;
   if (jobs === undefined) throw new ServeError('no_endpoint', 'expose.agent.jobs is not set');
   if (config.natsContext === undefined) throw new ServeError('no_endpoint', 'nats_context is required to take jobs from a JetStream work queue');
-  if (runtime.sessions === undefined) throw new ServeError('no_endpoint', 'jobs are journaled: open the runtime with its session store');
   const nats = await runtime.connections.connection(config.natsContext);
   const tasks = await openTaskStore(config.tasks, {
     env: runtime.env,

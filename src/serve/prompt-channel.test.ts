@@ -10,7 +10,7 @@ import { startToolService, buildAgentCard } from '../a2a/index.js';
 import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
-import type { Runtime } from '../host/index.js';
+import type { JournaledRuntime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
 import type { Tool } from '../toolkit/tool.js';
 import { promptChannel } from './prompt-channel.js';
@@ -37,7 +37,7 @@ function lookupTool(gated = false): Tool & { calls: string[] } {
 
 let fake: FakeModelServer;
 let dir: string;
-let runtime: Runtime;
+let runtime: JournaledRuntime;
 let tool: ReturnType<typeof lookupTool>;
 let gatedTool: ReturnType<typeof lookupTool>;
 let caller: Transport;
@@ -61,7 +61,7 @@ async function serveAgent(opts: { elicitation: boolean; workers?: number; questi
     transport: serving,
     workers: opts.workers ?? 1,
     elicitation: opts.elicitation,
-    sessions: runtime.sessions!,
+    sessions: runtime.sessions,
     ...(opts.questionWindowMs === undefined ? {} : { questionWindowMs: opts.questionWindowMs }),
   });
   service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
@@ -95,7 +95,7 @@ describe('the a2a prompts channel', () => {
     expect(blocks).toContainEqual({ type: 'text', text: 'looking' });
     // the answer travels in the result only
     expect(blocks.filter((b) => b.type === 'text' && b.text === 'disk is fine')).toHaveLength(0);
-    const runs = await runtime.sessions!.list();
+    const runs = await runtime.sessions.list();
     expect(runs).toHaveLength(1);
     expect(runs[0]?.runId).toMatch(/^a2a-[0-9a-f]{32}$/);
   });
@@ -131,7 +131,7 @@ describe('the a2a prompts channel', () => {
     expect(end).toMatchObject({ stop_reason: 'suspended' });
     const sessionId = /session (a2a-[0-9a-f]+)/.exec(end.protocol === 'io.choria.fisk-ai.v1.result' ? (end.text ?? '') : '')?.[1];
     expect(sessionId).toBeDefined();
-    const stored = await loadRun(runtime.sessions!, sessionId!);
+    const stored = await loadRun(runtime.sessions, sessionId!);
     expect(stored.pending?.calls.map((c) => c.state)).toEqual(['deferred']);
     expect(fake.requests).toHaveLength(1);
     // a deferred call waits for its answer: a follow-up is refused, saying how to supply it
@@ -149,8 +149,8 @@ describe('the a2a prompts channel', () => {
     expect(kinds).toEqual(['approval']);
     expect(end).toMatchObject({ stop_reason: 'canceled' });
     expect(gatedTool.calls).toHaveLength(0);
-    const runs = await runtime.sessions!.list();
-    const stored = await loadRun(runtime.sessions!, runs[0]!.runId);
+    const runs = await runtime.sessions.list();
+    const stored = await loadRun(runtime.sessions, runs[0]!.runId);
     // not deferred: the gated call is still unanswered, so a resume asks about it again
     expect(stored.pending?.calls.map((c) => c.state)).toEqual(['unanswered']);
 
@@ -174,7 +174,7 @@ describe('the a2a prompts channel', () => {
     const sent = JSON.stringify(fake.requests[2]?.body);
     expect(sent).toContain('rebooted');
     expect(sent).toContain('is it up?');
-    expect((await loadRun(runtime.sessions!, runs[0]!.runId)).status).toBe('completed');
+    expect((await loadRun(runtime.sessions, runs[0]!.runId)).status).toBe('completed');
   });
 
   it('declines questions when elicitation is off', async () => {
@@ -209,9 +209,9 @@ describe('the a2a prompts channel', () => {
     expect(tool.calls).toHaveLength(1);
     const second = await delegate(caller, 'client', 'worker', { prompt: 'go on', conversation: first.request });
     expect(second).toMatchObject({ stop_reason: 'end_turn', text: 'resumed and answered' });
-    const runs = await runtime.sessions!.list();
+    const runs = await runtime.sessions.list();
     expect(runs).toHaveLength(1);
-    const stored = await loadRun(runtime.sessions!, runs[0]!.runId);
+    const stored = await loadRun(runtime.sessions, runs[0]!.runId);
     expect(stored.status).toBe('completed');
     // the model saw the earlier tool result and the further prompt in one conversation
     const sent = JSON.stringify(fake.requests[1]?.body);
@@ -251,7 +251,7 @@ describe('the a2a prompts channel', () => {
       stream.close();
     }
     expect(fake.requests).toHaveLength(0);
-    expect(await runtime.sessions!.list()).toHaveLength(0);
+    expect(await runtime.sessions.list()).toHaveLength(0);
 
     fake.reply(anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'slow' } }]), anthropicText('carried on'));
     const cancel = new AbortController();

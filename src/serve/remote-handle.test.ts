@@ -10,7 +10,7 @@ import { anthropicError, anthropicText, anthropicToolUse } from '../agenttest/an
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import { anthropicEventStream, streamIfAsked } from '../agenttest/sse-wire.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
-import type { Runtime } from '../host/index.js';
+import type { JournaledRuntime } from '../host/index.js';
 import { HeldTool } from '../agenttest/held-tool.js';
 import { promptChannel } from './prompt-channel.js';
 import { startRemoteRun } from './remote-handle.js';
@@ -20,7 +20,7 @@ import type { Server } from './server.js';
 
 let fake: FakeModelServer;
 let dir: string;
-let runtime: Runtime;
+let runtime: JournaledRuntime;
 let lookup: HeldTool;
 let reboot: HeldTool;
 let caller: Transport;
@@ -44,7 +44,7 @@ beforeEach(async () => {
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
-  const channel = promptChannel({ identity: 'worker', transport: serving, workers: 1, elicitation: true, sessions: runtime.sessions!, keepaliveMs: 50 });
+  const channel = promptChannel({ identity: 'worker', transport: serving, workers: 1, elicitation: true, sessions: runtime.sessions, keepaliveMs: 50 });
   service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 });
@@ -106,7 +106,7 @@ describe('a delegated run as a run handle', () => {
     // the model saw the whole conversation, and the agent kept it in one session
     expect(JSON.stringify(fake.requests[1]?.body)).toContain('how full is the disk?');
     expect(JSON.stringify(fake.requests[1]?.body)).toContain('the disk is 80% full');
-    expect(await runtime.sessions!.list()).toHaveLength(1);
+    expect(await runtime.sessions.list()).toHaveLength(1);
     await expect(next.followUp('   ')).rejects.toThrow('a follow-up needs a prompt');
   });
 

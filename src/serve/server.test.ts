@@ -8,7 +8,8 @@ import { HeldTool } from '../agenttest/held-tool.js';
 import type { FakeModelServer, ReceivedRequest } from '../agenttest/fake-model-server.js';
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime } from '../host/index.js';
-import type { Runtime } from '../host/index.js';
+import type { JournaledRuntime } from '../host/index.js';
+import { EXIT, exitFor } from '../errors/index.js';
 import { loadRun } from '../runstate/index.js';
 import type { Channel, PauseListener, Work, WorkResult } from './channel.js';
 import { HealthServer } from './health.js';
@@ -115,7 +116,7 @@ function toolThenText(req: ReceivedRequest) {
 
 let fake: FakeModelServer;
 let dir: string;
-let runtime: Runtime;
+let runtime: JournaledRuntime;
 let gate: HeldTool;
 
 beforeAll(async () => {
@@ -125,7 +126,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-async function open(): Promise<Runtime> {
+async function open(): Promise<JournaledRuntime> {
   dir = mkdtempSync(join(tmpdir(), 'fisk-server-'));
   gate = new HeldTool({ output: '{"held":true}' });
   const config = parseConfigForMode(
@@ -170,7 +171,7 @@ describe('startServer', () => {
       expect(r.outcome.status).toBe('completed');
       expect(r.runId).toBeDefined();
       // journaled, and released before done was called
-      const stored = await loadRun(runtime.sessions!, r.runId!);
+      const stored = await loadRun(runtime.sessions, r.runId!);
       expect(stored.status).toBe('completed');
     }
     expect(await server.drain()).toBeUndefined();
@@ -318,7 +319,32 @@ describe('startServer', () => {
     expect(() => startServer(runtime, { channels: [] })).toThrow(/no channel/);
     expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1)], workers: 0 })).toThrow(/--workers must be a whole number/);
     expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1), new FakeChannel('x', 1)] })).toThrow(/both named "x"/);
-    expect(() => startServer({ ...runtime, sessions: undefined }, { channels: [new FakeChannel('x', 1)] })).toThrow(/journaled/);
+  });
+
+  it('refuses a runtime of another mode, or one without its session store, as the caller\'s mistake (exit 2, not a configuration error)', async () => {
+    await open();
+    // what a JavaScript caller can pass, which the type checker refuses in TypeScript
+    const unjournaled: unknown = { ...runtime, sessions: undefined };
+    const lend = await openRuntime(runtime.config, 'lend', { env: { PATH: process.env['PATH'] } });
+    try {
+      for (const [given, said] of [
+        [unjournaled, /a served agent journals every run: open the runtime with its session store/],
+        [lend, /a served agent needs a runtime opened in run mode .*, but was given a runtime opened in "lend" mode/],
+        [undefined, /but was given no runtime/],
+      ] as const) {
+        let thrown: unknown;
+        try {
+          startServer(given as JournaledRuntime, { channels: [new FakeChannel('x', 1)] });
+        } catch (err) {
+          thrown = err;
+        }
+        expect(thrown).toMatchObject({ name: 'HostError', code: 'usage', category: 'usage' });
+        expect((thrown as Error).message).toMatch(said);
+        expect(exitFor(thrown)).toBe(EXIT.usage);
+      }
+    } finally {
+      await lend.close();
+    }
   });
 });
 

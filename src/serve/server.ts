@@ -9,8 +9,8 @@
  * (first) and `cancel` (second).
  */
 import type { RunOutcome } from '../agent/outcome.js';
-import { startRun } from '../host/index.js';
-import type { HostTelemetry, RunHandle, RunInput, Runtime } from '../host/index.js';
+import { requireRunRuntime, startRun } from '../host/index.js';
+import type { HostTelemetry, JournaledRuntime, RunHandle, RunInput } from '../host/index.js';
 import { DENY_PROMPTER } from '../toolkit/invoke/deny-prompter.js';
 import { messageOf } from '../agent/outcome.js';
 import type { Channel, Settlement, Work, WorkIds, WorkResult } from './channel.js';
@@ -162,11 +162,14 @@ function journaled(input: RunInput): RunInput {
   return { ...input, checkpoint: {} };
 }
 
-/** Starts pulling work from every channel. Throws `ServeError` for a server that cannot start. */
-export function startServer(runtime: Runtime, opts: ServerOptions): Server {
+/**
+ * Starts pulling work from every channel. Throws `ServeError` for a server that cannot start, and
+ * HostError `usage` for a runtime not opened journaled in `run` mode.
+ */
+export function startServer(given: JournaledRuntime, opts: ServerOptions): Server {
   if (opts.channels.length === 0) throw new ServeError('no_endpoint', 'the server was given no channel to take work from');
-  if (runtime.provider === undefined) throw new ServeError('no_endpoint', 'a served agent needs a model provider: open the runtime in run mode');
-  if (runtime.sessions === undefined) throw new ServeError('no_endpoint', 'every served run is journaled: open the runtime with its session store');
+  // a caller the type checker did not see may still pass a runtime of another mode, or one unjournaled
+  const runtime = requireRunRuntime(given, 'a served agent', true);
   if (opts.workers !== undefined && (!Number.isInteger(opts.workers) || opts.workers < 1)) {
     throw new ServeError('no_endpoint', `--workers must be a whole number of at least 1, not ${String(opts.workers)}`);
   }

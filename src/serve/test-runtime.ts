@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime } from '../host/index.js';
-import type { Runtime } from '../host/index.js';
+import type { JournaledRuntime } from '../host/index.js';
 import type { Tool } from '../toolkit/tool.js';
 
 /** `worker`'s runtime: the fake model, `tools` as custom tools, sessions under `dir/runs`, questions on unless `humanInTheLoop` is false. */
-export function workerRuntime(fake: FakeModelServer, dir: string, tools: readonly Tool[], opts: { humanInTheLoop?: boolean } = {}): Promise<Runtime> {
+export function workerRuntime(fake: FakeModelServer, dir: string, tools: readonly Tool[], opts: { humanInTheLoop?: boolean } = {}): Promise<JournaledRuntime> {
   const hitl = opts.humanInTheLoop === false ? '' : '  human_in_the_loop: {enabled: true}\n';
   const config = parseConfigForMode(
     {

@@ -3,18 +3,18 @@ import { hangingStep, ScriptedProvider, textResponse, toolUseResponse } from '..
 import type { Message } from '../llm/types.js';
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime, startRun } from '../host/index.js';
-import type { FollowUpOptions, RunHandle, Runtime } from '../host/index.js';
+import type { FollowUpOptions, RunHandle, RunRuntime } from '../host/index.js';
 import { InputHistory, parseChatInput } from './chat-input.js';
 import { ViewController } from './controller.js';
 import { eventually } from '../agenttest/eventually.js';
 
-let runtimes: Runtime[] = [];
+let runtimes: RunRuntime[] = [];
 afterEach(async () => {
   for (const r of runtimes) await r.close();
   runtimes = [];
 });
 
-async function runtimeWith(provider: ScriptedProvider, yaml = ''): Promise<Runtime> {
+async function runtimeWith(provider: ScriptedProvider, yaml = ''): Promise<RunRuntime> {
   const config = parseConfigForMode({ text: `identity: ctl\nsystem_prompt: You test.\nllm:\n  model: m\n${yaml}` }, 'run');
   const r = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider });
   runtimes.push(r);
@@ -26,7 +26,7 @@ interface Clock {
   tick: (() => void) | undefined;
 }
 
-function controller(runtime: Runtime, clock?: Clock, sessions: FollowUpOptions[] = []): ViewController {
+function controller(runtime: RunRuntime, clock?: Clock, sessions: FollowUpOptions[] = []): ViewController {
   const start = (p: string, options: FollowUpOptions): Promise<RunHandle> => {
     sessions.push(options);
     return startRun(runtime, { prompt: p }, { prompter: 'handle', ...(options.model === undefined ? {} : { model: options.model }) });

@@ -4,7 +4,7 @@ import { hangingStep, ScriptedProvider, textResponse, toolUseResponse } from '..
 import { parseConfigForMode } from '../config/index.js';
 import { memorySessionStore } from '../runstate/memory-store.js';
 import { openRuntime, startRun } from '../host/index.js';
-import type { RunHandle, Runtime } from '../host/index.js';
+import type { RunHandle, RunRuntime } from '../host/index.js';
 import { ViewController } from './controller.js';
 import { detectMultiplexer, PaneReporter } from './multiplex.js';
 import type { PaneState } from './multiplex.js';
@@ -14,20 +14,20 @@ import { THINKING_FOLD_ROWS, Transcript } from './transcript.js';
 import { shouldUseFullScreen } from './select.js';
 import { eventually } from '../agenttest/eventually.js';
 
-let runtimes: Runtime[] = [];
+let runtimes: RunRuntime[] = [];
 afterEach(async () => {
   for (const r of runtimes) await r.close();
   runtimes = [];
 });
 
-async function runtimeWith(provider: ScriptedProvider, yaml = ''): Promise<Runtime> {
+async function runtimeWith(provider: ScriptedProvider, yaml = ''): Promise<RunRuntime> {
   const config = parseConfigForMode({ text: `identity: ctl\nsystem_prompt: You test.\nllm:\n  model: m\n${yaml}` }, 'run');
   const r = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider });
   runtimes.push(r);
   return r;
 }
 
-function controller(runtime: Runtime, reported: PaneState[] = []): ViewController {
+function controller(runtime: RunRuntime, reported: PaneState[] = []): ViewController {
   const start = (p: string): Promise<RunHandle> => startRun(runtime, { prompt: p }, { prompter: 'handle' });
   const pane = new PaneReporter({ name: 'tmux', deliveries: () => [] }, 'ctl', () => undefined);
   const report = pane.report.bind(pane);

@@ -15,7 +15,7 @@ import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import type { FakeModelServer } from '../agenttest/fake-model-server.js';
 import { HeldTool } from '../agenttest/held-tool.js';
 import { anthropicEventStream, streamIfAsked } from '../agenttest/sse-wire.js';
-import type { Runtime } from '../host/index.js';
+import type { JournaledRuntime } from '../host/index.js';
 import { promptChannel, startRemoteRun, startServer } from '../serve/index.js';
 import type { RemoteRunHandle, Server } from '../serve/index.js';
 import { headless } from '../../test/tui/headless-terminal.js';
@@ -24,7 +24,7 @@ import type { FullScreenResult } from './index.js';
 
 let fake: FakeModelServer;
 let dir: string;
-let runtime: Runtime;
+let runtime: JournaledRuntime;
 let purge: HeldTool;
 let hold: HeldTool;
 let caller: Transport;
@@ -46,7 +46,7 @@ beforeEach(async () => {
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
-  const channel = promptChannel({ identity: 'worker', transport: serving, workers: 1, elicitation: true, sessions: runtime.sessions!, keepaliveMs: 50 });
+  const channel = promptChannel({ identity: 'worker', transport: serving, workers: 1, elicitation: true, sessions: runtime.sessions, keepaliveMs: 50 });
   const service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 });
@@ -134,7 +134,7 @@ describe('the full-screen view of a remote run', () => {
     // the follow-up continued the served session: the model saw the whole conversation
     expect(fake.requests).toHaveLength(3);
     expect(JSON.stringify(fake.requests[2]?.body)).toContain('purge the orders');
-    expect(await runtime.sessions!.list()).toHaveLength(1);
+    expect(await runtime.sessions.list()).toHaveLength(1);
     screen.press('\u0004'); // Ctrl-D at an empty input row leaves
     const result = await running;
     expect(result.outcome).toMatchObject({ status: 'completed', answer: 'Still purged.' });

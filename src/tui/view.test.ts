@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import { parseConfigForMode } from '../config/index.js';
 import { openRuntime, startRun } from '../host/index.js';
-import type { RunHandle, Runtime } from '../host/index.js';
+import type { RunHandle, RunRuntime } from '../host/index.js';
 import type { Tool } from '../toolkit/tool.js';
 import { memorySessionStore } from '../runstate/memory-store.js';
 import { HostTelemetry } from '../host/index.js';
@@ -43,13 +43,13 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function runtimeWith(provider: ScriptedProvider, tools: readonly Tool[]): Promise<Runtime> {
+async function runtimeWith(provider: ScriptedProvider, tools: readonly Tool[]): Promise<RunRuntime> {
   const config = parseConfigForMode({ text: 'identity: screenunit\nsystem_prompt: You test.\nllm:\n  model: m\n' }, 'run');
   return openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: tools });
 }
 
 async function show(
-  runtime: Runtime,
+  runtime: RunRuntime,
   prompt: string | undefined,
   options: { readonly card?: (first: RunHandle) => StartupCard; readonly first?: RunHandle } = {},
 ): Promise<{ screen: Screen; controller: ViewController; bells: () => number; copied: string[] }> {

@@ -8,7 +8,7 @@ import { answerOf, messageOf } from '../agent/outcome.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import { stripControl } from '../agent/sanitize.js';
 import { startRun } from '../host/index.js';
-import type { HostTelemetry, QuestionAnswer, RunHandle, Runtime } from '../host/index.js';
+import type { HostTelemetry, QuestionAnswer, RunHandle, RunRuntime } from '../host/index.js';
 import { loadRun } from '../runstate/index.js';
 import { TabControl } from './control.js';
 import { pageEvent, replayedRun } from './page-events.js';
@@ -35,7 +35,7 @@ interface Tab {
 }
 
 export interface ConversationOptions {
-  readonly runtime: Runtime;
+  readonly runtime: RunRuntime;
   readonly workDir: string;
   readonly telemetry?: HostTelemetry;
 }

@@ -27,7 +27,7 @@ import { startNatsServer } from '../../src/agenttest/nats-server.js';
 import type { NatsServer } from '../../src/agenttest/nats-server.js';
 import { LineSurface } from '../../src/render/line-surface.js';
 import { HostError, startRun } from '../../src/host/index.js';
-import type { RunHandle, Runtime } from '../../src/host/index.js';
+import type { RunHandle, JournaledRuntime } from '../../src/host/index.js';
 import { serveRunsInProcess } from '../../src/serve/hosted-run.js';
 import type { InprocRunHost } from '../../src/serve/hosted-run.js';
 import { promptChannel } from '../../src/serve/prompt-channel.js';
@@ -176,7 +176,7 @@ const CASES: readonly Case[] = [
 let fake: FakeModelServer;
 let nats: NatsServer;
 let dir: string;
-let runtime: Runtime;
+let runtime: JournaledRuntime;
 let hold: HeldTool;
 let reboot: HeldTool;
 let host: InprocRunHost;
@@ -197,7 +197,7 @@ beforeAll(async () => {
   const calling = await connect({ servers: nats.url });
   connections.push(serving, calling);
   const transport = createTransport('nats', { connection: serving });
-  const channel = promptChannel({ identity: 'worker', transport, workers: 1, elicitation: true, sessions: runtime.sessions!, keepaliveMs: 50 });
+  const channel = promptChannel({ identity: 'worker', transport, workers: 1, elicitation: true, sessions: runtime.sessions, keepaliveMs: 50 });
   const service = await startToolService(transport, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
   caller = createTransport('nats', { connection: calling });

@@ -2,7 +2,7 @@
 import type { ScriptedProvider } from '../../src/agenttest/scripted-provider.js';
 import { parseConfigForMode } from '../../src/config/index.js';
 import { openRuntime } from '../../src/host/index.js';
-import type { Runtime } from '../../src/host/index.js';
+import type { RunRuntime } from '../../src/host/index.js';
 import type { SessionStore } from '../../src/runstate/store.js';
 import { completed, testTool } from '../../src/agenttest/test-tool.js';
 import type { Tool } from '../../src/toolkit/tool.js';
@@ -28,7 +28,7 @@ export function recordingTool(name: string, opts: { gated?: boolean; run?: (inpu
 }
 
 /** A run runtime over `provider`, with `tools` as custom tools and, when given, `sessions` as its session store. */
-export async function scriptedRuntime(provider: ScriptedProvider, tools: readonly Tool[], sessions?: SessionStore, extra = ''): Promise<Runtime> {
+export async function scriptedRuntime(provider: ScriptedProvider, tools: readonly Tool[], sessions?: SessionStore, extra = ''): Promise<RunRuntime> {
   const config = parseConfigForMode({ text: `identity: hosttest\nsystem_prompt: You test the host.\nllm:\n  model: test-model\n${extra}` }, 'run');
   const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: tools });
   return sessions === undefined ? runtime : { ...runtime, sessions };

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../../src/agenttest/scripted-provider.js';
 import { parseConfigForMode } from '../../src/config/index.js';
 import { openRuntime, startRun } from '../../src/host/index.js';
-import type { Runtime } from '../../src/host/index.js';
+import type { RunRuntime } from '../../src/host/index.js';
 import type { ToolResultBlock } from '../../src/llm/types.js';
 import { runningWithCommandLine, until } from '../support/processes.js';
 
@@ -29,7 +29,7 @@ function pidIn(file: string): number {
 }
 
 let dir = '';
-let runtime: Runtime | undefined;
+let runtime: RunRuntime | undefined;
 afterEach(async () => {
   await runtime?.close();
   runtime = undefined;

@@ -1,6 +1,6 @@
 /** What `fisk info` does; loaded only when it runs. */
 import { resolve } from 'node:path';
-import type { Runtime } from '../../host/index.js';
+import type { ListingRuntime } from '../../host/index.js';
 import type { assembleTools as AssembleTools } from '../../host/tools.js';
 import { ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -40,7 +40,7 @@ async function listing(io: Io, opts: InfoOptions, signal: AbortSignal): Promise<
   let introspection = startEarlyIntrospection(path, io.env);
   const onAbort = (): void => void introspection?.discard();
   signal.addEventListener('abort', onAbort, { once: true });
-  let runtime: Runtime;
+  let runtime: ListingRuntime;
   let assembleTools: typeof AssembleTools;
   let report: typeof InfoReportModule;
   try {

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../../config/index.js';
-import type { AssembledTools, Runtime } from '../../host/index.js';
+import type { AssembledTools, McpRuntime } from '../../host/index.js';
 import type { RunningMcpServer } from '../../mcp/index.js';
 import type { InvokeWrapper } from '../../toolkit/invoke/index.js';
 import { isLoopbackHost } from '../../util/loopback.js';
@@ -104,7 +104,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   const { finishCommandTelemetry, openCommandTelemetry } = await import('./telemetry-flag.js');
   const telemetry = await openCommandTelemetry(config, io, flags);
   // no model flags and no journal: the tools and their stores are all `fisk mcp` opens
-  const runtime: Runtime = await openRuntime(config, 'mcp', runtimeDepsFromFlags({}, io, { telemetry, journaled: false }));
+  const runtime = await openRuntime(config, 'mcp', runtimeDepsFromFlags({}, io, { telemetry, journaled: false }));
   try {
     // no wrapper at all while telemetry is off: a served call pays for nothing it does not export
     await serveWith(runtime, mcp, { ...address, authToken }, io, telemetry.servedToolWrappers());
@@ -114,7 +114,7 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   }
 }
 
-async function serveWith(runtime: Runtime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress & { readonly authToken: string | undefined }, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
+async function serveWith(runtime: McpRuntime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress & { readonly authToken: string | undefined }, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
   const [{ assembleTools }, { confirmNote, startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');

@@ -9,7 +9,7 @@ import { answerOf, messageOf } from '../../agent/outcome.js';
 import type { RunOutcome } from '../../agent/outcome.js';
 import { configWarnings } from '../../config/index.js';
 import { assembleTools, openRuntime, startRun, twoStageInterrupt } from '../../host/index.js';
-import type { FollowUpOptions, HostTelemetry, RunHandle, RunInput, Runtime, StartRunOptions } from '../../host/index.js';
+import type { FollowUpOptions, HostTelemetry, RunHandle, RunInput, RunRuntime, StartRunOptions } from '../../host/index.js';
 import type { Prompter } from '../../toolkit/tool.js';
 import { ExitWith } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -69,7 +69,7 @@ function runOptions(io: Io, telemetry: HostTelemetry, extra: StartRunOptions): S
 }
 
 interface FullScreenParts {
-  readonly runtime: Runtime;
+  readonly runtime: RunRuntime;
   readonly telemetry: HostTelemetry;
   readonly verbose: boolean;
   readonly toolOutput: boolean;
@@ -161,7 +161,7 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
   const surface = new LineSurface(io.err, { toolOutput, verbose, width: lineWidthFor(err) }, { color: shouldColorLines(io.err.isTTY === true, !flags.color, env) });
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const cleanup: (() => void)[] = [];
-  let runtime: Runtime | undefined;
+  let runtime: RunRuntime | undefined;
   let handle: RunHandle | undefined;
   let iteration: number | undefined;
   // a Ctrl-C before the run has started ends it here (the introspection is already stopped)

@@ -5,7 +5,7 @@
  * journaled.
  */
 import { resolve } from 'node:path';
-import type { RuntimeDeps } from '../../host/index.js';
+import type { JournaledRuntimeDeps, RuntimeDeps } from '../../host/index.js';
 import type { FetchLike, FetchMiddleware } from '../../llm/http.js';
 import type { Io } from '../io.js';
 
@@ -26,6 +26,8 @@ export interface RuntimeFlagExtras {
 }
 
 /** The `env`, provider overrides, knowledge hook and session store for `openRuntime` (a runtime that calls no model ignores the provider overrides). */
+export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras & { readonly journaled: true }): JournaledRuntimeDeps;
+export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras): RuntimeDeps;
 export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras): RuntimeDeps {
   return {
     env: io.env,

@@ -12,7 +12,7 @@ import { configWarnings, parseConfigForMode } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { openRuntime } from '../../host/index.js';
 import { runtimeDepsFromFlags } from './runtime-flags.js';
-import type { Runtime } from '../../host/index.js';
+import type { JournaledRuntime, LendRuntime } from '../../host/index.js';
 import { ConnectionWatch } from '../../conns/index.js';
 import { HealthServer, checkServable, promptChannel, provisioningPlan, replicaWarnings, slackApiBase, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
 import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer, WorkIds } from '../../serve/index.js';
@@ -229,9 +229,8 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // lending tools alone calls no model: no API key is needed, and no store or peer is opened;
   // served prompts, jobs and Slack threads run the model. Nothing is provisioned here: a session
   // stream or memory bucket nobody created fails now.
-  const runtime: Runtime = runs
-    ? await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, { telemetry, journaled: true }))
-    : await openRuntime(config, 'lend', { env: io.env });
+  const journaled = runs ? await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, { telemetry, journaled: true })) : undefined;
+  const runtime: JournaledRuntime | LendRuntime = journaled ?? (await openRuntime(config, 'lend', { env: io.env }));
   const cleanup: (() => void)[] = [];
   let slack: SlackChannel | undefined;
   let http: A2aHttpChannel | undefined;
@@ -241,9 +240,9 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   try {
     for (const n of runtime.notes) log.line(n.level === 'warning' ? 'warn' : 'info', n.level, n.level === 'warning' ? n.message : `${n.level}: ${n.message}`);
     // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
-    const jobs = await openServedJobs(runtime, (text, ids) => log.warn('warning', text, ids === undefined ? {} : idFields(ids)), flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
+    const jobs = journaled === undefined ? undefined : await openServedJobs(journaled, (text, ids) => log.warn('warning', text, ids === undefined ? {} : idFields(ids)), flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
     // a stream or bucket with one replica on a cluster is lost with its node: said once, at start
-    if (runs && natsContext !== undefined) {
+    if (journaled !== undefined && natsContext !== undefined) {
       const nats = await runtime.connections.connection(natsContext);
       for (const w of await replicaWarnings(nats, provisioningPlan(config))) log.warn('replicas', w);
     }
@@ -271,13 +270,13 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     const a2a = config.expose.a2a;
     const overA2a = servable.tools || servable.prompts;
     const transport = overA2a ? createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection }) : undefined;
-    const prompts = servable.prompts && transport !== undefined
+    const prompts = servable.prompts && transport !== undefined && journaled !== undefined
       ? promptChannel({
           identity: servable.identity,
           transport,
           workers: workers ?? a2a.workers,
           elicitation: a2a.elicitation,
-          ...(runtime.sessions === undefined ? {} : { sessions: runtime.sessions }),
+          sessions: journaled.sessions,
           ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
         })
       : undefined;
@@ -304,12 +303,12 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         : {}),
     });
     const slackSettings = config.expose.slack;
-    if (tokens !== undefined && slackSettings !== undefined) {
+    if (tokens !== undefined && slackSettings !== undefined && journaled !== undefined) {
       const { openSlackChannel } = await import('../../serve/slack/index.js');
       slack = await openSlackChannel({
         channels: slackSettings.channels,
         workers: workers ?? slackSettings.workers,
-        sessions: runtime.sessions!,
+        sessions: journaled.sessions,
         tokens,
         ...(slackApi === undefined ? {} : { apiUrl: slackApi }),
         approvers: slackSettings.approvers,
@@ -326,10 +325,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
       ...(slack === undefined ? [] : [slack]),
       ...(http === undefined ? [] : [http]),
     ];
+    // every channel serves runs, so a server starts only on the journaled runtime
     server =
-      channels.length === 0
+      channels.length === 0 || journaled === undefined
         ? undefined
-        : startServer(runtime, {
+        : startServer(journaled, {
             channels,
             // each channel closes its intake first; the service (discovery, tools, the prompt endpoint) after
             services: tools === undefined ? [] : [{ name: 'the a2a service', close: () => tools.drain() }],

@@ -4,7 +4,7 @@
  */
 import { openConfiguredJobs } from '../../serve/index.js';
 import type { JobsChannel, WorkIds } from '../../serve/index.js';
-import type { Runtime } from '../../host/index.js';
+import type { JournaledRuntime } from '../../host/index.js';
 
 /** The jobs channel and the banner lines that describe it. */
 export interface ServedJobs {
@@ -17,7 +17,7 @@ export interface ServedJobs {
  * configuration takes no jobs. `stateDir` is `--state-dir`, already absolute. Throws what binding
  * the queue or the task store throws, naming the command that creates what is missing.
  */
-export async function openServedJobs(runtime: Runtime, warn: (text: string, ids?: WorkIds) => void, stateDir: string | undefined): Promise<ServedJobs | undefined> {
+export async function openServedJobs(runtime: JournaledRuntime, warn: (text: string, ids?: WorkIds) => void, stateDir: string | undefined): Promise<ServedJobs | undefined> {
   if (runtime.config.expose.jobs === undefined) return undefined;
   const { channel, tasks } = await openConfiguredJobs(runtime, {
     cwd: runtime.config.baseDir,
