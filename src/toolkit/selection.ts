@@ -85,10 +85,17 @@ export function selectTools(input: SelectionInput): Selection {
 
   const warnings: ToolWarning[] = [];
   const allTags = new Set<string>();
+  // tools built together share one frozen tag list per distinct list: each is read once
+  const read = new Map<readonly string[], { unknown: string[]; conflicts: string[] }>();
   for (const { tool } of tools) {
     const tags = tool.capabilities.tags;
-    for (const t of tags) allTags.add(t);
-    const unknown = unknownAiTags(tags);
+    let facts = read.get(tags);
+    if (facts === undefined) {
+      for (const t of tags) allTags.add(t);
+      facts = { unknown: unknownAiTags(tags), conflicts: behaviorConflicts(tags) };
+      if (Object.isFrozen(tags)) read.set(tags, facts);
+    }
+    const { unknown, conflicts } = facts;
     if (unknown.length > 0) {
       warnings.push({
         code: 'unknown_ai_tag',
@@ -96,7 +103,6 @@ export function selectTools(input: SelectionInput): Selection {
         message: `tool ${JSON.stringify(tool.name)} carries ${unknown.join(', ')}, which this build does not know; the tag does nothing (check its spelling)`,
       });
     }
-    const conflicts = behaviorConflicts(tags);
     if (conflicts.length > 0) {
       warnings.push({
         code: 'behavior_conflict',

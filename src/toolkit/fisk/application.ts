@@ -75,28 +75,46 @@ function freezeDeep(value: unknown): void {
 function commandSchema(restricted: Record<string, unknown>, globals: readonly FlagModel[]): () => Readonly<Record<string, unknown>> {
   return () => {
     freezeDeep(restricted);
-    const schema = markOptional(withGlobals(restricted, globals));
+    // markOptional copies the top level itself: merging no globals needs no copy of its own
+    const schema = markOptional(globals.length === 0 ? restricted : withGlobals(restricted, globals));
     freezeDeep(schema);
     return schema;
   };
 }
 
+/**
+ * A shallow copy of a decoded object. `Object.assign` is several times faster than a spread in
+ * code that runs once per command, but it would set the prototype for a `__proto__` key, which a
+ * decoded document can hold as a plain key: such an object is spread instead.
+ */
+function shallowCopy(o: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.prototype.hasOwnProperty.call(o, '__proto__') ? { ...o } : Object.assign({}, o);
+}
+
 /** Marks each parameter the schema does not require as optional in its description, for the model. */
-function markOptional(schema: Record<string, unknown>): Record<string, unknown> {
+function markOptional(schema: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   const props = schema['properties'];
   if (typeof props !== 'object' || props === null || Array.isArray(props)) return schema;
-  const required = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
+  const listed = schema['required'];
+  const required: readonly unknown[] = Array.isArray(listed) ? listed : [];
   const marked: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(props as Record<string, unknown>)) {
-    if (required.has(name) || typeof value !== 'object' || value === null || Array.isArray(value)) {
+  const names = Object.keys(props);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const value = (props as Record<string, unknown>)[name];
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || required.includes(name)) {
       marked[name] = value;
       continue;
     }
     const p = value as Record<string, unknown>;
     const d = typeof p['description'] === 'string' ? p['description'].trim() : '';
-    marked[name] = { ...p, description: d === '' ? '(optional)' : `${d} (optional)` };
+    const copy = shallowCopy(p);
+    copy['description'] = d === '' ? '(optional)' : `${d} (optional)`;
+    marked[name] = copy;
   }
-  return { ...schema, properties: marked };
+  const out = shallowCopy(schema);
+  out['properties'] = marked;
+  return out;
 }
 
 /** The description the model gets: the long help alone when it already says what the short one does. */
@@ -124,37 +142,38 @@ export function buildCommandTools(
   const tools: FiskCommandTool[] = [];
   const warnings: ToolWarning[] = [];
   const unusable: FilteredTool[] = [];
-  const seen = new Map<string, string>();
+  const seen = new Map<string, readonly string[]>();
   const tagFacts = new TagFacts(opts.confirmTags);
   const sandboxed = opts.sandbox !== undefined && opts.sandbox.enabled;
   for (const { path, cmd, tags } of found) {
     const name = path.join('_');
-    const spoken = path.join(' ');
+    // how a message names the command: spelled out only for one
+    const spoken = (): string => path.join(' ');
     if (cmd.restricted_schema === undefined) {
       throw new ToolkitError(
         'introspect',
-        `command "${spoken}" has no precomputed restricted schema; rebuild the application with a current fisk (v0.9 or later) so every command carries one`,
+        `command "${spoken()}" has no precomputed restricted schema; rebuild the application with a current fisk (v0.9 or later) so every command carries one`,
       );
     }
     if (!isValidToolName(name)) {
       // one badly named command is skipped, never the whole application
       const detail = `the tool name ${JSON.stringify(name)} is one model APIs refuse (letters, digits, "_" and "-", at most 64)`;
       unusable.push({ name, source: 'application', reason: 'invalid_name', detail });
-      warnings.push({ code: 'invalid_name', tool: name, message: `command "${spoken}" is not offered as a tool: ${detail}; rename the command or hide it` });
+      warnings.push({ code: 'invalid_name', tool: name, message: `command "${spoken()}" is not offered as a tool: ${detail}; rename the command or hide it` });
       continue;
     }
     const prior = seen.get(name);
     if (prior !== undefined) {
-      throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior}" and "${spoken}"; rename or hide one`);
+      throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior.join(' ')}" and "${spoken()}"; rename or hide one`);
     }
-    seen.set(name, spoken);
+    seen.set(name, path);
     const restricted = cmd.restricted_schema;
     const rootType = restricted['type'];
     if (rootType !== 'object') {
       // model APIs take only an object as a tool's input: offering this one would fail every request
       const detail = `its restricted schema's root is ${rootType === undefined ? 'untyped' : `of type ${JSON.stringify(rootType)}`}, not an object`;
       unusable.push({ name, source: 'application', reason: 'unusable_schema', detail });
-      warnings.push({ code: 'unusable_schema', tool: name, message: `command "${spoken}" is not offered as a tool: ${detail}; fix its arguments in the application` });
+      warnings.push({ code: 'unusable_schema', tool: name, message: `command "${spoken()}" is not offered as a tool: ${detail}; fix its arguments in the application` });
       continue;
     }
     let globals = opts.globals;

@@ -10,8 +10,19 @@ export type { ApplicationModel, ArgModel, CommandModel, FlagModel } from '@fisk-
 
 type Json = Record<string, unknown>;
 
+/**
+ * Reads one place in the document. Where it is, for a message, is spelled out only when something
+ * fails there: a document of thousands of commands would otherwise build a path string for each.
+ */
 class Reader {
-  constructor(readonly where: string) {}
+  constructor(
+    readonly parent: Reader | undefined,
+    readonly child: string,
+  ) {}
+
+  get where(): string {
+    return this.parent === undefined ? this.child : `${this.parent.where}${this.child}`;
+  }
 
   fail(what: string): never {
     throw new ToolkitError('introspect', `the introspection document is malformed at ${this.where}: ${what}`);
@@ -39,8 +50,9 @@ class Reader {
   strs(o: Json, key: string): string[] {
     const v = o[key];
     if (v === undefined || v === null) return [];
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) this.fail(`${key} must be a list of strings`);
-    return v;
+    if (!Array.isArray(v)) this.fail(`${key} must be a list of strings`);
+    for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') this.fail(`${key} must be a list of strings`);
+    return v as string[];
   }
 
   list(o: Json, key: string): unknown[] {
@@ -51,7 +63,7 @@ class Reader {
   }
 
   at(child: string): Reader {
-    return new Reader(`${this.where}${child}`);
+    return new Reader(this, child);
   }
 }
 
@@ -122,7 +134,7 @@ function readCommand(r: Reader, v: unknown): CommandModel {
 
 /** Checks decoded introspection JSON and returns it typed, or throws naming the bad field. */
 export function readApplicationModel(value: unknown): ApplicationModel {
-  const r = new Reader('the application');
+  const r = new Reader(undefined, 'the application');
   const o = r.obj(value);
   return {
     name: r.str(o, 'name'),
