@@ -1,10 +1,11 @@
 import { completed, testTool } from '../agenttest/test-tool.js';
-import { workerRuntime } from './test-runtime.js';
+import { watchingCancels, workerRuntime } from './test-runtime.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTransport, delegate, InprocBus, startPromptServer, startToolService, buildAgentCard } from '../a2a/index.js';
+import type { Transport } from '../a2a/index.js';
 import type { AgentEvent } from '../agent/events.js';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
@@ -17,6 +18,7 @@ import { failureOf, serveRunsInProcess } from './hosted-run.js';
 import type { InprocRunHost } from './hosted-run.js';
 import { HostedRunFailure, startHostedRun } from './remote-handle.js';
 import type { HostedRunHandle } from './remote-handle.js';
+import { eventually } from '../agenttest/eventually.js';
 
 /** Holds a `gate` call until the test lets it go. */
 let release: () => void = () => undefined;
@@ -97,8 +99,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const start = (s: Parameters<typeof startHostedRun>[0]['start'], prompter?: Prompter): Promise<HostedRunHandle> =>
-  startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: s, ...(prompter === undefined ? {} : { prompter }) });
+const start = (s: Parameters<typeof startHostedRun>[0]['start'], prompter?: Prompter, transport: Transport = host.transport): Promise<HostedRunHandle> =>
+  startHostedRun({ transport, self: host.agent, agent: host.agent, start: s, ...(prompter === undefined ? {} : { prompter }) });
 
 const eventsOf = async (handle: { events(): AsyncIterable<AgentEvent> }): Promise<AgentEvent[]> => {
   const out: AgentEvent[] = [];
@@ -184,15 +186,13 @@ describe('a hosted run', () => {
     // the aborted run never asked for its second reply
     fake.reset();
     fake.reply(anthropicToolUse([{ id: 'l1', name: 'lookup', input: { key: 'gate' } }]), anthropicText('later'));
-    const parked = await start({ prompt: 'look', checkpoint: true, questions: 'none' });
-    parked.subscribe({
-      emit: (e) => {
-        if (e.type !== 'tool_call') return;
-        // the cancel reaches the host before the tool is let go: the run parks after the batch
-        parked.suspend();
-        setTimeout(() => release(), 50);
-      },
-    });
+    const { transport, cancelSent } = watchingCancels(host.transport);
+    const parked = await start({ prompt: 'look', checkpoint: true, questions: 'none' }, undefined, transport);
+    parked.subscribe({ emit: (e) => (e.type === 'tool_call' ? parked.suspend() : undefined) });
+    // the cancel reaches the host before the tool is let go: the run parks after the batch
+    await cancelSent;
+    await eventually(() => tool.calls.some((input) => input.includes('gate')), 'the gated lookup to be held');
+    release();
     expect(await parked.outcome).toMatchObject({ status: 'suspended' });
     expect(parked.runId).toBeDefined();
   });

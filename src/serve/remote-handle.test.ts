@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { workerRuntime } from './test-runtime.js';
+import { watchingCancels, workerRuntime } from './test-runtime.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -56,8 +56,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(prompt: string, stream = false): Promise<RemoteRunHandle> {
-  const h = await startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream: true } : {}) });
+async function start(prompt: string, stream = false, transport = caller): Promise<RemoteRunHandle> {
+  const h = await startRemoteRun({ transport, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream: true } : {}) });
   handles.push(h);
   return h;
 }
@@ -112,11 +112,14 @@ describe('a delegated run as a run handle', () => {
 
   it('sends the cancel on suspend: the remote run parks at its next step, and a follow-up resumes it', async () => {
     fake.reply(anthropicToolUse([{ id: 't1', name: 'lookup', input: {} }]), anthropicText('resumed and done'));
-    const handle = await start('look it up');
+    const { transport, cancelSent } = watchingCancels(caller);
+    const handle = await start('look it up', false, transport);
     await lookup.until(1);
     handle.suspend();
-    // the cancel parks the run at its next boundary: the call in flight is let finish
-    setTimeout(() => lookup.release(), 100);
+    // the cancel parks the run at its next boundary: the call in flight is let finish once the
+    // cancel has reached the worker
+    await cancelSent;
+    lookup.release();
     const outcome = await handle.outcome;
     expect(outcome.status).toBe('suspended');
     expect(outcome.status === 'suspended' ? outcome.message : '').toContain('send a follow-up in this conversation to continue');
