@@ -17,10 +17,10 @@ import {
   encodeRecord,
   fileSessionStore,
   fold,
-  jetstreamSessionStore,
   metaBody,
   toolResultBody,
-} from '../../dist/runstate/public.js';
+} from '../../dist/runstate/index.js';
+import { jetstreamSessionStore } from '../../dist/runstate/jetstream/store.js';
 
 const usage = { input: 1200, output: 340, cacheRead: 9000, cacheWrite: 0, thinking: 0 };
 const output = 'total 48\n' + Array.from({ length: 6 }, (_, i) => `-rw-r--r-- 1 op op 1${i}24 Nov 29 12:0${i} file-${i}.txt`).join('\n');
