@@ -116,7 +116,11 @@ export interface DelegateOptions {
   readonly onRun?: (message: HostedRunMessage) => void;
   /** Answers a hosted run's prompter call; without it the call is answered with `null`. */
   readonly onRunAsk?: (message: RunAskMessage) => Promise<AnswerValue>;
-  /** Aborting it sends `run.abort`: a hosted run stops now. */
+  /**
+   * Aborting it sends `run.abort`: the run stops now, its running tool killed. A hosted run takes
+   * it, and so does a delegated prompt on an agent of this version; an older agent ignores it, so
+   * a caller that must stop the run either way aborts `signal` too (the cancel follows).
+   */
   readonly abort?: AbortSignal;
   /** Given, once the agent accepted, the way to answer a question that went out as an event. */
   readonly onAnswerer?: (answer: (question: string, value: AnswerValue) => Promise<void>) => void;
@@ -170,13 +174,15 @@ export async function delegate(transport: Transport, self: string, agent: string
         case 'io.choria.fisk-ai.v1.ack':
           if (m.sequence !== 1) throw new A2aError('sequence', `an ack arrived at position ${m.sequence}`);
           opts.onAck?.(m.accepted, req.conversation);
-          if (m.accepted && opts.signal !== undefined) {
-            if (opts.signal.aborted) onAbort();
-            else opts.signal.addEventListener('abort', onAbort, { once: true });
-          }
+          // a stop asked for before the ack goes out first, so an agent that takes it stops now
+          // rather than parking on the cancel behind it
           if (m.accepted && opts.abort !== undefined) {
             if (opts.abort.aborted) onStop();
             else opts.abort.addEventListener('abort', onStop, { once: true });
+          }
+          if (m.accepted && opts.signal !== undefined) {
+            if (opts.signal.aborted) onAbort();
+            else opts.signal.addEventListener('abort', onAbort, { once: true });
           }
           if (m.accepted) opts.onAnswerer?.(answerQuestion);
           break;

@@ -61,6 +61,8 @@ export interface DelegatedRun {
   readonly hops: readonly string[];
   /** Aborted when the caller cancels: park at the next boundary and end suspended. */
   readonly park: AbortSignal;
+  /** Aborted by the caller's `run.abort`: stop now, killing a running tool, and end aborted. */
+  readonly abort: AbortSignal;
   /** Sends one of the blocks a terminal renders. */
   emit(block: KnownBlock): Promise<void>;
   /** Streams a fragment of model text. */
@@ -68,9 +70,11 @@ export interface DelegatedRun {
   warn(text: string): Promise<void>;
   /**
    * Puts a question to the caller. Silence is `{ answered: false }`: the question tools defer on
-   * it and the confirm gate aborts, which is the handler's call. A cancel gives the question up.
+   * it and the confirm gate aborts, which is the handler's call. A cancel or an abort gives the
+   * question up. An approval names its tool and the tag that gated it, so the caller can show the
+   * decision as this agent's own surface would.
    */
-  ask(question: { readonly kind: QuestionKind; readonly text: string; readonly options?: readonly string[] }): Promise<AskResult>;
+  ask(question: { readonly kind: QuestionKind; readonly text: string; readonly options?: readonly string[]; readonly tool?: string; readonly trigger?: string }): Promise<AskResult>;
 }
 
 export type RunEnding = { readonly stop_reason: StopReason; readonly text?: string; readonly usage?: Usage } | { readonly error: string; readonly stop_reason?: StopReason; readonly code?: string };
@@ -249,15 +253,12 @@ class AcceptedPrompt {
   #onCancel(data: Uint8Array): void {
     let m;
     try {
-      m = decode(data, this.#hosted ? ['io.choria.fisk-ai.v1.cancel', 'io.choria.fisk-ai.v1.run.abort'] : ['io.choria.fisk-ai.v1.cancel']);
+      m = decode(data, ['io.choria.fisk-ai.v1.cancel', 'io.choria.fisk-ai.v1.run.abort']);
     } catch {
       return;
     }
-    if (m.protocol === 'io.choria.fisk-ai.v1.run.abort') {
-      this.#abort.abort(new Error('aborted by the caller'));
-      return;
-    }
-    this.#park.abort(new Error('canceled by the caller'));
+    if (m.protocol === 'io.choria.fisk-ai.v1.run.abort') this.#abort.abort(new Error('aborted by the caller'));
+    else this.#park.abort(new Error('canceled by the caller'));
     // a question is not a boundary: closing the gate gives it up (a hosted run's operator is
     // still there, and its questions end with the run)
     if (!this.#hosted) for (const q of this.#questions.values()) q.resolve({ answered: false });
@@ -318,6 +319,7 @@ class AcceptedPrompt {
   #delegatedRun(request: RequestMessage | FollowupMessage): DelegatedRun {
     const replies = this.#replies;
     const park = this.#park.signal;
+    const abort = this.#abort.signal;
     const caller = request.sender.name;
     return {
       request,
@@ -325,12 +327,14 @@ class AcceptedPrompt {
       caller,
       hops: this.#hops,
       park,
+      abort,
       emit: (block) => replies.send('io.choria.fisk-ai.v1.event', { block }),
       text: (fragment) => replies.send('io.choria.fisk-ai.v1.text', { text: fragment }),
       warn: (text) => replies.send('io.choria.fisk-ai.v1.warning', { text }),
       ask: async (q) => {
-        if (park.aborted) return { answered: false };
-        return this.#ask((id) => replies.send('io.choria.fisk-ai.v1.question', { question: id, kind: q.kind, text: q.text, ...(q.options !== undefined ? { options: q.options } : {}) }), true);
+        if (park.aborted || abort.aborted) return { answered: false };
+        const approval = q.tool !== undefined && q.tool !== '' && q.trigger !== undefined && q.trigger !== '' ? { tool: q.tool, trigger: q.trigger } : {};
+        return this.#ask((id) => replies.send('io.choria.fisk-ai.v1.question', { question: id, kind: q.kind, text: q.text, ...(q.options !== undefined ? { options: q.options } : {}), ...approval }), true);
       },
     };
   }

@@ -35,7 +35,7 @@ const FULL: { [P in ProtocolId]: Required<MessageMap[P]> } = {
   'io.choria.fisk-ai.v1.tool.reply': { ...H, protocol: 'io.choria.fisk-ai.v1.tool.reply', is_error: false, output: 'x', exec: { command: 'ls /', exit_code: 0, truncated: false } },
   'io.choria.fisk-ai.v1.discovery.request': { ...H, protocol: 'io.choria.fisk-ai.v1.discovery.request' },
   'io.choria.fisk-ai.v1.discovery.reply': { ...H, protocol: 'io.choria.fisk-ai.v1.discovery.reply', name: 'beta', version: '1.0', description: 'd', protocols: ['io.choria.fisk-ai.v1'], tools: [{ name: 't', description: 'd', input_schema: { type: 'object' } }] },
-  'io.choria.fisk-ai.v1.question': { ...H, protocol: 'io.choria.fisk-ai.v1.question', question: 'q1', kind: 'select', text: 'which?', options: ['a', 'b'] },
+  'io.choria.fisk-ai.v1.question': { ...H, protocol: 'io.choria.fisk-ai.v1.question', question: 'q1', kind: 'select', text: 'which?', options: ['a', 'b'], tool: 'reboot', trigger: 'ai:confirm' },
   'io.choria.fisk-ai.v1.answer': { ...H, protocol: 'io.choria.fisk-ai.v1.answer', question: 'q1', value: 'decline', reason: 'use staging' },
   'io.choria.fisk-ai.v1.keepalive': { ...H, protocol: 'io.choria.fisk-ai.v1.keepalive', question: 'q1' },
   'io.choria.fisk-ai.v1.warning': { ...H, protocol: 'io.choria.fisk-ai.v1.warning', text: 'careful' },
@@ -135,6 +135,11 @@ describe('a2a schemas', () => {
     ['run outcome without a status', { ...FULL['io.choria.fisk-ai.v1.run.outcome'], outcome: { answer: 'a' } }],
     ['run failure without a category', { ...FULL['io.choria.fisk-ai.v1.run.outcome'], failure: { code: 'x', message: 'y' } }],
     ['usage negative', { ...FULL['io.choria.fisk-ai.v1.result'], usage: { input_tokens: -1, output_tokens: 0 } }],
+    ['question naming a tool but not its trigger', without(FULL['io.choria.fisk-ai.v1.question'], 'trigger')],
+    ['question naming a trigger but not its tool', without(FULL['io.choria.fisk-ai.v1.question'], 'tool')],
+    ['question naming an empty tool', { ...FULL['io.choria.fisk-ai.v1.question'], tool: '' }],
+    ['tool result refused for no reason', { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: '' } }],
+    ['tool result refused with a number', { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: 3 } }],
   ];
   it.each(invalid)('invalid corpus: %s', (_name, msg) => {
     expect(code(() => decode(bytes(msg)))).toBe('invalid');
@@ -171,6 +176,21 @@ describe('a2a schemas', () => {
     expect(code(() => validateOutgoing(ev as unknown as MessageMap['io.choria.fisk-ai.v1.event']))).toBe('invalid');
   });
 
+  it('carries a refusal a tool result names; an unknown reason incoming as sent, refused outgoing', () => {
+    const denied = { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', output: 'no', refused: 'denied' } } as const;
+    expect(() => validateOutgoing(denied)).not.toThrow();
+    expect(decode(encode(denied), ['io.choria.fisk-ai.v1.event']).block).toEqual(denied.block);
+    const odd = { ...denied, block: { ...denied.block, refused: 'vetoed' } };
+    expect(decode(bytes(odd), ['io.choria.fisk-ai.v1.event']).block).toEqual(odd.block);
+    expect(code(() => validateOutgoing(odd))).toBe('invalid');
+  });
+
+  it('a question without the approval fields is still valid both ways, as an older agent sends it', () => {
+    const plain = without(without(FULL['io.choria.fisk-ai.v1.question'], 'tool'), 'trigger') as unknown as MessageMap['io.choria.fisk-ai.v1.question'];
+    expect(() => validateOutgoing(plain)).not.toThrow();
+    expect(decode(encode(plain), ['io.choria.fisk-ai.v1.question'])).toEqual(plain);
+  });
+
   describe('the generated validators', () => {
     const formats: Formats = { 'date-time': { type: 'string', validate: isDateTime } };
     const dir = new URL(`../../.tmp/a2a-validators-${process.pid}/`, import.meta.url);
@@ -195,6 +215,7 @@ describe('a2a schemas', () => {
       { ...FULL['io.choria.fisk-ai.v1.result'], stop_reason: 'pondering' },
       { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'diagram', svg: '<svg/>' } },
       { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'text', text: 'hi', colour: 'red' } },
+      { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: 'vetoed' } },
       { ...FULL['io.choria.fisk-ai.v1.ack'], time: '2026-02-29T00:00:00Z' },
     ];
 

@@ -16,6 +16,7 @@ import { IDENTITY_PATTERN_SOURCE, PROTOCOLS, PROTOCOL_NAMESPACE, REQUEST_ID_PATT
 import type { ProtocolId } from './protocol.js';
 import { BLOCK_TYPES, HOSTED_QUESTION_MODES, QUESTION_KINDS, RUN_FAILURE_CLASSES, STOP_REASONS } from './types.js';
 import type { BlockType } from './types.js';
+import { REFUSAL_REASONS } from '../toolkit/invoke/types.js';
 
 export type SchemaMode = 'strict' | 'lenient';
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -37,19 +38,24 @@ function closed(properties: Record<string, JsonSchema>, required: readonly strin
 /** The header fields, in the reference's names and types. */
 export const HEADER_FIELDS = ['protocol', 'id', 'request', 'conversation', 'parent', 'sequence', 'time', 'sender', 'recipient', 'must_understand'] as const;
 
-const BLOCK_BODIES: Record<BlockType, { properties: Record<string, JsonSchema>; required: readonly string[] }> = {
-  thinking: { properties: { text: str, signature: str, provider: str }, required: ['text'] },
-  text: { properties: { text: str }, required: ['text'] },
-  tool_call: { properties: { id: str, name: str, input: anyObject }, required: ['id', 'name'] },
-  tool_result: { properties: { call_id: str, is_error: { type: 'boolean' }, output: str, exec: ref('exec') }, required: ['call_id'] },
-  agent_call: { properties: { id: str, name: str, task: str }, required: ['id', 'name', 'task'] },
-  status: { properties: { iteration: nonNegative, phase: str, usage: ref('usage') }, required: [] },
-};
+function blockBodies(mode: SchemaMode): Record<BlockType, { properties: Record<string, JsonSchema>; required: readonly string[] }> {
+  // a refusal reason this build does not know is still a call that never ran
+  const refused: JsonSchema = mode === 'strict' ? { enum: [...REFUSAL_REASONS] } : { type: 'string', minLength: 1 };
+  return {
+    thinking: { properties: { text: str, signature: str, provider: str }, required: ['text'] },
+    text: { properties: { text: str }, required: ['text'] },
+    tool_call: { properties: { id: str, name: str, input: anyObject }, required: ['id', 'name'] },
+    tool_result: { properties: { call_id: str, is_error: { type: 'boolean' }, output: str, exec: ref('exec'), refused }, required: ['call_id'] },
+    agent_call: { properties: { id: str, name: str, task: str }, required: ['id', 'name', 'task'] },
+    status: { properties: { iteration: nonNegative, phase: str, usage: ref('usage') }, required: [] },
+  };
+}
 
 function commonSchema(mode: SchemaMode): JsonSchema {
+  const bodies = blockBodies(mode);
   const blockBranches = BLOCK_TYPES.map((t) => ({
     if: { properties: { type: { const: t } }, required: ['type'] },
-    then: closed({ type: { const: t }, ...BLOCK_BODIES[t].properties }, ['type', ...BLOCK_BODIES[t].required]),
+    then: closed({ type: { const: t }, ...bodies[t].properties }, ['type', ...bodies[t].required]),
   }));
   return {
     $schema: DRAFT_2020,
@@ -94,7 +100,7 @@ const delegation = {
 const questionId: JsonSchema = { type: 'string', pattern: REQUEST_ID_PATTERN_SOURCE };
 
 /** Each protocol's own body: its fields and which of them are required. */
-export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>; required: readonly string[] }> = {
+export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>; required: readonly string[]; dependentRequired?: Readonly<Record<string, readonly string[]>> }> = {
   'io.choria.fisk-ai.v1.request': delegation,
   'io.choria.fisk-ai.v1.followup': delegation,
   'io.choria.fisk-ai.v1.event': { properties: { block: ref('block') }, required: ['block'] },
@@ -110,8 +116,10 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
     required: ['name', 'version'],
   },
   'io.choria.fisk-ai.v1.question': {
-    properties: { question: questionId, kind: { enum: [...QUESTION_KINDS] }, text: str, options: strings },
+    // an approval's tool and the tag that gated it, so the caller shows the decision as the agent would
+    properties: { question: questionId, kind: { enum: [...QUESTION_KINDS] }, text: str, options: strings, tool: { type: 'string', minLength: 1 }, trigger: { type: 'string', minLength: 1 } },
     required: ['question', 'kind', 'text'],
+    dependentRequired: { tool: ['trigger'], trigger: ['tool'] },
   },
   'io.choria.fisk-ai.v1.answer': { properties: { question: questionId, value: { type: ['string', 'boolean', 'null'] }, reason: str }, required: ['question', 'value'] },
   'io.choria.fisk-ai.v1.keepalive': { properties: { question: questionId }, required: [] },
@@ -184,6 +192,7 @@ export function messageSchema(protocol: ProtocolId, mode: SchemaMode): JsonSchem
     allOf: [ref('header')],
     properties: { protocol: { const: protocol }, ...body.properties, ...refused },
     ...(body.required.length > 0 ? { required: body.required } : {}),
+    ...(body.dependentRequired === undefined ? {} : { dependentRequired: body.dependentRequired }),
     ...(mode === 'strict' ? { unevaluatedProperties: false } : {}),
   };
 }

@@ -69,6 +69,13 @@ export interface ToolResultBlock {
   readonly is_error?: boolean;
   readonly output?: string;
   readonly exec?: Exec;
+  /**
+   * Set when the tool never ran (unknown, invalid arguments, denied, ...), so the caller shows a
+   * refusal rather than a result. Outgoing: one of `REFUSAL_REASONS`. Incoming: carried as sent,
+   * since a newer peer may know more. Sent only in a prompt's reply set, which only this project's
+   * agents serve.
+   */
+  readonly refused?: string;
 }
 export interface AgentCallBlock {
   readonly type: 'agent_call';
@@ -156,6 +163,9 @@ export type QuestionMessage = Header<'io.choria.fisk-ai.v1.question'> & {
   readonly kind: QuestionKind;
   readonly text: string;
   readonly options?: readonly string[];
+  /** For an approval: the tool whose call waits, and the tag that gated it (both or neither). */
+  readonly tool?: string;
+  readonly trigger?: string;
 };
 /**
  * The answer to one question: approval `once`/`always`/`decline`, confirm a boolean, select/input a
@@ -202,7 +212,10 @@ export type RunStartedMessage = Header<'io.choria.fisk-ai.v1.run.started'> & { r
 export type RunEventMessage = Header<'io.choria.fisk-ai.v1.run.event'> & { readonly event: Readonly<Record<string, unknown>> };
 /** One prompter call of the hosted run, put to the caller's own prompter; answered with `answer`. */
 export type RunAskMessage = Header<'io.choria.fisk-ai.v1.run.ask'> & { readonly question: string; readonly call: Readonly<Record<string, unknown>> };
-/** Stop the hosted run now: a running tool is killed (the a2a cancel only parks it). */
+/**
+ * Stop the run now: a running tool is killed (the a2a cancel only parks it). A hosted run takes it,
+ * and so does a delegated prompt, whose caller sends the cancel after it for an agent that does not.
+ */
 export type RunAbortMessage = Header<'io.choria.fisk-ai.v1.run.abort'> & { readonly reason?: string };
 /** How the hosted run ended (`outcome`), or why it never started (`failure`). */
 export type RunOutcomeMessage = Header<'io.choria.fisk-ai.v1.run.outcome'> & {

@@ -8,7 +8,8 @@
  * - the run's events stream to the caller as blocks, its model text as fragments, its warnings;
  * - questions go to the caller (with `elicitation` on): silence defers a question tool and stops
  *   the run at the confirm gate, resumable;
- * - a cancel parks the run at its next boundary, ending suspended and resumable by a follow-up.
+ * - a cancel parks the run at its next boundary, ending suspended and resumable by a follow-up;
+ *   a `run.abort` stops it now, killing a running tool, as a local cancel does.
  */
 import type { AnswerValue, AskResult, DelegatedRun, EndpointSpec, KnownBlock, RunEnding, StopReason, Transport } from '../a2a/index.js';
 import { startPromptServer } from '../a2a/index.js';
@@ -53,17 +54,17 @@ class CallerPrompter implements Prompter {
 
   /** Until the caller cancels: a run in flight during a drain still hears its answers. */
   canPrompt(): boolean {
-    return !this.run.park.aborted;
+    return !this.run.park.aborted && !this.run.abort.aborted;
   }
 
-  async #ask(question: { kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: readonly string[] }): Promise<AnswerValue> {
+  async #ask(question: Parameters<DelegatedRun['ask']>[0]): Promise<AnswerValue> {
     const r: AskResult = await this.run.ask(question);
     if (!r.answered) throw new Unanswered(`${this.run.caller} did not answer the question in time`);
     return r.value;
   }
 
   async approve(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    return approvalFromValue(await this.#ask({ kind: 'approval', text: request.commandLine }));
+    return approvalFromValue(await this.#ask({ kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger }));
   }
 
   async confirm(question: string): Promise<boolean> {
@@ -98,6 +99,7 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
         ...(event.is_error ? { is_error: true } : {}),
         output: event.output,
         ...(event.exec === undefined ? {} : { exec: { command: event.exec.command, exit_code: event.exec.exit_code, truncated: event.exec.truncated } }),
+        ...(event.refused === undefined ? {} : { refused: event.refused }),
       };
     case 'status':
       return { type: 'status', iteration: event.iteration, phase: event.phase, usage: event.usage };
@@ -108,7 +110,8 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
     case 'progress':
     case 'crash':
       // fragments and warnings have their own messages, questions go through the prompter (the
-      // caller who answered knows the decision, and the refusal travels in the result), and a
+      // question names the tool and its tag, the caller who answered knows the decision, and the
+      // refusal travels in the result), and a
       // crash's stack never leaves this process; a delegated peer's progress is this agent's own business
       return undefined;
     default: {
@@ -225,6 +228,7 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
         ...(opts.elicitation ? { prompter: new CallerPrompter(run) } : {}),
         ...(budgetOf(run) === undefined ? {} : { budget: budgetOf(run) as BudgetOverride }),
         park: run.park,
+        signal: run.abort,
         hops: run.hops,
         ...(run.request.stream === true ? { stream: true } : {}),
         runContext(handle) {

@@ -7,7 +7,9 @@
  *   final `text` event a local run ends with);
  * - the remote run's questions are `question` events carrying the agent's own question id, and
  *   `answer(id)` sends the answer back; nobody else is asked;
- * - `suspend` and `cancel` send the a2a cancel (the remote run parks at its next boundary);
+ * - `suspend` sends the a2a cancel (the remote run parks at its next boundary and ends suspended);
+ *   `cancel` sends `run.abort` and then the cancel (it stops now, its running tool killed, and
+ *   ends aborted; an agent that does not take `run.abort` parks it on the cancel instead);
  * - `followUp` continues the remote conversation with a delegated follow-up;
  * - the outcome is a `RunOutcome`, its counters derived from the events the agent sent.
  */
@@ -128,6 +130,7 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
   const seen: AgentEvent[] = [];
   const waiting = new Map<string, Waiting>();
   const stop = new AbortController();
+  const abort = new AbortController();
   const began = Date.now();
   const wait = (id: string): Waiting => {
     let w = waiting.get(id);
@@ -167,6 +170,7 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
     sink,
     answer,
     signal: stop.signal,
+    abort: abort.signal,
     onAck: (_accepted, c) => acked?.(c),
     ...(conversation === undefined ? {} : { conversation }),
     ...(opts.stream === true ? { stream: true } : {}),
@@ -200,9 +204,12 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
     system: [],
     subscribe: (s) => hub.subscribe(s),
     events: () => hub.events(),
-    // one stop the protocol has: the cancel, after which the remote run parks at its next boundary
+    // the a2a cancel parks the remote run at its next boundary; run.abort, sent first, stops it now
     suspend: () => stop.abort(new Error('suspend requested')),
-    cancel: () => stop.abort(new Error('canceled')),
+    cancel: () => {
+      abort.abort(new Error('canceled'));
+      stop.abort(new Error('canceled'));
+    },
     answer: (id, value) => {
       const w = waiting.get(id);
       if (w === undefined || w.answered) return false;

@@ -81,7 +81,88 @@ describe('runRemote', () => {
   });
 });
 
+describe('runRemote shows an approval as the agent decides it', () => {
+  const approvals = (events: readonly AgentEvent[]): AgentEvent[] => events.filter((e) => e.type === 'approval');
+
+  it('puts the tool and its tag to the prompter, and shows the decision for the call waiting on it', async () => {
+    handler = async (run) => {
+      await run.emit({ type: 'tool_call', id: 'c7', name: 'reboot', input: {} });
+      answers.push(await run.ask({ kind: 'approval', text: 'reboot web1', tool: 'reboot', trigger: 'ops:dangerous' }));
+      return { stop_reason: 'end_turn', text: 'ok' };
+    };
+    const events: AgentEvent[] = [];
+    const seen: string[] = [];
+    const prompter: Prompter = {
+      canPrompt: () => true,
+      approve: (req) => (seen.push(`${req.tool} ${req.trigger}`), Promise.resolve({ decision: 'decline' as const, reason: 'use web2' })),
+      confirm: () => Promise.resolve(false),
+      select: () => Promise.resolve(null),
+      input: () => Promise.resolve(null),
+    };
+    await runRemote({ transport: calling, self: 'near', agent: 'far', prompt: 'go', sink: { emit: (e) => events.push(e) }, prompter, keepaliveMs: 50 });
+    expect(seen).toEqual(['reboot ops:dangerous']);
+    expect(events).toContainEqual({ type: 'question', id: expect.any(String) as unknown, kind: 'approval', text: 'reboot web1', tool: 'reboot', trigger: 'ops:dangerous' });
+    expect(approvals(events)).toEqual([{ type: 'approval', call_id: 'c7', tool: 'reboot', trigger: 'ops:dangerous', outcome: 'declined', reason: 'use web2' }]);
+  });
+
+  it('says nobody here could approve a call when there is no prompter, and shows nothing for an agent that names no tool', async () => {
+    handler = async (run) => {
+      await run.emit({ type: 'tool_call', id: 'c8', name: 'reboot', input: {} });
+      answers.push(await run.ask({ kind: 'approval', text: 'reboot web1', tool: 'reboot', trigger: 'ai:confirm' }));
+      // as an agent of an earlier version asks: the question alone
+      answers.push(await run.ask({ kind: 'approval', text: 'reboot web2' }));
+      return { stop_reason: 'end_turn', text: 'ok' };
+    };
+    const events: AgentEvent[] = [];
+    await runRemote({ transport: calling, self: 'near', agent: 'far', prompt: 'go', sink: { emit: (e) => events.push(e) }, keepaliveMs: 50 });
+    expect(approvals(events)).toEqual([{ type: 'approval', call_id: 'c8', tool: 'reboot', trigger: 'ai:confirm', outcome: 'no_operator' }]);
+    expect(answers.slice(-2)).toEqual([
+      { answered: true, value: 'decline' },
+      { answered: true, value: 'decline' },
+    ]);
+  });
+});
+
+describe('runRemote stops a run now when its abort fires', () => {
+  it('sends run.abort ahead of the cancel: the agent sees the abort, and its park behind it', async () => {
+    let order: string[] = [];
+    handler = async (run) => {
+      order = [];
+      run.abort.addEventListener('abort', () => order.push('abort'), { once: true });
+      run.park.addEventListener('abort', () => order.push('park'), { once: true });
+      await run.emit({ type: 'text', text: 'working' });
+      await new Promise<void>((res) => (run.park.aborted ? res() : run.park.addEventListener('abort', () => res(), { once: true })));
+      return { stop_reason: run.abort.aborted ? 'canceled' : 'suspended', text: 'stopped' };
+    };
+    const abort = new AbortController();
+    const cancel = new AbortController();
+    const outcome = await runRemote({
+      transport: calling,
+      self: 'near',
+      agent: 'far',
+      prompt: 'go',
+      sink: {
+        emit: (e) => {
+          if (e.type !== 'text') return;
+          abort.abort();
+          cancel.abort();
+        },
+      },
+      signal: cancel.signal,
+      abort: abort.signal,
+    });
+    expect(order).toEqual(['abort', 'park']);
+    expect(outcome).toMatchObject({ status: 'aborted', stopReason: 'canceled' });
+  });
+});
+
 describe('eventFromBlock and statusForStopReason', () => {
+  it('keeps a refusal the agent marked, and takes one it does not know as a denial', () => {
+    expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'no', refused: 'unknown_tool' })).toEqual({ type: 'tool_result', call_id: 'c', is_error: false, output: 'no', refused: 'unknown_tool' });
+    expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'no', refused: 'vetoed' })).toMatchObject({ refused: 'denied' });
+    expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'yes' })).not.toHaveProperty('refused');
+  });
+
   it('bounds the walk over a deep tool input and shows an unknown block as a warning', () => {
     let input: Record<string, unknown> = { leaf: 'x' };
     for (let i = 0; i < 100; i++) input = { a: input };

@@ -7,9 +7,11 @@
  */
 import { delegate, KEEPALIVE_INTERVAL_MS } from '../a2a/index.js';
 import type { AnswerValue, Block, DelegationUpdate, QuestionMessage, Transport, Usage } from '../a2a/index.js';
-import type { AgentEvent, EventSink } from '../agent/events.js';
+import type { AgentEvent, ApprovalOutcome, EventSink } from '../agent/events.js';
 import type { RunPhase, RunStatus } from '../agent/status.js';
 import { RUN_PHASES } from '../agent/status.js';
+import { REFUSAL_REASONS } from '../toolkit/invoke/index.js';
+import type { RefusalReason } from '../toolkit/invoke/index.js';
 import type { Prompter } from '../toolkit/tool.js';
 import { cleanText } from '../util/terminal-text.js';
 
@@ -39,6 +41,11 @@ export interface RemoteRunOptions {
   readonly onAck?: (accepted: boolean, conversation: string) => void;
   /** Aborting it sends the cancel: the remote run parks at its next boundary. */
   readonly signal?: AbortSignal;
+  /**
+   * Aborting it sends `run.abort` and then the cancel: the remote run stops now, its running tool
+   * killed, and ends aborted (an agent that does not take `run.abort` parks it on the cancel).
+   */
+  readonly abort?: AbortSignal;
   /** The delegation chain, ending with the calling agent, sent on so the agent can refuse a circle. */
   readonly hops?: readonly string[];
   /** The longest silence accepted from the agent (floored at three keepalive intervals). */
@@ -71,6 +78,11 @@ function cleanValue(value: unknown, depth: number): unknown {
   return out;
 }
 
+/** A refusal as sent; one this build does not know is still a call that never ran. */
+function refusalOf(reason: string): RefusalReason {
+  return (REFUSAL_REASONS as readonly string[]).includes(reason) ? (reason as RefusalReason) : 'denied';
+}
+
 function isPhase(phase: string | undefined): phase is RunPhase {
   return phase !== undefined && (RUN_PHASES as readonly string[]).includes(phase);
 }
@@ -91,6 +103,7 @@ export function eventFromBlock(block: Block): AgentEvent | undefined {
         is_error: block.is_error === true,
         output: cleanText(block.output ?? ''),
         ...(block.exec === undefined ? {} : { exec: { command: cleanText(block.exec.command ?? ''), exit_code: block.exec.exit_code ?? 0, truncated: block.exec.truncated === true } }),
+        ...(block.refused === undefined ? {} : { refused: refusalOf(block.refused) }),
       };
     case 'agent_call':
       return { type: 'tool_call', id: cleanText(block.id), name: cleanText(block.name), input: { task: cleanText(block.task) } };
@@ -142,10 +155,27 @@ export function conservativeAnswer(q: QuestionMessage): string | boolean | null 
   }
 }
 
+/** What the agent's gate decides for an approval answered with `value`, as its own surface says it. */
+export function approvalOutcomeOf(value: AnswerValue): ApprovalOutcome {
+  if (value === 'once') return 'approved_once';
+  if (value === 'always') return 'approved_for_run';
+  return 'declined';
+}
+
+/** The tool and tag an approval question names, cleaned; undefined for an agent that sends neither. */
+function gatedBy(q: QuestionMessage): { readonly tool: string; readonly trigger: string } | undefined {
+  if (q.kind !== 'approval' || q.tool === undefined || q.trigger === undefined) return undefined;
+  const tool = cleanText(q.tool);
+  const trigger = cleanText(q.trigger);
+  return tool === '' || trigger === '' ? undefined : { tool, trigger };
+}
+
 async function ask(prompter: Prompter, agent: string, q: QuestionMessage, text: string, signal: AbortSignal): Promise<AnswerValue> {
   switch (q.kind) {
-    case 'approval':
-      return prompter.approve({ tool: 'this tool', commandLine: text, trigger: `asked by ${agent}` }, signal);
+    case 'approval': {
+      const gate = gatedBy(q);
+      return prompter.approve({ tool: gate?.tool ?? 'this tool', commandLine: text, trigger: gate?.trigger ?? `asked by ${agent}` }, signal);
+    }
     case 'confirm':
       return prompter.confirm(text, signal);
     case 'select':
@@ -167,10 +197,14 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
   const keepaliveMs = opts.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;
   // a question still open when the run ends or is cancelled is given up here too
   const questions = new AbortController();
+  // the calls without a result yet, so an approval's decision names the call it is for
+  const open = new Map<string, string>();
   const onUpdate = (update: DelegationUpdate): void => {
     switch (update.protocol) {
       case 'io.choria.fisk-ai.v1.event': {
         const event = eventFromBlock(update.block);
+        if (event?.type === 'tool_call') open.set(event.id, event.name);
+        if (event?.type === 'tool_result') open.delete(event.call_id);
         if (event !== undefined) opts.sink.emit(event);
         return;
       }
@@ -181,7 +215,7 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
         opts.sink.emit({ type: 'warning', text: cleanText(update.text) });
         return;
       case 'io.choria.fisk-ai.v1.question':
-        opts.sink.emit({ type: 'question', id: update.question, kind: update.kind, text: cleanText(update.text), ...(update.options === undefined ? {} : { options: update.options.map(cleanText) }) });
+        opts.sink.emit({ type: 'question', id: update.question, kind: update.kind, text: cleanText(update.text), ...(update.options === undefined ? {} : { options: update.options.map(cleanText) }), ...gatedBy(update) });
         return;
       case 'io.choria.fisk-ai.v1.keepalive':
       case 'io.choria.fisk-ai.v1.ack':
@@ -200,7 +234,20 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
       }
     }
   };
+  /** Shows the decision an approval's answer makes, as the agent's own surface shows it; nothing for an agent that did not name the tool. */
+  const decided = (q: QuestionMessage, outcome: ApprovalOutcome, reason?: string): void => {
+    const gate = gatedBy(q);
+    if (gate === undefined) return;
+    const call = [...open].reverse().find(([, name]) => name === gate.tool)?.[0] ?? '';
+    opts.sink.emit({ type: 'approval', call_id: call, tool: gate.tool, trigger: gate.trigger, outcome, ...(reason === undefined || reason.trim() === '' ? {} : { reason: cleanText(reason) }) });
+  };
   const onQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<AnswerValue> => {
+    const answered = await putQuestion(q, keepalive);
+    // an answer given up with the run (cancelled, ended) decides nothing the agent will act on
+    if (q.kind === 'approval' && !questions.signal.aborted) decided(q, answered.nobody ? 'no_operator' : approvalOutcomeOf(answered.value), typeof answered.value === 'object' && answered.value !== null ? answered.value.reason : undefined);
+    return answered.value;
+  };
+  const putQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<{ readonly value: AnswerValue; readonly nobody: boolean }> => {
     const prompter = opts.prompter;
     const answer = opts.answer;
     const put =
@@ -211,18 +258,19 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
           : undefined;
     if (put === undefined) {
       opts.sink.emit({ type: 'warning', text: `nobody can answer ${opts.agent}'s ${q.kind} question here (no terminal), so it was declined` });
-      return conservativeAnswer(q);
+      return { value: conservativeAnswer(q), nobody: true };
     }
     // while somebody is deciding, say so, so the agent's window does not close on them
     const alive = setInterval(() => void keepalive().catch(() => undefined), keepaliveMs);
     try {
-      return await put();
+      return { value: await put(), nobody: false };
     } finally {
       clearInterval(alive);
     }
   };
   const abandon = (): void => questions.abort(new Error('canceled'));
   opts.signal?.addEventListener('abort', abandon, { once: true });
+  opts.abort?.addEventListener('abort', abandon, { once: true });
   try {
     const end = await delegate(opts.transport, opts.self, opts.agent, {
       prompt: opts.prompt,
@@ -234,6 +282,7 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
       keepaliveMs,
       ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: opts.idleTimeoutMs }),
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+      ...(opts.abort === undefined ? {} : { abort: opts.abort }),
       ...(opts.hops === undefined ? {} : { hops: opts.hops }),
     });
     if (end.protocol === 'io.choria.fisk-ai.v1.error') {
@@ -248,6 +297,7 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
     return { status: statusForStopReason(end.stop_reason), stopReason: cleanText(end.stop_reason), text: cleanText(end.text ?? ''), usage: end.usage };
   } finally {
     opts.signal?.removeEventListener('abort', abandon);
+    opts.abort?.removeEventListener('abort', abandon);
     abandon();
   }
 }

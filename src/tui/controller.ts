@@ -11,6 +11,7 @@ import { oneLine } from '../agent/sanitize.js';
 import { walkReplay } from '../agent/replay.js';
 import { twoStageInterrupt } from '../host/interrupt.js';
 import type { QuestionAnswer, RunHandle } from '../host/index.js';
+import type { RemoteRunHandle } from '../serve/index.js';
 import { capLine } from '../render/cap.js';
 import { cardLines } from './card.js';
 import { barText, nextBarState, TokenTally } from './status-bar.js';
@@ -209,7 +210,7 @@ export class ViewController {
     return twoStageInterrupt(() => {
       const h = this.#turnActive ? this.#handle : undefined;
       if (h === undefined) return undefined;
-      return { ...h, runId: h.runId, suspend: () => setImmediate(() => h.suspend()), cancel: () => setImmediate(() => h.cancel()) };
+      return { ...h, runId: resumeKey(h), suspend: () => setImmediate(() => h.suspend()), cancel: () => setImmediate(() => h.cancel()) };
     });
   }
 
@@ -520,4 +521,14 @@ function describe(value: QuestionAnswer): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'object') return `declined: ${oneLine(value.reason)}`;
   return oneLine(value);
+}
+
+/**
+ * What carries on the run a stop leaves behind, which decides whether the first Ctrl-C parks it:
+ * a journaled run's id, or the conversation a delegated run's follow-up continues.
+ */
+function resumeKey(h: RunHandle): string | undefined {
+  if (h.runId !== undefined) return h.runId;
+  const remote = 'remote' in h ? (h as RemoteRunHandle) : undefined;
+  return remote === undefined || remote.conversation === '' ? undefined : remote.conversation;
 }

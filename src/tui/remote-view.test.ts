@@ -97,7 +97,7 @@ describe('the full-screen view of a remote run', () => {
 
 
       ╭──────────────────────────────────────────────────────────────────────╮
-      │ Approval needed to run:                                              │
+      │ Approval needed to run (gated by ai:confirm):                        │
       │   purge                                                              │
       │ › 1) No, do not run it                                               │
       │   2) Yes, run it once                                                │
@@ -113,9 +113,9 @@ describe('the full-screen view of a remote run', () => {
       "> purge the orders
       Purging.
       -> purge
+      approval: purge approved once (gated by ai:confirm)
       <- … 3 lines of output folded
       Purged.
-
 
 
 
@@ -142,14 +142,14 @@ describe('the full-screen view of a remote run', () => {
     for (const h of result.handles) await h.close();
   });
 
-  it('sends the cancel on Ctrl-C: the remote run parks at its next step and the view says it was suspended', async () => {
+  it('parks the remote run on the first Ctrl-C: it finishes its step and the view says it was suspended', async () => {
     fake.reply(...streamed(anthropicToolUse([{ id: 't1', name: 'wait', input: {} }])));
     const { screen, running } = await showRemote('wait a while');
     await hold.until(1);
     await screen.until('-> wait');
-    // nothing is journaled here, so the first Ctrl-C is the cancel, which the agent takes as a park
+    // the remote conversation carries the run on, so the first Ctrl-C is the suspend (the a2a cancel)
     screen.press('\u0003');
-    await screen.until('cancelling the run');
+    await screen.until('suspend requested');
     hold.release();
     const parked = await screen.until('SUSPENDED');
     expect(parked.replace(/\n/g, ' ')).toContain('send a follow-up in this conversation to continue');
@@ -159,6 +159,25 @@ describe('the full-screen view of a remote run', () => {
     screen.press('\u0004');
     const result = await running;
     expect(result.outcome?.status).toBe('suspended');
+    for (const h of result.handles) await h.close();
+  });
+
+  it('stops the remote run now on the second Ctrl-C: the call in flight is killed and the view says it was cancelled', async () => {
+    fake.reply(...streamed(anthropicToolUse([{ id: 't1', name: 'wait', input: {} }])));
+    const { screen, running } = await showRemote('wait a while');
+    await hold.until(1);
+    await screen.until('-> wait');
+    screen.press('\u0003');
+    await screen.until('suspend requested');
+    // the held call is never let go here: only the abort that reached the agent ends it
+    screen.press('\u0003');
+    const stopped = await screen.until('ABORTED');
+    expect(stopped).toContain('stopped: the run was cancelled while wait ran');
+    expect(hold.calls).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+    screen.press('\u0004');
+    const result = await running;
+    expect(result.outcome?.status).toBe('aborted');
     for (const h of result.handles) await h.close();
   });
 });

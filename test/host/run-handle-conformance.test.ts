@@ -4,8 +4,7 @@
  * in-process a2a transport (the wire tested in process), and the remote handle over a real NATS
  * a2a exchange with a served agent (`fisk run --nats-context --identity`). Every case renders the
  * events through the line surface `fisk run` prints with and asserts the same lines from each,
- * and the same outcome; where the remote protocol has less to say (one stop, no run id), the case
- * names what the remote side gives instead.
+ * and the same outcome.
  */
 import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,11 +63,6 @@ interface Case {
   readonly rebooted: number;
   /** Text the last model request carried (what a follow-up continues). */
   readonly sent?: string;
-  /**
-   * What a delegated run shows instead, where the a2a reply set a remote agent sends cannot carry
-   * it: the approval decision line, a refusal's reason as a refusal, a stop that kills the call.
-   */
-  readonly remote?: { readonly lines?: readonly string[]; readonly outcome?: Readonly<Record<string, unknown>> };
 }
 
 /** Answers a question once, as a person at the full-screen view or a web page does. */
@@ -78,15 +72,18 @@ const answering =
     if (event.type === 'question' && event.id !== undefined) handle.answer(event.id, value);
   };
 
-/** Once the held call is running, stops the run one way and lets the call finish. */
+/**
+ * Once the held call is running, stops the run one way. A suspend lets the step finish, so the
+ * call is let go; a cancel must end the call itself (the run's signal lets it go), so nothing
+ * else does, however long the stop takes to reach the run.
+ */
 const stopping =
   (how: 'suspend' | 'cancel'): Drive =>
   (handle, event, tools) => {
     if (event.type !== 'tool_call' || event.name !== 'hold') return;
     void tools.hold.until(1).then(() => {
-      if (how === 'suspend') handle.suspend();
-      else handle.cancel();
-      // a suspend lets the step finish; a cancel has already stopped the call
+      if (how === 'cancel') return handle.cancel();
+      handle.suspend();
       tools.hold.release();
     });
   };
@@ -110,7 +107,6 @@ const CASES: readonly Case[] = [
     lines: ['-> reboot', 'approval: reboot approved once (gated by ai:confirm)', '<- web1 rebooted'],
     outcome: { status: 'completed', answer: 'web1 is back' },
     rebooted: 1,
-    remote: { lines: ['-> reboot', '<- web1 rebooted'] },
   },
   {
     name: 'questions: an approval declined leaves the call unrun and tells the model',
@@ -121,7 +117,6 @@ const CASES: readonly Case[] = [
     outcome: { status: 'completed', answer: 'left web1 alone' },
     rebooted: 0,
     sent: DECLINED,
-    remote: { lines: ['-> reboot', `<- ${JSON.stringify({ allowed: false, reason: DECLINED })}`] },
   },
   {
     name: 'suspend: the call in flight finishes and the run stops at its next boundary',
@@ -140,8 +135,6 @@ const CASES: readonly Case[] = [
     lines: ['-> hold'],
     outcome: { status: 'aborted' },
     rebooted: 0,
-    // the a2a cancel is the one stop a delegated prompt has: the remote run parks at its next boundary
-    remote: { lines: ['-> hold', '<- {"hold":"ok"}'], outcome: { status: 'suspended' } },
   },
   {
     name: 'streaming: the answer arrives as fragments that join to it',
@@ -273,9 +266,8 @@ async function runCase(impl: Implementation, c: Case): Promise<{ lines: string[]
 describe.each(IMPLEMENTATIONS)('RunHandle conformance: $name', (impl) => {
   it.each(CASES)('$name', async (c) => {
     const r = await runCase(impl, c);
-    const remote = impl.name === 'remote' ? c.remote : undefined;
-    expect(r.lines).toEqual(remote?.lines ?? c.lines);
-    expect(r.outcome).toMatchObject(remote?.outcome ?? c.outcome);
+    expect(r.lines).toEqual(c.lines);
+    expect(r.outcome).toMatchObject(c.outcome);
     expect(r.rebooted).toBe(c.rebooted);
     if (c.sent !== undefined) expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain(c.sent);
     expect(r.fragments).toBe(c.fragments ?? '');
