@@ -8,6 +8,7 @@ export type {
   McpRuntime,
   RunRuntime,
   Runtime,
+  RuntimeBase,
   RuntimeDeps,
   RuntimeKnowledge,
   RuntimeMode,

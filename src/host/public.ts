@@ -5,6 +5,14 @@
 export { openRuntime, assembleTools, startRun, HostError } from './index.js';
 export type {
   Runtime,
+  RuntimeBase,
+  RunRuntime,
+  JournaledRuntime,
+  McpRuntime,
+  LendRuntime,
+  ListingRuntime,
+  RuntimeOf,
+  JournaledRuntimeDeps,
   RuntimeDeps,
   RuntimeKnowledge,
   RuntimeMode,

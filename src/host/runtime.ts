@@ -87,7 +87,7 @@ export interface RuntimeKnowledge {
 }
 
 /** What every runtime holds, whatever its mode. Every member is shared; runs never close any of it. */
-interface RuntimeBase {
+export interface RuntimeBase {
   readonly config: Config;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** What the configured provider declared; absent for a name no provider registered. */
