@@ -67,8 +67,40 @@ class Reader {
   }
 }
 
+function strings(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
+  return true;
+}
+
+const FLAG_KEYS = 12;
+const ARG_KEYS = 8;
+
+/**
+ * Whether a decoded flag holds exactly the model's fields, each present and of its type, as a
+ * conforming writer prints every one: such a flag is the model's flag as it is, not copied.
+ */
+function completeFlag(o: Json): boolean {
+  return (
+    typeof o['name'] === 'string' && o['name'] !== '' && typeof o['help'] === 'string' && typeof o['short'] === 'string' && strings(o['default']) &&
+    typeof o['envar'] === 'string' && typeof o['place_holder'] === 'string' && typeof o['required'] === 'boolean' && typeof o['hidden'] === 'boolean' &&
+    typeof o['boolean'] === 'boolean' && typeof o['negatable'] === 'boolean' && typeof o['cumulative'] === 'boolean' && strings(o['completions']) &&
+    Object.keys(o).length === FLAG_KEYS
+  );
+}
+
+/** As `completeFlag`, for a positional argument. */
+function completeArg(o: Json): boolean {
+  return (
+    typeof o['name'] === 'string' && o['name'] !== '' && typeof o['help'] === 'string' && strings(o['default']) && typeof o['envar'] === 'string' &&
+    typeof o['place_holder'] === 'string' && typeof o['required'] === 'boolean' && typeof o['hidden'] === 'boolean' && typeof o['cumulative'] === 'boolean' &&
+    Object.keys(o).length === ARG_KEYS
+  );
+}
+
 function readFlag(r: Reader, v: unknown): FlagModel {
   const o = r.obj(v);
+  if (completeFlag(o)) return o as unknown as FlagModel;
   const name = r.str(o, 'name');
   if (name === '') r.fail('a flag has no name');
   return {
@@ -89,6 +121,7 @@ function readFlag(r: Reader, v: unknown): FlagModel {
 
 function readArg(r: Reader, v: unknown): ArgModel {
   const o = r.obj(v);
+  if (completeArg(o)) return o as unknown as ArgModel;
   const name = r.str(o, 'name');
   if (name === '') r.fail('an argument has no name');
   return {
