@@ -162,6 +162,244 @@ function journaled(input: RunInput): RunInput {
   return { ...input, checkpoint: {} };
 }
 
+/** The server behind `startServer`: one puller per channel, each with its own slots, over one runtime. */
+class AgentServer implements Server {
+  readonly slots = new Map<string, number>();
+  readonly stopped: Promise<Error | undefined>;
+  readonly #runtime: JournaledRuntime;
+  readonly #options: ServerOptions;
+  readonly #notify: (notice: ServerNotice) => void;
+  readonly #metrics: HostTelemetry['telemetry'] | undefined;
+  /** The channels not pulling now, with why. */
+  readonly #paused = new Map<string, string>();
+  // the hold: aborted once, on drain; every channel's next() and every wait for a slot watch it
+  readonly #hold = new AbortController();
+  readonly #cancelAll = new AbortController();
+  readonly #handles = new Set<RunHandle>();
+  readonly #runs = new Set<Promise<void>>();
+  readonly #pullers: Promise<void>[] = [];
+  #fault: Error | undefined;
+  #draining: Promise<Error | undefined> | undefined;
+  #resolveStopped!: (e: Error | undefined) => void;
+
+  constructor(runtime: JournaledRuntime, options: ServerOptions) {
+    this.#runtime = runtime;
+    this.#options = options;
+    this.#notify = options.notify ?? ((): void => undefined);
+    this.#metrics = options.telemetry?.telemetry;
+    this.stopped = new Promise<Error | undefined>((resolve) => (this.#resolveStopped = resolve));
+    for (const c of options.channels) this.slots.set(c.name, Math.max(1, options.workers ?? c.workers));
+    for (const c of options.channels) this.#watchPause(c);
+    for (const c of options.channels) this.#pullers.push(this.#pull(c));
+  }
+
+  get inFlight(): number {
+    return this.#handles.size;
+  }
+
+  notReady(): readonly string[] {
+    const why: string[] = [];
+    if (this.#hold.signal.aborted) why.push(this.#fault === undefined ? 'draining' : `stopping: ${this.#fault.message}`);
+    for (const [name, reason] of this.#paused) why.push(`${name} paused: ${reason}`);
+    return why;
+  }
+
+  drain(): Promise<Error | undefined> {
+    return (this.#draining ??= this.#drain());
+  }
+
+  cancel(): void {
+    this.#cancelAll.abort(new Error('cancelled'));
+    for (const h of this.#handles) h.cancel();
+    void this.drain();
+  }
+
+  #watchPause(channel: Channel): void {
+    channel.watchPause?.({
+      paused: (reason) => {
+        if (this.#paused.has(channel.name)) return;
+        this.#paused.set(channel.name, reason);
+        this.#metrics?.recordPullPause(channel.name);
+        this.#notify({ kind: 'paused', channel: channel.name, reason });
+      },
+      resumed: () => {
+        if (!this.#paused.delete(channel.name)) return;
+        this.#notify({ kind: 'resumed', channel: channel.name });
+      },
+    });
+  }
+
+  /** Takes work from one channel until the hold closes: a piece of work first, a slot second. */
+  async #pull(channel: Channel): Promise<void> {
+    const pool = new Slots(this.slots.get(channel.name) ?? 1);
+    const hold = this.#hold.signal;
+    for (;;) {
+      let work: Work | undefined;
+      try {
+        work = await channel.next(hold);
+      } catch (err) {
+        if (!hold.aborted) this.#onFault(channel.name, err);
+        return;
+      }
+      if (work === undefined) {
+        // a channel that ends by itself before a drain has failed: nothing more will come in
+        if (!hold.aborted) this.#onFault(channel.name, new Error(`channel ${channel.name} stopped handing out work`));
+        return;
+      }
+      const w = work;
+      this.#taken(channel, w);
+      const signals = w.signal === undefined ? [hold] : [hold, w.signal];
+      if (!(await pool.acquire(signals))) {
+        this.#track(this.#abandon(channel, w));
+        continue;
+      }
+      this.#track(this.#run(channel, w).finally(() => pool.release()));
+    }
+  }
+
+  /** Keeps a piece of work counted until it settles, so a drain waits for it. */
+  #track(p: Promise<void>): void {
+    this.#runs.add(p);
+    void p.finally(() => this.#runs.delete(p));
+  }
+
+  /** Counts what a piece of work brings with it as it is taken: its wait in the queue, a retry. */
+  #taken(channel: Channel, work: Work): void {
+    if (work.queuedAt !== undefined) this.#metrics?.recordQueueLag(channel.name, (Date.now() - work.queuedAt) / 1000);
+    if (work.attempt !== undefined && work.attempt > 1) this.#metrics?.recordServedRetry(channel.name);
+  }
+
+  #onFault(channel: string, err: unknown): void {
+    const error = asError(err);
+    this.#notify({ kind: 'fault', channel, error });
+    this.#fault ??= error;
+    void this.drain();
+  }
+
+  /** Runs one piece of work in a slot already taken; the slot is freed once it has settled. */
+  async #run(channel: Channel, work: Work): Promise<void> {
+    const began = Date.now();
+    let handle: RunHandle | undefined;
+    let result: WorkResult = { kind: 'abandoned' };
+    try {
+      if (!(work.signal?.aborted === true || this.#cancelAll.signal.aborted)) {
+        const started = await this.#start(work);
+        if ('refused' in started) result = started.refused;
+        else {
+          handle = started.handle;
+          result = await this.#follow(channel, work, handle);
+        }
+      }
+    } catch (err) {
+      result = { kind: 'crashed', error: asError(err) };
+    }
+    if (handle !== undefined) {
+      this.#handles.delete(handle);
+      try {
+        // the journal is released before done, so a follow-up the channel starts can claim it
+        await handle.close();
+      } catch (err) {
+        if (result.kind === 'ran') result = { kind: 'crashed', error: asError(err) };
+      }
+    }
+    await this.#settle(channel, work, result, Date.now() - began, result.kind === 'abandoned' ? this.#unstarted(work) : undefined);
+  }
+
+  /** Starts the run a piece of work asks for, journaled; a run that cannot start is refused work. */
+  async #start(work: Work): Promise<{ readonly handle: RunHandle } | { readonly refused: WorkResult }> {
+    const options = this.#options;
+    try {
+      const handle = await startRun(this.#runtime, journaled(work.input), {
+        prompter: work.prompter ?? DENY_PROMPTER,
+        ...(work.budget === undefined ? {} : { budget: work.budget }),
+        ...(options.workDir === undefined ? {} : { workDir: options.workDir }),
+        ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+        ...(work.stream === true ? { stream: true } : {}),
+        ...(work.hops === undefined ? {} : { hops: work.hops }),
+      });
+      return { handle };
+    } catch (err) {
+      return { refused: { kind: 'refused', error: asError(err) } };
+    }
+  }
+
+  /** Follows a started run to its outcome, suspending or cancelling it as the sender or the server asks. */
+  async #follow(channel: Channel, work: Work, handle: RunHandle): Promise<WorkResult> {
+    this.#handles.add(handle);
+    this.#metrics?.recordServedInFlight(channel.name, 1);
+    const detach: (() => void)[] = [];
+    const watch = (signal: AbortSignal | undefined, act: () => void): void => {
+      if (signal === undefined) return;
+      if (signal.aborted) return act();
+      signal.addEventListener('abort', act, { once: true });
+      detach.push(() => signal.removeEventListener('abort', act));
+    };
+    try {
+      watch(work.park, () => handle.suspend());
+      watch(work.signal, () => handle.cancel());
+      watch(this.#cancelAll.signal, () => handle.cancel());
+      const session = work.ids?.session === undefined && handle.runId !== undefined ? { session: handle.runId } : {};
+      this.#notify({ kind: 'started', channel: channel.name, label: work.label, runId: handle.runId, ids: { ...work.ids, ...session } });
+      work.runContext?.(handle);
+      const outcome: RunOutcome = await handle.outcome;
+      return { kind: 'ran', runId: handle.runId, outcome };
+    } finally {
+      for (const d of detach) d();
+      this.#metrics?.recordServedInFlight(channel.name, -1);
+    }
+  }
+
+  #abandon(channel: Channel, work: Work): Promise<void> {
+    return this.#settle(channel, work, { kind: 'abandoned' }, 0, this.#unstarted(work));
+  }
+
+  /** Why work that never ran was not run. */
+  #unstarted(work: Work): string {
+    if (this.#hold.signal.aborted || this.#cancelAll.signal.aborted) return 'the worker was stopping before it started';
+    return work.signal?.aborted === true ? 'its sender gave up before it started' : 'it was not started';
+  }
+
+  /** Asks the channel how the work settled, and reports it; the slot is freed after this. */
+  async #settle(channel: Channel, work: Work, result: WorkResult, durationMs: number, why?: string): Promise<void> {
+    let said: Settlement | void = undefined;
+    try {
+      said = await work.done(result);
+    } catch (err) {
+      this.#onFault(channel.name, new Error(`channel ${channel.name} could not report how ${work.label} ended: ${asError(err).message}`, { cause: err }));
+    }
+    const derived = said ?? settlementOf(result);
+    const reason = why === undefined ? derived.reason : derived.reason === undefined ? why : `${derived.reason} (${why})`;
+    const settled: Settlement = reason === undefined ? { outcome: derived.outcome } : { outcome: derived.outcome, reason };
+    this.#metrics?.recordServedWork(channel.name, settled.outcome);
+    this.#notify({ kind: 'ended', channel: channel.name, label: work.label, result, settled, durationMs, ids: work.ids ?? {} });
+  }
+
+  /** Closes the hold, then every channel and service in order, then waits for the runs in flight. */
+  async #drain(): Promise<Error | undefined> {
+    this.#hold.abort(new Error('draining'));
+    // each channel closes its own intake first, so nothing is acknowledged that will not run
+    for (const c of this.#options.channels) {
+      try {
+        await c.close();
+      } catch (err) {
+        this.#fault ??= new Error(`channel ${c.name} did not close cleanly: ${asError(err).message}`, { cause: err });
+      }
+    }
+    for (const s of this.#options.services ?? []) {
+      try {
+        await s.close();
+      } catch (err) {
+        this.#fault ??= new Error(`${s.name} did not close cleanly: ${asError(err).message}`, { cause: err });
+      }
+    }
+    await Promise.allSettled(this.#pullers);
+    while (this.#runs.size > 0) await Promise.allSettled([...this.#runs]);
+    await Promise.allSettled(this.#options.channels.map((c) => c.settled?.() ?? Promise.resolve()));
+    this.#resolveStopped(this.#fault);
+    return this.#fault;
+  }
+}
+
 /**
  * Starts pulling work from every channel. Throws `ServeError` for a server that cannot start, and
  * HostError `usage` for a runtime not opened journaled in `run` mode.
@@ -178,211 +416,5 @@ export function startServer(given: JournaledRuntime, opts: ServerOptions): Serve
     if (names.has(c.name)) throw new ServeError('no_endpoint', `two channels are both named ${JSON.stringify(c.name)}`);
     names.add(c.name);
   }
-  const notify = opts.notify ?? ((): void => undefined);
-  const metrics = opts.telemetry?.telemetry;
-  /** The channels not pulling now, with why. */
-  const paused = new Map<string, string>();
-  // the hold: aborted once, on drain; every channel's next() and every wait for a slot watch it
-  const hold = new AbortController();
-  const cancelAll = new AbortController();
-  const handles = new Set<RunHandle>();
-  const runs = new Set<Promise<void>>();
-  const slots = new Map<string, number>();
-  let fault: Error | undefined;
-  let draining: Promise<Error | undefined> | undefined;
-  let resolveStopped!: (e: Error | undefined) => void;
-  const stopped = new Promise<Error | undefined>((r) => (resolveStopped = r));
-
-  const onFault = (channel: string, err: unknown): void => {
-    const error = asError(err);
-    notify({ kind: 'fault', channel, error });
-    fault ??= error;
-    void drain();
-  };
-
-  /** Runs one piece of work in a slot already taken; `done` is awaited before the slot is freed. */
-  /** Asks the channel how the work settled, and reports it; the slot is freed after this. */
-  const settle = async (channel: Channel, work: Work, result: WorkResult, durationMs: number, why?: string): Promise<void> => {
-    let said: Settlement | void = undefined;
-    try {
-      said = await work.done(result);
-    } catch (err) {
-      onFault(channel.name, new Error(`channel ${channel.name} could not report how ${work.label} ended: ${asError(err).message}`, { cause: err }));
-    }
-    const derived = said ?? settlementOf(result);
-    const reason = why === undefined ? derived.reason : derived.reason === undefined ? why : `${derived.reason} (${why})`;
-    const settled: Settlement = reason === undefined ? { outcome: derived.outcome } : { outcome: derived.outcome, reason };
-    metrics?.recordServedWork(channel.name, settled.outcome);
-    notify({ kind: 'ended', channel: channel.name, label: work.label, result, settled, durationMs, ids: work.ids ?? {} });
-  };
-
-  /** Why work that never ran was not run. */
-  const unstarted = (work: Work): string =>
-    hold.signal.aborted || cancelAll.signal.aborted ? 'the worker was stopping before it started' : work.signal?.aborted === true ? 'its sender gave up before it started' : 'it was not started';
-
-  const run = async (channel: Channel, work: Work): Promise<void> => {
-    const began = Date.now();
-    let counted = false;
-    let handle: RunHandle | undefined;
-    let result: WorkResult = { kind: 'abandoned' };
-    const detach: (() => void)[] = [];
-    try {
-      if (work.signal?.aborted === true || cancelAll.signal.aborted) {
-        result = { kind: 'abandoned' };
-      } else {
-        try {
-          handle = await startRun(runtime, journaled(work.input), {
-            prompter: work.prompter ?? DENY_PROMPTER,
-            ...(work.budget === undefined ? {} : { budget: work.budget }),
-            ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
-            ...(opts.telemetry === undefined ? {} : { telemetry: opts.telemetry }),
-            ...(work.stream === true ? { stream: true } : {}),
-            ...(work.hops === undefined ? {} : { hops: work.hops }),
-          });
-        } catch (err) {
-          handle = undefined;
-          result = { kind: 'refused', error: asError(err) };
-        }
-        if (handle !== undefined) {
-          const h = handle;
-          handles.add(h);
-          metrics?.recordServedInFlight(channel.name, 1);
-          counted = true;
-          const watch = (signal: AbortSignal | undefined, act: () => void): void => {
-            if (signal === undefined) return;
-            if (signal.aborted) return act();
-            signal.addEventListener('abort', act, { once: true });
-            detach.push(() => signal.removeEventListener('abort', act));
-          };
-          watch(work.park, () => h.suspend());
-          watch(work.signal, () => h.cancel());
-          watch(cancelAll.signal, () => h.cancel());
-          notify({ kind: 'started', channel: channel.name, label: work.label, runId: h.runId, ids: { ...work.ids, ...(work.ids?.session === undefined && h.runId !== undefined ? { session: h.runId } : {}) } });
-          work.runContext?.(h);
-          const outcome: RunOutcome = await h.outcome;
-          result = { kind: 'ran', runId: h.runId, outcome };
-        }
-      }
-    } catch (err) {
-      result = { kind: 'crashed', error: asError(err) };
-    } finally {
-      for (const d of detach) d();
-    }
-    if (counted) metrics?.recordServedInFlight(channel.name, -1);
-    if (handle !== undefined) {
-      handles.delete(handle);
-      try {
-        // the journal is released before done, so a follow-up the channel starts can claim it
-        await handle.close();
-      } catch (err) {
-        if (result.kind === 'ran') result = { kind: 'crashed', error: asError(err) };
-      }
-    }
-    await settle(channel, work, result, Date.now() - began, result.kind === 'abandoned' ? unstarted(work) : undefined);
-  };
-
-  const abandon = (channel: Channel, work: Work): Promise<void> => settle(channel, work, { kind: 'abandoned' }, 0, unstarted(work));
-
-  /** Counts what a piece of work brings with it as it is taken: its wait in the queue, a retry. */
-  const taken = (channel: Channel, work: Work): void => {
-    if (work.queuedAt !== undefined) metrics?.recordQueueLag(channel.name, (Date.now() - work.queuedAt) / 1000);
-    if (work.attempt !== undefined && work.attempt > 1) metrics?.recordServedRetry(channel.name);
-  };
-
-  const pull = async (channel: Channel): Promise<void> => {
-    const pool = new Slots(slots.get(channel.name) ?? 1);
-    for (;;) {
-      let work: Work | undefined;
-      try {
-        work = await channel.next(hold.signal);
-      } catch (err) {
-        if (!hold.signal.aborted) onFault(channel.name, err);
-        return;
-      }
-      if (work === undefined) {
-        // a channel that ends by itself before a drain has failed: nothing more will come in
-        if (!hold.signal.aborted) onFault(channel.name, new Error(`channel ${channel.name} stopped handing out work`));
-        return;
-      }
-      const w = work;
-      taken(channel, w);
-      const signals = w.signal === undefined ? [hold.signal] : [hold.signal, w.signal];
-      if (!(await pool.acquire(signals))) {
-        const p = abandon(channel, w);
-        runs.add(p);
-        void p.finally(() => runs.delete(p));
-        continue;
-      }
-      const p = run(channel, w).finally(() => pool.release());
-      runs.add(p);
-      void p.finally(() => runs.delete(p));
-    }
-  };
-
-  const services = opts.services ?? [];
-  const pullers: Promise<void>[] = [];
-
-  const drain = (): Promise<Error | undefined> => {
-    draining ??= (async () => {
-      hold.abort(new Error('draining'));
-      // each channel closes its own intake first, so nothing is acknowledged that will not run
-      for (const c of opts.channels) {
-        try {
-          await c.close();
-        } catch (err) {
-          fault ??= new Error(`channel ${c.name} did not close cleanly: ${asError(err).message}`, { cause: err });
-        }
-      }
-      for (const s of services) {
-        try {
-          await s.close();
-        } catch (err) {
-          fault ??= new Error(`${s.name} did not close cleanly: ${asError(err).message}`, { cause: err });
-        }
-      }
-      await Promise.allSettled(pullers);
-      while (runs.size > 0) await Promise.allSettled([...runs]);
-      await Promise.allSettled(opts.channels.map((c) => c.settled?.() ?? Promise.resolve()));
-      resolveStopped(fault);
-      return fault;
-    })();
-    return draining;
-  };
-
-  for (const c of opts.channels) slots.set(c.name, Math.max(1, opts.workers ?? c.workers));
-  for (const c of opts.channels) {
-    c.watchPause?.({
-      paused(reason) {
-        if (paused.has(c.name)) return;
-        paused.set(c.name, reason);
-        metrics?.recordPullPause(c.name);
-        notify({ kind: 'paused', channel: c.name, reason });
-      },
-      resumed() {
-        if (!paused.delete(c.name)) return;
-        notify({ kind: 'resumed', channel: c.name });
-      },
-    });
-  }
-  for (const c of opts.channels) pullers.push(pull(c));
-
-  return {
-    slots,
-    get inFlight() {
-      return handles.size;
-    },
-    notReady() {
-      const why: string[] = [];
-      if (hold.signal.aborted) why.push(fault === undefined ? 'draining' : `stopping: ${fault.message}`);
-      for (const [name, reason] of paused) why.push(`${name} paused: ${reason}`);
-      return why;
-    },
-    drain,
-    cancel() {
-      cancelAll.abort(new Error('cancelled'));
-      for (const h of handles) h.cancel();
-      void drain();
-    },
-    stopped,
-  };
+  return new AgentServer(runtime, opts);
 }
