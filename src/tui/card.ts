@@ -6,7 +6,7 @@
  * that exports nothing: exporting (where to, and whether content is captured), off (and, when the
  * configuration enables it, which switch turned it off), and unknown.
  */
-import type { HostTelemetry, RunHandle, Runtime } from '../host/index.js';
+import type { HostTelemetry, RunHandle, RunRuntime } from '../host/index.js';
 
 /** What the card says about telemetry. */
 export type CardTelemetry =
@@ -86,12 +86,12 @@ export function telemetryOfHost(telemetry: HostTelemetry, configEnables: boolean
  * The card of a run hosted in this process. `tools` names the tools when there is no turn yet to
  * say (the view waiting for its first prompt); a turn's own list wins.
  */
-export function localCard(runtime: Runtime, handle: RunHandle | undefined, telemetry: HostTelemetry, tools?: readonly string[]): StartupCard {
+export function localCard(runtime: RunRuntime, handle: RunHandle | undefined, telemetry: HostTelemetry, tools?: readonly string[]): StartupCard {
   const config = runtime.config;
   return {
     identity: config.identity,
     model: config.llm.model,
-    provider: runtime.provider?.capabilities().provider ?? config.llm.provider,
+    provider: runtime.provider.capabilities().provider,
     tools: handle?.tools ?? tools,
     session: handle?.runId,
     resumed: handle?.start.kind === 'resumed',
