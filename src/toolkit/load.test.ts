@@ -130,18 +130,23 @@ describe('loadApplicationTools', () => {
       { name: 'trace', help: 'Trace every request', exposed: true, required: false },
     ]);
   });
-  it('gives every command a schema frozen throughout, the decoded document included', async () => {
+  it('gives every command a schema whose own levels are frozen, made once, sharing the rest with the decoded document', async () => {
     const loaded = await loadApplicationTools(options({ globalFlags: ['context'] }));
-    const walk = (v: unknown): void => {
-      if (typeof v !== 'object' || v === null) return;
-      expect(Object.isFrozen(v)).toBe(true);
-      for (const c of Object.values(v)) walk(c);
-    };
-    for (const tool of loaded.all) walk(tool.inputSchema);
-    for (const cmd of loaded.model.commands) if (cmd.restricted_schema !== undefined && cmd.commands.length === 0) walk(cmd.restricted_schema);
+    for (const tool of loaded.all) {
+      const schema = tool.inputSchema;
+      expect(Object.isFrozen(schema)).toBe(true);
+      expect(tool.inputSchema).toBe(schema);
+      const props = schema['properties'] as Record<string, Record<string, unknown>> | undefined;
+      if (props === undefined) continue;
+      expect(Object.isFrozen(props)).toBe(true);
+      // a parameter marked optional is a copy made here, and frozen too
+      for (const p of Object.values(props)) if (typeof p['description'] === 'string' && p['description'].endsWith('(optional)')) expect(Object.isFrozen(p)).toBe(true);
+    }
     const echo = loaded.all.find((t) => t.name === 'echo') as FiskCommandTool;
-    expect(echo.inputSchema).toBe(echo.inputSchema);
-    expect(() => (echo.inputSchema['required'] as string[] | undefined)?.push('x')).toThrow(TypeError);
+    const decoded = loaded.model.commands.find((c) => c.name === 'echo')?.restricted_schema;
+    expect(decoded).toBeDefined();
+    expect(echo.inputSchema).not.toBe(decoded);
+    expect(Object.keys(echo.inputSchema['properties'] as object)).toEqual([...Object.keys(decoded?.['properties'] as object)]);
   });
   it('always exposes a global the application requires', async () => {
     const loaded = await loadApplicationTools(options({}, 'required-global'));

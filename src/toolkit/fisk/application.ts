@@ -56,29 +56,19 @@ function leaves(commands: readonly CommandModel[], prefix: readonly string[], in
 }
 
 /**
- * Freezes a decoded schema in place, throughout. Nothing is copied: the introspection document is
- * decoded for the tools alone, and a part already frozen (shared, or frozen before) is not walked
- * again.
- */
-function freezeDeep(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  if (Array.isArray(value)) for (const v of value) freezeDeep(v);
-  else for (const k of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[k]);
-}
-
-/**
  * The schema a command tool offers, made when it is first asked for: the leaf's restricted schema
- * (frozen where it is) with the globals merged in and optional parameters marked, the new top
- * level and properties frozen over the shared, frozen rest.
+ * with the globals merged in and optional parameters marked. The top level and the properties
+ * made here are frozen; what they share with the decoded document below them is left as decoded
+ * (nothing writes to it, and freezing each of its objects cost a large application more than
+ * building its tools).
  */
 function commandSchema(restricted: Record<string, unknown>, globals: readonly FlagModel[]): () => Readonly<Record<string, unknown>> {
   return () => {
-    freezeDeep(restricted);
     // markOptional copies the top level itself: merging no globals needs no copy of its own
     const schema = markOptional(globals.length === 0 ? restricted : withGlobals(restricted, globals));
-    freezeDeep(schema);
-    return schema;
+    const props = schema['properties'];
+    if (props !== restricted['properties'] && typeof props === 'object' && props !== null) Object.freeze(props);
+    return Object.freeze(schema);
   };
 }
 
@@ -110,7 +100,7 @@ function markOptional(schema: Readonly<Record<string, unknown>>): Readonly<Recor
     const d = typeof p['description'] === 'string' ? p['description'].trim() : '';
     const copy = shallowCopy(p);
     copy['description'] = d === '' ? '(optional)' : `${d} (optional)`;
-    marked[name] = copy;
+    marked[name] = Object.freeze(copy);
   }
   const out = shallowCopy(schema);
   out['properties'] = marked;
