@@ -1,9 +1,19 @@
 /**
  * The model layer as the package offers it to embedders: the `Provider` contract an embedder
- * implements or calls, the registry that builds one by name, and the error every provider throws.
- * Code inside the tree imports `index.ts`.
+ * implements or calls, the registry that builds one by name, the HTTP debug log and trace a caller
+ * installs on any provider, and the error every provider throws. Code inside the tree imports
+ * `index.ts`.
  */
-export { newProvider, newProviderFromConfig, register, providerNames, LlmError } from './index.js';
+export {
+  newProvider,
+  newProviderFromConfig,
+  register,
+  providerNames,
+  providerCredentialEnvNames,
+  LlmError,
+  openHttpDebugLog,
+  openTraceFile,
+} from './index.js';
 // the contracts and data shapes, as types
 export type {
   Role,
@@ -40,6 +50,10 @@ export type {
   ProviderRegistration,
   FetchLike,
   FetchMiddleware,
+  HttpDebugLog,
+  TraceFile,
+  TraceHttpEvent,
+  TraceMiddlewareOptions,
 } from './index.js';
 // the closed vocabularies the types above are drawn from, as types only
 export type { LLM_ERROR_CODES } from './index.js';
