@@ -8,6 +8,7 @@ import { ToolkitError } from '../errors.js';
 import { isValidToolName } from '../names.js';
 import type { FilteredTool, ToolWarning } from '../source.js';
 import { FiskCommandTool, TagFacts } from './command-tool.js';
+import type { CommandToolSpec } from './command-tool.js';
 import { withGlobals } from './global-flags.js';
 import type { ApplicationModel, CommandModel, FlagModel } from './model.js';
 import { reportTool, toolPolicy } from '../sandbox/policy.js';
@@ -44,12 +45,12 @@ interface Leaf {
 function leaves(commands: readonly CommandModel[], prefix: readonly string[], inherited: readonly string[], passes: (tag: string) => boolean, out: Leaf[]): void {
   for (const cmd of commands) {
     if (cmd.hidden) continue;
-    const path = [...prefix, cmd.name];
+    const path = prefix.concat(cmd.name);
     if (cmd.commands.length > 0) {
       const passed = cmd.tags.filter((t) => passes(t) && !inherited.includes(t));
       leaves(cmd.commands, path, passed.length === 0 ? inherited : [...inherited, ...passed], passes, out);
     } else {
-      const extra = inherited.filter((t) => !cmd.tags.includes(t));
+      const extra = inherited.length === 0 ? inherited : inherited.filter((t) => !cmd.tags.includes(t));
       out.push({ path, cmd, tags: extra.length === 0 ? cmd.tags : [...cmd.tags, ...extra] });
     }
   }
@@ -180,21 +181,21 @@ export function buildCommandTools(
         }
       }
     }
-    tools.push(
-      new FiskCommandTool({
-        binary: opts.binary,
-        name,
-        description: describe(cmd),
-        tags,
-        inputSchema: commandSchema(restricted, globals),
-        shape: { path, globals, flags: cmd.flags.some((f) => f.hidden) ? cmd.flags.filter((f) => !f.hidden) : cmd.flags, args: cmd.args },
-        confirmTags: opts.confirmTags,
-        credentialEnvNames: opts.credentialEnvNames,
-        tagFacts,
-        ...(opts.env === undefined ? {} : { env: opts.env }),
-        ...(sandboxed ? sandboxFor(opts.sandbox, name) : {}),
-      }),
-    );
+    const spec: { -readonly [K in keyof CommandToolSpec]: CommandToolSpec[K] } = {
+      binary: opts.binary,
+      name,
+      description: describe(cmd),
+      tags,
+      inputSchema: commandSchema(restricted, globals),
+      shape: { path, globals, flags: cmd.flags.some((f) => f.hidden) ? cmd.flags.filter((f) => !f.hidden) : cmd.flags, args: cmd.args },
+      confirmTags: opts.confirmTags,
+      credentialEnvNames: opts.credentialEnvNames,
+      tagFacts,
+    };
+    // assigned rather than spread in: this runs once for each of thousands of commands
+    if (opts.env !== undefined) spec.env = opts.env;
+    if (sandboxed) Object.assign(spec, sandboxFor(opts.sandbox, name));
+    tools.push(new FiskCommandTool(spec));
   }
   return { tools, warnings, unusable };
 }
