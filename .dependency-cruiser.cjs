@@ -14,8 +14,7 @@
 const ROOT = '^src/(cli|tui|web)/';
 const RENDER = '^src/render/';
 const MIDDLE = '^src/(host|agent|serve|remotetools)/';
-const LIBRARIES =
-  '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|app)/';
+const LIBRARIES = '^src/(llm|toolkit|memory|knowledge|runstate|tasks|a2a|mcp|conns|agenttest|app)/';
 const LEAVES = '^src/(config|telemetry|errors)/';
 const GROUND = '^src/util/';
 
@@ -83,19 +82,26 @@ module.exports = {
       severity: 'error',
       comment: 'config may use only the YAML library and zod besides Node itself.',
       from: { path: '^src/config/' },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: 'node_modules/(yaml|zod)/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: 'node_modules/(yaml|zod)/',
+      },
     },
     {
       name: 'telemetry-packages',
       severity: 'error',
       comment: 'telemetry may use only OpenTelemetry besides Node itself.',
       from: { path: '^src/telemetry/' },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: 'node_modules/@opentelemetry/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: 'node_modules/@opentelemetry/',
+      },
     },
     {
       name: 'surfaces-beside-commands',
       severity: 'error',
-      comment: 'The full-screen view and the web server are surfaces beside the commands, not below them; what they share with the commands lives in src/render.',
+      comment:
+        'The full-screen view and the web server are surfaces beside the commands, not below them; what they share with the commands lives in src/render.',
       from: { path: '^src/(tui|web)/' },
       to: { path: '^src/cli/' },
     },
@@ -164,7 +170,8 @@ module.exports = {
     {
       name: 'headless-core',
       severity: 'error',
-      comment: 'Only the root layer (and, for Markdown, the shared renderers) may use the command-line framework or the terminal UI libraries.',
+      comment:
+        'Only the root layer (and, for Markdown, the shared renderers) may use the command-line framework or the terminal UI libraries.',
       from: { path: '^src/', pathNot: `${ROOT}|${RENDER}` },
       to: { path: 'node_modules/(commander|ink|react|marked|marked-terminal)/' },
     },

@@ -4,7 +4,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'test/mcp-conformance/**', 'bench/**/*.mjs', 'bench/**/*.cjs', '.tmp/**'],
+    ignores: [
+      'dist/**',
+      'packages/*/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test/fixtures/**',
+      'test/mcp-conformance/**',
+      'bench/**/*.mjs',
+      'bench/**/*.cjs',
+      '.tmp/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

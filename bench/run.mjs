@@ -27,11 +27,16 @@ for (const name of readdirSync(here).sort()) {
   process.stderr.write(`bench: ${name}\n`);
   let text;
   try {
-    text = execFileSync(process.execPath, ['--expose-gc', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 }).toString().trim();
+    text = execFileSync(process.execPath, ['--expose-gc', file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 })
+      .toString()
+      .trim();
   } catch (err) {
     // one broken benchmark is reported and the others still run
     failed.push(name);
-    results[name] = { error: `benchmark exited with status ${err.status ?? 'unknown'}; its error is on stderr above`, output: (err.stdout ?? '').toString().slice(-2000) };
+    results[name] = {
+      error: `benchmark exited with status ${err.status ?? 'unknown'}; its error is on stderr above`,
+      output: (err.stdout ?? '').toString().slice(-2000),
+    };
     continue;
   }
   try {
@@ -44,13 +49,26 @@ for (const name of readdirSync(here).sort()) {
 /** One headline figure: the median and spread of a series, its goal (at most), and whether it is met. */
 function figure(measure, series, goal, unit, note) {
   if (series === undefined || series === null || typeof series.median !== 'number') return undefined;
-  return { measure, unit, median: series.median, p10: series.p10, p90: series.p90, goal_at_most: goal, met: series.median <= goal, ...(note === undefined ? {} : { note }) };
+  return {
+    measure,
+    unit,
+    median: series.median,
+    p10: series.p10,
+    p90: series.p90,
+    goal_at_most: goal,
+    met: series.median <= goal,
+    ...(note === undefined ? {} : { note }),
+  };
 }
 
 function summary(r) {
   const out = [];
   const loop = r.loop?.loop;
-  for (const [wire, label] of [['anthropic', 'Anthropic Messages'], ['chat', 'Chat Completions'], ['responses', 'Responses']]) {
+  for (const [wire, label] of [
+    ['anthropic', 'Anthropic Messages'],
+    ['chat', 'Chat Completions'],
+    ['responses', 'Responses'],
+  ]) {
     const ratio = loop?.[wire]?.fisk_ai?.ratio_to_bare;
     out.push(figure(`agent loop per model call vs a bare SDK tool loop, ${label}, CPU`, ratio?.cpu, 1, 'ratio'));
     out.push(figure(`agent loop per model call vs a bare SDK tool loop, ${label}, wall`, ratio?.wall, 1, 'ratio'));
@@ -67,8 +85,12 @@ function summary(r) {
         s.info_goal_ms,
         'ms',
         [
-          s.shop_alone_ms === undefined ? undefined : `the shop's own --fisk-introspect takes ${s.shop_alone_ms.median} ms alone; fisk adds ${s.info_over_shop_ms.median} ms to it (info_over_shop_ms)`,
-          busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_cpu_ms and info_vs_node` : undefined,
+          s.shop_alone_ms === undefined
+            ? undefined
+            : `the shop's own --fisk-introspect takes ${s.shop_alone_ms.median} ms alone; fisk adds ${s.info_over_shop_ms.median} ms to it (info_over_shop_ms)`,
+          busy
+            ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_cpu_ms and info_vs_node`
+            : undefined,
         ]
           .filter((n) => n !== undefined)
           .join('; ') || undefined,
@@ -80,35 +102,92 @@ function summary(r) {
         s.info_native_ms,
         s.info_goal_ms,
         'ms',
-        busy ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_native_cpu_ms and info_native_vs_node` : undefined,
+        busy
+          ? `the load average (${s.load_average[0]}) was at or above the ${s.cores} cores, so this wall time includes waiting for a core; see info_native_cpu_ms and info_native_vs_node`
+          : undefined,
       ),
     );
   }
   const k = r.knowledge;
-  out.push(figure('knowledge indexing in process vs inserting the same chunks into both FTS5 tables, CPU', k?.index_vs_bare_two_tables_cpu, k?.index_vs_bare_two_tables_goal, 'ratio'));
+  out.push(
+    figure(
+      'knowledge indexing in process vs inserting the same chunks into both FTS5 tables, CPU',
+      k?.index_vs_bare_two_tables_cpu,
+      k?.index_vs_bare_two_tables_goal,
+      'ratio',
+    ),
+  );
   const kc = r['knowledge-cli'];
   if (kc !== undefined) {
-    out.push(figure(`fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, wall`, kc.fisk_vs_bare, kc.fisk_vs_bare_goal, 'ratio'));
+    out.push(
+      figure(
+        `fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, wall`,
+        kc.fisk_vs_bare,
+        kc.fisk_vs_bare_goal,
+        'ratio',
+      ),
+    );
     if (kc.fisk_vs_bare_cpu !== null) {
-      out.push({ ...figure(`fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, CPU`, { median: kc.fisk_vs_bare_cpu, p10: null, p90: null }, kc.fisk_vs_bare_goal, 'ratio'), note: 'a ratio of the medians of CPU time; its spread is in fisk_index_cpu_ms and bare_script_cpu_ms' });
+      out.push({
+        ...figure(
+          `fisk knowledge index (whole process) vs a bare FTS5 indexing script, ${kc.files}-file corpus, CPU`,
+          { median: kc.fisk_vs_bare_cpu, p10: null, p90: null },
+          kc.fisk_vs_bare_goal,
+          'ratio',
+        ),
+        note: 'a ratio of the medians of CPU time; its spread is in fisk_index_cpu_ms and bare_script_cpu_ms',
+      });
     }
   }
   const a = r.a2a?.latency;
   if (a !== undefined) {
-    out.push(figure('a2a trivial remote tool call vs a bare NATS request of the same payload, wall', { ...a.wall_ratio, p10: a.wall_ratio.p25, p90: a.wall_ratio.p75 }, a.target_ratio, 'ratio', 'spread is p25 to p75 of the per-round ratios'));
-    out.push(figure('a2a trivial remote tool call vs a bare NATS request of the same payload, CPU', { ...a.cpu_ratio, p10: a.cpu_ratio.p25, p90: a.cpu_ratio.p75 }, a.target_ratio, 'ratio', 'spread is p25 to p75 of the per-round ratios'));
+    out.push(
+      figure(
+        'a2a trivial remote tool call vs a bare NATS request of the same payload, wall',
+        { ...a.wall_ratio, p10: a.wall_ratio.p25, p90: a.wall_ratio.p75 },
+        a.target_ratio,
+        'ratio',
+        'spread is p25 to p75 of the per-round ratios',
+      ),
+    );
+    out.push(
+      figure(
+        'a2a trivial remote tool call vs a bare NATS request of the same payload, CPU',
+        { ...a.cpu_ratio, p10: a.cpu_ratio.p25, p90: a.cpu_ratio.p75 },
+        a.target_ratio,
+        'ratio',
+        'spread is p25 to p75 of the per-round ratios',
+      ),
+    );
   }
   const q = r['knowledge-quality'];
   if (q?.lexical?.held_out !== undefined) {
     const held = q.lexical.held_out;
     const note = `held-out half of ${held.questions} questions; the tuning half is in knowledge-quality.lexical.tune`;
-    for (const [key, label, goal] of [['recall_at_1', 'recall@1', q.targets?.held_out_recall_at_1], ['recall_at_5', 'recall@5', q.targets?.held_out_recall_at_5]]) {
+    for (const [key, label, goal] of [
+      ['recall_at_1', 'recall@1', q.targets?.held_out_recall_at_1],
+      ['recall_at_5', 'recall@5', q.targets?.held_out_recall_at_5],
+    ]) {
       if (typeof goal !== 'number') continue;
-      out.push({ measure: `knowledge search (lexical) finds a right document, ${label}`, unit: 'share', value: held[key], goal_at_least: goal, met: held[key] >= goal, note });
+      out.push({
+        measure: `knowledge search (lexical) finds a right document, ${label}`,
+        unit: 'share',
+        value: held[key],
+        goal_at_least: goal,
+        met: held[key] >= goal,
+        note,
+      });
     }
     const hybrid = q.hybrid_toy_embedder?.held_out;
     if (hybrid !== undefined) {
-      out.push({ measure: 'knowledge search, hybrid (toy embedder) no worse than lexical: recall@1, recall@5 and MRR', unit: 'share', value: { recall_at_1: hybrid.recall_at_1, recall_at_5: hybrid.recall_at_5, mrr: hybrid.mrr }, goal: 'each at least the lexical figure', met: q.met?.hybrid_not_worse === true, note });
+      out.push({
+        measure: 'knowledge search, hybrid (toy embedder) no worse than lexical: recall@1, recall@5 and MRR',
+        unit: 'share',
+        value: { recall_at_1: hybrid.recall_at_1, recall_at_5: hybrid.recall_at_5, mrr: hybrid.mrr },
+        goal: 'each at least the lexical figure',
+        met: q.met?.hybrid_not_worse === true,
+        note,
+      });
     }
   }
   const box = r.sandbox;
@@ -142,14 +221,43 @@ function targets(r) {
       s = undefined;
     }
     if (s === undefined || s === null || typeof s.median !== 'number') {
-      out.push({ target: measure, bench, goal_at_most: goal, unit, median: null, met: false, note: `not measured: \`npm run bench -- ${bench}\` did not run or failed` });
+      out.push({
+        target: measure,
+        bench,
+        goal_at_most: goal,
+        unit,
+        median: null,
+        met: false,
+        note: `not measured: \`npm run bench -- ${bench}\` did not run or failed`,
+      });
       return;
     }
-    out.push({ target: measure, bench, goal_at_most: goal, unit, median: s.median, p10: s.p10 ?? null, p90: s.p90 ?? null, met: s.median <= goal, ...(note === undefined && s.note === undefined ? {} : { note: s.note ?? note }) });
+    out.push({
+      target: measure,
+      bench,
+      goal_at_most: goal,
+      unit,
+      median: s.median,
+      p10: s.p10 ?? null,
+      p90: s.p90 ?? null,
+      met: s.median <= goal,
+      ...(note === undefined && s.note === undefined ? {} : { note: s.note ?? note }),
+    });
   };
-  for (const w of [1, 2]) target('jobs', `jobs through fisk serve (file task store, ${w} worker${w === 1 ? '' : 's'}) vs a bare JetStream pull worker that fsyncs its result before acking, wall per job`, 1.5, (j) => j.vs_bare_fsync[`workers_${w}`].ratio);
+  for (const w of [1, 2])
+    target(
+      'jobs',
+      `jobs through fisk serve (file task store, ${w} worker${w === 1 ? '' : 's'}) vs a bare JetStream pull worker that fsyncs its result before acking, wall per job`,
+      1.5,
+      (j) => j.vs_bare_fsync[`workers_${w}`].ratio,
+    );
   target('jobs', 'files left behind per job by the file task store', 0, (j) => ({ median: j.leftover_files_per_job }), 'files');
-  target('knowledge-search', 'knowledge search p50, 1k real Markdown files, vs a bare FTS5 top-5 query of the same terms', 2, (k) => k.real_1k.p50_ratio);
+  target(
+    'knowledge-search',
+    'knowledge search p50, 1k real Markdown files, vs a bare FTS5 top-5 query of the same terms',
+    2,
+    (k) => k.real_1k.p50_ratio,
+  );
   target('knowledge-search', 'knowledge search p50, 10k files, vs bare FTS5', 1.5, (k) => k.synthetic_10k.p50_ratio);
   target('knowledge-search', 'knowledge search p99, 10k files, vs bare FTS5 p99', 1.5, (k) => k.synthetic_10k.p99_ratio);
   const q = r['knowledge-quality'];
@@ -157,17 +265,57 @@ function targets(r) {
     // the held-out figures before the search speed work (bench/knowledge-quality prints them as its baseline)
     const base = q?.baseline?.[key] ?? { recall_at_1: 0.697, recall_at_5: 0.939 }[key];
     const value = q?.lexical?.held_out?.[key];
-    if (typeof base === 'number' && typeof value === 'number') out.push({ target: `knowledge search held-out ${key.replace('_at_', '@')} unchanged or better`, bench: 'knowledge-quality', goal_at_least: base, unit: 'share', median: value, met: value >= base });
-    else out.push({ target: `knowledge search held-out ${key.replace('_at_', '@')} unchanged or better`, bench: 'knowledge-quality', goal_at_least: base ?? null, unit: 'share', median: null, met: false, note: 'not measured: `npm run bench -- knowledge-quality` did not run or failed' });
+    if (typeof base === 'number' && typeof value === 'number')
+      out.push({
+        target: `knowledge search held-out ${key.replace('_at_', '@')} unchanged or better`,
+        bench: 'knowledge-quality',
+        goal_at_least: base,
+        unit: 'share',
+        median: value,
+        met: value >= base,
+      });
+    else
+      out.push({
+        target: `knowledge search held-out ${key.replace('_at_', '@')} unchanged or better`,
+        bench: 'knowledge-quality',
+        goal_at_least: base ?? null,
+        unit: 'share',
+        median: null,
+        met: false,
+        note: 'not measured: `npm run bench -- knowledge-quality` did not run or failed',
+      });
   }
-  for (const c of [1, 4]) target('served-tool', `a served command tool over NATS, ${c} caller${c === 1 ? '' : 's'}, vs a bare NATS responder spawning the same command, wall per call`, 1.2, (s) => s[`callers_${c}`].ratio);
-  target('mcp', '`fisk mcp` tools/call of a command vs a bare MCP SDK server spawning the same command, wall per call', 1.1, (m) => m.command_vs_bare_spawn.ratio);
+  for (const c of [1, 4])
+    target(
+      'served-tool',
+      `a served command tool over NATS, ${c} caller${c === 1 ? '' : 's'}, vs a bare NATS responder spawning the same command, wall per call`,
+      1.2,
+      (s) => s[`callers_${c}`].ratio,
+    );
+  target(
+    'mcp',
+    '`fisk mcp` tools/call of a command vs a bare MCP SDK server spawning the same command, wall per call',
+    1.1,
+    (m) => m.command_vs_bare_spawn.ratio,
+  );
   target('run', '`fisk run` one turn vs `node -e 0`, wall', 3, (x) => x.run_vs_node);
   target('run', '`fisk run` with a 3,000-command application vs a 10-command one, CPU', 1.3, (x) => x.app_3000_vs_10_cpu_spread);
   target('journal', 'JetStream journal append vs a bare JetStream publish with ack, wall per record', 2, (j) => j.jetstream.ratio_spread);
-  target('sandbox', 'what the bubblewrap sandbox adds to a trivial tool call, wall median', 25, (b) => ({ median: b.added_ms.sandbox }), 'ms');
+  target(
+    'sandbox',
+    'what the bubblewrap sandbox adds to a trivial tool call, wall median',
+    25,
+    (b) => ({ median: b.added_ms.sandbox }),
+    'ms',
+  );
   target('telemetry', 'telemetry spans dropped at 1,000 tool calls/s', 0, (t) => ({ median: t.flood.at_1000_per_s.dropped }), 'spans');
-  target('telemetry', 'telemetry spans beyond what it delivers at a flood, not counted or reported', 0, (t) => ({ median: t.flood.flood.uncounted }), 'spans');
+  target(
+    'telemetry',
+    'telemetry spans beyond what it delivers at a flood, not counted or reported',
+    0,
+    (t) => ({ median: t.flood.flood.uncounted }),
+    'spans',
+  );
   return out;
 }
 
@@ -177,7 +325,8 @@ if (failed.length > 0) results.failed = failed;
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 // the targets again as lines on stderr, for a reader at the terminal
 for (const t of results.targets) {
-  const figure = t.median === null ? 'not measured' : `${t.median}${t.p10 === undefined || t.p10 === null ? '' : ` (p10 ${t.p10}, p90 ${t.p90})`}`;
+  const figure =
+    t.median === null ? 'not measured' : `${t.median}${t.p10 === undefined || t.p10 === null ? '' : ` (p10 ${t.p10}, p90 ${t.p90})`}`;
   const goal = t.goal_at_most === undefined ? `>= ${t.goal_at_least}` : `<= ${t.goal_at_most}`;
   process.stderr.write(`${t.met ? 'met    ' : 'NOT MET'} ${t.target}: ${figure} ${t.unit}, goal ${goal}\n`);
 }

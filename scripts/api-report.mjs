@@ -28,7 +28,10 @@ function newestSource(dir) {
 const declarations = join(ROOT, 'dist', 'index.d.ts');
 if (!existsSync(declarations) || statSync(declarations).mtimeMs < newestSource(join(ROOT, 'src'))) {
   process.stderr.write('api: the declarations in dist/ are older than src/; compiling\n');
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
 }
 
 let failed = false;

@@ -119,7 +119,9 @@ try {
   await writeCodeCache(out);
 } catch (err) {
   rmSync(join(out, 'cache'), { recursive: true, force: true });
-  process.stderr.write(`bundle-cli: no code cache was made (fisk will compile its chunks at start): ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `bundle-cli: no code cache was made (fisk will compile its chunks at start): ${err instanceof Error ? err.message : String(err)}\n`,
+  );
 }
 
 /** Runs `fisk --help` and a one-turn `fisk run` (against a local fake model) with the cache written. */
@@ -135,7 +137,8 @@ async function writeCodeCache(bin) {
     const env = { PATH: process.env.PATH, HOME: scratch, NO_COLOR: '1', FISK_CODE_CACHE_WRITE: '1' };
     const fisk = join(bin, 'fisk.cjs');
     const { execFile } = await import('node:child_process');
-    const run = (args) => new Promise((res, rej) => execFile(process.execPath, [fisk, ...args], { cwd: scratch, env }, (err) => (err ? rej(err) : res())));
+    const run = (args) =>
+      new Promise((res, rej) => execFile(process.execPath, [fisk, ...args], { cwd: scratch, env }, (err) => (err ? rej(err) : res())));
     await run(['--help']);
     await run(['run', '--no-tui', '--base-url', server.url, '--api-key', 'k', 'hi']);
   } finally {

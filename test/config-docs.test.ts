@@ -15,14 +15,12 @@ function markdownFiles(dir: string): string[] {
 /** Every fenced yaml block in a Markdown file that looks like an agent.yaml (not a fragment). */
 function yamlBlocks(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/```ya?ml\n([\s\S]*?)```/g)]
-    .map((m) => m[1] ?? '')
-    .filter((block) => !block.startsWith('# fragment'));
+  return [...text.matchAll(/```ya?ml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').filter((block) => !block.startsWith('# fragment'));
 }
 
 describe('docs/configuration.md', () => {
   const doc = readFileSync(join(docsDir, 'configuration.md'), 'utf8');
-  const documented = new Set([...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
+  const documented = new Set([...doc.matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1]));
 
   it('documents every key the schema accepts', () => {
     const missing = allKeyPaths().filter((k) => !documented.has(k));

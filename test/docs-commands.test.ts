@@ -11,7 +11,13 @@ import { buildProgram } from '../src/cli/program.js';
 import { captureIo } from '../src/cli/test-io.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const PAGES = ['README.md', 'examples/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'examples/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 interface Shown {
   readonly page: string;
@@ -72,7 +78,8 @@ export function problem(program: Command, text: string): string | undefined {
     const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
     if (sub === undefined) {
       if (cmd.commands.length > 0 && cmd === program) return `unknown command ${JSON.stringify(w)}`;
-      if (cmd.commands.length > 0 && cmd.registeredArguments.length === 0) return `unknown subcommand ${JSON.stringify(w)} of ${cmd.name()}`;
+      if (cmd.commands.length > 0 && cmd.registeredArguments.length === 0)
+        return `unknown subcommand ${JSON.stringify(w)} of ${cmd.name()}`;
       continue; // a positional argument
     }
     cmd = sub;

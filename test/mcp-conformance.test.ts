@@ -27,7 +27,15 @@ if (!installed) console.warn('MCP conformance suite skipped: install it with `np
 const CLIENT_NOT_OFFERED = new Set(['elicitation-sep1034-client-defaults']);
 
 /** Server scenarios about the protocol itself; the rest exercise resources, prompts, sampling and fixture tools `fisk mcp` does not serve. */
-const SERVER_PROTOCOL = ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
+const SERVER_PROTOCOL = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-error',
+  'server-sse-multiple-streams',
+  'dns-rebinding-protection',
+];
 
 interface Check {
   readonly id: string;
@@ -39,7 +47,8 @@ interface Check {
 function checksUnder(dir: string): Check[] {
   const out: Check[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name === 'checks.json') out.push(...(JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8')) as Check[]));
+    if (entry.isFile() && entry.name === 'checks.json')
+      out.push(...(JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8')) as Check[]));
   }
   return out;
 }
@@ -53,7 +62,10 @@ async function listScenarios(): Promise<string[]> {
 async function scenario(mode: 'client' | 'server', name: string, target: string): Promise<Check[]> {
   const out = mkdtempSync(join(tmpdir(), 'fisk-conformance-'));
   try {
-    const args = mode === 'client' ? ['client', '--command', `${process.execPath} ${join(PACKAGE, 'client.mjs')}`, '--scenario', name] : ['server', '--url', target, '--scenario', name];
+    const args =
+      mode === 'client'
+        ? ['client', '--command', `${process.execPath} ${join(PACKAGE, 'client.mjs')}`, '--scenario', name]
+        : ['server', '--url', target, '--scenario', name];
     await run(NODE22, [SUITE, ...args, '-o', out], { timeout: 120_000 }).catch(() => undefined);
     return checksUnder(out);
   } finally {
@@ -62,7 +74,9 @@ async function scenario(mode: 'client' | 'server', name: string, target: string)
 }
 
 function failures(checks: readonly Check[]): string[] {
-  return checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => `${c.id}: ${c.errorMessage ?? c.description ?? ''}`);
+  return checks
+    .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+    .map((c) => `${c.id}: ${c.errorMessage ?? c.description ?? ''}`);
 }
 
 describe.skipIf(!installed)('the MCP conformance suite', () => {

@@ -15,7 +15,17 @@
 import { Svcm } from '@nats-io/services';
 import { connect } from '@nats-io/transport-node';
 import { createInbox } from '@nats-io/transport-node';
-import { A2aClient, buildAgentCard, createTransport, encode, prepareCodec, selectExposed, stampReply, stampRequest, startToolService } from '../../dist/a2a/index.js';
+import {
+  A2aClient,
+  buildAgentCard,
+  createTransport,
+  encode,
+  prepareCodec,
+  selectExposed,
+  stampReply,
+  stampRequest,
+  startToolService,
+} from '../../dist/a2a/index.js';
 import { startNatsServer } from '../../dist/agenttest/index.js';
 import { newFuncTool } from '../../dist/toolkit/functool/index.js';
 
@@ -69,12 +79,28 @@ try {
   prepareCodec();
   const codecPrepareMs = Math.round((performance.now() - prepared) * 10) / 10;
   const tools = selectExposed([ping]).exposed;
-  const service = await startToolService({ connection: serving }, { identity: 'bench', card: buildAgentCard({ name: 'bench', version: '1', tools }), tools });
+  const service = await startToolService(
+    { connection: serving },
+    { identity: 'bench', card: buildAgentCard({ name: 'bench', version: '1', tools }), tools },
+  );
   const client = new A2aClient(createTransport('nats', { connection: calling }), 'caller');
 
   // the bare comparison carries the same bytes both ways: an encoded tool request and its reply
-  const request = encode(stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'ping', input: { n: 1 } }, { sender: { name: 'caller' }, recipient: { name: 'bench' } }));
-  const reply = encode(stampReply('io.choria.fisk-ai.v1.tool.reply', { output: 'pong' }, stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'ping' }, { sender: { name: 'caller' } }), { self: { name: 'bench' } }));
+  const request = encode(
+    stampRequest(
+      'io.choria.fisk-ai.v1.tool.request',
+      { name: 'ping', input: { n: 1 } },
+      { sender: { name: 'caller' }, recipient: { name: 'bench' } },
+    ),
+  );
+  const reply = encode(
+    stampReply(
+      'io.choria.fisk-ai.v1.tool.reply',
+      { output: 'pong' },
+      stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'ping' }, { sender: { name: 'caller' } }),
+      { self: { name: 'bench' } },
+    ),
+  );
   const bare = serving.subscribe('bench.bare', { queue: 'bench', callback: (_e, m) => m.respond(reply) });
   // the micro framework alone, answering the same bytes, to separate its cost from the engine's
   const micro = await new Svcm(serving).add({ name: 'bare-micro', version: '0.0.0', queue: 'bare-micro' });
@@ -127,17 +153,35 @@ try {
       return [
         k,
         {
-          wall_us: spread(rounds.map((r) => r[k].wall), Math.round),
-          cpu_us: spread(rounds.map((r) => r[k].cpu), Math.round),
+          wall_us: spread(
+            rounds.map((r) => r[k].wall),
+            Math.round,
+          ),
+          cpu_us: spread(
+            rounds.map((r) => r[k].cpu),
+            Math.round,
+          ),
           p99_us: Math.round(s[Math.floor(0.99 * (s.length - 1))]),
         },
       ];
     }),
   );
-  const wallRatio = spread(rounds.map((r) => r.fisk_tool.wall / r.bare_nats.wall), round2);
-  const cpuRatio = spread(rounds.map((r) => r.fisk_tool.cpu / r.bare_nats.cpu), round2);
-  const engineWallRatio = spread(rounds.map((r) => r.fisk_tool.wall / r.bare_inbox.wall), round2);
-  const engineCpuRatio = spread(rounds.map((r) => r.fisk_tool.cpu / r.bare_inbox.cpu), round2);
+  const wallRatio = spread(
+    rounds.map((r) => r.fisk_tool.wall / r.bare_nats.wall),
+    round2,
+  );
+  const cpuRatio = spread(
+    rounds.map((r) => r.fisk_tool.cpu / r.bare_nats.cpu),
+    round2,
+  );
+  const engineWallRatio = spread(
+    rounds.map((r) => r.fisk_tool.wall / r.bare_inbox.wall),
+    round2,
+  );
+  const engineCpuRatio = spread(
+    rounds.map((r) => r.fisk_tool.cpu / r.bare_inbox.cpu),
+    round2,
+  );
 
   let next = 0;
   const t0 = performance.now();

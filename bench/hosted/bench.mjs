@@ -12,8 +12,15 @@ const ROUNDS = Number(process.env.BENCH_HOSTED_ROUNDS ?? 15);
 const PER_ROUND = Number(process.env.BENCH_HOSTED_PER_ROUND ?? 10);
 
 const model = await startPingModel();
-const config = parseConfigForMode({ text: 'identity: bench\nsystem_prompt: You answer.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\n' }, 'run');
-const runtime = await openRuntime(config, 'run', { env: { PATH: process.env.PATH }, providerOptions: { baseUrl: model.url, apiKey: 'k' }, customTools: [ping] });
+const config = parseConfigForMode(
+  { text: 'identity: bench\nsystem_prompt: You answer.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\n' },
+  'run',
+);
+const runtime = await openRuntime(config, 'run', {
+  env: { PATH: process.env.PATH },
+  providerOptions: { baseUrl: model.url, apiKey: 'k' },
+  customTools: [ping],
+});
 const host = await serveRunsInProcess({ runtime, identity: 'bench' });
 
 async function direct() {
@@ -23,7 +30,12 @@ async function direct() {
   if (outcome.status !== 'completed') throw new Error(`direct run ended ${outcome.status}`);
 }
 async function hosted() {
-  const handle = await startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt: 'ping', questions: 'none' } });
+  const handle = await startHostedRun({
+    transport: host.transport,
+    self: host.agent,
+    agent: host.agent,
+    start: { prompt: 'ping', questions: 'none' },
+  });
   const outcome = await handle.outcome;
   await handle.close();
   if (outcome.status !== 'completed') throw new Error(`hosted run ended ${outcome.status}`);
@@ -40,7 +52,11 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
-const series = (xs) => ({ median: Math.round(quantile(xs, 0.5) * 1000) / 1000, p10: Math.round(quantile(xs, 0.1) * 1000) / 1000, p90: Math.round(quantile(xs, 0.9) * 1000) / 1000 });
+const series = (xs) => ({
+  median: Math.round(quantile(xs, 0.5) * 1000) / 1000,
+  p10: Math.round(quantile(xs, 0.1) * 1000) / 1000,
+  p90: Math.round(quantile(xs, 0.9) * 1000) / 1000,
+});
 
 try {
   for (let i = 0; i < 3; i++) {

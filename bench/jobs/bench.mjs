@@ -61,7 +61,13 @@ async function prepare() {
   const r = round++;
   await jsm.streams.add({ name: `JOBS${r}`, subjects: [`fisk.jobs.${r}`], retention: RetentionPolicy.Workqueue });
   await jsm.consumers.add(`JOBS${r}`, { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 30_000_000_000 });
-  await jsm.streams.add({ name: `RUNS${r}`, subjects: [`fisk.sessions${r}.>`], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+  await jsm.streams.add({
+    name: `RUNS${r}`,
+    subjects: [`fisk.sessions${r}.>`],
+    max_msgs_per_subject: 1,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+  });
   const kv = await new Kvm(nc).create(`TASKS${r}`, { history: 1 });
   const text = [
     'identity: bench',
@@ -76,7 +82,8 @@ async function prepare() {
   return { r, kv, config: parseConfigForMode({ text }, 'run') };
 }
 
-const open = (config) => openRuntime(config, 'run', { env, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [ping] });
+const open = (config) =>
+  openRuntime(config, 'run', { env, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [ping] });
 
 async function queueRound(workers) {
   const { r, kv, config } = await prepare();
@@ -94,7 +101,9 @@ async function queueRound(workers) {
   }
   const js = jetstream(nc);
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: JOBS_PER_ROUND }, (_, i) => js.publish(`fisk.jobs.${r}`, JSON.stringify({ id: `j${i}`, prompt: `job ${i}` }))));
+  await Promise.all(
+    Array.from({ length: JOBS_PER_ROUND }, (_, i) => js.publish(`fisk.jobs.${r}`, JSON.stringify({ id: `j${i}`, prompt: `job ${i}` }))),
+  );
   // a run's end is reported after its result is stored and its message acknowledged
   await finished;
   const seconds = (performance.now() - t0) / 1000;
@@ -105,7 +114,13 @@ async function queueRound(workers) {
     await s.server.drain();
     await s.runtime.close();
   }
-  return { workers, jobs: JOBS_PER_ROUND, seconds: Number(seconds.toFixed(3)), jobs_per_second: Number((JOBS_PER_ROUND / seconds).toFixed(2)), ms_per_job: Number(((seconds * 1000) / JOBS_PER_ROUND).toFixed(2)) };
+  return {
+    workers,
+    jobs: JOBS_PER_ROUND,
+    seconds: Number(seconds.toFixed(3)),
+    jobs_per_second: Number((JOBS_PER_ROUND / seconds).toFixed(2)),
+    ms_per_job: Number(((seconds * 1000) / JOBS_PER_ROUND).toFixed(2)),
+  };
 }
 
 async function directRound() {
@@ -189,7 +204,9 @@ async function fiskFileRound(workers) {
   const js = jetstream(nc);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  await Promise.all(Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `f${q.r}-${i}`, prompt: `job ${i}` }))));
+  await Promise.all(
+    Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `f${q.r}-${i}`, prompt: `job ${i}` }))),
+  );
   await finished;
   const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
   const cpuMsPerJob = cpuMs(process.cpuUsage(cpu0)) / FSYNC_JOBS;
@@ -202,7 +219,15 @@ async function fiskFileRound(workers) {
   const records = files.filter((f) => /\/(tasks|runs)\/[^/.][^/]*\.json$/.test(f));
   const results = files.filter((f) => f.endsWith('.result.json')).length;
   if (results !== FSYNC_JOBS) throw new Error(`${results} of ${FSYNC_JOBS} results were stored`);
-  return { msPerJob, cpuMsPerJob, leftover: (files.length - records.length) / FSYNC_JOBS, leftoverNames: files.filter((f) => !records.includes(f)).slice(0, 3).map((f) => f.slice(state.length)) };
+  return {
+    msPerJob,
+    cpuMsPerJob,
+    leftover: (files.length - records.length) / FSYNC_JOBS,
+    leftoverNames: files
+      .filter((f) => !records.includes(f))
+      .slice(0, 3)
+      .map((f) => f.slice(state.length)),
+  };
 }
 
 /** The floor: pull, the same model call, write the result, fsync it and its directory, ack. */
@@ -216,14 +241,23 @@ async function bareRound(workers) {
   let allDone;
   const finished = new Promise((res) => (allDone = res));
   const stop = [];
-  const body = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 1024, system: 'You answer.', messages: [{ role: 'user', content: 'job' }] });
+  const body = JSON.stringify({
+    model: 'claude-sonnet-4-6',
+    max_tokens: 1024,
+    system: 'You answer.',
+    messages: [{ role: 'user', content: 'job' }],
+  });
   for (let w = 0; w < workers; w++) {
     const messages = await consumer.consume({ max_messages: 1 });
     stop.push(messages);
     void (async () => {
       for await (const m of messages) {
         const job = m.json();
-        const res = await fetch(`${fakeOne.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, body: body.replace('"job"', JSON.stringify(job.prompt)) });
+        const res = await fetch(`${fakeOne.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+          body: body.replace('"job"', JSON.stringify(job.prompt)),
+        });
         const answer = await res.json();
         const fh = await openFile(join(dir, `${job.id}.json`), 'wx', 0o600);
         await fh.writeFile(JSON.stringify({ id: job.id, state: 'completed', answer }));
@@ -239,7 +273,9 @@ async function bareRound(workers) {
   }
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  await Promise.all(Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `b${q.r}-${i}`, prompt: `job ${i}` }))));
+  await Promise.all(
+    Array.from({ length: FSYNC_JOBS }, (_, i) => js.publish(q.subject, JSON.stringify({ id: `b${q.r}-${i}`, prompt: `job ${i}` }))),
+  );
   await finished;
   const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
   const cpuMsPerJob = cpuMs(process.cpuUsage(cpu0)) / FSYNC_JOBS;
@@ -278,7 +314,16 @@ async function versusBare() {
       const st = stats(xs.map((x) => x * 100));
       return { median: st.median / 100, p10: st.p10 / 100, p90: st.p90 / 100 };
     };
-    out[`workers_${workers}`] = { jobs_per_round: FSYNC_JOBS, rounds: FSYNC_ROUNDS, fisk_ms_per_job: s2(fisk), bare_ms_per_job: s2(bare), ratio: s2(ratio), fisk_cpu_ms_per_job: s2(fiskCpu), bare_cpu_ms_per_job: s2(bareCpu), cpu_ratio: s2(cpuRatio) };
+    out[`workers_${workers}`] = {
+      jobs_per_round: FSYNC_JOBS,
+      rounds: FSYNC_ROUNDS,
+      fisk_ms_per_job: s2(fisk),
+      bare_ms_per_job: s2(bare),
+      ratio: s2(ratio),
+      fisk_cpu_ms_per_job: s2(fiskCpu),
+      bare_cpu_ms_per_job: s2(bareCpu),
+      cpu_ratio: s2(cpuRatio),
+    };
   }
   return { ...out, leftover_files_per_job: leftover, leftover_examples: leftoverNames };
 }
@@ -288,7 +333,14 @@ async function main() {
   if (process.env.BENCH_JOBS_FISK_FILE_ROUND === '1') {
     // one round of fisk's side alone, for tracing its system calls (strace -f -c)
     const one = await fiskFileRound(1);
-    return { fisk_file_round: { jobs: FSYNC_JOBS, ms_per_job: one.msPerJob, cpu_ms_per_job: one.cpuMsPerJob, leftover_files_per_job: one.leftover } };
+    return {
+      fisk_file_round: {
+        jobs: FSYNC_JOBS,
+        ms_per_job: one.msPerJob,
+        cpu_ms_per_job: one.cpuMsPerJob,
+        leftover_files_per_job: one.leftover,
+      },
+    };
   }
   if (process.env.BENCH_JOBS_ONLY_FSYNC === '1') {
     const v = await versusBare();

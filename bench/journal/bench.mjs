@@ -102,7 +102,13 @@ async function jetstreamBench(records, rounds) {
   const conn = await connectNats('bench', { env: { HOME: home, XDG_CONFIG_HOME: home } });
   try {
     const jsm = await jetstreamManager(conn.connection);
-    await jsm.streams.add({ name: 'RUNS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+    await jsm.streams.add({
+      name: 'RUNS',
+      subjects: ['fisk.sessions.>'],
+      max_msgs_per_subject: 1,
+      discard: DiscardPolicy.New,
+      discard_new_per_subject: true,
+    });
     await jsm.streams.add({ name: 'BARE', subjects: ['bare.>'] });
     const store = await jetstreamSessionStore(conn, 'RUNS');
     const js = jetstream(conn.connection);
@@ -130,7 +136,14 @@ async function jetstreamBench(records, rounds) {
     const b = median(bareUs);
     const perRound = stats(journalUs.map((x, i) => (x / bareUs[i]) * 100));
     const ratio_spread = { median: perRound.median / 100, p10: perRound.p10 / 100, p90: perRound.p90 / 100 };
-    return { append_us: round(j), bare_publish_us: round(b), ratio: round(j / b, 2), ratio_spread, records_per_round: records.length, rounds };
+    return {
+      append_us: round(j),
+      bare_publish_us: round(b),
+      ratio: round(j / b, 2),
+      ratio_spread,
+      records_per_round: records.length,
+      rounds,
+    };
   } finally {
     await conn.connection.close();
     await nats.stop();

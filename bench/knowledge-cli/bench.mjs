@@ -25,7 +25,9 @@ try {
   const bytes = syntheticCorpus(42).generate(corpus, files);
   writeFileSync(
     join(work, 'agent.yaml'),
-    ['identity: bench', 'harness:', '  knowledge:', '    enabled: true', '    directory: store', '    paths:', '      - corpus', ''].join('\n'),
+    ['identity: bench', 'harness:', '  knowledge:', '    enabled: true', '    directory: store', '    paths:', '      - corpus', ''].join(
+      '\n',
+    ),
   );
   const store = join(work, 'store');
   const bareDb = join(work, 'bare.db');
@@ -42,7 +44,8 @@ try {
   fresh();
   const bareFiles = Number(cases.bare().stdout.trim());
   const said = cases.fisk().stdout;
-  if (bareFiles !== files || !said.includes(`(${files} files`)) throw new Error(`expected ${files} files indexed; bare said ${bareFiles}, fisk said: ${said.trim()}`);
+  if (bareFiles !== files || !said.includes(`(${files} files`))
+    throw new Error(`expected ${files} files indexed; bare said ${bareFiles}, fisk said: ${said.trim()}`);
 
   const wall = { node: [], bare: [], fisk: [] };
   const cpu = { node: [], bare: [], fisk: [] };

@@ -12,7 +12,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EmbeddingsClient, KnowledgeReader, indexCorpus, openWriter, rankOfFirstAnswer, scoreRanks, search } from '../../dist/knowledge/index.js';
+import {
+  EmbeddingsClient,
+  KnowledgeReader,
+  indexCorpus,
+  openWriter,
+  rankOfFirstAnswer,
+  scoreRanks,
+  search,
+} from '../../dist/knowledge/index.js';
 import { listDocs } from '../lib/docs.mjs';
 import { fakeEmbeddings } from '../lib/toy-embeddings.mjs';
 
@@ -28,9 +36,10 @@ const DOC_EXT = /\.(md|markdown|txt|text)$/i;
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
-
 function loadQuestions(file) {
-  const rows = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'));
   return rows.map((line, i) => {
     const [q, answers] = line.split('\t');
     if (q === undefined || answers === undefined) throw new Error(`${file}:${i + 1}: expected "question<TAB>path|path"`);
@@ -88,8 +97,6 @@ function bareBaseline(root, files) {
   };
 }
 
-
-
 async function evaluate(name, questions, run) {
   const ranks = { tune: [], held_out: [] };
   const misses = [];
@@ -104,11 +111,20 @@ async function evaluate(name, questions, run) {
     byQuestion.push(r);
     if (r !== 1 && item.half === 'tune') misses.push({ q: item.q, rank: r, first: paths[0] ?? null });
     // the tuning half only: the held-out half is judged by its aggregate, never question by question
-    if (tuneDetail && item.half === 'tune') console.error(JSON.stringify({ list: name, q: item.q, expected: item.answers, rank: r, top: paths.slice(0, 5) }));
+    if (tuneDetail && item.half === 'tune')
+      console.error(JSON.stringify({ list: name, q: item.q, expected: item.answers, rank: r, top: paths.slice(0, 5) }));
   }
   times.sort((a, b) => a - b);
   const at = (p) => round(times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0, 2);
-  return { name, held_out: score(ranks.held_out), tune: score(ranks.tune), all: score([...ranks.tune, ...ranks.held_out]), search_ms: { p50: at(0.5), p99: at(0.99) }, tune_misses: misses, byQuestion };
+  return {
+    name,
+    held_out: score(ranks.held_out),
+    tune: score(ranks.tune),
+    all: score([...ranks.tune, ...ranks.held_out]),
+    search_ms: { p50: at(0.5), p99: at(0.99) },
+    tune_misses: misses,
+    byQuestion,
+  };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'fisk-knowledge-quality-'));
@@ -147,7 +163,10 @@ try {
     process.exit(0);
   }
   const fake = await fakeEmbeddings(256);
-  const vector = { client: new EmbeddingsClient({ baseUrl: fake.url, model: 'toy', timeoutMs: 60_000 }), settings: { model: 'toy', queryPrefix: '', documentPrefix: '' } };
+  const vector = {
+    client: new EmbeddingsClient({ baseUrl: fake.url, model: 'toy', timeoutMs: 60_000 }),
+    settings: { model: 'toy', queryPrefix: '', documentPrefix: '' },
+  };
   const hstore = join(work, 'hybrid-store');
   w = openWriter(hstore);
   await indexCorpus(w.db, { roots: ['.'], cwd: corpus, excludeDirs: [hstore], vector });
@@ -166,7 +185,11 @@ try {
   const strip = ({ byQuestion, ...s }) => (verbose ? s : { ...s, tune_misses: s.tune_misses.length });
   // questions (both halves) where hybrid ranks the first right document lower than lexical does
   const worse = (a, b) => (b === 0 ? false : a === 0 || a > b);
-  const hybridWorse = questions.flatMap((item, i) => (worse(hybrid.byQuestion[i], lexical.byQuestion[i]) ? [{ q: item.q, half: item.half, lexical: lexical.byQuestion[i], hybrid: hybrid.byQuestion[i] }] : []));
+  const hybridWorse = questions.flatMap((item, i) =>
+    worse(hybrid.byQuestion[i], lexical.byQuestion[i])
+      ? [{ q: item.q, half: item.half, lexical: lexical.byQuestion[i], hybrid: hybrid.byQuestion[i] }]
+      : [],
+  );
   console.log(
     JSON.stringify({
       corpus: corpusSource === join(repo, 'node_modules') ? 'node_modules documentation' : corpusSource,
@@ -179,7 +202,9 @@ try {
       bare_fts5_bm25: strip(baseline),
       hybrid_toy_embedder: strip(hybrid),
       // listed for the tuning half only; the held-out half is only ever counted
-      hybrid_ranks_lower_than_lexical: verbose ? { count: hybridWorse.length, tune: hybridWorse.filter((x) => x.half === 'tune') } : hybridWorse.length,
+      hybrid_ranks_lower_than_lexical: verbose
+        ? { count: hybridWorse.length, tune: hybridWorse.filter((x) => x.half === 'tune') }
+        : hybridWorse.length,
       targets: { held_out_recall_at_1: 0.8, held_out_recall_at_5: 0.95, hybrid_not_worse_than_lexical: true },
       // the held-out figures a change to search speed must keep (measured with 200 BM25 candidates;
       // 100 candidates gave 0.667 / 0.924 and 50 gave 0.667 / 0.909, so the candidates stay)
@@ -187,7 +212,10 @@ try {
       met: {
         recall_at_1: held.recall_at_1 >= 0.8,
         recall_at_5: held.recall_at_5 >= 0.95,
-        hybrid_not_worse: hybrid.held_out.recall_at_1 >= held.recall_at_1 && hybrid.held_out.recall_at_5 >= held.recall_at_5 && hybrid.held_out.mrr >= held.mrr,
+        hybrid_not_worse:
+          hybrid.held_out.recall_at_1 >= held.recall_at_1 &&
+          hybrid.held_out.recall_at_5 >= held.recall_at_5 &&
+          hybrid.held_out.mrr >= held.mrr,
       },
     }),
   );

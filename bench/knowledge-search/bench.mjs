@@ -32,7 +32,6 @@ const quantile = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 
-
 async function build(work, name, fill) {
   const corpus = join(work, `${name}-corpus`);
   const files = fill(corpus);
@@ -103,7 +102,16 @@ async function measure(store, queries) {
     const s = stats(xs.map((x) => x * 100));
     return { median: s.median / 100, p10: s.p10 / 100, p90: s.p90 / 100 };
   };
-  return { queries: queries.length, rounds: ROUNDS, fisk_p50_ms: s3(fiskP50), bare_p50_ms: s3(bareP50), fisk_p99_ms: s3(fiskP99), bare_p99_ms: s3(bareP99), p50_ratio: s3(p50), p99_ratio: s3(p99) };
+  return {
+    queries: queries.length,
+    rounds: ROUNDS,
+    fisk_p50_ms: s3(fiskP50),
+    bare_p50_ms: s3(bareP50),
+    fisk_p99_ms: s3(fiskP99),
+    bare_p99_ms: s3(bareP99),
+    p50_ratio: s3(p50),
+    p99_ratio: s3(p99),
+  };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'fisk-knowledge-search-'));
@@ -128,9 +136,17 @@ try {
     generate(corpus, SYNTHETIC_FILES);
     return SYNTHETIC_FILES;
   });
-  const queries = Array.from({ length: 200 }, () => (rand() < 0.5 ? `${queryWord()} ${pick(COMMON)} ${queryWord()}` : `${queryWord()} ${queryWord()}`));
+  const queries = Array.from({ length: 200 }, () =>
+    rand() < 0.5 ? `${queryWord()} ${pick(COMMON)} ${queryWord()}` : `${queryWord()} ${queryWord()}`,
+  );
   const syntheticOut = { files: synthetic.files, chunks: synthetic.chunks, ...(await measure(synthetic.store, queries)) };
-  console.log(JSON.stringify({ real_1k: realOut, synthetic_10k: syntheticOut, goals: { real_1k_p50_ratio: 2, synthetic_10k_p50_ratio: 1.5, synthetic_10k_p99_ratio: 1.5 } }));
+  console.log(
+    JSON.stringify({
+      real_1k: realOut,
+      synthetic_10k: syntheticOut,
+      goals: { real_1k_p50_ratio: 2, synthetic_10k_p50_ratio: 1.5, synthetic_10k_p99_ratio: 1.5 },
+    }),
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

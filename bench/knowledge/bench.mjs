@@ -94,7 +94,8 @@ CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`
   // 4. search latency
   const reader = new KnowledgeReader(storeDir);
   const queries = [];
-  for (let i = 0; i < QUERIES; i++) queries.push(rand() < 0.5 ? `${queryWord()} ${pick(COMMON)} ${queryWord()}` : `${queryWord()} ${queryWord()}`);
+  for (let i = 0; i < QUERIES; i++)
+    queries.push(rand() < 0.5 ? `${queryWord()} ${pick(COMMON)} ${queryWord()}` : `${queryWord()} ${queryWord()}`);
   for (const q of queries.slice(0, 20)) await search(reader, q, { topK: 5 });
   const lat = [];
   for (const q of queries) {
@@ -145,7 +146,9 @@ CREATE VIRTUAL TABLE e USING fts5(content, heading_path, tokenize='unicode61');`
   const ratioChunks = [];
   {
     const { readdirSync, readFileSync } = await import('node:fs');
-    for (const d of readdirSync(ratioCorpus)) for (const f of readdirSync(join(ratioCorpus, d))) ratioChunks.push(...chunkMarkdown(readFileSync(join(ratioCorpus, d, f), 'utf8')).chunks);
+    for (const d of readdirSync(ratioCorpus))
+      for (const f of readdirSync(join(ratioCorpus, d)))
+        ratioChunks.push(...chunkMarkdown(readFileSync(join(ratioCorpus, d, f), 'utf8')).chunks);
   }
   const cpuMs = (u) => (u.user + u.system) / 1000;
   const indexCpu = [];

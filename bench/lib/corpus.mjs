@@ -18,7 +18,32 @@ export function syntheticCorpus(seed = 42) {
   }
   const rand = rng(seed);
   const pick = (arr) => arr[Math.floor(rand() * arr.length)];
-  const SYL = ['ka', 'lo', 'ri', 'ten', 'sto', 'var', 'mi', 'de', 'pol', 'cy', 'ba', 'ck', 'up', 'ser', 'ver', 'on', 'na', 'tra', 'shi', 'for', 'gel', 'um', 'pra', 'zo'];
+  const SYL = [
+    'ka',
+    'lo',
+    'ri',
+    'ten',
+    'sto',
+    'var',
+    'mi',
+    'de',
+    'pol',
+    'cy',
+    'ba',
+    'ck',
+    'up',
+    'ser',
+    'ver',
+    'on',
+    'na',
+    'tra',
+    'shi',
+    'for',
+    'gel',
+    'um',
+    'pra',
+    'zo',
+  ];
   const VOCAB = [];
   const seenWords = new Set();
   while (VOCAB.length < 40_000) {
@@ -30,7 +55,28 @@ export function syntheticCorpus(seed = 42) {
     VOCAB.push(w);
   }
   // stop words make up about a third of real prose
-  const COMMON = ['the', 'and', 'of', 'to', 'in', 'is', 'for', 'on', 'with', 'as', 'by', 'it', 'be', 'at', 'or', 'this', 'that', 'from', 'are', 'an'];
+  const COMMON = [
+    'the',
+    'and',
+    'of',
+    'to',
+    'in',
+    'is',
+    'for',
+    'on',
+    'with',
+    'as',
+    'by',
+    'it',
+    'be',
+    'at',
+    'or',
+    'this',
+    'that',
+    'from',
+    'are',
+    'an',
+  ];
   // content words follow Zipf's law (s = 1): cumulative weights for an inverse-CDF draw
   const CDF = [];
   {
@@ -69,7 +115,8 @@ export function syntheticCorpus(seed = 42) {
     const sections = 4 + Math.floor(rand() * 5);
     for (let s = 0; s < sections; s++) {
       parts.push(`## ${word()} ${word()}`, '', paragraph(), '', paragraph(), '');
-      if (rand() < 0.5) parts.push('```sh', `${word()} --${word()} ${word()}`, `# ${word()} comment, not a heading`, `${word()} ${word()}`, '```', '');
+      if (rand() < 0.5)
+        parts.push('```sh', `${word()} --${word()} ${word()}`, `# ${word()} comment, not a heading`, `${word()} ${word()}`, '```', '');
       if (rand() < 0.5) parts.push(`### ${word()}`, '', paragraph(), '');
     }
     return parts.join('\n');

@@ -15,6 +15,7 @@ export function startPingModel() {
   return startFakeModelServer({
     record: false,
     keepAliveTimeoutMs: 10_000,
-    fallback: (req) => (req.bodyText.includes('"tool_result"') ? anthropicText('done') : anthropicToolUse([{ id: 't1', name: 'ping', input: {} }])),
+    fallback: (req) =>
+      req.bodyText.includes('"tool_result"') ? anthropicText('done') : anthropicToolUse([{ id: 't1', name: 'ping', input: {} }]),
   });
 }

@@ -20,7 +20,14 @@ import OpenAI from 'openai';
 import { generateText, jsonSchema, stepCountIs, tool as aiTool } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, run as agentsRun, setTracingDisabled, tool as agentsTool } from '@openai/agents';
+import {
+  Agent,
+  OpenAIChatCompletionsModel,
+  OpenAIResponsesModel,
+  run as agentsRun,
+  setTracingDisabled,
+  tool as agentsTool,
+} from '@openai/agents';
 import { runAgent, MemoryJournal, settingsFromConfig } from '../../dist/agent/index.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { newProvider } from '../../dist/llm/index.js';
@@ -48,7 +55,9 @@ const toolIndex = (name) => Number(name.slice('tool_'.length));
 
 const children = [];
 async function startServer(wire) {
-  const child = fork(join(here, 'fake-server.mjs'), [wire, String(TURNS), String(TOOLS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(join(here, 'fake-server.mjs'), [wire, String(TURNS), String(TOOLS)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   children.push(child);
   const { url } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
@@ -100,14 +109,20 @@ function bareAnthropic() {
       messages.push({ role: 'assistant', content: res.content });
       const uses = res.content.filter((b) => b.type === 'tool_use');
       if (uses.length === 0) return expectCalls(calls + 1, 'bare anthropic');
-      messages.push({ role: 'user', content: uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: toolOutput(toolIndex(u.name)) })) });
+      messages.push({
+        role: 'user',
+        content: uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: toolOutput(toolIndex(u.name)) })),
+      });
     }
   };
 }
 
 function bareChat() {
   const client = new OpenAI({ baseURL: `${urls.chat}/v1`, apiKey: 'sk-bench', maxRetries: 0 });
-  const tools = Array.from({ length: TOOLS }, (_, i) => ({ type: 'function', function: { name: toolName(i), description: toolDescription(i), parameters: schema } }));
+  const tools = Array.from({ length: TOOLS }, (_, i) => ({
+    type: 'function',
+    function: { name: toolName(i), description: toolDescription(i), parameters: schema },
+  }));
   return async () => {
     const messages = [
       { role: 'system', content: SYSTEM },
@@ -126,11 +141,24 @@ function bareChat() {
 
 function bareResponses() {
   const client = new OpenAI({ baseURL: `${urls.responses}/v1`, apiKey: 'sk-bench', maxRetries: 0 });
-  const tools = Array.from({ length: TOOLS }, (_, i) => ({ type: 'function', name: toolName(i), description: toolDescription(i), parameters: schema, strict: false }));
+  const tools = Array.from({ length: TOOLS }, (_, i) => ({
+    type: 'function',
+    name: toolName(i),
+    description: toolDescription(i),
+    parameters: schema,
+    strict: false,
+  }));
   return async () => {
     const input = [{ role: 'user', content: PROMPT }];
     for (let calls = 0; ; calls++) {
-      const res = await client.responses.create({ model: MODEL, instructions: SYSTEM, max_output_tokens: MAX_TOKENS, store: false, input, tools });
+      const res = await client.responses.create({
+        model: MODEL,
+        instructions: SYSTEM,
+        max_output_tokens: MAX_TOKENS,
+        store: false,
+        input,
+        tools,
+      });
       input.push(...res.output);
       const uses = res.output.filter((o) => o.type === 'function_call');
       if (uses.length === 0) return expectCalls(calls + 1, 'bare responses');
@@ -146,7 +174,10 @@ function expectCalls(calls, who) {
 // --- the Vercel AI SDK -----------------------------------------------------------------------------
 
 const aiTools = Object.fromEntries(
-  Array.from({ length: TOOLS }, (_, i) => [toolName(i), aiTool({ description: toolDescription(i), inputSchema: jsonSchema(schema), execute: async () => toolOutput(i) })]),
+  Array.from({ length: TOOLS }, (_, i) => [
+    toolName(i),
+    aiTool({ description: toolDescription(i), inputSchema: jsonSchema(schema), execute: async () => toolOutput(i) }),
+  ]),
 );
 function vercel(wire) {
   const model =
@@ -156,7 +187,15 @@ function vercel(wire) {
         ? createOpenAI({ baseURL: `${urls.chat}/v1`, apiKey: 'sk-bench' }).chat(MODEL)
         : createOpenAI({ baseURL: `${urls.responses}/v1`, apiKey: 'sk-bench' }).responses(MODEL);
   return async () => {
-    const out = await generateText({ model, system: SYSTEM, prompt: PROMPT, tools: aiTools, maxOutputTokens: MAX_TOKENS, maxRetries: 0, stopWhen: stepCountIs(CALLS + 10) });
+    const out = await generateText({
+      model,
+      system: SYSTEM,
+      prompt: PROMPT,
+      tools: aiTools,
+      maxOutputTokens: MAX_TOKENS,
+      maxRetries: 0,
+      stopWhen: stepCountIs(CALLS + 10),
+    });
     expectCalls(out.steps.length, `vercel ${wire}`);
   };
 }
@@ -166,12 +205,24 @@ function vercel(wire) {
 setTracingDisabled(true);
 const AgentsOpenAI = createRequire(createRequire(import.meta.url).resolve('@openai/agents-openai'))('openai').OpenAI;
 const agentsTools = Array.from({ length: TOOLS }, (_, i) =>
-  agentsTool({ name: toolName(i), description: toolDescription(i), parameters: { ...schema, additionalProperties: true }, strict: false, execute: async () => toolOutput(i) }),
+  agentsTool({
+    name: toolName(i),
+    description: toolDescription(i),
+    parameters: { ...schema, additionalProperties: true },
+    strict: false,
+    execute: async () => toolOutput(i),
+  }),
 );
 function agents(wire) {
   const client = new AgentsOpenAI({ baseURL: `${urls[wire]}/v1`, apiKey: 'sk-bench', maxRetries: 0 });
   const model = wire === 'chat' ? new OpenAIChatCompletionsModel(client, MODEL) : new OpenAIResponsesModel(client, MODEL);
-  const agent = new Agent({ name: 'bench', instructions: SYSTEM, model, tools: agentsTools, modelSettings: { maxTokens: MAX_TOKENS, store: false } });
+  const agent = new Agent({
+    name: 'bench',
+    instructions: SYSTEM,
+    model,
+    tools: agentsTools,
+    modelSettings: { maxTokens: MAX_TOKENS, store: false },
+  });
   return async () => {
     const out = await agentsRun(agent, PROMPT, { maxTurns: CALLS + 10 });
     if (out.finalOutput !== 'All done.') throw new Error(`agents ${wire} ended with ${JSON.stringify(out.finalOutput)}`);
@@ -247,7 +298,10 @@ writeFileSync(
   { mode: 0o755 },
 );
 const agentYaml = join(work, 'agent.yaml');
-writeFileSync(agentYaml, `identity: bench\nsystem_prompt: You look after streams.\napplication_path: ${appPath}\nllm:\n  model: claude-fake-1\n`);
+writeFileSync(
+  agentYaml,
+  `identity: bench\nsystem_prompt: You look after streams.\napplication_path: ${appPath}\nllm:\n  model: claude-fake-1\n`,
+);
 const probe = join(here, '..', 'lib', 'rss-probe.cjs');
 
 function timeOnce(args, env = {}) {

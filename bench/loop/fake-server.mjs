@@ -2,7 +2,15 @@
 // benchmark's clock: not recording, connections kept alive. It answers every request by counting
 // the tool results the request carries: a call to the next tool until TURNS results, then a
 // final answer. Usage: node fake-server.mjs <anthropic|responses|chat> <turns> <tools>
-import { anthropicText, anthropicToolUse, chatCompletion, openaiFunctionCallItem, openaiResponse, openaiText, startFakeModelServer } from '../../dist/agenttest/index.js';
+import {
+  anthropicText,
+  anthropicToolUse,
+  chatCompletion,
+  openaiFunctionCallItem,
+  openaiResponse,
+  openaiText,
+  startFakeModelServer,
+} from '../../dist/agenttest/index.js';
 
 const [wire, turnsArg, toolsArg] = process.argv.slice(2);
 const TURNS = Number(turnsArg);
@@ -12,7 +20,11 @@ const TOOLS = Number(toolsArg);
 const marker = { anthropic: '"tool_use_id"', responses: '"function_call_output"', chat: '"tool_call_id"' }[wire];
 if (marker === undefined) throw new Error(`unknown wire ${wire}`);
 
-const usage = { anthropic: { input_tokens: 10, output_tokens: 5 }, responses: { input_tokens: 10, output_tokens: 5 }, chat: { prompt_tokens: 10, completion_tokens: 5 } }[wire];
+const usage = {
+  anthropic: { input_tokens: 10, output_tokens: 5 },
+  responses: { input_tokens: 10, output_tokens: 5 },
+  chat: { prompt_tokens: 10, completion_tokens: 5 },
+}[wire];
 function replyFor(n) {
   const args = { text: `call ${n}` };
   const name = `tool_${n % TOOLS}`;
@@ -22,7 +34,9 @@ function replyFor(n) {
     case 'responses':
       return n < TURNS ? openaiResponse([openaiFunctionCallItem(`call_${n}`, name, args)], { usage }) : openaiText('All done.', { usage });
     default:
-      return n < TURNS ? chatCompletion(null, { tool_calls: [{ id: `call_${n}`, name, arguments: args }], usage }) : chatCompletion('All done.', { usage });
+      return n < TURNS
+        ? chatCompletion(null, { tool_calls: [{ id: `call_${n}`, name, arguments: args }], usage })
+        : chatCompletion('All done.', { usage });
   }
 }
 // Serialised once, so the server's own cost per request is a count and a write.

@@ -36,7 +36,8 @@ const config = parseConfigForMode({ text: `identity: bench\napplication_path: ${
 const runtime = await openRuntime(config, 'mcp', { env: process.env });
 const assembled = await assembleTools(runtime, 'mcp');
 const command = assembled.served.find((t) => t.name === 'echo');
-if (command === undefined) throw new Error(`the fixture application serves no echo tool; it serves ${assembled.served.map((t) => t.name).join(', ')}`);
+if (command === undefined)
+  throw new Error(`the fixture application serves no echo tool; it serves ${assembled.served.map((t) => t.name).join(', ')}`);
 
 /** The floor for a command: the SDK's own session handling and a spawn of the command, nothing else. */
 const spawnEcho = {
@@ -46,7 +47,9 @@ const spawnEcho = {
   execute: (input) =>
     new Promise((resolve) => {
       const { word } = JSON.parse(input);
-      execFile(PID_APP, ['echo', word], (err, stdout) => resolve({ output: stdout, exec: { command: `echo ${word}`, exitCode: err ? 1 : 0 } }));
+      execFile(PID_APP, ['echo', word], (err, stdout) =>
+        resolve({ output: stdout, exec: { command: `echo ${word}`, exitCode: err ? 1 : 0 } }),
+      );
     }),
 };
 
@@ -66,12 +69,20 @@ async function startBare(tool) {
       res.writeHead(400).end();
       return;
     }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (s) => transports.set(s, transport) });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (s) => transports.set(s, transport),
+    });
     const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: tool.name, description: tool.modelDescription, inputSchema: tool.inputSchema }] }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: tool.name, description: tool.modelDescription, inputSchema: tool.inputSchema }],
+    }));
     server.setRequestHandler(CallToolRequestSchema, async (r, extra) => {
       const out = await tool.execute(JSON.stringify(r.params.arguments ?? {}), { timeoutMs: 30_000 }, extra.signal);
-      const text = out.exec === undefined ? out.output : JSON.stringify({ command: out.exec.command, exit_code: out.exec.exitCode, output: out.output });
+      const text =
+        out.exec === undefined
+          ? out.output
+          : JSON.stringify({ command: out.exec.command, exit_code: out.exec.exitCode, output: out.output });
       return { content: [{ type: 'text', text }] };
     });
     await server.connect(transport);
@@ -140,7 +151,11 @@ const round = (x) => Math.round(x * 100) / 100;
 function summary(runs) {
   const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const seconds = runs.reduce((a, r) => a + r.seconds, 0);
-  return { calls_per_s: round(latencies.length / seconds), p50_ms: round(quantile(latencies, 0.5)), p99_ms: round(quantile(latencies, 0.99)) };
+  return {
+    calls_per_s: round(latencies.length / seconds),
+    p50_ms: round(quantile(latencies, 0.5)),
+    p99_ms: round(quantile(latencies, 0.99)),
+  };
 }
 
 const cases = [
@@ -154,7 +169,14 @@ for (const k of cases) {
     const bareRuns = [];
     // an unmeasured round on each side first, so neither is measured with a cold JIT; then fisk,
     // bare, bare, fisk, so on a machine whose load drifts neither side always goes first
-    for (const [side, measured] of [['bare', false], ['fisk', false], ['fisk', true], ['bare', true], ['bare', true], ['fisk', true]]) {
+    for (const [side, measured] of [
+      ['bare', false],
+      ['fisk', false],
+      ['fisk', true],
+      ['bare', true],
+      ['bare', true],
+      ['fisk', true],
+    ]) {
       const server = side === 'fisk' ? await startFisk(k.tool, concurrency) : await startBare(k.tool);
       const run = await measure(server.url, k.tool.name, k.args, concurrency, measured ? k.calls : Math.ceil(k.calls / 4));
       await server.close();
@@ -192,7 +214,14 @@ for (const k of cases) {
     const at = (q) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]);
     return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
   };
-  out.command_vs_bare_spawn = { rounds, calls_per_round: calls, fisk_ms_per_call: spread(fiskMs), bare_ms_per_call: spread(bareMs), ratio: spread(ratio), goal_ratio: 1.1 };
+  out.command_vs_bare_spawn = {
+    rounds,
+    calls_per_round: calls,
+    fisk_ms_per_call: spread(fiskMs),
+    bare_ms_per_call: spread(bareMs),
+    ratio: spread(ratio),
+    goal_ratio: 1.1,
+  };
 }
 await runtime.close();
 console.log(JSON.stringify(out));

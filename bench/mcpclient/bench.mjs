@@ -67,4 +67,6 @@ for (let i = 0; i < CALLS; i++) {
 await set.close();
 await bare.close();
 
-process.stdout.write(`${JSON.stringify({ open_stdio: stats(opens), open_stdio_bare_sdk: stats(bareOpens), call_imported: stats(imported), call_bare_sdk: stats(direct) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ open_stdio: stats(opens), open_stdio_bare_sdk: stats(bareOpens), call_imported: stats(imported), call_bare_sdk: stats(direct) })}\n`,
+);

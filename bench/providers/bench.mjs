@@ -26,9 +26,27 @@ const tools = Array.from({ length: 50 }, (_, i) => ({
 const messages = [];
 for (let i = 0; messages.length < 200; i++) {
   if (i % 2 === 0) {
-    messages.push({ role: 'user', content: i === 0 ? [{ type: 'text', text: 'Please look after the resources.' }] : [{ type: 'tool_result', toolUseId: `call_${i - 1}`, content: JSON.stringify({ command: `tool_${i % 50} --name r${i}`, exit_code: 0, output: 'ok '.repeat(80) }) }] });
+    messages.push({
+      role: 'user',
+      content:
+        i === 0
+          ? [{ type: 'text', text: 'Please look after the resources.' }]
+          : [
+              {
+                type: 'tool_result',
+                toolUseId: `call_${i - 1}`,
+                content: JSON.stringify({ command: `tool_${i % 50} --name r${i}`, exit_code: 0, output: 'ok '.repeat(80) }),
+              },
+            ],
+    });
   } else {
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Step ${i}: checking the next resource.` }, { type: 'tool_use', id: `call_${i}`, name: `tool_${i % 50}`, input: `{"name":"r${i}","count":${i},"force":false}` }] });
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Step ${i}: checking the next resource.` },
+        { type: 'tool_use', id: `call_${i}`, name: `tool_${i % 50}`, input: `{"name":"r${i}","count":${i},"force":false}` },
+      ],
+    });
   }
 }
 // The conversation must end on a user turn.
@@ -105,7 +123,10 @@ async function compare(name, reply, basePath, ours, bare) {
 const round3 = (x) => Math.round(x * 1000) / 1000;
 
 const anthropicParams = buildParams(request);
-const anthropicReply = anthropicToolUse([{ id: 'call_x', name: 'tool_1', input: { name: 'r', count: 1 } }], { text: 'Next one.', usage: { input_tokens: 50000, output_tokens: 40 } });
+const anthropicReply = anthropicToolUse([{ id: 'call_x', name: 'tool_1', input: { name: 'r', count: 1 } }], {
+  text: 'Next one.',
+  usage: { input_tokens: 50000, output_tokens: 40 },
+});
 const anthropic = await compare(
   'anthropic',
   anthropicReply,
@@ -125,7 +146,9 @@ anthropic.decode_cpu_ms_per_call = round3(timeSync(() => decodeMessage(anthropic
 const responsesParams = buildResponsesParams(request);
 const openai = await compare(
   'openai',
-  openaiResponse([openaiMessageItem('Next one.'), openaiFunctionCallItem('call_x', 'tool_1', { name: 'r' })], { usage: { input_tokens: 50000, output_tokens: 40 } }),
+  openaiResponse([openaiMessageItem('Next one.'), openaiFunctionCallItem('call_x', 'tool_1', { name: 'r' })], {
+    usage: { input_tokens: 50000, output_tokens: 40 },
+  }),
   '/v1',
   () => {
     const slots = new RawSlots();
@@ -149,4 +172,14 @@ const openaiChat = await compare(
   },
 );
 
-console.log(JSON.stringify({ load_average_1m: round3(os.loadavg()[0]), messages: 200, tools: 50, request_bytes: JSON.stringify(anthropicParams).length, anthropic, openai, 'openai-chat': openaiChat }));
+console.log(
+  JSON.stringify({
+    load_average_1m: round3(os.loadavg()[0]),
+    messages: 200,
+    tools: 50,
+    request_bytes: JSON.stringify(anthropicParams).length,
+    anthropic,
+    openai,
+    'openai-chat': openaiChat,
+  }),
+);

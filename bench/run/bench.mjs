@@ -21,29 +21,77 @@ const probe = join(here, '..', 'lib', 'rss-probe.cjs');
 const rounds = Number(process.env.FISK_BENCH_RUN_ROUNDS ?? 11);
 const scratch = mkdtempSync(join(tmpdir(), 'fisk-bench-run-'));
 
-const flag = (name) => ({ name, help: `the ${name} flag`, short: '', default: [], envar: '', place_holder: '', required: false, hidden: false, boolean: false, negatable: false, cumulative: false, completions: [] });
+const flag = (name) => ({
+  name,
+  help: `the ${name} flag`,
+  short: '',
+  default: [],
+  envar: '',
+  place_holder: '',
+  required: false,
+  hidden: false,
+  boolean: false,
+  negatable: false,
+  cumulative: false,
+  completions: [],
+});
 function leaf(name) {
   return {
-    name, aliases: [], help: `Runs ${name} on a target`, help_long: '', hidden: false, default: false, tags: ['ai:read_only'], flags: [flag('count'), flag('level')],
-    args: [{ name: 'target', help: 'the target', default: [], envar: '', place_holder: '', required: true, hidden: false, cumulative: false }], commands: [],
-    restricted_schema: { type: 'object', properties: { count: { type: 'integer' }, level: { type: 'string' }, target: { type: 'string' } }, required: ['target'], additionalProperties: false },
+    name,
+    aliases: [],
+    help: `Runs ${name} on a target`,
+    help_long: '',
+    hidden: false,
+    default: false,
+    tags: ['ai:read_only'],
+    flags: [flag('count'), flag('level')],
+    args: [
+      { name: 'target', help: 'the target', default: [], envar: '', place_holder: '', required: true, hidden: false, cumulative: false },
+    ],
+    commands: [],
+    restricted_schema: {
+      type: 'object',
+      properties: { count: { type: 'integer' }, level: { type: 'string' }, target: { type: 'string' } },
+      required: ['target'],
+      additionalProperties: false,
+    },
   };
 }
 /** A directory holding agent.yaml over a shell script that answers --fisk-introspect with `commands` leaves. */
 function application(commands) {
   const groups = Math.ceil(commands / 20);
   const model = {
-    name: 'big', help: 'A large application', version: '1.0.0', author: '', flags: [], args: [],
+    name: 'big',
+    help: 'A large application',
+    version: '1.0.0',
+    author: '',
+    flags: [],
+    args: [],
     commands: Array.from({ length: groups }, (_, g) => ({
-      name: `group${g}`, aliases: [], help: `Group ${g}`, help_long: '', hidden: false, default: false, tags: [], flags: [], args: [],
+      name: `group${g}`,
+      aliases: [],
+      help: `Group ${g}`,
+      help_long: '',
+      hidden: false,
+      default: false,
+      tags: [],
+      flags: [],
+      args: [],
       commands: Array.from({ length: Math.min(20, commands - g * 20) }, (_, c) => leaf(`cmd${c}`)),
     })),
   };
   const dir = join(scratch, `app-${commands}`);
   mkdirSync(dir);
   writeFileSync(join(dir, 'model.json'), JSON.stringify(model));
-  writeFileSync(join(dir, 'app'), `#!/bin/sh\nif [ "$1" = "--fisk-introspect" ]; then exec cat "$(dirname "$0")/model.json"; fi\necho ran "$@"\n`, { mode: 0o755 });
-  writeFileSync(join(dir, 'agent.yaml'), 'identity: bench\nsystem_prompt: You answer.\napplication_path: ./app\nllm:\n  model: claude-fake-1\n');
+  writeFileSync(
+    join(dir, 'app'),
+    `#!/bin/sh\nif [ "$1" = "--fisk-introspect" ]; then exec cat "$(dirname "$0")/model.json"; fi\necho ran "$@"\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    'identity: bench\nsystem_prompt: You answer.\napplication_path: ./app\nllm:\n  model: claude-fake-1\n',
+  );
   return dir;
 }
 function plain() {

@@ -34,7 +34,14 @@ async function measure(policy, work) {
   const walls = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const t = process.hrtime.bigint();
-    const r = await runCaptured({ binary: '/bin/true', argv: [], env: { PATH: process.env.PATH ?? '' }, cwd: work, signal, ...(policy === undefined ? {} : { sandbox: policy }) });
+    const r = await runCaptured({
+      binary: '/bin/true',
+      argv: [],
+      env: { PATH: process.env.PATH ?? '' },
+      cwd: work,
+      signal,
+      ...(policy === undefined ? {} : { sandbox: policy }),
+    });
     const wall = ms(t);
     if (r.kind !== 'exited' || r.exitCode !== 0) throw new Error(`the command did not run: ${JSON.stringify(r)}`);
     if (i < WARMUP) continue;
@@ -63,7 +70,10 @@ if (found.error !== undefined) {
     };
     const bare = await measure(undefined, work);
     const boxed = await measure(toolPolicy(settings, 'bench'), work);
-    const limited = await measure(toolPolicy({ ...settings, limits: { addressSpace: 4 * 1024 ** 3, cpuSeconds: 60, openFiles: 1024 } }, 'bench'), work);
+    const limited = await measure(
+      toolPolicy({ ...settings, limits: { addressSpace: 4 * 1024 ** 3, cpuSeconds: 60, openFiles: 1024 } }, 'bench'),
+      work,
+    );
     process.stdout.write(
       `${JSON.stringify({
         command: '/bin/true',
@@ -73,7 +83,10 @@ if (found.error !== undefined) {
         unsandboxed: bare,
         sandboxed: boxed,
         sandboxed_with_limits: limited,
-        added_ms: { sandbox: Number((boxed.wall_ms.median - bare.wall_ms.median).toFixed(2)), sandbox_and_limits: Number((limited.wall_ms.median - bare.wall_ms.median).toFixed(2)) },
+        added_ms: {
+          sandbox: Number((boxed.wall_ms.median - bare.wall_ms.median).toFixed(2)),
+          sandbox_and_limits: Number((limited.wall_ms.median - bare.wall_ms.median).toFixed(2)),
+        },
         ratio: { sandbox: Number((boxed.wall_ms.median / bare.wall_ms.median).toFixed(2)) },
         start_up_check_ms: Number(found.checkMs.toFixed(2)),
       })}\n`,

@@ -16,7 +16,6 @@ import { ping, startPingModel } from '../lib/ping-agent.mjs';
 const PROMPTS = Number(process.env.BENCH_SERVE_PROMPTS ?? 120);
 const WARMUP = 10;
 
-
 const model = await startPingModel();
 const nats = await startNatsServer();
 const dir = mkdtempSync(join(tmpdir(), 'fisk-bench-serve-'));
@@ -28,7 +27,12 @@ async function runtimeFor(name) {
     },
     'run',
   );
-  return openRuntime(config, 'run', { env: { PATH: process.env.PATH }, providerOptions: { baseUrl: model.url, apiKey: 'k' }, sessions: {}, customTools: [ping] });
+  return openRuntime(config, 'run', {
+    env: { PATH: process.env.PATH },
+    providerOptions: { baseUrl: model.url, apiKey: 'k' },
+    sessions: {},
+    customTools: [ping],
+  });
 }
 
 async function rate(total, concurrency, one) {
@@ -44,7 +48,11 @@ async function rate(total, concurrency, one) {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { prompts: total, per_second: Math.round((total / seconds) * 10) / 10, mean_ms: Math.round(((seconds * 1000) / total) * concurrency * 10) / 10 };
+  return {
+    prompts: total,
+    per_second: Math.round((total / seconds) * 10) / 10,
+    mean_ms: Math.round(((seconds * 1000) / total) * concurrency * 10) / 10,
+  };
 }
 
 const results = {};
@@ -72,7 +80,12 @@ try {
     const calling = await connect({ servers: nats.url });
     const transport = createTransport('nats', { connection: serving });
     const channel = promptChannel({ identity: name, transport, workers, elicitation: false });
-    const service = await startToolService(transport, { identity: name, card: buildAgentCard({ name, version: '1', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
+    const service = await startToolService(transport, {
+      identity: name,
+      card: buildAgentCard({ name, version: '1', tools: [] }),
+      tools: [],
+      extraEndpoints: [channel.endpoint],
+    });
     const server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
     const caller = createTransport('nats', { connection: calling });
     results[`served_${workers}_workers`] = await rate(PROMPTS, workers, async () => {

@@ -11,7 +11,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { A2aClient, buildAgentCard, createTransport, decode, encode, selectExposed, stampReply, stampRequest, startToolService } from '../../dist/a2a/index.js';
+import {
+  A2aClient,
+  buildAgentCard,
+  createTransport,
+  decode,
+  encode,
+  selectExposed,
+  stampReply,
+  stampRequest,
+  startToolService,
+} from '../../dist/a2a/index.js';
 import { startNatsServer } from '../../dist/agenttest/index.js';
 import { loadApplicationTools } from '../../dist/toolkit/index.js';
 import { stats } from '../lib/process-time.mjs';
@@ -20,21 +30,45 @@ const ROUNDS = Number(process.env.SERVED_TOOL_ROUNDS ?? 9);
 const CALLS = Number(process.env.SERVED_TOOL_CALLS ?? 60);
 const dir = mkdtempSync(join(tmpdir(), 'fisk-bench-served-'));
 const model = {
-  name: 'echoer', help: 'Echoes', version: '1.0.0', author: '', flags: [], args: [],
+  name: 'echoer',
+  help: 'Echoes',
+  version: '1.0.0',
+  author: '',
+  flags: [],
+  args: [],
   commands: [
     {
-      name: 'echo', aliases: [], help: 'Echoes a word', help_long: '', hidden: false, default: false, tags: ['ai:read_only'], flags: [],
-      args: [{ name: 'word', help: 'the word', default: [], envar: '', place_holder: '', required: true, hidden: false, cumulative: false }], commands: [],
+      name: 'echo',
+      aliases: [],
+      help: 'Echoes a word',
+      help_long: '',
+      hidden: false,
+      default: false,
+      tags: ['ai:read_only'],
+      flags: [],
+      args: [
+        { name: 'word', help: 'the word', default: [], envar: '', place_holder: '', required: true, hidden: false, cumulative: false },
+      ],
+      commands: [],
       restricted_schema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false },
     },
   ],
 };
 writeFileSync(join(dir, 'model.json'), JSON.stringify(model));
 const app = join(dir, 'app');
-writeFileSync(app, `#!/bin/sh\nif [ "$1" = "--fisk-introspect" ]; then exec cat "${join(dir, 'model.json')}"; fi\nshift\necho "$@"\n`, { mode: 0o755 });
+writeFileSync(app, `#!/bin/sh\nif [ "$1" = "--fisk-introspect" ]; then exec cat "${join(dir, 'model.json')}"; fi\nshift\necho "$@"\n`, {
+  mode: 0o755,
+});
 
 const none = { tools: [], tags: [] };
-const loaded = await loadApplicationTools({ applicationPath: app, globalFlags: [], confirmTags: [], include: none, exclude: none, credentialEnvNames: [] });
+const loaded = await loadApplicationTools({
+  applicationPath: app,
+  globalFlags: [],
+  confirmTags: [],
+  include: none,
+  exclude: none,
+  credentialEnvNames: [],
+});
 const tools = selectExposed(loaded.source.tools).exposed;
 if (tools.length !== 1) throw new Error(`expected the echo tool to be served, got ${tools.length}`);
 
@@ -48,7 +82,16 @@ const s2 = (xs) => {
 try {
   const out = {};
   for (const callers of [1, 4]) {
-    const service = await startToolService({ connection: serving }, { identity: `bench${callers}`, card: buildAgentCard({ name: `bench${callers}`, version: '1', tools }), tools, slots: callers, workDir: dir });
+    const service = await startToolService(
+      { connection: serving },
+      {
+        identity: `bench${callers}`,
+        card: buildAgentCard({ name: `bench${callers}`, version: '1', tools }),
+        tools,
+        slots: callers,
+        workDir: dir,
+      },
+    );
     const client = new A2aClient(createTransport('nats', { connection: calling }), 'caller');
     // the floor: decode the request, spawn the command, answer the reply
     const bare = serving.subscribe(`bare.${callers}`, {
@@ -61,7 +104,14 @@ try {
         });
       },
     });
-    const requestOf = (word) => encode(stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo', input: { word } }, { sender: { name: 'caller' }, recipient: { name: 'bare' } }));
+    const requestOf = (word) =>
+      encode(
+        stampRequest(
+          'io.choria.fisk-ai.v1.tool.request',
+          { name: 'echo', input: { word } },
+          { sender: { name: 'caller' }, recipient: { name: 'bare' } },
+        ),
+      );
     const fiskCall = (w) => client.callTool(`bench${callers}`, 'echo', { word: w });
     const bareCall = (w) => calling.request(`bare.${callers}`, requestOf(w), { timeout: 10_000 });
     const block = async (call) => {
@@ -93,7 +143,13 @@ try {
     bare.unsubscribe();
     await service.stop?.();
     await service.close?.();
-    out[`callers_${callers}`] = { calls_per_round: CALLS, rounds: ROUNDS, fisk_ms_per_call: s2(fisk), bare_ms_per_call: s2(bareMs), ratio: s2(ratio) };
+    out[`callers_${callers}`] = {
+      calls_per_round: CALLS,
+      rounds: ROUNDS,
+      fisk_ms_per_call: s2(fisk),
+      bare_ms_per_call: s2(bareMs),
+      ratio: s2(ratio),
+    };
   }
   console.log(JSON.stringify({ ...out, goal_ratio: 1.2 }));
 } finally {
@@ -102,4 +158,3 @@ try {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-

@@ -49,7 +49,8 @@ function nativeApplication() {
   ].join('\n');
   writeFileSync(join(dir, 'app'), script, { mode: 0o755 });
   const config = readFileSync(join(shop, 'agent.yaml'), 'utf8').replace(/^application_path: .*$/m, 'application_path: ./app');
-  if (!config.includes('application_path: ./app')) throw new Error('examples/shop/agent.yaml has no application_path line to point at the stand-in');
+  if (!config.includes('application_path: ./app'))
+    throw new Error('examples/shop/agent.yaml has no application_path line to point at the stand-in');
   writeFileSync(join(dir, 'agent.yaml'), config);
   return dir;
 }

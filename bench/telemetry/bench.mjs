@@ -45,7 +45,10 @@ try {
     }),
   );
 
-  const conversation = Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', parts: [{ type: 'text', content: 'x'.repeat(400) }] }));
+  const conversation = Array.from({ length: 30 }, (_, i) => ({
+    role: i % 2 ? 'assistant' : 'user',
+    parts: [{ type: 'text', content: 'x'.repeat(400) }],
+  }));
   const chatNs = await perCall(() => {
     const chat = onRun.chat({ provider: 'anthropic', model: 'm' });
     chat.recordInput(() => conversation);
@@ -86,12 +89,22 @@ try {
 function floodFigures(report) {
   const dropped = report.spans.attempted - report.spans.delivered;
   const named = dropped === 0 || report.summary.includes(String(dropped));
-  return { ended: report.spans.attempted, delivered: report.spans.delivered, dropped, summary: report.summary, uncounted: named ? 0 : dropped };
+  return {
+    ended: report.spans.attempted,
+    delivered: report.spans.delivered,
+    dropped,
+    summary: report.summary,
+    uncounted: named ? 0 : dropped,
+  };
 }
 
 /** `perSecond` tool calls each second for `seconds` seconds on a fresh exporter; its delivery figures. */
 async function pacedCalls(endpoint, perSecond, seconds) {
-  const settings = resolveTelemetrySettings({ config: { enabled: true, endpoint, captureContent: false, noMetrics: true }, identity: 'bench', env: {} });
+  const settings = resolveTelemetrySettings({
+    config: { enabled: true, endpoint, captureContent: false, noMetrics: true },
+    identity: 'bench',
+    env: {},
+  });
   const t = await startTelemetry(settings);
   const run = t.startRun({ agentName: 'bench' });
   const start = performance.now();

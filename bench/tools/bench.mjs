@@ -11,20 +11,63 @@ import { join } from 'node:path';
 import { loadApplicationTools, fisk } from '../../dist/toolkit/index.js';
 
 const none = { tools: [], tags: [] };
-const flag = (name, extra = {}) => ({ name, help: `the ${name} flag`, short: '', default: [], envar: '', place_holder: '', required: false, hidden: false, boolean: false, negatable: false, cumulative: false, completions: [], ...extra });
-const arg = (name, extra = {}) => ({ name, help: `the ${name} argument`, default: [], envar: '', place_holder: '', required: false, hidden: false, cumulative: false, ...extra });
+const flag = (name, extra = {}) => ({
+  name,
+  help: `the ${name} flag`,
+  short: '',
+  default: [],
+  envar: '',
+  place_holder: '',
+  required: false,
+  hidden: false,
+  boolean: false,
+  negatable: false,
+  cumulative: false,
+  completions: [],
+  ...extra,
+});
+const arg = (name, extra = {}) => ({
+  name,
+  help: `the ${name} argument`,
+  default: [],
+  envar: '',
+  place_holder: '',
+  required: false,
+  hidden: false,
+  cumulative: false,
+  ...extra,
+});
 
 function leaf(name) {
-  const flags = [flag('count'), flag('force', { boolean: true }), flag('color', { boolean: true, negatable: true }), flag('label', { cumulative: true }), flag('level')];
+  const flags = [
+    flag('count'),
+    flag('force', { boolean: true }),
+    flag('color', { boolean: true, negatable: true }),
+    flag('label', { cumulative: true }),
+    flag('level'),
+  ];
   const args = [arg('target', { required: true }), arg('rest', { cumulative: true })];
   return {
-    name, aliases: [], help: `Runs ${name}`, help_long: '', hidden: false, default: false, tags: ['ai:read_only'], flags, args, commands: [],
+    name,
+    aliases: [],
+    help: `Runs ${name}`,
+    help_long: '',
+    hidden: false,
+    default: false,
+    tags: ['ai:read_only'],
+    flags,
+    args,
+    commands: [],
     restricted_schema: {
       type: 'object',
       properties: {
-        count: { type: 'integer' }, force: { type: 'boolean' }, color: { type: 'boolean' },
-        label: { type: 'array', items: { type: 'string' } }, level: { type: 'string', enum: ['a', 'b', 'c'] },
-        target: { type: 'string' }, rest: { type: 'array', items: { type: 'string' } },
+        count: { type: 'integer' },
+        force: { type: 'boolean' },
+        color: { type: 'boolean' },
+        label: { type: 'array', items: { type: 'string' } },
+        level: { type: 'string', enum: ['a', 'b', 'c'] },
+        target: { type: 'string' },
+        rest: { type: 'array', items: { type: 'string' } },
       },
       required: ['target'],
       additionalProperties: false,
@@ -34,9 +77,22 @@ function leaf(name) {
 
 // 500 leaves: 25 groups of 20 commands.
 const model = {
-  name: 'big', help: 'A large application', version: '1.0.0', author: '', flags: [flag('context')], args: [],
+  name: 'big',
+  help: 'A large application',
+  version: '1.0.0',
+  author: '',
+  flags: [flag('context')],
+  args: [],
   commands: Array.from({ length: 25 }, (_, g) => ({
-    name: `group${g}`, aliases: [], help: `Group ${g}`, help_long: '', hidden: false, default: false, tags: [], flags: [], args: [],
+    name: `group${g}`,
+    aliases: [],
+    help: `Group ${g}`,
+    help_long: '',
+    hidden: false,
+    default: false,
+    tags: [],
+    flags: [],
+    args: [],
     commands: Array.from({ length: 20 }, (_, c) => leaf(`cmd${c}`)),
   })),
 };
@@ -45,14 +101,24 @@ const dir = mkdtempSync(join(tmpdir(), 'fisk-bench-tools-'));
 const modelFile = join(dir, 'model.json');
 writeFileSync(modelFile, JSON.stringify(model));
 const app = join(dir, 'big-app.mjs');
-writeFileSync(app, `#!/usr/bin/env node\nimport { readFileSync } from 'node:fs';\nprocess.stdout.write(readFileSync(${JSON.stringify(modelFile)}, 'utf8'));\n`);
+writeFileSync(
+  app,
+  `#!/usr/bin/env node\nimport { readFileSync } from 'node:fs';\nprocess.stdout.write(readFileSync(${JSON.stringify(modelFile)}, 'utf8'));\n`,
+);
 chmodSync(app, 0o755);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
 try {
-  const loadOpts = { applicationPath: app, globalFlags: ['context'], confirmTags: [], include: none, exclude: none, credentialEnvNames: [] };
+  const loadOpts = {
+    applicationPath: app,
+    globalFlags: ['context'],
+    confirmTags: [],
+    include: none,
+    exclude: none,
+    credentialEnvNames: [],
+  };
   let tools = [];
   const loads = [];
   for (let i = 0; i < 7; i++) {
@@ -70,16 +136,22 @@ try {
     builds.push(ms(t));
   }
 
-  const input = '{"target":"orders","count":3,"force":true,"color":false,"label":["x","y"],"level":"b","rest":["one","two"],"context":"prod"}';
+  const input =
+    '{"target":"orders","count":3,"force":true,"color":false,"label":["x","y"],"level":"b","rest":["one","two"],"context":"prod"}';
   const tool = tools[250];
   const renders = 50_000;
   for (let i = 0; i < 2000; i++) tool.argv(input);
   let t = process.hrtime.bigint();
   for (let i = 0; i < renders; i++) tool.argv(input);
-  const renderUs = ms(t) * 1000 / renders;
+  const renderUs = (ms(t) * 1000) / renders;
 
   // A trivial command: /bin/echo through a command tool built over it, and a bare spawn of it.
-  const echoTools = fisk.buildCommandTools(decoded, { binary: '/bin/echo', globals: [], confirmTags: [], credentialEnvNames: ['ANTHROPIC_API_KEY'] }).tools;
+  const echoTools = fisk.buildCommandTools(decoded, {
+    binary: '/bin/echo',
+    globals: [],
+    confirmTags: [],
+    credentialEnvNames: ['ANTHROPIC_API_KEY'],
+  }).tools;
   const echoTool = echoTools[0];
   const argv = echoTool.argv('{"target":"x"}');
   const signal = new AbortController().signal;

@@ -9,7 +9,15 @@ import { runAgent, settingsFromConfig } from '../../dist/agent/index.js';
 import { chatCompletion, generatedApplication, startFakeModelServer } from '../../dist/agenttest/index.js';
 import { parseConfigForMode } from '../../dist/config/index.js';
 import { newProvider } from '../../dist/llm/index.js';
-import { EMPTY_TOOL_SET, PublishedToolSetSource, TOOL_SEARCH_NAME, attachToolSearch, deferralPolicy, fisk, selectTools } from '../../dist/toolkit/index.js';
+import {
+  EMPTY_TOOL_SET,
+  PublishedToolSetSource,
+  TOOL_SEARCH_NAME,
+  attachToolSearch,
+  deferralPolicy,
+  fisk,
+  selectTools,
+} from '../../dist/toolkit/index.js';
 
 const app = generatedApplication();
 const decoded = fisk.readApplicationModel(app.model);
@@ -18,7 +26,9 @@ const select = (noToolSearch) =>
   selectTools({ sources: [{ source: 'application', tools: built.tools }], confirmTags: [], deferral: deferralPolicy(false, noToolSearch) });
 
 const config = parseConfigForMode(
-  { text: 'identity: bench\nsystem_prompt: You benchmark.\nllm:\n  provider: openai-chat\n  model: local-fake-1\n  budget: { max_tokens: 100000000, max_iterations: 100 }\n' },
+  {
+    text: 'identity: bench\nsystem_prompt: You benchmark.\nllm:\n  provider: openai-chat\n  model: local-fake-1\n  budget: { max_tokens: 100000000, max_iterations: 100 }\n',
+  },
   'run',
 );
 const fake = await startFakeModelServer();
@@ -36,7 +46,12 @@ function sizes(requests) {
 async function run(source, replies) {
   fake.reset();
   fake.reply(...replies);
-  const out = await runAgent({ settings: settingsFromConfig(config), provider, tools: source, prompt: 'make an orders bucket with five revisions of history' });
+  const out = await runAgent({
+    settings: settingsFromConfig(config),
+    provider,
+    tools: source,
+    prompt: 'make an orders bucket with five revisions of history',
+  });
   if (out.status !== 'completed') throw new Error(`run ended ${out.status}: ${out.message}`);
   return sizes(fake.requests);
 }

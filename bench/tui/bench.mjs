@@ -24,7 +24,12 @@ function build(lines) {
   let id = 0;
   while (n < lines) {
     t.addEvent({ type: 'tool_call', id: String(id), name: 'stream_info', input: { stream: `ORDERS_${id}`, json: true } });
-    t.addEvent({ type: 'tool_result', call_id: String(id), is_error: false, output: Array.from({ length: 8 }, (_, i) => `field_${i}: ${'x'.repeat(40 + (i * 13) % 90)}`).join('\n') });
+    t.addEvent({
+      type: 'tool_result',
+      call_id: String(id),
+      is_error: false,
+      output: Array.from({ length: 8 }, (_, i) => `field_${i}: ${'x'.repeat(40 + ((i * 13) % 90))}`).join('\n'),
+    });
     id++;
     n = t.length;
   }

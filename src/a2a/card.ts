@@ -33,7 +33,12 @@ function dropReason(tool: Tool): DroppedTool | undefined {
   if (!tool.a2aExposable()) return { name, reason: 'not_exposed', detail: `${tool.kind} tools are not served over a2a` };
   const gate = tool.capabilities.gate;
   if (gate === null) return { name, reason: 'not_confirmable', detail: 'the tool cannot report whether it needs approval' };
-  if (gate.gated) return { name, reason: 'gated', detail: `tagged ${gate.trigger ?? 'for approval'}; nobody can approve a call over a2a (use ai:deny to hide a tool, not a gate)` };
+  if (gate.gated)
+    return {
+      name,
+      reason: 'gated',
+      detail: `tagged ${gate.trigger ?? 'for approval'}; nobody can approve a call over a2a (use ai:deny to hide a tool, not a gate)`,
+    };
   if (!isValidToolName(name)) return { name, reason: 'invalid_name', detail: 'names must be 1-64 letters, digits, "_" or "-"' };
   if (tool.modelDescription.trim() === '') return { name, reason: 'no_description', detail: 'the tool has no description' };
   return undefined;
@@ -57,7 +62,12 @@ export type AgentCard = BodyOf<'io.choria.fisk-ai.v1.discovery.reply'>;
  * The card for an identity and its served tools. Tools are described with their model-facing
  * description, so surviving tags reach the peer as text. An empty version is sent as `dev`.
  */
-export function buildAgentCard(opts: { readonly name: string; readonly version: string; readonly description?: string; readonly tools: readonly Tool[] }): AgentCard {
+export function buildAgentCard(opts: {
+  readonly name: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly tools: readonly Tool[];
+}): AgentCard {
   const tools: ToolDescriptor[] = opts.tools.map((t) => ({ name: t.name, description: t.modelDescription, input_schema: t.inputSchema }));
   return Object.freeze({
     name: opts.name,

@@ -30,7 +30,11 @@ export class A2aClient {
 
   /** Fetches an agent's card. */
   async discover(agent: string, opts: CallOptions = {}): Promise<DiscoveryReplyMessage> {
-    const req = stampRequest('io.choria.fisk-ai.v1.discovery.request', {}, { sender: this.self, recipient: { name: checkIdentity(agent, 'agent') } });
+    const req = stampRequest(
+      'io.choria.fisk-ai.v1.discovery.request',
+      {},
+      { sender: this.self, recipient: { name: checkIdentity(agent, 'agent') } },
+    );
     const data = await this.transport.request(subjects.discovery(agent), encode(req), opts);
     return decode(data, ['io.choria.fisk-ai.v1.discovery.reply']);
   }
@@ -39,7 +43,12 @@ export class A2aClient {
    * Calls one tool by the name the serving agent gave it. A `null` or absent input is sent as no
    * input at all (models send `null` for tools without arguments; the server reads absence as `{}`).
    */
-  async callTool(agent: string, name: string, input: Readonly<Record<string, unknown>> | null | undefined, opts: CallOptions = {}): Promise<ToolReplyMessage> {
+  async callTool(
+    agent: string,
+    name: string,
+    input: Readonly<Record<string, unknown>> | null | undefined,
+    opts: CallOptions = {},
+  ): Promise<ToolReplyMessage> {
     const peer = this.peer(agent);
     const req = stampRequest('io.choria.fisk-ai.v1.tool.request', input === null || input === undefined ? { name } : { name, input }, {
       sender: this.self,

@@ -160,7 +160,10 @@ export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Mess
   if (typeof protocol !== 'string') throw new A2aError('invalid', 'message has no protocol id');
   if (!isProtocolId(protocol)) throw new A2aError('unknown_protocol', `unknown message protocol ${JSON.stringify(protocol.slice(0, 100))}`);
   if (expected !== undefined && !expected.includes(protocol)) {
-    throw new A2aError('unexpected_protocol', `unexpected message protocol: got ${JSON.stringify(protocol)}, want ${expected.map((e) => JSON.stringify(e)).join(' or ')}`);
+    throw new A2aError(
+      'unexpected_protocol',
+      `unexpected message protocol: got ${JSON.stringify(protocol)}, want ${expected.map((e) => JSON.stringify(e)).join(' or ')}`,
+    );
   }
   const keys = KNOWN_KEYS.get(protocol) as ReadonlySet<string>;
   for (const key in parsed) if (!keys.has(key) && !isSiblingCandidate(key)) delete parsed[key];
@@ -170,9 +173,7 @@ export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Mess
   return parsed as unknown as Message;
 }
 
-const SIBLINGS = new Set(
-  PROTOCOLS.flatMap((p) => [...knownKeys(p)]),
-);
+const SIBLINGS = new Set(PROTOCOLS.flatMap((p) => [...knownKeys(p)]));
 /** A key some protocol defines is kept for the schema to refuse by name; anything else is discarded. */
 function isSiblingCandidate(key: string): boolean {
   return SIBLINGS.has(key);

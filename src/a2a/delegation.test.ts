@@ -30,7 +30,13 @@ afterAll(async () => {
 
 type Pair = { serving: Transport; calling: Transport };
 const bindings: Array<[string, () => Promise<Pair>]> = [
-  ['inproc', () => Promise.resolve(((bus) => ({ serving: createTransport('inproc', { bus }), calling: createTransport('inproc', { bus }) }))(new InprocBus()))],
+  [
+    'inproc',
+    () =>
+      Promise.resolve(
+        ((bus) => ({ serving: createTransport('inproc', { bus }), calling: createTransport('inproc', { bus }) }))(new InprocBus()),
+      ),
+  ],
   [
     'nats',
     async () => {
@@ -112,7 +118,9 @@ describe.each(bindings)('delegating a prompt: %s', (_name, make) => {
     expect(answered).toEqual({ answered: true, value: true });
     expect(end.protocol).toBe('io.choria.fisk-ai.v1.result');
     expect(end.protocol === 'io.choria.fisk-ai.v1.result' ? end.stop_reason : '').toBe('suspended');
-    const kinds = updates.filter((u) => u.protocol !== 'io.choria.fisk-ai.v1.keepalive').map((u) => (u.protocol === 'io.choria.fisk-ai.v1.event' ? u.block.type : u.protocol.split('.').pop()));
+    const kinds = updates
+      .filter((u) => u.protocol !== 'io.choria.fisk-ai.v1.keepalive')
+      .map((u) => (u.protocol === 'io.choria.fisk-ai.v1.event' ? u.block.type : u.protocol.split('.').pop()));
     expect(kinds).toEqual(['tool_call', 'tool_result', 'text', 'question', 'text']);
     const seqs = [...updates.map((u) => u.sequence), end.sequence];
     expect(seqs).toEqual(seqs.map((_s, i) => i + 2));
@@ -135,7 +143,9 @@ describe.each(bindings)('delegating a prompt: %s', (_name, make) => {
     let release: () => void = () => undefined;
     handler = () => new Promise((resolve) => (release = () => resolve({ stop_reason: 'end_turn' })));
     const first = delegate(pair.calling, 'boss', 'worker-1', { prompt: 'one', keepaliveMs: 100 });
-    await eventually(() => runs.at(-1)?.request.prompt === 'one', 'the first delegation to reach the worker', { observed: () => runs.map((r) => r.request.prompt) });
+    await eventually(() => runs.at(-1)?.request.prompt === 'one', 'the first delegation to reach the worker', {
+      observed: () => runs.map((r) => r.request.prompt),
+    });
     const second = await delegate(pair.calling, 'boss', 'worker-1', { prompt: 'two', keepaliveMs: 100 });
     expect(second.protocol).toBe('io.choria.fisk-ai.v1.error');
     expect(second.protocol === 'io.choria.fisk-ai.v1.error' ? [second.code, second.sequence] : []).toEqual(['busy', 2]);
@@ -180,8 +190,13 @@ describe.each(bindings)('delegating a prompt: %s', (_name, make) => {
           slotted: false,
           handle: async (incoming) => {
             const req = decode(incoming.data, ['io.choria.fisk-ai.v1.request']);
-            incoming.respond(encode(stampReply('io.choria.fisk-ai.v1.ack', { accepted: true }, req, { self: { name: 'gappy' }, sequence: 1 })));
-            await pair.serving.publish(incoming.replyTo as string, encode(stampReply('io.choria.fisk-ai.v1.result', { stop_reason: 'end_turn' }, req, { self: { name: 'gappy' }, sequence: 3 })));
+            incoming.respond(
+              encode(stampReply('io.choria.fisk-ai.v1.ack', { accepted: true }, req, { self: { name: 'gappy' }, sequence: 1 })),
+            );
+            await pair.serving.publish(
+              incoming.replyTo as string,
+              encode(stampReply('io.choria.fisk-ai.v1.result', { stop_reason: 'end_turn' }, req, { self: { name: 'gappy' }, sequence: 3 })),
+            );
           },
         },
       ],
@@ -200,7 +215,11 @@ describe.each(bindings)('delegating a prompt: %s', (_name, make) => {
 describe('budgets', () => {
   it('may only lower the configured limits', () => {
     const limits = { maxTokens: 1000, maxIterations: 10, callTimeoutMs: 120_000 };
-    expect(applyBudget(limits, { max_tokens: 50, max_iterations: 99, call_timeout: '1m30s' })).toEqual({ maxTokens: 50, maxIterations: 10, callTimeoutMs: 90_000 });
+    expect(applyBudget(limits, { max_tokens: 50, max_iterations: 99, call_timeout: '1m30s' })).toEqual({
+      maxTokens: 50,
+      maxIterations: 10,
+      callTimeoutMs: 90_000,
+    });
     expect(applyBudget(limits, { max_tokens: 0, call_timeout: 'forever' })).toEqual(limits);
     expect(parseDurationMs('250ms')).toBe(250);
     expect(parseDurationMs('2h')).toBe(7_200_000);
@@ -213,19 +232,33 @@ describe('prompts beside tools on one micro service', () => {
     const nc = await connect({ servers: server.url });
     conns.push(nc);
     const transport = createTransport('nats', { connection: nc });
-    const prompts = startPromptServer({ identity: 'combo', transport, handler: async (run) => {
-      await run.emit({ type: 'text', text: `echo ${run.request.prompt}` });
-      return { stop_reason: 'end_turn', text: 'done' };
-    } });
-    const svc = await startToolService(transport, { identity: 'combo', card: { name: 'combo', version: '1', tools: [] }, tools: [], extraEndpoints: [prompts.endpoint] });
-    const info = (await nc.request('$SRV.INFO.combo', undefined, { timeout: 2000 })).json<{ endpoints: Array<{ name: string; subject: string }> }>();
+    const prompts = startPromptServer({
+      identity: 'combo',
+      transport,
+      handler: async (run) => {
+        await run.emit({ type: 'text', text: `echo ${run.request.prompt}` });
+        return { stop_reason: 'end_turn', text: 'done' };
+      },
+    });
+    const svc = await startToolService(transport, {
+      identity: 'combo',
+      card: { name: 'combo', version: '1', tools: [] },
+      tools: [],
+      extraEndpoints: [prompts.endpoint],
+    });
+    const info = (await nc.request('$SRV.INFO.combo', undefined, { timeout: 2000 })).json<{
+      endpoints: Array<{ name: string; subject: string }>;
+    }>();
     expect(info.endpoints.map((e) => [e.name, e.subject])).toEqual([
       ['discovery', 'choria.fisk-ai.discovery.combo'],
       ['tool', 'choria.fisk-ai.tool.combo'],
       ['prompt', 'choria.fisk-ai.prompt.combo'],
     ]);
     const seen: string[] = [];
-    const end = await delegate(transport, 'boss', 'combo', { prompt: 'hi', onUpdate: (u) => seen.push(u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' ? u.block.text : u.protocol) });
+    const end = await delegate(transport, 'boss', 'combo', {
+      prompt: 'hi',
+      onUpdate: (u) => seen.push(u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' ? u.block.text : u.protocol),
+    });
     expect(end.protocol === 'io.choria.fisk-ai.v1.result' ? end.text : '').toBe('done');
     expect(seen).toEqual(['echo hi']);
     await prompts.drain();
@@ -257,7 +290,12 @@ describe('draining the prompt server', () => {
       let drained = false;
       const draining = prompts.drain().then(() => (drained = true));
       const refused = await delegate(calling, 'boss', 'drainer', { prompt: 'two' });
-      expect(refused).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.error', code: 'draining', error: 'agent drainer is shutting down', sequence: 2 });
+      expect(refused).toMatchObject({
+        protocol: 'io.choria.fisk-ai.v1.error',
+        code: 'draining',
+        error: 'agent drainer is shutting down',
+        sequence: 2,
+      });
       expect(drained).toBe(false);
       release();
       expect(await first).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.result', text: 'finished' });

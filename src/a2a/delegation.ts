@@ -68,13 +68,21 @@ export interface RunLimits {
 /** A caller's budget can only lower the configured limits, never raise them; an unparsable timeout is ignored. */
 export function applyBudget(limits: RunLimits, budget: Budget | undefined): RunLimits {
   if (budget === undefined) return limits;
-  const low = (configured: number, asked: number | undefined): number => (asked !== undefined && asked > 0 && asked < configured ? asked : configured);
+  const low = (configured: number, asked: number | undefined): number =>
+    asked !== undefined && asked > 0 && asked < configured ? asked : configured;
   const timeout = budget.call_timeout !== undefined ? parseDurationMs(budget.call_timeout) : undefined;
-  return { maxTokens: low(limits.maxTokens, budget.max_tokens), maxIterations: low(limits.maxIterations, budget.max_iterations), callTimeoutMs: low(limits.callTimeoutMs, timeout) };
+  return {
+    maxTokens: low(limits.maxTokens, budget.max_tokens),
+    maxIterations: low(limits.maxIterations, budget.max_iterations),
+    callTimeoutMs: low(limits.callTimeoutMs, timeout),
+  };
 }
 
 /** What the caller sees of a reply set, in order, apart from the ack and the terminal message. */
-export type DelegationUpdate = Exclude<Message, RequestMessage | FollowupMessage | ResultMessage | ErrorMessage | HostedRunMessage | RunStartMessage>;
+export type DelegationUpdate = Exclude<
+  Message,
+  RequestMessage | FollowupMessage | ResultMessage | ErrorMessage | HostedRunMessage | RunStartMessage
+>;
 
 /** What a hosted run's reply set carries besides the reference messages. */
 export type HostedRunMessage = RunStartedMessage | RunEventMessage | RunOutcomeMessage;
@@ -131,7 +139,12 @@ export interface DelegateOptions {
  * `A2aError`: `unavailable` when the agent does not answer or goes silent past the idle limit,
  * `sequence` for a reply set with a gap, `rejected` for a transport refusal.
  */
-export async function delegate(transport: Transport, self: string, agent: string, opts: DelegateOptions): Promise<ResultMessage | ErrorMessage> {
+export async function delegate(
+  transport: Transport,
+  self: string,
+  agent: string,
+  opts: DelegateOptions,
+): Promise<ResultMessage | ErrorMessage> {
   const me: Identity = { name: checkIdentity(self, 'the calling identity') };
   checkIdentity(agent, 'agent');
   // refused here as the agent would refuse it, before anything goes out
@@ -145,29 +158,55 @@ export async function delegate(transport: Transport, self: string, agent: string
   };
   const req =
     opts.run !== undefined
-      ? stampRequest('io.choria.fisk-ai.v1.run.start', { start: opts.run }, { sender: me, recipient: { name: agent }, ...(opts.conversation === undefined ? {} : { conversation: opts.conversation }) })
+      ? stampRequest(
+          'io.choria.fisk-ai.v1.run.start',
+          { start: opts.run },
+          { sender: me, recipient: { name: agent }, ...(opts.conversation === undefined ? {} : { conversation: opts.conversation }) },
+        )
       : opts.conversation === undefined
         ? stampRequest('io.choria.fisk-ai.v1.request', body, { sender: me, recipient: { name: agent } })
         : stampRequest('io.choria.fisk-ai.v1.followup', body, { sender: me, recipient: { name: agent }, conversation: opts.conversation });
   const keepaliveMs = opts.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;
   const idleMs = Math.max(opts.idleTimeoutMs ?? 0, 3 * keepaliveMs);
   let outSeq = 1;
-  const sendBack = async <P extends 'io.choria.fisk-ai.v1.cancel' | 'io.choria.fisk-ai.v1.answer' | 'io.choria.fisk-ai.v1.keepalive' | 'io.choria.fisk-ai.v1.run.abort'>(subject: string, protocol: P, b: BodyOf<P>): Promise<void> => {
+  const sendBack = async <
+    P extends
+      'io.choria.fisk-ai.v1.cancel' | 'io.choria.fisk-ai.v1.answer' | 'io.choria.fisk-ai.v1.keepalive' | 'io.choria.fisk-ai.v1.run.abort',
+  >(
+    subject: string,
+    protocol: P,
+    b: BodyOf<P>,
+  ): Promise<void> => {
     const m = stampReply(protocol, b, req, { self: me, sequence: outSeq });
     // these go from the caller to the agent: the reply stamping swapped the parties, so put them back
     await transport.publish(subject, encode({ ...m, sender: me, recipient: { name: agent } }));
     outSeq++;
   };
   const hops = opts.hops ?? [];
-  const stream = await transport.requestStream(subjects.prompt(agent), encode(req), hops.length === 0 ? {} : { headers: { [HOPS_HEADER]: hops.join(',') } });
-  const onAbort = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.cancel', { reason: 'canceled by the caller' }).catch(() => undefined);
-  const onStop = (): void => void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.run.abort', { reason: 'aborted by the caller' }).catch(() => undefined);
-  const answerQuestion = (question: string, value: AnswerValue): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question, ...wireAnswer(value) });
+  const stream = await transport.requestStream(
+    subjects.prompt(agent),
+    encode(req),
+    hops.length === 0 ? {} : { headers: { [HOPS_HEADER]: hops.join(',') } },
+  );
+  const onAbort = (): void =>
+    void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.cancel', { reason: 'canceled by the caller' }).catch(
+      () => undefined,
+    );
+  const onStop = (): void =>
+    void sendBack(subjects.cancel(agent, req.request), 'io.choria.fisk-ai.v1.run.abort', { reason: 'aborted by the caller' }).catch(
+      () => undefined,
+    );
+  const answerQuestion = (question: string, value: AnswerValue): Promise<void> =>
+    sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question, ...wireAnswer(value) });
   try {
     let expected = 1;
     for (;;) {
       const m = decode(await stream.next(expected === 1 ? Math.min(idleMs, 30_000) : idleMs));
-      if (m.request !== req.request) throw new A2aError('sequence', `reply for request ${JSON.stringify(m.request)} arrived on the inbox of ${JSON.stringify(req.request)}`);
+      if (m.request !== req.request)
+        throw new A2aError(
+          'sequence',
+          `reply for request ${JSON.stringify(m.request)} arrived on the inbox of ${JSON.stringify(req.request)}`,
+        );
       if (m.sequence !== expected) throw new A2aError('sequence', `reply set from ${agent} skipped from ${expected} to ${m.sequence}`);
       expected++;
       switch (m.protocol) {
@@ -189,11 +228,13 @@ export async function delegate(transport: Transport, self: string, agent: string
         case 'io.choria.fisk-ai.v1.run.started':
         case 'io.choria.fisk-ai.v1.run.event':
         case 'io.choria.fisk-ai.v1.run.outcome':
-          if (opts.run === undefined) throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+          if (opts.run === undefined)
+            throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
           opts.onRun?.(m);
           break;
         case 'io.choria.fisk-ai.v1.run.ask': {
-          if (opts.run === undefined) throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+          if (opts.run === undefined)
+            throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
           const ask = opts.onRunAsk ?? ((): Promise<null> => Promise.resolve(null));
           void ask(m)
             .then((value) => answerQuestion(m.question, value))
@@ -207,9 +248,15 @@ export async function delegate(transport: Transport, self: string, agent: string
           opts.onUpdate?.(m);
           const ask = opts.onQuestion;
           if (ask !== undefined) {
-            const keepalive = (): Promise<void> => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.keepalive', { question: m.question });
+            const keepalive = (): Promise<void> =>
+              sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.keepalive', { question: m.question });
             void ask(m, keepalive)
-              .then((value) => sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', { question: m.question, ...wireAnswer(value) }))
+              .then((value) =>
+                sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', {
+                  question: m.question,
+                  ...wireAnswer(value),
+                }),
+              )
               .catch(() => undefined);
           }
           break;

@@ -11,7 +11,17 @@ export { messageSchema, definitionsSchema, allSchemas } from './schemas.js';
 export type { SchemaMode, JsonSchema } from './schemas.js';
 export { stampRequest, stampReply } from './stamp.js';
 export { registerTransport, transportNames, Slots } from './transport.js';
-export type { Transport, TransportOptions, TransportFactory, ServiceSpec, EndpointSpec, IncomingRequest, ServiceHandle, ReplyStream, Subscription } from './transport.js';
+export type {
+  Transport,
+  TransportOptions,
+  TransportFactory,
+  ServiceSpec,
+  EndpointSpec,
+  IncomingRequest,
+  ServiceHandle,
+  ReplyStream,
+  Subscription,
+} from './transport.js';
 export { createTransport } from './registry.js';
 export { InprocBus } from './inproc.js';
 export { selectExposed, buildAgentCard, A2A_DROP_REASONS } from './card.js';
@@ -24,4 +34,13 @@ export type { CallOptions } from './client.js';
 export { delegate, applyBudget, parseDurationMs, KEEPALIVE_INTERVAL_MS } from './delegation.js';
 export type { HostedRunMessage, DelegateOptions, DelegationUpdate, RunLimits } from './delegation.js';
 export { startPromptServer, deriveSessionId } from './prompt-server.js';
-export type { DelegatedRun, DelegationHandler, HostedRun, HostedRunHandler, RunEnding, AskResult, PromptServer, PromptServerOptions } from './prompt-server.js';
+export type {
+  DelegatedRun,
+  DelegationHandler,
+  HostedRun,
+  HostedRunHandler,
+  RunEnding,
+  AskResult,
+  PromptServer,
+  PromptServerOptions,
+} from './prompt-server.js';

@@ -9,7 +9,14 @@ import { PullQueue, ServingPath } from './transport.js';
 import type { IncomingRequest, ReplyStream, ServiceHandle, ServiceSpec, Subscription, Transport, TransportOptions } from './transport.js';
 
 /** What travels on the bus: a body, or a transport error in place of one. */
-type Delivery = { readonly kind: 'data'; readonly data: Uint8Array; readonly replyTo: string | undefined; readonly headers?: Readonly<Record<string, string>> } | { readonly kind: 'error'; readonly status: number; readonly description: string };
+type Delivery =
+  | {
+      readonly kind: 'data';
+      readonly data: Uint8Array;
+      readonly replyTo: string | undefined;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | { readonly kind: 'error'; readonly status: number; readonly description: string };
 
 interface Listener {
   readonly queue: string | undefined;
@@ -66,18 +73,25 @@ class InprocTransport implements Transport {
       return await stream.next(opts?.timeoutMs ?? this.timeoutMs);
     } catch (err) {
       // someone took the request and never answered: it may have acted on it
-      if (err instanceof A2aError && err.code === 'unavailable') throw new A2aError('lost', err.message.replace('remote agent unavailable', 'remote agent did not answer'), { cause: err });
+      if (err instanceof A2aError && err.code === 'unavailable')
+        throw new A2aError('lost', err.message.replace('remote agent unavailable', 'remote agent did not answer'), { cause: err });
       throw err;
     } finally {
       stream.close();
     }
   }
 
-  requestStream(subject: string, data: Uint8Array, opts: { readonly headers?: Readonly<Record<string, string>> } = {}): Promise<ReplyStream> {
+  requestStream(
+    subject: string,
+    data: Uint8Array,
+    opts: { readonly headers?: Readonly<Record<string, string>> } = {},
+  ): Promise<ReplyStream> {
     const inbox = this.bus.inbox();
     const q = new PullQueue<Delivery>();
     const stop = this.bus.listen(inbox, { queue: undefined, deliver: (d) => q.push(d) });
-    if (!this.bus.publish(subject, { kind: 'data', data, replyTo: inbox, ...(opts.headers === undefined ? {} : { headers: opts.headers }) })) {
+    if (
+      !this.bus.publish(subject, { kind: 'data', data, replyTo: inbox, ...(opts.headers === undefined ? {} : { headers: opts.headers }) })
+    ) {
       stop();
       return Promise.reject(new A2aError('unavailable', `remote agent unavailable: no responders on ${subject}`));
     }
@@ -87,7 +101,8 @@ class InprocTransport implements Transport {
         if (got === undefined) throw new A2aError('unavailable', `remote agent unavailable: no reply on ${subject} within ${timeoutMs} ms`);
         if (got.done === true) throw new A2aError('closed', `reply stream for ${subject} is closed`);
         const d = got.value;
-        if (d.kind === 'error') throw new A2aError('rejected', `remote agent refused the message: ${d.status} ${d.description}`, { status: d.status });
+        if (d.kind === 'error')
+          throw new A2aError('rejected', `remote agent refused the message: ${d.status} ${d.description}`, { status: d.status });
         return d.data;
       },
       close: () => {
@@ -147,7 +162,12 @@ class InprocTransport implements Transport {
     });
   }
 
-  private incoming(subject: string, data: Uint8Array, replyTo: string | undefined, headers: Readonly<Record<string, string>>): IncomingRequest {
+  private incoming(
+    subject: string,
+    data: Uint8Array,
+    replyTo: string | undefined,
+    headers: Readonly<Record<string, string>>,
+  ): IncomingRequest {
     let answered = false;
     const send = (d: Delivery): boolean => {
       if (answered || replyTo === undefined) return false;

@@ -38,7 +38,11 @@ function replyError(msg: Msg, subject: string): A2aError | undefined {
   const serviceCode = h.get(SERVICE_ERROR_CODE_HEADER);
   if (serviceCode !== '') {
     const status = Number.parseInt(serviceCode, 10);
-    return new A2aError('rejected', `remote agent refused the message: ${serviceCode} ${h.get(SERVICE_ERROR_HEADER)}`, Number.isNaN(status) ? {} : { status });
+    return new A2aError(
+      'rejected',
+      `remote agent refused the message: ${serviceCode} ${h.get(SERVICE_ERROR_HEADER)}`,
+      Number.isNaN(status) ? {} : { status },
+    );
   }
   if (h.code === 503) return new A2aError('unavailable', `remote agent unavailable: no responders on ${subject}`);
   if (h.hasError) return new A2aError('unavailable', `remote agent unavailable: ${h.code} ${h.description} on ${subject}`);
@@ -186,7 +190,11 @@ class NatsTransport implements Transport {
     return msg.data;
   }
 
-  async requestStream(subject: string, data: Uint8Array, opts: { readonly headers?: Readonly<Record<string, string>> } = {}): Promise<ReplyStream> {
+  async requestStream(
+    subject: string,
+    data: Uint8Array,
+    opts: { readonly headers?: Readonly<Record<string, string>> } = {},
+  ): Promise<ReplyStream> {
     // the connection's own inbox prefix, so a context that restricts inboxes still gets replies
     const inbox = createInbox((this.nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix ?? '');
     const q = new PullQueue<Msg>();

@@ -36,7 +36,9 @@ import type {
 
 /** An answer as it came off the wire: a reason counts only beside a decline. */
 function answerOf(m: AnswerMessage): AnswerValue {
-  return m.value === 'decline' && typeof m.reason === 'string' && m.reason.trim() !== '' ? { decision: 'decline', reason: m.reason } : m.value;
+  return m.value === 'decline' && typeof m.reason === 'string' && m.reason.trim() !== ''
+    ? { decision: 'decline', reason: m.reason }
+    : m.value;
 }
 
 /** Session ids are derived, never taken from a caller: a hash of who asked and which conversation. */
@@ -74,10 +76,18 @@ export interface DelegatedRun {
    * question up. An approval names its tool and the tag that gated it, so the caller can show the
    * decision as this agent's own surface would.
    */
-  ask(question: { readonly kind: QuestionKind; readonly text: string; readonly options?: readonly string[]; readonly tool?: string; readonly trigger?: string }): Promise<AskResult>;
+  ask(question: {
+    readonly kind: QuestionKind;
+    readonly text: string;
+    readonly options?: readonly string[];
+    readonly tool?: string;
+    readonly trigger?: string;
+  }): Promise<AskResult>;
 }
 
-export type RunEnding = { readonly stop_reason: StopReason; readonly text?: string; readonly usage?: Usage } | { readonly error: string; readonly stop_reason?: StopReason; readonly code?: string };
+export type RunEnding =
+  | { readonly stop_reason: StopReason; readonly text?: string; readonly usage?: Usage }
+  | { readonly error: string; readonly stop_reason?: StopReason; readonly code?: string };
 
 export type DelegationHandler = (run: DelegatedRun) => Promise<RunEnding>;
 
@@ -157,7 +167,12 @@ class ReplySet {
 
   /** The ack goes out through the single-reply path, synchronously, as sequence one. */
   ack(incoming: IncomingRequest, accepted: boolean, reason?: string): void {
-    const data = encode(stampReply('io.choria.fisk-ai.v1.ack', { accepted, ...(reason !== undefined ? { reason } : {}) }, this.#request, { self: this.#self, sequence: this.#next }));
+    const data = encode(
+      stampReply('io.choria.fisk-ai.v1.ack', { accepted, ...(reason !== undefined ? { reason } : {}) }, this.#request, {
+        self: this.#self,
+        sequence: this.#next,
+      }),
+    );
     if (incoming.respond(data)) this.#next++;
   }
 
@@ -244,7 +259,13 @@ class AcceptedPrompt {
       // a terminal message that cannot go out as built still ends the reply set, so the caller
       // is not left waiting to its own deadline; a transport that is gone takes this one too
       const reason = err instanceof Error ? err.message : String(err);
-      await this.#replies.send('io.choria.fisk-ai.v1.error', { error: `the agent could not send how the run ended: ${reason}`, stop_reason: 'error', code: 'crashed' }).catch(() => undefined);
+      await this.#replies
+        .send('io.choria.fisk-ai.v1.error', {
+          error: `the agent could not send how the run ended: ${reason}`,
+          stop_reason: 'error',
+          code: 'crashed',
+        })
+        .catch(() => undefined);
     } finally {
       for (const s of this.#subscriptions) s.close();
     }
@@ -333,8 +354,19 @@ class AcceptedPrompt {
       warn: (text) => replies.send('io.choria.fisk-ai.v1.warning', { text }),
       ask: async (q) => {
         if (park.aborted || abort.aborted) return { answered: false };
-        const approval = q.tool !== undefined && q.tool !== '' && q.trigger !== undefined && q.trigger !== '' ? { tool: q.tool, trigger: q.trigger } : {};
-        return this.#ask((id) => replies.send('io.choria.fisk-ai.v1.question', { question: id, kind: q.kind, text: q.text, ...(q.options !== undefined ? { options: q.options } : {}), ...approval }), true);
+        const approval =
+          q.tool !== undefined && q.tool !== '' && q.trigger !== undefined && q.trigger !== '' ? { tool: q.tool, trigger: q.trigger } : {};
+        return this.#ask(
+          (id) =>
+            replies.send('io.choria.fisk-ai.v1.question', {
+              question: id,
+              kind: q.kind,
+              text: q.text,
+              ...(q.options !== undefined ? { options: q.options } : {}),
+              ...approval,
+            }),
+          true,
+        );
       },
     };
   }
@@ -366,7 +398,12 @@ export class PromptServer {
     this.#workers = Math.max(1, options.workers ?? 1);
     this.#windowMs = options.questionWindowMs ?? 300_000;
     this.#keepaliveMs = options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS;
-    this.endpoint = { name: 'prompt', subject: subjects.prompt(this.#self.name), slotted: false, handle: (incoming) => this.#take(incoming) };
+    this.endpoint = {
+      name: 'prompt',
+      subject: subjects.prompt(this.#self.name),
+      slotted: false,
+      handle: (incoming) => this.#take(incoming),
+    };
   }
 
   /** Refuses new requests from now on; resolves when running ones have ended. */

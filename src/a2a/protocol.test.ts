@@ -35,7 +35,26 @@ describe('mintId', () => {
 
 describe('isoTime', () => {
   it('writes what toISOString writes, across seconds, milliseconds and years', () => {
-    const times = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, -1, -999, -1000, -1001, Date.UTC(2026, 10, 30, 11, 0, 0, 5), Date.UTC(2026, 10, 30, 11, 0, 0, 50), Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), Date.UTC(-1, 0, 1, 0, 0, 0, 7)];
+    const times = [
+      0,
+      1,
+      9,
+      10,
+      99,
+      100,
+      999,
+      1000,
+      1001,
+      -1,
+      -999,
+      -1000,
+      -1001,
+      Date.UTC(2026, 10, 30, 11, 0, 0, 5),
+      Date.UTC(2026, 10, 30, 11, 0, 0, 50),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(10000, 0, 1),
+      Date.UTC(-1, 0, 1, 0, 0, 0, 7),
+    ];
     for (let i = 0; i < 3000; i++) times.push(Date.UTC(2026, 10, 30) + i * 7);
     for (const t of times) {
       const d = new Date(t);

@@ -77,7 +77,10 @@ export const REQUEST_ID_PATTERN_SOURCE = '^[A-Za-z0-9_-]{1,64}$';
 /** Refuses an identity that could not key a subject; `what` names it in the message. */
 export function checkIdentity(name: string, what = 'identity'): string {
   if (!IDENTITY_PATTERN.test(name)) {
-    throw new A2aError('identity', `${what} ${JSON.stringify(name)} is invalid: it must contain only letters, digits, '-' or '_' (it keys the NATS subjects)`);
+    throw new A2aError(
+      'identity',
+      `${what} ${JSON.stringify(name)} is invalid: it must contain only letters, digits, '-' or '_' (it keys the NATS subjects)`,
+    );
   }
   return name;
 }
@@ -85,7 +88,10 @@ export function checkIdentity(name: string, what = 'identity'): string {
 /** Refuses a request id that could not be a subject token. */
 export function checkRequestId(id: string): string {
   if (!REQUEST_ID_PATTERN.test(id)) {
-    throw new A2aError('identity', `request id ${JSON.stringify(id.slice(0, 80))} is invalid: it must be 1 to 64 letters, digits, '-' or '_' (it keys the cancel and elicit subjects)`);
+    throw new A2aError(
+      'identity',
+      `request id ${JSON.stringify(id.slice(0, 80))} is invalid: it must be 1 to 64 letters, digits, '-' or '_' (it keys the cancel and elicit subjects)`,
+    );
   }
   return id;
 }
@@ -228,7 +234,9 @@ export function parseHops(value: string | undefined): string[] {
  * already in the chain would go round in a circle, and a chain at the limit may not grow.
  */
 export function hopsRefusal(self: string, hops: readonly string[]): string | undefined {
-  if (hops.includes(self)) return `the request came through ${hops.join(' → ')}, which already holds ${self}: running it would go round in a circle`;
-  if (hops.length >= MAX_DELEGATION_DEPTH) return `the request came through ${hops.length} agents (${hops.join(' → ')}), the most a delegation chain may hold (${MAX_DELEGATION_DEPTH})`;
+  if (hops.includes(self))
+    return `the request came through ${hops.join(' → ')}, which already holds ${self}: running it would go round in a circle`;
+  if (hops.length >= MAX_DELEGATION_DEPTH)
+    return `the request came through ${hops.length} agents (${hops.join(' → ')}), the most a delegation chain may hold (${MAX_DELEGATION_DEPTH})`;
   return undefined;
 }

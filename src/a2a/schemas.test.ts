@@ -14,8 +14,15 @@ import type { Formats } from './validators.js';
 import { validatorModuleSource } from './validators-source.js';
 
 const H = {
-  id: '2ZxY1', request: '2ZxY1', conversation: '2ZxY1', parent: 'p1', sequence: 0, time: '2026-01-02T03:04:05.123Z',
-  sender: { name: 'alpha', instance: 'one' }, recipient: { name: 'beta', instance: 'two' }, must_understand: false,
+  id: '2ZxY1',
+  request: '2ZxY1',
+  conversation: '2ZxY1',
+  parent: 'p1',
+  sequence: 0,
+  time: '2026-01-02T03:04:05.123Z',
+  sender: { name: 'alpha', instance: 'one' },
+  recipient: { name: 'beta', instance: 'two' },
+  must_understand: false,
 } as const;
 
 /**
@@ -24,18 +31,67 @@ const H = {
  * exactly the same keys, so the two cannot drift apart in either direction.
  */
 const FULL: { [P in ProtocolId]: Required<MessageMap[P]> } = {
-  'io.choria.fisk-ai.v1.request': { ...H, protocol: 'io.choria.fisk-ai.v1.request', prompt: 'do it', context: 'ctx', tool_hints: ['a'], budget: { max_tokens: 10, max_iterations: 2, call_timeout: '30s' }, stream: true },
-  'io.choria.fisk-ai.v1.followup': { ...H, protocol: 'io.choria.fisk-ai.v1.followup', prompt: 'more', context: 'c', tool_hints: [], budget: {}, stream: false },
-  'io.choria.fisk-ai.v1.event': { ...H, protocol: 'io.choria.fisk-ai.v1.event', block: { type: 'tool_result', call_id: 'c1', is_error: false, output: 'ok', exec: { command: 'x', exit_code: 3, truncated: true } } },
-  'io.choria.fisk-ai.v1.result': { ...H, protocol: 'io.choria.fisk-ai.v1.result', stop_reason: 'end_turn', text: 'done', usage: { input_tokens: 1, output_tokens: 2 } },
+  'io.choria.fisk-ai.v1.request': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.request',
+    prompt: 'do it',
+    context: 'ctx',
+    tool_hints: ['a'],
+    budget: { max_tokens: 10, max_iterations: 2, call_timeout: '30s' },
+    stream: true,
+  },
+  'io.choria.fisk-ai.v1.followup': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.followup',
+    prompt: 'more',
+    context: 'c',
+    tool_hints: [],
+    budget: {},
+    stream: false,
+  },
+  'io.choria.fisk-ai.v1.event': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.event',
+    block: { type: 'tool_result', call_id: 'c1', is_error: false, output: 'ok', exec: { command: 'x', exit_code: 3, truncated: true } },
+  },
+  'io.choria.fisk-ai.v1.result': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.result',
+    stop_reason: 'end_turn',
+    text: 'done',
+    usage: { input_tokens: 1, output_tokens: 2 },
+  },
   'io.choria.fisk-ai.v1.error': { ...H, protocol: 'io.choria.fisk-ai.v1.error', error: 'boom', stop_reason: 'error', code: 'x' },
   'io.choria.fisk-ai.v1.cancel': { ...H, protocol: 'io.choria.fisk-ai.v1.cancel', reason: 'enough' },
   'io.choria.fisk-ai.v1.ack': { ...H, protocol: 'io.choria.fisk-ai.v1.ack', accepted: true, reason: 'ok' },
   'io.choria.fisk-ai.v1.tool.request': { ...H, protocol: 'io.choria.fisk-ai.v1.tool.request', name: 'ls', input: { path: '/' } },
-  'io.choria.fisk-ai.v1.tool.reply': { ...H, protocol: 'io.choria.fisk-ai.v1.tool.reply', is_error: false, output: 'x', exec: { command: 'ls /', exit_code: 0, truncated: false } },
+  'io.choria.fisk-ai.v1.tool.reply': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.tool.reply',
+    is_error: false,
+    output: 'x',
+    exec: { command: 'ls /', exit_code: 0, truncated: false },
+  },
   'io.choria.fisk-ai.v1.discovery.request': { ...H, protocol: 'io.choria.fisk-ai.v1.discovery.request' },
-  'io.choria.fisk-ai.v1.discovery.reply': { ...H, protocol: 'io.choria.fisk-ai.v1.discovery.reply', name: 'beta', version: '1.0', description: 'd', protocols: ['io.choria.fisk-ai.v1'], tools: [{ name: 't', description: 'd', input_schema: { type: 'object' } }] },
-  'io.choria.fisk-ai.v1.question': { ...H, protocol: 'io.choria.fisk-ai.v1.question', question: 'q1', kind: 'select', text: 'which?', options: ['a', 'b'], tool: 'reboot', trigger: 'ai:confirm' },
+  'io.choria.fisk-ai.v1.discovery.reply': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.discovery.reply',
+    name: 'beta',
+    version: '1.0',
+    description: 'd',
+    protocols: ['io.choria.fisk-ai.v1'],
+    tools: [{ name: 't', description: 'd', input_schema: { type: 'object' } }],
+  },
+  'io.choria.fisk-ai.v1.question': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.question',
+    question: 'q1',
+    kind: 'select',
+    text: 'which?',
+    options: ['a', 'b'],
+    tool: 'reboot',
+    trigger: 'ai:confirm',
+  },
   'io.choria.fisk-ai.v1.answer': { ...H, protocol: 'io.choria.fisk-ai.v1.answer', question: 'q1', value: 'decline', reason: 'use staging' },
   'io.choria.fisk-ai.v1.keepalive': { ...H, protocol: 'io.choria.fisk-ai.v1.keepalive', question: 'q1' },
   'io.choria.fisk-ai.v1.warning': { ...H, protocol: 'io.choria.fisk-ai.v1.warning', text: 'careful' },
@@ -45,9 +101,22 @@ const FULL: { [P in ProtocolId]: Required<MessageMap[P]> } = {
     protocol: 'io.choria.fisk-ai.v1.run.start',
     start: { prompt: 'p', resume: 'r1', force: true, checkpoint: true, name: 'n1', questions: 'ask', interactive: true, stream: true },
   },
-  'io.choria.fisk-ai.v1.run.started': { ...H, protocol: 'io.choria.fisk-ai.v1.run.started', started: { kind: 'resumed', runId: 'r1', changes: [], nextIteration: 2, replay: [{ type: 'text', text: 'hi', final: false }] } },
-  'io.choria.fisk-ai.v1.run.event': { ...H, protocol: 'io.choria.fisk-ai.v1.run.event', event: { type: 'tool_call', id: 'c1', name: 'ls', input: {}, presentation: 'command' } },
-  'io.choria.fisk-ai.v1.run.ask': { ...H, protocol: 'io.choria.fisk-ai.v1.run.ask', question: 'q1', call: { kind: 'approval', request: { tool: 'sh', commandLine: 'ls', trigger: 'exec' } } },
+  'io.choria.fisk-ai.v1.run.started': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.run.started',
+    started: { kind: 'resumed', runId: 'r1', changes: [], nextIteration: 2, replay: [{ type: 'text', text: 'hi', final: false }] },
+  },
+  'io.choria.fisk-ai.v1.run.event': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.run.event',
+    event: { type: 'tool_call', id: 'c1', name: 'ls', input: {}, presentation: 'command' },
+  },
+  'io.choria.fisk-ai.v1.run.ask': {
+    ...H,
+    protocol: 'io.choria.fisk-ai.v1.run.ask',
+    question: 'q1',
+    call: { kind: 'approval', request: { tool: 'sh', commandLine: 'ls', trigger: 'exec' } },
+  },
   'io.choria.fisk-ai.v1.run.abort': { ...H, protocol: 'io.choria.fisk-ai.v1.run.abort', reason: 'now' },
   'io.choria.fisk-ai.v1.run.outcome': {
     ...H,
@@ -66,7 +135,8 @@ const code = (fn: () => unknown): string => {
   }
   return 'none';
 };
-const without = (o: Record<string, unknown>, key: string): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+const without = (o: Record<string, unknown>, key: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
 describe('a2a schemas', () => {
   it('every schema is a valid 2020-12 schema in both forms', () => {
@@ -96,7 +166,10 @@ describe('a2a schemas', () => {
   it.each(PROTOCOLS)('%s: a missing header field is invalid both ways', (p) => {
     for (const field of ['id', 'request', 'conversation', 'sequence', 'time', 'sender']) {
       const broken = without(FULL[p], field);
-      expect(code(() => decode(bytes(broken))), field).toBe('invalid');
+      expect(
+        code(() => decode(bytes(broken))),
+        field,
+      ).toBe('invalid');
     }
   });
 
@@ -138,8 +211,14 @@ describe('a2a schemas', () => {
     ['question naming a tool but not its trigger', without(FULL['io.choria.fisk-ai.v1.question'], 'trigger')],
     ['question naming a trigger but not its tool', without(FULL['io.choria.fisk-ai.v1.question'], 'tool')],
     ['question naming an empty tool', { ...FULL['io.choria.fisk-ai.v1.question'], tool: '' }],
-    ['tool result refused for no reason', { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: '' } }],
-    ['tool result refused with a number', { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: 3 } }],
+    [
+      'tool result refused for no reason',
+      { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: '' } },
+    ],
+    [
+      'tool result refused with a number',
+      { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', refused: 3 } },
+    ],
   ];
   it.each(invalid)('invalid corpus: %s', (_name, msg) => {
     expect(code(() => decode(bytes(msg)))).toBe('invalid');
@@ -147,7 +226,9 @@ describe('a2a schemas', () => {
   });
 
   it('refuses an unknown protocol id, a non-object, broken JSON and deep nesting', () => {
-    expect(code(() => decode(bytes({ ...FULL['io.choria.fisk-ai.v1.ack'], protocol: 'io.choria.fisk-ai.v1.ack2' })))).toBe('unknown_protocol');
+    expect(code(() => decode(bytes({ ...FULL['io.choria.fisk-ai.v1.ack'], protocol: 'io.choria.fisk-ai.v1.ack2' })))).toBe(
+      'unknown_protocol',
+    );
     expect(code(() => decode(bytes([1, 2])))).toBe('malformed');
     expect(code(() => decode(new TextEncoder().encode('{"protocol":')))).toBe('malformed');
     let deep: unknown = {};
@@ -163,7 +244,9 @@ describe('a2a schemas', () => {
   });
 
   it('checks the expected protocol on arrival', () => {
-    expect(code(() => decode(encode(FULL['io.choria.fisk-ai.v1.discovery.request']), ['io.choria.fisk-ai.v1.tool.request']))).toBe('unexpected_protocol');
+    expect(code(() => decode(encode(FULL['io.choria.fisk-ai.v1.discovery.request']), ['io.choria.fisk-ai.v1.tool.request']))).toBe(
+      'unexpected_protocol',
+    );
   });
 
   it('carries an unknown stop reason and an unknown block kind incoming, refuses them outgoing', () => {
@@ -177,7 +260,10 @@ describe('a2a schemas', () => {
   });
 
   it('carries a refusal a tool result names; an unknown reason incoming as sent, refused outgoing', () => {
-    const denied = { ...FULL['io.choria.fisk-ai.v1.event'], block: { type: 'tool_result', call_id: 'c1', output: 'no', refused: 'denied' } } as const;
+    const denied = {
+      ...FULL['io.choria.fisk-ai.v1.event'],
+      block: { type: 'tool_result', call_id: 'c1', output: 'no', refused: 'denied' },
+    } as const;
     expect(() => validateOutgoing(denied)).not.toThrow();
     expect(decode(encode(denied), ['io.choria.fisk-ai.v1.event']).block).toEqual(denied.block);
     const odd = { ...denied, block: { ...denied.block, refused: 'vetoed' } };
@@ -186,7 +272,10 @@ describe('a2a schemas', () => {
   });
 
   it('a question without the approval fields is still valid both ways, as an older agent sends it', () => {
-    const plain = without(without(FULL['io.choria.fisk-ai.v1.question'], 'tool'), 'trigger') as unknown as MessageMap['io.choria.fisk-ai.v1.question'];
+    const plain = without(
+      without(FULL['io.choria.fisk-ai.v1.question'], 'tool'),
+      'trigger',
+    ) as unknown as MessageMap['io.choria.fisk-ai.v1.question'];
     expect(() => validateOutgoing(plain)).not.toThrow();
     expect(decode(encode(plain), ['io.choria.fisk-ai.v1.question'])).toEqual(plain);
   });
@@ -225,7 +314,8 @@ describe('a2a schemas', () => {
       let checked = 0;
       let refused = 0;
       const mismatches: string[] = [];
-      const first = (errors: ValidateFunction['errors']): string => JSON.stringify(errors?.slice(0, 1).map((e) => [e.keyword, e.instancePath, e.message]));
+      const first = (errors: ValidateFunction['errors']): string =>
+        JSON.stringify(errors?.slice(0, 1).map((e) => [e.keyword, e.instancePath, e.message]));
       for (const mode of ['strict', 'lenient'] as const) {
         const compiled = compileValidators(mode, formats);
         for (const p of PROTOCOLS) {
@@ -281,7 +371,9 @@ describe('stamping', () => {
 
   it('a reply to a request naming no recipient is sent as the server itself; a follow-up keeps its conversation', () => {
     const req = stampRequest('io.choria.fisk-ai.v1.discovery.request', {}, { sender: { name: 'a' } });
-    expect(stampReply('io.choria.fisk-ai.v1.discovery.reply', { name: 's', version: '1' }, req, { self: { name: 's' } }).sender).toEqual({ name: 's' });
+    expect(stampReply('io.choria.fisk-ai.v1.discovery.reply', { name: 's', version: '1' }, req, { self: { name: 's' } }).sender).toEqual({
+      name: 's',
+    });
     const fu = stampRequest('io.choria.fisk-ai.v1.followup', { prompt: 'x' }, { sender: { name: 'a' }, conversation: 'C1' });
     expect(fu.conversation).toBe('C1');
     expect(fu.request).toBe(fu.id);
@@ -290,10 +382,32 @@ describe('stamping', () => {
 
 describe('the date-time format', () => {
   it('takes RFC 3339 instants and refuses impossible fields', () => {
-    for (const ok of ['2026-01-02T03:04:05Z', '2026-01-02t03:04:05.123456789z', '2024-02-29T00:00:00+05:30', '2026-12-31T23:59:59-23:59', '2000-02-29T12:00:00Z', '0001-01-01T00:00:00Z']) {
+    for (const ok of [
+      '2026-01-02T03:04:05Z',
+      '2026-01-02t03:04:05.123456789z',
+      '2024-02-29T00:00:00+05:30',
+      '2026-12-31T23:59:59-23:59',
+      '2000-02-29T12:00:00Z',
+      '0001-01-01T00:00:00Z',
+    ]) {
       expect([ok, isDateTime(ok)]).toEqual([ok, true]);
     }
-    for (const bad of ['2026-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-01-00T00:00:00Z', '2026-01-02T24:00:00Z', '2026-01-02T23:60:00Z', '2026-01-02T23:59:60Z', '2026-01-02T03:04:05+24:00', '2026-01-02T03:04:05+23:60', '2026-01-02 03:04:05Z', '2026-01-02T03:04:05', 'yesterday']) {
+    for (const bad of [
+      '2026-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10T00:00:00Z',
+      '2026-01-00T00:00:00Z',
+      '2026-01-02T24:00:00Z',
+      '2026-01-02T23:60:00Z',
+      '2026-01-02T23:59:60Z',
+      '2026-01-02T03:04:05+24:00',
+      '2026-01-02T03:04:05+23:60',
+      '2026-01-02 03:04:05Z',
+      '2026-01-02T03:04:05',
+      'yesterday',
+    ]) {
       expect([bad, isDateTime(bad)]).toEqual([bad, false]);
     }
   });

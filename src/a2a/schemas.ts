@@ -36,7 +36,18 @@ function closed(properties: Record<string, JsonSchema>, required: readonly strin
 }
 
 /** The header fields, in the reference's names and types. */
-export const HEADER_FIELDS = ['protocol', 'id', 'request', 'conversation', 'parent', 'sequence', 'time', 'sender', 'recipient', 'must_understand'] as const;
+export const HEADER_FIELDS = [
+  'protocol',
+  'id',
+  'request',
+  'conversation',
+  'parent',
+  'sequence',
+  'time',
+  'sender',
+  'recipient',
+  'must_understand',
+] as const;
 
 function blockBodies(mode: SchemaMode): Record<BlockType, { properties: Record<string, JsonSchema>; required: readonly string[] }> {
   // a refusal reason this build does not know is still a call that never ran
@@ -45,7 +56,10 @@ function blockBodies(mode: SchemaMode): Record<BlockType, { properties: Record<s
     thinking: { properties: { text: str, signature: str, provider: str }, required: ['text'] },
     text: { properties: { text: str }, required: ['text'] },
     tool_call: { properties: { id: str, name: str, input: anyObject }, required: ['id', 'name'] },
-    tool_result: { properties: { call_id: str, is_error: { type: 'boolean' }, output: str, exec: ref('exec'), refused }, required: ['call_id'] },
+    tool_result: {
+      properties: { call_id: str, is_error: { type: 'boolean' }, output: str, exec: ref('exec'), refused },
+      required: ['call_id'],
+    },
     agent_call: { properties: { id: str, name: str, task: str }, required: ['id', 'name', 'task'] },
     status: { properties: { iteration: nonNegative, phase: str, usage: ref('usage') }, required: [] },
   };
@@ -61,7 +75,10 @@ function commonSchema(mode: SchemaMode): JsonSchema {
     $schema: DRAFT_2020,
     $id: `${SCHEMA_BASE}${COMMON}`,
     $defs: {
-      identity: closed({ name: { type: 'string', pattern: IDENTITY_PATTERN_SOURCE }, instance: { type: 'string', pattern: IDENTITY_PATTERN_SOURCE } }, ['name']),
+      identity: closed(
+        { name: { type: 'string', pattern: IDENTITY_PATTERN_SOURCE }, instance: { type: 'string', pattern: IDENTITY_PATTERN_SOURCE } },
+        ['name'],
+      ),
       header: {
         type: 'object',
         properties: {
@@ -100,11 +117,17 @@ const delegation = {
 const questionId: JsonSchema = { type: 'string', pattern: REQUEST_ID_PATTERN_SOURCE };
 
 /** Each protocol's own body: its fields and which of them are required. */
-export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>; required: readonly string[]; dependentRequired?: Readonly<Record<string, readonly string[]>> }> = {
+export const BODIES: Record<
+  ProtocolId,
+  { properties: Record<string, JsonSchema>; required: readonly string[]; dependentRequired?: Readonly<Record<string, readonly string[]>> }
+> = {
   'io.choria.fisk-ai.v1.request': delegation,
   'io.choria.fisk-ai.v1.followup': delegation,
   'io.choria.fisk-ai.v1.event': { properties: { block: ref('block') }, required: ['block'] },
-  'io.choria.fisk-ai.v1.result': { properties: { stop_reason: ref('stop_reason'), text: str, usage: ref('usage') }, required: ['stop_reason'] },
+  'io.choria.fisk-ai.v1.result': {
+    properties: { stop_reason: ref('stop_reason'), text: str, usage: ref('usage') },
+    required: ['stop_reason'],
+  },
   'io.choria.fisk-ai.v1.error': { properties: { error: str, stop_reason: ref('stop_reason'), code: str }, required: ['error'] },
   'io.choria.fisk-ai.v1.cancel': { properties: { reason: str }, required: [] },
   'io.choria.fisk-ai.v1.ack': { properties: { accepted: { type: 'boolean' }, reason: str }, required: ['accepted'] },
@@ -117,11 +140,21 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
   },
   'io.choria.fisk-ai.v1.question': {
     // an approval's tool and the tag that gated it, so the caller shows the decision as the agent would
-    properties: { question: questionId, kind: { enum: [...QUESTION_KINDS] }, text: str, options: strings, tool: { type: 'string', minLength: 1 }, trigger: { type: 'string', minLength: 1 } },
+    properties: {
+      question: questionId,
+      kind: { enum: [...QUESTION_KINDS] },
+      text: str,
+      options: strings,
+      tool: { type: 'string', minLength: 1 },
+      trigger: { type: 'string', minLength: 1 },
+    },
     required: ['question', 'kind', 'text'],
     dependentRequired: { tool: ['trigger'], trigger: ['tool'] },
   },
-  'io.choria.fisk-ai.v1.answer': { properties: { question: questionId, value: { type: ['string', 'boolean', 'null'] }, reason: str }, required: ['question', 'value'] },
+  'io.choria.fisk-ai.v1.answer': {
+    properties: { question: questionId, value: { type: ['string', 'boolean', 'null'] }, reason: str },
+    required: ['question', 'value'],
+  },
   'io.choria.fisk-ai.v1.keepalive': { properties: { question: questionId }, required: [] },
   'io.choria.fisk-ai.v1.warning': { properties: { text: str }, required: ['text'] },
   'io.choria.fisk-ai.v1.text': { properties: { text: str }, required: ['text'] },
@@ -144,15 +177,23 @@ export const BODIES: Record<ProtocolId, { properties: Record<string, JsonSchema>
     },
     required: ['start'],
   },
-  'io.choria.fisk-ai.v1.run.started': { properties: { started: { type: 'object', properties: { kind: { enum: ['new', 'resumed'] } }, required: ['kind'] } }, required: ['started'] },
-  'io.choria.fisk-ai.v1.run.event': { properties: { event: { type: 'object', properties: { type: str }, required: ['type'] } }, required: ['event'] },
+  'io.choria.fisk-ai.v1.run.started': {
+    properties: { started: { type: 'object', properties: { kind: { enum: ['new', 'resumed'] } }, required: ['kind'] } },
+    required: ['started'],
+  },
+  'io.choria.fisk-ai.v1.run.event': {
+    properties: { event: { type: 'object', properties: { type: str }, required: ['type'] } },
+    required: ['event'],
+  },
   'io.choria.fisk-ai.v1.run.ask': {
     properties: { question: questionId, call: { type: 'object', properties: { kind: { enum: [...QUESTION_KINDS] } }, required: ['kind'] } },
     required: ['question', 'call'],
   },
   'io.choria.fisk-ai.v1.run.abort': { properties: { reason: str }, required: [] },
   'io.choria.fisk-ai.v1.run.outcome': {
-    properties: { outcome: { type: 'object', properties: { status: str }, required: ['status'] }, failure: closed(
+    properties: {
+      outcome: { type: 'object', properties: { status: str }, required: ['status'] },
+      failure: closed(
         {
           class: { enum: [...RUN_FAILURE_CLASSES] },
           code: str,

@@ -11,7 +11,15 @@ import { deferralNotCarriedMessage, servedDenialReason } from '../toolkit/invoke
 import type { InvokeContext, InvokeWrapper } from '../toolkit/invoke/types.js';
 import { encode, decode, prepareCodec } from './codec.js';
 import { A2aError } from './errors.js';
-import { DEFAULT_SLOTS, DEFAULT_TOOL_TIMEOUT_MS, SERVICE_DESCRIPTION, SERVICE_VERSION, TOOL_TIMEOUT_METADATA, checkIdentity, subjects } from './protocol.js';
+import {
+  DEFAULT_SLOTS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  SERVICE_DESCRIPTION,
+  SERVICE_VERSION,
+  TOOL_TIMEOUT_METADATA,
+  checkIdentity,
+  subjects,
+} from './protocol.js';
 import type { AgentCard } from './card.js';
 import { stampReply } from './stamp.js';
 import { createTransport } from './registry.js';
@@ -62,7 +70,10 @@ interface RunPolicy {
 
 /** Answers a body the transport cannot take as a 400 and says whether it did. */
 export function refuseBadBody(request: IncomingRequest, err: unknown): boolean {
-  if (err instanceof A2aError && ['oversize', 'malformed', 'invalid', 'unknown_protocol', 'unexpected_protocol', 'identity'].includes(err.code)) {
+  if (
+    err instanceof A2aError &&
+    ['oversize', 'malformed', 'invalid', 'unknown_protocol', 'unexpected_protocol', 'identity'].includes(err.code)
+  ) {
     request.respondError(400, err.message);
     return true;
   }
@@ -86,7 +97,11 @@ function servedContext(tools: ReadonlyMap<string, Tool>, policy: RunPolicy): Inv
   return {
     tools,
     confirmTags: [],
-    approve: () => Promise.resolve({ verdict: 'deny', reason: servedDenialReason('this tool needs approval and nobody can approve a call made over a2a', 'unapprovable') }),
+    approve: () =>
+      Promise.resolve({
+        verdict: 'deny',
+        reason: servedDenialReason('this tool needs approval and nobody can approve a call made over a2a', 'unapprovable'),
+      }),
     prompter: DENY_PROMPTER,
     ...(policy.workDir === undefined ? {} : { workDir: policy.workDir }),
     timeout: { ms: policy.timeoutMs, key: 'the served tool timeout' },
@@ -104,7 +119,12 @@ function servedContext(tools: ReadonlyMap<string, Tool>, policy: RunPolicy): Inv
  * the timeout (which holds even for a tool that ignores its signal), and scrubbed output. The slot
  * is the serving loop's, taken before this runs.
  */
-async function runTool(ctx: InvokeContext, name: string, input: Readonly<Record<string, unknown>> | undefined, policy: RunPolicy): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
+async function runTool(
+  ctx: InvokeContext,
+  name: string,
+  input: Readonly<Record<string, unknown>> | undefined,
+  policy: RunPolicy,
+): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
   const r = await invokeTool({ id: '', name, input: input === undefined ? '{}' : JSON.stringify(input), parsedInput: input ?? {} }, ctx);
   switch (r.kind) {
     case 'answered': {
@@ -114,7 +134,13 @@ async function runTool(ctx: InvokeContext, name: string, input: Readonly<Record<
         ...(r.isError || r.refused !== undefined ? { is_error: true } : {}),
         ...(r.output !== '' ? { output: r.output } : {}),
         ...(exec !== undefined
-          ? { exec: { command: policy.scrub(exec.command), ...(exec.exitCode !== 0 ? { exit_code: exec.exitCode } : {}), ...(exec.truncated ? { truncated: true } : {}) } }
+          ? {
+              exec: {
+                command: policy.scrub(exec.command),
+                ...(exec.exitCode !== 0 ? { exit_code: exec.exitCode } : {}),
+                ...(exec.truncated ? { truncated: true } : {}),
+              },
+            }
           : {}),
       };
     }
@@ -187,7 +213,10 @@ export function toolEndpoints(opts: ToolServiceOptions): EndpointSpec[] {
  * Starts the a2a service of one identity: discovery, tool calls and any extra endpoints, on a NATS
  * connection (through the `nats` binding) or on a given transport. Stop it with the handle.
  */
-export async function startToolService(target: Transport | { readonly connection: unknown }, opts: ToolServiceOptions): Promise<ServiceHandle> {
+export async function startToolService(
+  target: Transport | { readonly connection: unknown },
+  opts: ToolServiceOptions,
+): Promise<ServiceHandle> {
   const transport = 'serve' in target ? target : createTransport('nats', { connection: target.connection });
   prepareCodec();
   return transport.serve({

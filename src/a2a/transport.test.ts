@@ -50,7 +50,8 @@ const bindings: Array<[string, () => Promise<Pair>]> = [
 ];
 
 const exposed = { exposure: { mcp: false, a2a: true } } as const;
-const completed = (output: string, extra: Partial<Extract<Outcome, { status: 'completed' }>> = {}): Promise<Outcome> => Promise.resolve({ status: 'completed', output, isError: false, ...extra });
+const completed = (output: string, extra: Partial<Extract<Outcome, { status: 'completed' }>> = {}): Promise<Outcome> =>
+  Promise.resolve({ status: 'completed', output, isError: false, ...extra });
 
 function errorOf(p: Promise<unknown>): Promise<A2aError> {
   return p.then(
@@ -71,7 +72,10 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
   const started: string[] = [];
   const tools = [
     fakeTool('echo', { ...exposed, handler: (input) => completed(JSON.stringify(input)) }),
-    fakeTool('fails', { ...exposed, handler: () => completed('exit status 3', { exec: { command: 'fails --now', exitCode: 3, truncated: false } }) }),
+    fakeTool('fails', {
+      ...exposed,
+      handler: () => completed('exit status 3', { exec: { command: 'fails --now', exitCode: 3, truncated: false } }),
+    }),
     fakeTool('broken', { ...exposed, handler: () => completed('no such file: /bin/app', { isError: true }) }),
     fakeTool('hold', {
       ...exposed,
@@ -161,8 +165,24 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
       ['malformed', new TextEncoder().encode('{"protocol": "io.choria')],
       ['not an object', new TextEncoder().encode('[1,2,3]')],
       ['mislabelled', encode(stampRequest('io.choria.fisk-ai.v1.discovery.request', {}, { sender: { name: 'x' } }))],
-      ['unknown protocol', new TextEncoder().encode(JSON.stringify({ ...stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo' }, { sender: { name: 'x' } }), protocol: 'io.choria.fisk-ai.v2.tool.request' }))],
-      ['forged sender', new TextEncoder().encode(JSON.stringify({ ...stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo' }, { sender: { name: 'x' } }), sender: { name: 'a.>' } }))],
+      [
+        'unknown protocol',
+        new TextEncoder().encode(
+          JSON.stringify({
+            ...stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo' }, { sender: { name: 'x' } }),
+            protocol: 'io.choria.fisk-ai.v2.tool.request',
+          }),
+        ),
+      ],
+      [
+        'forged sender',
+        new TextEncoder().encode(
+          JSON.stringify({
+            ...stampRequest('io.choria.fisk-ai.v1.tool.request', { name: 'echo' }, { sender: { name: 'x' } }),
+            sender: { name: 'a.>' },
+          }),
+        ),
+      ],
     ];
     for (const [what, body] of cases) {
       const err = await errorOf(t.request(subjects.tool('peer-1'), body));
@@ -199,11 +219,19 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
         ...exposed,
         handler: (input) => {
           ran.push(String(input['tag']));
-          return new Promise((resolve) => gates.push(() => resolve({ status: 'completed', output: `done ${String(input['tag'])}`, isError: false })));
+          return new Promise((resolve) =>
+            gates.push(() => resolve({ status: 'completed', output: `done ${String(input['tag'])}`, isError: false })),
+          );
         },
       }),
     ]).exposed;
-    const svc = await startToolService(pair.serving, { identity: 'busy-1', card: buildAgentCard({ name: 'busy-1', version: '1', tools }), tools, slots: 1, maxWaiting: 1 });
+    const svc = await startToolService(pair.serving, {
+      identity: 'busy-1',
+      card: buildAgentCard({ name: 'busy-1', version: '1', tools }),
+      tools,
+      slots: 1,
+      maxWaiting: 1,
+    });
     const c = new A2aClient(pair.calling, 'caller');
     const running = c.callTool('busy-1', 'gate', { tag: 'a' });
     await eventually(() => ran.length > 0, 'the first call to run');
@@ -264,10 +292,16 @@ describe('the nats binding as a micro service', () => {
     const nc = await connect({ servers: server.url });
     conns.push(nc);
     const tools = selectExposed([fakeTool('echo', { ...exposed, handler: (i) => completed(JSON.stringify(i)) })]).exposed;
-    const svc = await startToolService({ connection: nc }, { identity: 'micro-1', card: buildAgentCard({ name: 'micro-1', version: '9', tools }), tools });
+    const svc = await startToolService(
+      { connection: nc },
+      { identity: 'micro-1', card: buildAgentCard({ name: 'micro-1', version: '9', tools }), tools },
+    );
     const ping = (await nc.request('$SRV.PING.micro-1', undefined, { timeout: 2000 })).json<Record<string, unknown>>();
     expect([ping['name'], ping['version'], ping['type']]).toEqual(['micro-1', '0.0.0', 'io.nats.micro.v1.ping_response']);
-    const info = (await nc.request('$SRV.INFO.micro-1', undefined, { timeout: 2000 })).json<{ description: string; endpoints: Array<Record<string, unknown>> }>();
+    const info = (await nc.request('$SRV.INFO.micro-1', undefined, { timeout: 2000 })).json<{
+      description: string;
+      endpoints: Array<Record<string, unknown>>;
+    }>();
     expect(info.description).toBe('fisk-ai a2a tool server');
     expect(info.endpoints.map((e) => [e['name'], e['subject'], e['queue_group']])).toEqual([
       ['discovery', 'choria.fisk-ai.discovery.micro-1', 'micro-1'],
@@ -275,7 +309,9 @@ describe('the nats binding as a micro service', () => {
     ]);
     const client = new A2aClient(createTransport('nats', { connection: nc }), 'caller');
     await client.callTool('micro-1', 'echo', {});
-    const stats = (await nc.request('$SRV.STATS.micro-1', undefined, { timeout: 2000 })).json<{ endpoints: Array<{ name: string; num_requests: number }> }>();
+    const stats = (await nc.request('$SRV.STATS.micro-1', undefined, { timeout: 2000 })).json<{
+      endpoints: Array<{ name: string; num_requests: number }>;
+    }>();
     expect(stats.endpoints.find((e) => e.name === 'tool')?.num_requests).toBe(1);
     await svc.stop();
   });
@@ -295,9 +331,17 @@ describe('the per-call limit', () => {
   it('answers in-band when a tool outlives it, even one that ignores its signal', async () => {
     const bus = new InprocBus();
     const tools = selectExposed([fakeTool('stuck', { ...exposed, handler: () => new Promise(() => undefined) })]).exposed;
-    const svc = await startToolService(createTransport('inproc', { bus }), { identity: 'slowpoke', card: buildAgentCard({ name: 'slowpoke', version: '1', tools }), tools, toolTimeoutMs: 100 });
+    const svc = await startToolService(createTransport('inproc', { bus }), {
+      identity: 'slowpoke',
+      card: buildAgentCard({ name: 'slowpoke', version: '1', tools }),
+      tools,
+      toolTimeoutMs: 100,
+    });
     const reply = await new A2aClient(createTransport('inproc', { bus }), 'caller').callTool('slowpoke', 'stuck', {});
-    expect([reply.is_error, reply.output]).toEqual([true, 'the tool stuck did not finish within 100ms and was stopped (a command is killed with its process group); its output is lost (the served tool timeout)']);
+    expect([reply.is_error, reply.output]).toEqual([
+      true,
+      'the tool stuck did not finish within 100ms and was stopped (a command is killed with its process group); its output is lost (the served tool timeout)',
+    ]);
     await svc.stop();
   });
 });
@@ -347,7 +391,14 @@ describe('the serving path', () => {
     gates.get('d')?.();
     await stopped;
     expect(started).toEqual(['a', 'b', 'c', 'boom', 'd']);
-    expect(answers).toEqual(['b:done', 'late:503 the service is stopping and takes no new requests', 'a:done', 'boom:500 handler broke', 'c:done', 'd:done']);
+    expect(answers).toEqual([
+      'b:done',
+      'late:503 the service is stopping and takes no new requests',
+      'a:done',
+      'boom:500 handler broke',
+      'c:done',
+      'd:done',
+    ]);
     expect(path.pending).toBe(0);
   });
 
@@ -365,7 +416,9 @@ describe('the serving path', () => {
     };
     const path = new ServingPath(2, 2);
     for (const tag of ['a', 'b', 'c', 'd', 'e']) path.accept(endpoint, request(tag, answers));
-    expect(answers).toEqual(['e:503 the service is busy: all 2 of its slots are taken and 2 calls are already waiting for one; try again later']);
+    expect(answers).toEqual([
+      'e:503 the service is busy: all 2 of its slots are taken and 2 calls are already waiting for one; try again later',
+    ]);
     expect(path.pending).toBe(4);
     gates.shift()?.();
     await eventually(() => answers.length >= 2, 'the first held request to answer', { observed: () => answers });

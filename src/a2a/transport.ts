@@ -219,7 +219,9 @@ export class ServingPath {
     }
     if (!endpoint.slotted) {
       const before = this.serial.get(endpoint);
-      const done: Promise<void> = (before === undefined ? runHandler(endpoint, request) : before.then(() => runHandler(endpoint, request))).then(() => {
+      const done: Promise<void> = (
+        before === undefined ? runHandler(endpoint, request) : before.then(() => runHandler(endpoint, request))
+      ).then(() => {
         if (this.serial.get(endpoint) === done) this.serial.delete(endpoint);
       });
       this.serial.set(endpoint, done);

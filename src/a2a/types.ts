@@ -25,7 +25,16 @@ export interface Header<P extends ProtocolId = ProtocolId> {
   readonly must_understand?: boolean;
 }
 
-export const STOP_REASONS = ['end_turn', 'max_tokens', 'refusal', 'canceled', 'error', 'budget_exhausted', 'suspended', 'max_iterations'] as const;
+export const STOP_REASONS = [
+  'end_turn',
+  'max_tokens',
+  'refusal',
+  'canceled',
+  'error',
+  'budget_exhausted',
+  'suspended',
+  'max_iterations',
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface Budget {
@@ -211,7 +220,10 @@ export type RunStartedMessage = Header<'io.choria.fisk-ai.v1.run.started'> & { r
 /** One event of the hosted run, as the host emitted it. */
 export type RunEventMessage = Header<'io.choria.fisk-ai.v1.run.event'> & { readonly event: Readonly<Record<string, unknown>> };
 /** One prompter call of the hosted run, put to the caller's own prompter; answered with `answer`. */
-export type RunAskMessage = Header<'io.choria.fisk-ai.v1.run.ask'> & { readonly question: string; readonly call: Readonly<Record<string, unknown>> };
+export type RunAskMessage = Header<'io.choria.fisk-ai.v1.run.ask'> & {
+  readonly question: string;
+  readonly call: Readonly<Record<string, unknown>>;
+};
 /**
  * Stop the run now: a running tool is killed (the a2a cancel only parks it). A hosted run takes it,
  * and so does a delegated prompt, whose caller sends the cancel after it for an agent that does not.

@@ -58,7 +58,10 @@ let fingerprintMemo: string | undefined;
 export function schemaFingerprint(): string {
   if (fingerprintMemo === undefined) {
     const ajvVersion = (require('ajv/package.json') as { version: string }).version;
-    const made = { ajv: ajvVersion, forms: (['strict', 'lenient'] as const).map((m) => ({ options: ajvOptions(m), schemas: allSchemas(m) })) };
+    const made = {
+      ajv: ajvVersion,
+      forms: (['strict', 'lenient'] as const).map((m) => ({ options: ajvOptions(m), schemas: allSchemas(m) })),
+    };
     fingerprintMemo = createHash('sha256').update(JSON.stringify(made)).digest('hex');
   }
   return fingerprintMemo;
@@ -89,7 +92,10 @@ interface GeneratedModule {
  * The validators of the generated module at `file`, or `undefined` when there is no such file or
  * it was made from other schemas, options or another ajv (the caller compiles instead).
  */
-export function loadGeneratedValidators(files: URL | readonly URL[], formats: Formats): Readonly<Record<SchemaMode, Validators>> | undefined {
+export function loadGeneratedValidators(
+  files: URL | readonly URL[],
+  formats: Formats,
+): Readonly<Record<SchemaMode, Validators>> | undefined {
   let mod: GeneratedModule | undefined;
   for (const file of files instanceof URL ? [files] : files) {
     const path = fileURLToPath(file);

@@ -51,7 +51,8 @@ function sandboxOfTools(set: ToolSet): SandboxStampInput {
 export interface Checkpoint {
   readonly runId: string;
   readonly journal: Journal;
-  readonly options: Pick<RunOptions, 'journal'> & Partial<Pick<RunOptions, 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'delegatedBefore'>>;
+  readonly options: Pick<RunOptions, 'journal'> &
+    Partial<Pick<RunOptions, 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'delegatedBefore'>>;
 }
 
 /**
@@ -113,7 +114,13 @@ export async function resumeCheckpoint(
   const reasons = Object.keys(declineReasons).length > 0 ? { declineReasons } : {};
   const grants =
     standing.length > 0 || oneShot.length > 0 || declined.length > 0
-      ? { grants: { ...(standing.length > 0 ? { standing } : {}), ...(oneShot.length > 0 ? { oneShot } : {}), ...(declined.length > 0 ? { declined, ...reasons } : {}) } }
+      ? {
+          grants: {
+            ...(standing.length > 0 ? { standing } : {}),
+            ...(oneShot.length > 0 ? { oneShot } : {}),
+            ...(declined.length > 0 ? { declined, ...reasons } : {}),
+          },
+        }
       : {};
   const pendingBatch = pendingOf(run);
   return {
@@ -173,7 +180,10 @@ function refuseUncontinuable(run: FoldedRun): void {
 
 function refuseUnresumable(run: FoldedRun): void {
   if (run.status === 'completed') {
-    throw new RunStateError('not_resumable', `run ${JSON.stringify(run.runId)} already completed, so there is nothing to resume (fisk session show ${run.runId} --transcript prints its conversation)`);
+    throw new RunStateError(
+      'not_resumable',
+      `run ${JSON.stringify(run.runId)} already completed, so there is nothing to resume (fisk session show ${run.runId} --transcript prints its conversation)`,
+    );
   }
   // a deferred call is never dispatched again: its turn finishes only when an answer is supplied
   const waiting = run.pending?.calls.filter((c) => c.state === 'deferred') ?? [];

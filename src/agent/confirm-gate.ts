@@ -22,7 +22,12 @@ export type GateVerdict =
    * Refused: by the operator now, by a decline given out of band (`earlier`), or because nobody
    * can approve it. `operatorReason` is what the operator said to do instead.
    */
-  | { readonly verdict: 'deny'; readonly by: 'operator' | 'earlier' | 'no_operator'; readonly reason: string; readonly operatorReason?: string }
+  | {
+      readonly verdict: 'deny';
+      readonly by: 'operator' | 'earlier' | 'no_operator';
+      readonly reason: string;
+      readonly operatorReason?: string;
+    }
   /** The run was cancelled before the operator could be asked, or the question met silence. */
   | { readonly verdict: 'abort' };
 
@@ -73,7 +78,9 @@ export class ConfirmGate {
     // a decline is final whoever is present: refusing is always the safe direction
     if (this.#declined.delete(callId)) {
       const said = declineReasonOf({ decision: 'decline', reason: this.#declineReasons.get(callId) ?? '' });
-      return said === undefined ? { verdict: 'deny', by: 'earlier', reason: DECLINED_REASON } : { verdict: 'deny', by: 'earlier', reason: DECLINED_WITH_REASON, operatorReason: said };
+      return said === undefined
+        ? { verdict: 'deny', by: 'earlier', reason: DECLINED_REASON }
+        : { verdict: 'deny', by: 'earlier', reason: DECLINED_WITH_REASON, operatorReason: said };
     }
     const prompter = this.#prompter;
     if (prompter === undefined || !prompter.canPrompt()) return { verdict: 'deny', by: 'no_operator', reason: NO_OPERATOR_REASON };
@@ -99,7 +106,9 @@ export class ConfirmGate {
         return { verdict: 'allow', via: 'new_grant', grant: request.tool };
       case 'decline': {
         const said = declineReasonOf(answer);
-        return said === undefined ? { verdict: 'deny', by: 'operator', reason: DECLINED_REASON } : { verdict: 'deny', by: 'operator', reason: DECLINED_WITH_REASON, operatorReason: said };
+        return said === undefined
+          ? { verdict: 'deny', by: 'operator', reason: DECLINED_REASON }
+          : { verdict: 'deny', by: 'operator', reason: DECLINED_WITH_REASON, operatorReason: said };
       }
       default: {
         const never: never = decision;

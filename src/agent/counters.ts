@@ -27,7 +27,14 @@ export function zeroByKind(): Record<Kind, number> {
 }
 
 /** The counters of a run that did nothing. */
-export const NO_COUNTERS: RunCounters = { llmCalls: 0, toolCalls: 0, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage: ZERO_USAGE, delegatedUsage: { input: 0, output: 0 } };
+export const NO_COUNTERS: RunCounters = {
+  llmCalls: 0,
+  toolCalls: 0,
+  toolCallsByKind: zeroByKind(),
+  remoteToolCalls: 0,
+  usage: ZERO_USAGE,
+  delegatedUsage: { input: 0, output: 0 },
+};
 
 /** Folds journal entries into counters. */
 export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {

@@ -19,7 +19,7 @@ const gated = (calls: Record<string, unknown>[]) => recordingTool('deploy', call
 const settings = () => testSettings('harness:\n  confirm_tags: [impact:rw]\n');
 
 describe('a decline that carries a reason', () => {
-  it('sends the operator\'s words to the model beside the refusal, and says what was decided and which tag gated it', async () => {
+  it("sends the operator's words to the model beside the refusal, and says what was decided and which tag gated it", async () => {
     const calls: Record<string, unknown>[] = [];
     const prompter = new ScriptedPrompter([{ decision: 'decline', reason: '  use the\nstaging stream\u001b[2J instead ' }]);
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: { text: 'prod' }, id: 'c1' }]), textResponse('ok')]);
@@ -29,8 +29,21 @@ describe('a decline that carries a reason', () => {
     expect(calls).toEqual([]);
     const [r] = resultsIn(provider.requests[1]?.messages[2]);
     expect(r?.isError).toBeUndefined();
-    expect(JSON.parse(r?.content ?? '{}')).toEqual({ allowed: false, reason: DECLINED_WITH_REASON, operator_reason: 'use the staging stream instead' });
-    expect(events.ofType('approval')).toEqual([{ type: 'approval', call_id: 'c1', tool: 'deploy', trigger: 'impact:rw', outcome: 'declined', reason: 'use the staging stream instead' }]);
+    expect(JSON.parse(r?.content ?? '{}')).toEqual({
+      allowed: false,
+      reason: DECLINED_WITH_REASON,
+      operator_reason: 'use the staging stream instead',
+    });
+    expect(events.ofType('approval')).toEqual([
+      {
+        type: 'approval',
+        call_id: 'c1',
+        tool: 'deploy',
+        trigger: 'impact:rw',
+        outcome: 'declined',
+        reason: 'use the staging stream instead',
+      },
+    ]);
     expect(events.ofType('question')[0]).toMatchObject({ kind: 'approval', tool: 'deploy', trigger: 'impact:rw' });
     const [live] = events.ofType('tool_result');
     expect(live?.refused).toBe('denied');
@@ -38,12 +51,16 @@ describe('a decline that carries a reason', () => {
     // journaled with the refusal, and replayed exactly as the live run showed it
     const stored = journal.entries().find((e) => e.type === 'tool_result');
     expect(stored?.type === 'tool_result' ? stored.result.content : '').toBe(r?.content);
-    const replayed = replayEvents(provider.requests[1]?.messages ?? []).filter((e): e is Extract<AgentEvent, { type: 'tool_result' }> => e.type === 'tool_result');
+    const replayed = replayEvents(provider.requests[1]?.messages ?? []).filter(
+      (e): e is Extract<AgentEvent, { type: 'tool_result' }> => e.type === 'tool_result',
+    );
     expect(replayed).toEqual([live]);
     const line = (e: AgentEvent): string[] => renderEvent(e, { toolOutput: false, verbose: false });
     expect(line(replayed[0] as AgentEvent)).toEqual(line(live as AgentEvent));
     expect(line(live as AgentEvent)).toEqual(['<- refused: declined by the operator, who said: use the staging stream instead']);
-    expect(line(events.ofType('approval')[0] as AgentEvent)).toEqual(['approval: deploy declined (gated by impact:rw); the operator said: use the staging stream instead']);
+    expect(line(events.ofType('approval')[0] as AgentEvent)).toEqual([
+      'approval: deploy declined (gated by impact:rw); the operator said: use the staging stream instead',
+    ]);
   });
 
   it('is a plain decline when the reason is empty', async () => {
@@ -51,7 +68,10 @@ describe('a decline that carries a reason', () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: {} }]), textResponse('ok')]);
     const events = new EventLog();
     await runAgent({ settings: settings(), provider, tools: sourceOf([gated([])]), prompt: 'go', prompter, events });
-    expect(JSON.parse(resultsIn(provider.requests[1]?.messages[2])[0]?.content ?? '{}')).toEqual({ allowed: false, reason: DECLINED_REASON });
+    expect(JSON.parse(resultsIn(provider.requests[1]?.messages[2])[0]?.content ?? '{}')).toEqual({
+      allowed: false,
+      reason: DECLINED_REASON,
+    });
     expect(events.ofType('approval')[0]).not.toHaveProperty('reason');
   });
 
@@ -71,8 +91,18 @@ describe('the approval event says what was decided', () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: {}, id: 'c9' }]), textResponse('ok')]);
     const events = new EventLog();
     await runAgent({ settings: settings(), provider, tools: sourceOf([gated([])]), prompt: 'go', events });
-    expect(events.ofType('tool_result')).toEqual([{ type: 'tool_result', call_id: 'c9', is_error: false, output: JSON.stringify({ allowed: false, reason: NO_OPERATOR_REASON }), refused: 'denied' }]);
-    expect(events.ofType('approval')).toEqual([{ type: 'approval', call_id: 'c9', tool: 'deploy', trigger: 'impact:rw', outcome: 'no_operator' }]);
+    expect(events.ofType('tool_result')).toEqual([
+      {
+        type: 'tool_result',
+        call_id: 'c9',
+        is_error: false,
+        output: JSON.stringify({ allowed: false, reason: NO_OPERATOR_REASON }),
+        refused: 'denied',
+      },
+    ]);
+    expect(events.ofType('approval')).toEqual([
+      { type: 'approval', call_id: 'c9', tool: 'deploy', trigger: 'impact:rw', outcome: 'no_operator' },
+    ]);
   });
 
   it('tells an approval once, for the run, and by the standing grant apart', async () => {

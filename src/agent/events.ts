@@ -164,7 +164,19 @@ export type AgentEvent =
   | ApprovalEvent
   | CrashEvent;
 
-export const AGENT_EVENT_TYPES = ['text', 'text_fragment', 'thinking', 'tool_call', 'tool_result', 'progress', 'warning', 'status', 'question', 'approval', 'crash'] as const;
+export const AGENT_EVENT_TYPES = [
+  'text',
+  'text_fragment',
+  'thinking',
+  'tool_call',
+  'tool_result',
+  'progress',
+  'warning',
+  'status',
+  'question',
+  'approval',
+  'crash',
+] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 
 /**

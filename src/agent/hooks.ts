@@ -6,8 +6,7 @@ import type { RunOutcome } from './outcome.js';
 
 /** What UserPromptSubmit decides about the operator's prompt. */
 export type PromptDecision =
-  | { readonly action: 'continue'; readonly prompt?: string }
-  | { readonly action: 'deny'; readonly reason: string };
+  { readonly action: 'continue'; readonly prompt?: string } | { readonly action: 'deny'; readonly reason: string };
 
 /** A tool call as a hook sees it. `input` is the raw JSON text of the arguments. */
 export interface HookToolCall {

@@ -9,11 +9,23 @@ import { ScriptedPrompter, sourceOf, testSettings } from './test-support.js';
 
 const hitl = 'harness:\n  human_in_the_loop: { enabled: true }\n';
 
-async function ask(calls: { name: string; input: unknown }[], prompter: ScriptedPrompter | undefined): Promise<{ results: string[]; provider: ScriptedProvider; events: EventLog }> {
+async function ask(
+  calls: { name: string; input: unknown }[],
+  prompter: ScriptedPrompter | undefined,
+): Promise<{ results: string[]; provider: ScriptedProvider; events: EventLog }> {
   const provider = new ScriptedProvider([toolUseResponse(calls), textResponse('ok')]);
   const events = new EventLog();
-  await runAgent({ settings: testSettings(hitl), provider, tools: sourceOf(humanTools()), prompt: 'go', events, ...(prompter === undefined ? {} : { prompter }) });
-  const results = (provider.requests[1]?.messages[2]?.content ?? []).filter((b): b is ToolResultBlock => b.type === 'tool_result').map((b) => b.content);
+  await runAgent({
+    settings: testSettings(hitl),
+    provider,
+    tools: sourceOf(humanTools()),
+    prompt: 'go',
+    events,
+    ...(prompter === undefined ? {} : { prompter }),
+  });
+  const results = (provider.requests[1]?.messages[2]?.content ?? [])
+    .filter((b): b is ToolResultBlock => b.type === 'tool_result')
+    .map((b) => b.content);
   return { results, provider, events };
 }
 
@@ -86,7 +98,10 @@ describe('human-in-the-loop built-ins', () => {
   });
 
   it('treat an answer that is not one of the options as no choice', async () => {
-    const { results } = await ask([{ name: 'ask_human_select', input: { question: 'Pick', options: ['a', 'b'] } }], new ScriptedPrompter([], ['c']));
+    const { results } = await ask(
+      [{ name: 'ask_human_select', input: { question: 'Pick', options: ['a', 'b'] } }],
+      new ScriptedPrompter([], ['c']),
+    );
     expect(JSON.parse(results[0] ?? '{}')).toEqual({ selected: null, reason: 'the answer was not one of the options' });
   });
 

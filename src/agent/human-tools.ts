@@ -29,7 +29,9 @@ export const MAX_OPTION = 200;
 
 /** A question as shown: control characters removed and every line break collapsed into a space. */
 function question(text: unknown): string {
-  return stripControl(typeof text === 'string' ? text : '').replace(/\s+/g, ' ').trim();
+  return stripControl(typeof text === 'string' ? text : '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The refusal for a question that cannot be asked, or undefined when it can. */
@@ -63,7 +65,8 @@ const present = (p: Prompter | undefined): p is Prompter => p !== undefined && p
 const SPECS: readonly Spec[] = [
   {
     name: 'ask_human_confirm',
-    description: 'Ask the operator a yes/no question and wait for the answer. Returns {"confirmed": true|false}; anything but an explicit yes is false.',
+    description:
+      'Ask the operator a yes/no question and wait for the answer. Returns {"confirmed": true|false}; anything but an explicit yes is false.',
     schema: {
       type: 'object',
       properties: { question: { type: 'string', description: 'The question, phrased so that yes means go ahead.' } },
@@ -81,12 +84,19 @@ const SPECS: readonly Spec[] = [
   },
   {
     name: 'ask_human_select',
-    description: 'Ask the operator to pick one of a list of options. Returns {"selected": "<option>"}, or {"selected": null} when they chose none.',
+    description:
+      'Ask the operator to pick one of a list of options. Returns {"selected": "<option>"}, or {"selected": null} when they chose none.',
     schema: {
       type: 'object',
       properties: {
         question: { type: 'string', description: 'What the operator is choosing.' },
-        options: { type: 'array', items: { type: 'string', maxLength: MAX_OPTION }, minItems: 1, maxItems: MAX_OPTIONS, description: `The choices, shown in this order (at most ${MAX_OPTIONS}).` },
+        options: {
+          type: 'array',
+          items: { type: 'string', maxLength: MAX_OPTION },
+          minItems: 1,
+          maxItems: MAX_OPTIONS,
+          description: `The choices, shown in this order (at most ${MAX_OPTIONS}).`,
+        },
       },
       required: ['question', 'options'],
       additionalProperties: false,
@@ -96,16 +106,20 @@ const SPECS: readonly Spec[] = [
       const raw = args['options'];
       const bad = badQuestion(q);
       if (bad !== undefined) return bad;
-      if (!Array.isArray(raw) || raw.length === 0 || raw.some((o) => typeof o !== 'string')) return refuse('options must be a non-empty list of strings');
+      if (!Array.isArray(raw) || raw.length === 0 || raw.some((o) => typeof o !== 'string'))
+        return refuse('options must be a non-empty list of strings');
       if (raw.length > MAX_OPTIONS) return refuse(`options holds ${raw.length} choices; offer at most ${MAX_OPTIONS}`);
       const options = (raw as string[]).map((o) => stripControl(o).replace(/\s+/g, ' ').trim());
-      if (options.some((o) => o === '' || o.length > MAX_OPTION)) return refuse(`every option must be non-empty and at most ${MAX_OPTION} characters`);
+      if (options.some((o) => o === '' || o.length > MAX_OPTION))
+        return refuse(`every option must be non-empty and at most ${MAX_OPTION} characters`);
       if (!present(prompter)) return done({ selected: null, reason: NOBODY });
       const picked = await prompter.select(q, options, signal);
       if (picked === null) return done({ selected: null, reason: CANCELLED });
       // only an offered option counts: a prompter answering anything else is treated as no choice
       const index = options.indexOf(picked);
-      return index < 0 ? done({ selected: null, reason: 'the answer was not one of the options' }) : done({ selected: (raw as string[])[index] ?? null });
+      return index < 0
+        ? done({ selected: null, reason: 'the answer was not one of the options' })
+        : done({ selected: (raw as string[])[index] ?? null });
     },
   },
   {

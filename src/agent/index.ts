@@ -6,7 +6,15 @@
 export { runAgent, TRUNCATED_CALL } from './run-agent.js';
 export type { RunOptions } from './run-agent.js';
 export { answerOf, deferredOf, errorOf, messageOf } from './outcome.js';
-export type { RunOutcome, DeferredCall, OutcomeCommon, CompletedOutcome, SuspendedOutcome, StoppedOutcome, FailedOutcome } from './outcome.js';
+export type {
+  RunOutcome,
+  DeferredCall,
+  OutcomeCommon,
+  CompletedOutcome,
+  SuspendedOutcome,
+  StoppedOutcome,
+  FailedOutcome,
+} from './outcome.js';
 export { settingsFromConfig } from './settings.js';
 export type { RunSettings } from './settings.js';
 export { RUN_STATUSES, RUN_PHASES } from './status.js';
@@ -39,7 +47,15 @@ export { MemoryJournal } from './journal.js';
 export type { JournalEntry, RunJournal, AssistantEntry, ToolResultEntry, ToolDeferredEntry, GrantEntry, TerminalEntry } from './journal.js';
 export { deriveCounters, NO_COUNTERS, tokensProcessed, zeroByKind } from './counters.js';
 export type { RunCounters } from './counters.js';
-export { ConfirmGate, gateOf, denialOutput, CONFIRM_TAG, DECLINED_REASON, DECLINED_WITH_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
+export {
+  ConfirmGate,
+  gateOf,
+  denialOutput,
+  CONFIRM_TAG,
+  DECLINED_REASON,
+  DECLINED_WITH_REASON,
+  NO_OPERATOR_REASON,
+} from './confirm-gate.js';
 export type { GateInfo, GateVerdict } from './confirm-gate.js';
 export { humanTools, HUMAN_TOOL_NAMES, HUMAN_NOTE } from './human-tools.js';
 export type { HumanToolName } from './human-tools.js';

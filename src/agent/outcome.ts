@@ -69,8 +69,24 @@ export function messageOf(outcome: RunOutcome): string {
 }
 
 /** Compile-time check that the statuses above are exactly the run statuses. */
-const _everyStatus: Record<RunOutcome['status'], true> = { completed: true, suspended: true, budget: true, max_iterations: true, aborted: true, error: true, crashed: true };
-const _noExtra: Record<RunStatus, RunOutcome['status']> = { completed: 'completed', suspended: 'suspended', budget: 'budget', max_iterations: 'max_iterations', aborted: 'aborted', error: 'error', crashed: 'crashed' };
+const _everyStatus: Record<RunOutcome['status'], true> = {
+  completed: true,
+  suspended: true,
+  budget: true,
+  max_iterations: true,
+  aborted: true,
+  error: true,
+  crashed: true,
+};
+const _noExtra: Record<RunStatus, RunOutcome['status']> = {
+  completed: 'completed',
+  suspended: 'suspended',
+  budget: 'budget',
+  max_iterations: 'max_iterations',
+  aborted: 'aborted',
+  error: 'error',
+  crashed: 'crashed',
+};
 void _everyStatus;
 void _noExtra;
 

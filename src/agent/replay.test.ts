@@ -18,7 +18,13 @@ describe('replaying a conversation', () => {
       name: 'cmd',
       description: 'pretends to be a command',
       inputSchema: { type: 'object', properties: {} },
-      handler: () => Promise.resolve({ status: 'completed', output: 'listed\n', exec: { command: 'stream ls', exitCode: 2, truncated: false }, isError: false }),
+      handler: () =>
+        Promise.resolve({
+          status: 'completed',
+          output: 'listed\n',
+          exec: { command: 'stream ls', exitCode: 2, truncated: false },
+          isError: false,
+        }),
     });
     const provider = new ScriptedProvider([
       scriptedResponse([
@@ -31,14 +37,33 @@ describe('replaying a conversation', () => {
       textResponse('All done.'),
     ]);
     const live = new EventLog();
-    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([command, recordingTool('echo', [])]), prompt: 'go', events: live });
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([command, recordingTool('echo', [])]),
+      prompt: 'go',
+      events: live,
+    });
     expect(shown(replayEvents(out.messages))).toEqual(shown(live.events));
   });
 
   it("places the operator's prompts before the events that answered them, and leaves the loop's own turns out", async () => {
-    const provider = new ScriptedProvider([scriptedResponse([{ type: 'tool_use', id: 'a', name: 'echo', input: '{"text":"hi"}' }]), textResponse('First answer.')]);
-    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([recordingTool('echo', [])]), prompt: 'first question\nover two lines', events: new EventLog() });
-    const messages = [...out.messages, { role: 'user' as const, content: [{ type: 'text' as const, text: 'a follow-up' }] }, { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Second answer.' }] }];
+    const provider = new ScriptedProvider([
+      scriptedResponse([{ type: 'tool_use', id: 'a', name: 'echo', input: '{"text":"hi"}' }]),
+      textResponse('First answer.'),
+    ]);
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([recordingTool('echo', [])]),
+      prompt: 'first question\nover two lines',
+      events: new EventLog(),
+    });
+    const messages = [
+      ...out.messages,
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'a follow-up' }] },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Second answer.' }] },
+    ];
     const { events, prompts } = replayConversation(messages);
     expect(events).toEqual(replayEvents(messages));
     expect(prompts).toEqual([
@@ -58,7 +83,7 @@ describe('replaying a conversation', () => {
     expect(walked).toHaveLength(cut.events.length + 2);
   });
 
-  it("notes each journaled gate decision right after its call, and nothing for a call the gate did not decide", () => {
+  it('notes each journaled gate decision right after its call, and nothing for a call the gate did not decide', () => {
     const messages = [
       { role: 'user' as const, content: [{ type: 'text' as const, text: 'purge' }] },
       {
@@ -83,16 +108,9 @@ describe('replaying a conversation', () => {
       ['b', { outcome: 'declined' as const, trigger: 'ai:confirm', command_line: 'purge b', reason: 'use the archive' }],
     ]);
     const { events } = replayConversation(messages, gates);
-    expect(events.map((e) => (e.type === 'tool_call' ? `call ${e.id}` : e.type === 'tool_result' ? `result ${e.call_id}` : e.type))).toEqual([
-      'call a',
-      'approval',
-      'result a',
-      'call b',
-      'approval',
-      'result b',
-      'call c',
-      'result c',
-    ]);
+    expect(
+      events.map((e) => (e.type === 'tool_call' ? `call ${e.id}` : e.type === 'tool_result' ? `result ${e.call_id}` : e.type)),
+    ).toEqual(['call a', 'approval', 'result a', 'call b', 'approval', 'result b', 'call c', 'result c']);
     expect(events.filter((e) => e.type === 'approval')).toEqual([
       { type: 'approval', call_id: 'a', tool: 'purge', trigger: 'ai:confirm', outcome: 'approved_once' },
       { type: 'approval', call_id: 'b', tool: 'purge', trigger: 'ai:confirm', outcome: 'declined', reason: 'use the archive' },
@@ -102,8 +120,13 @@ describe('replaying a conversation', () => {
   });
 
   it('splits only an exact command envelope', () => {
-    expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x"}')).toEqual({ output: 'x', exec: { command: 'ls', exit_code: 0, truncated: false } });
-    expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x","extra":1}')).toEqual({ output: '{"command":"ls","exit_code":0,"output":"x","extra":1}' });
+    expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x"}')).toEqual({
+      output: 'x',
+      exec: { command: 'ls', exit_code: 0, truncated: false },
+    });
+    expect(splitEnvelope('{"command":"ls","exit_code":0,"output":"x","extra":1}')).toEqual({
+      output: '{"command":"ls","exit_code":0,"output":"x","extra":1}',
+    });
     expect(splitEnvelope('{"ok":true}')).toEqual({ output: '{"ok":true}' });
   });
 });

@@ -76,13 +76,28 @@ export function replayConversation(
     for (const call of calls) {
       events.push({ type: 'tool_call', id: call.id, name: call.name, input: inputObject(call.input) });
       const gate = gates?.get(call.id);
-      if (gate !== undefined) events.push({ type: 'approval', call_id: call.id, tool: call.name, trigger: gate.trigger, outcome: gate.outcome, ...(gate.reason === undefined ? {} : { reason: gate.reason }) });
+      if (gate !== undefined)
+        events.push({
+          type: 'approval',
+          call_id: call.id,
+          tool: call.name,
+          trigger: gate.trigger,
+          outcome: gate.outcome,
+          ...(gate.reason === undefined ? {} : { reason: gate.reason }),
+        });
       const r = results.get(call.id);
       if (r === undefined) continue;
       const { output, exec } = splitEnvelope(r.content);
       const isError = r.isError === true;
       const refused = exec === undefined ? refusalOf(r.content, isError) : undefined;
-      events.push({ type: 'tool_result', call_id: r.toolUseId, is_error: isError, output, ...(exec === undefined ? {} : { exec }), ...(refused === undefined ? {} : { refused }) });
+      events.push({
+        type: 'tool_result',
+        call_id: r.toolUseId,
+        is_error: isError,
+        output,
+        ...(exec === undefined ? {} : { exec }),
+        ...(refused === undefined ? {} : { refused }),
+      });
     }
   });
   return { events, prompts };
@@ -94,7 +109,11 @@ export function replayEvents(messages: readonly Message[]): AgentEvent[] {
 }
 
 /** Walks a replay in order: each prompt just before the event it came before, and any after the last event at the end. */
-export function walkReplay(events: readonly AgentEvent[], prompts: readonly ReplayedPrompt[], visit: { prompt(text: string): void; event(event: AgentEvent): void }): void {
+export function walkReplay(
+  events: readonly AgentEvent[],
+  prompts: readonly ReplayedPrompt[],
+  visit: { prompt(text: string): void; event(event: AgentEvent): void },
+): void {
   let next = 0;
   const promptsUpTo = (index: number): void => {
     for (; next < prompts.length && (prompts[next]?.before ?? 0) <= index; next++) visit.prompt(prompts[next]?.text ?? '');

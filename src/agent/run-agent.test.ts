@@ -107,7 +107,12 @@ describe('runAgent: budgets', () => {
   it('stops at max_iterations with a message naming the key', async () => {
     const calls: Record<string, unknown>[] = [];
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }]), toolUseResponse([{ name: 'echo', input: {} }])]);
-    const out = await runAgent({ settings: testSettings('  budget: { max_iterations: 2 }\n'), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
+    const out = await runAgent({
+      settings: testSettings('  budget: { max_iterations: 2 }\n'),
+      provider,
+      tools: sourceOf([recordingTool('echo', calls)]),
+      prompt: 'go',
+    });
     expect(out.status).toBe('max_iterations');
     expect(messageOf(out)).toContain('llm.budget.max_iterations');
     expect(out.counters.llmCalls).toBe(2);
@@ -118,7 +123,12 @@ describe('runAgent: budgets', () => {
     const provider = new ScriptedProvider([
       toolUseResponse([{ name: 'echo', input: {} }], { usage: { input: 400, output: 100, cacheRead: 300, cacheWrite: 200 } }),
     ]);
-    const out = await runAgent({ settings: testSettings('  budget: { max_tokens: 1000 }\n'), provider, tools: sourceOf([recordingTool('echo', calls)]), prompt: 'go' });
+    const out = await runAgent({
+      settings: testSettings('  budget: { max_tokens: 1000 }\n'),
+      provider,
+      tools: sourceOf([recordingTool('echo', calls)]),
+      prompt: 'go',
+    });
     expect(out.status).toBe('budget');
     expect(messageOf(out)).toContain('llm.budget.max_tokens');
     expect(calls).toEqual([]);
@@ -163,7 +173,13 @@ describe('runAgent: the confirm gate', () => {
     const tool = recordingTool('write', calls, { tags: ['impact:rw'] });
     const prompter = new ScriptedPrompter(['once']);
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'write', input: {} }]), textResponse('ok')]);
-    await runAgent({ settings: testSettings('harness:\n  confirm_tags: [impact:rw]\n'), provider, tools: sourceOf([tool]), prompt: 'go', prompter });
+    await runAgent({
+      settings: testSettings('harness:\n  confirm_tags: [impact:rw]\n'),
+      provider,
+      tools: sourceOf([tool]),
+      prompt: 'go',
+      prompter,
+    });
     expect(prompter.approvals[0]?.trigger).toBe('impact:rw');
     expect(calls).toHaveLength(1);
   });
@@ -268,7 +284,13 @@ describe('runAgent: hooks', () => {
   it('fires RunEnd exactly once, with the outcome', async () => {
     const seen: string[] = [];
     const provider = new ScriptedProvider([textResponse('x')]);
-    await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void seen.push(o.status) } });
+    await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([]),
+      prompt: 'go',
+      hooks: { runEnd: (o) => void seen.push(o.status) },
+    });
     expect(seen).toEqual(['completed']);
   });
 
@@ -323,7 +345,12 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
 
   it('exempts an operator-paced tool from the tool timeout', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'paced', input: {} }]), textResponse('ok')]);
-    await runAgent({ settings: testSettings('  budget: { tool_timeout: 50ms }\n'), provider, tools: sourceOf([slow('paced', true)]), prompt: 'go' });
+    await runAgent({
+      settings: testSettings('  budget: { tool_timeout: 50ms }\n'),
+      provider,
+      tools: sourceOf([slow('paced', true)]),
+      prompt: 'go',
+    });
     expect(resultsIn(provider.requests[1]?.messages[2])[0]?.content).toBe('answered');
   });
 
@@ -386,7 +413,13 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
 
   it('ends with a journal error when the journal refuses a record', async () => {
     const provider = new ScriptedProvider([textResponse('x')]);
-    const out = await runAgent({ settings: testSettings(), provider, tools: sourceOf([]), prompt: 'go', journal: { append: () => Promise.reject(new Error('disk full')) } });
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([]),
+      prompt: 'go',
+      journal: { append: () => Promise.reject(new Error('disk full')) },
+    });
     expect(out.status).toBe('error');
     expect(errorOf(out)?.code).toBe('journal');
   });
@@ -478,7 +511,13 @@ describe('runAgent: the crash barrier holds when the run state itself is broken'
   it('returns crashed rather than throwing when a provider breaks its contract', async () => {
     const ends: string[] = [];
     const broken = { capabilities: () => new ScriptedProvider().capabilities(), call: () => Promise.resolve({} as Response) };
-    const out = await runAgent({ settings: testSettings(), provider: broken, tools: sourceOf([]), prompt: 'go', hooks: { runEnd: (o) => void ends.push(o.status) } });
+    const out = await runAgent({
+      settings: testSettings(),
+      provider: broken,
+      tools: sourceOf([]),
+      prompt: 'go',
+      hooks: { runEnd: (o) => void ends.push(o.status) },
+    });
     expect(out.status).toBe('crashed');
     expect(errorOf(out)).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
     expect(ends).toEqual(['crashed']);

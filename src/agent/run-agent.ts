@@ -168,19 +168,28 @@ class Run {
   async record(entry: JournalEntry): Promise<void> {
     this.entries.push(entry);
     if (entry.type === 'assistant') this.#usage = addUsage(this.#usage, entry.usage);
-    if (entry.type === 'tool_result' && entry.delegated?.countsBudget === true) this.#counted += entry.delegated.input + entry.delegated.output;
+    if (entry.type === 'tool_result' && entry.delegated?.countsBudget === true)
+      this.#counted += entry.delegated.input + entry.delegated.output;
     if (this.journal === undefined) return;
     try {
       await this.journal.append(entry);
     } catch (err) {
-      throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, { cause: err, retryable: isRetryableFailure(err) });
+      throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+        retryable: isRetryableFailure(err),
+      });
     }
   }
 
   status(phase: RunPhase): void {
     this.phase = phase;
     const usage = this.#usage;
-    this.events.emit({ type: 'status', iteration: this.iteration, phase, usage: { input_tokens: usage.input + usage.cacheRead + usage.cacheWrite, output_tokens: usage.output } });
+    this.events.emit({
+      type: 'status',
+      iteration: this.iteration,
+      phase,
+      usage: { input_tokens: usage.input + usage.cacheRead + usage.cacheWrite, output_tokens: usage.output },
+    });
   }
 
   tokens(): number {
@@ -189,7 +198,14 @@ class Run {
 
   /** An outcome that reads nothing from the entries, for a crash that may have corrupted them. */
   crashedWithout(message: string): RunOutcome {
-    const common: OutcomeCommon = { stopReason: undefined, counters: deriveCounters([]), model: this.model, durationMs: Date.now() - this.started, nextIteration: this.iteration, messages: [] };
+    const common: OutcomeCommon = {
+      stopReason: undefined,
+      counters: deriveCounters([]),
+      model: this.model,
+      durationMs: Date.now() - this.started,
+      nextIteration: this.iteration,
+      messages: [],
+    };
     return { ...common, status: 'crashed', message, error: { code: 'crashed', message } };
   }
 
@@ -198,7 +214,14 @@ class Run {
     const d = counters.delegatedUsage;
     const before = this.#delegatedBefore;
     const delegatedUsage = { input: d.input + before.input, output: d.output + before.output };
-    return { stopReason: this.lastStop, counters: { ...counters, delegatedUsage }, model: this.model, durationMs: Date.now() - this.started, nextIteration: this.iteration, messages: this.messages };
+    return {
+      stopReason: this.lastStop,
+      counters: { ...counters, delegatedUsage },
+      model: this.model,
+      durationMs: Date.now() - this.started,
+      nextIteration: this.iteration,
+      messages: this.messages,
+    };
   }
 
   completed(answer: string): RunOutcome {
@@ -247,7 +270,13 @@ export const TRUNCATED_CALL =
 
 async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): Promise<RunOutcome> {
   const s = run.settings;
-  const gate = new ConfirmGate(prompter, o.grants?.standing ?? [], o.grants?.oneShot ?? [], o.grants?.declined ?? [], o.grants?.declineReasons ?? {});
+  const gate = new ConfirmGate(
+    prompter,
+    o.grants?.standing ?? [],
+    o.grants?.oneShot ?? [],
+    o.grants?.declined ?? [],
+    o.grants?.declineReasons ?? {},
+  );
   const system = systemBlocks(s.systemPrompt, s.humanInTheLoop, o.systemNotes ?? []);
   const startIteration = run.iteration;
 
@@ -266,16 +295,24 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
   if (o.pendingBatch !== undefined) {
     run.messages.push(o.pendingBatch.message);
     const calls = o.pendingBatch.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    const ended = await runBatch(run, calls, batchContext(run, o, o.tools.current(), gate, hooks, prompter, signal), o.pendingBatch.results);
+    const ended = await runBatch(
+      run,
+      calls,
+      batchContext(run, o, o.tools.current(), gate, hooks, prompter, signal),
+      o.pendingBatch.results,
+    );
     if (ended !== undefined) return ended;
   }
 
   for (;;) {
     // 1. suspend only at the boundary, before the iteration index is consumed
-    if (o.suspendRequested?.() === true) return run.suspended('suspended at the operator\'s request');
+    if (o.suspendRequested?.() === true) return run.suspended("suspended at the operator's request");
     if (signal.aborted) return run.stopped('aborted', 'the run was cancelled');
     if (run.iteration - (o.budgetFrom ?? 0) >= s.maxIterations) {
-      return run.stopped('max_iterations', `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further`);
+      return run.stopped(
+        'max_iterations',
+        `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further`,
+      );
     }
     if (run.iteration > startIteration && run.tokens() >= s.maxTokens) return budgetStop(run);
 
@@ -304,18 +341,30 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     let response: Response;
     try {
       const call = (): Promise<Response> =>
-        o.stream === true ? o.provider.call(request, signal, { onText: (text) => run.events.emit({ type: 'text_fragment', text }) }) : o.provider.call(request, signal);
+        o.stream === true
+          ? o.provider.call(request, signal, { onText: (text) => run.events.emit({ type: 'text_fragment', text }) })
+          : o.provider.call(request, signal);
       response = await (o.modelCall === undefined ? call() : o.modelCall(request, call));
     } catch (err) {
       if (isAbort(err, signal)) return run.stopped('aborted', 'the run was cancelled during a model call');
       const message = err instanceof Error ? err.message : String(err);
-      return run.failed({ code: 'model', message: `model call failed: ${message}`, ...(isRetryableFailure(err) ? { retryable: true } : {}) });
+      return run.failed({
+        code: 'model',
+        message: `model call failed: ${message}`,
+        ...(isRetryableFailure(err) ? { retryable: true } : {}),
+      });
     }
     if (response.model !== undefined) run.model = response.model;
     run.lastStop = response.stopReason;
 
     // 4. journal the assistant turn before any tool runs
-    await run.record({ type: 'assistant', iteration: run.iteration, message: response.message, stopReason: response.stopReason, usage: response.usage });
+    await run.record({
+      type: 'assistant',
+      iteration: run.iteration,
+      message: response.message,
+      stopReason: response.stopReason,
+      usage: response.usage,
+    });
     run.messages.push(response.message);
     if (response.stopReason.unified === 'refusal') {
       run.iteration++;
@@ -329,7 +378,10 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
 
     // a response cut at max_tokens never dispatches its calls; the model is told instead
     if (response.stopReason.unified === 'max_tokens' && calls.length > 0) {
-      run.events.emit({ type: 'warning', text: `the model's response was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}); its ${calls.length} tool call(s) were not run` });
+      run.events.emit({
+        type: 'warning',
+        text: `the model's response was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}); its ${calls.length} tool call(s) were not run`,
+      });
       const results: ToolResultBlock[] = [];
       for (const c of calls) {
         const block: ToolResultBlock = { type: 'tool_result', toolUseId: c.id, content: TRUNCATED_CALL, isError: true };
@@ -345,7 +397,10 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
       run.iteration++;
       if (response.stopReason.unified === 'pause_turn') continue;
       if (response.stopReason.unified === 'max_tokens') {
-        run.events.emit({ type: 'warning', text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}) and may be incomplete` });
+        run.events.emit({
+          type: 'warning',
+          text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}) and may be incomplete`,
+        });
       }
       // a completed answer is returned even past the budget: those tokens are already spent
       return run.completed(textOf(response.message));
@@ -366,7 +421,15 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
 
 type BatchContext = Parameters<typeof executeToolCall>[1];
 
-function batchContext(run: Run, o: RunOptions, set: ToolSet, gate: ConfirmGate, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): BatchContext {
+function batchContext(
+  run: Run,
+  o: RunOptions,
+  set: ToolSet,
+  gate: ConfirmGate,
+  hooks: Hooks,
+  prompter: Prompter | undefined,
+  signal: AbortSignal,
+): BatchContext {
   const s = run.settings;
   return {
     set,
@@ -442,7 +505,10 @@ async function runBatch(
 
 function budgetStop(run: Run): RunOutcome {
   const s = run.settings;
-  return run.stopped('budget', `stopped at the token budget: ${run.tokens()} tokens processed, llm.budget.max_tokens is ${s.maxTokens}; raise it to let the run go further`);
+  return run.stopped(
+    'budget',
+    `stopped at the token budget: ${run.tokens()} tokens processed, llm.budget.max_tokens is ${s.maxTokens}; raise it to let the run go further`,
+  );
 }
 
 /**
@@ -469,11 +535,15 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
       hooks = withPiiGuard(options.hooks ?? {}, settings.piiMode, (text) => events.emit({ type: 'warning', text }));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      outcome = run.failed({ code: 'pii', message: `the PII scanner could not be built (${why}); set harness.pii.mode to off to run without it` });
+      outcome = run.failed({
+        code: 'pii',
+        message: `the PII scanner could not be built (${why}); set harness.pii.mode to off to run without it`,
+      });
       await fireRunEnd(outcome);
       return outcome;
     }
-    const prompter = options.prompter === undefined || options.questionsAnnounced === true ? options.prompter : observedPrompter(options.prompter, events);
+    const prompter =
+      options.prompter === undefined || options.questionsAnnounced === true ? options.prompter : observedPrompter(options.prompter, events);
     try {
       outcome = await loop(run, options, hooks, prompter, signal);
     } catch (err) {
@@ -510,7 +580,8 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
 
 async function finish(run: Run, outcome: RunOutcome): Promise<void> {
   const message = messageOf(outcome);
-  const terminal: JournalEntry = message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message };
+  const terminal: JournalEntry =
+    message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message };
   try {
     await run.record(terminal);
   } catch (err) {

@@ -39,7 +39,14 @@ describe('the session journal adapter', () => {
     await appendNext(journal, metaBody({ runId: 'run-2', created: new Date(), fingerprint: {}, prompt: 'go' }));
     const ac = new AbortController();
     ac.abort();
-    const out = await runAgent({ settings: testSettings(), provider: new ScriptedProvider([]), tools: sourceOf([]), prompt: 'go', signal: ac.signal, journal: sessionJournal(journal) });
+    const out = await runAgent({
+      settings: testSettings(),
+      provider: new ScriptedProvider([]),
+      tools: sourceOf([]),
+      prompt: 'go',
+      signal: ac.signal,
+      journal: sessionJournal(journal),
+    });
     expect(out.status).toBe('aborted');
     expect(fold(await store.load('run-2')).status).toBe('open');
   });

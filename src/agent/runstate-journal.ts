@@ -33,7 +33,14 @@ export function sessionJournal(journal: Journal): RunJournal {
               remote: entry.kind === 'remote',
               ...(entry.gate === undefined
                 ? {}
-                : { gate: { outcome: entry.gate.outcome, trigger: entry.gate.trigger, command_line: entry.gate.commandLine, ...(entry.gate.reason === undefined ? {} : { reason: entry.gate.reason }) } }),
+                : {
+                    gate: {
+                      outcome: entry.gate.outcome,
+                      trigger: entry.gate.trigger,
+                      command_line: entry.gate.commandLine,
+                      ...(entry.gate.reason === undefined ? {} : { reason: entry.gate.reason }),
+                    },
+                  }),
               ...(entry.delegated === undefined ? {} : { delegated: delegatedPayload(entry.delegated) }),
             }),
           );

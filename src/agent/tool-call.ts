@@ -55,7 +55,12 @@ export type CallResult =
   | AnsweredCall
   | { readonly kind: 'deferred'; readonly reason: string; readonly toolKind: Kind; readonly grant?: string }
   /** The run must end: a hook asked for something malformed, the run was taken over, or cancelled. */
-  | { readonly kind: 'end_run'; readonly status: 'aborted' | 'error'; readonly code: 'hook' | 'taken_over' | 'aborted'; readonly message: string };
+  | {
+      readonly kind: 'end_run';
+      readonly status: 'aborted' | 'error';
+      readonly code: 'hook' | 'taken_over' | 'aborted';
+      readonly message: string;
+    };
 
 export { timeoutMessage } from '../toolkit/invoke/messages.js';
 
@@ -68,7 +73,14 @@ function emitFor(events: EventSink): (e: InvokeEvent) => void {
           return;
         }
         const via = importedFrom(e.tool);
-        events.emit({ type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input), presentation: e.tool.presentation, ...(via === undefined ? {} : { via }) });
+        events.emit({
+          type: 'tool_call',
+          id: e.call.id,
+          name: e.call.name,
+          input: inputObject(e.call.input),
+          presentation: e.tool.presentation,
+          ...(via === undefined ? {} : { via }),
+        });
         return;
       }
       case 'warning':
@@ -98,7 +110,14 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
       const v = await ctx.gate.check(q.callId, { tool: q.tool.name, commandLine: q.commandLine, trigger: q.trigger }, signal);
       const decided = (outcome: ApprovalOutcome, reason?: string): void => {
         gate = { outcome, trigger: q.trigger, commandLine: q.commandLine, ...(reason === undefined ? {} : { reason }) };
-        ctx.events.emit({ type: 'approval', call_id: q.callId, tool: q.tool.name, trigger: q.trigger, outcome, ...(reason === undefined ? {} : { reason }) });
+        ctx.events.emit({
+          type: 'approval',
+          call_id: q.callId,
+          tool: q.tool.name,
+          trigger: q.trigger,
+          outcome,
+          ...(reason === undefined ? {} : { reason }),
+        });
       };
       switch (v.verdict) {
         case 'abort':
@@ -106,9 +125,19 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
           return { verdict: 'abort' };
         case 'deny':
           decided(v.by === 'operator' ? 'declined' : v.by === 'earlier' ? 'declined_earlier' : 'no_operator', v.operatorReason);
-          return v.operatorReason === undefined ? { verdict: 'deny', reason: v.reason } : { verdict: 'deny', reason: v.reason, operatorReason: v.operatorReason };
+          return v.operatorReason === undefined
+            ? { verdict: 'deny', reason: v.reason }
+            : { verdict: 'deny', reason: v.reason, operatorReason: v.operatorReason };
         case 'allow':
-          decided(v.via === 'operator' ? 'approved_once' : v.via === 'new_grant' ? 'approved_for_run' : v.via === 'earlier' ? 'approved_earlier' : 'approved_by_grant');
+          decided(
+            v.via === 'operator'
+              ? 'approved_once'
+              : v.via === 'new_grant'
+                ? 'approved_for_run'
+                : v.via === 'earlier'
+                  ? 'approved_earlier'
+                  : 'approved_by_grant',
+          );
           return v.via === 'new_grant' ? { verdict: 'allow', grant: v.grant } : { verdict: 'allow' };
         default: {
           const never: never = v;
@@ -120,7 +149,11 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
       ...(hooks.preToolUse === undefined ? {} : { pre: async (c) => (await hooks.preToolUse?.(c)) ?? undefined }),
       ...(hooks.postToolUse === undefined
         ? {}
-        : { post: async (r) => (await hooks.postToolUse?.({ id: r.call.id, name: r.name, input: r.input, output: r.output, isError: r.isError })) ?? undefined }),
+        : {
+            post: async (r) =>
+              (await hooks.postToolUse?.({ id: r.call.id, name: r.name, input: r.input, output: r.output, isError: r.isError })) ??
+              undefined,
+          }),
     },
     ...(ctx.prompter === undefined ? {} : { prompter: ctx.prompter }),
     ...(ctx.workDir === undefined ? {} : { workDir: ctx.workDir }),
@@ -139,9 +172,13 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
     case 'end_run':
       return r;
     case 'deferred':
-      return r.grant === undefined ? { kind: 'deferred', reason: r.reason, toolKind: r.toolKind } : { kind: 'deferred', reason: r.reason, toolKind: r.toolKind, grant: r.grant };
+      return r.grant === undefined
+        ? { kind: 'deferred', reason: r.reason, toolKind: r.toolKind }
+        : { kind: 'deferred', reason: r.reason, toolKind: r.toolKind, grant: r.grant };
     case 'answered': {
-      const text: ToolResultBlock = r.isError ? { type: 'tool_result', toolUseId: call.id, content: r.content, isError: true } : { type: 'tool_result', toolUseId: call.id, content: r.content };
+      const text: ToolResultBlock = r.isError
+        ? { type: 'tool_result', toolUseId: call.id, content: r.content, isError: true }
+        : { type: 'tool_result', toolUseId: call.id, content: r.content };
       const block: ToolResultBlock = r.images === undefined ? text : { ...text, images: r.images };
       const exec = r.exec === undefined ? undefined : { command: r.exec.command, exit_code: r.exec.exitCode, truncated: r.exec.truncated };
       const event: ToolResultEvent = {
@@ -153,7 +190,13 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
         ...(r.refused === undefined ? {} : { refused: r.refused }),
       };
       ctx.events.emit(event);
-      const answered: AnsweredCall = { kind: 'answered', block, toolKind: r.toolKind, ...(gate === undefined ? {} : { gate }), ...(r.delegated === undefined ? {} : { delegated: r.delegated }) };
+      const answered: AnsweredCall = {
+        kind: 'answered',
+        block,
+        toolKind: r.toolKind,
+        ...(gate === undefined ? {} : { gate }),
+        ...(r.delegated === undefined ? {} : { delegated: r.delegated }),
+      };
       return r.grant === undefined ? answered : { ...answered, grant: r.grant };
     }
     default: {

@@ -99,7 +99,9 @@ describe('harness tool search over openai-chat', () => {
     const sel = selection();
     const source = sourceFor(sel);
     server.reply(
-      chatCompletion(null, { tool_calls: [{ id: 'call_s1', name: TOOL_SEARCH_NAME, arguments: { query: 'create a new key-value bucket', limit: 3 } }] }),
+      chatCompletion(null, {
+        tool_calls: [{ id: 'call_s1', name: TOOL_SEARCH_NAME, arguments: { query: 'create a new key-value bucket', limit: 3 } }],
+      }),
       chatCompletion(null, {
         tool_calls: [
           { id: 'call_a', name: 'kv_add', arguments: { name: 'orders', history: '5' } },
@@ -109,7 +111,13 @@ describe('harness tool search over openai-chat', () => {
       chatCompletion('made the bucket'),
     );
     const events: AgentEvent[] = [];
-    const out = await runAgent({ settings: settingsFromConfig(config), provider: provider(), tools: source, prompt: 'make an orders bucket', events: { emit: (e) => events.push(e) } });
+    const out = await runAgent({
+      settings: settingsFromConfig(config),
+      provider: provider(),
+      tools: source,
+      prompt: 'make an orders bucket',
+      events: { emit: (e) => events.push(e) },
+    });
     expect(out.status).toBe('completed');
     expect(answerOf(out)).toBe('made the bucket');
     expect(server.requests).toHaveLength(3);
@@ -175,8 +183,17 @@ describe('harness tool search over openai-chat', () => {
     const restored = sourceFor(selection(), loaded);
     expect(fingerprintOf(config, restored)).toEqual(fingerprint);
 
-    server.reply(chatCompletion(null, { tool_calls: [{ id: 'call_w', name: 'stream_watch', arguments: { name: 'orders' } }] }), chatCompletion('watching'));
-    const second = await runAgent({ settings: settingsFromConfig(config), provider: provider(), tools: restored, prompt: '', ...resumed.options });
+    server.reply(
+      chatCompletion(null, { tool_calls: [{ id: 'call_w', name: 'stream_watch', arguments: { name: 'orders' } }] }),
+      chatCompletion('watching'),
+    );
+    const second = await runAgent({
+      settings: settingsFromConfig(config),
+      provider: provider(),
+      tools: restored,
+      prompt: '',
+      ...resumed.options,
+    });
     await resumed.journal.close();
     expect(second.status).toBe('completed');
     const [again, after] = server.requests.slice(1);

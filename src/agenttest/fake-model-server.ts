@@ -95,7 +95,13 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       const step = queue.shift() ?? options.fallback;
       const reply: FakeReply =
         step === undefined
-          ? { status: 500, body: { type: 'error', error: { type: 'api_error', message: `fake model server: no reply queued for request ${requests.length}` } } }
+          ? {
+              status: 500,
+              body: {
+                type: 'error',
+                error: { type: 'api_error', message: `fake model server: no reply queued for request ${requests.length}` },
+              },
+            }
           : typeof step === 'function'
             ? step(received)
             : step;

@@ -205,7 +205,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         const user = triggers.get(trigger);
         if (user === undefined) return { ok: false, error: trigger === '' ? 'invalid_arguments' : 'invalid_trigger_id' };
         const view = params['view'];
-        if (typeof view !== 'object' || view === null || (view as Record<string, unknown>)['type'] !== 'modal') return { ok: false, error: 'invalid_arguments' };
+        if (typeof view !== 'object' || view === null || (view as Record<string, unknown>)['type'] !== 'modal')
+          return { ok: false, error: 'invalid_arguments' };
         const metadata = (view as Record<string, unknown>)['private_metadata'];
         if (typeof metadata === 'string' && metadata.length > 3000) return { ok: false, error: 'invalid_arguments' };
         triggers.delete(trigger);
@@ -268,19 +269,32 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       sockets.delete(ws);
       changed();
     });
-    ws.send(JSON.stringify({ type: 'hello', num_connections: sockets.size, debug_info: { host: 'fake', approximate_connection_time: 3600 }, connection_info: { app_id: 'AFAKE' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: sockets.size,
+        debug_info: { host: 'fake', approximate_connection_time: 3600 },
+        connection_info: { app_id: 'AFAKE' },
+      }),
+    );
     changed();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
   let envelopes = 0;
-  const deliver = (type: 'events_api' | 'interactive', payload: Record<string, unknown>, acked?: (payload: Record<string, unknown>) => void): void => {
+  const deliver = (
+    type: 'events_api' | 'interactive',
+    payload: Record<string, unknown>,
+    acked?: (payload: Record<string, unknown>) => void,
+  ): void => {
     const open = [...sockets].find((s) => s.readyState === s.OPEN);
     if (open === undefined) throw new Error('no socket-mode client is connected to the Slack stand-in');
     const id = `env-${++envelopes}`;
     if (acked !== undefined) acks.set(id, acked);
-    open.send(JSON.stringify({ envelope_id: id, type, accepts_response_payload: acked !== undefined, retry_attempt: 0, retry_reason: '', payload }));
+    open.send(
+      JSON.stringify({ envelope_id: id, type, accepts_response_payload: acked !== undefined, retry_attempt: 0, retry_reason: '', payload }),
+    );
   };
   const trigger = (user: string): string => {
     const id = `trig-${++envelopes}`;
@@ -289,7 +303,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
 
   const person = (post: FakeSlackPost): FakeSlackMessage => {
-    const m: FakeSlackMessage = { channel: post.channel, ts: nextTs(), threadTs: post.threadTs, user: post.user ?? 'UPERSON', text: post.text, blocks: [], edits: 0 };
+    const m: FakeSlackMessage = {
+      channel: post.channel,
+      ts: nextTs(),
+      threadTs: post.threadTs,
+      user: post.user ?? 'UPERSON',
+      text: post.text,
+      blocks: [],
+      edits: 0,
+    };
     messages.push(m);
     return m;
   };
@@ -357,7 +379,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     get connections() {
       return sockets.size;
     },
-    connected: (n = 1) => until(() => (opened >= n && sockets.size > 0 ? true : undefined), `${n} socket connection(s)`).then(() => undefined),
+    connected: (n = 1) =>
+      until(() => (opened >= n && sockets.size > 0 ? true : undefined), `${n} socket connection(s)`).then(() => undefined),
     mention(post) {
       const m = person({ ...post, text: `<@${botUserId}> ${post.text}` });
       deliver('events_api', callback(eventOf('app_mention', m)));
@@ -373,11 +396,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     act(a) {
       const user = a.user ?? 'UPERSON';
       // the block the element sits in gives the payload its block id, as Slack's does
-      const block = a.message.blocks.find((b) => b['element'] !== undefined ? (b['element'] as { action_id?: string }).action_id === a.actionId : JSON.stringify(b['elements'] ?? []).includes(`"action_id":"${a.actionId}"`));
+      const block = a.message.blocks.find((b) =>
+        b['element'] !== undefined
+          ? (b['element'] as { action_id?: string }).action_id === a.actionId
+          : JSON.stringify(b['elements'] ?? []).includes(`"action_id":"${a.actionId}"`),
+      );
       const blockId = typeof block?.['block_id'] === 'string' ? block['block_id'] : `b-${a.actionId}`;
       const action: Record<string, unknown> = { action_id: a.actionId, block_id: blockId, action_ts: String(clock) };
       if (a.value !== undefined) Object.assign(action, { type: 'button', value: a.value });
-      if (a.selectedValue !== undefined) Object.assign(action, { type: 'static_select', selected_option: { value: a.selectedValue, text: { type: 'plain_text', text: a.selectedValue } } });
+      if (a.selectedValue !== undefined)
+        Object.assign(action, {
+          type: 'static_select',
+          selected_option: { value: a.selectedValue, text: { type: 'plain_text', text: a.selectedValue } },
+        });
       if (a.typed !== undefined) Object.assign(action, { type: 'plain_text_input', value: a.typed });
       deliver('interactive', {
         type: 'block_actions',
@@ -387,8 +418,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         token: 'fake',
         trigger_id: trigger(user),
         channel: { id: a.message.channel },
-        container: { type: 'message', message_ts: a.message.ts, channel_id: a.message.channel, ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }) },
-        message: { ts: a.message.ts, text: a.message.text, user: a.message.user, ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }) },
+        container: {
+          type: 'message',
+          message_ts: a.message.ts,
+          channel_id: a.message.channel,
+          ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }),
+        },
+        message: {
+          ts: a.message.ts,
+          text: a.message.text,
+          user: a.message.user,
+          ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }),
+        },
         actions: [action],
       });
       return Promise.resolve();

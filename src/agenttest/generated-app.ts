@@ -79,7 +79,20 @@ export interface GeneratedApplication {
 }
 
 function flag(name: string): Record<string, unknown> {
-  return { name, help: `the ${name.replace(/_/g, ' ')}`, short: '', default: [], envar: '', place_holder: '', required: false, hidden: false, boolean: false, negatable: false, cumulative: false, completions: [] };
+  return {
+    name,
+    help: `the ${name.replace(/_/g, ' ')}`,
+    short: '',
+    default: [],
+    envar: '',
+    place_holder: '',
+    required: false,
+    hidden: false,
+    boolean: false,
+    negatable: false,
+    cumulative: false,
+    completions: [],
+  };
 }
 
 /** A 300-command application: 20 resource groups times 15 commands. */
@@ -108,7 +121,18 @@ export function generatedApplication(): GeneratedApplication {
         default: false,
         tags: a.tags,
         flags: flags.map(flag),
-        args: [{ name: 'name', help: `the ${r.phrase} name`, default: [], envar: '', place_holder: '', required: true, hidden: false, cumulative: false }],
+        args: [
+          {
+            name: 'name',
+            help: `the ${r.phrase} name`,
+            default: [],
+            envar: '',
+            place_holder: '',
+            required: true,
+            hidden: false,
+            cumulative: false,
+          },
+        ],
         commands: [],
         restricted_schema: {
           type: 'object',

@@ -191,7 +191,8 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     url: nodes.map((n) => n.url).join(','),
     node(name) {
       const found = nodes.find((n) => n.name === name);
-      if (found === undefined) throw new Error(`no node ${JSON.stringify(name)} in the cluster; nodes are ${nodes.map((n) => n.name).join(', ')}`);
+      if (found === undefined)
+        throw new Error(`no node ${JSON.stringify(name)} in the cluster; nodes are ${nodes.map((n) => n.name).join(', ')}`);
       return found;
     },
     async streamLeader(stream) {

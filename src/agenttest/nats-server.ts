@@ -107,9 +107,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   };
 
   const exited = (proc: ChildProcess): Promise<void> =>
-    proc.exitCode !== null || proc.signalCode !== null
-      ? Promise.resolve()
-      : new Promise((resolve) => proc.once('exit', () => resolve()));
+    proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise((resolve) => proc.once('exit', () => resolve()));
 
   await launch();
 

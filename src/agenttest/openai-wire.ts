@@ -68,12 +68,25 @@ export function openaiResponse(output: readonly unknown[], options: OpenAIRespon
 
 /** An assistant message output item. */
 export function openaiMessageItem(text: string, id = 'msg_fake_01'): unknown {
-  return { id, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text }] };
+  return {
+    id,
+    type: 'message',
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', annotations: [], logprobs: [], text }],
+  };
 }
 
 /** A function call output item; `args` is sent as the exact argument text when a string. */
 export function openaiFunctionCallItem(callId: string, name: string, args: unknown, id = `fc_${callId}`): unknown {
-  return { id, type: 'function_call', status: 'completed', call_id: callId, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+  return {
+    id,
+    type: 'function_call',
+    status: 'completed',
+    call_id: callId,
+    name,
+    arguments: typeof args === 'string' ? args : JSON.stringify(args),
+  };
 }
 
 /** A reasoning output item with a summary and encrypted content. */
@@ -89,7 +102,12 @@ export function openaiText(text: string, options: OpenAIResponseOptions = {}): F
 /** Options for {@link chatCompletion}. */
 export interface ChatCompletionOptions {
   readonly finish_reason?: string;
-  readonly usage?: { readonly prompt_tokens?: number; readonly cached_tokens?: number; readonly completion_tokens?: number; readonly reasoning_tokens?: number };
+  readonly usage?: {
+    readonly prompt_tokens?: number;
+    readonly cached_tokens?: number;
+    readonly completion_tokens?: number;
+    readonly reasoning_tokens?: number;
+  };
   readonly model?: string;
   readonly reasoning_content?: string;
   readonly tool_calls?: readonly { readonly id: string; readonly name: string; readonly arguments: unknown }[];
@@ -139,12 +157,19 @@ export function chatCompletion(content: string | null, options: ChatCompletionOp
 
 /** An error reply in OpenAI's envelope (both APIs, and compatible servers, use it). */
 export function openaiError(status: number, type: string, message: string, headers: Readonly<Record<string, string>> = {}): FakeReply {
-  return { status, headers: { 'x-request-id': `req_fake_${status}`, ...headers }, body: { error: { message, type, param: null, code: null } } };
+  return {
+    status,
+    headers: { 'x-request-id': `req_fake_${status}`, ...headers },
+    body: { error: { message, type, param: null, code: null } },
+  };
 }
 
 /** A 429 asking the client to retry after `ms` milliseconds (both retry headers set). */
 export function openaiRateLimited(ms = 1): FakeReply {
-  return openaiError(429, 'rate_limit_exceeded', 'Rate limit reached', { 'retry-after-ms': String(ms), 'retry-after': String(Math.max(0, Math.ceil(ms / 1000))) });
+  return openaiError(429, 'rate_limit_exceeded', 'Rate limit reached', {
+    'retry-after-ms': String(ms),
+    'retry-after': String(Math.max(0, Math.ceil(ms / 1000))),
+  });
 }
 
 /** Recorded-shape answers. */

@@ -35,13 +35,18 @@ export function anthropicEventStream(reply: FakeReply): FakeReply {
   void _content;
   const usageText = memberText(text, 'usage') ?? '{}';
   out.push(
-    sse('message_start', `{"type":"message_start","message":${spliceMember(JSON.stringify({ ...envelope, content: [], stop_reason: null, stop_sequence: null, usage: {} }), 'usage', usageText)}}`),
+    sse(
+      'message_start',
+      `{"type":"message_start","message":${spliceMember(JSON.stringify({ ...envelope, content: [], stop_reason: null, stop_sequence: null, usage: {} }), 'usage', usageText)}}`,
+    ),
   );
   out.push(sse('ping', '{"type":"ping"}'));
   blocks.forEach((b, index) => {
     const raw = spans[index] === undefined ? JSON.stringify(b) : text.slice(spans[index].start, spans[index].end);
-    const start = (cb: string): void => void out.push(sse('content_block_start', `{"type":"content_block_start","index":${index},"content_block":${cb}}`));
-    const delta = (d: object): void => void out.push(sse('content_block_delta', JSON.stringify({ type: 'content_block_delta', index, delta: d })));
+    const start = (cb: string): void =>
+      void out.push(sse('content_block_start', `{"type":"content_block_start","index":${index},"content_block":${cb}}`));
+    const delta = (d: object): void =>
+      void out.push(sse('content_block_delta', JSON.stringify({ type: 'content_block_delta', index, delta: d })));
     switch (b.type) {
       case 'text':
         start(spliceMember(raw, 'text', '""'));
@@ -64,7 +69,12 @@ export function anthropicEventStream(reply: FakeReply): FakeReply {
     }
     out.push(sse('content_block_stop', `{"type":"content_block_stop","index":${index}}`));
   });
-  out.push(sse('message_delta', `{"type":"message_delta","delta":${JSON.stringify({ stop_reason, stop_sequence: stop_sequence ?? null })},"usage":${usageText}}`));
+  out.push(
+    sse(
+      'message_delta',
+      `{"type":"message_delta","delta":${JSON.stringify({ stop_reason, stop_sequence: stop_sequence ?? null })},"usage":${usageText}}`,
+    ),
+  );
   out.push(sse('message_stop', '{"type":"message_stop"}'));
   void usage;
   return streamed(reply, out);
@@ -79,7 +89,8 @@ export function openaiResponseEventStream(reply: FakeReply): FakeReply {
   const spans = memberElements(text, 'output');
   let seq = 0;
   const out: string[] = [];
-  const event = (type: string, fields: object): void => void out.push(sse(type, JSON.stringify({ type, sequence_number: seq++, ...fields })));
+  const event = (type: string, fields: object): void =>
+    void out.push(sse(type, JSON.stringify({ type, sequence_number: seq++, ...fields })));
   const rawEvent = (type: string, member: string, raw: string): void =>
     void out.push(sse(type, `{"type":${JSON.stringify(type)},"sequence_number":${seq++},${JSON.stringify(member)}:${raw}}`));
   const pending = JSON.stringify({ ...body, status: 'in_progress', output: [], usage: null });
@@ -95,8 +106,20 @@ export function openaiResponseEventStream(reply: FakeReply): FakeReply {
         parts.forEach((part, content_index) => {
           const kind = part.type === 'refusal' ? 'refusal' : 'output_text';
           const whole = textField(kind === 'refusal' ? part.refusal : part.text);
-          event('response.content_part.added', { item_id, output_index, content_index, part: { ...part, [kind === 'refusal' ? 'refusal' : 'text']: '' } });
-          for (const delta of fragments(whole)) event(`response.${kind}.delta`, { item_id, output_index, content_index, delta, ...(kind === 'output_text' ? { logprobs: [] } : {}) });
+          event('response.content_part.added', {
+            item_id,
+            output_index,
+            content_index,
+            part: { ...part, [kind === 'refusal' ? 'refusal' : 'text']: '' },
+          });
+          for (const delta of fragments(whole))
+            event(`response.${kind}.delta`, {
+              item_id,
+              output_index,
+              content_index,
+              delta,
+              ...(kind === 'output_text' ? { logprobs: [] } : {}),
+            });
           event(`response.${kind}.done`, { item_id, output_index, content_index, [kind === 'refusal' ? 'refusal' : 'text']: whole });
           event('response.content_part.done', { item_id, output_index, content_index, part });
         });
@@ -107,7 +130,8 @@ export function openaiResponseEventStream(reply: FakeReply): FakeReply {
         const summary = Array.isArray(item.summary) ? (item.summary as Record<string, unknown>[]) : [];
         summary.forEach((part, summary_index) => {
           event('response.reasoning_summary_part.added', { item_id, output_index, summary_index, part: { ...part, text: '' } });
-          for (const delta of fragments(textField(part.text))) event('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta });
+          for (const delta of fragments(textField(part.text)))
+            event('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta });
           event('response.reasoning_summary_text.done', { item_id, output_index, summary_index, text: part.text });
           event('response.reasoning_summary_part.done', { item_id, output_index, summary_index, part });
         });
@@ -115,14 +139,20 @@ export function openaiResponseEventStream(reply: FakeReply): FakeReply {
       }
       case 'function_call': {
         event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-        for (const delta of fragments(textField(item.arguments))) event('response.function_call_arguments.delta', { item_id, output_index, delta });
+        for (const delta of fragments(textField(item.arguments)))
+          event('response.function_call_arguments.delta', { item_id, output_index, delta });
         event('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
         break;
       }
       default:
         rawEvent('response.output_item.added', 'item', raw);
     }
-    out.push(sse('response.output_item.done', `{"type":"response.output_item.done","sequence_number":${seq++},"output_index":${output_index},"item":${raw}}`));
+    out.push(
+      sse(
+        'response.output_item.done',
+        `{"type":"response.output_item.done","sequence_number":${seq++},"output_index":${output_index},"item":${raw}}`,
+      ),
+    );
   });
   const status = body.status;
   const final = status === 'incomplete' ? 'response.incomplete' : status === 'failed' ? 'response.failed' : 'response.completed';
@@ -136,7 +166,13 @@ export function chatCompletionEventStream(reply: FakeReply): FakeReply {
   const body = JSON.parse(bodyText(reply)) as Record<string, unknown>;
   const choice = (Array.isArray(body.choices) ? body.choices[0] : undefined) as Record<string, unknown> | undefined;
   const message = (choice?.message ?? {}) as Record<string, unknown>;
-  const envelope = { id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, system_fingerprint: body.system_fingerprint ?? null };
+  const envelope = {
+    id: body.id,
+    object: 'chat.completion.chunk',
+    created: body.created,
+    model: body.model,
+    system_fingerprint: body.system_fingerprint ?? null,
+  };
   const out: string[] = [];
   const chunk = (delta: object, finish_reason: string | null = null): void =>
     void out.push(sse('', JSON.stringify({ ...envelope, choices: [{ index: 0, delta, logprobs: null, finish_reason }] })));
@@ -166,7 +202,11 @@ function bodyText(reply: FakeReply): string {
 }
 
 function streamed(reply: FakeReply, events: readonly string[]): FakeReply {
-  return { status: reply.status ?? 200, headers: { ...reply.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, body: events.join('') };
+  return {
+    status: reply.status ?? 200,
+    headers: { ...reply.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+    body: events.join(''),
+  };
 }
 
 function sse(event: string, data: string): string {

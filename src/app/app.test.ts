@@ -70,7 +70,12 @@ describe('a commander program described by @fisk-ai/app, read by fisk-ai', () =>
     const { tools } = buildCommandTools(model, { binary: 'demo', globals: model.flags, confirmTags: [], credentialEnvNames: [] });
     expect(tools.map((t) => t.name)).toEqual(['stream_add']);
     const add = tools[0] as FiskCommandTool;
-    const argv = add.argv('{"name":"ORDERS","subjects":["a.>","b"],"replicas":3,"ack":null,"discard":false,"label":["x","y"],"storage":"file","context":"prod"}'.replace('"ack":null,', ''));
+    const argv = add.argv(
+      '{"name":"ORDERS","subjects":["a.>","b"],"replicas":3,"ack":null,"discard":false,"label":["x","y"],"storage":"file","context":"prod"}'.replace(
+        '"ack":null,',
+        '',
+      ),
+    );
     await p.parseAsync(argv, { from: 'user' });
     expect(seen).toEqual([
       {
@@ -79,7 +84,6 @@ describe('a commander program described by @fisk-ai/app, read by fisk-ai', () =>
       },
     ]);
   });
-
 });
 
 describe('a TypeScript application as a tool', () => {
@@ -113,7 +117,10 @@ describe('a TypeScript application as a tool', () => {
     const signal = new AbortController().signal;
     const greet = loaded.source.tools[0] as FiskCommandTool;
     const r1 = await greet.execute('{"name":"ops","times":2,"no-punctuation":true,"shout":true,"region":"eu"}', {}, signal);
-    expect(r1).toMatchObject({ isError: false, exec: { command: 'greet --region=eu --shout --no-punctuation --times=2 -- ops', exitCode: 0 } });
+    expect(r1).toMatchObject({
+      isError: false,
+      exec: { command: 'greet --region=eu --shout --no-punctuation --times=2 -- ops', exitCode: 0 },
+    });
     if (r1.status === 'completed') expect(JSON.parse(r1.output)).toEqual({ text: 'HELLO OPS', times: 2, region: 'eu' });
     const rm = loaded.source.tools[1] as FiskCommandTool;
     expect(rm.capabilities.gate).toEqual({ gated: true, trigger: 'impact:rw' });

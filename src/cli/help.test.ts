@@ -27,7 +27,9 @@ describe('fisk help', () => {
     expect(await runCli(['--help'], io)).toBe(0);
     expect(io.stdout()).toMatch(/serve .*serve the agent: over NATS/);
     // the served channels are named, HTTP ones included, whatever the wrapping
-    expect(io.stdout().replace(/\s+/g, ' ')).toContain('answer A2A callers over HTTP (expose.agent.a2a_http) and Slack threads (expose.agent.slack)');
+    expect(io.stdout().replace(/\s+/g, ' ')).toContain(
+      'answer A2A callers over HTTP (expose.agent.a2a_http) and Slack threads (expose.agent.slack)',
+    );
     expect(io.stdout()).toMatch(/knowledge\|rag/);
     expect(io.stdout()).toMatch(/task .*list and show tasks, and submit jobs/);
     expect(io.stdout()).toMatch(/init /);

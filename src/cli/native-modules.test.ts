@@ -17,7 +17,9 @@ describe('nativeModuleAdvice', () => {
       ),
       { code: 'ERR_DLOPEN_FAILED' },
     );
-    expect(nativeModuleAdvice(err)).toMatch(/^the native module fs-ext was built for another Node\.js version or platform than this one \(v\d+\.\d+\.\d+\)\. Rebuild it with 'npm rebuild fs-ext' in \/srv\/app,/);
+    expect(nativeModuleAdvice(err)).toMatch(
+      /^the native module fs-ext was built for another Node\.js version or platform than this one \(v\d+\.\d+\.\d+\)\. Rebuild it with 'npm rebuild fs-ext' in \/srv\/app,/,
+    );
   });
   it('leaves every other error alone', () => {
     expect(nativeModuleAdvice(new Error('connection refused'))).toBeUndefined();

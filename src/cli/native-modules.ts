@@ -32,7 +32,9 @@ export function nativeModuleAdvice(err: unknown): string | undefined {
   if (!missing && !foreign) return undefined;
   const where = locate(err.message);
   if (where === undefined) return undefined;
-  const why = missing ? 'is not built (npm did not run its install script)' : `was built for another Node.js version or platform than this one (${process.version})`;
+  const why = missing
+    ? 'is not built (npm did not run its install script)'
+    : `was built for another Node.js version or platform than this one (${process.version})`;
   return (
     `the native module ${where.name} ${why}. Rebuild it with 'npm rebuild ${where.name}' in ${where.root}, ` +
     `or reinstall fisk-ai letting npm run the install scripts of ${NATIVE.join(' and ')} (a C compiler is needed where no prebuilt binary exists)`

@@ -54,7 +54,9 @@ export function parsePort(text: string, from: string, opts: { readonly anyFree?:
   const n = /^[0-9]{1,5}$/.test(trimmed) ? Number(trimmed) : NaN;
   const low = opts.anyFree === true ? 0 : 1;
   if (!Number.isInteger(n) || n < low || n > 65535) {
-    throw new UsageError(`${from} must be a TCP port from 1 to 65535${opts.anyFree === true ? ' (or 0 for any free port)' : ''}, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `${from} must be a TCP port from 1 to 65535${opts.anyFree === true ? ' (or 0 for any free port)' : ''}, got ${JSON.stringify(text)}`,
+    );
   }
   return n;
 }

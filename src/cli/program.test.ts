@@ -105,7 +105,8 @@ describe('fisk serve', () => {
     const path = configFile('identity: a\nnats_context: c\nsystem_prompt: p\nllm: {model: m}\n');
     expect(await runCli(['serve', '--config', path], io)).not.toBe(EXIT.ok);
     expect(io.stderr(), io.stderr()).toMatch(/enables no endpoint to serve/);
-    for (const key of ['expose.agent.a2a.serve_tools', 'expose.agent.a2a.prompts', 'expose.agent.jobs', 'expose.agent.slack']) expect(io.stderr()).toContain(key);
+    for (const key of ['expose.agent.a2a.serve_tools', 'expose.agent.a2a.prompts', 'expose.agent.jobs', 'expose.agent.slack'])
+      expect(io.stderr()).toContain(key);
   });
 
   it('names the missing Slack token variable before connecting anywhere', async () => {

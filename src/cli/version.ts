@@ -14,7 +14,7 @@ interface PackageJson {
  * (dist/bin/...) and the sources sit at different depths under it. Undefined when there is none.
  */
 export function packageRoot(from: string = fileURLToPath(import.meta.url)): string | undefined {
-  for (let dir = dirname(from); ; ) {
+  for (let dir = dirname(from); ;) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageJson;
       if (pkg.name === 'fisk-ai') return dir;

@@ -23,7 +23,8 @@ const KEY = 'expose.agent.a2a_http';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u;
 
 function port(value: number | undefined): number {
-  if (value === undefined) throw ConfigError.of('missing', `${KEY}.port`, 'is required: the TCP port A2A callers reach the agent on (1 to 65535)');
+  if (value === undefined)
+    throw ConfigError.of('missing', `${KEY}.port`, 'is required: the TCP port A2A callers reach the agent on (1 to 65535)');
   if (value < 1 || value > 65535) throw ConfigError.of('value', `${KEY}.port`, `${value} is not a TCP port; use 1 to 65535`);
   return value;
 }
@@ -35,11 +36,18 @@ function publicUrl(value: string | undefined): string | undefined {
   try {
     url = new URL(text);
   } catch {
-    throw ConfigError.of('value', `${KEY}.public_url`, `"${text}" is not a URL; write the address callers reach the agent at, as https://host[:port][/path]`);
+    throw ConfigError.of(
+      'value',
+      `${KEY}.public_url`,
+      `"${text}" is not a URL; write the address callers reach the agent at, as https://host[:port][/path]`,
+    );
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw ConfigError.of('value', `${KEY}.public_url`, `"${text}" must be an http(s) URL`);
-  if (url.username !== '' || url.password !== '') throw ConfigError.of('value', `${KEY}.public_url`, 'must not carry a user name or password: it is printed on the public agent card');
-  if (url.search !== '' || url.hash !== '') throw ConfigError.of('value', `${KEY}.public_url`, `"${text}" must not carry a query or fragment; give the base URL callers post to`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw ConfigError.of('value', `${KEY}.public_url`, `"${text}" must be an http(s) URL`);
+  if (url.username !== '' || url.password !== '')
+    throw ConfigError.of('value', `${KEY}.public_url`, 'must not carry a user name or password: it is printed on the public agent card');
+  if (url.search !== '' || url.hash !== '')
+    throw ConfigError.of('value', `${KEY}.public_url`, `"${text}" must not carry a query or fragment; give the base URL callers post to`);
   return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }
 
@@ -47,7 +55,11 @@ function tokenEnv(value: string | undefined): string | undefined {
   const text = (value ?? '').trim();
   if (text === '') return undefined;
   if (!ENV_NAME.test(text)) {
-    throw ConfigError.of('value', `${KEY}.auth_token_env`, `"${text}" is not an environment variable name; name the variable that holds the token (letters, digits and _), never the token itself`);
+    throw ConfigError.of(
+      'value',
+      `${KEY}.auth_token_env`,
+      `"${text}" is not an environment variable name; name the variable that holds the token (letters, digits and _), never the token itself`,
+    );
   }
   return text;
 }

@@ -19,7 +19,11 @@ export function parseByteSize(value: number | string | undefined, key: string, f
     bytes = m === null || unit === undefined ? undefined : Number(m[1]) * unit;
   }
   if (bytes === undefined) {
-    throw ConfigError.of('value', key, `${JSON.stringify(value)} is not a size; write a whole number of bytes, or one with KiB, MiB or GiB (64KiB)`);
+    throw ConfigError.of(
+      'value',
+      key,
+      `${JSON.stringify(value)} is not a size; write a whole number of bytes, or one with KiB, MiB or GiB (64KiB)`,
+    );
   }
   if (bytes < min || bytes > max) {
     throw ConfigError.of('value', key, `${JSON.stringify(value)} is out of range; use ${sizeWords(min)} to ${sizeWords(max)}`);

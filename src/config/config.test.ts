@@ -2,7 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, credentialEnvNames, credentialLiterals, decodeOptions, describeSettings, parseConfigForMode, resolveMcpClient } from './index.js';
+import {
+  ConfigError,
+  credentialEnvNames,
+  credentialLiterals,
+  decodeOptions,
+  describeSettings,
+  parseConfigForMode,
+  resolveMcpClient,
+} from './index.js';
 import { z } from 'zod';
 
 const parse = (text: string, mode: Parameters<typeof parseConfigForMode>[1] = 'info') =>
@@ -104,13 +112,22 @@ describe('origins', () => {
   });
 
   it('lists the sandbox limits and tool grants with their origin', () => {
-    const c = parseConfigForMode({ text: 'harness:\n  sandbox:\n    enabled: true\n    limits: {address_space: 2GiB, cpu_seconds: 30}\n    tools: [{tools: ["^fetch_", "^get_"], network: true, writable: [/srv/dl]}]\n', name: '/srv/agent/agent.yaml' }, 'info');
+    const c = parseConfigForMode(
+      {
+        text: 'harness:\n  sandbox:\n    enabled: true\n    limits: {address_space: 2GiB, cpu_seconds: 30}\n    tools: [{tools: ["^fetch_", "^get_"], network: true, writable: [/srv/dl]}]\n',
+        name: '/srv/agent/agent.yaml',
+      },
+      'info',
+    );
     const byKey = new Map(describeSettings(c, []).map((s) => [s.key, s]));
     expect(byKey.get('harness.sandbox.limits.address_space')).toMatchObject({ value: 2 ** 31, origin: 'file' });
     expect(byKey.get('harness.sandbox.limits.cpu_seconds')).toMatchObject({ value: 30, origin: 'file' });
     expect(byKey.get('harness.sandbox.limits.open_files')).toMatchObject({ value: null, origin: 'default' });
     expect(byKey.get('harness.sandbox.tools')).toMatchObject({ value: ['tools:^fetch_,^get_ network writes:/srv/dl'], origin: 'file' });
-    expect(new Map(describeSettings(parse(''), []).map((s) => [s.key, s])).get('harness.sandbox.tools')).toMatchObject({ value: [], origin: 'default' });
+    expect(new Map(describeSettings(parse(''), []).map((s) => [s.key, s])).get('harness.sandbox.tools')).toMatchObject({
+      value: [],
+      origin: 'default',
+    });
   });
 });
 
@@ -151,7 +168,17 @@ expose:
 `);
     const names = credentialEnvNames(c);
     expect(names).not.toContain('GITHUB_TOKEN');
-    for (const n of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OTEL_EXPORTER_OTLP_HEADERS', 'SLACK_BOT_TOKEN', 'EMBED_TOKEN', 'MCP_TOKEN', 'MCP_PATH_SECRET', 'GH_PAT', 'SERVED_TOKEN']) {
+    for (const n of [
+      'ANTHROPIC_API_KEY',
+      'OPENAI_API_KEY',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'SLACK_BOT_TOKEN',
+      'EMBED_TOKEN',
+      'MCP_TOKEN',
+      'MCP_PATH_SECRET',
+      'GH_PAT',
+      'SERVED_TOKEN',
+    ]) {
       expect(names).toContain(n);
     }
   });
@@ -188,7 +215,12 @@ mcp_clients:
   - {name: c, command: x, confirm: never}
   - {name: d, command: x, confirm: ["^write_", "delete"]}
 `);
-    expect(c.mcpClients.map((m) => m.confirm)).toEqual([{ mode: 'auto' }, { mode: 'always' }, { mode: 'never' }, { mode: 'patterns', patterns: ['^write_', 'delete'] }]);
+    expect(c.mcpClients.map((m) => m.confirm)).toEqual([
+      { mode: 'auto' },
+      { mode: 'always' },
+      { mode: 'never' },
+      { mode: 'patterns', patterns: ['^write_', 'delete'] },
+    ]);
   });
 
   it('expands ${VAR} only in env, headers and url, and lists the secrets to redact', () => {
@@ -231,15 +263,36 @@ describe('remote_agents', () => {
       'run',
     );
     expect(config.remoteAgents).toEqual([
-      { name: 'ops', alias: 'ops', transport: 'nats', url: undefined, headers: {}, confirm: false, timeout: { text: '10m', ms: 600_000 }, countBudget: false },
-      { name: 'planner', alias: 'plan', transport: 'a2a-http', url: 'http://127.0.0.1:9999/', headers: { Authorization: 'Bearer ${PLAN_TOKEN}' }, confirm: true, timeout: { text: '90s', ms: 90_000 }, countBudget: true },
+      {
+        name: 'ops',
+        alias: 'ops',
+        transport: 'nats',
+        url: undefined,
+        headers: {},
+        confirm: false,
+        timeout: { text: '10m', ms: 600_000 },
+        countBudget: false,
+      },
+      {
+        name: 'planner',
+        alias: 'plan',
+        transport: 'a2a-http',
+        url: 'http://127.0.0.1:9999/',
+        headers: { Authorization: 'Bearer ${PLAN_TOKEN}' },
+        confirm: true,
+        timeout: { text: '90s', ms: 90_000 },
+        countBudget: true,
+      },
     ]);
     expect(credentialEnvNames(config)).toContain('PLAN_TOKEN');
     expect(credentialLiterals(config)).toEqual([{ key: 'remote_agents[1].headers.Authorization', value: 'Bearer ' }]);
   });
 
   it('holds the text a header spells out as a credential, whole or around its references', () => {
-    const config = parse('system_prompt: p\nllm: {model: m}\nremote_agents:\n  - name: planner\n    url: http://127.0.0.1:9999/\n    headers: {X-Api-Key: abcd-1234-efgh, X-Pair: "${USER_NAME}:pass-in-yaml-99", X-Only: "${ONLY}"}\n', 'run');
+    const config = parse(
+      'system_prompt: p\nllm: {model: m}\nremote_agents:\n  - name: planner\n    url: http://127.0.0.1:9999/\n    headers: {X-Api-Key: abcd-1234-efgh, X-Pair: "${USER_NAME}:pass-in-yaml-99", X-Only: "${ONLY}"}\n',
+      'run',
+    );
     expect(credentialLiterals(config)).toEqual([
       { key: 'remote_agents[0].headers.X-Api-Key', value: 'abcd-1234-efgh' },
       { key: 'remote_agents[0].headers.X-Pair', value: ':pass-in-yaml-99' },

@@ -80,7 +80,8 @@ export function credentialLiterals(config: Config): CredentialLiteral[] {
     for (const [name, template] of Object.entries(client.headers)) spelled(`mcp_clients[${i}].headers.${name}`, template);
     // the password when there is one; a user name alone is the token (https://TOKEN@host/)
     const userinfo = USERINFO.exec(client.url ?? '')?.[1];
-    if (userinfo !== undefined) spelled(`mcp_clients[${i}].url`, userinfo.includes(':') ? userinfo.slice(userinfo.indexOf(':') + 1) : userinfo);
+    if (userinfo !== undefined)
+      spelled(`mcp_clients[${i}].url`, userinfo.includes(':') ? userinfo.slice(userinfo.indexOf(':') + 1) : userinfo);
   });
   return out;
 }

@@ -21,7 +21,11 @@ type Getter = (c: Config) => Setting['value'];
 
 /** One `harness.sandbox.tools` entry on a line: the names it matches and what it adds. */
 const grantText = (g: Config['harness']['sandbox']['tools'][number]): string =>
-  [`tools:${g.tools.join(',')}`, ...(g.network ? ['network'] : []), ...(g.writable.length > 0 ? [`writes:${g.writable.join(',')}`] : [])].join(' ');
+  [
+    `tools:${g.tools.join(',')}`,
+    ...(g.network ? ['network'] : []),
+    ...(g.writable.length > 0 ? [`writes:${g.writable.join(',')}`] : []),
+  ].join(' ');
 
 const filter = (f: Filter): readonly string[] => [...f.tools.map((t) => `tools:${t}`), ...f.tags.map((t) => `tags:${JSON.stringify(t)}`)];
 
@@ -78,7 +82,10 @@ const TABLE: readonly (readonly [string, Getter])[] = [
   ['expose.agent.a2a.serve_tools', (c) => c.expose.a2a.serveTools],
   ['expose.agent.a2a.prompts', (c) => c.expose.a2a.prompts],
   ['expose.agent.jobs.stream', (c) => c.expose.jobs?.stream ?? null],
-  ['expose.agent.jobs.consumer', (c) => (c.expose.jobs === undefined ? null : c.expose.jobs.consumer === '' ? c.identity : c.expose.jobs.consumer)],
+  [
+    'expose.agent.jobs.consumer',
+    (c) => (c.expose.jobs === undefined ? null : c.expose.jobs.consumer === '' ? c.identity : c.expose.jobs.consumer),
+  ],
   ['expose.agent.jobs.workers', (c) => c.expose.jobs?.workers ?? null],
   ['expose.agent.jobs.max_deliver', (c) => c.expose.jobs?.maxDeliver ?? null],
   ['expose.agent.jobs.timeout', (c) => c.expose.jobs?.timeout?.text ?? null],

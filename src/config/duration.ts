@@ -8,8 +8,8 @@
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3, // U+00B5 micro sign
-  'μs': 1e-3, // U+03BC Greek mu
+  µs: 1e-3, // U+00B5 micro sign
+  μs: 1e-3, // U+03BC Greek mu
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -18,7 +18,10 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 /** Thrown for text that is not a Go duration. */
 export class DurationSyntaxError extends Error {
-  constructor(readonly input: string, detail: string) {
+  constructor(
+    readonly input: string,
+    detail: string,
+  ) {
     super(`invalid duration "${input}": ${detail} (use Go syntax such as 300ms, 30s, 1.5h or 2h45m)`);
     this.name = 'DurationSyntaxError';
   }

@@ -58,14 +58,23 @@ export interface ResolvedHeaders {
  * variable is an error naming the key. Every resolved value counts as a secret: a header is how a
  * peer is told who is calling.
  */
-export function resolveRemoteAgentHeaders(agent: RemoteAgentConfig, index: number, env: Readonly<Record<string, string | undefined>>): ResolvedHeaders {
+export function resolveRemoteAgentHeaders(
+  agent: RemoteAgentConfig,
+  index: number,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedHeaders {
   const secrets = new Set<string>();
   const headers: Record<string, string> = {};
   for (const [name, template] of Object.entries(agent.headers)) {
     const key = `remote_agents[${index}].headers.${name}`;
     const value = template.replace(REFERENCE, (_whole, variable: string) => {
       const v = env[variable];
-      if (v === undefined) throw ConfigError.of('value', key, `refers to \${${variable}}, which is not set in the environment; export it or remove the reference`);
+      if (v === undefined)
+        throw ConfigError.of(
+          'value',
+          key,
+          `refers to \${${variable}}, which is not set in the environment; export it or remove the reference`,
+        );
       if (v.length >= 8) secrets.add(v);
       return v;
     });

@@ -23,7 +23,11 @@ export function prepareKnowledgeExtensions(raw: readonly string[] | undefined): 
     if (!out.includes(ext)) out.push(ext);
   });
   if (out.length === 0) {
-    throw ConfigError.of('value', key, `is empty, so nothing would be indexed; remove the key for the default (${DEFAULT_KNOWLEDGE_EXTENSIONS.join(', ')}) or list the endings to index`);
+    throw ConfigError.of(
+      'value',
+      key,
+      `is empty, so nothing would be indexed; remove the key for the default (${DEFAULT_KNOWLEDGE_EXTENSIONS.join(', ')}) or list the endings to index`,
+    );
   }
   return out;
 }

@@ -40,26 +40,46 @@ function privateKey(o: RawOAuth, key: string, baseDir: string): McpOAuthPrivateK
   const alg = trimmed(o.signing_algorithm);
   const keyId = trimmed(o.key_id);
   if (env === undefined && file === undefined) {
-    if (alg !== undefined) throw ConfigError.of('value', `${key}.signing_algorithm`, 'applies only with private_key_env or private_key_file: set one of them, or remove signing_algorithm');
-    if (keyId !== undefined) throw ConfigError.of('value', `${key}.key_id`, 'applies only with private_key_env or private_key_file: set one of them, or remove key_id');
+    if (alg !== undefined)
+      throw ConfigError.of(
+        'value',
+        `${key}.signing_algorithm`,
+        'applies only with private_key_env or private_key_file: set one of them, or remove signing_algorithm',
+      );
+    if (keyId !== undefined)
+      throw ConfigError.of(
+        'value',
+        `${key}.key_id`,
+        'applies only with private_key_env or private_key_file: set one of them, or remove key_id',
+      );
     return undefined;
   }
   if (alg !== undefined && !isOneOf(JWT_SIGNING_ALGORITHMS, alg)) {
-    throw ConfigError.of('value', `${key}.signing_algorithm`, `"${alg}" is not accepted; use one of ${JWT_SIGNING_ALGORITHMS.join(', ')}, or leave it out to take the one the key calls for`);
+    throw ConfigError.of(
+      'value',
+      `${key}.signing_algorithm`,
+      `"${alg}" is not accepted; use one of ${JWT_SIGNING_ALGORITHMS.join(', ')}, or leave it out to take the one the key calls for`,
+    );
   }
   return { env, file, algorithm: alg, keyId };
 }
 
 function tokenEndpoint(value: string | undefined, key: string): string {
   const t = trimmed(value);
-  if (t === undefined) throw ConfigError.of('missing', key, "is required for cross_app_access: the identity provider's token endpoint, e.g. https://idp.example.com/oauth2/token");
+  if (t === undefined)
+    throw ConfigError.of(
+      'missing',
+      key,
+      "is required for cross_app_access: the identity provider's token endpoint, e.g. https://idp.example.com/oauth2/token",
+    );
   let url: URL;
   try {
     url = new URL(t);
   } catch {
     throw ConfigError.of('value', key, `"${t}" is not a URL; write it as https://host[:port]/path`);
   }
-  if (url.username !== '' || url.password !== '') throw ConfigError.of('value', key, 'must not carry a user name or password; use client_id and client_secret_env');
+  if (url.username !== '' || url.password !== '')
+    throw ConfigError.of('value', key, 'must not carry a user name or password; use client_id and client_secret_env');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(url))) {
     throw ConfigError.of('value', key, `"${t}" must be https (http only to a loopback address): it carries this agent's ID token`);
   }
@@ -91,7 +111,11 @@ export function prepareMcpOAuth(o: RawOAuth, key: string, baseDir: string): McpO
     throw ConfigError.of('value', `${key}.redirect_port`, `must be a port from 1 to 65535, or 0 for any free port; got ${redirectPort}`);
   }
   if (o.idp !== undefined && grant !== 'cross_app_access') {
-    throw ConfigError.of('value', `${key}.idp`, `applies only with grant: cross_app_access (the grant is ${grant}); remove idp or change the grant`);
+    throw ConfigError.of(
+      'value',
+      `${key}.idp`,
+      `applies only with grant: cross_app_access (the grant is ${grant}); remove idp or change the grant`,
+    );
   }
   return {
     grant,
@@ -107,7 +131,13 @@ export function prepareMcpOAuth(o: RawOAuth, key: string, baseDir: string): McpO
 
 function envNameIssue(value: string | undefined, key: string, example: string): ConfigIssue[] {
   if (value === undefined || ENV_NAME.test(value)) return [];
-  return [{ code: 'value', key, message: `"${value}" is not an environment variable name: write the variable's name (e.g. ${example}), never the secret` }];
+  return [
+    {
+      code: 'value',
+      key,
+      message: `"${value}" is not an environment variable name: write the variable's name (e.g. ${example}), never the secret`,
+    },
+  ];
 }
 
 function clientIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
@@ -116,20 +146,44 @@ function clientIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
     ...envNameIssue(o.privateKey?.env, `${key}.private_key_env`, 'TICKETS_PRIVATE_KEY'),
   ];
   const pk = o.privateKey;
-  if (pk?.env !== undefined && pk.file !== undefined) out.push({ code: 'value', key: `${key}.private_key_file`, message: 'and private_key_env both name the private key; keep one of them' });
+  if (pk?.env !== undefined && pk.file !== undefined)
+    out.push({ code: 'value', key: `${key}.private_key_file`, message: 'and private_key_env both name the private key; keep one of them' });
   if (pk !== undefined && o.clientSecretEnv !== undefined) {
-    out.push({ code: 'value', key: `${key}.client_secret_env`, message: 'and a private key both authenticate the client; keep client_secret_env (client_secret_basic) or the private key (private_key_jwt)' });
+    out.push({
+      code: 'value',
+      key: `${key}.client_secret_env`,
+      message:
+        'and a private key both authenticate the client; keep client_secret_env (client_secret_basic) or the private key (private_key_jwt)',
+    });
   }
   if (o.clientId === undefined) {
-    if (o.clientSecretEnv !== undefined) out.push({ code: 'missing', key: `${key}.client_id`, message: 'is required with client_secret_env: a secret belongs to a client registered in advance' });
-    else if (pk !== undefined) out.push({ code: 'missing', key: `${key}.client_id`, message: 'is required with a private key: the key belongs to a client registered in advance' });
+    if (o.clientSecretEnv !== undefined)
+      out.push({
+        code: 'missing',
+        key: `${key}.client_id`,
+        message: 'is required with client_secret_env: a secret belongs to a client registered in advance',
+      });
+    else if (pk !== undefined)
+      out.push({
+        code: 'missing',
+        key: `${key}.client_id`,
+        message: 'is required with a private key: the key belongs to a client registered in advance',
+      });
   }
   if (o.grant !== 'authorization_code') {
     if (o.clientId === undefined && o.clientSecretEnv === undefined && pk === undefined) {
-      out.push({ code: 'missing', key: `${key}.client_id`, message: `is required for the ${o.grant} grant: the client registered for this agent at the authorization server` });
+      out.push({
+        code: 'missing',
+        key: `${key}.client_id`,
+        message: `is required for the ${o.grant} grant: the client registered for this agent at the authorization server`,
+      });
     }
     if (o.clientSecretEnv === undefined && pk === undefined) {
-      out.push({ code: 'missing', key: `${key}.client_secret_env`, message: `is required for the ${o.grant} grant (or private_key_env / private_key_file): how the client authenticates itself` });
+      out.push({
+        code: 'missing',
+        key: `${key}.client_secret_env`,
+        message: `is required for the ${o.grant} grant (or private_key_env / private_key_file): how the client authenticates itself`,
+      });
     }
   }
   return out;
@@ -138,15 +192,32 @@ function clientIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
 function idpIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
   if (o.grant !== 'cross_app_access') return [];
   const i = o.idp;
-  if (i === undefined) return [{ code: 'missing', key: `${key}.idp`, message: "is required for cross_app_access: the identity provider's token_endpoint and where the ID token is (id_token_env or id_token_file)" }];
+  if (i === undefined)
+    return [
+      {
+        code: 'missing',
+        key: `${key}.idp`,
+        message:
+          "is required for cross_app_access: the identity provider's token_endpoint and where the ID token is (id_token_env or id_token_file)",
+      },
+    ];
   const out = envNameIssue(i.clientSecretEnv, `${key}.idp.client_secret_env`, 'IDP_CLIENT_SECRET');
   out.push(...envNameIssue(i.idTokenEnv, `${key}.idp.id_token_env`, 'IDP_ID_TOKEN'));
   if (i.idTokenEnv === undefined && i.idTokenFile === undefined) {
-    out.push({ code: 'missing', key: `${key}.idp.id_token_env`, message: "is required (or id_token_file): where this agent's ID token from the identity provider is" });
+    out.push({
+      code: 'missing',
+      key: `${key}.idp.id_token_env`,
+      message: "is required (or id_token_file): where this agent's ID token from the identity provider is",
+    });
   }
-  if (i.idTokenEnv !== undefined && i.idTokenFile !== undefined) out.push({ code: 'value', key: `${key}.idp.id_token_file`, message: 'and id_token_env both name the ID token; keep one of them' });
+  if (i.idTokenEnv !== undefined && i.idTokenFile !== undefined)
+    out.push({ code: 'value', key: `${key}.idp.id_token_file`, message: 'and id_token_env both name the ID token; keep one of them' });
   if (i.clientSecretEnv !== undefined && i.clientId === undefined) {
-    out.push({ code: 'missing', key: `${key}.idp.client_id`, message: "is required with idp.client_secret_env: the secret belongs to this agent's client at the identity provider" });
+    out.push({
+      code: 'missing',
+      key: `${key}.idp.client_id`,
+      message: "is required with idp.client_secret_env: the secret belongs to this agent's client at the identity provider",
+    });
   }
   return out;
 }
@@ -164,7 +235,11 @@ function isClientMetadataUrl(value: string): boolean {
 export function mcpOAuthIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
   const out = [...clientIssues(o, key), ...idpIssues(o, key)];
   if (o.clientMetadataUrl !== undefined && !isClientMetadataUrl(o.clientMetadataUrl)) {
-    out.push({ code: 'value', key: `${key}.client_metadata_url`, message: 'must be an https URL with a path, where the client ID metadata document is published' });
+    out.push({
+      code: 'value',
+      key: `${key}.client_metadata_url`,
+      message: 'must be an https URL with a path, where the client ID metadata document is published',
+    });
   }
   return out;
 }

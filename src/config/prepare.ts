@@ -184,13 +184,28 @@ function slackApprovers(value: string | readonly string[] | undefined): SlackApp
     const v = value.trim();
     if (v === '' || v === 'requester') return { kind: 'requester' };
     if (v === 'channel') return { kind: 'channel' };
-    if (SLACK_USER_ID.test(v)) throw ConfigError.of('value', key, `"${v}" looks like one user id; write a list ([${v}]), or use requester or channel`);
-    throw ConfigError.of('value', key, `"${v}" is not an approvers setting; use requester (only the person who asked), channel (anybody in the channel) or a list of Slack user ids`);
+    if (SLACK_USER_ID.test(v))
+      throw ConfigError.of('value', key, `"${v}" looks like one user id; write a list ([${v}]), or use requester or channel`);
+    throw ConfigError.of(
+      'value',
+      key,
+      `"${v}" is not an approvers setting; use requester (only the person who asked), channel (anybody in the channel) or a list of Slack user ids`,
+    );
   }
   const users = normalizeList(value);
-  if (users.length === 0) throw ConfigError.of('value', key, 'is an empty list, so nobody could approve a call; list Slack user ids, or use requester or channel');
+  if (users.length === 0)
+    throw ConfigError.of(
+      'value',
+      key,
+      'is an empty list, so nobody could approve a call; list Slack user ids, or use requester or channel',
+    );
   const bad = users.find((u) => !SLACK_USER_ID.test(u));
-  if (bad !== undefined) throw ConfigError.of('value', key, `"${bad}" is not a Slack user id (like U0123ABCD; find it in the person's profile under "Copy member ID"), not a name`);
+  if (bad !== undefined)
+    throw ConfigError.of(
+      'value',
+      key,
+      `"${bad}" is not a Slack user id (like U0123ABCD; find it in the person's profile under "Copy member ID"), not a name`,
+    );
   return { kind: 'users', users };
 }
 
@@ -204,8 +219,7 @@ function deriveIdentity(raw: RawConfig): { identity: string; identitySource: Ide
 
 function prepareLlm(raw: RawConfig): LlmConfig {
   const b = raw.llm?.budget;
-  const thinking: ThinkingSetting =
-    raw.llm?.thinking === undefined ? 'unset' : raw.llm.thinking.enabled ? 'on' : 'off';
+  const thinking: ThinkingSetting = raw.llm?.thinking === undefined ? 'unset' : raw.llm.thinking.enabled ? 'on' : 'off';
   const maxOutput = nonNegative(b?.max_output_tokens, 'llm.budget.max_output_tokens');
   const callTimeout = parseDuration(b?.call_timeout, 'llm.budget.call_timeout', DEFAULTS.callTimeout);
   if (callTimeout.ms <= 0) {
@@ -225,8 +239,7 @@ function prepareLlm(raw: RawConfig): LlmConfig {
     baseUrl: trimmed(raw.llm?.base_url),
     budget: {
       maxTokens: nonNegative(b?.max_tokens, 'llm.budget.max_tokens') || DEFAULTS.maxTokens,
-      maxOutputTokens:
-        maxOutput || (thinking === 'on' ? DEFAULTS.maxOutputTokensThinking : DEFAULTS.maxOutputTokens),
+      maxOutputTokens: maxOutput || (thinking === 'on' ? DEFAULTS.maxOutputTokensThinking : DEFAULTS.maxOutputTokens),
       maxIterations: nonNegative(b?.max_iterations, 'llm.budget.max_iterations') || DEFAULTS.maxIterations,
       callTimeout,
       toolTimeout: toolTimeout.ms === 0 ? undefined : toolTimeout,
@@ -260,10 +273,18 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
     const baseUrl = (e.base_url ?? '').trim().replace(/\/+$/, '');
     const model = (e.model ?? '').trim();
     if (baseUrl === '') {
-      throw ConfigError.of('missing', 'harness.knowledge.embeddings.base_url', 'is required when the embeddings block is present (an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1); remove the block for lexical search only');
+      throw ConfigError.of(
+        'missing',
+        'harness.knowledge.embeddings.base_url',
+        'is required when the embeddings block is present (an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1); remove the block for lexical search only',
+      );
     }
     if (model === '') {
-      throw ConfigError.of('missing', 'harness.knowledge.embeddings.model', 'is required when the embeddings block is present (the embedding model name the server knows)');
+      throw ConfigError.of(
+        'missing',
+        'harness.knowledge.embeddings.model',
+        'is required when the embeddings block is present (the embedding model name the server knows)',
+      );
     }
     checkServiceUrl(baseUrl, 'harness.knowledge.embeddings.base_url');
     const timeout = parseDuration(e.timeout, 'harness.knowledge.embeddings.timeout', DEFAULTS.embeddingsTimeout);
@@ -302,7 +323,11 @@ function prepareMcpConfirm(raw: string | readonly string[] | undefined, key: str
   if (raw === undefined || typeof raw === 'string') {
     const mode = normalizeEnum(raw, 'auto');
     if (!isOneOf(MCP_CONFIRM_MODES, mode)) {
-      throw ConfigError.of('value', key, `"${mode}" is not accepted; use auto (approval unless the server marks a tool readOnlyHint), always, never, or a list of patterns over the server's tool names`);
+      throw ConfigError.of(
+        'value',
+        key,
+        `"${mode}" is not accepted; use auto (approval unless the server marks a tool readOnlyHint), always, never, or a list of patterns over the server's tool names`,
+      );
     }
     return { mode };
   }
@@ -312,14 +337,24 @@ function prepareMcpConfirm(raw: string | readonly string[] | undefined, key: str
     try {
       new RegExp(re, 'u');
     } catch (err) {
-      throw ConfigError.of('value', `${key}[${i}]`, `${JSON.stringify(re)} is not a valid regular expression (${(err as Error).message}); write a pattern over the server's tool names such as ^write_`);
+      throw ConfigError.of(
+        'value',
+        `${key}[${i}]`,
+        `${JSON.stringify(re)} is not a valid regular expression (${(err as Error).message}); write a pattern over the server's tool names such as ^write_`,
+      );
     }
   });
-  if (patterns.length === 0) throw ConfigError.of('value', key, 'the list is empty; write auto, always, never, or at least one pattern over tool names');
+  if (patterns.length === 0)
+    throw ConfigError.of('value', key, 'the list is empty; write auto, always, never, or at least one pattern over tool names');
   return { mode: 'patterns', patterns };
 }
 
-function prepareMcpClient(c: NonNullable<RawConfig['mcp_clients']>[number], i: number, sandboxed: boolean, baseDir: string): McpClientConfig {
+function prepareMcpClient(
+  c: NonNullable<RawConfig['mcp_clients']>[number],
+  i: number,
+  sandboxed: boolean,
+  baseDir: string,
+): McpClientConfig {
   const key = `mcp_clients[${i}]`;
   const command = trimmed(c.command);
   const url = trimmed(c.url);
@@ -402,7 +437,11 @@ function prepareExposeMcp(raw: RawConfig, knowledgeEnabled: boolean): ExposeMcpC
 function authTokenEnv(raw: string | undefined): string | undefined {
   const name = trimmed(raw);
   if (name !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-    throw ConfigError.of('value', 'expose.agent.mcp.auth_token_env', `"${name}" is not an environment variable name: write the variable's name (e.g. FISK_MCP_TOKEN), never the token`);
+    throw ConfigError.of(
+      'value',
+      'expose.agent.mcp.auth_token_env',
+      `"${name}" is not an environment variable name: write the variable's name (e.g. FISK_MCP_TOKEN), never the token`,
+    );
   }
   return name;
 }
@@ -467,7 +506,12 @@ function backendChoice(raw: { backend?: string | undefined; options?: Record<str
 
 function concurrency(value: number | undefined, key: string): number {
   const v = value ?? 0;
-  if (v < 0) throw ConfigError.of('value', key, `${v} must not be negative; use 1 to ${DEFAULTS.servedConcurrencyMax}, or leave it out for ${DEFAULTS.servedConcurrency}`);
+  if (v < 0)
+    throw ConfigError.of(
+      'value',
+      key,
+      `${v} must not be negative; use 1 to ${DEFAULTS.servedConcurrencyMax}, or leave it out for ${DEFAULTS.servedConcurrency}`,
+    );
   if (v > DEFAULTS.servedConcurrencyMax) throw ConfigError.of('value', key, `${v} must not exceed ${DEFAULTS.servedConcurrencyMax}`);
   return v === 0 ? DEFAULTS.servedConcurrency : v;
 }

@@ -48,6 +48,14 @@ export type {
   TelemetryConfig,
   Config,
 } from './types.js';
-export type { PII_MODES, CONFIRM_OVER_MCP, MCP_CONFIRM_MODES, MCP_TRANSPORTS, MCP_OAUTH_GRANTS, JWT_SIGNING_ALGORITHMS, DELEGATE_TRANSPORTS } from './types.js';
+export type {
+  PII_MODES,
+  CONFIRM_OVER_MCP,
+  MCP_CONFIRM_MODES,
+  MCP_TRANSPORTS,
+  MCP_OAUTH_GRANTS,
+  JWT_SIGNING_ALGORITHMS,
+  DELEGATE_TRANSPORTS,
+} from './types.js';
 // the closed vocabularies the types above are drawn from, as types only
 export type { CONFIG_ERROR_CODES, MODES } from './index.js';

@@ -35,7 +35,12 @@ function prepareOne(a: RawRemoteAgent, i: number): RemoteAgentConfig {
   const url = (a.url ?? '').trim();
   if (url !== '') checkServiceUrl(url, `${key}.url`);
   const timeout = parseDuration(a.timeout, `${key}.timeout`, DEFAULT_DELEGATE_TIMEOUT);
-  if (timeout.ms <= 0) throw ConfigError.of('value', `${key}.timeout`, `must be positive, got "${timeout.text}"; a delegation needs time to run (default ${DEFAULT_DELEGATE_TIMEOUT})`);
+  if (timeout.ms <= 0)
+    throw ConfigError.of(
+      'value',
+      `${key}.timeout`,
+      `must be positive, got "${timeout.text}"; a delegation needs time to run (default ${DEFAULT_DELEGATE_TIMEOUT})`,
+    );
   return {
     name,
     alias: alias === '' ? name : alias,
@@ -65,25 +70,50 @@ export function remoteAgentIssues(c: Config): ConfigIssue[] {
       return;
     }
     if (!NAME.test(a.name)) {
-      out.push({ code: 'value', key: `${key}.name`, message: `"${a.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and the delegation chain)` });
+      out.push({
+        code: 'value',
+        key: `${key}.name`,
+        message: `"${a.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and the delegation chain)`,
+      });
     }
     if (!NAME.test(a.alias)) {
-      out.push({ code: 'value', key: `${key}.alias`, message: `"${a.alias}" is invalid: use only letters, digits, '-' and '_' (the tool is named delegate_<alias>)` });
+      out.push({
+        code: 'value',
+        key: `${key}.alias`,
+        message: `"${a.alias}" is invalid: use only letters, digits, '-' and '_' (the tool is named delegate_<alias>)`,
+      });
     } else if (delegateToolName(a.alias).length > MAX_TOOL_NAME) {
-      out.push({ code: 'value', key: `${key}.alias`, message: `"${a.alias}" is too long: the tool delegate_<alias> may have at most ${MAX_TOOL_NAME} characters; choose a shorter alias` });
+      out.push({
+        code: 'value',
+        key: `${key}.alias`,
+        message: `"${a.alias}" is too long: the tool delegate_<alias> may have at most ${MAX_TOOL_NAME} characters; choose a shorter alias`,
+      });
     }
     const earlier = aliases.get(a.alias);
     if (earlier !== undefined) {
-      out.push({ code: 'value', key: `${key}.alias`, message: `"${a.alias}" is used by remote_agents[${earlier}] too; give each peer its own alias (each becomes the tool delegate_<alias>)` });
+      out.push({
+        code: 'value',
+        key: `${key}.alias`,
+        message: `"${a.alias}" is used by remote_agents[${earlier}] too; give each peer its own alias (each becomes the tool delegate_<alias>)`,
+      });
     } else {
       aliases.set(a.alias, i);
     }
     if (a.transport === 'nats' && Object.keys(a.headers).length > 0) {
-      out.push({ code: 'value', key: `${key}.headers`, message: 'apply only to an A2A peer reached over HTTP; set url to the agent card, or remove headers (NATS credentials come from nats_context)' });
+      out.push({
+        code: 'value',
+        key: `${key}.headers`,
+        message:
+          'apply only to an A2A peer reached over HTTP; set url to the agent card, or remove headers (NATS credentials come from nats_context)',
+      });
     }
     for (const header of Object.keys(a.headers)) {
       if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
-        out.push({ code: 'value', key: `${key}.headers.${header}`, message: 'is not a valid HTTP header name; use letters, digits and - (for example Authorization or X-Api-Key)' });
+        out.push({
+          code: 'value',
+          key: `${key}.headers.${header}`,
+          message: 'is not a valid HTTP header name; use letters, digits and - (for example Authorization or X-Api-Key)',
+        });
       }
     }
   });
@@ -94,5 +124,11 @@ export function remoteAgentIssues(c: Config): ConfigIssue[] {
 export function remoteAgentRunIssues(c: Config): ConfigIssue[] {
   const index = c.remoteAgents.findIndex((a) => a.transport === 'nats');
   if (index < 0 || c.natsContext !== undefined) return [];
-  return [{ code: 'missing', key: 'nats_context', message: `is required by remote_agents[${index}] (${JSON.stringify(c.remoteAgents[index]?.name ?? '')}), a peer reached over NATS; set nats_context, or give the entry the url of an A2A agent card` }];
+  return [
+    {
+      code: 'missing',
+      key: 'nats_context',
+      message: `is required by remote_agents[${index}] (${JSON.stringify(c.remoteAgents[index]?.name ?? '')}), a peer reached over NATS; set nats_context, or give the entry the url of an A2A agent card`,
+    },
+  ];
 }

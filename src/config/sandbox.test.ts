@@ -17,7 +17,9 @@ describe('harness.sandbox', () => {
   });
 
   it('resolves relative paths against the directory of agent.yaml and keeps ~/ for the child HOME', () => {
-    const c = parse('harness:\n  sandbox:\n    enabled: true\n    writable: [out, /var/cache/app, "~/scratch"]\n    hide: ["~/.ssh", secrets/]\n    limits: {address_space: 2GiB, cpu_seconds: 30, open_files: 256}\n    tools:\n      - {tools: ["^fetch_"], network: true, writable: [downloads]}\n');
+    const c = parse(
+      'harness:\n  sandbox:\n    enabled: true\n    writable: [out, /var/cache/app, "~/scratch"]\n    hide: ["~/.ssh", secrets/]\n    limits: {address_space: 2GiB, cpu_seconds: 30, open_files: 256}\n    tools:\n      - {tools: ["^fetch_"], network: true, writable: [downloads]}\n',
+    );
     expect(c.harness.sandbox).toEqual({
       enabled: true,
       network: false,
@@ -29,7 +31,9 @@ describe('harness.sandbox', () => {
   });
 
   it('runs stdio MCP servers sandboxed by default when the sandbox is on, and never http ones', () => {
-    const c = parse('harness: {sandbox: {enabled: true}}\nmcp_clients:\n  - {name: a, command: x}\n  - {name: b, command: x, sandbox: false}\n  - {name: c, command: x, network: true, writable: [w]}\n  - {name: d, url: "https://mcp.example.com"}\n');
+    const c = parse(
+      'harness: {sandbox: {enabled: true}}\nmcp_clients:\n  - {name: a, command: x}\n  - {name: b, command: x, sandbox: false}\n  - {name: c, command: x, network: true, writable: [w]}\n  - {name: d, url: "https://mcp.example.com"}\n',
+    );
     expect(c.mcpClients.map((m) => m.sandbox)).toEqual([
       { enabled: true, network: false, writable: undefined },
       { enabled: false, network: false, writable: undefined },

@@ -14,7 +14,16 @@ import type { McpSandboxConfig, SandboxConfig, SandboxGrant, SandboxLimits } fro
  * What is hidden from every sandboxed child unless `harness.sandbox.hide` says otherwise: the
  * usual homes of credentials. fisk's own state, memory and knowledge stores are hidden either way.
  */
-export const DEFAULT_SANDBOX_HIDE = ['~/.ssh', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.kube', '~/.docker', '~/.gnupg', '~/.netrc'] as const;
+export const DEFAULT_SANDBOX_HIDE = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.azure',
+  '~/.config/gcloud',
+  '~/.kube',
+  '~/.docker',
+  '~/.gnupg',
+  '~/.netrc',
+] as const;
 
 type RawSandbox = NonNullable<NonNullable<RawConfig['harness']>['sandbox']>;
 type RawMcpClient = NonNullable<RawConfig['mcp_clients']>[number];
@@ -29,7 +38,12 @@ export function sandboxPath(value: string, key: string, baseDir: string): string
   const p = value.trim();
   if (p === '') throw ConfigError.of('value', key, 'is an empty path; remove the entry or name a file or directory');
   if (p === '~' || p.startsWith('~/')) return p;
-  if (p.startsWith('~')) throw ConfigError.of('value', key, `${JSON.stringify(p)} names another user's home; write ~/… for the child's HOME, or an absolute path`);
+  if (p.startsWith('~'))
+    throw ConfigError.of(
+      'value',
+      key,
+      `${JSON.stringify(p)} names another user's home; write ~/… for the child's HOME, or an absolute path`,
+    );
   if (p.includes('\0')) throw ConfigError.of('value', key, 'contains a NUL character');
   return isAbsolute(p) ? resolve(p) : resolve(baseDir, p);
 }
@@ -41,14 +55,18 @@ function paths(values: readonly string[] | undefined, key: string, baseDir: stri
 
 function positive(value: number | undefined, key: string, what: string): number | undefined {
   if (value === undefined) return undefined;
-  if (value <= 0) throw ConfigError.of('value', key, `${value} must be a positive number of ${what}; leave the key out to keep the inherited limit`);
+  if (value <= 0)
+    throw ConfigError.of('value', key, `${value} must be a positive number of ${what}; leave the key out to keep the inherited limit`);
   return value;
 }
 
 function prepareLimits(raw: RawSandbox['limits']): SandboxLimits {
   const key = 'harness.sandbox.limits';
   return {
-    addressSpace: raw?.address_space === undefined ? undefined : parseByteSize(raw.address_space, `${key}.address_space`, 0, ADDRESS_SPACE_MIN, ADDRESS_SPACE_MAX),
+    addressSpace:
+      raw?.address_space === undefined
+        ? undefined
+        : parseByteSize(raw.address_space, `${key}.address_space`, 0, ADDRESS_SPACE_MIN, ADDRESS_SPACE_MAX),
     cpuSeconds: positive(raw?.cpu_seconds, `${key}.cpu_seconds`, 'seconds'),
     openFiles: positive(raw?.open_files, `${key}.open_files`, 'descriptors'),
   };
@@ -57,17 +75,27 @@ function prepareLimits(raw: RawSandbox['limits']): SandboxLimits {
 function prepareGrant(g: NonNullable<RawSandbox['tools']>[number], i: number, baseDir: string): SandboxGrant {
   const key = `harness.sandbox.tools[${i}]`;
   const tools = normalizeList(g.tools);
-  if (tools.length === 0) throw ConfigError.of('value', `${key}.tools`, 'is empty, so the entry grants nothing; list regular expressions over tool names such as ^fetch_');
+  if (tools.length === 0)
+    throw ConfigError.of(
+      'value',
+      `${key}.tools`,
+      'is empty, so the entry grants nothing; list regular expressions over tool names such as ^fetch_',
+    );
   tools.forEach((re, j) => {
     try {
       new RegExp(re, 'u');
     } catch (err) {
-      throw ConfigError.of('value', `${key}.tools[${j}]`, `${JSON.stringify(re)} is not a valid regular expression (${(err as Error).message})`);
+      throw ConfigError.of(
+        'value',
+        `${key}.tools[${j}]`,
+        `${JSON.stringify(re)} is not a valid regular expression (${(err as Error).message})`,
+      );
     }
   });
   const writable = paths(g.writable, `${key}.writable`, baseDir) ?? [];
   const network = g.network ?? false;
-  if (!network && writable.length === 0) throw ConfigError.of('value', key, 'grants nothing; add network: true or writable paths, or remove the entry');
+  if (!network && writable.length === 0)
+    throw ConfigError.of('value', key, 'grants nothing; add network: true or writable paths, or remove the entry');
   return { tools, network, writable };
 }
 
@@ -87,16 +115,30 @@ export function prepareSandbox(raw: RawSandbox | undefined, baseDir: string): Sa
  * An MCP client's sandbox keys. `sandbox` defaults to the harness switch; `network` and `writable`
  * belong to a sandboxed stdio server only, so on any other entry they are refused.
  */
-export function prepareMcpSandbox(c: RawMcpClient, key: string, harnessEnabled: boolean, stdio: boolean, baseDir: string): McpSandboxConfig {
+export function prepareMcpSandbox(
+  c: RawMcpClient,
+  key: string,
+  harnessEnabled: boolean,
+  stdio: boolean,
+  baseDir: string,
+): McpSandboxConfig {
   const enabled = c.sandbox ?? harnessEnabled;
   const given = c.sandbox !== undefined || c.network !== undefined || c.writable !== undefined;
   if (!stdio && given) {
     const which = c.sandbox !== undefined ? 'sandbox' : c.network !== undefined ? 'network' : 'writable';
-    throw ConfigError.of('value', `${key}.${which}`, 'applies to stdio servers only (a program fisk starts); remove it from this http entry');
+    throw ConfigError.of(
+      'value',
+      `${key}.${which}`,
+      'applies to stdio servers only (a program fisk starts); remove it from this http entry',
+    );
   }
   if (!enabled && (c.network !== undefined || c.writable !== undefined)) {
     const which = c.network !== undefined ? 'network' : 'writable';
-    throw ConfigError.of('value', `${key}.${which}`, `has no effect while the server runs unsandboxed; remove it, or set ${key}.sandbox: true (or harness.sandbox.enabled: true)`);
+    throw ConfigError.of(
+      'value',
+      `${key}.${which}`,
+      `has no effect while the server runs unsandboxed; remove it, or set ${key}.sandbox: true (or harness.sandbox.enabled: true)`,
+    );
   }
   return {
     enabled: stdio && enabled,

@@ -18,7 +18,11 @@ export function checkServiceUrl(value: string, key: string, opts: { allowHttpWhe
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:') {
     if (isLoopbackUrl(url) || opts.allowHttpWhen === true) return url;
-    throw ConfigError.of('value', key, `"${value}" uses http to a host that is not this machine; use https, or a loopback address (127.0.0.1, ::1, localhost)`);
+    throw ConfigError.of(
+      'value',
+      key,
+      `"${value}" uses http to a host that is not this machine; use https, or a loopback address (127.0.0.1, ::1, localhost)`,
+    );
   }
   throw ConfigError.of('value', key, `"${value}" must be an http(s) URL`);
 }

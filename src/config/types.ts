@@ -320,7 +320,8 @@ export interface ExposeJobsConfig {
  * Who may answer an approval in a Slack thread: only the person whose message started the turn
  * (`requester`), anybody in the channel (`channel`), or the listed user ids.
  */
-export type SlackApprovers = { readonly kind: 'requester' } | { readonly kind: 'channel' } | { readonly kind: 'users'; readonly users: readonly string[] };
+export type SlackApprovers =
+  { readonly kind: 'requester' } | { readonly kind: 'channel' } | { readonly kind: 'users'; readonly users: readonly string[] };
 
 export interface ExposeSlackConfig {
   readonly channels: readonly string[];

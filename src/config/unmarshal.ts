@@ -87,12 +87,7 @@ function dotted(path: readonly PathSeg[]): string {
   return out;
 }
 
-function describeIssue(
-  issue: z.core.$ZodIssue,
-  doc: Document,
-  data: unknown,
-  at: (offset: number) => string,
-): ConfigIssue[] {
+function describeIssue(issue: z.core.$ZodIssue, doc: Document, data: unknown, at: (offset: number) => string): ConfigIssue[] {
   const path = issue.path.filter((p): p is PathSeg => typeof p !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeysAt(path);

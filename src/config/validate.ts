@@ -70,7 +70,8 @@ function alwaysIssues(c: Config): ConfigIssue[] {
     out.push({
       code: 'value',
       key: 'global_flags',
-      message: 'is set but application_path is not: global flags belong to the wrapped application; remove global_flags or set application_path',
+      message:
+        'is set but application_path is not: global flags belong to the wrapped application; remove global_flags or set application_path',
     });
   }
   c.remoteTools.forEach((host, i) => {
@@ -80,16 +81,25 @@ function alwaysIssues(c: Config): ConfigIssue[] {
       return;
     }
     if (!NAME.test(host.name)) {
-      out.push({ code: 'value', key: `${key}.name`, message: `"${host.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects)` });
+      out.push({
+        code: 'value',
+        key: `${key}.name`,
+        message: `"${host.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects)`,
+      });
     }
     if (!NAME.test(host.alias)) {
-      out.push({ code: 'value', key: `${key}.alias`, message: `"${host.alias}" is invalid: use only letters, digits, '-' and '_' (it prefixes imported tool names)` });
+      out.push({
+        code: 'value',
+        key: `${key}.alias`,
+        message: `"${host.alias}" is invalid: use only letters, digits, '-' and '_' (it prefixes imported tool names)`,
+      });
     }
     if (host.exclude.tags.length > 0) {
       out.push({
         code: 'value',
         key: `${key}.exclude.tags`,
-        message: 'cannot be honoured: discovery carries no tags, so a tool excluded by tag would be imported anyway; exclude by tool name with exclude.tools',
+        message:
+          'cannot be honoured: discovery carries no tags, so a tool excluded by tag would be imported anyway; exclude by tool name with exclude.tools',
       });
     }
   });
@@ -98,7 +108,11 @@ function alwaysIssues(c: Config): ConfigIssue[] {
   c.mcpClients.forEach((m, i) => {
     const key = `mcp_clients[${i}]`;
     if (m.name === '') {
-      out.push({ code: 'missing', key: `${key}.name`, message: 'is required: a short name for the server, used in messages and tool prefixes' });
+      out.push({
+        code: 'missing',
+        key: `${key}.name`,
+        message: 'is required: a short name for the server, used in messages and tool prefixes',
+      });
     } else if (!NAME.test(m.name)) {
       out.push({ code: 'value', key: `${key}.name`, message: `"${m.name}" is invalid: use only letters, digits, '-' and '_'` });
     } else if (names.has(m.name)) {
@@ -114,16 +128,32 @@ function alwaysIssues(c: Config): ConfigIssue[] {
     }
     if (m.transport === 'stdio') {
       if (m.command === undefined) {
-        out.push({ code: 'missing', key: `${key}.command`, message: 'is required for a stdio server: the program to start (arguments go in args)' });
+        out.push({
+          code: 'missing',
+          key: `${key}.command`,
+          message: 'is required for a stdio server: the program to start (arguments go in args)',
+        });
       }
       if (m.url !== undefined) {
-        out.push({ code: 'value', key: `${key}.url`, message: 'does not apply to a stdio server; remove url, or remove command to connect over http' });
+        out.push({
+          code: 'value',
+          key: `${key}.url`,
+          message: 'does not apply to a stdio server; remove url, or remove command to connect over http',
+        });
       }
       if (Object.keys(m.headers).length > 0) {
-        out.push({ code: 'value', key: `${key}.headers`, message: 'apply only to an http server; remove them, or use env for a stdio server' });
+        out.push({
+          code: 'value',
+          key: `${key}.headers`,
+          message: 'apply only to an http server; remove them, or use env for a stdio server',
+        });
       }
       if (m.oauth !== undefined) {
-        out.push({ code: 'value', key: `${key}.oauth`, message: 'applies only to an http server; remove it, or give the stdio server its credential in env' });
+        out.push({
+          code: 'value',
+          key: `${key}.oauth`,
+          message: 'applies only to an http server; remove it, or give the stdio server its credential in env',
+        });
       }
     } else {
       if (m.url === undefined) {
@@ -133,7 +163,11 @@ function alwaysIssues(c: Config): ConfigIssue[] {
       }
       out.push(...httpAuthIssues(m, key));
       if (m.command !== undefined) {
-        out.push({ code: 'value', key: `${key}.command`, message: 'does not apply to an http server; remove command, or remove url to start a stdio server' });
+        out.push({
+          code: 'value',
+          key: `${key}.command`,
+          message: 'does not apply to an http server; remove command, or remove url to start a stdio server',
+        });
       }
       if (m.args.length > 0 || Object.keys(m.env).length > 0) {
         out.push({ code: 'value', key: `${key}.args`, message: 'args and env apply only to a stdio server; remove them' });
@@ -142,7 +176,6 @@ function alwaysIssues(c: Config): ConfigIssue[] {
   });
   return out;
 }
-
 
 /** Whether the written URL carries `user:pass@`; `${VAR}` references parse as ordinary userinfo text. */
 function hasUserinfo(url: string): boolean {
@@ -160,12 +193,26 @@ function httpAuthIssues(m: McpClientConfig, key: string): ConfigIssue[] {
   const userinfo = m.url !== undefined && hasUserinfo(m.url);
   const authorizationHeader = Object.keys(m.headers).some((h) => h.toLowerCase() === 'authorization');
   if (userinfo && authorizationHeader) {
-    out.push({ code: 'value', key: `${key}.url`, message: 'carries user:pass@ (sent as Basic authorization) and headers sets Authorization too; keep one of them' });
+    out.push({
+      code: 'value',
+      key: `${key}.url`,
+      message: 'carries user:pass@ (sent as Basic authorization) and headers sets Authorization too; keep one of them',
+    });
   }
   const o = m.oauth;
   if (o === undefined) return out;
-  if (userinfo) out.push({ code: 'value', key: `${key}.url`, message: 'carries user:pass@ while oauth is set; remove the userinfo, OAuth supplies the authorization' });
-  if (authorizationHeader) out.push({ code: 'value', key: `${key}.headers.Authorization`, message: 'cannot be combined with oauth, which supplies the Authorization header; remove one of them' });
+  if (userinfo)
+    out.push({
+      code: 'value',
+      key: `${key}.url`,
+      message: 'carries user:pass@ while oauth is set; remove the userinfo, OAuth supplies the authorization',
+    });
+  if (authorizationHeader)
+    out.push({
+      code: 'value',
+      key: `${key}.headers.Authorization`,
+      message: 'cannot be combined with oauth, which supplies the Authorization header; remove one of them',
+    });
   out.push(...mcpOAuthIssues(o, `${key}.oauth`));
   return out;
 }
@@ -176,10 +223,18 @@ function runIssues(c: Config): ConfigIssue[] {
     out.push({ code: 'missing', key: 'llm.model', message: 'is required to run an agent: the model id, e.g. claude-sonnet-4-6' });
   }
   if (c.systemPrompt.trim() === '' && c.expose.mcp === undefined) {
-    out.push({ code: 'missing', key: 'system_prompt', message: 'is required to run an agent: say what the agent is for and how it should use its tools' });
+    out.push({
+      code: 'missing',
+      key: 'system_prompt',
+      message: 'is required to run an agent: say what the agent is for and how it should use its tools',
+    });
   }
   if (c.remoteTools.length > 0 && c.natsContext === undefined) {
-    out.push({ code: 'missing', key: 'nats_context', message: 'is required when remote_tools is set: the NATS context to reach the peers through' });
+    out.push({
+      code: 'missing',
+      key: 'nats_context',
+      message: 'is required when remote_tools is set: the NATS context to reach the peers through',
+    });
   }
   out.push(...remoteAgentRunIssues(c));
   out.push(...natsBackendIssues(c));
@@ -190,26 +245,44 @@ function serveIssues(c: Config): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const a2a = c.expose.a2a;
   if (c.identitySource !== 'explicit') {
-    out.push({ code: 'missing', key: 'identity', message: 'is required to serve: peers and queues address this agent by it; set an explicit identity' });
+    out.push({
+      code: 'missing',
+      key: 'identity',
+      message: 'is required to serve: peers and queues address this agent by it; set an explicit identity',
+    });
   }
-  const endpoints = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
+  const endpoints =
+    a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
   if (!endpoints) {
     out.push({
       code: 'missing',
       key: 'expose.agent',
-      message: 'enables no endpoint to serve: set expose.agent.a2a.serve_tools or expose.agent.a2a.prompts, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http',
+      message:
+        'enables no endpoint to serve: set expose.agent.a2a.serve_tools or expose.agent.a2a.prompts, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http',
     });
   }
   if (a2a.serveTools && c.applicationPath === undefined) {
-    out.push({ code: 'missing', key: 'application_path', message: 'is required with expose.agent.a2a.serve_tools: only application commands are served to peers' });
+    out.push({
+      code: 'missing',
+      key: 'application_path',
+      message: 'is required with expose.agent.a2a.serve_tools: only application commands are served to peers',
+    });
   }
   const overNats = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.remoteTools.length > 0;
   if (overNats && c.natsContext === undefined) {
-    out.push({ code: 'missing', key: 'nats_context', message: 'is required to serve over NATS: the context naming the server and credentials' });
+    out.push({
+      code: 'missing',
+      key: 'nats_context',
+      message: 'is required to serve over NATS: the context naming the server and credentials',
+    });
   }
   const runsModel = a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
   if (runsModel && c.llm.model === '') {
-    out.push({ code: 'missing', key: 'llm.model', message: 'is required to serve prompts, jobs, slack or a2a_http: those endpoints run the agent loop' });
+    out.push({
+      code: 'missing',
+      key: 'llm.model',
+      message: 'is required to serve prompts, jobs, slack or a2a_http: those endpoints run the agent loop',
+    });
   }
   if (c.expose.jobs !== undefined && c.expose.jobs.stream === '') {
     out.push({ code: 'missing', key: 'expose.agent.jobs.stream', message: 'is required: the JetStream stream holding the work queue' });

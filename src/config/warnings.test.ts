@@ -13,8 +13,14 @@ describe('configWarnings', () => {
     const open = configWarnings(parse('expose: {agent: {a2a_http: {port: 8443, address: 0.0.0.0, auth_token_env: T}}}\n'));
     expect(open.map((w) => w.key)).toEqual(['expose.agent.a2a_http.public_url']);
     expect(open[0]?.message).toContain('http://0.0.0.0:8443/, which they cannot reach');
-    expect(configWarnings(parse('expose: {agent: {a2a_http: {port: 8443, address: "::", auth_token_env: T}}}\n'))[0]?.message).toContain('http://[::]:8443/');
-    expect(configWarnings(parse('expose: {agent: {a2a_http: {port: 8443, address: 0.0.0.0, auth_token_env: T, public_url: "https://a.example/"}}}\n'))).toEqual([]);
+    expect(configWarnings(parse('expose: {agent: {a2a_http: {port: 8443, address: "::", auth_token_env: T}}}\n'))[0]?.message).toContain(
+      'http://[::]:8443/',
+    );
+    expect(
+      configWarnings(
+        parse('expose: {agent: {a2a_http: {port: 8443, address: 0.0.0.0, auth_token_env: T, public_url: "https://a.example/"}}}\n'),
+      ),
+    ).toEqual([]);
     expect(configWarnings(parse('expose: {agent: {a2a_http: {port: 8443}}}\n'))).toEqual([]);
   });
 

@@ -22,7 +22,11 @@ function readSecretFile(ctx: NatsContext, field: string, path: string): Uint8Arr
   try {
     return new Uint8Array(readFileSync(path));
   } catch (err) {
-    throw new ConnError('context_invalid', `NATS context ${JSON.stringify(ctx.name)}: cannot read its ${field} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new ConnError(
+      'context_invalid',
+      `NATS context ${JSON.stringify(ctx.name)}: cannot read its ${field} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -73,7 +77,9 @@ export async function connectNats(
     connection = await connect(options);
   } catch (err) {
     const where = ctx.servers.length > 0 ? ctx.servers.map(redact).join(', ') : 'the default server';
-    throw new ConnError('unreachable', `cannot connect to NATS context ${JSON.stringify(ctx.name)} (${where}): ${(err as Error).message}`, { cause: err });
+    throw new ConnError('unreachable', `cannot connect to NATS context ${JSON.stringify(ctx.name)} (${where}): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return {
     connection,

@@ -40,7 +40,15 @@ const CONTEXT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
  * connect differently than the operator configured (another proxy, another identity), so a
  * context that sets any of them is refused.
  */
-const UNSUPPORTED = ['nsc', 'socks_proxy', 'user_jwt', 'windows_cert_store', 'windows_cert_match', 'windows_cert_match_by', 'windows_ca_certs_match'] as const;
+const UNSUPPORTED = [
+  'nsc',
+  'socks_proxy',
+  'user_jwt',
+  'windows_cert_store',
+  'windows_cert_match',
+  'windows_cert_match_by',
+  'windows_ca_certs_match',
+] as const;
 
 const STRING_FIELDS = [
   'description',
@@ -80,7 +88,10 @@ function expandHome(path: string, env: Readonly<Record<string, string | undefine
  */
 export function loadNatsContext(name: string, env: Readonly<Record<string, string | undefined>>): NatsContext {
   if (!CONTEXT_NAME.test(name)) {
-    throw new ConnError('context_invalid', `nats_context ${JSON.stringify(name)} is not a context name (letters, digits, '.', '-', '_'; no path)`);
+    throw new ConnError(
+      'context_invalid',
+      `nats_context ${JSON.stringify(name)} is not a context name (letters, digits, '.', '-', '_'; no path)`,
+    );
   }
   const file = join(natsContextDir(env), `${name}.json`);
   let text: string;
@@ -88,13 +99,19 @@ export function loadNatsContext(name: string, env: Readonly<Record<string, strin
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (err as Error).message;
-    throw new ConnError('context_not_found', `NATS context ${JSON.stringify(name)}: ${file} ${why}; create it with "nats context save ${name} --server URL" or fix nats_context`, { cause: err });
+    throw new ConnError(
+      'context_not_found',
+      `NATS context ${JSON.stringify(name)}: ${file} ${why}; create it with "nats context save ${name} --server URL" or fix nats_context`,
+      { cause: err },
+    );
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file} is not valid JSON: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file} is not a JSON object`);
@@ -104,13 +121,17 @@ export function loadNatsContext(name: string, env: Readonly<Record<string, strin
   for (const field of STRING_FIELDS) {
     const v = obj[field];
     if (v === undefined || v === null || v === '') continue;
-    if (typeof v !== 'string') throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file}: ${field} must be a string`);
+    if (typeof v !== 'string')
+      throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file}: ${field} must be a string`);
     str[field] = v;
   }
   for (const field of UNSUPPORTED) {
     const v = obj[field];
     if (v !== undefined && v !== null && v !== '' && v !== false) {
-      throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file} sets ${field}, which fisk-ai cannot honour; use a context without it`);
+      throw new ConnError(
+        'context_invalid',
+        `NATS context ${JSON.stringify(name)}: ${file} sets ${field}, which fisk-ai cannot honour; use a context without it`,
+      );
     }
   }
   const tlsFirst = obj.tls_first;

@@ -5,7 +5,14 @@
  * and status, never its text, so each store can mark its own errors retryable where it makes them.
  */
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
-import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from '@nats-io/transport-node';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+} from '@nats-io/transport-node';
 
 /** How deep a chain of causes is followed. */
 const MAX_DEPTH = 6;

@@ -5,7 +5,10 @@
 import type { NatsConn } from '../conns/nats-connect.js';
 
 /** The NATS client loads with the first connection, so a runtime that needs none never pays for it. */
-async function connectNats(context: string, opts: { readonly env: Readonly<Record<string, string | undefined>>; readonly name: string }): Promise<NatsConn> {
+async function connectNats(
+  context: string,
+  opts: { readonly env: Readonly<Record<string, string | undefined>>; readonly name: string },
+): Promise<NatsConn> {
   const { connectNats: connect } = await import('../conns/nats-connect.js');
   return connect(context, opts);
 }

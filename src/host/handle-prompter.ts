@@ -11,7 +11,6 @@ import type { ApprovalAnswer, ApprovalRequest, Prompter } from '../toolkit/tool.
 import type { QuestionAnswer } from './question-answer.js';
 import type { EventHub } from './event-hub.js';
 
-
 interface Pending {
   readonly resolve: (value: QuestionAnswer) => void;
 }
@@ -47,7 +46,16 @@ export class HandlePrompter implements Prompter {
     }
   }
 
-  #ask(event: { kind: 'approval' | 'confirm' | 'select' | 'input'; text: string; options?: readonly string[]; tool?: string; trigger?: string }, signal: AbortSignal): Promise<QuestionAnswer> {
+  #ask(
+    event: {
+      kind: 'approval' | 'confirm' | 'select' | 'input';
+      text: string;
+      options?: readonly string[];
+      tool?: string;
+      trigger?: string;
+    },
+    signal: AbortSignal,
+  ): Promise<QuestionAnswer> {
     if (!this.#open || signal.aborted) return Promise.resolve(null);
     const id = randomUUID();
     return new Promise<QuestionAnswer>((resolve) => {
@@ -62,12 +70,22 @@ export class HandlePrompter implements Prompter {
           resolve(v);
         },
       });
-      this.#hub.emit({ type: 'question', id, kind: event.kind, text: event.text, ...(event.options === undefined ? {} : { options: event.options }), ...(event.tool === undefined ? {} : { tool: event.tool }), ...(event.trigger === undefined ? {} : { trigger: event.trigger }) });
+      this.#hub.emit({
+        type: 'question',
+        id,
+        kind: event.kind,
+        text: event.text,
+        ...(event.options === undefined ? {} : { options: event.options }),
+        ...(event.tool === undefined ? {} : { tool: event.tool }),
+        ...(event.trigger === undefined ? {} : { trigger: event.trigger }),
+      });
     });
   }
 
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    return approvalFromValue(await this.#ask({ kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger }, signal));
+    return approvalFromValue(
+      await this.#ask({ kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger }, signal),
+    );
   }
 
   async confirm(question: string, signal: AbortSignal): Promise<boolean> {

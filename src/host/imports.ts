@@ -69,9 +69,16 @@ export const NO_IMPORTS: ImportedTools = {
 /** The names of the built-ins and custom tools a run of `config` holds besides the application's. */
 export async function localToolNames(
   config: Config,
-  parts: { readonly application: readonly Tool[]; readonly human: readonly Tool[]; readonly knowledge: readonly Tool[]; readonly custom: readonly Tool[] },
+  parts: {
+    readonly application: readonly Tool[];
+    readonly human: readonly Tool[];
+    readonly knowledge: readonly Tool[];
+    readonly custom: readonly Tool[];
+  },
 ): Promise<string[]> {
-  const memory = config.harness.memory.enabled ? (await import('../memory/tools.js')).memoryToolsForListing({ readOnly: config.harness.memory.readOnly }) : [];
+  const memory = config.harness.memory.enabled
+    ? (await import('../memory/tools.js')).memoryToolsForListing({ readOnly: config.harness.memory.readOnly })
+    : [];
   return [...parts.application, ...parts.human, ...memory, ...parts.knowledge, ...parts.custom].map((t) => t.name);
 }
 
@@ -95,13 +102,22 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
   const context = config.natsContext;
   if (stance === 'lenient') {
     if (context === undefined) {
-      notes.push({ level: 'warning', key: 'nats_context', message: 'remote_tools are not listed: nats_context is not set, and a run needs it to reach the peers' });
+      notes.push({
+        level: 'warning',
+        key: 'nats_context',
+        message: 'remote_tools are not listed: nats_context is not set, and a run needs it to reach the peers',
+      });
       return [];
     }
     try {
       const nats = await ctx.connections.connection(context);
       const { importRemoteTools } = await import('../remotetools/index.js');
-      const result = await importRemoteTools(nats, config.remoteTools, { localNames: ctx.localNames, mode: 'lenient', identity: config.identity, timeoutMs: config.llm.budget.callTimeout.ms });
+      const result = await importRemoteTools(nats, config.remoteTools, {
+        localNames: ctx.localNames,
+        mode: 'lenient',
+        identity: config.identity,
+        timeoutMs: config.llm.budget.callTimeout.ms,
+      });
       for (const w of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: w.message });
       return remoteSources(result);
     } catch (err) {
@@ -109,10 +125,16 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
       return [];
     }
   }
-  if (context === undefined) throw ConfigError.of('missing', 'nats_context', 'is required when remote_tools is set: the NATS context to reach the peers through');
+  if (context === undefined)
+    throw ConfigError.of('missing', 'nats_context', 'is required when remote_tools is set: the NATS context to reach the peers through');
   const nats = await ctx.connections.connection(context);
   const { importRemoteTools } = await import('../remotetools/index.js');
-  const result = await importRemoteTools(nats, config.remoteTools, { localNames: ctx.localNames, mode: 'strict', identity: config.identity, timeoutMs: config.llm.budget.callTimeout.ms });
+  const result = await importRemoteTools(nats, config.remoteTools, {
+    localNames: ctx.localNames,
+    mode: 'strict',
+    identity: config.identity,
+    timeoutMs: config.llm.budget.callTimeout.ms,
+  });
   for (const w of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: w.message });
   return remoteSources(result);
 }

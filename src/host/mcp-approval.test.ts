@@ -47,7 +47,8 @@ async function firstQuestion(handle: RunHandle): Promise<QuestionEvent> {
   });
 }
 
-const writeCall = (file: string, id = 'w1'): ReturnType<typeof toolUseResponse> => toolUseResponse([{ id, name: 'write_file', input: { path: join(dir, file), content: 'written by the model' } }]);
+const writeCall = (file: string, id = 'w1'): ReturnType<typeof toolUseResponse> =>
+  toolUseResponse([{ id, name: 'write_file', input: { path: join(dir, file), content: 'written by the model' } }]);
 
 describe('write_file of server-filesystem behind the confirm gate', () => {
   it('is declined with nobody to ask: the file is not written, the model is told, the journal holds the refusal', async () => {
@@ -112,7 +113,10 @@ describe('write_file of server-filesystem behind the confirm gate', () => {
 
   it('lets a tool the server marks readOnlyHint run unasked under auto, with nobody present', async () => {
     writeFileSync(join(dir, 'notes.txt'), 'the notes');
-    const provider = new ScriptedProvider([toolUseResponse([{ id: 'r1', name: 'read_text_file', input: { path: join(dir, 'notes.txt') } }]), textResponse('read')]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ id: 'r1', name: 'read_text_file', input: { path: join(dir, 'notes.txt') } }]),
+      textResponse('read'),
+    ]);
     const runtime = await runtimeWith(provider, undefined);
     try {
       const handle = await startRun(runtime, { prompt: 'read it' });
@@ -120,7 +124,9 @@ describe('write_file of server-filesystem behind the confirm gate', () => {
       expect((await handle.outcome).status).toBe('completed');
       await handle.close();
       expect(JSON.stringify(provider.requests[1]?.messages)).toContain('the notes');
-      expect(events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.text : ''))).not.toContain(expect.stringContaining('read_text_file'));
+      expect(events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.text : ''))).not.toContain(
+        expect.stringContaining('read_text_file'),
+      );
     } finally {
       await runtime.close();
     }
@@ -141,7 +147,9 @@ describe('write_file of server-filesystem behind the confirm gate', () => {
     }
     const listed = await runtimeWith(new ScriptedProvider([]), '["^read_text_file$", "^move_"]');
     try {
-      const gates = Object.fromEntries((listed.imported.sources()[0]?.tools ?? []).map((t) => [t.name, t.capabilities.gate?.trigger ?? 'ungated']));
+      const gates = Object.fromEntries(
+        (listed.imported.sources()[0]?.tools ?? []).map((t) => [t.name, t.capabilities.gate?.trigger ?? 'ungated']),
+      );
       expect(gates['read_text_file']).toBe('confirm: ^read_text_file$');
       expect(gates['move_file']).toBe('confirm: ^move_');
       expect(gates['write_file']).toBe('ungated');

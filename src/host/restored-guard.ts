@@ -95,9 +95,13 @@ export async function guardedResume(claimed: ResumedCheckpoint, mode: PiiMode, e
   }
   if (guarded.kinds.length > 0) {
     const what = mode === 'redact' ? 'redacted' : 'withheld';
-    events.emit({ type: 'warning', text: `PII (${guarded.kinds.join(', ')}) found in the resumed conversation and ${what} before it reached the model` });
+    events.emit({
+      type: 'warning',
+      text: `PII (${guarded.kinds.join(', ')}) found in the resumed conversation and ${what} before it reached the model`,
+    });
   }
   const next = { ...options, history: guarded.history };
-  if (guarded.pendingBatch !== undefined) return { ...claimed, options: { ...next, pendingBatch: guarded.pendingBatch } as ResumedCheckpoint['options'] };
+  if (guarded.pendingBatch !== undefined)
+    return { ...claimed, options: { ...next, pendingBatch: guarded.pendingBatch } as ResumedCheckpoint['options'] };
   return { ...claimed, options: next };
 }

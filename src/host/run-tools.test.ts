@@ -79,7 +79,7 @@ describe('the harness tool search in startRun', () => {
     }
   });
 
-  it("publishes a rebuilt set to a live run when an MCP server changes its list, with an advisory", async () => {
+  it('publishes a rebuilt set to a live run when an MCP server changes its list, with an advisory', async () => {
     const sdk = await startGrowingHttpServer();
     let changed: () => void = () => undefined;
     const rebuilt = new Promise<void>((resolve) => {
@@ -95,7 +95,10 @@ describe('the harness tool search in startRun', () => {
       toolUseResponse([{ id: 'n1', name: 'grown', input: '{}' }]),
       textResponse('done'),
     ]);
-    const mcpConfig = { ...testConfig(), mcpClients: [entry({ name: 'growing', transport: 'http', command: undefined, url: sdk.url, confirm: { mode: 'never' } })] };
+    const mcpConfig = {
+      ...testConfig(),
+      mcpClients: [entry({ name: 'growing', transport: 'http', command: undefined, url: sdk.url, confirm: { mode: 'never' } })],
+    };
     const runtime = await openRuntime(mcpConfig, 'run', { env: {}, provider });
     try {
       runtime.imported.onToolsChanged(() => changed());
@@ -120,7 +123,10 @@ describe('the harness tool search in startRun', () => {
   });
 
   it('refuses remote_tools without nats_context, naming the key', async () => {
-    const bare = { ...config, remoteTools: [{ name: 'peer', alias: 'peer', include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] } }] };
+    const bare = {
+      ...config,
+      remoteTools: [{ name: 'peer', alias: 'peer', include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] } }],
+    };
     const err: unknown = await openRuntime(bare, 'run', { env: {}, provider: new ScriptedProvider([]) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(String((err as Error).message)).toContain('nats_context');

@@ -44,7 +44,9 @@ export function runToolSource(runtime: Runtime, tools: AssembledTools): RunToolS
       current = next;
       source.publish(set, change.advisory);
     } catch (err) {
-      source.advise(`The MCP server ${JSON.stringify(change.server)} changed its tool list, but the new list could not be used (${message(err)}); the tools are unchanged.`);
+      source.advise(
+        `The MCP server ${JSON.stringify(change.server)} changed its tool list, but the new list could not be used (${message(err)}); the tools are unchanged.`,
+      );
     }
   };
   const unsubscribe = runtime.imported.onToolsChanged(changed);

@@ -38,7 +38,10 @@ function countingTool(name: string, gated: boolean): Tool & { readonly runs: str
   return Object.assign(tool, { runs });
 }
 
-async function runtimeWith(provider: ScriptedProvider, opts: { tools?: readonly Tool[]; sessions?: SessionStore; yaml?: string } = {}): Promise<RunRuntime> {
+async function runtimeWith(
+  provider: ScriptedProvider,
+  opts: { tools?: readonly Tool[]; sessions?: SessionStore; yaml?: string } = {},
+): Promise<RunRuntime> {
   const config = parseConfigForMode({ text: `identity: hostunit\nsystem_prompt: You test.\nllm:\n  model: m\n${opts.yaml ?? ''}` }, 'run');
   const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: opts.tools ?? [] });
   return opts.sessions === undefined ? runtime : { ...runtime, sessions: opts.sessions };
@@ -188,7 +191,10 @@ describe('close', () => {
     try {
       mkdirSync(join(dir, 'docs'));
       writeFileSync(join(dir, 'docs/a.md'), '# A\n\nText.\n');
-      writeFileSync(join(dir, 'agent.yaml'), 'identity: closer\nsystem_prompt: You test.\nllm:\n  model: m\nharness:\n  knowledge: {enabled: true, paths: [docs], directory: kb}\n');
+      writeFileSync(
+        join(dir, 'agent.yaml'),
+        'identity: closer\nsystem_prompt: You test.\nllm:\n  model: m\nharness:\n  knowledge: {enabled: true, paths: [docs], directory: kb}\n',
+      );
       expect(await runCli(['knowledge', 'index'], captureIo({}, dir))).toBe(0);
       const config = parseConfigForMode({ path: join(dir, 'agent.yaml') }, 'run');
       const served = await openRuntime(config, 'run', { env: {}, provider: new ScriptedProvider() });
@@ -205,7 +211,8 @@ describe('close', () => {
 });
 
 describe('budget override', () => {
-  const looping = (): ScriptedProvider => new ScriptedProvider(Array.from({ length: 8 }, () => toolUseResponse([{ name: 'noop', input: {} }])));
+  const looping = (): ScriptedProvider =>
+    new ScriptedProvider(Array.from({ length: 8 }, () => toolUseResponse([{ name: 'noop', input: {} }])));
 
   it('lowers the configured limit', async () => {
     const provider = looping();

@@ -161,7 +161,11 @@ export interface RunHandle {
 function lowered(settings: RunSettings, budget: BudgetOverride | undefined): RunSettings {
   if (budget === undefined) return settings;
   const min = (a: number, b: number | undefined): number => (b === undefined || b <= 0 ? a : Math.min(a, b));
-  return { ...settings, maxTokens: min(settings.maxTokens, budget.maxTokens), maxIterations: min(settings.maxIterations, budget.maxIterations) };
+  return {
+    ...settings,
+    maxTokens: min(settings.maxTokens, budget.maxTokens),
+    maxIterations: min(settings.maxIterations, budget.maxIterations),
+  };
 }
 
 /**
@@ -206,7 +210,8 @@ export async function startRun(given: RunRuntime, input: RunInput, opts: StartRu
   const hub = new EventHub();
   if (opts.events !== undefined) hub.subscribe(opts.events);
   // a resume seeds the memory read record the run journaled, so its authority to overwrite survives
-  const memorySnapshot = resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
+  const memorySnapshot =
+    resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
   const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
   for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
   if (opts.prompter === undefined) {
@@ -244,45 +249,69 @@ async function begin(runtime: RunRuntime, input: RunInput, opts: StartRunOptions
     const further = input.followUp === undefined ? undefined : input.followUp.trim();
     if (further === '') throw new HostError('usage', 'a follow-up needs a prompt');
     const followUp = further === undefined ? undefined : await guardedPrompt(settings, further, opts.hooks, hub);
-    const claimed = await resumeCheckpoint(store, input.resume, { fingerprint, force: input.force === true, ...(followUp === undefined ? {} : { followUp }) });
+    const claimed = await resumeCheckpoint(store, input.resume, {
+      fingerprint,
+      force: input.force === true,
+      ...(followUp === undefined ? {} : { followUp }),
+    });
     const resumed = await guardedResume(claimed, settings.piiMode, hub);
     checkpoint = resumed;
     // definitions earlier searches loaded stay loaded: derived from the search results journaled
     const pending = (resumed.options as Partial<Pick<RunOptions, 'pendingBatch'>>).pendingBatch;
     tooling.restoreLoaded(loadedFromHistory(resumed.run.messages, pending));
     const { events: replay, prompts } = replayConversation(resumed.run.messages, resumed.run.gates);
-    start = { kind: 'resumed', runId: resumed.runId, changes: resumed.changes, nextIteration: resumed.run.nextIteration, replay, prompts, usage: resumed.run.counters.usage };
+    start = {
+      kind: 'resumed',
+      runId: resumed.runId,
+      changes: resumed.changes,
+      nextIteration: resumed.run.nextIteration,
+      replay,
+      prompts,
+      usage: resumed.run.counters.usage,
+    };
   } else {
     prompt = input.prompt.trim() === '' ? DEFAULT_PROMPT : input.prompt;
     if (input.checkpoint !== undefined && sessions !== undefined) {
       const stored = await guardedPrompt(settings, prompt, opts.hooks, hub);
       const fingerprint = runFingerprint(config, source, tools.notes);
-      checkpoint = await startCheckpoint(sessions, { ...(input.checkpoint.runId === undefined ? {} : { runId: input.checkpoint.runId }), fingerprint, prompt: stored });
+      checkpoint = await startCheckpoint(sessions, {
+        ...(input.checkpoint.runId === undefined ? {} : { runId: input.checkpoint.runId }),
+        fingerprint,
+        prompt: stored,
+      });
       prompt = stored;
     }
     start = { kind: 'new', runId: checkpoint?.runId };
   }
 
-  const system = systemBlocks(settings.systemPrompt, settings.humanInTheLoop, [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])]);
+  const system = systemBlocks(settings.systemPrompt, settings.humanInTheLoop, [
+    ...tools.notes,
+    ...tools.volatileNotes,
+    ...(resuming ? [RESUME_REMINDER] : []),
+  ]);
   const handlePrompter = opts.prompter === 'handle' ? new HandlePrompter(hub) : undefined;
   const prompter = opts.prompter === 'handle' ? handlePrompter : opts.prompter;
-  return launch(runtime, { tools, source, tooling, checkpoint, settings }, {
-    hub,
-    start,
-    system,
-    prompter,
-    handlePrompter,
-    opts,
-    traced,
-    runOptions: {
-      prompt: resuming ? '' : prompt,
-      systemNotes: [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])],
-      ...(checkpoint === undefined ? {} : checkpoint.options),
-      ...(checkpoint?.options.journal === undefined || opts.telemetry === undefined || sessions === undefined
-        ? {}
-        : { journal: opts.telemetry.timedJournal(checkpoint.options.journal, sessions.backend) }),
+  return launch(
+    runtime,
+    { tools, source, tooling, checkpoint, settings },
+    {
+      hub,
+      start,
+      system,
+      prompter,
+      handlePrompter,
+      opts,
+      traced,
+      runOptions: {
+        prompt: resuming ? '' : prompt,
+        systemNotes: [...tools.notes, ...tools.volatileNotes, ...(resuming ? [RESUME_REMINDER] : [])],
+        ...(checkpoint === undefined ? {} : checkpoint.options),
+        ...(checkpoint?.options.journal === undefined || opts.telemetry === undefined || sessions === undefined
+          ? {}
+          : { journal: opts.telemetry.timedJournal(checkpoint.options.journal, sessions.backend) }),
+      },
     },
-  });
+  );
 }
 
 interface LaunchParts {
@@ -293,7 +322,8 @@ interface LaunchParts {
   readonly handlePrompter: HandlePrompter | undefined;
   readonly opts: StartRunOptions;
   readonly traced?: RunTelemetry | undefined;
-  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> & Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'pendingBatch' | 'delegatedBefore'>>;
+  readonly runOptions: Pick<RunOptions, 'prompt' | 'systemNotes'> &
+    Partial<Pick<RunOptions, 'journal' | 'history' | 'startIteration' | 'budgetFrom' | 'grants' | 'pendingBatch' | 'delegatedBefore'>>;
 }
 
 function launch(runtime: RunRuntime, turn: Turn, parts: LaunchParts): RunHandle {
@@ -326,7 +356,10 @@ function launch(runtime: RunRuntime, turn: Turn, parts: LaunchParts): RunHandle 
       try {
         await appendNext(turn.checkpoint.journal, memoryScopeBody(scope.snapshot()));
       } catch (err) {
-        hub.emit({ type: 'warning', text: `the memory read record was not journaled: ${err instanceof Error ? err.message : String(err)}; a resume will need to read memories again before overwriting them` });
+        hub.emit({
+          type: 'warning',
+          text: `the memory read record was not journaled: ${err instanceof Error ? err.message : String(err)}; a resume will need to read memories again before overwriting them`,
+        });
       }
     }
     parts.handlePrompter?.close();
@@ -355,7 +388,10 @@ function launch(runtime: RunRuntime, turn: Turn, parts: LaunchParts): RunHandle 
     async followUp(prompt: string, options: FollowUpOptions = {}): Promise<RunHandle> {
       const previous = await outcome;
       if (!takesFollowUp(previous.status)) {
-        throw new HostError('resume', `a follow-up continues a completed turn; this one ended ${previous.status}${turn.checkpoint === undefined ? '' : `: resume it with fisk run --resume ${turn.checkpoint.runId}`}`);
+        throw new HostError(
+          'resume',
+          `a follow-up continues a completed turn; this one ended ${previous.status}${turn.checkpoint === undefined ? '' : `: resume it with fisk run --resume ${turn.checkpoint.runId}`}`,
+        );
       }
       const next: Turn = options.model === undefined ? turn : { ...turn, settings: { ...turn.settings, model: options.model } };
       const text = prompt.trim();
@@ -380,7 +416,10 @@ function launch(runtime: RunRuntime, turn: Turn, parts: LaunchParts): RunHandle 
           // a journaled follow-up is already stored as a user record: it continues the history
           prompt: turn.checkpoint === undefined ? stored : '',
           systemNotes: parts.runOptions.systemNotes ?? [],
-          history: turn.checkpoint === undefined ? previous.messages : [...previous.messages, { role: 'user', content: [{ type: 'text', text: stored }] }],
+          history:
+            turn.checkpoint === undefined
+              ? previous.messages
+              : [...previous.messages, { role: 'user', content: [{ type: 'text', text: stored }] }],
           startIteration: previous.nextIteration,
           // each prompt gets the whole iteration budget
           budgetFrom: previous.nextIteration,

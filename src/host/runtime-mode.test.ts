@@ -59,13 +59,21 @@ describe('a runtime shaped by its mode', () => {
     opened.push(lend);
     const err = await failure(() => startRun(lend as unknown as RunRuntime, { prompt: 'x' }));
     expect(err).toMatchObject({ name: 'HostError', code: 'usage', category: 'usage' });
-    expect((err as Error).message).toBe(`startRun needs a runtime opened in run mode (openRuntime(config, 'run', ...)), but was given a runtime opened in "lend" mode`);
+    expect((err as Error).message).toBe(
+      `startRun needs a runtime opened in run mode (openRuntime(config, 'run', ...)), but was given a runtime opened in "lend" mode`,
+    );
     expect(exitFor(err)).toBe(EXIT.usage);
-    expect(await failure(() => requireRunRuntime(undefined as unknown as Runtime, 'startRun'))).toMatchObject({ code: 'usage', message: expect.stringContaining('but was given no runtime') as string });
+    expect(await failure(() => requireRunRuntime(undefined as unknown as Runtime, 'startRun'))).toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('but was given no runtime') as string,
+    });
     const run = await openRuntime(config, 'run', { env, provider: new ScriptedProvider([]) });
     opened.push(run);
     expect(requireRunRuntime(run, 'startRun')).toBe(run);
-    expect(await failure(() => requireRunRuntime(run, 'a served agent', true))).toMatchObject({ code: 'usage', message: expect.stringContaining('journals every run') as string });
+    expect(await failure(() => requireRunRuntime(run, 'a served agent', true))).toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('journals every run') as string,
+    });
   });
 
   it('refuses a mode it does not know as a usage error, opening nothing', async () => {

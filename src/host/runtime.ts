@@ -199,7 +199,10 @@ export function requireRunRuntime(runtime: Runtime | undefined, what: string, jo
     throw new HostError('usage', `${what} needs a runtime opened in run mode (openRuntime(config, 'run', ...)), but was given ${given}`);
   }
   if (journaled && runtime.sessions === undefined) {
-    throw new HostError('usage', `${what} journals every run: open the runtime with its session store (openRuntime(config, 'run', { sessions: {}, ... }))`);
+    throw new HostError(
+      'usage',
+      `${what} journals every run: open the runtime with its session store (openRuntime(config, 'run', { sessions: {}, ... }))`,
+    );
   }
   return runtime;
 }
@@ -208,7 +211,8 @@ export function requireRunRuntime(runtime: Runtime | undefined, what: string, jo
 export function storeBaseFromEnv(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const base = env['FISK_AI_STORE_DIR'];
   if (base === undefined || base === '') return undefined;
-  if (!isAbsolute(base)) throw new HostError('usage', `FISK_AI_STORE_DIR is ${base}, a relative path; set it to an absolute directory or unset it`);
+  if (!isAbsolute(base))
+    throw new HostError('usage', `FISK_AI_STORE_DIR is ${base}, a relative path; set it to an absolute directory or unset it`);
   return base;
 }
 
@@ -234,7 +238,8 @@ async function runProvider(config: Config, deps: RuntimeDeps): Promise<Provider>
 }
 
 /** The mode with the model it brings: only a `run` runtime has a provider. */
-type ModelPart = { readonly mode: 'run'; readonly provider: Provider } | { readonly mode: Exclude<RuntimeMode, 'run'>; readonly provider: undefined };
+type ModelPart =
+  { readonly mode: 'run'; readonly provider: Provider } | { readonly mode: Exclude<RuntimeMode, 'run'>; readonly provider: undefined };
 
 /**
  * Builds what runs of `config` borrow, shaped by `mode` (a {@link RunRuntime} for `run`, and so
@@ -292,7 +297,9 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
       const choice = config.harness.sessions;
       const stateDir = deps.sessions.stateDir;
       const needsNats = sessionBackendNeeds(choice.backend).includes('nats') && stateDir === undefined;
-      const nats = needsNats ? await connections.connection(requireNatsContext(config, 'harness.sessions.backend', choice.backend)) : undefined;
+      const nats = needsNats
+        ? await connections.connection(requireNatsContext(config, 'harness.sessions.backend', choice.backend))
+        : undefined;
       sessions = await openSessionStore(choice, {
         env: deps.env,
         cwd: config.baseDir,
@@ -317,12 +324,18 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
           else memoryIndex = 'empty';
         } else {
           const needsNats = memoryBackend(memory.backend).needs.includes('nats');
-          const nats = needsNats ? (await connections.connection(requireNatsContext(config, 'harness.memory.backend', memory.backend))).connection : undefined;
+          const nats = needsNats
+            ? (await connections.connection(requireNatsContext(config, 'harness.memory.backend', memory.backend))).connection
+            : undefined;
           memoryStore = await openMemoryStore(memory, { ...context, ...(nats === undefined ? {} : { nats }) });
         }
       } catch (err) {
         memoryIndex = 'unavailable';
-        notes.push({ level: 'warning', key: 'harness.memory', message: `the memory index a run adds to the prompt is not shown: ${err instanceof Error ? err.message : String(err)}` });
+        notes.push({
+          level: 'warning',
+          key: 'harness.memory',
+          message: `the memory index a run adds to the prompt is not shown: ${err instanceof Error ? err.message : String(err)}`,
+        });
       }
     }
     if (mode === 'run' && memory.enabled && backends !== undefined) {
@@ -331,7 +344,9 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         memoryStore = deps.memoryStore;
       } else {
         const needsNats = memoryBackend(memory.backend).needs.includes('nats');
-        const nats = needsNats ? (await connections.connection(requireNatsContext(config, 'harness.memory.backend', memory.backend))).connection : undefined;
+        const nats = needsNats
+          ? (await connections.connection(requireNatsContext(config, 'harness.memory.backend', memory.backend))).connection
+          : undefined;
         memoryStore = await openMemoryStore(memory, {
           identity: config.identity,
           baseDir: storeBase ?? config.baseDir,
@@ -376,31 +391,69 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
     const human = config.harness.humanInTheLoop ? humanTools() : [];
     const custom = deps.customTools ?? [];
     // imported tools are never served again: a runtime that serves tools imports none
-    const imported = mode === 'mcp' || mode === 'lend' ? NO_IMPORTS : await openImports(
-      config,
-      mode === 'run' ? 'strict' : 'lenient',
-      {
-        env: deps.env,
-        credentialEnvNames: credentials,
-        scrub,
-        connections,
-        ...(sandbox === undefined ? {} : { sandbox }),
-        localNames: await localToolNames(config, { application: application?.source.tools ?? [], human, knowledge: knowledge?.tools ?? [], custom }),
-        ...(deps.signal === undefined ? {} : { signal: deps.signal }),
-      },
-      notes,
-    );
+    const imported =
+      mode === 'mcp' || mode === 'lend'
+        ? NO_IMPORTS
+        : await openImports(
+            config,
+            mode === 'run' ? 'strict' : 'lenient',
+            {
+              env: deps.env,
+              credentialEnvNames: credentials,
+              scrub,
+              connections,
+              ...(sandbox === undefined ? {} : { sandbox }),
+              localNames: await localToolNames(config, {
+                application: application?.source.tools ?? [],
+                human,
+                knowledge: knowledge?.tools ?? [],
+                custom,
+              }),
+              ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+            },
+            notes,
+          );
     // closed first: a stdio server stops before the connections and stores it might still reach
     closers.push(() => imported.close());
 
-    const base: RuntimeBase = { config, env: deps.env, facts, credentialEnvNames: credentials, scrub, sandbox, application, human, custom, notes, connections, imported, close };
+    const base: RuntimeBase = {
+      config,
+      env: deps.env,
+      facts,
+      credentialEnvNames: credentials,
+      scrub,
+      sandbox,
+      application,
+      human,
+      custom,
+      notes,
+      connections,
+      imported,
+      close,
+    };
     switch (model.mode) {
       case 'run':
         return { ...base, mode: model.mode, provider: model.provider, sessions, memoryStore, memoryIndex: 'opened', knowledge };
       case 'mcp':
-        return { ...base, mode: model.mode, provider: undefined, sessions: undefined, memoryStore: undefined, memoryIndex: 'opened', knowledge };
+        return {
+          ...base,
+          mode: model.mode,
+          provider: undefined,
+          sessions: undefined,
+          memoryStore: undefined,
+          memoryIndex: 'opened',
+          knowledge,
+        };
       case 'lend':
-        return { ...base, mode: model.mode, provider: undefined, sessions: undefined, memoryStore: undefined, memoryIndex: 'opened', knowledge: undefined };
+        return {
+          ...base,
+          mode: model.mode,
+          provider: undefined,
+          sessions: undefined,
+          memoryStore: undefined,
+          memoryIndex: 'opened',
+          knowledge: undefined,
+        };
       case 'listing':
         return { ...base, mode: model.mode, provider: undefined, sessions: undefined, memoryStore, memoryIndex, knowledge };
       default: {

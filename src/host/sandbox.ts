@@ -62,13 +62,19 @@ function askingKey(config: Config): string | undefined {
  * The sandbox of a runtime of `config`, or undefined when nothing asks for one. Throws
  * `ToolkitError` (`sandbox`) when one is asked for and cannot run here.
  */
-export function openSandbox(config: Config, env: Env, stores: { readonly storeBase?: string | undefined; readonly stateDir?: string | undefined } = {}): SandboxSettings | undefined {
+export function openSandbox(
+  config: Config,
+  env: Env,
+  stores: { readonly storeBase?: string | undefined; readonly stateDir?: string | undefined } = {},
+): SandboxSettings | undefined {
   const key = askingKey(config);
   if (key === undefined) return undefined;
   const s = config.harness.sandbox;
   const limited = s.limits.addressSpace !== undefined || s.limits.cpuSeconds !== undefined || s.limits.openFiles !== undefined;
   const programs = checkSandbox(env, key, limited);
-  const hide = [...(s.hide ?? DEFAULT_SANDBOX_HIDE), ...fiskStores(config, env, stores.storeBase, stores.stateDir)].map((p) => expand(p, env));
+  const hide = [...(s.hide ?? DEFAULT_SANDBOX_HIDE), ...fiskStores(config, env, stores.storeBase, stores.stateDir)].map((p) =>
+    expand(p, env),
+  );
   return {
     enabled: s.enabled,
     bwrap: programs.bwrap,
@@ -80,4 +86,3 @@ export function openSandbox(config: Config, env: Env, stores: { readonly storeBa
     grants: s.tools.map((g) => ({ ...g, writable: g.writable.map((p) => expand(p, env)) })),
   };
 }
-

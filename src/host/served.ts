@@ -13,7 +13,9 @@ import type { ToolEntry } from '../toolkit/tool-set.js';
 import type { Tool } from '../toolkit/tool.js';
 
 function leftOut(e: ToolEntry, reason: FilteredTool['reason'], detail: string): FilteredTool {
-  return e.label === undefined ? { name: e.tool.name, source: e.source, reason, detail } : { name: e.tool.name, source: e.source, label: e.label, reason, detail };
+  return e.label === undefined
+    ? { name: e.tool.name, source: e.source, reason, detail }
+    : { name: e.tool.name, source: e.source, label: e.label, reason, detail };
 }
 
 /** Narrows a run's selection to what a2a serves. */

@@ -11,7 +11,11 @@ import type { TelemetrySettingRow, TelemetrySettings } from '../telemetry/settin
 export const NO_TELEMETRY_FLAG = '--no-telemetry';
 
 /** The effective telemetry settings of a configuration. Throws a `TelemetryError` (configuration) on a bad value. */
-export function telemetrySettingsFor(config: Config, env: Readonly<Record<string, string | undefined>>, disabled = false): TelemetrySettings {
+export function telemetrySettingsFor(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  disabled = false,
+): TelemetrySettings {
   return resolveTelemetrySettings({
     config: config.telemetry,
     identity: config.identity,
@@ -34,7 +38,10 @@ export function telemetryInfo(
 ): { readonly rows: readonly TelemetrySettingRow[]; readonly warnings: readonly { readonly key: string; readonly message: string }[] } {
   try {
     const settings = telemetrySettingsFor(config, env);
-    return { rows: telemetrySettingRows(settings), warnings: settings.note === undefined ? [] : [{ key: 'telemetry', message: settings.note }] };
+    return {
+      rows: telemetrySettingRows(settings),
+      warnings: settings.note === undefined ? [] : [{ key: 'telemetry', message: settings.note }],
+    };
   } catch (err) {
     if (!(err instanceof TelemetryError)) throw err;
     return { rows: [], warnings: [{ key: err.key, message: err.message }] };

@@ -16,7 +16,14 @@ afterEach(async () => {
   await receiver.close();
 });
 
-const answered = (over: Partial<AnsweredResult>): InvokeResult => ({ kind: 'answered', content: '', isError: false, output: '', toolKind: 'application', ...over });
+const answered = (over: Partial<AnsweredResult>): InvokeResult => ({
+  kind: 'answered',
+  content: '',
+  isError: false,
+  output: '',
+  toolKind: 'application',
+  ...over,
+});
 
 describe('tool exits', () => {
   it('names every way a call through the pipeline ends', () => {
@@ -57,7 +64,10 @@ describe('captured messages', () => {
   });
 
   it('never exports a thinking signature or a provider block, even with capture on', async () => {
-    const config = parseConfigForMode({ text: `identity: cap\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n  capture_content: true\n` }, 'info');
+    const config = parseConfigForMode(
+      { text: `identity: cap\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n  capture_content: true\n` },
+      'info',
+    );
     const telemetry = await HostTelemetry.open(config, { env: {} });
     const provider = new ScriptedProvider([
       scriptedResponse([
@@ -67,7 +77,16 @@ describe('captured messages', () => {
       ]),
     ]);
     const run = telemetry.run({ agentName: 'cap' });
-    const request: Request = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }], tools: [], maxOutputTokens: 100, thinking: 'off', interactive: false, noPromptCache: false };
+    const request: Request = {
+      model: 'm',
+      system: [],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
+      tools: [],
+      maxOutputTokens: 100,
+      thinking: 'off',
+      interactive: false,
+      noPromptCache: false,
+    };
     await run.modelCall(provider)(request, () => provider.call(request, new AbortController().signal));
     run.fail(new Error('stopped by the test'));
     expect(await telemetry.finish()).toMatch(/3 of 3 spans delivered/);
@@ -98,7 +117,10 @@ describe('knowledge fallback counter', () => {
 
 describe('served call wrappers', () => {
   it('wraps served calls in a tool span only while telemetry is exported', async () => {
-    const on = await HostTelemetry.open(parseConfigForMode({ text: `identity: sv\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info'), { env: {} });
+    const on = await HostTelemetry.open(
+      parseConfigForMode({ text: `identity: sv\ntelemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n` }, 'info'),
+      { env: {} },
+    );
     const off = await HostTelemetry.open(parseConfigForMode({ text: 'identity: sv\n' }, 'info'), { env: {} });
     expect(on.servedToolWrappers()).toHaveLength(1);
     expect(off.servedToolWrappers()).toEqual([]);

@@ -91,14 +91,24 @@ async function memoryPart(runtime: Runtime, purpose: ToolPurpose, opts: Assemble
   if (runtime.memoryStore === undefined || purpose === 'listing') {
     // a listing: the tools as defined, and the index the store holds now
     let volatile: string[] = [];
-    if (!memory.noIndex && runtime.memoryStore !== undefined) volatile = [await memoryIndexPrompt(runtime.memoryStore, opts.signal === undefined ? {} : { signal: opts.signal })];
+    if (!memory.noIndex && runtime.memoryStore !== undefined)
+      volatile = [await memoryIndexPrompt(runtime.memoryStore, opts.signal === undefined ? {} : { signal: opts.signal })];
     else if (!memory.noIndex && runtime.memoryIndex === 'empty') volatile = [renderMemoryIndex([])];
-    return { ...none, source: { source: 'memory', tools: memoryToolsForListing({ readOnly: memory.readOnly }) }, notes: [memoryNote(memory.readOnly)], volatile };
+    return {
+      ...none,
+      source: { source: 'memory', tools: memoryToolsForListing({ readOnly: memory.readOnly }) },
+      notes: [memoryNote(memory.readOnly)],
+      volatile,
+    };
   }
   const prepared = await prepareRunMemory(
     memory,
     { identity: runtime.config.identity },
-    { store: runtime.memoryStore, ...(opts.memorySnapshot === undefined ? {} : { snapshot: opts.memorySnapshot }), ...(opts.signal === undefined ? {} : { signal: opts.signal }) },
+    {
+      store: runtime.memoryStore,
+      ...(opts.memorySnapshot === undefined ? {} : { snapshot: opts.memorySnapshot }),
+      ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    },
   );
   if (prepared === undefined) return none;
   return {
@@ -144,7 +154,18 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
   if (purpose === 'listing') runtimeNotes.push(...collisionNotes(config, selection.filtered));
   const warnings: ToolWarning[] = [...(app?.warnings ?? []), ...selection.warnings];
   const notes = [...memory.notes, ...(runtime.knowledge?.notes ?? [])];
-  const base = { purpose, toolSet: selection.toolSet, warnings, notes, volatileNotes: memory.volatile, memoryScope: memory.scope, runtimeNotes, policy, deferral: selection.deferral, sources };
+  const base = {
+    purpose,
+    toolSet: selection.toolSet,
+    warnings,
+    notes,
+    volatileNotes: memory.volatile,
+    memoryScope: memory.scope,
+    runtimeNotes,
+    policy,
+    deferral: selection.deferral,
+    sources,
+  };
 
   switch (purpose) {
     case 'run':
@@ -156,13 +177,20 @@ export async function assembleTools(runtime: Runtime, purpose: ToolPurpose, opts
       const { selectServedTools } = await import('../mcp/server/served-tools.js');
       const narrowed = selectServedTools({ entries: selection.toolSet.entries, expose: config.expose.tools, builtins: mcp.builtins });
       if (narrowed.tools.length === 0) {
-        throw new HostError('no_tools', `no tools are left to serve after filtering; check include/exclude and expose.agent.tools in ${config.source}`);
+        throw new HostError(
+          'no_tools',
+          `no tools are left to serve after filtering; check include/exclude and expose.agent.tools in ${config.source}`,
+        );
       }
       return { ...base, served: narrowed.tools, filtered: [...selection.filtered, ...narrowed.filtered] };
     }
     case 'a2a-tools': {
       const { selectA2aTools } = await import('./served.js');
-      const narrowed = selectA2aTools({ entries: selection.toolSet.entries, expose: config.expose.tools, confirmTags: config.harness.confirmTags });
+      const narrowed = selectA2aTools({
+        entries: selection.toolSet.entries,
+        expose: config.expose.tools,
+        confirmTags: config.harness.confirmTags,
+      });
       return { ...base, served: narrowed.tools, filtered: [...selection.filtered, ...narrowed.filtered] };
     }
     default: {
@@ -178,7 +206,10 @@ function collisionNotes(config: Runtime['config'], filtered: readonly FilteredTo
     .filter((f) => f.reason === 'collision')
     .map((f) => {
       const index = f.source === 'mcp' ? config.mcpClients.findIndex((m) => m.name === f.label) : -1;
-      const remedy = index < 0 ? 'rename one, or leave one out with include/exclude' : `set mcp_clients[${index}].prefix, or leave it out with mcp_clients[${index}].exclude.tools`;
+      const remedy =
+        index < 0
+          ? 'rename one, or leave one out with include/exclude'
+          : `set mcp_clients[${index}].prefix, or leave it out with mcp_clients[${index}].exclude.tools`;
       const key = index < 0 ? 'include' : `mcp_clients[${index}].prefix`;
       return {
         level: 'warning',
@@ -195,6 +226,18 @@ function collisionNotes(config: Runtime['config'], filtered: readonly FilteredTo
  */
 export function reselectTools(runtime: Runtime, assembled: AssembledTools, replaced: ToolSource): AssembledTools {
   const sources = assembled.sources.map((s) => (s.source === replaced.source && s.label === replaced.label ? replaced : s));
-  const selection = selectTools({ sources, confirmTags: runtime.config.harness.confirmTags, deferral: assembled.policy, collisions: 'skip' });
-  return { ...assembled, toolSet: selection.toolSet, served: selection.toolSet.tools, filtered: selection.filtered, deferral: selection.deferral, sources };
+  const selection = selectTools({
+    sources,
+    confirmTags: runtime.config.harness.confirmTags,
+    deferral: assembled.policy,
+    collisions: 'skip',
+  });
+  return {
+    ...assembled,
+    toolSet: selection.toolSet,
+    served: selection.toolSet.tools,
+    filtered: selection.filtered,
+    deferral: selection.deferral,
+    sources,
+  };
 }

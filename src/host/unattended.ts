@@ -14,10 +14,14 @@ export function unattendedWarnings(tools: readonly Tool[], confirmTags: readonly
   const warnings: string[] = [];
   const gated = tools.filter((t) => gateOf(t, confirmTags).gated).length;
   if (gated > 0) {
-    warnings.push(`${gated} ${gated === 1 ? 'tool needs' : 'tools need'} approval and there is no interactive terminal: ${gated === 1 ? 'it' : 'they'} will be declined`);
+    warnings.push(
+      `${gated} ${gated === 1 ? 'tool needs' : 'tools need'} approval and there is no interactive terminal: ${gated === 1 ? 'it' : 'they'} will be declined`,
+    );
   }
   if (tools.some((t) => t.kind === 'builtin' && HUMAN_TOOLS.has(t.name))) {
-    warnings.push('harness.human_in_the_loop is on and there is no interactive terminal: questions the model asks (ask_human_*) will be answered as declined');
+    warnings.push(
+      'harness.human_in_the_loop is on and there is no interactive terminal: questions the model asks (ask_human_*) will be answered as declined',
+    );
   }
   return warnings;
 }

@@ -52,7 +52,9 @@ describe('chunkMarkdown', () => {
 
   it('gives a document of headings only one chunk of them, so it can be found', () => {
     expect(chunkMarkdown('# Deploy\n').chunks).toEqual([{ headingPath: 'Deploy', content: 'Deploy' }]);
-    expect(chunkMarkdown('# Runbook\n\n## Rollback\n\n## Failover\n').chunks).toEqual([{ headingPath: 'Runbook', content: 'Runbook\nRollback\nFailover' }]);
+    expect(chunkMarkdown('# Runbook\n\n## Rollback\n\n## Failover\n').chunks).toEqual([
+      { headingPath: 'Runbook', content: 'Runbook\nRollback\nFailover' },
+    ]);
     // a document with a body anywhere keeps the rule that an empty section makes no chunk
     expect(chunkMarkdown('# A\n\n## B\n\nbody\n').chunks).toEqual([{ headingPath: 'A > B', content: 'body' }]);
     expect(chunkMarkdown('').chunks).toEqual([]);
@@ -60,7 +62,9 @@ describe('chunkMarkdown', () => {
   });
 
   it('keeps only the words of a heading: badges dropped, links to their text, tags and ticks removed', () => {
-    const doc = chunkMarkdown('# tool [![Build](https://ci.example/b.svg)](https://ci.example)\n\nIntro.\n\n## The `run()` [method](https://x.example/m) <sub>new</sub>\n\nBody.\n');
+    const doc = chunkMarkdown(
+      '# tool [![Build](https://ci.example/b.svg)](https://ci.example)\n\nIntro.\n\n## The `run()` [method](https://x.example/m) <sub>new</sub>\n\nBody.\n',
+    );
     expect(doc.title).toBe('tool');
     expect(doc.chunks).toEqual([
       { headingPath: 'tool', content: 'Intro.' },

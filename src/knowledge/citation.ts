@@ -19,12 +19,18 @@ export function formatCitation(path: string, ordinal: number): string {
 export function parseCitation(text: string): Citation {
   const at = text.lastIndexOf('#');
   if (at === -1) {
-    throw new KnowledgeError('bad_citation', `citation ${JSON.stringify(text)} is missing the '#<ordinal>' suffix; expected <path>#<ordinal>, e.g. docs/design.md#3`);
+    throw new KnowledgeError(
+      'bad_citation',
+      `citation ${JSON.stringify(text)} is missing the '#<ordinal>' suffix; expected <path>#<ordinal>, e.g. docs/design.md#3`,
+    );
   }
   const path = text.slice(0, at);
   const num = text.slice(at + 1);
   if (path === '' || !/^\d{1,9}$/.test(num)) {
-    throw new KnowledgeError('bad_citation', `citation ${JSON.stringify(text)} is malformed; expected <path>#<ordinal>, e.g. docs/design.md#3`);
+    throw new KnowledgeError(
+      'bad_citation',
+      `citation ${JSON.stringify(text)} is malformed; expected <path>#<ordinal>, e.g. docs/design.md#3`,
+    );
   }
   return { path, ordinal: Number(num) };
 }

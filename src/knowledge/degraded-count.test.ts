@@ -31,9 +31,16 @@ describe('knowledge search reports a fallback to lexical', () => {
   it('tells onDegraded the step that failed, and nothing for a hybrid answer', async () => {
     const reader = new KnowledgeReader(store());
     const steps: DegradeStep[] = [];
-    const search = knowledgeTools({ reader, vector: vector(100), topK: 3, maxInjectedTokens: 6000, expandToSection: false, readTool: false, citations: [], onDegraded: (s) => steps.push(s) }).find(
-      (t) => t.name === 'knowledge_search',
-    );
+    const search = knowledgeTools({
+      reader,
+      vector: vector(100),
+      topK: 3,
+      maxInjectedTokens: 6000,
+      expandToSection: false,
+      readTool: false,
+      citations: [],
+      onDegraded: (s) => steps.push(s),
+    }).find((t) => t.name === 'knowledge_search');
     if (search === undefined) throw new Error('no knowledge_search');
     await search.execute(JSON.stringify({ query: 'zebra' }), {}, new AbortController().signal);
     expect(steps).toEqual([]);

@@ -50,7 +50,11 @@ function scratchChecks(): DoctorCheck[] {
  * dimension and whether it normalizes) and compares it with the pinned identity. A check that
  * could not run is reported as `not_run`, never as passing.
  */
-export async function runDoctor(reader: KnowledgeReader, vector: { client: EmbeddingsClient; settings: VectorSettings } | undefined, signal: AbortSignal): Promise<DoctorReport> {
+export async function runDoctor(
+  reader: KnowledgeReader,
+  vector: { client: EmbeddingsClient; settings: VectorSettings } | undefined,
+  signal: AbortSignal,
+): Promise<DoctorReport> {
   const checks = scratchChecks();
   let statOk = true;
   try {
@@ -78,7 +82,12 @@ export async function runDoctor(reader: KnowledgeReader, vector: { client: Embed
         checks.push(
           readGap(db) === undefined
             ? { name: 'full-text', state: 'ok', detail: 'both full-text tables hold every chunk', fatal: false }
-            : { name: 'full-text', state: 'fail', detail: `incomplete: a first build was interrupted before it filled the full-text tables, so search misses words; ${COMPLETE_HINT}`, fatal: false },
+            : {
+                name: 'full-text',
+                state: 'fail',
+                detail: `incomplete: a first build was interrupted before it filled the full-text tables, so search misses words; ${COMPLETE_HINT}`,
+                fatal: false,
+              },
         );
       }
     } catch (err) {
@@ -86,25 +95,48 @@ export async function runDoctor(reader: KnowledgeReader, vector: { client: Embed
     }
   }
   if (vector === undefined) {
-    checks.push({ name: 'embeddings', state: 'not_run', detail: 'no harness.knowledge.embeddings block: lexical search only', fatal: false });
+    checks.push({
+      name: 'embeddings',
+      state: 'not_run',
+      detail: 'no harness.knowledge.embeddings block: lexical search only',
+      fatal: false,
+    });
     checks.push({
       name: 'vector identity',
       state: pinned === undefined ? 'not_run' : 'fail',
-      detail: pinned === undefined ? 'lexical-only configuration' : `the index holds vectors from ${pinned.model} but no embeddings are configured`,
+      detail:
+        pinned === undefined
+          ? 'lexical-only configuration'
+          : `the index holds vectors from ${pinned.model} but no embeddings are configured`,
       fatal: false,
     });
   } else {
     let probe: { dimension: number; normalized: boolean } | undefined;
     try {
       probe = await vector.client.probe(signal);
-      checks.push({ name: 'embeddings', state: 'ok', detail: `model=${vector.settings.model} dimension=${probe.dimension} normalized=${probe.normalized}`, fatal: false });
+      checks.push({
+        name: 'embeddings',
+        state: 'ok',
+        detail: `model=${vector.settings.model} dimension=${probe.dimension} normalized=${probe.normalized}`,
+        fatal: false,
+      });
     } catch (err) {
       checks.push({ name: 'embeddings', state: 'fail', detail: (err as Error).message, fatal: false });
     }
     if (!built || probe === undefined) {
-      checks.push({ name: 'vector identity', state: 'not_run', detail: !built ? 'no index to compare with' : 'the model could not be probed', fatal: false });
+      checks.push({
+        name: 'vector identity',
+        state: 'not_run',
+        detail: !built ? 'no index to compare with' : 'the model could not be probed',
+        fatal: false,
+      });
     } else if (pinned === undefined) {
-      checks.push({ name: 'vector identity', state: 'fail', detail: "the index has no vectors; run 'fisk knowledge index --reindex'", fatal: false });
+      checks.push({
+        name: 'vector identity',
+        state: 'fail',
+        detail: "the index has no vectors; run 'fisk knowledge index --reindex'",
+        fatal: false,
+      });
     } else {
       const diff =
         identityDifference(pinned, vector.settings) ??
@@ -112,8 +144,18 @@ export async function runDoctor(reader: KnowledgeReader, vector: { client: Embed
         (pinned.normalized !== probe.normalized ? 'normalization' : undefined);
       checks.push(
         diff === undefined
-          ? { name: 'vector identity', state: 'ok', detail: `pinned model=${pinned.model} dimension=${pinned.dimension} matches`, fatal: false }
-          : { name: 'vector identity', state: 'fail', detail: `the index was embedded with a different ${diff}; run 'fisk knowledge index --reindex'`, fatal: false },
+          ? {
+              name: 'vector identity',
+              state: 'ok',
+              detail: `pinned model=${pinned.model} dimension=${pinned.dimension} matches`,
+              fatal: false,
+            }
+          : {
+              name: 'vector identity',
+              state: 'fail',
+              detail: `the index was embedded with a different ${diff}; run 'fisk knowledge index --reindex'`,
+              fatal: false,
+            },
       );
     }
   }

@@ -13,7 +13,7 @@ const signal = new AbortController().signal;
 
 describe('mapResponse', () => {
   const item = (index: unknown, embedding: unknown = [1, 0]) => ({ index, embedding });
-  it('maps by each item\'s own index, not by position', () => {
+  it("maps by each item's own index, not by position", () => {
     const out = mapResponse({ data: [item(1, [0, 1]), item(0, [1, 0])] }, 2);
     expect([...(out[0] ?? [])]).toEqual([1, 0]);
     expect([...(out[1] ?? [])]).toEqual([0, 1]);

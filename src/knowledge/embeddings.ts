@@ -86,12 +86,16 @@ export function mapResponse(body: unknown, count: number): Float32Array[] {
   const rec = body as Record<string, unknown>;
   if (rec['error'] !== undefined && rec['error'] !== null) {
     const e = rec['error'];
-    const msg = typeof e === 'object' && e !== null && typeof (e as Record<string, unknown>)['message'] === 'string' ? String((e as Record<string, unknown>)['message']) : JSON.stringify(e);
+    const msg =
+      typeof e === 'object' && e !== null && typeof (e as Record<string, unknown>)['message'] === 'string'
+        ? String((e as Record<string, unknown>)['message'])
+        : JSON.stringify(e);
     throw new EmbeddingsError('failed', `the embeddings server answered with an error: ${msg}`);
   }
   const data = rec['data'];
   if (!Array.isArray(data)) throw new EmbeddingsError('failed', 'the embeddings response has no data array');
-  if (data.length !== count) throw new EmbeddingsError('failed', `the embeddings response holds ${data.length} vectors for ${count} inputs`);
+  if (data.length !== count)
+    throw new EmbeddingsError('failed', `the embeddings response holds ${data.length} vectors for ${count} inputs`);
   const out: (Float32Array | undefined)[] = new Array<Float32Array | undefined>(count).fill(undefined);
   let dim = -1;
   for (const item of data as unknown[]) {
@@ -103,11 +107,13 @@ export function mapResponse(body: unknown, count: number): Float32Array[] {
     }
     if (out[index] !== undefined) throw new EmbeddingsError('failed', `the embeddings response repeats index ${index}`);
     const emb = it['embedding'];
-    if (!Array.isArray(emb) || emb.length === 0) throw new EmbeddingsError('failed', `the embedding at index ${index} is empty or not an array`);
+    if (!Array.isArray(emb) || emb.length === 0)
+      throw new EmbeddingsError('failed', `the embedding at index ${index} is empty or not an array`);
     const v = new Float32Array(emb.length);
     for (let i = 0; i < emb.length; i++) {
       const x: unknown = emb[i];
-      if (typeof x !== 'number' || !Number.isFinite(x)) throw new EmbeddingsError('failed', `the embedding at index ${index} holds a non-numeric value`);
+      if (typeof x !== 'number' || !Number.isFinite(x))
+        throw new EmbeddingsError('failed', `the embedding at index ${index} holds a non-numeric value`);
       v[i] = x;
     }
     if (dim === -1) dim = v.length;
@@ -145,9 +151,18 @@ export class EmbeddingsClient {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.#apiKey !== undefined) headers['authorization'] = `Bearer ${this.#apiKey}`;
     try {
-      const res = await fetch(this.#url, { method: 'POST', headers, body: JSON.stringify({ input: inputs, model: this.model }), signal: both });
+      const res = await fetch(this.#url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ input: inputs, model: this.model }),
+        signal: both,
+      });
       const text = await readCapped(res);
-      if (!res.ok) throw new EmbeddingsError('failed', `the embeddings server answered HTTP ${res.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`);
+      if (!res.ok)
+        throw new EmbeddingsError(
+          'failed',
+          `the embeddings server answered HTTP ${res.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`,
+        );
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -157,7 +172,8 @@ export class EmbeddingsClient {
       return mapResponse(body, inputs.length);
     } catch (err) {
       if (signal.aborted) throw new EmbeddingsError('canceled', 'the embeddings call was canceled', { cause: err });
-      if (deadline.aborted) throw new EmbeddingsError('deadline', `the embeddings server did not answer within ${this.#timeoutMs} ms`, { cause: err });
+      if (deadline.aborted)
+        throw new EmbeddingsError('deadline', `the embeddings server did not answer within ${this.#timeoutMs} ms`, { cause: err });
       if (err instanceof EmbeddingsError) throw err;
       throw new EmbeddingsError('failed', `cannot reach the embeddings server at ${this.#url}: ${(err as Error).message}`, { cause: err });
     }

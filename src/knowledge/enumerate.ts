@@ -49,7 +49,11 @@ export function parseEnumQuery(query: string): EnumTerm[] {
       if (end === -1) throw new KnowledgeError('bad_query', `unterminated quote in ${JSON.stringify(query)}; close the phrase with "`);
       const text = s.slice(i + 1, end);
       i = end + 1;
-      if (s[i] === '*') throw new KnowledgeError('bad_query', 'a trailing * is not supported: prefix matching over stemmed words can find fewer documents as the prefix grows; write the whole word');
+      if (s[i] === '*')
+        throw new KnowledgeError(
+          'bad_query',
+          'a trailing * is not supported: prefix matching over stemmed words can find fewer documents as the prefix grows; write the whole word',
+        );
       terms.push({ text, phrase: true, negated, scope });
       continue;
     }
@@ -60,10 +64,16 @@ export function parseEnumQuery(query: string): EnumTerm[] {
     if (word === '') continue;
     if (OPERATORS.has(word) || word.startsWith('NEAR(')) {
       const op = word.startsWith('NEAR') ? 'NEAR' : word;
-      throw new KnowledgeError('bad_query', `${op} is not part of the enumeration language: every term must already hold, "-word" excludes, and alternatives need one query each`);
+      throw new KnowledgeError(
+        'bad_query',
+        `${op} is not part of the enumeration language: every term must already hold, "-word" excludes, and alternatives need one query each`,
+      );
     }
     if (word.endsWith('*')) {
-      throw new KnowledgeError('bad_query', `a trailing * is not supported (${JSON.stringify(word)}): prefix matching over stemmed words can find fewer documents as the prefix grows; write the whole word`);
+      throw new KnowledgeError(
+        'bad_query',
+        `a trailing * is not supported (${JSON.stringify(word)}): prefix matching over stemmed words can find fewer documents as the prefix grows; write the whole word`,
+      );
     }
     terms.push({ text: word, phrase: false, negated, scope });
   }
@@ -113,7 +123,9 @@ function matchFor(term: EnumTerm, column: 'content' | 'heading_path'): string {
 
 function countsFor(db: Db, match: string): Map<number, number> {
   const rows = db
-    .prepare('SELECT c.document_id AS d, count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? GROUP BY c.document_id')
+    .prepare(
+      'SELECT c.document_id AS d, count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? GROUP BY c.document_id',
+    )
     .all(match) as { d: number; n: number }[];
   return new Map(rows.map((r) => [r.d, r.n]));
 }
@@ -128,13 +140,23 @@ export function enumerate(reader: KnowledgeReader, query: string, limit?: number
   const db = reader.handle();
   const usable = parsed.filter((t) => /[\p{L}\p{N}]/u.test(t.text));
   const dropped = parsed.filter((t) => !usable.includes(t)).map((t) => t.text);
-  const empty = (status: EnumerateStatus, corpus: number): EnumerateResult => ({ status, total: 0, documents: [], terms: [], dropped, corpus });
+  const empty = (status: EnumerateStatus, corpus: number): EnumerateResult => ({
+    status,
+    total: 0,
+    documents: [],
+    terms: [],
+    dropped,
+    corpus,
+  });
   if (db === undefined) return empty('not_built', 0);
   const corpus = (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
   if (corpus === 0) return empty('empty_corpus', 0);
   if (usable.length === 0) return empty('empty_query', corpus);
   if (!usable.some((t) => !t.negated)) {
-    throw new KnowledgeError('bad_query', 'an enumeration needs at least one term without a leading "-": exclusions alone would list the whole corpus');
+    throw new KnowledgeError(
+      'bad_query',
+      'an enumeration needs at least one term without a leading "-": exclusions alone would list the whole corpus',
+    );
   }
 
   const stemmer = new Stemmer();
@@ -181,7 +203,9 @@ export function enumerate(reader: KnowledgeReader, query: string, limit?: number
     const documents = ids
       .filter((id) => paths.has(id))
       .map((id) => ({ path: paths.get(id) ?? '', bodyMatches: body.get(id) ?? 0, headingMatches: heading.get(id) ?? 0 }))
-      .sort((a, b) => b.headingMatches - a.headingMatches || b.bodyMatches - a.bodyMatches || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      .sort(
+        (a, b) => b.headingMatches - a.headingMatches || b.bodyMatches - a.bodyMatches || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+      );
     const total = documents.length;
     const limited = limit === undefined ? documents : documents.slice(0, Math.max(0, limit));
     return { status: total === 0 ? 'no_match' : 'ok', total, documents: limited, terms: reports, dropped, corpus };

@@ -58,13 +58,27 @@ export function parseQuestions(text: string, source: string): EvalQuestion[] {
     if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
     const tab = raw.indexOf('\t');
     const question = tab < 0 ? '' : raw.slice(0, tab).trim();
-    const answers = tab < 0 ? [] : raw.slice(tab + 1).split('|').map((a) => a.trim()).filter((a) => a !== '');
+    const answers =
+      tab < 0
+        ? []
+        : raw
+            .slice(tab + 1)
+            .split('|')
+            .map((a) => a.trim())
+            .filter((a) => a !== '');
     if (question === '' || answers.length === 0) {
-      throw new KnowledgeError('bad_questions', `${source}:${i + 1}: expected a question, a tab, then the answering paths separated by "|" (as 'fisk knowledge sources' lists them)`);
+      throw new KnowledgeError(
+        'bad_questions',
+        `${source}:${i + 1}: expected a question, a tab, then the answering paths separated by "|" (as 'fisk knowledge sources' lists them)`,
+      );
     }
     out.push({ question, answers, line: i + 1 });
   }
-  if (out.length === 0) throw new KnowledgeError('bad_questions', `${source} holds no question; write one per line: the question, a tab, then the answering paths separated by "|"`);
+  if (out.length === 0)
+    throw new KnowledgeError(
+      'bad_questions',
+      `${source} holds no question; write one per line: the question, a tab, then the answering paths separated by "|"`,
+    );
   return out;
 }
 
@@ -74,7 +88,11 @@ export function isAnswer(path: string, answers: readonly string[]): boolean {
 }
 
 /** Rank (1-based) of the first answer in a ranked list of paths, or 0 when none is there. */
-export function rankOfFirstAnswer(ranked: readonly string[], answers: readonly string[], right: (path: string, answers: readonly string[]) => boolean = isAnswer): number {
+export function rankOfFirstAnswer(
+  ranked: readonly string[],
+  answers: readonly string[],
+  right: (path: string, answers: readonly string[]) => boolean = isAnswer,
+): number {
   const i = ranked.findIndex((p) => right(p, answers));
   return i < 0 ? 0 : i + 1;
 }
@@ -103,14 +121,23 @@ export interface EvaluateOptions {
  * Asks every question of the index, as `knowledge_search` would, and scores where the first right
  * document lands. Throws `KnowledgeError` (`not_built`) when there is no index to ask.
  */
-export async function evaluateQuestions(reader: KnowledgeReader, questions: readonly EvalQuestion[], opts: EvaluateOptions): Promise<EvalReport> {
+export async function evaluateQuestions(
+  reader: KnowledgeReader,
+  questions: readonly EvalQuestion[],
+  opts: EvaluateOptions,
+): Promise<EvalReport> {
   const depth = opts.depth ?? EVAL_DEPTH;
   const outcomes: EvalOutcome[] = [];
   let tier: Tier = { kind: 'lexical' };
   for (const q of questions) {
     opts.signal?.throwIfAborted();
-    const res = await search(reader, q.question, { topK: depth, vector: opts.vector, ...(opts.signal === undefined ? {} : { signal: opts.signal }) });
-    if (res.status === 'not_built') throw new KnowledgeError('not_built', 'the knowledge index has not been built yet; run: fisk knowledge index');
+    const res = await search(reader, q.question, {
+      topK: depth,
+      vector: opts.vector,
+      ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    });
+    if (res.status === 'not_built')
+      throw new KnowledgeError('not_built', 'the knowledge index has not been built yet; run: fisk knowledge index');
     tier = res.tier;
     const ranked = res.hits.map((h) => h.path);
     outcomes.push({ ...q, rank: rankOfFirstAnswer(ranked, q.answers), ranked });

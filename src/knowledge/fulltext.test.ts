@@ -15,14 +15,24 @@ let storeDir: string;
 beforeEach(() => {
   tmp = tempDir();
   storeDir = join(tmp.path, 'store');
-  for (let i = 0; i < 1500; i++) tmp.write(`docs/f${String(i).padStart(3, '0')}.md`, `# File ${i}\n\nword${i} about storage.\n\n## More\n\nsecond part ${i}.\n`);
+  for (let i = 0; i < 1500; i++)
+    tmp.write(`docs/f${String(i).padStart(3, '0')}.md`, `# File ${i}\n\nword${i} about storage.\n\n## More\n\nsecond part ${i}.\n`);
 });
 afterEach(() => tmp.cleanup());
 
 /** A first build whose full-text fill is stopped as soon as it starts. */
 async function stoppedBuild(w: WriterStore): Promise<void> {
   const ac = new AbortController();
-  const res = await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir], signal: ac.signal, bulk: true, onNote: (n) => { if (n.startsWith('building the full-text index')) ac.abort(); } });
+  const res = await indexCorpus(w.db, {
+    roots: ['docs'],
+    cwd: tmp.path,
+    excludeDirs: [storeDir],
+    signal: ac.signal,
+    bulk: true,
+    onNote: (n) => {
+      if (n.startsWith('building the full-text index')) ac.abort();
+    },
+  });
   expect(res.canceled).toBe(true);
 }
 
@@ -37,7 +47,11 @@ describe('an unfinished full-text fill', () => {
       await stoppedBuild(w);
       const gap = readGap(w.db);
       expect(gap?.tables).toEqual(['chunks_fts', 'chunks_exact']);
-      expect(checkIntegrity(w).filter((i) => i.state === 'fail').map((i) => i.detail)).toEqual([expect.stringContaining('incomplete'), expect.stringContaining('incomplete')]);
+      expect(
+        checkIntegrity(w)
+          .filter((i) => i.state === 'fail')
+          .map((i) => i.detail),
+      ).toEqual([expect.stringContaining('incomplete'), expect.stringContaining('incomplete')]);
       // a delete trigger must never meet an FTS row that was never inserted
       let refused: unknown;
       try {

@@ -44,7 +44,10 @@ export function readGap(db: Db): FullTextGap | undefined {
 }
 
 function writeGap(db: Db, gap: FullTextGap): void {
-  db.prepare('INSERT INTO knowledge_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(INCOMPLETE_KEY, JSON.stringify(gap));
+  db.prepare('INSERT INTO knowledge_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
+    INCOMPLETE_KEY,
+    JSON.stringify(gap),
+  );
 }
 
 /** Records, on the caller's transaction, that these tables will be filled after the chunks are written. */
@@ -87,7 +90,11 @@ export async function fillGap(db: Db, signal: AbortSignal, onStart?: (chunks: nu
   }
   const remaining = (db.prepare('SELECT count(*) AS n FROM chunks WHERE id > ?').get(after) as { n: number }).n;
   if (remaining > 0) onStart?.(remaining);
-  const inserts = gap.tables.map((t) => db.prepare(`INSERT INTO ${t}(rowid, content, heading_path) SELECT id, content, heading_path FROM chunks WHERE id > ? AND id <= ? ORDER BY id`));
+  const inserts = gap.tables.map((t) =>
+    db.prepare(
+      `INSERT INTO ${t}(rowid, content, heading_path) SELECT id, content, heading_path FROM chunks WHERE id > ? AND id <= ? ORDER BY id`,
+    ),
+  );
   const step = db.transaction((from: number, to: number) => {
     for (const s of inserts) s.run(from, to);
     if (to >= last) clearGap(db);

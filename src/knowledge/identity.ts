@@ -74,10 +74,16 @@ export function identityDifference(pinned: VectorIdentity, want: VectorSettings)
 export function requireCompatibleIdentity(pinned: VectorIdentity | undefined, want: VectorSettings | undefined, path: string): void {
   if (want === undefined) return;
   if (pinned === undefined) {
-    throw new KnowledgeError('vector_mismatch', `the knowledge index ${path} was built without embeddings, but harness.knowledge.embeddings is configured; run 'fisk knowledge index --reindex' to embed it`);
+    throw new KnowledgeError(
+      'vector_mismatch',
+      `the knowledge index ${path} was built without embeddings, but harness.knowledge.embeddings is configured; run 'fisk knowledge index --reindex' to embed it`,
+    );
   }
   const diff = identityDifference(pinned, want);
   if (diff !== undefined) {
-    throw new KnowledgeError('vector_mismatch', `the knowledge index ${path} was embedded with a different ${diff}; run 'fisk knowledge index --reindex', or restore harness.knowledge.embeddings to match`);
+    throw new KnowledgeError(
+      'vector_mismatch',
+      `the knowledge index ${path} was embedded with a different ${diff}; run 'fisk knowledge index --reindex', or restore harness.knowledge.embeddings to match`,
+    );
   }
 }

@@ -21,7 +21,18 @@ export { MAX_FILE_BYTES, SKIP_REASONS, DEFAULT_EXTENSIONS, isDocumentName } from
 export type { SkipReason, SkippedFile } from './walk.js';
 export { freeTextQuery, MAX_QUERY_TERMS } from './query.js';
 export type { FreeTextQuery } from './query.js';
-export { search, fuse, fuseWeighted, fuseWithLexicalHead, SEARCH_STATUSES, CANDIDATES, RRF_K, FUSE_K, VECTOR_WEIGHT, LEXICAL_HEAD } from './search.js';
+export {
+  search,
+  fuse,
+  fuseWeighted,
+  fuseWithLexicalHead,
+  SEARCH_STATUSES,
+  CANDIDATES,
+  RRF_K,
+  FUSE_K,
+  VECTOR_WEIGHT,
+  LEXICAL_HEAD,
+} from './search.js';
 export { rankDocuments, STOP_WORDS, isStopWord, isChangeLog } from './rank.js';
 export type { RankedDocument } from './rank.js';
 export type { SearchHit, SearchOptions, SearchResult, SearchStatus, SearchVector } from './search.js';
@@ -33,7 +44,16 @@ export { formatCitation, parseCitation, citationMapper, headingAnchor } from './
 export type { Citation, CitationMapper, CitationRuleInput } from './citation.js';
 export { chunkAt, sectionAt, documentChunks } from './read.js';
 export type { StoredChunk } from './read.js';
-export { storeStats, listSources, removeSources, checkIntegrity, rebuildIndexes, resetStore, vocabulary, CHECK_STATES } from './maintenance.js';
+export {
+  storeStats,
+  listSources,
+  removeSources,
+  checkIntegrity,
+  rebuildIndexes,
+  resetStore,
+  vocabulary,
+  CHECK_STATES,
+} from './maintenance.js';
 export type { CheckState, IntegrityItem, Removal, ResetResult, Source, StoreStats, VocabEntry } from './maintenance.js';
 export { runDoctor } from './doctor.js';
 export type { DoctorCheck, DoctorReport } from './doctor.js';
@@ -41,7 +61,14 @@ export { startWatch } from './watch.js';
 export type { WatchEvents, WatchOptions, Watcher } from './watch.js';
 export { knowledgeSetup, verifyStore } from './setup.js';
 export type { KnowledgeSetup, KnowledgeSettings } from './setup.js';
-export { knowledgeTools, knowledgeSystemNote, exposureWarning, KNOWLEDGE_TOOL_NAMES, KNOWLEDGE_MCP_EXPOSABLE, CHARS_PER_TOKEN } from './tools.js';
+export {
+  knowledgeTools,
+  knowledgeSystemNote,
+  exposureWarning,
+  KNOWLEDGE_TOOL_NAMES,
+  KNOWLEDGE_MCP_EXPOSABLE,
+  CHARS_PER_TOKEN,
+} from './tools.js';
 export type { KnowledgeToolName, KnowledgeToolsOptions } from './tools.js';
 export { fence, cleanText, DATA_TAG } from './fence.js';
 export { prepareRunKnowledge, knowledgeToolsForListing } from './run-knowledge.js';

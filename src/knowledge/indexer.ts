@@ -106,7 +106,9 @@ function loadStored(db: Db | undefined): Map<string, StoredDoc> {
   const out = new Map<string, StoredDoc>();
   if (db === undefined) return out;
   const rows = db
-    .prepare('SELECT d.id AS id, d.path AS path, d.hash AS hash, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n FROM documents d')
+    .prepare(
+      'SELECT d.id AS id, d.path AS path, d.hash AS hash, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n FROM documents d',
+    )
     .all() as { id: number; path: string; hash: string; n: number }[];
   for (const r of rows) out.set(r.path, { id: r.id, hash: r.hash, chunks: r.n });
   return out;
@@ -136,7 +138,10 @@ async function planVectors(
   const pinned = db === undefined ? undefined : readIdentity(db);
   if (vector === undefined) {
     if (pinned !== undefined && !reindex) {
-      throw new KnowledgeError('vector_mismatch', `the knowledge index holds vectors from model ${JSON.stringify(pinned.model)}, but harness.knowledge.embeddings is not configured; restore the embeddings block, or run 'fisk knowledge index --reindex' to rebuild it lexical-only`);
+      throw new KnowledgeError(
+        'vector_mismatch',
+        `the knowledge index holds vectors from model ${JSON.stringify(pinned.model)}, but harness.knowledge.embeddings is not configured; restore the embeddings block, or run 'fisk knowledge index --reindex' to rebuild it lexical-only`,
+      );
     }
     return { identity: undefined, recreate: false, clear: pinned !== undefined };
   }
@@ -144,7 +149,10 @@ async function planVectors(
   const identity: VectorIdentity = { ...vector.settings, dimension: probe.dimension, normalized: probe.normalized };
   if (pinned === undefined) {
     if (docCount > 0 && !reindex) {
-      throw new KnowledgeError('vector_mismatch', "the knowledge index was built without embeddings; run 'fisk knowledge index --reindex' to embed every document");
+      throw new KnowledgeError(
+        'vector_mismatch',
+        "the knowledge index was built without embeddings; run 'fisk knowledge index --reindex' to embed every document",
+      );
     }
     return { identity, recreate: true, clear: false };
   }
@@ -154,7 +162,10 @@ async function planVectors(
     (pinned.normalized !== identity.normalized ? 'normalization' : undefined);
   if (diff === undefined) return { identity, recreate: false, clear: false };
   if (!reindex) {
-    throw new KnowledgeError('vector_mismatch', `the knowledge index was embedded with a different ${diff}; run 'fisk knowledge index --reindex' to re-embed it`);
+    throw new KnowledgeError(
+      'vector_mismatch',
+      `the knowledge index was embedded with a different ${diff}; run 'fisk knowledge index --reindex' to re-embed it`,
+    );
   }
   return { identity, recreate: true, clear: false };
 }
@@ -230,7 +241,8 @@ class Writer {
       if (!this.#deferStemmed) this.#insertFts.run(chunkId, c.content, c.headingPath);
       if (!this.#deferExact) this.#insertExact.run(chunkId, c.content, c.headingPath);
       const v = vecs?.[i];
-      if (this.#insertVec !== undefined && v !== undefined) this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      if (this.#insertVec !== undefined && v !== undefined)
+        this.#insertVec.run(BigInt(chunkId), Buffer.from(v.buffer, v.byteOffset, v.byteLength));
     });
   }
 
@@ -388,7 +400,9 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
         // counted as skipped in the pass itself
       }
     }
-    opts.onNote?.(`first full build: about to embed ${counted(n, 'chunk')} across ${counted(walk.files.length, 'file')}; run with --dry-run to preview`);
+    opts.onNote?.(
+      `first full build: about to embed ${counted(n, 'chunk')} across ${counted(walk.files.length, 'file')}; run with --dry-run to preview`,
+    );
   }
 
   // a lexical pass never waits on I/O, so it gives the event loop a turn now and then: that is
@@ -440,7 +454,8 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   }
   // the deferred tables are filled in short steps a Ctrl-C can stop; a stopped fill is resumed by
   // the next writer, and until then the marker keeps every deleting path away
-  if (!canceled && db !== undefined && deferred.length > 0 && !(await fillGap(db, signal, (n) => opts.onNote?.(fillNote(n, 'building'))))) canceled = true;
+  if (!canceled && db !== undefined && deferred.length > 0 && !(await fillGap(db, signal, (n) => opts.onNote?.(fillNote(n, 'building')))))
+    canceled = true;
 
   let removed = 0;
   let pruneSkipped: string | undefined;
@@ -451,7 +466,8 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
     } else {
       const orphans = [...stored].filter(([key]) => !seen.has(key) && (scope === 'all' || walk.rootKeys.some((r) => underKey(key, r))));
       removed = orphans.length;
-      if (writer !== undefined && db !== undefined && orphans.length > 0) db.transaction(() => orphans.forEach(([, doc]) => writer.remove(doc.id)))();
+      if (writer !== undefined && db !== undefined && orphans.length > 0)
+        db.transaction(() => orphans.forEach(([, doc]) => writer.remove(doc.id)))();
     }
   }
   const result: IndexResult = {

@@ -42,7 +42,11 @@ export function acquireWriterLock(dir: string): WriterLock {
     closeSync(fd);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EAGAIN' || code === 'EWOULDBLOCK') {
-      throw new KnowledgeError('locked', `another knowledge writer (index or watch) is already running against ${dir}; wait for it to finish or stop it`, { cause: err });
+      throw new KnowledgeError(
+        'locked',
+        `another knowledge writer (index or watch) is already running against ${dir}; wait for it to finish or stop it`,
+        { cause: err },
+      );
     }
     throw new KnowledgeError('io', `cannot lock ${path}: ${(err as Error).message}`, { cause: err });
   }

@@ -44,7 +44,18 @@ export function storeStats(reader: KnowledgeReader): StoreStats {
   const file = size(reader.path);
   const wal = size(`${reader.path}-wal`);
   if (db === undefined) {
-    return { path: reader.path, built: false, documents: 0, chunks: 0, vectors: undefined, identity: undefined, dbBytes: file.bytes, walBytes: wal.bytes, modifiedMs: file.mtimeMs, fullTextIncomplete: false };
+    return {
+      path: reader.path,
+      built: false,
+      documents: 0,
+      chunks: 0,
+      vectors: undefined,
+      identity: undefined,
+      dbBytes: file.bytes,
+      walBytes: wal.bytes,
+      modifiedMs: file.mtimeMs,
+      fullTextIncomplete: false,
+    };
   }
   const identity = readIdentity(db);
   const vectors = listObjects(db).has('chunks_vec') ? count(db, 'SELECT count(*) AS n FROM chunks_vec') : undefined;
@@ -75,7 +86,9 @@ export function listSources(reader: KnowledgeReader): Source[] | undefined {
   const db = reader.handle();
   if (db === undefined) return undefined;
   const rows = db
-    .prepare('SELECT d.path AS path, d.indexed_at AS at, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n FROM documents d ORDER BY d.path')
+    .prepare(
+      'SELECT d.path AS path, d.indexed_at AS at, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n FROM documents d ORDER BY d.path',
+    )
     .all() as { path: string; at: number; n: number }[];
   return rows.map((r) => ({ path: r.path, chunks: r.n, indexedMs: r.at * 1000 }));
 }
@@ -136,7 +149,9 @@ export function checkIntegrity(store: WriterStore): IntegrityItem[] {
   const db = store.db;
   const gap = readGap(db);
   const items = (['chunks_fts', 'chunks_exact'] as const).map((t) =>
-    gap?.tables.includes(t) === true ? { name: t, state: 'fail' as const, detail: `incomplete: an interrupted first build did not fill it; ${COMPLETE_HINT}` } : ftsCheck(db, t),
+    gap?.tables.includes(t) === true
+      ? { name: t, state: 'fail' as const, detail: `incomplete: an interrupted first build did not fill it; ${COMPLETE_HINT}` }
+      : ftsCheck(db, t),
   );
   if (listObjects(db).has('chunks_vec')) {
     const missing = count(db, 'SELECT count(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id)');
@@ -144,13 +159,21 @@ export function checkIntegrity(store: WriterStore): IntegrityItem[] {
     items.push(
       missing === 0 && extra === 0
         ? { name: 'chunks_vec', state: 'ok', detail: 'one vector per chunk' }
-        : { name: 'chunks_vec', state: 'fail', detail: `${counted(missing, 'chunk')} without a vector, ${counted(extra, 'vector')} without a chunk; run 'fisk knowledge index --reindex'` },
+        : {
+            name: 'chunks_vec',
+            state: 'fail',
+            detail: `${counted(missing, 'chunk')} without a vector, ${counted(extra, 'vector')} without a chunk; run 'fisk knowledge index --reindex'`,
+          },
     );
   } else {
     items.push({ name: 'chunks_vec', state: 'not_run', detail: 'lexical-only index' });
   }
   const integrity = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((r) => r.quick_check);
-  items.push(integrity.length === 1 && integrity[0] === 'ok' ? { name: 'sqlite', state: 'ok', detail: 'quick_check ok' } : { name: 'sqlite', state: 'fail', detail: integrity.slice(0, 3).join('; ') });
+  items.push(
+    integrity.length === 1 && integrity[0] === 'ok'
+      ? { name: 'sqlite', state: 'ok', detail: 'quick_check ok' }
+      : { name: 'sqlite', state: 'fail', detail: integrity.slice(0, 3).join('; ') },
+  );
   return items;
 }
 

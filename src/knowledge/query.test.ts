@@ -49,7 +49,9 @@ describe('citations', () => {
       { pattern: '^docs/_openvox_8x/(.+).(markdown|md)$', replace: 'https://docs.example/openvox/$1.html#${anchor}' },
       { pattern: '^docs/(.+)\\.md$', replace: 'https://x.test/${1}' },
     ]);
-    expect(map('docs/_openvox_8x/lang/facts.md', 'Facts > Custom Facts (v2)!')).toBe('https://docs.example/openvox/lang/facts.html#custom-facts-v2');
+    expect(map('docs/_openvox_8x/lang/facts.md', 'Facts > Custom Facts (v2)!')).toBe(
+      'https://docs.example/openvox/lang/facts.html#custom-facts-v2',
+    );
     expect(map('docs/_openvox_8x/lang/facts.md', '')).toBe('https://docs.example/openvox/lang/facts.html');
     expect(map('docs/b.md', 'B')).toBe('https://x.test/b');
     expect(map('other/c.md', 'C')).toBeUndefined();
@@ -59,7 +61,12 @@ describe('citations', () => {
 
 describe('fuse', () => {
   it('sums reciprocal ranks and breaks ties on the lower chunk id', () => {
-    expect(fuse([[3, 1, 2], [1, 3]]).map((f) => f.id)).toEqual([1, 3, 2]);
+    expect(
+      fuse([
+        [3, 1, 2],
+        [1, 3],
+      ]).map((f) => f.id),
+    ).toEqual([1, 3, 2]);
     expect(fuse([[5], [4]]).map((f) => f.id)).toEqual([4, 5]);
   });
 });

@@ -209,11 +209,17 @@ function cacheFor(db: Db): Cache {
 function docAbout(c: Cache, id: number): DocAbout {
   let a = c.docs.get(id);
   if (a === undefined) {
-    const row = c.st.doc.get(OPENING_CHARS, id) as { title: string; path: string; hash: string; heading: string | null; content: string | null } | undefined;
+    const row = c.st.doc.get(OPENING_CHARS, id) as
+      { title: string; path: string; hash: string; heading: string | null; content: string | null } | undefined;
     a =
       row === undefined
         ? { hash: `missing:${id}`, name: '', opening: '', changeLog: false }
-        : { hash: row.hash, name: `${row.title}\n${row.path}`, opening: `${row.heading ?? ''}\n${row.content ?? ''}`, changeLog: isChangeLog(row.path) };
+        : {
+            hash: row.hash,
+            name: `${row.title}\n${row.path}`,
+            opening: `${row.heading ?? ''}\n${row.content ?? ''}`,
+            changeLog: isChangeLog(row.path),
+          };
     c.docs.set(id, a);
   }
   return a;
@@ -243,7 +249,14 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
   const content = keep.filter((t) => !isStopWord(t));
   const base = content.length > 0 ? content : keep;
   if (base.length === 0) return [];
-  const rows = c.st.candidates.all(base.map(quoteTerm).join(' OR ')) as { id: number; s: number; doc: number; ordinal: number; heading: string; content: string }[];
+  const rows = c.st.candidates.all(base.map(quoteTerm).join(' OR ')) as {
+    id: number;
+    s: number;
+    doc: number;
+    ordinal: number;
+    heading: string;
+    content: string;
+  }[];
   if (rows.length === 0) return [];
   const chunkScore = new Map<number, number>();
   for (const r of rows) chunkScore.set(r.id, -r.s);
@@ -278,7 +291,11 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
     const doc = docAbout(c, documentId);
     const named = coverage(doc.name);
     const about = coverage(doc.opening);
-    const score = (d.best + SPREAD_WEIGHT * d.second) * (1 + TITLE_WEIGHT * named) * (1 + ABOUT_WEIGHT * about) * (doc.changeLog ? CHANGE_LOG_WEIGHT : 1);
+    const score =
+      (d.best + SPREAD_WEIGHT * d.second) *
+      (1 + TITLE_WEIGHT * named) *
+      (1 + ABOUT_WEIGHT * about) *
+      (doc.changeLog ? CHANGE_LOG_WEIGHT : 1);
     out.push({ documentId, chunkId: d.chunkId, score, hash: doc.hash });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);

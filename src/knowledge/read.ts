@@ -18,12 +18,20 @@ interface Row {
   content: string;
 }
 
-const toChunk = (r: Row): StoredChunk => ({ path: r.path, ordinal: r.ordinal, citation: formatCitation(r.path, r.ordinal), headingPath: r.heading, content: r.content });
+const toChunk = (r: Row): StoredChunk => ({
+  path: r.path,
+  ordinal: r.ordinal,
+  citation: formatCitation(r.path, r.ordinal),
+  headingPath: r.heading,
+  content: r.content,
+});
 
 /** The chunk a citation names, or `undefined` when it no longer exists (the file changed). */
 export function chunkAt(db: Db, citation: Citation): StoredChunk | undefined {
   const row = db
-    .prepare('SELECT d.path AS path, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND c.ordinal = ?')
+    .prepare(
+      'SELECT d.path AS path, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND c.ordinal = ?',
+    )
     .get(citation.path, citation.ordinal) as Row | undefined;
   return row === undefined ? undefined : toChunk(row);
 }

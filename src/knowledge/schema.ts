@@ -169,10 +169,16 @@ export function checkFormat(db: Database, path: string): FormatState {
   if (objects.size === 0) return 'fresh';
   const version = readVersion(db, objects);
   if (version !== undefined && version > FORMAT_VERSION) {
-    throw new KnowledgeError('format_too_new', `the knowledge index ${path} has format version ${version}, but this build reads up to ${FORMAT_VERSION}; upgrade fisk-ai`);
+    throw new KnowledgeError(
+      'format_too_new',
+      `the knowledge index ${path} has format version ${version}, but this build reads up to ${FORMAT_VERSION}; upgrade fisk-ai`,
+    );
   }
   if (version !== undefined && version < FORMAT_VERSION) {
-    throw new KnowledgeError('format_too_old', `the knowledge index ${path} has format version ${version}, older than this build's ${FORMAT_VERSION}; ${RESET_HINT}`);
+    throw new KnowledgeError(
+      'format_too_old',
+      `the knowledge index ${path} has format version ${version}, older than this build's ${FORMAT_VERSION}; ${RESET_HINT}`,
+    );
   }
   const problems: string[] = [];
   for (const [name, type] of BASE_OBJECTS) {
@@ -190,7 +196,10 @@ export function checkFormat(db: Database, path: string): FormatState {
     if (have.join(',') !== want.join(',')) problems.push(`table ${table} has columns (${have.join(', ')})`);
   }
   if (problems.length > 0) {
-    throw new KnowledgeError('format_too_old', `the knowledge index ${path} does not have this build's shape (${problems.slice(0, 3).join('; ')}); ${RESET_HINT}`);
+    throw new KnowledgeError(
+      'format_too_old',
+      `the knowledge index ${path} does not have this build's shape (${problems.slice(0, 3).join('; ')}); ${RESET_HINT}`,
+    );
   }
   if (version === undefined) {
     throw new KnowledgeError('format_too_old', `the knowledge index ${path} has no pinned format version; ${RESET_HINT}`);

@@ -37,7 +37,10 @@ describe('search', () => {
 
   it('answers a hybrid search with the lexical first five among its first five', async () => {
     const r = new KnowledgeReader(store());
-    for (const q of ['number3 number4 number5 number6 number7 number8 zebra', 'topic number11 number12 number13 number14 number15 number16 crossing']) {
+    for (const q of [
+      'number3 number4 number5 number6 number7 number8 zebra',
+      'topic number11 number12 number13 number14 number15 number16 crossing',
+    ]) {
       const lexical = (await search(r, q, { topK: 5 })).hits.map((h) => h.path);
       expect(lexical).toHaveLength(5);
       const hybrid = await search(r, q, { topK: 5, vector: vector() });
@@ -127,7 +130,9 @@ describe('lexical ranking', () => {
     const t2 = tempDir();
     try {
       // a long document that repeats one of the words in every section
-      const sections = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\nThe cache is mentioned here, cache and cache again.\n`).join('\n');
+      const sections = Array.from({ length: 12 }, (_, i) => `## Part ${i}\n\nThe cache is mentioned here, cache and cache again.\n`).join(
+        '\n',
+      );
       t2.write('docs/big.md', `# Handbook\n\n${sections}`);
       t2.write('docs/ttl.md', '# Expiry\n\nEntries in the cache expire after their time to live.\n');
       t2.write('docs/memory-cache.md', '# Memory cache\n\nKeeps values in process memory.\n');
@@ -187,15 +192,27 @@ describe('what a document is about', () => {
   beforeAll(async () => {
     t2 = tempDir();
     // every word in a short section under a matching sub-heading: BM25 alone puts this chunk first
-    t2.write('docs/guide.md', '# Guide\n\nGeneral notes on the service.\n\n## Retry failing operations\n\nRetry a failing operation with exponential backoff.\n');
+    t2.write(
+      'docs/guide.md',
+      '# Guide\n\nGeneral notes on the service.\n\n## Retry failing operations\n\nRetry a failing operation with exponential backoff.\n',
+    );
     // a document written about the question, saying so in its opening chunk
-    t2.write('docs/toolkit.md', '# Toolkit\n\nA toolkit that will retry a failing operation, waiting longer before each attempt (exponential backoff), until a limit is reached.\n\n## Install\n\nnpm install toolkit\n');
+    t2.write(
+      'docs/toolkit.md',
+      '# Toolkit\n\nA toolkit that will retry a failing operation, waiting longer before each attempt (exponential backoff), until a limit is reached.\n\n## Install\n\nnpm install toolkit\n',
+    );
     // the same words, once under the title after a logo chunk and once in a sub-section
     t2.write('docs/a-section.md', '# Alpha\n\nUnrelated opening.\n\n## Gamma\n\nParses quux frobs.\n');
     t2.write('docs/z-intro.md', '<p><img src="logo.svg"></p>\n\n# Zeta\n\nParses quux frobs, fast.\n');
     // a change log that names a feature in every release, and the guide that explains it
-    t2.write('docs/CHANGELOG.md', '# Changelog\n\n## 3.0.0\n\n- Widget export: sign the widget export archive.\n\n## 2.0.0\n\n- Widget export: faster widget export.\n');
-    t2.write('docs/sharing.md', '# Sharing\n\nExport your work to share it.\n\n## Export a widget\n\nExport writes the widget to an archive you can send.\n');
+    t2.write(
+      'docs/CHANGELOG.md',
+      '# Changelog\n\n## 3.0.0\n\n- Widget export: sign the widget export archive.\n\n## 2.0.0\n\n- Widget export: faster widget export.\n',
+    );
+    t2.write(
+      'docs/sharing.md',
+      '# Sharing\n\nExport your work to share it.\n\n## Export a widget\n\nExport writes the widget to an archive you can send.\n',
+    );
     const w = openWriter(join(t2.path, 'store'));
     await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [] });
     w.close();

@@ -80,7 +80,6 @@ export interface SearchOptions {
   readonly signal?: AbortSignal;
 }
 
-
 /**
  * Fuses ranked lists with reciprocal rank fusion (k = 60); ties go to the lower chunk id so the
  * order is the same on every run.
@@ -99,7 +98,11 @@ export function fuse(lists: readonly (readonly number[])[]): { id: number; score
  * (weighted reciprocal rank: the lexical list 1, the vectors `VECTOR_WEIGHT`, constant `FUSE_K`).
  * Scores never rise down the list: a document after the head shows at most the score before it.
  */
-export function fuseWithLexicalHead(lexical: readonly number[], vector: readonly number[], head: number = LEXICAL_HEAD): { id: number; score: number }[] {
+export function fuseWithLexicalHead(
+  lexical: readonly number[],
+  vector: readonly number[],
+  head: number = LEXICAL_HEAD,
+): { id: number; score: number }[] {
   const fused = fuseWeighted([
     { ids: lexical, weight: 1 },
     { ids: vector, weight: VECTOR_WEIGHT },
@@ -114,14 +117,15 @@ export function fuseWithLexicalHead(lexical: readonly number[], vector: readonly
 }
 
 /** Reciprocal rank fusion of document lists with a weight per list; ties to the lower id. */
-export function fuseWeighted(lists: readonly { readonly ids: readonly number[]; readonly weight: number }[]): { id: number; score: number }[] {
+export function fuseWeighted(
+  lists: readonly { readonly ids: readonly number[]; readonly weight: number }[],
+): { id: number; score: number }[] {
   const scores = new Map<number, number>();
   for (const { ids, weight } of lists) {
     ids.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + weight / (FUSE_K + rank + 1)));
   }
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
 }
-
 
 // the hydrating statement for each number of hits, compiled once per connection: compiling it
 // cost a tenth of a search on a small index
@@ -146,14 +150,28 @@ function hydrateStatement(db: Db, n: number): Statement {
 
 function hydrate(db: Db, fused: readonly { id: number; score: number }[]): SearchHit[] {
   if (fused.length === 0) return [];
-  const rows = hydrateStatement(db, fused.length).all(...fused.map((f) => f.id)) as { id: number; ordinal: number; heading: string; content: string; path: string }[];
+  const rows = hydrateStatement(db, fused.length).all(...fused.map((f) => f.id)) as {
+    id: number;
+    ordinal: number;
+    heading: string;
+    content: string;
+    path: string;
+  }[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out: SearchHit[] = [];
   for (const f of fused) {
     // a chunk replaced by a concurrent reindex between fusion and hydration is skipped
     const r = byId.get(f.id);
     if (r === undefined) continue;
-    out.push({ chunkId: r.id, path: r.path, ordinal: r.ordinal, citation: formatCitation(r.path, r.ordinal), headingPath: r.heading, content: r.content, score: f.score });
+    out.push({
+      chunkId: r.id,
+      path: r.path,
+      ordinal: r.ordinal,
+      citation: formatCitation(r.path, r.ordinal),
+      headingPath: r.heading,
+      content: r.content,
+      score: f.score,
+    });
   }
   return out;
 }
@@ -227,7 +245,13 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   const vector = opts.vector;
   if (vector !== undefined && pinned !== undefined) {
     const signal = opts.signal ?? new AbortController().signal;
-    const degrade = (step: DegradeStep, failure: EmbeddingsError['failure'], detail: string): Tier => ({ kind: 'degraded', model: vector.settings.model, step, failure, detail });
+    const degrade = (step: DegradeStep, failure: EmbeddingsError['failure'], detail: string): Tier => ({
+      kind: 'degraded',
+      model: vector.settings.model,
+      step,
+      failure,
+      detail,
+    });
     let qv: Float32Array | undefined;
     try {
       qv = await vector.client.embedQuery(`${vector.settings.queryPrefix}${query}`, signal);
@@ -238,10 +262,17 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
     }
     if (qv !== undefined) {
       if (qv.length !== pinned.dimension) {
-        throw new KnowledgeError('dimension_mismatch', `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`);
+        throw new KnowledgeError(
+          'dimension_mismatch',
+          `the embeddings model answers with dimension ${qv.length}, but the index holds dimension ${pinned.dimension}; run 'fisk knowledge index --reindex'`,
+        );
       }
       try {
-        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as { id: number; doc: number; hash: string }[];
+        const rows = statements(db, true).vector?.all(Buffer.from(qv.buffer, qv.byteOffset, qv.byteLength)) as {
+          id: number;
+          doc: number;
+          hash: string;
+        }[];
         vectorDocs = [];
         for (const r of rows) {
           if (vectorDocs.some((v) => v.id === r.doc)) continue;
@@ -266,6 +297,9 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
     vectorDocs === undefined
       ? lexicalDocs.map((id) => ({ id, score: scoreOf.get(id) ?? 0 }))
       : fuseWithLexicalHead(lexicalDocs, firstCopies(vectorDocs, vectorDocs.length, first)).slice(0, top);
-  const hits = hydrate(db, docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })));
+  const hits = hydrate(
+    db,
+    docs.map((d) => ({ id: chunkOf.get(d.id) ?? -1, score: d.score })),
+  );
   return { ...base, common, status: hits.length === 0 ? 'no_results' : 'ok', tier, hits };
 }

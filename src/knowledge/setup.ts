@@ -34,7 +34,10 @@ export function knowledgeSetup(
   if (e.apiKeyEnv !== undefined) {
     apiKey = where.env[e.apiKeyEnv];
     if (apiKey === undefined || apiKey === '') {
-      throw new KnowledgeError('missing_key', `harness.knowledge.embeddings.api_key_env names ${e.apiKeyEnv}, which is not set; export it or remove api_key_env`);
+      throw new KnowledgeError(
+        'missing_key',
+        `harness.knowledge.embeddings.api_key_env names ${e.apiKeyEnv}, which is not set; export it or remove api_key_env`,
+      );
     }
   }
   const client = new EmbeddingsClient({ baseUrl: e.baseUrl, model: e.model, apiKey, timeoutMs: e.timeout.ms });

@@ -48,7 +48,9 @@ export function wordsForStem(db: Db, stemmer: Stemmer, stem: string, limit = 12)
   const chars = [...stem];
   const prefix = stem.endsWith('i') && chars.length > 2 ? chars.slice(0, -1).join('') : stem;
   const candidates = (
-    db.prepare(`SELECT term FROM vocab WHERE term >= ? AND term < ? ORDER BY term LIMIT ${MAX_CANDIDATES}`).all(prefix, `${prefix}\u{10ffff}`) as { term: string }[]
+    db
+      .prepare(`SELECT term FROM vocab WHERE term >= ? AND term < ? ORDER BY term LIMIT ${MAX_CANDIDATES}`)
+      .all(prefix, `${prefix}\u{10ffff}`) as { term: string }[]
   ).map((r) => r.term);
   if (candidates.length === 0) return [];
   const stems = stemmer.stems(candidates);

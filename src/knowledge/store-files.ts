@@ -41,7 +41,10 @@ function isSymlink(path: string): boolean {
 export function refuseSymlinks(dir: string): void {
   for (const p of [dir, ...storeFiles(dir), join(dir, LOCK_FILE)]) {
     if (isSymlink(p)) {
-      throw new KnowledgeError('symlink', `${p} is a symlink; the knowledge store refuses to follow one. Remove it, or point harness.knowledge.directory at a real directory`);
+      throw new KnowledgeError(
+        'symlink',
+        `${p} is a symlink; the knowledge store refuses to follow one. Remove it, or point harness.knowledge.directory at a real directory`,
+      );
     }
   }
 }
@@ -54,7 +57,11 @@ export function prepareStoreFiles(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new KnowledgeError('io', `cannot create the knowledge directory ${dir}: ${(err as Error).message}; check harness.knowledge.directory`, { cause: err });
+    throw new KnowledgeError(
+      'io',
+      `cannot create the knowledge directory ${dir}: ${(err as Error).message}; check harness.knowledge.directory`,
+      { cause: err },
+    );
   }
   refuseSymlinks(dir);
   chmodSync(dir, 0o700);

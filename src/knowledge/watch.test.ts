@@ -61,7 +61,7 @@ function sources(): string[] {
 }
 
 describe('startWatch', () => {
-  it('indexes a new file and removes a deleted one, ignoring the store\'s own writes', async () => {
+  it("indexes a new file and removes a deleted one, ignoring the store's own writes", async () => {
     expect(watcher?.watchedDirectories()).toBeGreaterThan(0);
     let done = nextResult();
     tmp.write('docs/c.md', '# C\n\ngamma\n');

@@ -57,7 +57,9 @@ const harnesses: Harness[] = [
     unknownStop: { reply: { body: ANTHROPIC_FIXTURES.unknownStop }, raw: 'model_context_window_exceeded' },
     maxTokens: anthropicText('cut', { stop_reason: 'max_tokens' }),
     usage: {
-      reply: anthropicText('u', { usage: { input_tokens: 10, output_tokens: 7, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, thinking_tokens: 4 } }),
+      reply: anthropicText('u', {
+        usage: { input_tokens: 10, output_tokens: 7, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, thinking_tokens: 4 },
+      }),
       expected: { input: 10, output: 7, cacheRead: 3, cacheWrite: 2, thinking: 4 },
     },
     thinking: { reply: { body: ANTHROPIC_FIXTURES.thinking }, mustEcho: '"signature":"EqQBCkYIBRgCKkC+/sig=="' },
@@ -102,7 +104,10 @@ const harnesses: Harness[] = [
     },
     rateLimited: () => openaiRateLimited(1),
     badRequest: () => openaiError(400, 'invalid_request_error', 'bad'),
-    echoed: (body, id) => ({ call: body.includes(`"tool_calls":[{"id":"${id}"`), result: body.includes(`"role":"tool","tool_call_id":"${id}"`) }),
+    echoed: (body, id) => ({
+      call: body.includes(`"tool_calls":[{"id":"${id}"`),
+      result: body.includes(`"role":"tool","tool_call_id":"${id}"`),
+    }),
     placesCacheMarkers: false,
   },
 ];
@@ -117,7 +122,9 @@ const request = (over: Partial<Request> = {}): Request => ({
   model: 'conformance-model',
   system: [{ text: 'You are terse.' }, { text: 'Answer in one sentence.' }],
   messages: [user('hello')],
-  tools: [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { s: { type: 'string' } } }, deferLoading: false }],
+  tools: [
+    { name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { s: { type: 'string' } } }, deferLoading: false },
+  ],
   maxOutputTokens: 256,
   thinking: 'unset',
   interactive: false,
@@ -163,7 +170,11 @@ for (const h of harnesses) {
       expect(first.stopReason.unified).toBe('tool_use');
       const call = first.message.content.find((b) => b.type === 'tool_use');
       expect(call).toEqual({ type: 'tool_use', id: 'call_1', name: 'echo', input: BIG_ARGS });
-      const history: Message[] = [user('hello'), first.message, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_1', content: '{"echoed":"x y"}' }] }];
+      const history: Message[] = [
+        user('hello'),
+        first.message,
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_1', content: '{"echoed":"x y"}' }] },
+      ];
       await p.call(request({ messages: history }), signal());
       expect(h.echoed(lastBody(), 'call_1')).toEqual({ call: true, result: true });
       expect(lastBody()).toContain('12345678901234567890');
@@ -180,7 +191,13 @@ for (const h of harnesses) {
       const p = make();
       const first = await p.call(request({ thinking: 'on' }), signal());
       expect(first.message.content[0]?.type).toBe('thinking');
-      await p.call(request({ thinking: 'on', messages: [user('hello'), first.message, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'x', content: 'r' }] }] }), signal());
+      await p.call(
+        request({
+          thinking: 'on',
+          messages: [user('hello'), first.message, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'x', content: 'r' }] }],
+        }),
+        signal(),
+      );
       expect(lastBody()).toContain(h.thinking.mustEcho);
     });
 
@@ -207,7 +224,9 @@ for (const h of harnesses) {
     it('honours the per-call timeout on a server that never answers', async () => {
       timingSensitive = true;
       server.reply({ hang: true });
-      const err = await make({ callTimeoutMs: 150 }).call(request(), signal()).catch((e: unknown) => e);
+      const err = await make({ callTimeoutMs: 150 })
+        .call(request(), signal())
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(LlmError);
       expect(err).toMatchObject({ code: 'timeout' });
       expect((err as Error).message).toMatch(/llm\.budget\.call_timeout/);

@@ -27,9 +27,27 @@ const request: Request = {
   model: 'm',
   system: [{ text: 'You are terse.' }, { text: '' }],
   messages: [
-    { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'hello' }] },
-    { role: 'assistant', content: [{ type: 'text', text: '' }, { type: 'tool_use', id: 'call_1', name: 'echo', input: '{}' }] },
-    { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_1', content: '' }, { type: 'text', text: '' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '' },
+        { type: 'text', text: 'hello' },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: '' },
+        { type: 'tool_use', id: 'call_1', name: 'echo', input: '{}' },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', toolUseId: 'call_1', content: '' },
+        { type: 'text', text: '' },
+      ],
+    },
   ],
   tools: [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: {} }, deferLoading: false }],
   maxOutputTokens: 64,

@@ -6,14 +6,26 @@ const vars = { baseUrlVar: 'X_BASE_URL', apiKeyVar: 'X_API_KEY', vendor: 'X' };
 
 describe('resolveEndpoint', () => {
   it('prefers options over the provider variables and trims a trailing slash', () => {
-    const e = resolveEndpoint({ baseUrl: 'https://a.example/v1/', callTimeoutMs: 1, env: { X_BASE_URL: 'https://b.example', X_API_KEY: 'k' } }, vars);
+    const e = resolveEndpoint(
+      { baseUrl: 'https://a.example/v1/', callTimeoutMs: 1, env: { X_BASE_URL: 'https://b.example', X_API_KEY: 'k' } },
+      vars,
+    );
     expect(e).toEqual({ baseUrl: 'https://a.example/v1', apiKey: 'k', local: false });
   });
 
   it('uses the configured fallback only when neither the option nor the variable is set', () => {
-    expect(resolveEndpoint({ baseUrlFallback: 'https://c.example', callTimeoutMs: 1, env: { X_BASE_URL: 'https://b.example', X_API_KEY: 'k' } }, vars).baseUrl).toBe('https://b.example');
-    expect(resolveEndpoint({ baseUrlFallback: 'https://c.example', callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars).baseUrl).toBe('https://c.example');
-    expect(() => resolveEndpoint({ baseUrlFallback: 'http://c.example', callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars)).toThrow(/^llm\.base_url:/);
+    expect(
+      resolveEndpoint(
+        { baseUrlFallback: 'https://c.example', callTimeoutMs: 1, env: { X_BASE_URL: 'https://b.example', X_API_KEY: 'k' } },
+        vars,
+      ).baseUrl,
+    ).toBe('https://b.example');
+    expect(resolveEndpoint({ baseUrlFallback: 'https://c.example', callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars).baseUrl).toBe(
+      'https://c.example',
+    );
+    expect(() => resolveEndpoint({ baseUrlFallback: 'http://c.example', callTimeoutMs: 1, env: { X_API_KEY: 'k' } }, vars)).toThrow(
+      /^llm\.base_url:/,
+    );
   });
 
   it('needs no key on this machine, however it is spelled', () => {
@@ -42,6 +54,8 @@ describe('resolveEndpoint', () => {
   });
 
   it('names the variable a refused URL came from', () => {
-    expect(() => resolveEndpoint({ callTimeoutMs: 1, env: { X_BASE_URL: 'ftp://files.example', X_API_KEY: 'k' } }, vars)).toThrow(/^X_BASE_URL:/);
+    expect(() => resolveEndpoint({ callTimeoutMs: 1, env: { X_BASE_URL: 'ftp://files.example', X_API_KEY: 'k' } }, vars)).toThrow(
+      /^X_BASE_URL:/,
+    );
   });
 });

@@ -35,13 +35,22 @@ export interface LocatedEndpoint {
  * that provider's own variable, then the configured fallback; the key from the options, then the
  * provider's variable. `fisk info` reports this; {@link resolveEndpoint} checks it.
  */
-export function locateEndpoint(options: Pick<ProviderOptions, 'env' | 'baseUrl' | 'baseUrlFallback' | 'apiKey'>, vars: Pick<EndpointEnv, 'baseUrlVar' | 'apiKeyVar'>): LocatedEndpoint {
+export function locateEndpoint(
+  options: Pick<ProviderOptions, 'env' | 'baseUrl' | 'baseUrlFallback' | 'apiKey'>,
+  vars: Pick<EndpointEnv, 'baseUrlVar' | 'apiKeyVar'>,
+): LocatedEndpoint {
   const env = options.env ?? process.env;
   const fromOptions = nonEmpty(options.baseUrl);
   const fromEnv = nonEmpty(env[vars.baseUrlVar]);
   const fromFile = nonEmpty(options.baseUrlFallback);
   const [raw, source]: [string | undefined, EndpointSource] =
-    fromOptions !== undefined ? [fromOptions, 'option'] : fromEnv !== undefined ? [fromEnv, 'variable'] : fromFile !== undefined ? [fromFile, 'file'] : [undefined, 'default'];
+    fromOptions !== undefined
+      ? [fromOptions, 'option']
+      : fromEnv !== undefined
+        ? [fromEnv, 'variable']
+        : fromFile !== undefined
+          ? [fromFile, 'file']
+          : [undefined, 'default'];
   return { raw, source, apiKey: nonEmpty(options.apiKey) ?? nonEmpty(env[vars.apiKeyVar]) };
 }
 
@@ -62,7 +71,8 @@ export function isLocalEndpoint(raw: string): boolean {
  */
 export function resolveEndpoint(options: ProviderOptions, vars: EndpointEnv): Endpoint {
   const found = locateEndpoint(options, vars);
-  const key = found.source === 'option' ? (options.baseUrlKey ?? 'llm.base_url') : found.source === 'variable' ? vars.baseUrlVar : 'llm.base_url';
+  const key =
+    found.source === 'option' ? (options.baseUrlKey ?? 'llm.base_url') : found.source === 'variable' ? vars.baseUrlVar : 'llm.base_url';
   let local = false;
   let baseUrl: string | undefined;
   if (found.raw !== undefined) {

@@ -42,13 +42,15 @@ export class LlmError extends FiskError<LlmErrorCode> {
   readonly hint: string | undefined;
 
   constructor(code: LlmErrorCode, message: string, options: LlmErrorOptions = {}) {
-    super(code, options.hint === undefined ? message : `${message}; ${options.hint}`, { cause: options.cause, retryable: isRetryable(code) });
+    super(code, options.hint === undefined ? message : `${message}; ${options.hint}`, {
+      cause: options.cause,
+      retryable: isRetryable(code),
+    });
     this.name = 'LlmError';
     this.status = options.status;
     this.requestId = options.requestId;
     this.hint = options.hint;
   }
-
 }
 
 /** Whether a failure class is transient: the same request may succeed later. */

@@ -40,7 +40,13 @@ describe('HTTP debug log', () => {
     symlinkSync(victim, path);
     const log = openHttpDebugLog(path);
     server.reply(anthropicText('the answer'));
-    const p = new AnthropicProvider({ baseUrl: server.url, apiKey: 'sk-do-not-log', callTimeoutMs: 5000, fetchMiddleware: [log.middleware], env: {} });
+    const p = new AnthropicProvider({
+      baseUrl: server.url,
+      apiKey: 'sk-do-not-log',
+      callTimeoutMs: 5000,
+      fetchMiddleware: [log.middleware],
+      env: {},
+    });
     await p.call(req, new AbortController().signal);
     log.close();
     expect(readFileSync(victim, 'utf8')).toBe('keep me');
@@ -72,7 +78,10 @@ describe('trace file', () => {
     trace.close();
     const text = readFileSync(path, 'utf8');
     expect(text).not.toContain('sk-do-not-trace');
-    const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const events = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(events.map((e) => [e.type, e.attempt, e.iter, e.status_code])).toEqual([
       ['request', 0, 3, undefined],
       ['response', 0, 3, 429],
@@ -89,7 +98,13 @@ describe('trace file', () => {
     await dead.close();
     const events: { type: string }[] = [];
     const { traceMiddleware } = await import('./trace.js');
-    const p = new AnthropicProvider({ baseUrl: dead.url, callTimeoutMs: 5000, maxRetries: 0, fetchMiddleware: [traceMiddleware((e) => events.push(e))], env: {} });
+    const p = new AnthropicProvider({
+      baseUrl: dead.url,
+      callTimeoutMs: 5000,
+      maxRetries: 0,
+      fetchMiddleware: [traceMiddleware((e) => events.push(e))],
+      env: {},
+    });
     await expect(p.call(req, new AbortController().signal)).rejects.toMatchObject({ code: 'network' });
     expect(events.map((e) => e.type)).toEqual(['request', 'error']);
   });

@@ -29,7 +29,9 @@ export function openHttpDebugLog(path: string): HttpDebugLog {
   };
   const middleware: FetchMiddleware = (next) => async (input, init) => {
     const body = requestBodyText(init);
-    write(`\n=== HTTP request: ${requestMethod(input, init)} ${requestUrl(input)} ===\n${body === undefined ? '(body not available)' : pretty(body)}\n`);
+    write(
+      `\n=== HTTP request: ${requestMethod(input, init)} ${requestUrl(input)} ===\n${body === undefined ? '(body not available)' : pretty(body)}\n`,
+    );
     const res = await next(input, init);
     const record = res
       .clone()

@@ -11,7 +11,15 @@ export type { ProviderFactory, ProviderOptions } from './options.js';
 export type { ProviderExtras } from './providers.js';
 export { DEFAULT_MAX_RETRIES } from './options.js';
 export { ProviderRegistry } from './registry.js';
-export { loadProvider, newProvider, newProviderFromConfig, providerCredentialEnvNames, providerFacts, providerNames, register } from './providers.js';
+export {
+  loadProvider,
+  newProvider,
+  newProviderFromConfig,
+  providerCredentialEnvNames,
+  providerFacts,
+  providerNames,
+  register,
+} from './providers.js';
 export type { ProviderFacts, ProviderRegistration } from './registry.js';
 export { composeFetch } from './http.js';
 export type { FetchLike, FetchMiddleware } from './http.js';

@@ -37,7 +37,11 @@ export const nodeFetch: FetchLike = (input, init) => {
   const payload = body === undefined || body === null ? undefined : typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   if (payload !== undefined) headers['content-length'] = String(payload.byteLength);
   return new Promise<Response>((resolve, reject) => {
-    const req = (https ? httpsRequest : httpRequest)(url, { method: init?.method ?? 'GET', headers, agent: https ? agents.https : agents.http });
+    const req = (https ? httpsRequest : httpRequest)(url, {
+      method: init?.method ?? 'GET',
+      headers,
+      agent: https ? agents.https : agents.http,
+    });
     let settled = false;
     const fail = (err: Error): void => {
       if (settled) return;

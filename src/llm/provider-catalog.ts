@@ -42,7 +42,8 @@ const loaded = new Map<BuiltInProvider, ProviderFactory>();
 function deferredFactory(name: BuiltInProvider): ProviderFactory {
   return (options) => {
     const factory = loaded.get(name);
-    if (factory === undefined) throw new TypeError(`provider "${name}" is not loaded yet: await loadProvider("${name}") before building it`);
+    if (factory === undefined)
+      throw new TypeError(`provider "${name}" is not loaded yet: await loadProvider("${name}") before building it`);
     return factory(options);
   };
 }

@@ -20,12 +20,17 @@ describe('the process-wide provider registry', () => {
   });
 
   it('names llm.provider for an unknown provider', () => {
-    expect(() => newProvider('gemini', { callTimeoutMs: 1 })).toThrow(/llm\.provider: unknown provider "gemini": known providers are anthropic, embedded-test, openai, openai-chat/);
+    expect(() => newProvider('gemini', { callTimeoutMs: 1 })).toThrow(
+      /llm\.provider: unknown provider "gemini": known providers are anthropic, embedded-test, openai, openai-chat/,
+    );
   });
 });
 
 describe('newProviderFromConfig', () => {
-  const base = parseConfigForMode({ text: 'system_prompt: hi\nllm:\n  model: m\n  provider: openai-chat\n  base_url: http://127.0.0.1:9/v1\n' }, 'run').llm;
+  const base = parseConfigForMode(
+    { text: 'system_prompt: hi\nllm:\n  model: m\n  provider: openai-chat\n  base_url: http://127.0.0.1:9/v1\n' },
+    'run',
+  ).llm;
   const llm = (over: Partial<LlmConfig> = {}): LlmConfig => ({ ...base, ...over });
 
   it('builds the configured provider from llm.provider and llm.base_url', () => {
@@ -34,11 +39,15 @@ describe('newProviderFromConfig', () => {
 
   it('lets the provider variable beat llm.base_url, and a flag beat both', () => {
     expect(() => newProviderFromConfig(llm(), { env: { OPENAI_BASE_URL: 'http://remote.example/v1' } })).toThrow(/^OPENAI_BASE_URL:/);
-    expect(() => newProviderFromConfig(llm(), { baseUrl: 'http://127.0.0.1:1', env: { OPENAI_BASE_URL: 'http://remote.example/v1' } })).not.toThrow();
+    expect(() =>
+      newProviderFromConfig(llm(), { baseUrl: 'http://127.0.0.1:1', env: { OPENAI_BASE_URL: 'http://remote.example/v1' } }),
+    ).not.toThrow();
   });
 
   it('names llm.base_url, or the flag that overrode it, for a refused URL', () => {
     expect(() => newProviderFromConfig(llm({ baseUrl: 'http://remote.example/v1' }), { env: {} })).toThrow(/^llm\.base_url:/);
-    expect(() => newProviderFromConfig(llm(), { baseUrl: 'http://remote.example/v1', baseUrlKey: '--base-url', env: {} })).toThrow(/^--base-url:/);
+    expect(() => newProviderFromConfig(llm(), { baseUrl: 'http://remote.example/v1', baseUrlKey: '--base-url', env: {} })).toThrow(
+      /^--base-url:/,
+    );
   });
 });

@@ -50,10 +50,13 @@ export class ProviderRegistry {
     // Checked at run time too: a JavaScript caller can omit the positional argument.
     const declared: unknown = credentialEnvNames;
     if (!Array.isArray(declared) || declared.some((n) => typeof n !== 'string' || n === '')) {
-      throw new TypeError(`provider "${name}" must declare the environment variables carrying its secrets (an array of names, possibly empty)`);
+      throw new TypeError(
+        `provider "${name}" must declare the environment variables carrying its secrets (an array of names, possibly empty)`,
+      );
     }
     if (this.#entries.has(name)) throw new TypeError(`provider "${name}" is already registered`);
-    if (more.baseUrlEnv !== undefined && more.baseUrlEnv.trim() === '') throw new TypeError(`provider "${name}" declares an empty base URL variable`);
+    if (more.baseUrlEnv !== undefined && more.baseUrlEnv.trim() === '')
+      throw new TypeError(`provider "${name}" declares an empty base URL variable`);
     const facts: ProviderFacts = Object.freeze({
       credentialEnvNames: Object.freeze([...credentialEnvNames]),
       baseUrlEnv: more.baseUrlEnv,

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { listModelsCommand, statusHint, unreachableMessage } from './remedy.js';
 
-const anthropic = { keyVar: 'ANTHROPIC_API_KEY', baseUrl: 'https://api.anthropic.com', urlVar: 'ANTHROPIC_BASE_URL', api: 'anthropic' } as const;
+const anthropic = {
+  keyVar: 'ANTHROPIC_API_KEY',
+  baseUrl: 'https://api.anthropic.com',
+  urlVar: 'ANTHROPIC_BASE_URL',
+  api: 'anthropic',
+} as const;
 const openai = { keyVar: 'OPENAI_API_KEY', baseUrl: 'http://127.0.0.1:11434/v1/', urlVar: 'OPENAI_BASE_URL', api: 'openai' } as const;
 
 describe('statusHint', () => {

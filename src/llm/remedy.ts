@@ -14,10 +14,14 @@ export interface SentFeatures {
 export function badRequestHint(request: Request, sent: SentFeatures): string | undefined {
   const hints: string[] = [];
   if (sent.thinking) {
-    hints.push(`model "${request.model}" may not support the thinking parameter: remove the llm.thinking block from agent.yaml (enabled: false still sends it)`);
+    hints.push(
+      `model "${request.model}" may not support the thinking parameter: remove the llm.thinking block from agent.yaml (enabled: false still sends it)`,
+    );
   }
   if (sent.reasoningEffort) {
-    hints.push(`model "${request.model}" may not support reasoning effort "${request.reasoningEffort ?? ''}": remove llm.reasoning_effort or pick a level the model accepts`);
+    hints.push(
+      `model "${request.model}" may not support reasoning effort "${request.reasoningEffort ?? ''}": remove llm.reasoning_effort or pick a level the model accepts`,
+    );
   }
   return hints.length === 0 ? undefined : hints.join('; ');
 }

@@ -40,8 +40,20 @@ const history: Message[] = [
     ],
   },
   { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: 'found 3', isError: true }] },
-  { role: 'assistant', content: [{ type: 'provider', kind: 'redacted_thinking', raw: '{"type":"redacted_thinking","data":"xyz"}' }, { type: 'text', text: 'ok' }] },
-  { role: 'user', content: [{ type: 'text', text: 'and then?' }, { type: 'text', text: 'quickly' }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'provider', kind: 'redacted_thinking', raw: '{"type":"redacted_thinking","data":"xyz"}' },
+      { type: 'text', text: 'ok' },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'and then?' },
+      { type: 'text', text: 'quickly' },
+    ],
+  },
 ];
 
 const req = (over: Partial<Request> = {}): Request => ({
@@ -108,8 +120,22 @@ const wires: Wire[] = [
     basePath: '',
     toStream: anthropicEventStream,
     replies: [
-      ['text', anthropicText('Hello there, streaming world.', { usage: { input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 3, cache_creation_input_tokens: 2 } })],
-      ['text beside tool calls', anthropicToolUse([{ id: 'toolu_1', name: 'search', input: { q: 'a b' } }, { id: 'toolu_2', name: 'later', input: {} }], { text: 'calling two' })],
+      [
+        'text',
+        anthropicText('Hello there, streaming world.', {
+          usage: { input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 3, cache_creation_input_tokens: 2 },
+        }),
+      ],
+      [
+        'text beside tool calls',
+        anthropicToolUse(
+          [
+            { id: 'toolu_1', name: 'search', input: { q: 'a b' } },
+            { id: 'toolu_2', name: 'later', input: {} },
+          ],
+          { text: 'calling two' },
+        ),
+      ],
       ['signed and redacted thinking', { body: ANTHROPIC_FIXTURES.thinking }],
       ['server tool search with a large integer', { body: ANTHROPIC_FIXTURES.toolSearch }],
       ['a pretty-printed body', { body: ANTHROPIC_FIXTURES.echoToolUse }],
@@ -122,7 +148,12 @@ const wires: Wire[] = [
     basePath: '/v1',
     toStream: openaiResponseEventStream,
     replies: [
-      ['text', openaiResponse([openaiMessageItem('Hello there, streaming world.')], { usage: { input_tokens: 20, cached_tokens: 5, output_tokens: 9 } })],
+      [
+        'text',
+        openaiResponse([openaiMessageItem('Hello there, streaming world.')], {
+          usage: { input_tokens: 20, cached_tokens: 5, output_tokens: 9 },
+        }),
+      ],
       ['reasoning then a call with a large integer', { body: OPENAI_FIXTURES.reasoningToolCall }],
       ['hosted tool search', { body: OPENAI_FIXTURES.toolSearch }],
       [
@@ -133,8 +164,16 @@ const wires: Wire[] = [
           openaiFunctionCallItem('call_9', 'search', { q: 'x' }),
         ]),
       ],
-      ['a refusal', openaiResponse([{ id: 'm', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I will not.' }] }])],
-      ['an incomplete answer', openaiResponse([openaiMessageItem('cut sho')], { status: 'incomplete', incompleteReason: 'max_output_tokens' })],
+      [
+        'a refusal',
+        openaiResponse([
+          { id: 'm', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I will not.' }] },
+        ]),
+      ],
+      [
+        'an incomplete answer',
+        openaiResponse([openaiMessageItem('cut sho')], { status: 'incomplete', incompleteReason: 'max_output_tokens' }),
+      ],
       ['a failed answer', openaiResponse([], { status: 'failed' })],
     ],
   },
@@ -143,11 +182,21 @@ const wires: Wire[] = [
     basePath: '/v1',
     toStream: chatCompletionEventStream,
     replies: [
-      ['text', chatCompletion('Hello there, streaming world.', { usage: { prompt_tokens: 20, cached_tokens: 4, completion_tokens: 6, reasoning_tokens: 2 } })],
+      [
+        'text',
+        chatCompletion('Hello there, streaming world.', {
+          usage: { prompt_tokens: 20, cached_tokens: 4, completion_tokens: 6, reasoning_tokens: 2 },
+        }),
+      ],
       ['reasoning and text', chatCompletion('answer', { reasoning_content: 'let me think it over' })],
       [
         'parallel tool calls',
-        chatCompletion(null, { tool_calls: [{ id: 'call_a', name: 'search', arguments: '{"q":"a","n":12345678901234567890}' }, { id: 'call_b', name: 'later', arguments: {} }] }),
+        chatCompletion(null, {
+          tool_calls: [
+            { id: 'call_a', name: 'search', arguments: '{"q":"a","n":12345678901234567890}' },
+            { id: 'call_b', name: 'later', arguments: {} },
+          ],
+        }),
       ],
       ['a length stop', chatCompletion('cut', { finish_reason: 'length' })],
     ],
@@ -178,7 +227,10 @@ describe.each(wires)('$provider streaming', (wire) => {
     const plain = await provider.call(req(), new AbortController().signal);
     const text: string[] = [];
     const thinking: string[] = [];
-    const streamed = await provider.call(req(), new AbortController().signal, { onText: (d) => text.push(d), onThinking: (d) => thinking.push(d) });
+    const streamed = await provider.call(req(), new AbortController().signal, {
+      onText: (d) => text.push(d),
+      onThinking: (d) => thinking.push(d),
+    });
     expect(streamed).toEqual(plain);
     expect(server.requests[1]?.headers.accept ?? '').not.toBe('');
     expect((server.requests[1]?.body as { stream?: unknown }).stream).toBe(true);
@@ -221,7 +273,9 @@ describe.each(wires)('$provider streaming', (wire) => {
 
   it('reports an HTTP error before the stream as the unstreamed call does', async () => {
     server.reply(openaiError(400, 'invalid_request_error', 'bad'));
-    await expect(provider.call(req(), new AbortController().signal, { onText: () => undefined })).rejects.toMatchObject({ code: 'bad_request' });
+    await expect(provider.call(req(), new AbortController().signal, { onText: () => undefined })).rejects.toMatchObject({
+      code: 'bad_request',
+    });
   });
 
   it('fails a stream cut off before its end', async () => {
@@ -229,7 +283,9 @@ describe.each(wires)('$provider streaming', (wire) => {
     const full = wire.toStream(reply);
     const body = String(full.body);
     server.reply({ ...full, body: body.slice(0, Math.floor(body.length / 2)).replace(/\n[^\n]*$/, '\n\n') });
-    await expect(provider.call(req(), new AbortController().signal, { onText: () => undefined })).rejects.toMatchObject({ code: 'network' });
+    await expect(provider.call(req(), new AbortController().signal, { onText: () => undefined })).rejects.toMatchObject({
+      code: 'network',
+    });
   });
 });
 

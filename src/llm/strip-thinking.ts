@@ -7,10 +7,7 @@ import type { ContentBlock, Message } from './types.js';
  * APIs reject an empty turn. `isReasoningBlock` names the provider blocks that also count as
  * reasoning (redacted thinking, encrypted reasoning items).
  */
-export function stripThinking(
-  messages: readonly Message[],
-  isReasoningBlock: (kind: string) => boolean,
-): readonly Message[] {
+export function stripThinking(messages: readonly Message[], isReasoningBlock: (kind: string) => boolean): readonly Message[] {
   let changed = false;
   const out = messages.map((m) => {
     if (m.role !== 'assistant') return m;

@@ -92,7 +92,13 @@ export function traceMiddleware(sink: (event: TraceHttpEvent) => void, options: 
       return res;
     } catch (err) {
       const t = now();
-      sink({ type: 'error', ...common, time: new Date(t).toISOString(), duration_ms: t - started, error: err instanceof Error ? err.message : String(err) });
+      sink({
+        type: 'error',
+        ...common,
+        time: new Date(t).toISOString(),
+        duration_ms: t - started,
+        error: err instanceof Error ? err.message : String(err),
+      });
       throw err;
     }
   };

@@ -121,14 +121,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 /** The stop reasons this build understands. Anything else is carried as `other` with its raw value. */
-export const KNOWN_STOP_REASONS = [
-  'end_turn',
-  'max_tokens',
-  'tool_use',
-  'pause_turn',
-  'refusal',
-  'stop_sequence',
-] as const;
+export const KNOWN_STOP_REASONS = ['end_turn', 'max_tokens', 'tool_use', 'pause_turn', 'refusal', 'stop_sequence'] as const;
 export type KnownStopReason = (typeof KNOWN_STOP_REASONS)[number];
 
 /**

@@ -21,7 +21,10 @@ afterEach(() => {
 });
 
 function memoryOf(yaml: string): MemoryConfig {
-  return parseConfigForMode({ text: `identity: bot\nnats_context: prod\nsystem_prompt: hi\nllm: { model: m }\nharness:\n  memory:\n${yaml}` }, 'run').harness.memory;
+  return parseConfigForMode(
+    { text: `identity: bot\nnats_context: prod\nsystem_prompt: hi\nllm: { model: m }\nharness:\n  memory:\n${yaml}` },
+    'run',
+  ).harness.memory;
 }
 
 async function thrown(p: Promise<unknown> | (() => unknown)): Promise<unknown> {
@@ -69,20 +72,29 @@ describe('opening from configuration', () => {
     await openMemoryStore(memoryOf('    enabled: true\n    options: { directory: notes }\n'), { identity: 'bot', baseDir: base });
     expect(statSync(join(base, 'notes')).isDirectory()).toBe(true);
     const abs = join(base, 'abs', 'dir');
-    await openMemoryStore(memoryOf(`    enabled: true\n    options: { directory: ${JSON.stringify(abs)} }\n`), { identity: 'bot', baseDir: '/nonexistent' });
+    await openMemoryStore(memoryOf(`    enabled: true\n    options: { directory: ${JSON.stringify(abs)} }\n`), {
+      identity: 'bot',
+      baseDir: '/nonexistent',
+    });
     expect(statSync(abs).isDirectory()).toBe(true);
   });
 
   it('refuses an unknown option key for either backend, naming it', async () => {
-    const file = await thrown(openMemoryStore(memoryOf('    enabled: true\n    options: { directry: x }\n'), { identity: 'bot', baseDir: base }));
+    const file = await thrown(
+      openMemoryStore(memoryOf('    enabled: true\n    options: { directry: x }\n'), { identity: 'bot', baseDir: base }),
+    );
     expect((file as ConfigError).key).toBe('harness.memory.options.directry');
     expect((file as Error).message).toMatch(/not an option of the file backend; accepted: directory/u);
-    const js = await thrown(openMemoryStore(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: b, prefx: p }\n'), { identity: 'bot' }));
+    const js = await thrown(
+      openMemoryStore(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: b, prefx: p }\n'), { identity: 'bot' }),
+    );
     expect((js as ConfigError).key).toBe('harness.memory.options.prefx');
   });
 
   it('refuses a mistyped option', async () => {
-    const err = await thrown(openMemoryStore({ backend: 'jetstream', options: '{"bucket":"b","no_require_read_before_update":"yes"}' }, { identity: 'bot' }));
+    const err = await thrown(
+      openMemoryStore({ backend: 'jetstream', options: '{"bucket":"b","no_require_read_before_update":"yes"}' }, { identity: 'bot' }),
+    );
     expect((err as ConfigError).key).toBe('harness.memory.options.no_require_read_before_update');
   });
 
@@ -92,7 +104,9 @@ describe('opening from configuration', () => {
     expect((missing as Error).message).toContain('jetstream memory: options.bucket is required');
     const badBucket = await thrown(openMemoryStore({ backend: 'jetstream', options: '{"bucket":"a.b"}' }, { identity: 'bot' }));
     expect((badBucket as ConfigError).key).toBe('harness.memory.options.bucket');
-    const badPrefix = await thrown(openMemoryStore({ backend: 'jetstream', options: '{"bucket":"b","prefix":"a/b"}' }, { identity: 'bot' }));
+    const badPrefix = await thrown(
+      openMemoryStore({ backend: 'jetstream', options: '{"bucket":"b","prefix":"a/b"}' }, { identity: 'bot' }),
+    );
     expect((badPrefix as ConfigError).key).toBe('harness.memory.options.prefix');
     const badIdentity = await thrown(openMemoryStore({ backend: 'jetstream', options: '{"bucket":"b"}' }, { identity: '' }));
     expect((badIdentity as Error).message).toContain('cannot be used as a key prefix');
@@ -140,15 +154,24 @@ describe('memoryInfoRows', () => {
     expect(rows).toContainEqual({ label: 'Context', value: 'prod' });
     expect(rows).toContainEqual({ label: 'Prefix', value: '(none, flat keyspace)' });
     expect(rows).toContainEqual({ label: 'Index', value: 'not injected (no_index)' });
-    const defaulted = memoryInfoRows(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: MEM }\n'), { identity: 'bot' });
+    const defaulted = memoryInfoRows(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: MEM }\n'), {
+      identity: 'bot',
+    });
     expect(defaulted).toContainEqual({ label: 'Prefix', value: 'bot' });
   });
 
   it('says where the file backend keeps its entries, the directory info shows, and nothing for jetstream', () => {
     const file = memoryOf('    enabled: true\n    backend: file\n');
     expect(memoryStorePaths(file, { identity: 'bot', baseDir: '/srv/agent' })).toEqual(['/srv/agent/memory/bot']);
-    expect(memoryStorePaths(memoryOf('    enabled: true\n    backend: file\n    options: { directory: /var/mem }\n'), { identity: 'bot', baseDir: '/srv/agent' })).toEqual(['/var/mem']);
-    expect(memoryStorePaths(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: MEM }\n'), { identity: 'bot' })).toEqual([]);
+    expect(
+      memoryStorePaths(memoryOf('    enabled: true\n    backend: file\n    options: { directory: /var/mem }\n'), {
+        identity: 'bot',
+        baseDir: '/srv/agent',
+      }),
+    ).toEqual(['/var/mem']);
+    expect(
+      memoryStorePaths(memoryOf('    enabled: true\n    backend: jetstream\n    options: { bucket: MEM }\n'), { identity: 'bot' }),
+    ).toEqual([]);
     expect(() => memoryStorePaths({ backend: 'file', options: '{"directroy":"x"}' }, { identity: 'bot' })).toThrow(ConfigError);
     // a backend that says nothing about its paths keeps nothing here
     const registry = new BackendRegistry();

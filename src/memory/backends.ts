@@ -22,7 +22,11 @@ memoryBackends.register(JETSTREAM_BACKEND, jetStreamBackend);
 export function memoryBackend(name: string, registry: BackendRegistry = memoryBackends): BackendFactory {
   const factory = registry.get(name);
   if (factory === undefined) {
-    throw ConfigError.of('value', 'harness.memory.backend', `unknown memory backend ${JSON.stringify(name)}: known backends are [${registry.names().join(' ')}]`);
+    throw ConfigError.of(
+      'value',
+      'harness.memory.backend',
+      `unknown memory backend ${JSON.stringify(name)}: known backends are [${registry.names().join(' ')}]`,
+    );
   }
   return factory;
 }
@@ -31,7 +35,11 @@ export function memoryBackend(name: string, registry: BackendRegistry = memoryBa
  * Opens the store `harness.memory` selects, decoding its options strictly. Failures land here, at
  * run start: an unknown backend or option, a missing bucket, a bucket with a TTL.
  */
-export async function openMemoryStore(choice: BackendChoice, context: BackendContext, registry: BackendRegistry = memoryBackends): Promise<Store> {
+export async function openMemoryStore(
+  choice: BackendChoice,
+  context: BackendContext,
+  registry: BackendRegistry = memoryBackends,
+): Promise<Store> {
   return memoryBackend(choice.backend, registry).open(choice.options, context);
 }
 
@@ -40,7 +48,11 @@ export async function openMemoryStore(choice: BackendChoice, context: BackendCon
  * its backend from configuration alone; none for a backend that keeps nothing here. Throws
  * `ConfigError` for an unknown backend or an options block it refuses.
  */
-export function memoryStorePaths(choice: BackendChoice, context: BackendContext, registry: BackendRegistry = memoryBackends): readonly string[] {
+export function memoryStorePaths(
+  choice: BackendChoice,
+  context: BackendContext,
+  registry: BackendRegistry = memoryBackends,
+): readonly string[] {
   return memoryBackend(choice.backend, registry).paths?.(choice.options, context) ?? [];
 }
 
@@ -64,7 +76,11 @@ export function checkStoreBackend(memory: Pick<MemoryConfig, 'backend' | 'backen
  * the backend, where it stores (directory, or bucket, context and prefix), whether the index is
  * injected, whether the model may write, and the limits. Empty when memory is disabled.
  */
-export function memoryInfoRows(memory: MemoryConfig, context: BackendContext, registry: BackendRegistry = memoryBackends): readonly InfoRow[] {
+export function memoryInfoRows(
+  memory: MemoryConfig,
+  context: BackendContext,
+  registry: BackendRegistry = memoryBackends,
+): readonly InfoRow[] {
   if (!memory.enabled) return [];
   const factory = memoryBackend(memory.backend, registry);
   return [

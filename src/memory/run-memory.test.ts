@@ -19,7 +19,10 @@ afterEach(() => {
 });
 
 function memoryOf(yaml: string): MemoryConfig {
-  return parseConfigForMode({ text: `identity: bot\nnats_context: c\nsystem_prompt: hi\nllm: { model: m }\nharness:\n  memory: ${yaml}\n` }, 'run').harness.memory;
+  return parseConfigForMode(
+    { text: `identity: bot\nnats_context: c\nsystem_prompt: hi\nllm: { model: m }\nharness:\n  memory: ${yaml}\n` },
+    'run',
+  ).harness.memory;
 }
 
 describe('prepareRunMemory', () => {
@@ -46,14 +49,16 @@ describe('prepareRunMemory', () => {
     const store = await FileStore.open(join(base, 'injected'));
     const m = await prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot' }, { store });
     expect(m?.store).toBe(store);
-    await expect(prepareRunMemory(memoryOf('{ enabled: true, backend: jetstream, options: { bucket: b } }'), { identity: 'bot' }, { store })).rejects.toThrow(
-      /harness.memory.backend is "jetstream" but the memory store passed in reports backend "file"/u,
-    );
+    await expect(
+      prepareRunMemory(memoryOf('{ enabled: true, backend: jetstream, options: { bucket: b } }'), { identity: 'bot' }, { store }),
+    ).rejects.toThrow(/harness.memory.backend is "jetstream" but the memory store passed in reports backend "file"/u);
   });
 
   it('seeds the scope from a snapshot and refuses a malformed one', async () => {
     const m = await prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: { k: 4 } });
     expect(m?.scope.revision('k')).toBe(4);
-    await expect(prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: [{ key: 'k', revision: 4 }] })).rejects.toBeInstanceOf(MemoryError);
+    await expect(
+      prepareRunMemory(memoryOf('{ enabled: true }'), { identity: 'bot', baseDir: base }, { snapshot: [{ key: 'k', revision: 4 }] }),
+    ).rejects.toBeInstanceOf(MemoryError);
   });
 });

@@ -39,7 +39,11 @@ export interface RunMemoryOptions {
  * backend, bad option, missing bucket, a listing that fails) throws here, before the model is
  * contacted.
  */
-export async function prepareRunMemory(memory: MemoryConfig, context: BackendContext, options: RunMemoryOptions = {}): Promise<RunMemory | undefined> {
+export async function prepareRunMemory(
+  memory: MemoryConfig,
+  context: BackendContext,
+  options: RunMemoryOptions = {},
+): Promise<RunMemory | undefined> {
   if (!memory.enabled) return undefined;
   let store: Store;
   if (options.store !== undefined) {

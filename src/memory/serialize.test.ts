@@ -7,15 +7,32 @@ describe('serializeEntry', () => {
     expect(serializeEntry('cow jokes told', 'moo\n')).toBe('---\ndescription: cow jokes told\n---\n\nmoo\n');
   });
 
-  it.each(['a: b', '"quoted"', "it's", '- dash', '# hash', '123', 'null', '~', '---', '{x}', '[y]', '&anchor', '*alias', '!tag', '% pct', '@at', '`tick`', 'yes', ' lead'])(
-    'round-trips the description %j on one header line',
-    (description) => {
-      const text = serializeEntry(description, 'body');
-      expect(text.split('\n')[1]?.startsWith('description: ')).toBe(true);
-      expect(text.split('\n')[2]).toBe('---');
-      expect(parseEntry(text)).toEqual({ description: description.trim(), content: 'body' });
-    },
-  );
+  it.each([
+    'a: b',
+    '"quoted"',
+    "it's",
+    '- dash',
+    '# hash',
+    '123',
+    'null',
+    '~',
+    '---',
+    '{x}',
+    '[y]',
+    '&anchor',
+    '*alias',
+    '!tag',
+    '% pct',
+    '@at',
+    '`tick`',
+    'yes',
+    ' lead',
+  ])('round-trips the description %j on one header line', (description) => {
+    const text = serializeEntry(description, 'body');
+    expect(text.split('\n')[1]?.startsWith('description: ')).toBe(true);
+    expect(text.split('\n')[2]).toBe('---');
+    expect(parseEntry(text)).toEqual({ description: description.trim(), content: 'body' });
+  });
 
   it('keeps a body that holds delimiters and frontmatter of its own', () => {
     const body = '---\ndescription: fake\n---\n\nmore\n---\n';

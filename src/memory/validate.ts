@@ -89,10 +89,8 @@ export function validateWrite(key: string, description: string, content: string)
  */
 export function checkCapacity(count: number, key: string): void {
   if (count >= MAX_ENTRIES) {
-    throw new MemoryError(
-      'full',
-      `memory is full (${count} of ${MAX_ENTRIES} entries); delete or overwrite an existing memory instead`,
-      { key },
-    );
+    throw new MemoryError('full', `memory is full (${count} of ${MAX_ENTRIES} entries); delete or overwrite an existing memory instead`, {
+      key,
+    });
   }
 }

@@ -14,7 +14,17 @@ import { A2aHttpPeer, cardUrl, DECLINED_ANSWER } from './a2a-http-peer.js';
 import { chainRefusal, delegationTool } from './delegation.js';
 
 function entry(url: string, over: Partial<RemoteAgentConfig> = {}): RemoteAgentConfig {
-  return { name: 'planner', alias: 'plan', transport: 'a2a-http', url, headers: {}, confirm: false, timeout: { text: '30s', ms: 30_000 }, countBudget: false, ...over };
+  return {
+    name: 'planner',
+    alias: 'plan',
+    transport: 'a2a-http',
+    url,
+    headers: {},
+    confirm: false,
+    timeout: { text: '30s', ms: 30_000 },
+    countBudget: false,
+    ...over,
+  };
 }
 
 function answering(answer: string | null): Prompter & { asked: string[] } {
@@ -32,7 +42,12 @@ function answering(answer: string | null): Prompter & { asked: string[] } {
   };
 }
 
-async function call(agent: TestA2aAgent, input: unknown, deps: { prompter?: Prompter; chain?: readonly string[]; progress?: (t: string) => void } = {}, over: Partial<RemoteAgentConfig> = {}): Promise<Outcome> {
+async function call(
+  agent: TestA2aAgent,
+  input: unknown,
+  deps: { prompter?: Prompter; chain?: readonly string[]; progress?: (t: string) => void } = {},
+  over: Partial<RemoteAgentConfig> = {},
+): Promise<Outcome> {
   const e = entry(agent.url, over);
   const peer = await A2aHttpPeer.open(e.name, e.url ?? '', { Authorization: 'Bearer sekrit-token-123' });
   const tool = delegationTool(e, 0, 'caller', peer, 'delegate_plan');
@@ -75,7 +90,9 @@ describe('the A2A HTTP peer', () => {
     expect(out.output).toContain('- runbook: https://docs.example/runbook');
     expect(out.delegated).toEqual({ input: 120, output: 30, countsBudget: false });
     expect(lines.some((l) => l.startsWith('plan: working: reading the task'))).toBe(true);
-    expect(plain.requests.slice(first).map((h) => h.authorization)).toEqual(plain.requests.slice(first).map(() => 'Bearer sekrit-token-123'));
+    expect(plain.requests.slice(first).map((h) => h.authorization)).toEqual(
+      plain.requests.slice(first).map(() => 'Bearer sekrit-token-123'),
+    );
     expect(plain.requests.length - first).toBeGreaterThanOrEqual(2);
     expect(plain.requests.at(-1)?.['fisk-hops']).toBe('ops,caller');
     expect(plain.metadata.at(-1)?.['fisk-ai/hops']).toEqual(['ops', 'caller']);
@@ -94,7 +111,11 @@ describe('the A2A HTTP peer', () => {
       const e = entry(`http://127.0.0.1:${(host.address() as AddressInfo).port}/`);
       const peer = await A2aHttpPeer.open(e.name, e.url ?? '', { Authorization: 'Bearer sekrit-token-123' });
       const first = plain.requests.length;
-      const out = await delegationTool(e, 0, 'caller', peer, 'delegate_plan').execute(JSON.stringify({ task: 'plan it' }), {}, new AbortController().signal);
+      const out = await delegationTool(e, 0, 'caller', peer, 'delegate_plan').execute(
+        JSON.stringify({ task: 'plan it' }),
+        {},
+        new AbortController().signal,
+      );
       expect(out.status).toBe('completed');
       expect(seen).toContain('Bearer sekrit-token-123');
       expect(plain.requests.length).toBeGreaterThan(first);
@@ -124,7 +145,9 @@ describe('the A2A HTTP peer', () => {
     const before = plain.texts.length;
     const out = await call(plain, { task: 'loop' }, { chain: ['planner', 'caller'] });
     expect(out.status === 'completed' && out.isError).toBe(true);
-    expect(out.status === 'completed' && out.output).toMatch(/delegate_plan refused: planner is already in the delegation chain \(planner → caller\)/);
+    expect(out.status === 'completed' && out.output).toMatch(
+      /delegate_plan refused: planner is already in the delegation chain \(planner → caller\)/,
+    );
     expect(plain.texts.length).toBe(before);
     expect(chainRefusal(['a', 'b', 'c', 'd'], ['e'])).toMatch(/most a delegation chain may hold \(4\)/);
     expect(chainRefusal(['a'], ['e'])).toBeUndefined();
@@ -136,6 +159,8 @@ describe('the A2A HTTP peer', () => {
   });
 
   it('says clearly that an unreachable card could not be read, naming the URL', async () => {
-    await expect(A2aHttpPeer.open('gone', 'http://127.0.0.1:9/', {})).rejects.toThrow(/cannot read the agent card at http:\/\/127\.0\.0\.1:9\/\.well-known\/agent-card\.json/);
+    await expect(A2aHttpPeer.open('gone', 'http://127.0.0.1:9/', {})).rejects.toThrow(
+      /cannot read the agent card at http:\/\/127\.0\.0\.1:9\/\.well-known\/agent-card\.json/,
+    );
   });
 });

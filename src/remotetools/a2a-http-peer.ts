@@ -27,7 +27,8 @@ const MAX_QUESTIONS = 16;
 /** The longest answer kept from a peer, in characters. */
 const MAX_ANSWER = 64 * 1024;
 /** The words a declined question is answered with. */
-export const DECLINED_ANSWER = 'Declined: nobody on the calling side can answer questions now. Carry on without an answer if you can, or stop and say what you needed.';
+export const DECLINED_ANSWER =
+  'Declined: nobody on the calling side can answer questions now. Carry on without an answer if you can, or stop and say what you needed.';
 
 /** The URL the card is read from: the configured URL itself when it names a `.json` file, else the well-known path under it. */
 export function cardUrl(url: string): URL {
@@ -175,7 +176,13 @@ export class A2aHttpPeer implements DelegatePeer {
     for (let asked = 0; leg.state === TaskState.TASK_STATE_INPUT_REQUIRED; asked++) {
       if (asked >= MAX_QUESTIONS) {
         await this.#cancel(leg.taskId);
-        return { ok: false, text: `the agent asked ${MAX_QUESTIONS} questions without finishing; the task was cancelled`, citations: leg.citations, usage: leg.usage, state: 'canceled' };
+        return {
+          ok: false,
+          text: `the agent asked ${MAX_QUESTIONS} questions without finishing; the task was cancelled`,
+          citations: leg.citations,
+          usage: leg.usage,
+          state: 'canceled',
+        };
       }
       const answer = await this.#answer(cleanText(leg.statusText), request);
       const next = await this.#leg(newMessage(answer, request.chain, leg), request);
@@ -202,9 +209,26 @@ export class A2aHttpPeer implements DelegatePeer {
   }
 
   async #leg(message: Message, request: DelegationRequest): Promise<Leg> {
-    const leg: Leg = { taskId: message.taskId, contextId: message.contextId, state: undefined, statusText: '', artifacts: [], citations: [], usage: undefined, direct: undefined };
-    const params: SendMessageRequest = { tenant: '', message, configuration: undefined, metadata: { [HOPS_METADATA_KEY]: [...request.chain] } };
-    const stream = this.#client.sendMessageStream(params, { signal: request.signal, serviceParameters: { [HOPS_HEADER]: request.chain.join(',') } });
+    const leg: Leg = {
+      taskId: message.taskId,
+      contextId: message.contextId,
+      state: undefined,
+      statusText: '',
+      artifacts: [],
+      citations: [],
+      usage: undefined,
+      direct: undefined,
+    };
+    const params: SendMessageRequest = {
+      tenant: '',
+      message,
+      configuration: undefined,
+      metadata: { [HOPS_METADATA_KEY]: [...request.chain] },
+    };
+    const stream = this.#client.sendMessageStream(params, {
+      signal: request.signal,
+      serviceParameters: { [HOPS_HEADER]: request.chain.join(',') },
+    });
     try {
       for await (const event of stream) this.#fold(leg, event, request);
     } catch (err) {
@@ -279,13 +303,26 @@ export class A2aHttpPeer implements DelegatePeer {
       return clean.length <= MAX_ANSWER ? clean : `${clean.slice(0, MAX_ANSWER)}\n[the answer was cut at ${MAX_ANSWER} characters]`;
     };
     if (leg.state === undefined) {
-      if (leg.direct !== undefined) return { ok: true, text: answer(leg.direct), citations: leg.citations, usage: leg.usage, state: 'message' };
-      return { ok: false, text: 'the agent ended the stream without a task or a message', citations: leg.citations, usage: leg.usage, state: 'unknown' };
+      if (leg.direct !== undefined)
+        return { ok: true, text: answer(leg.direct), citations: leg.citations, usage: leg.usage, state: 'message' };
+      return {
+        ok: false,
+        text: 'the agent ended the stream without a task or a message',
+        citations: leg.citations,
+        usage: leg.usage,
+        state: 'unknown',
+      };
     }
     const state = stateWord(leg.state);
     if (leg.state === TaskState.TASK_STATE_COMPLETED) {
       const body = [...leg.artifacts, leg.statusText].filter((t) => t !== '').join('\n\n');
-      return { ok: true, text: answer(body === '' ? '(the agent completed the task with no text)' : body), citations: leg.citations, usage: leg.usage, state };
+      return {
+        ok: true,
+        text: answer(body === '' ? '(the agent completed the task with no text)' : body),
+        citations: leg.citations,
+        usage: leg.usage,
+        state,
+      };
     }
     const why = leg.statusText === '' ? '' : `: ${leg.statusText}`;
     return { ok: false, text: answer(`the task ended ${state}${why}`), citations: leg.citations, usage: leg.usage, state };
@@ -309,7 +346,9 @@ export async function readAgentCard(url: string, headers: Readonly<Record<string
     return await resolver.resolve(at.origin, at.href);
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    throw new Error(`cannot read the agent card at ${at.href} (${err instanceof Error ? err.message : String(err)}${cause})`, { cause: err });
+    throw new Error(`cannot read the agent card at ${at.href} (${err instanceof Error ? err.message : String(err)}${cause})`, {
+      cause: err,
+    });
   }
 }
 
@@ -328,13 +367,18 @@ export function describeCard(card: AgentCard): string {
   const lines = [`Delegate a whole task to ${name}, an agent reached over A2A, and get its answer.`];
   const description = cleanText(wordOf(card.description)).trim();
   if (description !== '') lines.push(description);
-  const skills = listOf(card.skills).slice(0, 20).map((s) => {
-    const title = cleanText(wordOf(s.name) || wordOf(s.id));
-    const said = cleanText(wordOf(s.description)).trim();
-    // a card carries a skill's tags in a field of their own; the model reads them beside the skill
-    const tags = listOf(s.tags).slice(0, 10).map((t) => cleanText(t).trim()).filter((t) => t !== '');
-    return `- ${title}${said === '' ? '' : `: ${said}`}${tags.length === 0 ? '' : ` (tags: ${tags.join(', ')})`}`;
-  });
+  const skills = listOf(card.skills)
+    .slice(0, 20)
+    .map((s) => {
+      const title = cleanText(wordOf(s.name) || wordOf(s.id));
+      const said = cleanText(wordOf(s.description)).trim();
+      // a card carries a skill's tags in a field of their own; the model reads them beside the skill
+      const tags = listOf(s.tags)
+        .slice(0, 10)
+        .map((t) => cleanText(t).trim())
+        .filter((t) => t !== '');
+      return `- ${title}${said === '' ? '' : `: ${said}`}${tags.length === 0 ? '' : ` (tags: ${tags.join(', ')})`}`;
+    });
   if (skills.length > 0) lines.push('Skills:', ...skills);
   return lines.join('\n');
 }

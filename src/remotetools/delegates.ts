@@ -61,7 +61,10 @@ export async function openDelegates(config: Config, ctx: DelegatesContext): Prom
         warnings.push({ key, message: `delegate_${entry.alias} is not listed: ${err.message}` });
         continue;
       }
-      const remedy = entry.transport === 'a2a-http' ? `check ${key}.url and ${key}.headers` : `check that ${entry.name} is served on NATS context ${config.natsContext ?? '(unset)'}`;
+      const remedy =
+        entry.transport === 'a2a-http'
+          ? `check ${key}.url and ${key}.headers`
+          : `check that ${entry.name} is served on NATS context ${config.natsContext ?? '(unset)'}`;
       const text = `${key} (${entry.name}): ${message(err)}; ${remedy}`;
       if (ctx.mode === 'strict') throw new RemoteToolsError('host_failed', text, { cause: err });
       warnings.push({ key, message: `delegate_${entry.alias} is not listed: ${text}` });

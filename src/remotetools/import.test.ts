@@ -21,11 +21,22 @@ const cmd = (name: string, exitCode: number): Tool =>
     validateRequired: false,
     handler: (input): Promise<Outcome> => {
       seen.push(input);
-      return Promise.resolve({ status: 'completed', output: `listing of ${String(input['path'])}`, exec: { command: `${name} ${String(input['path'])}`, exitCode, truncated: exitCode > 1 }, isError: false });
+      return Promise.resolve({
+        status: 'completed',
+        output: `listing of ${String(input['path'])}`,
+        exec: { command: `${name} ${String(input['path'])}`, exitCode, truncated: exitCode > 1 },
+        isError: false,
+      });
     },
   });
 
-const host = (name: string, extra: Partial<RemoteToolsConfig> = {}): RemoteToolsConfig => ({ name, alias: name, include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] }, ...extra });
+const host = (name: string, extra: Partial<RemoteToolsConfig> = {}): RemoteToolsConfig => ({
+  name,
+  alias: name,
+  include: { tools: [], tags: [] },
+  exclude: { tools: [], tags: [] },
+  ...extra,
+});
 
 let bus: InprocBus;
 let caller: Transport;
@@ -41,7 +52,13 @@ beforeAll(async () => {
   caller = createTransport('inproc', { bus, timeoutMs: 2000 });
   for (const [identity, tools] of Object.entries(peerTools)) {
     const sel = selectExposed(tools).exposed;
-    services.push(await startToolService(createTransport('inproc', { bus }), { identity, card: buildAgentCard({ name: identity, version: '1', tools: sel }), tools: sel }));
+    services.push(
+      await startToolService(createTransport('inproc', { bus }), {
+        identity,
+        card: buildAgentCard({ name: identity, version: '1', tools: sel }),
+        tools: sel,
+      }),
+    );
   }
 });
 afterAll(async () => {
@@ -54,19 +71,33 @@ describe('importing remote tools', () => {
   it('names globally: shared and local-clashing names are prefixed, residual collisions skipped on both sides', async () => {
     const r = await importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: ['ls'], mode: 'lenient', identity: 'me' });
     // status is on both hosts: both prefixed; alpha_status then collides with beta's own alpha_status: both skipped
-    expect(names(r)).toEqual([['alpha_ls', 'deploy'], ['beta_status', 'logs']]);
+    expect(names(r)).toEqual([
+      ['alpha_ls', 'deploy'],
+      ['beta_status', 'logs'],
+    ]);
     expect(r.filtered.map((f) => [f.label, f.name, f.reason])).toEqual([
       ['alpha', 'alpha_status', 'collision'],
       ['beta', 'alpha_status', 'collision'],
     ]);
-    expect(r.sources.map((s) => [s.source, s.label])).toEqual([['a2a', 'alpha'], ['a2a', 'beta']]);
+    expect(r.sources.map((s) => [s.source, s.label])).toEqual([
+      ['a2a', 'alpha'],
+      ['a2a', 'beta'],
+    ]);
   });
 
   it('is deterministic: the same inputs give the same names', async () => {
     const a = await importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: ['ls'], mode: 'lenient', identity: 'me' });
     const b = await importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: ['ls'], mode: 'lenient', identity: 'me' });
     expect(names(a)).toEqual(names(b));
-    expect(nameRemoteTools([{ host: 'a', alias: 'x', remoteName: 't' }, { host: 'b', alias: 'y', remoteName: 't' }], new Set()).map((n) => n.name)).toEqual(['x_t', 'y_t']);
+    expect(
+      nameRemoteTools(
+        [
+          { host: 'a', alias: 'x', remoteName: 't' },
+          { host: 'b', alias: 'y', remoteName: 't' },
+        ],
+        new Set(),
+      ).map((n) => n.name),
+    ).toEqual(['x_t', 'y_t']);
   });
 
   it('sends the remote name, shows the local one, and rebuilds the result a local command gives', async () => {
@@ -86,7 +117,7 @@ describe('importing remote tools', () => {
     const r = await importRemoteTools(caller, [host('alpha')], { localNames: [], mode: 'strict', identity: 'me' });
     const ls = r.sources[0]?.tools.find((t) => t.name === 'ls') as Tool;
     expect(ls.kind).toBe('remote');
-    expect((ls.capabilities.gate !== null) ? ls.capabilities.gate.gated : false).toBe(false);
+    expect(ls.capabilities.gate !== null ? ls.capabilities.gate.gated : false).toBe(false);
     seen.length = 0;
     const out = await ls.execute('{}', {}, new AbortController().signal);
     // the required path was missing: nothing checked it here, and the serving agent refused it
@@ -97,25 +128,39 @@ describe('importing remote tools', () => {
 
   it('strict mode aborts on a host that cannot be discovered; lenient warns and lists the rest', async () => {
     const hosts = [host('alpha'), host('ghost')];
-    await expect(importRemoteTools(caller, hosts, { localNames: [], mode: 'strict', identity: 'me', timeoutMs: 200 })).rejects.toMatchObject({ code: 'host_failed' });
+    await expect(
+      importRemoteTools(caller, hosts, { localNames: [], mode: 'strict', identity: 'me', timeoutMs: 200 }),
+    ).rejects.toMatchObject({ code: 'host_failed' });
     const r = await importRemoteTools(caller, hosts, { localNames: [], mode: 'lenient', identity: 'me', timeoutMs: 200 });
     expect(names(r)).toEqual([['ls', 'status', 'deploy']]);
     expect(r.warnings.map((w) => [w.code, w.host])).toEqual([['host_unavailable', 'ghost']]);
   });
 
   it('strict mode aborts on a residual collision', async () => {
-    await expect(importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: [], mode: 'strict', identity: 'me' })).rejects.toBeInstanceOf(RemoteToolsError);
+    await expect(
+      importRemoteTools(caller, [host('alpha'), host('beta')], { localNames: [], mode: 'strict', identity: 'me' }),
+    ).rejects.toBeInstanceOf(RemoteToolsError);
   });
 
   it('filters by name, warns about include by tags and refuses exclude by tags', async () => {
-    const r = await importRemoteTools(caller, [host('alpha', { include: { tools: ['^(ls|status)$'], tags: ['ops'] }, exclude: { tools: ['^status$'], tags: [] } })], { localNames: [], mode: 'strict', identity: 'me' });
+    const r = await importRemoteTools(
+      caller,
+      [host('alpha', { include: { tools: ['^(ls|status)$'], tags: ['ops'] }, exclude: { tools: ['^status$'], tags: [] } })],
+      { localNames: [], mode: 'strict', identity: 'me' },
+    );
     expect(names(r)).toEqual([['ls']]);
     expect(r.filtered.map((f) => [f.name, f.reason])).toEqual([
       ['status', 'excluded'],
       ['deploy', 'not_included'],
     ]);
     expect(r.warnings.map((w) => w.code)).toEqual(['include_tags_ignored']);
-    await expect(importRemoteTools(caller, [host('alpha', { exclude: { tools: [], tags: ['ops'] } })], { localNames: [], mode: 'lenient', identity: 'me' })).rejects.toMatchObject({ code: 'unusable_filter' });
+    await expect(
+      importRemoteTools(caller, [host('alpha', { exclude: { tools: [], tags: ['ops'] } })], {
+        localNames: [],
+        mode: 'lenient',
+        identity: 'me',
+      }),
+    ).rejects.toMatchObject({ code: 'unusable_filter' });
   });
 
   it("waits for a call as long as the peer's advertised limit plus the margin, never longer than its own", () => {
@@ -127,24 +172,44 @@ describe('importing remote tools', () => {
 
   it('tells the model a call that reached nobody or was refused did not run, and a lost one may have', () => {
     const waited = { timeoutMs: 35_000, advertisedMs: 30_000 };
-    for (const err of [new A2aError('unavailable', 'remote agent unavailable: no responders on x'), new A2aError('rejected', 'remote agent refused the message: 503 busy', { status: 503 })]) {
+    for (const err of [
+      new A2aError('unavailable', 'remote agent unavailable: no responders on x'),
+      new A2aError('rejected', 'remote agent refused the message: 503 busy', { status: 503 }),
+    ]) {
       expect(remoteFailureText('ops', 'deploy', err, waited)).toMatch(/^remote agent "ops" could not run "deploy": /);
     }
-    const lost = remoteFailureText('ops', 'deploy', new A2aError('lost', 'remote agent did not answer: no reply on x within 35000 ms'), waited);
-    expect(lost).toMatch(/^remote agent "ops" did not answer the call to "deploy" within 35 s \(its own limit for a call is 30 s\): the call may or may not have run/);
+    const lost = remoteFailureText(
+      'ops',
+      'deploy',
+      new A2aError('lost', 'remote agent did not answer: no reply on x within 35000 ms'),
+      waited,
+    );
+    expect(lost).toMatch(
+      /^remote agent "ops" did not answer the call to "deploy" within 35 s \(its own limit for a call is 30 s\): the call may or may not have run/,
+    );
     // a reply that arrived but could not be read: the peer handled the call
     expect(remoteFailureText('ops', 'deploy', new A2aError('invalid', 'bad reply'), waited)).toContain('may or may not have run');
   });
 
   it("learns each host's advertised limit at import and gives up on a call past it", async () => {
     let release: () => void = () => undefined;
-    const quiet = fakeTool('stall', { ...exposed, handler: () => new Promise<Outcome>((resolve) => (release = () => resolve({ status: 'completed', output: 'late', isError: false }))) });
-    const svc = await startToolService(caller, { identity: 'stalls', card: buildAgentCard({ name: 'stalls', version: '1', tools: [quiet] }), tools: [quiet], toolTimeoutMs: 60_000 });
+    const quiet = fakeTool('stall', {
+      ...exposed,
+      handler: () => new Promise<Outcome>((resolve) => (release = () => resolve({ status: 'completed', output: 'late', isError: false }))),
+    });
+    const svc = await startToolService(caller, {
+      identity: 'stalls',
+      card: buildAgentCard({ name: 'stalls', version: '1', tools: [quiet] }),
+      tools: [quiet],
+      toolTimeoutMs: 60_000,
+    });
     try {
       const r = await importRemoteTools(caller, [host('stalls')], { localNames: [], mode: 'strict', identity: 'me', timeoutMs: 300 });
       const out = await r.sources[0]!.tools[0]!.execute('{}', {}, new AbortController().signal);
       expect(out).toMatchObject({ status: 'completed', isError: true });
-      expect(out.status === 'completed' ? out.output : '').toMatch(/did not answer the call to "stall" within 0\.3 s \(its own limit for a call is 60 s\): the call may or may not have run/);
+      expect(out.status === 'completed' ? out.output : '').toMatch(
+        /did not answer the call to "stall" within 0\.3 s \(its own limit for a call is 60 s\): the call may or may not have run/,
+      );
     } finally {
       release();
       await svc.stop();
@@ -152,11 +217,23 @@ describe('importing remote tools', () => {
   });
 
   it('warns about a host that answers but contributes nothing, filtered away or offering nothing', async () => {
-    const filtered = await importRemoteTools(caller, [host('alpha', { include: { tools: ['^nothing$'], tags: [] } })], { localNames: [], mode: 'strict', identity: 'me' });
+    const filtered = await importRemoteTools(caller, [host('alpha', { include: { tools: ['^nothing$'], tags: [] } })], {
+      localNames: [],
+      mode: 'strict',
+      identity: 'me',
+    });
     expect(filtered.sources).toEqual([]);
-    expect(filtered.warnings).toEqual([{ code: 'no_tools', host: 'alpha', message: `remote agent "alpha" contributes no tools: none of the 3 tools it offers is left after remote_tools[0]'s include and exclude filters or name checks` }]);
+    expect(filtered.warnings).toEqual([
+      {
+        code: 'no_tools',
+        host: 'alpha',
+        message: `remote agent "alpha" contributes no tools: none of the 3 tools it offers is left after remote_tools[0]'s include and exclude filters or name checks`,
+      },
+    ]);
     const empty = await importRemoteTools(caller, [host('empty')], { localNames: [], mode: 'strict', identity: 'me' });
-    expect(empty.warnings).toEqual([{ code: 'no_tools', host: 'empty', message: 'remote agent "empty" contributes no tools: it offers no tools' }]);
+    expect(empty.warnings).toEqual([
+      { code: 'no_tools', host: 'empty', message: 'remote agent "empty" contributes no tools: it offers no tools' },
+    ]);
     // a host that contributes is not warned about
     const some = await importRemoteTools(caller, [host('beta')], { localNames: [], mode: 'strict', identity: 'me' });
     expect(some.warnings).toEqual([]);

@@ -53,7 +53,9 @@ function compile(patterns: readonly string[], key: string): RegExp[] {
     try {
       return new RegExp(p, 'u');
     } catch (err) {
-      throw new RemoteToolsError('unusable_filter', `${key}: ${JSON.stringify(p)} is not a valid regular expression; fix the pattern`, { cause: err });
+      throw new RemoteToolsError('unusable_filter', `${key}: ${JSON.stringify(p)} is not a valid regular expression; fix the pattern`, {
+        cause: err,
+      });
     }
   });
 }
@@ -92,17 +94,33 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
  * (the peer died, or is still working past the wait) may have run, and saying otherwise would
  * invite the model to repeat an effect.
  */
-export function remoteFailureText(host: string, remoteName: string, err: unknown, waited: { readonly timeoutMs: number | undefined; readonly advertisedMs: number | undefined }): string {
+export function remoteFailureText(
+  host: string,
+  remoteName: string,
+  err: unknown,
+  waited: { readonly timeoutMs: number | undefined; readonly advertisedMs: number | undefined },
+): string {
   const why = err instanceof Error ? err.message : String(err);
-  const notRun = err instanceof A2aError && (err.code === 'unavailable' || err.code === 'rejected' || err.code === 'identity' || err.code === 'registry' || err.code === 'closed');
+  const notRun =
+    err instanceof A2aError &&
+    (err.code === 'unavailable' || err.code === 'rejected' || err.code === 'identity' || err.code === 'registry' || err.code === 'closed');
   if (notRun) return `remote agent ${JSON.stringify(host)} could not run ${JSON.stringify(remoteName)}: ${why}`;
-  const limit = err instanceof A2aError && err.code === 'lost' && waited.timeoutMs !== undefined
-    ? ` within ${seconds(waited.timeoutMs)}${waited.advertisedMs === undefined ? '' : ` (its own limit for a call is ${seconds(waited.advertisedMs)})`}`
-    : '';
+  const limit =
+    err instanceof A2aError && err.code === 'lost' && waited.timeoutMs !== undefined
+      ? ` within ${seconds(waited.timeoutMs)}${waited.advertisedMs === undefined ? '' : ` (its own limit for a call is ${seconds(waited.advertisedMs)})`}`
+      : '';
   return `remote agent ${JSON.stringify(host)} did not answer the call to ${JSON.stringify(remoteName)}${limit}: the call may or may not have run; check its effect before calling it again (${why})`;
 }
 
-function remoteTool(client: A2aClient, host: string, remoteName: string, localName: string, d: ToolDescriptor, ownTimeoutMs: number | undefined, advertisedMs: number | undefined): Tool {
+function remoteTool(
+  client: A2aClient,
+  host: string,
+  remoteName: string,
+  localName: string,
+  d: ToolDescriptor,
+  ownTimeoutMs: number | undefined,
+  advertisedMs: number | undefined,
+): Tool {
   const timeoutMs = remoteCallTimeout(ownTimeoutMs, advertisedMs);
   const schema = d.input_schema !== undefined && d.input_schema['type'] === 'object' ? d.input_schema : { type: 'object', properties: {} };
   return newFuncTool({
@@ -127,17 +145,31 @@ function remoteTool(client: A2aClient, host: string, remoteName: string, localNa
  * Imports the tools of every configured host. Throws `RemoteToolsError` for an exclude-by-tags
  * filter (always), and in strict mode for any host that cannot be discovered and any collision.
  */
-export async function importRemoteTools(target: Transport | { readonly connection: unknown }, hosts: readonly RemoteToolsConfig[], opts: ImportOptions): Promise<ImportResult> {
-  const transport = 'serve' in target ? target : createTransport('nats', { connection: target.connection, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
+export async function importRemoteTools(
+  target: Transport | { readonly connection: unknown },
+  hosts: readonly RemoteToolsConfig[],
+  opts: ImportOptions,
+): Promise<ImportResult> {
+  const transport =
+    'serve' in target
+      ? target
+      : createTransport('nats', { connection: target.connection, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) });
   const client = new A2aClient(transport, opts.identity);
   const warnings: RemoteToolWarning[] = [];
   const filtered: FilteredTool[] = [];
   for (const [i, h] of hosts.entries()) {
     if (h.exclude.tags.length > 0) {
-      throw new RemoteToolsError('unusable_filter', `remote_tools[${i}].exclude.tags cannot be honored for host ${JSON.stringify(h.name)}: discovery does not carry tags, so a tool excluded by tag would be imported anyway; exclude by tool name instead`);
+      throw new RemoteToolsError(
+        'unusable_filter',
+        `remote_tools[${i}].exclude.tags cannot be honored for host ${JSON.stringify(h.name)}: discovery does not carry tags, so a tool excluded by tag would be imported anyway; exclude by tool name instead`,
+      );
     }
     if (h.include.tags.length > 0) {
-      warnings.push({ code: 'include_tags_ignored', host: h.name, message: `remote_tools[${i}].include.tags is ignored for host ${JSON.stringify(h.name)}: discovery does not carry tags; include by tool name instead` });
+      warnings.push({
+        code: 'include_tags_ignored',
+        host: h.name,
+        message: `remote_tools[${i}].include.tags is ignored for host ${JSON.stringify(h.name)}: discovery does not carry tags; include by tool name instead`,
+      });
     }
   }
   const callOptions = opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {};
@@ -158,7 +190,12 @@ export async function importRemoteTools(target: Transport | { readonly connectio
     const card = cards[i];
     if (card instanceof Error || card === undefined) {
       const message = `remote agent ${JSON.stringify(h.name)} could not be discovered: ${card?.message ?? 'no answer'}`;
-      if (opts.mode === 'strict') throw new RemoteToolsError('host_failed', `${message}; check that it is serving and that nats_context reaches it, or remove it from remote_tools`, { cause: card });
+      if (opts.mode === 'strict')
+        throw new RemoteToolsError(
+          'host_failed',
+          `${message}; check that it is serving and that nats_context reaches it, or remove it from remote_tools`,
+          { cause: card },
+        );
       warnings.push({ code: 'host_unavailable', host: h.name, message });
       continue;
     }
@@ -166,16 +203,33 @@ export async function importRemoteTools(target: Transport | { readonly connectio
     const exclude = compile(h.exclude.tools, `remote_tools[${i}].exclude.tools`);
     for (const d of card.tools ?? []) {
       if (!isValidToolName(d.name) || (d.description ?? '').trim() === '') {
-        warnings.push({ code: 'descriptor_unusable', host: h.name, tool: d.name, message: `remote agent ${JSON.stringify(h.name)} offers ${JSON.stringify(d.name)} ${isValidToolName(d.name) ? 'without a description' : 'under an invalid name'}; it is not imported` });
+        warnings.push({
+          code: 'descriptor_unusable',
+          host: h.name,
+          tool: d.name,
+          message: `remote agent ${JSON.stringify(h.name)} offers ${JSON.stringify(d.name)} ${isValidToolName(d.name) ? 'without a description' : 'under an invalid name'}; it is not imported`,
+        });
         continue;
       }
       if (include.length > 0 && !include.some((r) => r.test(d.name))) {
-        filtered.push({ name: d.name, source: 'a2a', label: h.alias, reason: 'not_included', detail: `matches no remote_tools[${i}].include.tools pattern` });
+        filtered.push({
+          name: d.name,
+          source: 'a2a',
+          label: h.alias,
+          reason: 'not_included',
+          detail: `matches no remote_tools[${i}].include.tools pattern`,
+        });
         continue;
       }
       const ex = exclude.find((r) => r.test(d.name));
       if (ex !== undefined) {
-        filtered.push({ name: d.name, source: 'a2a', label: h.alias, reason: 'excluded', detail: `matches remote_tools[${i}].exclude.tools ${JSON.stringify(ex.source)}` });
+        filtered.push({
+          name: d.name,
+          source: 'a2a',
+          label: h.alias,
+          reason: 'excluded',
+          detail: `matches remote_tools[${i}].exclude.tools ${JSON.stringify(ex.source)}`,
+        });
         continue;
       }
       candidates.push({ host: h.name, alias: h.alias, remoteName: d.name, descriptor: d });
@@ -191,7 +245,10 @@ export async function importRemoteTools(target: Transport | { readonly connectio
       filtered.push({ name: n.name, source: 'a2a', label: c.alias, reason: 'collision', detail: n.detail });
       continue;
     }
-    byHost.set(c.host, [...(byHost.get(c.host) ?? []), remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs, limits[hosts.findIndex((h) => h.name === c.host)])]);
+    byHost.set(c.host, [
+      ...(byHost.get(c.host) ?? []),
+      remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs, limits[hosts.findIndex((h) => h.name === c.host)]),
+    ]);
   }
   const sources: ToolSource[] = [];
   for (const [i, h] of hosts.entries()) {
@@ -204,7 +261,10 @@ export async function importRemoteTools(target: Transport | { readonly connectio
     const card = cards[i];
     if (card instanceof Error || card === undefined) continue;
     const offered = card.tools?.length ?? 0;
-    const why = offered === 0 ? 'it offers no tools' : `none of the ${offered} ${offered === 1 ? 'tool' : 'tools'} it offers is left after remote_tools[${i}]'s include and exclude filters or name checks`;
+    const why =
+      offered === 0
+        ? 'it offers no tools'
+        : `none of the ${offered} ${offered === 1 ? 'tool' : 'tools'} it offers is left after remote_tools[${i}]'s include and exclude filters or name checks`;
     warnings.push({ code: 'no_tools', host: h.name, message: `remote agent ${JSON.stringify(h.name)} contributes no tools: ${why}` });
   }
   return { sources, warnings, filtered };

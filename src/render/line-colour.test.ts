@@ -38,7 +38,9 @@ describe('stderr line colour', () => {
     expect(toneFor({ type: 'crash', message: 'x', stack: 'y' })).toBe('red');
     expect(toneFor({ type: 'tool_result', call_id: '1', is_error: false, output: '{"allowed":falsehood' })).toBe('plain');
     // a tool's own answer shaped like a refusal, with more to it, is the tool's answer
-    expect(toneFor({ type: 'tool_result', call_id: '1', is_error: false, output: '{"allowed":false,"reason":"x","rows":[]}' })).toBe('plain');
+    expect(toneFor({ type: 'tool_result', call_id: '1', is_error: false, output: '{"allowed":false,"reason":"x","rows":[]}' })).toBe(
+      'plain',
+    );
   });
 
   it('writes escape sequences through a coloured surface and none through a plain one', () => {

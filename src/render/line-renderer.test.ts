@@ -8,7 +8,10 @@ const withOutput = { toolOutput: true, verbose: false };
 
 describe('line rendering', () => {
   it('renders a tool call with sorted arguments and control characters shown as escapes, never raw', () => {
-    const lines = renderEvent({ type: 'tool_call', id: '1', name: 'deploy', input: { zone: 'b', app: 'web\u001b]0;owned\u0007', n: 2 } }, plain);
+    const lines = renderEvent(
+      { type: 'tool_call', id: '1', name: 'deploy', input: { zone: 'b', app: 'web\u001b]0;owned\u0007', n: 2 } },
+      plain,
+    );
     expect(lines).toEqual(['-> deploy app="web\\u001b]0;owned\\u0007" n=2 zone=b']);
     // eslint-disable-next-line no-control-regex -- the point is that no raw control character is printed
     expect(lines.join('')).not.toMatch(/[\u0000-\u001f]/);
@@ -35,7 +38,13 @@ describe('line rendering', () => {
   it('renders warnings, thinking and crashes', () => {
     expect(renderEvent({ type: 'warning', text: 'careful\nnow' }, plain)).toEqual(['warning: careful now']);
     expect(renderEvent({ type: 'thinking', text: 'hmm' }, plain)).toEqual(['thinking: hmm']);
-    expect(renderEvent({ type: 'crash', message: 'bad', stack: 'Error: bad\n  at x' }, plain)).toEqual(['', 'panic: bad', '', 'Error: bad', '  at x']);
+    expect(renderEvent({ type: 'crash', message: 'bad', stack: 'Error: bad\n  at x' }, plain)).toEqual([
+      '',
+      'panic: bad',
+      '',
+      'Error: bad',
+      '  at x',
+    ]);
   });
 
   it('never renders the final answer on the event surface (it goes to stdout)', () => {
@@ -52,7 +61,7 @@ describe('the answer', () => {
     expect(formatAnswer('# Title\n\n**bold**', undefined)).toBe('# Title\n\n**bold**\n');
   });
 
-  it('is rendered as markdown on a terminal, and stripped of the model\'s own escape sequences', () => {
+  it("is rendered as markdown on a terminal, and stripped of the model's own escape sequences", () => {
     const out = formatAnswer('Some **bold** text\u001b[2J', renderMarkdown);
     expect(out).not.toContain('**');
     expect(out).not.toContain('\u001b[2J');

@@ -42,11 +42,19 @@ export function checkAnswer(run: FoldedRun, callId: string): Extract<PendingCall
 export function checkDecision(run: FoldedRun, callId: string): Extract<PendingCall, { state: 'unanswered' }> {
   const pending = run.pending?.calls.find((c) => c.call.id === callId);
   const answered = run.messages.some((m) => m.content.some((b) => b.type === 'tool_result' && b.toolUseId === callId));
-  if (answered || pending?.state === 'answered') throw new RunStateError('answer', `call ${callId} of run ${run.runId} was already answered`);
+  if (answered || pending?.state === 'answered')
+    throw new RunStateError('answer', `call ${callId} of run ${run.runId} was already answered`);
   if (pending === undefined) throw new RunStateError('answer', `run ${run.runId} has no call ${callId} waiting for an answer`);
   if (pending.state === 'deferred') {
-    throw new RunStateError('answer', `call ${callId} (${pending.call.name}) of run ${run.runId} was deferred: answer it with a result, fisk session answer ${run.runId} ${callId} RESULT`);
+    throw new RunStateError(
+      'answer',
+      `call ${callId} (${pending.call.name}) of run ${run.runId} was deferred: answer it with a result, fisk session answer ${run.runId} ${callId} RESULT`,
+    );
   }
-  if (pending.approval !== undefined) throw new RunStateError('answer', `call ${callId} of run ${run.runId} was already ${pending.approval === 'approve' ? 'approved' : 'declined'}`);
+  if (pending.approval !== undefined)
+    throw new RunStateError(
+      'answer',
+      `call ${callId} of run ${run.runId} was already ${pending.approval === 'approve' ? 'approved' : 'declined'}`,
+    );
   return pending;
 }

@@ -5,7 +5,15 @@
 import type { Message, StopReason, ToolResultBlock, Usage } from '../llm/types.js';
 import { encodeMessage, encodeToolResult } from './message-codec.js';
 import { FORMAT_VERSION, protocolOf } from './records.js';
-import type { ApprovalDecisionValue, DelegatedPayload, Fingerprint, GatePayload, RecordKind, RecordOfKind, TerminalReason } from './records.js';
+import type {
+  ApprovalDecisionValue,
+  DelegatedPayload,
+  Fingerprint,
+  GatePayload,
+  RecordKind,
+  RecordOfKind,
+  TerminalReason,
+} from './records.js';
 
 /** A record body of one kind. */
 export type Body<K extends RecordKind> = Omit<RecordOfKind<K>, 'seq'>;
@@ -92,7 +100,12 @@ export function approvalBody(toolUseId: string, decision: ApprovalDecisionValue,
   return {
     protocol: protocolOf('approval'),
     optional: true,
-    approval: { tool_use_id: toolUseId, decision, ...(by !== undefined ? { by } : {}), ...(reason !== undefined && reason !== '' && decision === 'decline' ? { reason } : {}) },
+    approval: {
+      tool_use_id: toolUseId,
+      decision,
+      ...(by !== undefined ? { by } : {}),
+      ...(reason !== undefined && reason !== '' && decision === 'decline' ? { reason } : {}),
+    },
   };
 }
 

@@ -41,7 +41,13 @@ const fingerprint = { provider: 'anthropic', model: 'm1' };
 const turn = (iteration: number, ...ids: string[]) =>
   assistantBody({
     iteration,
-    message: { role: 'assistant', content: [{ type: 'text', text: `turn ${iteration}` }, ...ids.map((id) => ({ type: 'tool_use' as const, id, name: 'echo', input: '{"x":1}' }))] },
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `turn ${iteration}` },
+        ...ids.map((id) => ({ type: 'tool_use' as const, id, name: 'echo', input: '{"x":1}' })),
+      ],
+    },
     usage: { ...ZERO_USAGE, input: 3, output: 4 },
   });
 const result = (id: string) => toolResultBody({ type: 'tool_result', toolUseId: id, content: `out ${id}` });
@@ -131,7 +137,10 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
     it('lets exactly one of two racing creators of one id proceed', async () => {
       const id = freshId();
       const peer = await h.peer();
-      const outcomes = await Promise.allSettled([startRun(h.store, { runId: id, fingerprint, prompt: 'a' }), startRun(peer, { runId: id, fingerprint, prompt: 'b' })]);
+      const outcomes = await Promise.allSettled([
+        startRun(h.store, { runId: id, fingerprint, prompt: 'a' }),
+        startRun(peer, { runId: id, fingerprint, prompt: 'b' }),
+      ]);
       const won = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<typeof startRun>>> => o.status === 'fulfilled');
       expect(won).toHaveLength(1);
       const lost = outcomes.find((o) => o.status === 'rejected');
@@ -188,7 +197,12 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
       await j.close();
       await h.injectRaw(id, 2, '{"seq":2,"protocol":', false);
-      await h.injectRaw(id, 3, JSON.stringify({ seq: 3, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }), false);
+      await h.injectRaw(
+        id,
+        3,
+        JSON.stringify({ seq: 3, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }),
+        false,
+      );
       expect(await code(h.store.load(id))).toBe('corrupt');
     });
 
@@ -197,7 +211,12 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       const id = freshId();
       const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
       await j.close();
-      await h.injectRaw(id, 7, JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }), false);
+      await h.injectRaw(
+        id,
+        7,
+        JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }),
+        false,
+      );
       let caught: unknown;
       try {
         await loadRun(h.store, id);
@@ -214,7 +233,8 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
       await j.close();
       // an optional record of a newer kind is otherwise accepted and skipped: only its depth is wrong
-      const record = (extra: unknown): string => JSON.stringify({ seq: 2, protocol: 'io.choria.fisk-ai.v1.session.future', optional: true, extra });
+      const record = (extra: unknown): string =>
+        JSON.stringify({ seq: 2, protocol: 'io.choria.fisk-ai.v1.session.future', optional: true, extra });
       const nest = (n: number): unknown => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`);
       await h.injectRaw(id, 2, record(nest(1200)), false);
       let read: unknown;
@@ -314,7 +334,13 @@ conformance('jetstream', async () => {
   };
   const main = await conn();
   const jsm = await jetstreamManager(main.connection);
-  await jsm.streams.add({ name: 'SESSIONS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+  await jsm.streams.add({
+    name: 'SESSIONS',
+    subjects: ['fisk.sessions.>'],
+    max_msgs_per_subject: 1,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+  });
   return {
     store: await jetstreamSessionStore(main, 'SESSIONS'),
     peer: async () => jetstreamSessionStore(await conn(), 'SESSIONS'),
@@ -371,7 +397,11 @@ describe('file backend specifics', () => {
     expect(readdirSync(runs)).toEqual(['crash.json']);
     const holder = spawn(
       process.execPath,
-      ['-e', `require('fs-ext').flockSync(require('fs').openSync(process.argv[1], 'a+'), 'exnb'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);`, join(runs, 'crash.lock')],
+      [
+        '-e',
+        `require('fs-ext').flockSync(require('fs').openSync(process.argv[1], 'a+'), 'exnb'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);`,
+        join(runs, 'crash.lock'),
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() },
     );
     try {
@@ -395,7 +425,11 @@ describe('file backend specifics', () => {
   it('refuses a journal written by another format version, naming the versions', async () => {
     const runs = join(dir, 'e');
     mkdirSync(runs, { recursive: true });
-    const line = JSON.stringify({ seq: 1, protocol: 'io.choria.fisk-ai.v1.session.meta', meta: { version: 4, run_id: 'v4', created: '2026-01-01T00:00:00Z', fingerprint: {}, novel: 1 } });
+    const line = JSON.stringify({
+      seq: 1,
+      protocol: 'io.choria.fisk-ai.v1.session.meta',
+      meta: { version: 4, run_id: 'v4', created: '2026-01-01T00:00:00Z', fingerprint: {}, novel: 1 },
+    });
     writeFileSync(join(runs, 'v4.json'), `${line}\n`);
     const err = await loadRun(fileSessionStore(runs), 'v4').catch((e: unknown) => e);
     expect(isRunStateError(err, 'version')).toBe(true);
@@ -408,10 +442,15 @@ describe('file backend specifics', () => {
     const j = await startRun(store, { runId: 'gap', fingerprint, prompt: 'p' });
     await j.close();
     const file = join(runs, 'gap.json');
-    appendFileSync(file, `${JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } })}\n`,
+    );
     const err = await store.load('gap').catch((e: unknown) => e);
     expect(isRunStateError(err, 'corrupt')).toBe(true);
-    expect((err as Error).message).toBe(`corrupt record sequence: ${file} line 2: seq 7 does not follow seq 1 (a gap: records are missing)`);
+    expect((err as Error).message).toBe(
+      `corrupt record sequence: ${file} line 2: seq 7 does not follow seq 1 (a gap: records are missing)`,
+    );
     expect(isRunStateError(await store.open('gap').catch((e: unknown) => e), 'corrupt')).toBe(true);
   });
 
@@ -423,7 +462,13 @@ describe('file backend specifics', () => {
     writeFileSync(join(runs, 'empty.json'), '');
     const store = fileSessionStore(runs);
     const listed = await store.list();
-    expect(listed).toEqual([expect.objectContaining({ runId: 'junk', status: 'corrupt', problem: expect.stringContaining(`${file} holds no whole record`) as string })]);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        runId: 'junk',
+        status: 'corrupt',
+        problem: expect.stringContaining(`${file} holds no whole record`) as string,
+      }),
+    ]);
     const loaded = await store.load('junk').catch((e: unknown) => e);
     expect(isRunStateError(loaded, 'corrupt')).toBe(true);
     expect(isRunStateError(await store.open('junk').catch((e: unknown) => e), 'corrupt')).toBe(true);

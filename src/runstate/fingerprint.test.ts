@@ -4,8 +4,21 @@ import { isRunStateError } from './errors.js';
 import { computeFingerprint, diffFingerprints, resumeGate, toolsHash } from './fingerprint.js';
 import type { FingerprintInput } from './fingerprint.js';
 
-const tool: ToolDef = { name: 'echo', description: 'says <it> & more', inputSchema: { type: 'object', properties: { b: {}, a: {} } }, deferLoading: false };
-const base: FingerprintInput = { provider: 'anthropic', model: 'm1', system: ['be brief'], tools: [tool], thinking: 'unset', maxTokens: 1000, maxIterations: 10 };
+const tool: ToolDef = {
+  name: 'echo',
+  description: 'says <it> & more',
+  inputSchema: { type: 'object', properties: { b: {}, a: {} } },
+  deferLoading: false,
+};
+const base: FingerprintInput = {
+  provider: 'anthropic',
+  model: 'm1',
+  system: ['be brief'],
+  tools: [tool],
+  thinking: 'unset',
+  maxTokens: 1000,
+  maxIterations: 10,
+};
 
 function refusal(fn: () => unknown): string {
   try {
@@ -49,7 +62,9 @@ describe('fingerprint', () => {
     const model = computeFingerprint({ ...base, model: 'x' });
     expect(resumeGate(computeFingerprint(base), model, { force: true, runId: 'r' }).grantsSurvive).toBe(true);
     const provider = computeFingerprint({ ...base, provider: 'openai' });
-    expect(refusal(() => resumeGate(computeFingerprint(base), provider, { force: true, runId: 'r' }))).toContain('provider: anthropic -> openai');
+    expect(refusal(() => resumeGate(computeFingerprint(base), provider, { force: true, runId: 'r' }))).toContain(
+      'provider: anthropic -> openai',
+    );
   });
 
   it('compares a field an old journal lacks as unset', () => {
@@ -72,16 +87,23 @@ describe('the sandbox in the fingerprint', () => {
     const stored = run({ echo: { ...boxed, network: true, writable: ['<work directory>', '/srv/out'] } });
     expect(resumeGate(stored, run({ echo: boxed }), { force: false, runId: 'r' }).changes).toEqual([]);
     expect(resumeGate(run({ echo: null }), run({ echo: boxed }), { force: false, runId: 'r' }).changes).toEqual([]);
-    expect(resumeGate(run({ echo: boxed }), run({ echo: { ...boxed, hide: ['/home/u/.ssh', '/home/u/.aws'] } }), { force: false, runId: 'r' }).changes).toEqual([]);
+    expect(
+      resumeGate(run({ echo: boxed }), run({ echo: { ...boxed, hide: ['/home/u/.ssh', '/home/u/.aws'] } }), { force: false, runId: 'r' })
+        .changes,
+    ).toEqual([]);
   });
 
   it('refuses a weaker sandbox unless forced, naming how it is weaker, and drops restored grants when forced', () => {
     const stored = run({ echo: boxed });
     const off = refusal(() => resumeGate(stored, run(undefined), { force: false, runId: 'r' }));
     expect(off).toMatch(/sandbox: weaker \(the sandbox is off\)[\s\S]*--force/);
-    const wider = refusal(() => resumeGate(stored, run({ echo: { network: true, writable: ['<work directory>', '/etc'], hide: [] } }), { force: false, runId: 'r' }));
+    const wider = refusal(() =>
+      resumeGate(stored, run({ echo: { network: true, writable: ['<work directory>', '/etc'], hide: [] } }), { force: false, runId: 'r' }),
+    );
     expect(wider).toContain('sandbox: weaker (echo gains the network; echo may also write /etc; echo would see /home/u/.ssh)');
-    expect(refusal(() => resumeGate(stored, run({ echo: null, other: boxed }), { force: false, runId: 'r' }))).toContain('sandbox: weaker (echo would run unsandboxed)');
+    expect(refusal(() => resumeGate(stored, run({ echo: null, other: boxed }), { force: false, runId: 'r' }))).toContain(
+      'sandbox: weaker (echo would run unsandboxed)',
+    );
     const forced = resumeGate(stored, run(undefined), { force: true, runId: 'r' });
     expect(forced.changes.map((c) => c.field)).toEqual(['sandbox']);
     expect(forced.grantsSurvive).toBe(false);
@@ -89,6 +111,8 @@ describe('the sandbox in the fingerprint', () => {
 
   it('treats a recorded sandbox it cannot read as stronger than anything, so an edited journal lowers no bar', () => {
     const edited = { ...run({ echo: boxed }), sandbox: '{"echo":{"network":"no"}}' };
-    expect(refusal(() => resumeGate(edited, run({ echo: boxed }), { force: false, runId: 'r' }))).toContain('the recorded sandbox cannot be read');
+    expect(refusal(() => resumeGate(edited, run({ echo: boxed }), { force: false, runId: 'r' }))).toContain(
+      'the recorded sandbox cannot be read',
+    );
   });
 });

@@ -81,7 +81,10 @@ export function systemHash(system: readonly (SystemBlock | string)[]): string {
 export function toolsHash(tools: readonly ToolDef[]): string {
   return sha256(
     `[${tools
-      .map((t) => `{"Name":${canonicalJson(t.name)},"Description":${canonicalJson(t.description)},"InputSchema":${canonicalJson(t.inputSchema)},"DeferLoading":${t.deferLoading}}`)
+      .map(
+        (t) =>
+          `{"Name":${canonicalJson(t.name)},"Description":${canonicalJson(t.description)},"InputSchema":${canonicalJson(t.inputSchema)},"DeferLoading":${t.deferLoading}}`,
+      )
       .join(',')}]`,
   );
 }
@@ -148,7 +151,11 @@ export interface ResumeDecision {
  * field named, unless `force` is set and the provider is unchanged. Throws `RunStateError`
  * `fingerprint`.
  */
-export function resumeGate(stored: Fingerprint, current: Fingerprint, opts: { readonly force: boolean; readonly runId: string }): ResumeDecision {
+export function resumeGate(
+  stored: Fingerprint,
+  current: Fingerprint,
+  opts: { readonly force: boolean; readonly runId: string },
+): ResumeDecision {
   const changes = diffFingerprints(stored, current);
   if (changes.length === 0) return { changes, grantsSurvive: true };
   const lines = changes.map((c) => `  ${c.line}`).join('\n');

@@ -49,7 +49,13 @@ describe('fold', () => {
     expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(run.messages[2]?.content.map((b) => (b.type === 'tool_result' ? b.toolUseId : ''))).toEqual(['b', 'a']);
     expect(run.pending).toBeUndefined();
-    expect(run.counters).toEqual({ llmCalls: 2, toolCalls: 2, remoteToolCalls: 0, usage: { input: 20, output: 10, cacheRead: 4, cacheWrite: 0, thinking: 0 }, delegated: { input: 0, output: 0, counted: 0 } });
+    expect(run.counters).toEqual({
+      llmCalls: 2,
+      toolCalls: 2,
+      remoteToolCalls: 0,
+      usage: { input: 20, output: 10, cacheRead: 4, cacheWrite: 0, thinking: 0 },
+      delegated: { input: 0, output: 0, counted: 0 },
+    });
     expect(run.nextIteration).toBe(2);
     expect(run.status).toBe('completed');
     expect(run.lastSeq).toBe(6);
@@ -81,27 +87,44 @@ describe('fold', () => {
   });
 
   it('reopens the status on a later model call and keeps the newest memory scope', () => {
-    const run = fold(journal(meta, turn(0), terminalBody('suspended'), memoryScopeBody({ a: 1 }), memoryScopeBody({ a: 2 }), claimBody('x', new Date(0)), turn(1)));
+    const run = fold(
+      journal(
+        meta,
+        turn(0),
+        terminalBody('suspended'),
+        memoryScopeBody({ a: 1 }),
+        memoryScopeBody({ a: 2 }),
+        claimBody('x', new Date(0)),
+        turn(1),
+      ),
+    );
     expect(run.status).toBe('open');
     expect(run.memoryScope).toEqual({ a: 2 });
   });
 
   it('restores grants once per tool and attaches approvals to waiting calls', () => {
-    const run = fold(journal(meta, turn(0, 'a', 'b'), result('a'), grantBody('echo', 'a'), grantBody('echo', 'b'), approvalBody('b', 'approve')));
+    const run = fold(
+      journal(meta, turn(0, 'a', 'b'), result('a'), grantBody('echo', 'a'), grantBody('echo', 'b'), approvalBody('b', 'approve')),
+    );
     expect(run.grants).toEqual([{ tool: 'echo', toolUseId: 'a' }]);
     const b = run.pending?.calls[1];
     expect(b?.state === 'unanswered' && b.approval).toBe('approve');
   });
 
-  it("folds the tokens delegated calls report, and counts for the budget only those that ask", () => {
+  it('folds the tokens delegated calls report, and counts for the budget only those that ask', () => {
     const body = (id: string, counts: boolean): ReturnType<typeof toolResultBody> =>
-      toolResultBody({ type: 'tool_result', toolUseId: id, content: 'x' }, { delegated: { input_tokens: 100, output_tokens: 20, ...(counts ? { counts_budget: true } : {}) } });
+      toolResultBody(
+        { type: 'tool_result', toolUseId: id, content: 'x' },
+        { delegated: { input_tokens: 100, output_tokens: 20, ...(counts ? { counts_budget: true } : {}) } },
+      );
     const run = fold(journal(meta, turn(0, 'a', 'b'), body('a', true), body('b', false)));
     expect(run.counters.delegated).toEqual({ input: 200, output: 40, counted: 120 });
   });
 
   it('skips an unknown optional record and counts remote calls', () => {
-    const records = journal(meta, turn(0, 'a'), { ...toolResultBody({ type: 'tool_result', toolUseId: 'a', content: 'x' }, { remote: true }) });
+    const records = journal(meta, turn(0, 'a'), {
+      ...toolResultBody({ type: 'tool_result', toolUseId: 'a', content: 'x' }, { remote: true }),
+    });
     records.push({ seq: 4, protocol: 'io.choria.fisk-ai.v1.session.future', optional: true, unknown: true });
     const run = fold(records);
     expect(run.counters.remoteToolCalls).toBe(1);

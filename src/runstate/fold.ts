@@ -15,7 +15,12 @@ export type PendingCall =
   | { readonly state: 'answered'; readonly call: ToolUseBlock; readonly result: ToolResultBlock }
   | { readonly state: 'deferred'; readonly call: ToolUseBlock; readonly note: string | undefined }
   /** `reason`: what the operator said to do instead, with a decline given out of band. */
-  | { readonly state: 'unanswered'; readonly call: ToolUseBlock; readonly approval: ApprovalDecisionValue | undefined; readonly reason?: string };
+  | {
+      readonly state: 'unanswered';
+      readonly call: ToolUseBlock;
+      readonly approval: ApprovalDecisionValue | undefined;
+      readonly reason?: string;
+    };
 
 /**
  * A trailing model turn with calls not yet answered. A resume runs only the `unanswered` calls
@@ -143,7 +148,8 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
   for (let i = 1; i < records.length; i++) {
     const record = records[i] as StoredRecord;
     // the append rule, applied on read: only the next sequence follows; a gap is refused too
-    if (checkAppend(record.seq, lastSeq) !== 'next') throw corrupt(`seq ${record.seq} does not follow ${lastSeq}${record.seq > lastSeq ? ' (a gap: records are missing)' : ''}`);
+    if (checkAppend(record.seq, lastSeq) !== 'next')
+      throw corrupt(`seq ${record.seq} does not follow ${lastSeq}${record.seq > lastSeq ? ' (a gap: records are missing)' : ''}`);
     lastSeq = record.seq;
     if (!isKnownRecord(record)) continue; // optional by construction: skipping is the conservative reading
     const kind = recordKind(record);
@@ -182,7 +188,8 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
       case 'tool_result': {
         const t = (record as Extract<StoredRecord, { tool_result: unknown }>).tool_result;
         if (turn === undefined) throw corrupt(`seq ${record.seq}: tool result ${t.tool_use_id} before any assistant turn`);
-        if (!turn.calls.some((c) => c.id === t.tool_use_id)) throw corrupt(`seq ${record.seq}: tool result ${t.tool_use_id} answers no call of the open turn`);
+        if (!turn.calls.some((c) => c.id === t.tool_use_id))
+          throw corrupt(`seq ${record.seq}: tool result ${t.tool_use_id} answers no call of the open turn`);
         if (turn.results.has(t.tool_use_id)) throw corrupt(`seq ${record.seq}: a second result for ${t.tool_use_id}`);
         turn.results.set(t.tool_use_id, decodeToolResult({ ...t.result, tool_use_id: t.tool_use_id }));
         if (t.gate !== undefined) gates.set(t.tool_use_id, t.gate);
@@ -207,7 +214,8 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
       case 'approval': {
         const ap = (record as Extract<StoredRecord, { approval: unknown }>).approval;
         // an approval for anything but a waiting call is simply spent
-        if (turn !== undefined && !turn.results.has(ap.tool_use_id)) turn.approvals.set(ap.tool_use_id, { decision: ap.decision, ...(ap.reason === undefined ? {} : { reason: ap.reason }) });
+        if (turn !== undefined && !turn.results.has(ap.tool_use_id))
+          turn.approvals.set(ap.tool_use_id, { decision: ap.decision, ...(ap.reason === undefined ? {} : { reason: ap.reason }) });
         break;
       }
       case 'grant': {

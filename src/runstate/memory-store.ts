@@ -62,7 +62,10 @@ export function memorySessionStore(): SessionStore {
 
   const take = (runId: string, run: StoredRun): Journal => {
     if (run.holder !== undefined) {
-      throw new RunStateError('locked', `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`);
+      throw new RunStateError(
+        'locked',
+        `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`,
+      );
     }
     return journalFor(runId, run);
   };

@@ -30,7 +30,10 @@ function extractJson(value: unknown): string {
 
 /** A neutral tool result block as stored. */
 export function encodeToolResult(block: ToolResultBlock): WireToolResult {
-  const base = block.isError === true ? { tool_use_id: block.toolUseId, content: block.content, is_error: true } : { tool_use_id: block.toolUseId, content: block.content };
+  const base =
+    block.isError === true
+      ? { tool_use_id: block.toolUseId, content: block.content, is_error: true }
+      : { tool_use_id: block.toolUseId, content: block.content };
   const images = block.images ?? [];
   return images.length === 0 ? base : { ...base, images: images.map((i) => ({ media_type: i.mediaType, data: i.data })) };
 }

@@ -59,7 +59,16 @@ export const APPROVAL_DECISIONS = ['approve', 'decline'] as const;
 export type ApprovalDecisionValue = (typeof APPROVAL_DECISIONS)[number];
 
 /** What the confirm gate decided for a gated call (the run's `approval` event outcomes). */
-export const GATE_OUTCOMES = ['approved_once', 'approved_for_run', 'approved_by_grant', 'approved_earlier', 'declined', 'declined_earlier', 'no_operator', 'cancelled'] as const;
+export const GATE_OUTCOMES = [
+  'approved_once',
+  'approved_for_run',
+  'approved_by_grant',
+  'approved_earlier',
+  'declined',
+  'declined_earlier',
+  'no_operator',
+  'cancelled',
+] as const;
 export type GateOutcome = (typeof GATE_OUTCOMES)[number];
 
 /** How a gated call was decided, kept with its result so a replay shows the decision as the live run did. */

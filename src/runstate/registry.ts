@@ -51,7 +51,8 @@ const backends = new Map<string, SessionBackend>();
 /** Registers a backend. Throws on an empty name, a missing factory or a duplicate name. */
 export function registerSessionBackend(name: string, backend: SessionBackend): void {
   if (name.trim() === '') throw new TypeError('a session backend needs a name');
-  if (typeof backend?.open !== 'function' || typeof backend.checkOptions !== 'function') throw new TypeError(`session backend ${JSON.stringify(name)} has no open function`);
+  if (typeof backend?.open !== 'function' || typeof backend.checkOptions !== 'function')
+    throw new TypeError(`session backend ${JSON.stringify(name)} has no open function`);
   if (backends.has(name)) throw new TypeError(`session backend ${JSON.stringify(name)} is already registered`);
   backends.set(name, backend);
 }
@@ -64,7 +65,11 @@ export function sessionBackendNames(): readonly string[] {
 function backendOf(name: string): SessionBackend {
   const backend = backends.get(name);
   if (backend === undefined) {
-    throw ConfigError.of('value', 'harness.sessions.backend', `unknown session backend ${JSON.stringify(name)}: known backends are [${sessionBackendNames().join(' ')}]`);
+    throw ConfigError.of(
+      'value',
+      'harness.sessions.backend',
+      `unknown session backend ${JSON.stringify(name)}: known backends are [${sessionBackendNames().join(' ')}]`,
+    );
   }
   return backend;
 }
@@ -89,7 +94,10 @@ export async function openSessionStore(choice: BackendChoice, deps: SessionBacke
   }
   backend.checkOptions(choice.options);
   if (backend.needs.includes('nats') && deps.nats === undefined) {
-    throw new RunStateError('config', `harness.sessions.backend ${JSON.stringify(choice.backend)} needs a NATS connection: set nats_context`);
+    throw new RunStateError(
+      'config',
+      `harness.sessions.backend ${JSON.stringify(choice.backend)} needs a NATS connection: set nats_context`,
+    );
   }
   return backend.open(choice.options, deps);
 }
@@ -141,7 +149,9 @@ export function defaultRunsDir(env: Readonly<Record<string, string | undefined>>
 
 const FileOptions = z.strictObject({ directory: z.string().min(1, 'must not be empty; leave it out for the default').optional() });
 const JetStreamOptions = z.strictObject({
-  stream: z.string({ error: 'is required (the JetStream stream name); the stream must already exist' }).min(1, 'must name the JetStream stream'),
+  stream: z
+    .string({ error: 'is required (the JetStream stream name); the stream must already exist' })
+    .min(1, 'must name the JetStream stream'),
 });
 
 /** The file backend's directory: `--state-dir`, else `options.directory` under `cwd`, else the default. */
@@ -164,7 +174,8 @@ registerSessionBackend('jetstream', {
   checkOptions: (options) => void decodeOptions(options, JetStreamOptions, 'harness.sessions.options', 'jetstream'),
   async open(options, deps) {
     const opts = decodeOptions(options, JetStreamOptions, 'harness.sessions.options', 'jetstream');
-    if (deps.nats === undefined) throw new RunStateError('config', 'the jetstream session backend needs a NATS connection: set nats_context');
+    if (deps.nats === undefined)
+      throw new RunStateError('config', 'the jetstream session backend needs a NATS connection: set nats_context');
     const { jetstreamSessionStore } = await import('./jetstream/store.js');
     return jetstreamSessionStore(deps.nats, opts.stream);
   },

@@ -5,7 +5,9 @@ import { RUN_ID_PATTERN, checkRunId, newRunId } from './run-id.js';
 
 describe('run ids', () => {
   it('generates 27-character base62 ids that sort by creation time', () => {
-    const ids = [new Date('2020-01-01T00:00:00Z'), new Date('2024-06-01T00:00:00Z'), new Date('2031-12-31T23:59:59Z')].map((d) => newRunId(d));
+    const ids = [new Date('2020-01-01T00:00:00Z'), new Date('2024-06-01T00:00:00Z'), new Date('2031-12-31T23:59:59Z')].map((d) =>
+      newRunId(d),
+    );
     for (const id of ids) {
       expect(id).toMatch(/^[0-9A-Za-z]{27}$/);
       expect(checkRunId(id)).toBe(id);

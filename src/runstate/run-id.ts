@@ -11,10 +11,16 @@ export const RUN_ID_MAX_LENGTH = 128;
  */
 export function checkRunId(id: string): string {
   if (id.length > RUN_ID_MAX_LENGTH) {
-    throw new RunStateError('invalid_run_id', `invalid run id: ${JSON.stringify(id.slice(0, 40))}... is longer than ${RUN_ID_MAX_LENGTH} characters`);
+    throw new RunStateError(
+      'invalid_run_id',
+      `invalid run id: ${JSON.stringify(id.slice(0, 40))}... is longer than ${RUN_ID_MAX_LENGTH} characters`,
+    );
   }
   if (!RUN_ID_PATTERN.test(id)) {
-    throw new RunStateError('invalid_run_id', `invalid run id: ${JSON.stringify(id)} (use letters, digits, '-' or '_', starting with a letter or digit)`);
+    throw new RunStateError(
+      'invalid_run_id',
+      `invalid run id: ${JSON.stringify(id)} (use letters, digits, '-' or '_', starting with a letter or digit)`,
+    );
   }
   return id;
 }

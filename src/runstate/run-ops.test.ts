@@ -9,7 +9,13 @@ import { appendNext } from './store.js';
 const fingerprint = { model: 'm' };
 const turn = assistantBody({
   iteration: 0,
-  message: { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'x', input: '{}' }, { type: 'tool_use', id: 'b', name: 'y', input: '{}' }] },
+  message: {
+    role: 'assistant',
+    content: [
+      { type: 'tool_use', id: 'a', name: 'x', input: '{}' },
+      { type: 'tool_use', id: 'b', name: 'y', input: '{}' },
+    ],
+  },
   usage: ZERO_USAGE,
 });
 
@@ -56,7 +62,10 @@ describe('run operations', () => {
   it('refuses a run whose meta names another run', async () => {
     const store = memorySessionStore();
     const j = await store.create('one');
-    await appendNext(j, { protocol: 'io.choria.fisk-ai.v1.session.meta', meta: { version: 3, run_id: 'two', created: '2026-01-01T00:00:00Z', fingerprint } });
+    await appendNext(j, {
+      protocol: 'io.choria.fisk-ai.v1.session.meta',
+      meta: { version: 3, run_id: 'two', created: '2026-01-01T00:00:00Z', fingerprint },
+    });
     await j.close();
     const err = await loadRun(store, 'one').catch((e: unknown) => e);
     expect(isRunStateError(err, 'corrupt')).toBe(true);

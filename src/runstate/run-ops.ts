@@ -25,14 +25,26 @@ export function claimant(): string {
  */
 export async function startRun(
   store: SessionStore,
-  m: { readonly runId?: string; readonly fingerprint: Fingerprint; readonly prompt: string; readonly interactive?: boolean; readonly created?: Date },
+  m: {
+    readonly runId?: string;
+    readonly fingerprint: Fingerprint;
+    readonly prompt: string;
+    readonly interactive?: boolean;
+    readonly created?: Date;
+  },
 ): Promise<Journal> {
   const runId = m.runId ?? newRunId();
   const journal = await store.create(runId);
   try {
     await appendNext(
       journal,
-      metaBody({ runId, created: m.created ?? new Date(), fingerprint: m.fingerprint, prompt: m.prompt, ...(m.interactive === true ? { interactive: true } : {}) }),
+      metaBody({
+        runId,
+        created: m.created ?? new Date(),
+        fingerprint: m.fingerprint,
+        prompt: m.prompt,
+        ...(m.interactive === true ? { interactive: true } : {}),
+      }),
     );
     return journal;
   } catch (err) {
@@ -45,7 +57,10 @@ export async function startRun(
 export async function loadRun(store: SessionStore, runId: string): Promise<FoldedRun> {
   const run = fold(await store.load(runId));
   if (run.runId !== runId) {
-    throw new RunStateError('corrupt', `corrupt record sequence: run ${JSON.stringify(runId)} holds the meta record of ${JSON.stringify(run.runId)}`);
+    throw new RunStateError(
+      'corrupt',
+      `corrupt record sequence: run ${JSON.stringify(runId)} holds the meta record of ${JSON.stringify(run.runId)}`,
+    );
   }
   return run;
 }
@@ -88,7 +103,10 @@ export async function answerDeferred(
   try {
     // re-check under the lock: a second answer may have landed between load and open
     checkAnswer(await loadRun(store, runId), callId);
-    const result: ToolResultBlock = opts.isError === true ? { type: 'tool_result', toolUseId: callId, content, isError: true } : { type: 'tool_result', toolUseId: callId, content };
+    const result: ToolResultBlock =
+      opts.isError === true
+        ? { type: 'tool_result', toolUseId: callId, content, isError: true }
+        : { type: 'tool_result', toolUseId: callId, content };
     await appendNext(journal, toolResultBody(result));
   } finally {
     await journal.close();

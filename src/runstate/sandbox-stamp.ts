@@ -18,7 +18,8 @@ export function sandboxStamp(tools: SandboxStampInput): string | undefined {
   const entries = Object.entries(tools);
   if (!entries.some(([, s]) => s !== null)) return undefined;
   const normal: Record<string, StampedSandbox> = {};
-  for (const [name, s] of entries) normal[name] = s === null ? null : { network: s.network, writable: [...s.writable].sort(), hide: [...s.hide].sort() };
+  for (const [name, s] of entries)
+    normal[name] = s === null ? null : { network: s.network, writable: [...s.writable].sort(), hide: [...s.hide].sort() };
   return sortedJson(normal);
 }
 

@@ -163,13 +163,22 @@ export const payloadSchemas = {
       remote: { type: 'boolean' },
       gate: {
         type: 'object',
-        properties: { outcome: { enum: GATE_OUTCOMES }, trigger: { type: 'string' }, command_line: { type: 'string' }, reason: { type: 'string' } },
+        properties: {
+          outcome: { enum: GATE_OUTCOMES },
+          trigger: { type: 'string' },
+          command_line: { type: 'string' },
+          reason: { type: 'string' },
+        },
         required: ['outcome', 'trigger', 'command_line'],
         additionalProperties: false,
       },
       delegated: {
         type: 'object',
-        properties: { input_tokens: { type: 'integer', minimum: 0 }, output_tokens: { type: 'integer', minimum: 0 }, counts_budget: { type: 'boolean' } },
+        properties: {
+          input_tokens: { type: 'integer', minimum: 0 },
+          output_tokens: { type: 'integer', minimum: 0 },
+          counts_budget: { type: 'boolean' },
+        },
         required: ['input_tokens', 'output_tokens'],
         additionalProperties: false,
       },

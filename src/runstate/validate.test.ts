@@ -7,7 +7,10 @@ import { decodeRecord, encodeRecord } from './validate.js';
 import type { Message } from '../llm/types.js';
 import { ZERO_USAGE } from '../llm/types.js';
 
-const meta: RecordOfKind<'meta'> = { ...metaBody({ runId: 'r1', created: new Date('2026-01-02T03:04:05Z'), fingerprint: { model: 'm' }, prompt: 'hi' }), seq: 1 };
+const meta: RecordOfKind<'meta'> = {
+  ...metaBody({ runId: 'r1', created: new Date('2026-01-02T03:04:05Z'), fingerprint: { model: 'm' }, prompt: 'hi' }),
+  seq: 1,
+};
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -58,7 +61,12 @@ describe('record validation', () => {
     expect(decodeRecord(encodeRecord(claim))).toEqual(claim);
     const result = { ...toolResultBody({ type: 'tool_result', toolUseId: 't', content: 'x' }), seq: 3, optional: true };
     expect(codeOf(() => decodeRecord(JSON.stringify(result)))).toBe('schema');
-    const deferral = { seq: 3, protocol: 'io.choria.fisk-ai.v1.session.deferral', optional: true, deferral: { tool_use_id: 't', tool: 'x' } };
+    const deferral = {
+      seq: 3,
+      protocol: 'io.choria.fisk-ai.v1.session.deferral',
+      optional: true,
+      deferral: { tool_use_id: 't', tool: 'x' },
+    };
     expect(codeOf(() => decodeRecord(JSON.stringify(deferral)))).toBe('schema');
   });
 

@@ -92,7 +92,9 @@ export class DependencyPause {
     this.#probing = false;
     this.#probeDelayMs = this.#firstProbeMs;
     this.#nextProbeAt = Date.now() + this.#probeDelayMs;
-    this.#onPause(`${this.#consecutive} failures in a row (${reason}); jobs stay queued, and one is tried again in ${Math.round(this.#probeDelayMs / 1000)} s, then less and less often until one succeeds`);
+    this.#onPause(
+      `${this.#consecutive} failures in a row (${reason}); jobs stay queued, and one is tried again in ${Math.round(this.#probeDelayMs / 1000)} s, then less and less often until one succeeds`,
+    );
   }
 
   /** A job reached its dependencies and they answered (whatever the job's own result). */

@@ -39,8 +39,19 @@ export class HealthServer {
     http.keepAliveTimeout = 1_000;
     await new Promise<void>((resolve, reject) => {
       const failed = (err: NodeJS.ErrnoException): void => {
-        const why = err.code === 'EADDRINUSE' ? 'the port is taken' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this machine' : (err.code ?? err.message);
-        reject(new ServeError('health', `expose.agent.health: cannot listen on ${options.address}:${options.port} (${why}); set expose.agent.health.port (and address) to a free one`, { cause: err }));
+        const why =
+          err.code === 'EADDRINUSE'
+            ? 'the port is taken'
+            : err.code === 'EADDRNOTAVAIL'
+              ? 'the address is not on this machine'
+              : (err.code ?? err.message);
+        reject(
+          new ServeError(
+            'health',
+            `expose.agent.health: cannot listen on ${options.address}:${options.port} (${why}); set expose.agent.health.port (and address) to a free one`,
+            { cause: err },
+          ),
+        );
       };
       http.once('error', failed);
       http.listen(options.port, options.address, () => {

@@ -21,7 +21,13 @@ let host: InprocRunHost;
 let ran: string[];
 
 function reboot(): Tool {
-  return testTool({ name: 'reboot', description: 'reboot', properties: { key: { type: 'string' } }, gated: true, execute: (input) => (ran.push(input), Promise.resolve(completed('rebooted'))) });
+  return testTool({
+    name: 'reboot',
+    description: 'reboot',
+    properties: { key: { type: 'string' } },
+    gated: true,
+    execute: (input) => (ran.push(input), Promise.resolve(completed('rebooted'))),
+  });
 }
 
 /** Answers approvals from a script and every yes/no question with yes. */
@@ -71,7 +77,13 @@ const REASON = 'reboot web2 first, web1 is serving';
 describe('a decline with a reason, across the in-process transport', () => {
   it("reaches the model from the caller's own prompter", async () => {
     fake.reply(anthropicToolUse([{ id: 'r1', name: 'reboot', input: { key: 'web1' } }]), anthropicText('ok'));
-    const handle = await startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt: 'reboot web1', questions: 'ask' }, prompter: new Answering({ decision: 'decline', reason: REASON }) });
+    const handle = await startHostedRun({
+      transport: host.transport,
+      self: host.agent,
+      agent: host.agent,
+      start: { prompt: 'reboot web1', questions: 'ask' },
+      prompter: new Answering({ decision: 'decline', reason: REASON }),
+    });
     expect(await handle.outcome).toMatchObject({ status: 'completed' });
     expect(ran).toEqual([]);
     expect(JSON.parse(textOf(lastResults()[0]?.content))).toMatchObject({ allowed: false, operator_reason: REASON });
@@ -79,7 +91,12 @@ describe('a decline with a reason, across the in-process transport', () => {
 
   it('reaches the model when answered through the handle, and the approval event names the tag', async () => {
     fake.reply(anthropicToolUse([{ id: 'r1', name: 'reboot', input: { key: 'web1' } }]), anthropicText('ok'));
-    const handle = await startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt: 'reboot web1', questions: 'events' } });
+    const handle = await startHostedRun({
+      transport: host.transport,
+      self: host.agent,
+      agent: host.agent,
+      start: { prompt: 'reboot web1', questions: 'events' },
+    });
     const events: AgentEvent[] = [];
     handle.subscribe({
       emit: (e) => {
@@ -91,7 +108,14 @@ describe('a decline with a reason, across the in-process transport', () => {
     expect(ran).toEqual([]);
     expect(JSON.parse(textOf(lastResults()[0]?.content))).toMatchObject({ allowed: false, operator_reason: REASON });
     expect(events).toContainEqual(expect.objectContaining({ type: 'question', kind: 'approval', tool: 'reboot', trigger: 'ai:confirm' }));
-    expect(events).toContainEqual({ type: 'approval', call_id: 'r1', tool: 'reboot', trigger: 'ai:confirm', outcome: 'declined', reason: REASON });
+    expect(events).toContainEqual({
+      type: 'approval',
+      call_id: 'r1',
+      tool: 'reboot',
+      trigger: 'ai:confirm',
+      outcome: 'declined',
+      reason: REASON,
+    });
   });
 });
 
@@ -103,7 +127,13 @@ describe('many questions in one turn', () => {
     try {
       const calls = Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, name: 'ask_human_confirm', input: { question: `step ${i}?` } }));
       fake.reply(anthropicToolUse(calls), anthropicText('all confirmed'));
-      const handle = await startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt: 'ask me', questions: 'ask' }, prompter: new Answering('decline') });
+      const handle = await startHostedRun({
+        transport: host.transport,
+        self: host.agent,
+        agent: host.agent,
+        start: { prompt: 'ask me', questions: 'ask' },
+        prompter: new Answering('decline'),
+      });
       expect(await handle.outcome).toMatchObject({ status: 'completed' });
       expect(lastResults()).toHaveLength(12);
       // a warning is emitted on the next tick after the listener that crossed the limit

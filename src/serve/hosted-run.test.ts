@@ -51,7 +51,10 @@ function lookupTool(gated = false): Tool & { calls: string[] } {
 class ScriptedPrompter implements Prompter {
   readonly approvals: ApprovalRequest[] = [];
   readonly inputs: string[] = [];
-  constructor(private readonly decision: ApprovalDecision, private readonly text = '') {}
+  constructor(
+    private readonly decision: ApprovalDecision,
+    private readonly text = '',
+  ) {}
   canPrompt(): boolean {
     return true;
   }
@@ -99,7 +102,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const start = (s: Parameters<typeof startHostedRun>[0]['start'], prompter?: Prompter, transport: Transport = host.transport): Promise<HostedRunHandle> =>
+const start = (
+  s: Parameters<typeof startHostedRun>[0]['start'],
+  prompter?: Prompter,
+  transport: Transport = host.transport,
+): Promise<HostedRunHandle> =>
   startHostedRun({ transport, self: host.agent, agent: host.agent, start: s, ...(prompter === undefined ? {} : { prompter }) });
 
 const eventsOf = async (handle: { events(): AsyncIterable<AgentEvent> }): Promise<AgentEvent[]> => {
@@ -110,7 +117,10 @@ const eventsOf = async (handle: { events(): AsyncIterable<AgentEvent> }): Promis
 
 describe('a hosted run', () => {
   it('emits exactly what the run itself emits, with the full outcome, and journals nothing without a checkpoint', async () => {
-    const script = [anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'disk' } }], { text: 'looking' }), anthropicText('disk is fine')];
+    const script = [
+      anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'disk' } }], { text: 'looking' }),
+      anthropicText('disk is fine'),
+    ];
     fake.reply(...script);
     const direct = await startRun(runtime, { prompt: 'check the disk' }, { workDir: dir });
     const directEvents = await eventsOf(direct);
@@ -127,7 +137,12 @@ describe('a hosted run', () => {
     expect(events).toEqual(directEvents);
     expect(events).toContainEqual(expect.objectContaining({ type: 'tool_call', name: 'lookup', presentation: 'traced' }));
     expect(events).toContainEqual({ type: 'text', text: 'disk is fine', final: true });
-    expect(outcome).toMatchObject({ status: 'completed', answer: 'disk is fine', model: directOutcome.model, counters: { llmCalls: 2, toolCalls: 1 } });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      answer: 'disk is fine',
+      model: directOutcome.model,
+      counters: { llmCalls: 2, toolCalls: 1 },
+    });
     expect(outcome.counters).toEqual(directOutcome.counters);
     expect(await runtime.sessions!.list()).toEqual([]);
   });
@@ -218,8 +233,17 @@ describe('a hosted run', () => {
   it('is refused by an agent that does not host runs', async () => {
     const bus = new InprocBus();
     const serving = createTransport('inproc', { bus });
-    const server = startPromptServer({ identity: 'peer', transport: serving, handler: () => Promise.resolve({ stop_reason: 'end_turn', text: 'x' }) });
-    const service = await startToolService(serving, { identity: 'peer', card: buildAgentCard({ name: 'peer', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [server.endpoint] });
+    const server = startPromptServer({
+      identity: 'peer',
+      transport: serving,
+      handler: () => Promise.resolve({ stop_reason: 'end_turn', text: 'x' }),
+    });
+    const service = await startToolService(serving, {
+      identity: 'peer',
+      card: buildAgentCard({ name: 'peer', version: '1.0.0', tools: [] }),
+      tools: [],
+      extraEndpoints: [server.endpoint],
+    });
     try {
       const caller = createTransport('inproc', { bus });
       await expect(delegate(caller, 'client', 'peer', { prompt: '', run: { prompt: 'p', questions: 'none' } })).rejects.toThrow(/refused/);
@@ -245,12 +269,28 @@ describe('a hosted run', () => {
         return { error: raised.message, stop_reason: 'error', code: 'refused' };
       },
     });
-    const service = await startToolService(serving, { identity: 'peer', card: buildAgentCard({ name: 'peer', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [server.endpoint] });
+    const service = await startToolService(serving, {
+      identity: 'peer',
+      card: buildAgentCard({ name: 'peer', version: '1.0.0', tools: [] }),
+      tools: [],
+      extraEndpoints: [server.endpoint],
+    });
     try {
       const caller = createTransport('inproc', { bus });
-      const err: unknown = await startHostedRun({ transport: caller, self: 'client', agent: 'peer', start: { prompt: 'p', questions: 'none' } }).catch((e: unknown) => e);
+      const err: unknown = await startHostedRun({
+        transport: caller,
+        self: 'client',
+        agent: 'peer',
+        start: { prompt: 'p', questions: 'none' },
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ConfigError);
-      expect(err).toMatchObject({ key: 'harness.sessions.backend', code: 'value', category: 'configuration', message: raised.message, issues: raised.issues });
+      expect(err).toMatchObject({
+        key: 'harness.sessions.backend',
+        code: 'value',
+        category: 'configuration',
+        message: raised.message,
+        issues: raised.issues,
+      });
     } finally {
       await service.stop();
     }

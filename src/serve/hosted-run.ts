@@ -8,7 +8,15 @@
  * stacks, the start details, the outcome), since nothing here leaves the process: serve this only
  * on a transport that stays in it.
  */
-import { checkIdentity, createTransport, IDENTITY_PATTERN, InprocBus, SERVICE_DESCRIPTION, SERVICE_VERSION, startPromptServer } from '../a2a/index.js';
+import {
+  checkIdentity,
+  createTransport,
+  IDENTITY_PATTERN,
+  InprocBus,
+  SERVICE_DESCRIPTION,
+  SERVICE_VERSION,
+  startPromptServer,
+} from '../a2a/index.js';
 import type { AnswerValue, AskResult, HostedRun, HostedRunHandler, RunEnding, RunFailure, Transport } from '../a2a/index.js';
 import { ConfigError } from '../config/index.js';
 import type { RunOutcome } from '../agent/outcome.js';
@@ -36,7 +44,6 @@ export interface RunHost {
   /** Closes every handle kept for follow-ups (their journals). */
   close(): Promise<void>;
 }
-
 
 /**
  * Puts each prompter call to the caller's own prompter, as it is (an approval keeps its tool and
@@ -73,7 +80,12 @@ class RelayPrompter implements Prompter {
   }
 
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    return approvalFromValue(await this.#ask({ kind: 'approval', request: { tool: request.tool, commandLine: request.commandLine, trigger: request.trigger } }, signal));
+    return approvalFromValue(
+      await this.#ask(
+        { kind: 'approval', request: { tool: request.tool, commandLine: request.commandLine, trigger: request.trigger } },
+        signal,
+      ),
+    );
   }
 
   async confirm(question: string, signal: AbortSignal): Promise<boolean> {
@@ -108,7 +120,9 @@ export function failureOf(err: unknown): RunFailure {
     return { class: 'config', code: err.code, category: err.category, message, issues };
   }
   if (err instanceof HostError) return { class: 'host', code: err.code, category: err.category, message };
-  return isFiskError(err) ? { class: 'other', code: err.code, category: err.category, message } : { class: 'other', code: 'internal', category: 'internal', message };
+  return isFiskError(err)
+    ? { class: 'other', code: err.code, category: err.category, message }
+    : { class: 'other', code: 'internal', category: 'internal', message };
 }
 
 /** What a new start runs. */
@@ -126,7 +140,8 @@ export function hostRuns(opts: RunHostOptions): RunHost {
     const s = run.request.start;
     if (run.continues !== undefined) {
       const k = kept.get(run.continues);
-      if (k === undefined) throw new HostError('resume', 'this conversation is not kept here, so there is nothing to follow up; start a new run');
+      if (k === undefined)
+        throw new HostError('resume', 'this conversation is not kept here, so there is nothing to follow up; start a new run');
       if (k.relay !== undefined) {
         k.relay.run = run;
         k.relay.hold();
@@ -220,10 +235,17 @@ export async function serveRunsInProcess(opts: RunHostOptions): Promise<InprocRu
     identity: agent,
     transport,
     workers: 1,
-    handler: () => Promise.resolve({ error: `agent ${agent} serves only its own run in this process`, stop_reason: 'error', code: 'refused' }),
+    handler: () =>
+      Promise.resolve({ error: `agent ${agent} serves only its own run in this process`, stop_reason: 'error', code: 'refused' }),
     hostedRuns: host.handler,
   });
-  const service = await transport.serve({ name: agent, version: SERVICE_VERSION, description: SERVICE_DESCRIPTION, endpoints: [server.endpoint], slots: 1 });
+  const service = await transport.serve({
+    name: agent,
+    version: SERVICE_VERSION,
+    description: SERVICE_DESCRIPTION,
+    endpoints: [server.endpoint],
+    slots: 1,
+  });
   return {
     transport,
     agent,

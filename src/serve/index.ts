@@ -22,7 +22,15 @@ export type { Job } from './job.js';
 export { promptChannel, blockFromEvent, endingFor } from './prompt-channel.js';
 export type { PromptChannel, PromptChannelOptions } from './prompt-channel.js';
 // the Slack client is loaded only by whoever opens the channel (import './slack/index.js')
-export { describeApprovers, slackApiBase, slackInfoRows, slackTokens, threadSessionId, SLACK_API_URL_VARIABLE, SLACK_TOKEN_VARIABLES } from './slack/settings.js';
+export {
+  describeApprovers,
+  slackApiBase,
+  slackInfoRows,
+  slackTokens,
+  threadSessionId,
+  SLACK_API_URL_VARIABLE,
+  SLACK_TOKEN_VARIABLES,
+} from './slack/settings.js';
 export type { SlackInfoRow, SlackTokens } from './slack/settings.js';
 export type { SlackChannel, SlackChannelOptions } from './slack/channel.js';
 export { provision, provisioningPlan, replicaWarnings, describeResource, RESOURCE_KINDS } from './provision.js';

@@ -57,7 +57,15 @@ export function settledByJournal(run: FoldedRun): TaskResult | 'resume' {
       return { state: 'completed', answer: lastAnswer(run.messages) };
     case 'suspended': {
       const waiting = run.pending?.calls.filter((c) => c.state === 'deferred') ?? [];
-      if (waiting.length > 0) return { state: 'failed', reason: 'suspended', message: waitingMessage(run.runId, waiting.map((c) => c.call.name)) };
+      if (waiting.length > 0)
+        return {
+          state: 'failed',
+          reason: 'suspended',
+          message: waitingMessage(
+            run.runId,
+            waiting.map((c) => c.call.name),
+          ),
+        };
       return 'resume';
     }
     case 'budget':
@@ -77,7 +85,18 @@ function ofOutcome(runId: string, outcome: RunOutcome, timedOut: string | undefi
     case 'completed':
       return { kind: 'result', result: { state: 'completed', answer: outcome.answer } };
     case 'suspended':
-      if (outcome.deferred.length > 0) return { kind: 'result', result: { state: 'failed', reason: 'suspended', message: waitingMessage(runId, outcome.deferred.map((d) => d.name)) } };
+      if (outcome.deferred.length > 0)
+        return {
+          kind: 'result',
+          result: {
+            state: 'failed',
+            reason: 'suspended',
+            message: waitingMessage(
+              runId,
+              outcome.deferred.map((d) => d.name),
+            ),
+          },
+        };
       return { kind: 'handback' };
     case 'budget':
     case 'max_iterations':

@@ -60,9 +60,13 @@ export class JobPuller {
         (err: unknown) => apiCode(err) === JetStreamApiCodes.StreamNotFound,
       );
     if (streamGone || code === JetStreamApiCodes.StreamNotFound) {
-      throw new Error(`the jobs stream ${stream} is gone; this worker stops. Recreate it with: ${this.#o.recreate.stream} and then ${this.#o.recreate.consumer}`);
+      throw new Error(
+        `the jobs stream ${stream} is gone; this worker stops. Recreate it with: ${this.#o.recreate.stream} and then ${this.#o.recreate.consumer}`,
+      );
     }
-    throw new Error(`the jobs consumer ${consumerName} on stream ${stream} is gone; this worker stops. Recreate it with: ${this.#o.recreate.consumer}`);
+    throw new Error(
+      `the jobs consumer ${consumerName} on stream ${stream} is gone; this worker stops. Recreate it with: ${this.#o.recreate.consumer}`,
+    );
   }
 
   #trouble(err: unknown): void {
@@ -83,7 +87,8 @@ export class JobPuller {
     let quiet = 250;
     for (;;) {
       if (signal.aborted || closing.aborted) return null;
-      if (nats.connection.isClosed()) throw new Error(`the NATS connection to context ${nats.context.name} closed and could not be restored; this worker stops`);
+      if (nats.connection.isClosed())
+        throw new Error(`the NATS connection to context ${nats.context.name} closed and could not be restored; this worker stops`);
       this.#pending ??= consumer.next({ expires: PULL_EXPIRES_MS });
       const mine = this.#pending;
       let on = (): void => undefined;

@@ -58,9 +58,11 @@ export class JobWork implements Work {
 
   runContext(): void {
     const { id, timeout } = this.#job;
-    this.#marking = this.#desk.tasks.progress(id, { state: 'running', worker: this.#desk.worker, attempts: this.attempt }).catch((err: unknown) => {
-      this.#desk.warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, this.ids);
-    });
+    this.#marking = this.#desk.tasks
+      .progress(id, { state: 'running', worker: this.#desk.worker, attempts: this.attempt })
+      .catch((err: unknown) => {
+        this.#desk.warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, this.ids);
+      });
     if (timeout !== undefined) {
       this.#timer = setTimeout(() => {
         this.#timedOut = `the job ran longer than expose.agent.jobs.timeout (${timeout.text}) and was stopped; its journal keeps what was done: fisk task retry ${id}`;
@@ -85,7 +87,13 @@ export class JobWork implements Work {
         pause.released(probe);
         await this.#desk.tasks.progress(id, { state: 'pending', attempts: this.#job.attemptsBefore }).catch(() => undefined);
         this.#desk.handBack(msg, 0);
-        return { outcome: 'returned', reason: result.kind === 'abandoned' ? 'handed back to the queue unstarted' : 'stopped before it ended, handed back to the queue to resume from its journal' };
+        return {
+          outcome: 'returned',
+          reason:
+            result.kind === 'abandoned'
+              ? 'handed back to the queue unstarted'
+              : 'stopped before it ended, handed back to the queue to resume from its journal',
+        };
       case 'elsewhere':
         pause.released(probe);
         this.#desk.handBack(msg, RETRY_DELAY_MS);
@@ -104,9 +112,14 @@ export class JobWork implements Work {
         } catch (err) {
           if (isRetryableFailure(err)) pause.failed(`the task store: ${(err as Error).message}`, false);
           this.#desk.handBack(msg, RETRY_DELAY_MS);
-          return { outcome: 'retried', reason: `the result could not be stored, handed back to the queue (its journal keeps the work): ${(err as Error).message}` };
+          return {
+            outcome: 'retried',
+            reason: `the result could not be stored, handed back to the queue (its journal keeps the work): ${(err as Error).message}`,
+          };
         }
-        return d.result.state === 'completed' ? { outcome: 'completed' } : { outcome: d.result.state, reason: `${d.result.reason}: ${d.result.message}` };
+        return d.result.state === 'completed'
+          ? { outcome: 'completed' }
+          : { outcome: d.result.state, reason: `${d.result.reason}: ${d.result.message}` };
       default: {
         const never: never = d;
         return never;
@@ -129,11 +142,17 @@ export class JobWork implements Work {
     }
     const delay = counted ? retryDelayMs(attempt) : RETRY_DELAY_MS;
     try {
-      await tasks.progress(id, counted ? { state: 'pending', failure: { attempt, worker, message: reason } } : { state: 'pending', attempts: attempt - 1 });
+      await tasks.progress(
+        id,
+        counted ? { state: 'pending', failure: { attempt, worker, message: reason } } : { state: 'pending', attempts: attempt - 1 },
+      );
     } catch (err) {
       this.#desk.warn(`jobs: task ${id}: the task store did not record the failed attempt: ${(err as Error).message}`, this.ids);
     }
     this.#desk.handBack(msg, delay);
-    return { outcome: 'retried', reason: `attempt ${attempt} failed and is tried again in ${Math.round(delay / 1000)} s${counted ? '' : ' (not counted: pulling is paused)'}: ${reason}` };
+    return {
+      outcome: 'retried',
+      reason: `attempt ${attempt} failed and is tried again in ${Math.round(delay / 1000)} s${counted ? '' : ' (not counted: pulling is paused)'}: ${reason}`,
+    };
   }
 }

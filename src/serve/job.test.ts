@@ -25,7 +25,9 @@ describe('the job message', () => {
     expect(() => decodeJob(bytes('{"id":"x"}'))).toThrow(/^has no "prompt" field, which every job needs/u);
     expect(() => decodeJob(bytes('[1]'))).toThrow(/^is not a JSON object with a "prompt" field/u);
     expect(() => decodeJob(bytes('{"prompt":"x","budget":{"max_token":1}}'))).toThrow(/unknown field "max_token" in budget/u);
-    expect(() => decodeJob(bytes('{"prompt":"x","budget":{"max_tokens":0}}'))).toThrow(/has an invalid "budget\.max_tokens": it must be >= 1/u);
+    expect(() => decodeJob(bytes('{"prompt":"x","budget":{"max_tokens":0}}'))).toThrow(
+      /has an invalid "budget\.max_tokens": it must be >= 1/u,
+    );
     expect(() => decodeJob(bytes('{"prompt":"x","id":"../etc"}'))).toThrow(/has an invalid "id": it must match/u);
     expect(() => decodeJob(bytes(JSON.stringify({ prompt: 'x'.repeat(MAX_JOB_BYTES) })))).toThrow(/a job is at most/u);
     expect(() => encodeJob({ prompt: '' })).toThrow(/^the job has a blank "prompt"/u);

@@ -60,9 +60,12 @@ export function jobProblem(value: unknown): string | undefined {
   const e = validator.errors?.[0];
   if (e === undefined) return 'is not a job';
   const field = e.instancePath.slice(1).replace(/\//gu, '.');
-  if (e.keyword === 'additionalProperties') return `has an unknown field ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}${field === '' ? '' : ` in ${field}`}`;
-  if (e.keyword === 'required') return `has no "${(e.params as { missingProperty: string }).missingProperty}" field, which every job needs: put what the agent should do in "prompt"`;
-  if (field === 'prompt' && (e.keyword === 'pattern' || e.keyword === 'minLength')) return 'has a blank "prompt": put what the agent should do in it';
+  if (e.keyword === 'additionalProperties')
+    return `has an unknown field ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}${field === '' ? '' : ` in ${field}`}`;
+  if (e.keyword === 'required')
+    return `has no "${(e.params as { missingProperty: string }).missingProperty}" field, which every job needs: put what the agent should do in "prompt"`;
+  if (field === 'prompt' && (e.keyword === 'pattern' || e.keyword === 'minLength'))
+    return 'has a blank "prompt": put what the agent should do in it';
   if (field === '') return `is not a JSON object with a "prompt" field (${e.message ?? 'invalid'})`;
   return `has an invalid "${field}": it ${e.message ?? 'is invalid'}`;
 }

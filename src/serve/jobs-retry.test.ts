@@ -35,8 +35,14 @@ let mode: Mode = 'ok';
 
 /** "ok" answers (prompts with "hold" call the hold tool first); "down" is a 503, "bad" a 400. */
 function model(req: ReceivedRequest): FakeReply {
-  if (mode === 'down') return { status: 503, headers: { 'retry-after-ms': '1' }, body: { type: 'error', error: { type: 'overloaded_error', message: 'down for maintenance' } } };
-  if (mode === 'bad') return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is malformed' } } };
+  if (mode === 'down')
+    return {
+      status: 503,
+      headers: { 'retry-after-ms': '1' },
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'down for maintenance' } },
+    };
+  if (mode === 'bad')
+    return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is malformed' } } };
   const body = req.body as { messages: { content: unknown }[] };
   const first = body.messages[0]?.content;
   const prompt = typeof first === 'string' ? first : ((first as { text?: string }[])[0]?.text ?? '');
@@ -95,11 +101,18 @@ async function setup(): Promise<Setup> {
   await jsm.consumers.add(stream, { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 2_000_000_000 });
   const dir = mkdtempSync(join(home, 'state-'));
   const config = parseConfigForMode(
-    { text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
+    {
+      text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+    },
     'run',
   );
   const hold = new HeldTool({ output: '{"held":true}' });
-  const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [hold.tool()] });
+  const runtime = await openRuntime(config, 'run', {
+    env: { PATH: process.env['PATH'] },
+    providerOptions: { baseUrl: fake.url, apiKey: 'k' },
+    sessions: {},
+    customTools: [hold.tool()],
+  });
   const tasks = fileTaskStore(join(dir, 'tasks'));
   cleanups.push(async () => {
     hold.release();
@@ -133,7 +146,7 @@ async function setup(): Promise<Setup> {
         consumer: 'workers',
         workers: 2,
         tasks,
-        sessions: runtime.sessions!,
+        sessions: runtime.sessions,
         warn: (t) => warnings.push(t),
         worker: 'w1',
         ...over,
@@ -279,7 +292,9 @@ describe('a NATS server that does not come back', () => {
     await nats.kill();
     try {
       const fault = await server.stopped;
-      expect(fault?.message).toMatch(/cannot pull jobs from RETRY\d+ via NATS context js for \d+ s .*this worker stops|the NATS connection to context js closed/u);
+      expect(fault?.message).toMatch(
+        /cannot pull jobs from RETRY\d+ via NATS context js for \d+ s .*this worker stops|the NATS connection to context js closed/u,
+      );
     } finally {
       await nats.restart();
     }

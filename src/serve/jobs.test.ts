@@ -89,11 +89,18 @@ async function setup(): Promise<Setup> {
   await jsm.consumers.add(stream, { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 2_000_000_000 });
   const dir = mkdtempSync(join(home, 'state-'));
   const config = parseConfigForMode(
-    { text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
+    {
+      text: `identity: worker\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+    },
     'run',
   );
   const hold = new HeldTool({ output: '{"held":true}' });
-  const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [hold.tool()] });
+  const runtime = await openRuntime(config, 'run', {
+    env: { PATH: process.env['PATH'] },
+    providerOptions: { baseUrl: fake.url, apiKey: 'k' },
+    sessions: {},
+    customTools: [hold.tool()],
+  });
   const tasks = fileTaskStore(join(dir, 'tasks'));
   cleanups.push(async () => {
     hold.release();
@@ -128,7 +135,15 @@ async function setup(): Promise<Setup> {
 }
 
 async function serve(s: Setup, workers = 1) {
-  const channel = await openJobsChannel({ nats: conn, stream: s.stream, consumer: 'workers', workers, tasks: s.tasks, sessions: s.runtime.sessions, warn: (t) => s.warnings.push(t) });
+  const channel = await openJobsChannel({
+    nats: conn,
+    stream: s.stream,
+    consumer: 'workers',
+    workers,
+    tasks: s.tasks,
+    sessions: s.runtime.sessions,
+    warn: (t) => s.warnings.push(t),
+  });
   const server = startServer(s.runtime, { channels: [channel] });
   cleanups.push(async () => {
     server.cancel();
@@ -205,7 +220,10 @@ describe('the jobs channel', () => {
     await s.hold.until(1);
     await s.publish({ id: 'second', prompt: 'hold second' });
     // the second is taken from the queue and waits for the one slot
-    await eventually(async () => (await s.queue()).ackPending >= 2, 'the second job to be taken from the queue', { intervalMs: 50, observed: () => s.queue() });
+    await eventually(async () => (await s.queue()).ackPending >= 2, 'the second job to be taken from the queue', {
+      intervalMs: 50,
+      observed: () => s.queue(),
+    });
     const drained = server.drain();
     s.hold.release();
     expect(await drained).toBeUndefined();
@@ -235,9 +253,14 @@ describe('the jobs channel', () => {
   it('fails at startup naming the command for a missing stream or consumer', async () => {
     const tasks = fileTaskStore(mkdtempSync(join(home, 'none-')));
     const s = await setup();
-    const open = (stream: string, consumer: string) => openJobsChannel({ nats: conn, stream, consumer, workers: 1, tasks, sessions: s.runtime.sessions });
-    await expect(open('NOSTREAM', 'workers')).rejects.toThrow(/stream "NOSTREAM" does not exist.*nats stream add NOSTREAM .*--retention work.*--replicas 1 .*--context js/u);
-    await expect(open(s.stream, 'nobody')).rejects.toThrow(/consumer "nobody" on stream "JOBS\d+" does not exist.*nats consumer add JOBS\d+ nobody --pull .*--ack explicit/u);
+    const open = (stream: string, consumer: string) =>
+      openJobsChannel({ nats: conn, stream, consumer, workers: 1, tasks, sessions: s.runtime.sessions });
+    await expect(open('NOSTREAM', 'workers')).rejects.toThrow(
+      /stream "NOSTREAM" does not exist.*nats stream add NOSTREAM .*--retention work.*--replicas 1 .*--context js/u,
+    );
+    await expect(open(s.stream, 'nobody')).rejects.toThrow(
+      /consumer "nobody" on stream "JOBS\d+" does not exist.*nats consumer add JOBS\d+ nobody --pull .*--ack explicit/u,
+    );
     await jsm.consumers.add(s.stream, { durable_name: 'pushy', ack_policy: AckPolicy.Explicit, deliver_subject: 'somewhere' });
     await expect(open(s.stream, 'pushy')).rejects.toThrow(/push consumer/u);
   });

@@ -119,15 +119,29 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
   const jsm = await jetstreamManager(nats.connection, nats.jetstream);
   const info = await jsm.streams.info(stream).catch((err: unknown) => {
     if (apiCode(err) === JetStreamApiCodes.StreamNotFound) {
-      throw new ServeError('no_endpoint', `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsStreamAddCommand(stream, ctx, r)}`);
+      throw new ServeError(
+        'no_endpoint',
+        `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsStreamAddCommand(stream, ctx, r)}`,
+      );
     }
-    throw new ServeError('no_endpoint', `cannot reach stream ${JSON.stringify(stream)} via NATS context ${JSON.stringify(ctx)}: ${(err as Error).message}`, { cause: err });
+    throw new ServeError(
+      'no_endpoint',
+      `cannot reach stream ${JSON.stringify(stream)} via NATS context ${JSON.stringify(ctx)}: ${(err as Error).message}`,
+      { cause: err },
+    );
   });
   const ci = await jsm.consumers.info(stream, consumer).catch((err: unknown) => {
     if (apiCode(err) === JetStreamApiCodes.ConsumerNotFound) {
-      throw new ServeError('no_endpoint', `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsConsumerAddCommand(stream, consumer, ctx, r)}`);
+      throw new ServeError(
+        'no_endpoint',
+        `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsConsumerAddCommand(stream, consumer, ctx, r)}`,
+      );
     }
-    throw new ServeError('no_endpoint', `cannot read consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)}: ${(err as Error).message}`, { cause: err });
+    throw new ServeError(
+      'no_endpoint',
+      `cannot read consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)}: ${(err as Error).message}`,
+      { cause: err },
+    );
   });
   const problems: string[] = [];
   if (ci.config.deliver_subject !== undefined && ci.config.deliver_subject !== '') problems.push('it is a push consumer; jobs are pulled');
@@ -141,7 +155,11 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
   }
   const filters = [ci.config.filter_subject ?? '', ...(ci.config.filter_subjects ?? [])];
   const subject = submitSubject(stream, info.config.subjects ?? [], filters);
-  if (subject === undefined) throw new ServeError('no_endpoint', `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} has no subjects to publish jobs on; recreate it with: ${jobsStreamAddCommand(stream, ctx, r)}`);
+  if (subject === undefined)
+    throw new ServeError(
+      'no_endpoint',
+      `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} has no subjects to publish jobs on; recreate it with: ${jobsStreamAddCommand(stream, ctx, r)}`,
+    );
   return { consumerInfo: ci, subject };
 }
 
@@ -181,7 +199,8 @@ export class JetStreamJobsChannel implements JobsChannel {
     const pause = new DependencyPause({
       ...opts.pause,
       onPause: (reason) => (this.#listener === undefined ? warn(`jobs: pulling paused after ${reason}`) : this.#listener.paused(reason)),
-      onResume: (ms) => (this.#listener === undefined ? warn(`jobs: pulling resumed after a pause of ${Math.round(ms / 1000)} s`) : this.#listener.resumed()),
+      onResume: (ms) =>
+        this.#listener === undefined ? warn(`jobs: pulling resumed after a pause of ${Math.round(ms / 1000)} s`) : this.#listener.resumed(),
     });
     this.#desk = new JobDesk({
       tasks: opts.tasks,
@@ -198,7 +217,10 @@ export class JetStreamJobsChannel implements JobsChannel {
       consumer,
       unreachableAfterMs: opts.unreachableAfterMs ?? UNREACHABLE_AFTER_MS,
       closing: this.#closing.signal,
-      recreate: { stream: jobsStreamAddCommand(stream, nats.context.name, suggestedReplicas(nats.connection)), consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name, suggestedReplicas(nats.connection)) },
+      recreate: {
+        stream: jobsStreamAddCommand(stream, nats.context.name, suggestedReplicas(nats.connection)),
+        consumer: jobsConsumerAddCommand(stream, opts.consumer, nats.context.name, suggestedReplicas(nats.connection)),
+      },
       handBack: (m) => this.#desk.handBack(m, 0),
     });
   }
@@ -277,13 +299,23 @@ export class JetStreamJobsChannel implements JobsChannel {
       const { maxAge } = this.#opts;
       const ageMs = Date.now() - Math.floor(msg.info.timestampNanos / 1e6);
       if (maxAge !== undefined && ageMs > maxAge.ms) {
-        await desk.bury(msg, id, 'max_age', `the job was ${Math.round(ageMs / 1000)} s old when it was pulled, older than expose.agent.jobs.max_age (${maxAge.text})`);
+        await desk.bury(
+          msg,
+          id,
+          'max_age',
+          `the job was ${Math.round(ageMs / 1000)} s old when it was pulled, older than expose.agent.jobs.max_age (${maxAge.text})`,
+        );
         desk.pause.released(probe);
         return undefined;
       }
       const done = task.attempts ?? 0;
       if (done >= desk.maxDeliver) {
-        await desk.bury(msg, id, 'max_deliver', `tried ${done} times without a result (expose.agent.jobs.max_deliver is ${desk.maxDeliver}); the last attempt ended with its worker`);
+        await desk.bury(
+          msg,
+          id,
+          'max_deliver',
+          `tried ${done} times without a result (expose.agent.jobs.max_deliver is ${desk.maxDeliver}); the last attempt ended with its worker`,
+        );
         desk.pause.released(probe);
         return undefined;
       }
@@ -299,7 +331,11 @@ export class JetStreamJobsChannel implements JobsChannel {
       } catch (err) {
         if (!isRunStateError(err, 'not_found')) {
           if (isRunStateError(err, 'corrupt')) {
-            await desk.finish(msg, id, { state: 'failed', reason: 'refused', message: `the journal ${runId} cannot be read: ${err.message}` });
+            await desk.finish(msg, id, {
+              state: 'failed',
+              reason: 'refused',
+              message: `the journal ${runId} cannot be read: ${err.message}`,
+            });
             desk.pause.released(probe);
             return undefined;
           }
@@ -307,7 +343,17 @@ export class JetStreamJobsChannel implements JobsChannel {
           return undefined;
         }
       }
-      const work = new JobWork(desk, { msg, id, runId, input, budget: jobBudget(job), attemptsBefore: done, probe, timeout: this.#opts.timeout, stopKeepAlive });
+      const work = new JobWork(desk, {
+        msg,
+        id,
+        runId,
+        input,
+        budget: jobBudget(job),
+        attemptsBefore: done,
+        probe,
+        timeout: this.#opts.timeout,
+        stopKeepAlive,
+      });
       handed = true;
       return work;
     } finally {
@@ -336,7 +382,8 @@ export async function openConfiguredJobs(
   const config = runtime.config;
   const jobs = config.expose.jobs;
   if (jobs === undefined) throw new ServeError('no_endpoint', 'expose.agent.jobs is not set');
-  if (config.natsContext === undefined) throw new ServeError('no_endpoint', 'nats_context is required to take jobs from a JetStream work queue');
+  if (config.natsContext === undefined)
+    throw new ServeError('no_endpoint', 'nats_context is required to take jobs from a JetStream work queue');
   const nats = await runtime.connections.connection(config.natsContext);
   const tasks = await openTaskStore(config.tasks, {
     env: runtime.env,

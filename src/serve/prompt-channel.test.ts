@@ -64,7 +64,12 @@ async function serveAgent(opts: { elicitation: boolean; workers?: number; questi
     sessions: runtime.sessions,
     ...(opts.questionWindowMs === undefined ? {} : { questionWindowMs: opts.questionWindowMs }),
   });
-  service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
+  service = await startToolService(serving, {
+    identity: 'worker',
+    card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }),
+    tools: [],
+    extraEndpoints: [channel.endpoint],
+  });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 }
 
@@ -85,7 +90,10 @@ afterEach(async () => {
 describe('the a2a prompts channel', () => {
   it('runs a delegated prompt with a tool call, streams its events and journals it under a derived session', async () => {
     await serveAgent({ elicitation: false });
-    fake.reply(anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'disk' } }], { text: 'looking' }), anthropicText('disk is fine'));
+    fake.reply(
+      anthropicToolUse([{ id: 't1', name: 'lookup', input: { key: 'disk' } }], { text: 'looking' }),
+      anthropicText('disk is fine'),
+    );
     const updates: DelegationUpdate[] = [];
     const end = await delegate(caller, 'client', 'worker', { prompt: 'check the disk', onUpdate: (u) => updates.push(u) });
     expect(end).toMatchObject({ protocol: 'io.choria.fisk-ai.v1.result', stop_reason: 'end_turn', text: 'disk is fine' });
@@ -145,7 +153,10 @@ describe('the a2a prompts channel', () => {
     await serveAgent({ elicitation: true, questionWindowMs: 100 });
     fake.reply(anthropicToolUse([{ id: 'g1', name: 'reboot', input: { key: 'now' } }]));
     const kinds: string[] = [];
-    const end = await delegate(caller, 'client', 'worker', { prompt: 'reboot', onUpdate: (u) => (u.protocol === 'io.choria.fisk-ai.v1.question' ? kinds.push(u.kind) : undefined) });
+    const end = await delegate(caller, 'client', 'worker', {
+      prompt: 'reboot',
+      onUpdate: (u) => (u.protocol === 'io.choria.fisk-ai.v1.question' ? kinds.push(u.kind) : undefined),
+    });
     expect(kinds).toEqual(['approval']);
     expect(end).toMatchObject({ stop_reason: 'canceled' });
     expect(gatedTool.calls).toHaveLength(0);
@@ -170,7 +181,9 @@ describe('the a2a prompts channel', () => {
     expect(next).toMatchObject({ stop_reason: 'end_turn', text: 'and it is up' });
     expect(gatedTool.calls).toHaveLength(1);
     // the finished turn's answer reached the caller as prose before the further prompt ran
-    expect(updates.some((u) => u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' && u.block.text === 'rebooted')).toBe(true);
+    expect(updates.some((u) => u.protocol === 'io.choria.fisk-ai.v1.event' && u.block.type === 'text' && u.block.text === 'rebooted')).toBe(
+      true,
+    );
     const sent = JSON.stringify(fake.requests[2]?.body);
     expect(sent).toContain('rebooted');
     expect(sent).toContain('is it up?');
@@ -241,12 +254,23 @@ describe('the a2a prompts channel', () => {
   it('refuses an empty prompt as a bad request, and takes an empty follow-up as carrying the run on', async () => {
     await serveAgent({ elicitation: false });
     // the client refuses it before it leaves
-    await expect(delegate(caller, 'client', 'worker', { prompt: '  ' })).rejects.toMatchObject({ code: 'invalid', message: expect.stringMatching(/empty prompt/) as string });
+    await expect(delegate(caller, 'client', 'worker', { prompt: '  ' })).rejects.toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/empty prompt/) as string,
+    });
     // and the agent answers one sent anyway with the bad-request status, starting nothing
-    const req = stampRequest('io.choria.fisk-ai.v1.request', { prompt: ' \n' }, { sender: { name: 'client' }, recipient: { name: 'worker' } });
+    const req = stampRequest(
+      'io.choria.fisk-ai.v1.request',
+      { prompt: ' \n' },
+      { sender: { name: 'client' }, recipient: { name: 'worker' } },
+    );
     const stream = await caller.requestStream(subjects.prompt('worker'), encode(req));
     try {
-      await expect(stream.next(5000)).rejects.toMatchObject({ code: 'rejected', status: 400, message: expect.stringMatching(/empty prompt: put what the agent should do in prompt/) as string });
+      await expect(stream.next(5000)).rejects.toMatchObject({
+        code: 'rejected',
+        status: 400,
+        message: expect.stringMatching(/empty prompt: put what the agent should do in prompt/) as string,
+      });
     } finally {
       stream.close();
     }

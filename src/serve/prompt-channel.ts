@@ -64,7 +64,9 @@ class CallerPrompter implements Prompter {
   }
 
   async approve(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    return approvalFromValue(await this.#ask({ kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger }));
+    return approvalFromValue(
+      await this.#ask({ kind: 'approval', text: request.commandLine, tool: request.tool, trigger: request.trigger }),
+    );
   }
 
   async confirm(question: string): Promise<boolean> {
@@ -98,7 +100,9 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
         call_id: event.call_id,
         ...(event.is_error ? { is_error: true } : {}),
         output: event.output,
-        ...(event.exec === undefined ? {} : { exec: { command: event.exec.command, exit_code: event.exec.exit_code, truncated: event.exec.truncated } }),
+        ...(event.exec === undefined
+          ? {}
+          : { exec: { command: event.exec.command, exit_code: event.exec.exit_code, truncated: event.exec.truncated } }),
         ...(event.refused === undefined ? {} : { refused: event.refused }),
       };
     case 'status':
@@ -128,10 +132,18 @@ export function blockFromEvent(event: AgentEvent): KnownBlock | undefined {
 export function endingFor(result: WorkResult, sessionId: string, identity: string): RunEnding {
   switch (result.kind) {
     case 'abandoned':
-      return { error: `agent ${identity} is shutting down and did not start this prompt; send it again`, stop_reason: 'error', code: 'draining' };
+      return {
+        error: `agent ${identity} is shutting down and did not start this prompt; send it again`,
+        stop_reason: 'error',
+        code: 'draining',
+      };
     case 'refused':
       if (isRunStateError(result.error, 'not_found')) {
-        return { error: `agent ${identity} holds no conversation to continue under this id (session ${sessionId}); start a new conversation`, stop_reason: 'error', code: 'refused' };
+        return {
+          error: `agent ${identity} holds no conversation to continue under this id (session ${sessionId}); start a new conversation`,
+          stop_reason: 'error',
+          code: 'refused',
+        };
       }
       return { error: withoutPaths(result.error.message), stop_reason: 'error', code: 'refused' };
     case 'crashed':
@@ -155,7 +167,10 @@ function endingForOutcome(outcome: RunOutcome, sessionId: string): RunEnding {
     }
     case 'suspended':
       // the session id lets the caller's operator find the run (fisk session show) to answer or resume it
-      return stopped('suspended', `${withoutPaths(outcome.message)} (session ${sessionId}; send a follow-up in this conversation to continue)`);
+      return stopped(
+        'suspended',
+        `${withoutPaths(outcome.message)} (session ${sessionId}; send a follow-up in this conversation to continue)`,
+      );
     case 'aborted':
       return stopped('canceled', withoutPaths(outcome.message));
     case 'budget':
@@ -178,7 +193,10 @@ function budgetOf(run: DelegatedRun): BudgetOverride | undefined {
   if (b === undefined) return undefined;
   // a caller's budget may only lower the configured limits (startRun takes the lower of the two);
   // the tool timeout stays as whoever started the server set it
-  return { ...(b.max_tokens === undefined ? {} : { maxTokens: b.max_tokens }), ...(b.max_iterations === undefined ? {} : { maxIterations: b.max_iterations }) };
+  return {
+    ...(b.max_tokens === undefined ? {} : { maxTokens: b.max_tokens }),
+    ...(b.max_iterations === undefined ? {} : { maxIterations: b.max_iterations }),
+  };
 }
 
 function promptOf(run: DelegatedRun): string {
@@ -237,7 +255,8 @@ export function promptChannel(opts: PromptChannelOptions): PromptChannel {
               if (event.type === 'text_fragment') return send(run.text(event.text));
               if (event.type === 'warning') return send(run.warn(event.text));
               // the answer of a turn finished before the further prompt is prose the caller sees
-              const block = then !== undefined && event.type === 'text' ? { type: 'text' as const, text: event.text } : blockFromEvent(event);
+              const block =
+                then !== undefined && event.type === 'text' ? { type: 'text' as const, text: event.text } : blockFromEvent(event);
               if (block !== undefined) send(run.emit(block));
             },
           });

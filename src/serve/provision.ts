@@ -5,7 +5,17 @@
  * an existing stream, consumer or bucket, since retention and placement are the operator's call.
  * `fisk serve` uses the same list to warn about a single replica on a cluster.
  */
-import { AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { ConsumerInfo, JetStreamManager, StreamInfo } from '@nats-io/jetstream';
 import type { Config } from '../config/index.js';
@@ -53,7 +63,12 @@ export function provisioningPlan(config: Config): Resource[] {
   const jobs = config.expose.jobs;
   if (jobs !== undefined && jobs.stream !== '') {
     out.push({ kind: 'jobs_stream', name: jobs.stream, key: 'expose.agent.jobs.stream' });
-    out.push({ kind: 'jobs_consumer', name: jobs.consumer === '' ? config.identity : jobs.consumer, stream: jobs.stream, key: 'expose.agent.jobs.consumer' });
+    out.push({
+      kind: 'jobs_consumer',
+      name: jobs.consumer === '' ? config.identity : jobs.consumer,
+      stream: jobs.stream,
+      key: 'expose.agent.jobs.consumer',
+    });
   }
   const sessions = config.harness.sessions;
   const sessionStream = sessions.backend === 'jetstream' ? optionString(sessions.options, 'stream') : undefined;
@@ -90,7 +105,8 @@ const notFound = (err: unknown): boolean =>
   err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
 
 /** A bucket's stream is `KV_<bucket>`. */
-const streamOf = (r: Resource): string => (r.kind === 'tasks_bucket' || r.kind === 'memory_bucket' ? `KV_${r.name}` : r.kind === 'jobs_consumer' ? (r.stream ?? '') : r.name);
+const streamOf = (r: Resource): string =>
+  r.kind === 'tasks_bucket' || r.kind === 'memory_bucket' ? `KV_${r.name}` : r.kind === 'jobs_consumer' ? (r.stream ?? '') : r.name;
 
 async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {
   try {
@@ -124,7 +140,9 @@ function streamDifferences(r: Resource, info: StreamInfo, replicas: number): str
       try {
         checkStream(r.name, c);
       } catch (err) {
-        out.push((err as Error).message.replace(/^.*cannot hold session journals: /u, '').replace(/\. Create a suitable stream with: .*$/u, ''));
+        out.push(
+          (err as Error).message.replace(/^.*cannot hold session journals: /u, '').replace(/\. Create a suitable stream with: .*$/u, ''),
+        );
       }
       break;
     case 'tasks_bucket':
@@ -153,10 +171,24 @@ function consumerDifferences(info: ConsumerInfo): string[] {
 async function create(nats: NatsConn, jsm: JetStreamManager, r: Resource, replicas: number): Promise<void> {
   switch (r.kind) {
     case 'jobs_stream':
-      await jsm.streams.add({ name: r.name, subjects: [`fisk.jobs.${r.name}`], retention: RetentionPolicy.Workqueue, storage: StorageType.File, discard: DiscardPolicy.Old, num_replicas: replicas });
+      await jsm.streams.add({
+        name: r.name,
+        subjects: [`fisk.jobs.${r.name}`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        discard: DiscardPolicy.Old,
+        num_replicas: replicas,
+      });
       return;
     case 'jobs_consumer':
-      await jsm.consumers.add(r.stream ?? '', { durable_name: r.name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: ACK_WAIT_NS, max_deliver: -1, num_replicas: replicas });
+      await jsm.consumers.add(r.stream ?? '', {
+        durable_name: r.name,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ACK_WAIT_NS,
+        max_deliver: -1,
+        num_replicas: replicas,
+      });
       return;
     case 'sessions_stream':
       await jsm.streams.add({
@@ -187,7 +219,12 @@ async function create(nats: NatsConn, jsm: JetStreamManager, r: Resource, replic
  * telling `onEach` about each as it goes. Never changes an existing one. Throws what JetStream throws for anything but "not found" (an
  * unreachable server, a refused creation such as more replicas than the cluster has servers).
  */
-export async function provision(nats: NatsConn, plan: readonly Resource[], replicas: number, onEach?: (done: Provisioned) => void): Promise<Provisioned[]> {
+export async function provision(
+  nats: NatsConn,
+  plan: readonly Resource[],
+  replicas: number,
+  onEach?: (done: Provisioned) => void,
+): Promise<Provisioned[]> {
   const jsm = await jetstreamManager(nats.connection, nats.jetstream);
   const results: Provisioned[] = [];
   // each result is reported as it happens, so a failure part-way leaves a record of what was made

@@ -44,8 +44,20 @@ beforeEach(async () => {
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
-  const channel = promptChannel({ identity: 'worker', transport: serving, workers: 1, elicitation: true, sessions: runtime.sessions, keepaliveMs: 50 });
-  service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
+  const channel = promptChannel({
+    identity: 'worker',
+    transport: serving,
+    workers: 1,
+    elicitation: true,
+    sessions: runtime.sessions,
+    keepaliveMs: 50,
+  });
+  service = await startToolService(serving, {
+    identity: 'worker',
+    card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }),
+    tools: [],
+    extraEndpoints: [channel.endpoint],
+  });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 });
 afterEach(async () => {
@@ -57,14 +69,24 @@ afterEach(async () => {
 });
 
 async function start(prompt: string, stream = false, transport = caller): Promise<RemoteRunHandle> {
-  const h = await startRemoteRun({ transport, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream: true } : {}) });
+  const h = await startRemoteRun({
+    transport,
+    self: 'client',
+    agent: 'worker',
+    prompt,
+    keepaliveMs: 50,
+    ...(stream ? { stream: true } : {}),
+  });
   handles.push(h);
   return h;
 }
 
 describe('a delegated run as a run handle', () => {
   it("renders the remote tool call, routes the run's question by its id to answer(), and ends with the answer", async () => {
-    fake.reply(anthropicToolUse([{ id: 't1', name: 'reboot', input: {} }], { text: 'rebooting' }), anthropicText('web1 is back', { usage: { input_tokens: 20, output_tokens: 7 } }));
+    fake.reply(
+      anthropicToolUse([{ id: 't1', name: 'reboot', input: {} }], { text: 'rebooting' }),
+      anthropicText('web1 is back', { usage: { input_tokens: 20, output_tokens: 7 } }),
+    );
     const handle = await start('reboot web1');
     const events: AgentEvent[] = [];
     const answered: boolean[] = [];

@@ -82,24 +82,38 @@ function countersFrom(events: readonly AgentEvent[], remote: RemoteRunOutcome): 
     if (e.type === 'tool_result') toolCalls++;
   }
   // the agent does not say what kind of tool each call was
-  const usage = remote.usage === undefined ? ZERO_USAGE : { ...ZERO_USAGE, input: remote.usage.input_tokens, output: remote.usage.output_tokens };
+  const usage =
+    remote.usage === undefined ? ZERO_USAGE : { ...ZERO_USAGE, input: remote.usage.input_tokens, output: remote.usage.output_tokens };
   return { llmCalls, toolCalls, toolCallsByKind: zeroByKind(), remoteToolCalls: 0, usage, delegatedUsage: { input: 0, output: 0 } };
 }
 
 /** The local outcome for a remote ending. */
 export function outcomeFromRemote(remote: RemoteRunOutcome, agent: string, events: readonly AgentEvent[], durationMs: number): RunOutcome {
-  const common = { stopReason: stopReason(remote.stopReason), counters: countersFrom(events, remote), model: '', durationMs, nextIteration: 0, messages: [] };
+  const common = {
+    stopReason: stopReason(remote.stopReason),
+    counters: countersFrom(events, remote),
+    model: '',
+    durationMs,
+    nextIteration: 0,
+    messages: [],
+  };
   if (remote.error !== undefined) {
     const message = `${agent}: ${remote.error.message}${remote.error.code === undefined ? '' : ` (${remote.error.code})`}`;
     if (remote.status === 'suspended') return { ...common, status: 'suspended', message, deferred: [] };
-    if (remote.status === 'aborted' || remote.status === 'budget' || remote.status === 'max_iterations') return { ...common, status: remote.status, message };
+    if (remote.status === 'aborted' || remote.status === 'budget' || remote.status === 'max_iterations')
+      return { ...common, status: remote.status, message };
     return { ...common, status: 'error', message, error: { code: 'remote', message } };
   }
   switch (remote.status) {
     case 'completed':
       return { ...common, status: 'completed', answer: remote.text };
     case 'suspended':
-      return { ...common, status: 'suspended', message: remote.text === '' ? `${agent} suspended the run at its next step` : remote.text, deferred: [] };
+      return {
+        ...common,
+        status: 'suspended',
+        message: remote.text === '' ? `${agent} suspended the run at its next step` : remote.text,
+        deferred: [],
+      };
     case 'aborted':
     case 'budget':
     case 'max_iterations':
@@ -183,7 +197,13 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
 
   const remote: Promise<RemoteRunOutcome> = running.catch((err: unknown): RemoteRunOutcome => {
     const message = err instanceof Error ? err.message : String(err);
-    return { status: 'error', stopReason: 'error', text: '', usage: undefined, error: { message, code: err instanceof A2aError ? err.code : undefined } };
+    return {
+      status: 'error',
+      stopReason: 'error',
+      text: '',
+      usage: undefined,
+      error: { message, code: err instanceof A2aError ? err.code : undefined },
+    };
   });
   const outcome = remote.then((r) => {
     for (const w of waiting.values()) w.resolve(null);
@@ -225,7 +245,8 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
       }
       const text = prompt.trim();
       if (text === '') throw new HostError('usage', 'a follow-up needs a prompt');
-      if (conv === '') throw new HostError('resume', `${opts.agent} never accepted the first prompt, so there is no conversation to continue`);
+      if (conv === '')
+        throw new HostError('resume', `${opts.agent} never accepted the first prompt, so there is no conversation to continue`);
       return begin({ ...opts, prompt: text }, conv);
     },
     async close(): Promise<void> {
@@ -261,7 +282,9 @@ const isHostCode = (code: string): code is HostErrorCode => (HOST_ERROR_CODES as
 export function rebuiltFailure(f: RunFailure): Error {
   const issues = f.issues ?? [];
   if (f.class === 'config' && issues.length > 0 && issues.every((i) => isConfigCode(i.code))) {
-    return new ConfigError(issues.map((i) => ({ code: i.code as ConfigErrorCode, key: i.key, message: i.message, ...(i.at === undefined ? {} : { at: i.at }) })));
+    return new ConfigError(
+      issues.map((i) => ({ code: i.code as ConfigErrorCode, key: i.key, message: i.message, ...(i.at === undefined ? {} : { at: i.at }) })),
+    );
   }
   if (f.class === 'host' && isHostCode(f.code)) return new HostError(f.code, f.message);
   return new HostedRunFailure(f.code, categoryOf(f.category), f.message);
@@ -286,7 +309,11 @@ export interface HostedRunHandle extends RunHandle {
 }
 
 /** One prompter call relayed from the hosted run, put to the local prompter as it is. */
-async function askLocal(prompter: Prompter | undefined, call: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<AnswerValue> {
+async function askLocal(
+  prompter: Prompter | undefined,
+  call: Readonly<Record<string, unknown>>,
+  signal: AbortSignal,
+): Promise<AnswerValue> {
   if (prompter === undefined) return null;
   const question = typeof call['question'] === 'string' ? call['question'] : '';
   switch (call['kind']) {
@@ -329,10 +356,12 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
   let answerer: ((question: string, value: AnswerValue) => Promise<void>) | undefined;
   let started: ((s: { start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }) => void) | undefined;
   let refused: ((err: Error) => void) | undefined;
-  const starting = new Promise<{ start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }>((resolve, reject) => {
-    started = resolve;
-    refused = reject;
-  });
+  const starting = new Promise<{ start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }>(
+    (resolve, reject) => {
+      started = resolve;
+      refused = reject;
+    },
+  );
   starting.catch(() => undefined);
   let ended: RunOutcome | undefined;
   let conv = conversation ?? '';
@@ -349,7 +378,10 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
     onRun: (m) => {
       switch (m.protocol) {
         case 'io.choria.fisk-ai.v1.run.started': {
-          const { system, tools, ...start } = m.started as unknown as RunStart & { system?: readonly SystemBlock[]; tools?: readonly string[] };
+          const { system, tools, ...start } = m.started as unknown as RunStart & {
+            system?: readonly SystemBlock[];
+            tools?: readonly string[];
+          };
           started?.({ start, system: system ?? [], tools });
           return;
         }
@@ -412,10 +444,19 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
     followUp: async (prompt: string, options: FollowUpOptions = {}): Promise<HostedRunHandle> => {
       const previous = await outcome;
       if (!takesFollowUp(previous.status)) {
-        throw new HostError('resume', `a follow-up continues a completed turn; this one ended ${previous.status}${start.runId === undefined ? '' : `: resume it with fisk run --resume ${start.runId}`}`);
+        throw new HostError(
+          'resume',
+          `a follow-up continues a completed turn; this one ended ${previous.status}${start.runId === undefined ? '' : `: resume it with fisk run --resume ${start.runId}`}`,
+        );
       }
       const model = options.model ?? opts.start.model;
-      const further = { questions: opts.start.questions, prompt, ...(opts.start.stream === true ? { stream: true } : {}), ...(opts.start.interactive === true ? { interactive: true } : {}), ...(model === undefined ? {} : { model }) };
+      const further = {
+        questions: opts.start.questions,
+        prompt,
+        ...(opts.start.stream === true ? { stream: true } : {}),
+        ...(opts.start.interactive === true ? { interactive: true } : {}),
+        ...(model === undefined ? {} : { model }),
+      };
       return beginHosted({ ...opts, start: further }, conv);
     },
     async close(): Promise<void> {

@@ -14,8 +14,19 @@ let handler: DelegationHandler;
 const answers: AskResult[] = [];
 
 beforeAll(async () => {
-  const prompts = startPromptServer({ identity: 'far', transport: serving, handler: (run) => handler(run), keepaliveMs: 50, questionWindowMs: 400 });
-  service = await startToolService(serving, { identity: 'far', card: buildAgentCard({ name: 'far', version: '1', tools: [] }), tools: [], extraEndpoints: [prompts.endpoint] });
+  const prompts = startPromptServer({
+    identity: 'far',
+    transport: serving,
+    handler: (run) => handler(run),
+    keepaliveMs: 50,
+    questionWindowMs: 400,
+  });
+  service = await startToolService(serving, {
+    identity: 'far',
+    card: buildAgentCard({ name: 'far', version: '1', tools: [] }),
+    tools: [],
+    extraEndpoints: [prompts.endpoint],
+  });
 });
 afterAll(async () => {
   await service.stop();
@@ -48,8 +59,22 @@ describe('runRemote', () => {
     };
     const events: AgentEvent[] = [];
     const prompter = slowPrompter();
-    const outcome = await runRemote({ transport: calling, self: 'near', agent: 'far', prompt: 'go', sink: { emit: (e) => events.push(e) }, prompter, keepaliveMs: 50, idleTimeoutMs: 10_000 });
-    expect(outcome).toEqual({ status: 'completed', stopReason: 'end_turn', text: 'all done', usage: { input_tokens: 1, output_tokens: 2 } });
+    const outcome = await runRemote({
+      transport: calling,
+      self: 'near',
+      agent: 'far',
+      prompt: 'go',
+      sink: { emit: (e) => events.push(e) },
+      prompter,
+      keepaliveMs: 50,
+      idleTimeoutMs: 10_000,
+    });
+    expect(outcome).toEqual({
+      status: 'completed',
+      stopReason: 'end_turn',
+      text: 'all done',
+      usage: { input_tokens: 1, output_tokens: 2 },
+    });
     expect(prompter.asked).toEqual(['approve rm -rf /tmp/x', 'confirm Sure?', 'select Which? a|b', 'input Name?']);
     expect(answers).toEqual([
       { answered: true, value: 'once' },
@@ -58,7 +83,12 @@ describe('runRemote', () => {
       { answered: true, value: 'typed' },
     ]);
     expect(events[0]).toEqual({ type: 'tool_call', id: 'c1', name: 'lookup', input: { deep: { key: 'v' } } });
-    expect(events.filter((e) => e.type === 'question').map((e) => (e.type === 'question' ? e.kind : ''))).toEqual(['approval', 'confirm', 'select', 'input']);
+    expect(events.filter((e) => e.type === 'question').map((e) => (e.type === 'question' ? e.kind : ''))).toEqual([
+      'approval',
+      'confirm',
+      'select',
+      'input',
+    ]);
     expect(events).toContainEqual({ type: 'warning', text: 'careful' });
   });
 
@@ -77,7 +107,11 @@ describe('runRemote', () => {
       sink: { emit: (e) => (e.type === 'text' ? cancel.abort() : undefined) },
       signal: cancel.signal,
     });
-    expect(outcome).toMatchObject({ status: 'suspended', stopReason: 'suspended', error: { message: 'parked on request', code: 'parked' } });
+    expect(outcome).toMatchObject({
+      status: 'suspended',
+      stopReason: 'suspended',
+      error: { message: 'parked on request', code: 'parked' },
+    });
   });
 });
 
@@ -99,10 +133,27 @@ describe('runRemote shows an approval as the agent decides it', () => {
       select: () => Promise.resolve(null),
       input: () => Promise.resolve(null),
     };
-    await runRemote({ transport: calling, self: 'near', agent: 'far', prompt: 'go', sink: { emit: (e) => events.push(e) }, prompter, keepaliveMs: 50 });
+    await runRemote({
+      transport: calling,
+      self: 'near',
+      agent: 'far',
+      prompt: 'go',
+      sink: { emit: (e) => events.push(e) },
+      prompter,
+      keepaliveMs: 50,
+    });
     expect(seen).toEqual(['reboot ops:dangerous']);
-    expect(events).toContainEqual({ type: 'question', id: expect.any(String) as unknown, kind: 'approval', text: 'reboot web1', tool: 'reboot', trigger: 'ops:dangerous' });
-    expect(approvals(events)).toEqual([{ type: 'approval', call_id: 'c7', tool: 'reboot', trigger: 'ops:dangerous', outcome: 'declined', reason: 'use web2' }]);
+    expect(events).toContainEqual({
+      type: 'question',
+      id: expect.any(String) as unknown,
+      kind: 'approval',
+      text: 'reboot web1',
+      tool: 'reboot',
+      trigger: 'ops:dangerous',
+    });
+    expect(approvals(events)).toEqual([
+      { type: 'approval', call_id: 'c7', tool: 'reboot', trigger: 'ops:dangerous', outcome: 'declined', reason: 'use web2' },
+    ]);
   });
 
   it('says nobody here could approve a call when there is no prompter, and shows nothing for an agent that names no tool', async () => {
@@ -114,7 +165,14 @@ describe('runRemote shows an approval as the agent decides it', () => {
       return { stop_reason: 'end_turn', text: 'ok' };
     };
     const events: AgentEvent[] = [];
-    await runRemote({ transport: calling, self: 'near', agent: 'far', prompt: 'go', sink: { emit: (e) => events.push(e) }, keepaliveMs: 50 });
+    await runRemote({
+      transport: calling,
+      self: 'near',
+      agent: 'far',
+      prompt: 'go',
+      sink: { emit: (e) => events.push(e) },
+      keepaliveMs: 50,
+    });
     expect(approvals(events)).toEqual([{ type: 'approval', call_id: 'c8', tool: 'reboot', trigger: 'ai:confirm', outcome: 'no_operator' }]);
     expect(answers.slice(-2)).toEqual([
       { answered: true, value: 'decline' },
@@ -158,7 +216,13 @@ describe('runRemote stops a run now when its abort fires', () => {
 
 describe('eventFromBlock and statusForStopReason', () => {
   it('keeps a refusal the agent marked, and takes one it does not know as a denial', () => {
-    expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'no', refused: 'unknown_tool' })).toEqual({ type: 'tool_result', call_id: 'c', is_error: false, output: 'no', refused: 'unknown_tool' });
+    expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'no', refused: 'unknown_tool' })).toEqual({
+      type: 'tool_result',
+      call_id: 'c',
+      is_error: false,
+      output: 'no',
+      refused: 'unknown_tool',
+    });
     expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'no', refused: 'vetoed' })).toMatchObject({ refused: 'denied' });
     expect(eventFromBlock({ type: 'tool_result', call_id: 'c', output: 'yes' })).not.toHaveProperty('refused');
   });
@@ -168,20 +232,17 @@ describe('eventFromBlock and statusForStopReason', () => {
     for (let i = 0; i < 100; i++) input = { a: input };
     const event = eventFromBlock({ type: 'tool_call', id: 'c', name: 'n', input });
     expect(JSON.stringify(event)).toContain('nested too deeply to show');
-    expect(eventFromBlock({ type: 'opaque', kind: 'hologram', raw: {} })).toEqual({ type: 'warning', text: 'the agent sent a "hologram" block, which this build does not show' });
+    expect(eventFromBlock({ type: 'opaque', kind: 'hologram', raw: {} })).toEqual({
+      type: 'warning',
+      text: 'the agent sent a "hologram" block, which this build does not show',
+    });
     expect(eventFromBlock({ type: 'status', phase: 'dreaming' })).toBeUndefined();
   });
 
   it('maps every stop reason, and one it does not know to an error', () => {
-    expect(['end_turn', 'suspended', 'canceled', 'budget_exhausted', 'max_iterations', 'error', 'from_the_future'].map(statusForStopReason)).toEqual([
-      'completed',
-      'suspended',
-      'aborted',
-      'budget',
-      'max_iterations',
-      'error',
-      'error',
-    ]);
+    expect(
+      ['end_turn', 'suspended', 'canceled', 'budget_exhausted', 'max_iterations', 'error', 'from_the_future'].map(statusForStopReason),
+    ).toEqual(['completed', 'suspended', 'aborted', 'budget', 'max_iterations', 'error', 'error']);
   });
 });
 
@@ -191,7 +252,8 @@ describe('the tool service options a server passes', () => {
     const tool = fakeTool('where', {
       exposure: { mcp: false, a2a: true },
       needsWorkDir: true,
-      handler: (_input, call) => Promise.resolve({ status: 'completed', output: `in ${call.deps.workDir ?? 'nowhere'} with sk-secret-value`, isError: false }),
+      handler: (_input, call) =>
+        Promise.resolve({ status: 'completed', output: `in ${call.deps.workDir ?? 'nowhere'} with sk-secret-value`, isError: false }),
     });
     const opts: ToolServiceOptions = {
       identity: 'lend',

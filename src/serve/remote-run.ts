@@ -95,20 +95,40 @@ export function eventFromBlock(block: Block): AgentEvent | undefined {
     case 'thinking':
       return { type: 'thinking', text: cleanText(block.text) };
     case 'tool_call':
-      return { type: 'tool_call', id: cleanText(block.id), name: cleanText(block.name), input: cleanValue(block.input ?? {}, 0) as Record<string, unknown> };
+      return {
+        type: 'tool_call',
+        id: cleanText(block.id),
+        name: cleanText(block.name),
+        input: cleanValue(block.input ?? {}, 0) as Record<string, unknown>,
+      };
     case 'tool_result':
       return {
         type: 'tool_result',
         call_id: cleanText(block.call_id),
         is_error: block.is_error === true,
         output: cleanText(block.output ?? ''),
-        ...(block.exec === undefined ? {} : { exec: { command: cleanText(block.exec.command ?? ''), exit_code: block.exec.exit_code ?? 0, truncated: block.exec.truncated === true } }),
+        ...(block.exec === undefined
+          ? {}
+          : {
+              exec: {
+                command: cleanText(block.exec.command ?? ''),
+                exit_code: block.exec.exit_code ?? 0,
+                truncated: block.exec.truncated === true,
+              },
+            }),
         ...(block.refused === undefined ? {} : { refused: refusalOf(block.refused) }),
       };
     case 'agent_call':
       return { type: 'tool_call', id: cleanText(block.id), name: cleanText(block.name), input: { task: cleanText(block.task) } };
     case 'status':
-      return isPhase(block.phase) ? { type: 'status', iteration: block.iteration ?? 0, phase: block.phase, usage: block.usage ?? { input_tokens: 0, output_tokens: 0 } } : undefined;
+      return isPhase(block.phase)
+        ? {
+            type: 'status',
+            iteration: block.iteration ?? 0,
+            phase: block.phase,
+            usage: block.usage ?? { input_tokens: 0, output_tokens: 0 },
+          }
+        : undefined;
     case 'opaque':
       return { type: 'warning', text: `the agent sent a ${JSON.stringify(cleanText(block.kind))} block, which this build does not show` };
     default: {
@@ -174,7 +194,10 @@ async function ask(prompter: Prompter, agent: string, q: QuestionMessage, text: 
   switch (q.kind) {
     case 'approval': {
       const gate = gatedBy(q);
-      return prompter.approve({ tool: gate?.tool ?? 'this tool', commandLine: text, trigger: gate?.trigger ?? `asked by ${agent}` }, signal);
+      return prompter.approve(
+        { tool: gate?.tool ?? 'this tool', commandLine: text, trigger: gate?.trigger ?? `asked by ${agent}` },
+        signal,
+      );
     }
     case 'confirm':
       return prompter.confirm(text, signal);
@@ -215,7 +238,14 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
         opts.sink.emit({ type: 'warning', text: cleanText(update.text) });
         return;
       case 'io.choria.fisk-ai.v1.question':
-        opts.sink.emit({ type: 'question', id: update.question, kind: update.kind, text: cleanText(update.text), ...(update.options === undefined ? {} : { options: update.options.map(cleanText) }), ...gatedBy(update) });
+        opts.sink.emit({
+          type: 'question',
+          id: update.question,
+          kind: update.kind,
+          text: cleanText(update.text),
+          ...(update.options === undefined ? {} : { options: update.options.map(cleanText) }),
+          ...gatedBy(update),
+        });
         return;
       case 'io.choria.fisk-ai.v1.keepalive':
       case 'io.choria.fisk-ai.v1.ack':
@@ -239,15 +269,30 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
     const gate = gatedBy(q);
     if (gate === undefined) return;
     const call = [...open].reverse().find(([, name]) => name === gate.tool)?.[0] ?? '';
-    opts.sink.emit({ type: 'approval', call_id: call, tool: gate.tool, trigger: gate.trigger, outcome, ...(reason === undefined || reason.trim() === '' ? {} : { reason: cleanText(reason) }) });
+    opts.sink.emit({
+      type: 'approval',
+      call_id: call,
+      tool: gate.tool,
+      trigger: gate.trigger,
+      outcome,
+      ...(reason === undefined || reason.trim() === '' ? {} : { reason: cleanText(reason) }),
+    });
   };
   const onQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<AnswerValue> => {
     const answered = await putQuestion(q, keepalive);
     // an answer given up with the run (cancelled, ended) decides nothing the agent will act on
-    if (q.kind === 'approval' && !questions.signal.aborted) decided(q, answered.nobody ? 'no_operator' : approvalOutcomeOf(answered.value), typeof answered.value === 'object' && answered.value !== null ? answered.value.reason : undefined);
+    if (q.kind === 'approval' && !questions.signal.aborted)
+      decided(
+        q,
+        answered.nobody ? 'no_operator' : approvalOutcomeOf(answered.value),
+        typeof answered.value === 'object' && answered.value !== null ? answered.value.reason : undefined,
+      );
     return answered.value;
   };
-  const putQuestion = async (q: QuestionMessage, keepalive: () => Promise<void>): Promise<{ readonly value: AnswerValue; readonly nobody: boolean }> => {
+  const putQuestion = async (
+    q: QuestionMessage,
+    keepalive: () => Promise<void>,
+  ): Promise<{ readonly value: AnswerValue; readonly nobody: boolean }> => {
     const prompter = opts.prompter;
     const answer = opts.answer;
     const put =
@@ -257,7 +302,10 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
           ? (): Promise<AnswerValue> => ask(prompter, opts.agent, q, cleanText(q.text), questions.signal)
           : undefined;
     if (put === undefined) {
-      opts.sink.emit({ type: 'warning', text: `nobody can answer ${opts.agent}'s ${q.kind} question here (no terminal), so it was declined` });
+      opts.sink.emit({
+        type: 'warning',
+        text: `nobody can answer ${opts.agent}'s ${q.kind} question here (no terminal), so it was declined`,
+      });
       return { value: conservativeAnswer(q), nobody: true };
     }
     // while somebody is deciding, say so, so the agent's window does not close on them
@@ -287,14 +335,24 @@ export async function runRemote(opts: RemoteRunOptions): Promise<RemoteRunOutcom
     });
     if (end.protocol === 'io.choria.fisk-ai.v1.error') {
       return {
-        status: end.stop_reason === undefined ? 'error' : statusForStopReason(end.stop_reason) === 'completed' ? 'error' : statusForStopReason(end.stop_reason),
+        status:
+          end.stop_reason === undefined
+            ? 'error'
+            : statusForStopReason(end.stop_reason) === 'completed'
+              ? 'error'
+              : statusForStopReason(end.stop_reason),
         stopReason: end.stop_reason ?? 'error',
         text: '',
         usage: undefined,
         error: { message: cleanText(end.error), code: end.code === undefined ? undefined : cleanText(end.code) },
       };
     }
-    return { status: statusForStopReason(end.stop_reason), stopReason: cleanText(end.stop_reason), text: cleanText(end.text ?? ''), usage: end.usage };
+    return {
+      status: statusForStopReason(end.stop_reason),
+      stopReason: cleanText(end.stop_reason),
+      text: cleanText(end.text ?? ''),
+      usage: end.usage,
+    };
   } finally {
     opts.signal?.removeEventListener('abort', abandon);
     opts.abort?.removeEventListener('abort', abandon);

@@ -130,10 +130,17 @@ async function open(): Promise<JournaledRuntime> {
   dir = mkdtempSync(join(tmpdir(), 'fisk-server-'));
   gate = new HeldTool({ output: '{"held":true}' });
   const config = parseConfigForMode(
-    { text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n` },
+    {
+      text: `identity: served\nsystem_prompt: You test.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nharness:\n  sessions: {backend: file, options: {directory: ${JSON.stringify(join(dir, 'runs'))}}}\n`,
+    },
     'run',
   );
-  runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: [gate.tool()] });
+  runtime = await openRuntime(config, 'run', {
+    env: { PATH: process.env['PATH'] },
+    providerOptions: { baseUrl: fake.url, apiKey: 'k' },
+    sessions: {},
+    customTools: [gate.tool()],
+  });
   return runtime;
 }
 
@@ -321,7 +328,7 @@ describe('startServer', () => {
     expect(() => startServer(runtime, { channels: [new FakeChannel('x', 1), new FakeChannel('x', 1)] })).toThrow(/both named "x"/);
   });
 
-  it('refuses a runtime of another mode, or one without its session store, as the caller\'s mistake (exit 2, not a configuration error)', async () => {
+  it("refuses a runtime of another mode, or one without its session store, as the caller's mistake (exit 2, not a configuration error)", async () => {
     await open();
     // what a JavaScript caller can pass, which the type checker refuses in TypeScript
     const unjournaled: unknown = { ...runtime, sessions: undefined };
@@ -365,7 +372,10 @@ describe('readiness and what the server reports', () => {
       ch.pause?.paused('the model service failed 3 times in a row');
       // a second report of the same pause is not a second pause
       ch.pause?.paused('the model service failed 4 times in a row');
-      expect(await probe(`${health.url}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['fake paused: the model service failed 3 times in a row'] } });
+      expect(await probe(`${health.url}/readyz`)).toEqual({
+        status: 503,
+        body: { status: 'not ready', reasons: ['fake paused: the model service failed 3 times in a row'] },
+      });
       expect(notices.filter((n) => n.kind === 'paused')).toHaveLength(1);
       ch.pause?.resumed();
       expect((await probe(`${health.url}/readyz`)).status).toBe(200);

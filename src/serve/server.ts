@@ -24,7 +24,13 @@ export interface Service {
 
 /** What the server reports as it goes, for the log; never arguments or answers. */
 export type ServerNotice =
-  | { readonly kind: 'started'; readonly channel: string; readonly label: string; readonly runId: string | undefined; readonly ids: WorkIds }
+  | {
+      readonly kind: 'started';
+      readonly channel: string;
+      readonly label: string;
+      readonly runId: string | undefined;
+      readonly ids: WorkIds;
+    }
   | {
       readonly kind: 'ended';
       readonly channel: string;
@@ -365,7 +371,10 @@ class AgentServer implements Server {
     try {
       said = await work.done(result);
     } catch (err) {
-      this.#onFault(channel.name, new Error(`channel ${channel.name} could not report how ${work.label} ended: ${asError(err).message}`, { cause: err }));
+      this.#onFault(
+        channel.name,
+        new Error(`channel ${channel.name} could not report how ${work.label} ended: ${asError(err).message}`, { cause: err }),
+      );
     }
     const derived = said ?? settlementOf(result);
     const reason = why === undefined ? derived.reason : derived.reason === undefined ? why : `${derived.reason} (${why})`;

@@ -11,7 +11,12 @@ import type { JournaledRuntime } from '../host/index.js';
 import type { Tool } from '../toolkit/tool.js';
 
 /** `worker`'s runtime: the fake model, `tools` as custom tools, sessions under `dir/runs`, questions on unless `humanInTheLoop` is false. */
-export function workerRuntime(fake: FakeModelServer, dir: string, tools: readonly Tool[], opts: { humanInTheLoop?: boolean } = {}): Promise<JournaledRuntime> {
+export function workerRuntime(
+  fake: FakeModelServer,
+  dir: string,
+  tools: readonly Tool[],
+  opts: { humanInTheLoop?: boolean } = {},
+): Promise<JournaledRuntime> {
   const hitl = opts.humanInTheLoop === false ? '' : '  human_in_the_loop: {enabled: true}\n';
   const config = parseConfigForMode(
     {
@@ -19,7 +24,12 @@ export function workerRuntime(fake: FakeModelServer, dir: string, tools: readonl
     },
     'run',
   );
-  return openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, providerOptions: { baseUrl: fake.url, apiKey: 'k' }, sessions: {}, customTools: tools });
+  return openRuntime(config, 'run', {
+    env: { PATH: process.env['PATH'] },
+    providerOptions: { baseUrl: fake.url, apiKey: 'k' },
+    sessions: {},
+    customTools: tools,
+  });
 }
 
 /**

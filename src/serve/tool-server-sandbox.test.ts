@@ -24,7 +24,9 @@ afterEach(() => {
 describe('a lent command with harness.sandbox', () => {
   it('writes in the work directory and nowhere else', async () => {
     const config = parseConfigForMode(
-      { text: `identity: lender\napplication_path: ${APP}\nnats_context: unused\nharness:\n  sandbox:\n    enabled: true\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n` },
+      {
+        text: `identity: lender\napplication_path: ${APP}\nnats_context: unused\nharness:\n  sandbox:\n    enabled: true\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n`,
+      },
       'serve',
     );
     const runtime = await openRuntime(config, 'lend', { env: { PATH: process.env['PATH'] } });

@@ -36,8 +36,15 @@ describe('served tool calls and telemetry', () => {
     const runtime = await openRuntime(config, 'run', { env: {}, provider: new ScriptedProvider([]), customTools: [echo] });
     const bus = new InprocBus();
     try {
-      const server = await startToolServer(runtime, { version: '1.0.0', workDir: process.cwd(), transport: createTransport('inproc', { bus }), wrappers: [telemetry.servedToolWrapper()] });
-      const reply = await new A2aClient(createTransport('inproc', { bus }), 'borrower').callTool('lender', 'echo_text', { text: 'SECRET-ARGUMENT' });
+      const server = await startToolServer(runtime, {
+        version: '1.0.0',
+        workDir: process.cwd(),
+        transport: createTransport('inproc', { bus }),
+        wrappers: [telemetry.servedToolWrapper()],
+      });
+      const reply = await new A2aClient(createTransport('inproc', { bus }), 'borrower').callTool('lender', 'echo_text', {
+        text: 'SECRET-ARGUMENT',
+      });
       expect(reply.output).toBe('SECRET-ARGUMENT');
       await server.drain();
     } finally {

@@ -83,13 +83,27 @@ export function checkServable(config: Config): Servable {
     );
   }
   if (config.identitySource !== 'explicit') {
-    throw new ServeError('no_endpoint', `identity is required in ${config.source} to serve: peers address this agent by it; set an explicit identity`);
+    throw new ServeError(
+      'no_endpoint',
+      `identity is required in ${config.source} to serve: peers address this agent by it; set an explicit identity`,
+    );
   }
   // Slack and A2A over HTTP need no NATS: each listens on its own connection
   if ((a2a.serveTools || a2a.prompts || jobs) && (config.natsContext === undefined || config.natsContext === '')) {
-    throw new ServeError('no_endpoint', `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`);
+    throw new ServeError(
+      'no_endpoint',
+      `nats_context is required in ${config.source} to serve: the context naming the NATS server and credentials`,
+    );
   }
-  return { identity: config.identity, natsContext: config.natsContext ?? '', tools: a2a.serveTools, prompts: a2a.prompts, jobs, slack, a2aHttp };
+  return {
+    identity: config.identity,
+    natsContext: config.natsContext ?? '',
+    tools: a2a.serveTools,
+    prompts: a2a.prompts,
+    jobs,
+    slack,
+    a2aHttp,
+  };
 }
 
 /**
@@ -115,7 +129,12 @@ export async function startToolServer(runtime: Runtime, opts: ToolServerOptions)
     );
   }
   const description = runtime.application?.model.help.trim() ?? '';
-  const card = buildAgentCard({ name: identity, version: opts.version, ...(description === '' ? {} : { description }), tools: selection.exposed });
+  const card = buildAgentCard({
+    name: identity,
+    version: opts.version,
+    ...(description === '' ? {} : { description }),
+    tools: selection.exposed,
+  });
   const target = opts.transport ?? { connection: (await runtime.connections.connection(natsContext)).connection };
   const a2a = config.expose.a2a;
   const handle: ServiceHandle = await startToolService(target, {

@@ -65,7 +65,9 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
     await store.ask(pendingTask('t1', 'r1', 'do it'));
     const done = await store.complete('t1', { state: 'completed', answer: 'done' });
     expect(done).toMatchObject({ id: 't1', state: 'completed', answer: 'done', prompt: 'do it' });
-    await expect(store.complete('t1', { state: 'failed', reason: 'error', message: 'late failure' })).rejects.toMatchObject({ code: 'completed' });
+    await expect(store.complete('t1', { state: 'failed', reason: 'error', message: 'late failure' })).rejects.toMatchObject({
+      code: 'completed',
+    });
     expect(await store.get('t1')).toEqual(done);
     // a redelivery asking again keeps the result
     expect(await store.ask(pendingTask('t1', 'r1', 'do it'))).toEqual(done);
@@ -87,15 +89,23 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
   it('records a failure with its reason', async () => {
     const store = await open();
     await store.ask(pendingTask('f', 'r', 'p'));
-    expect(await store.complete('f', { state: 'failed', reason: 'budget', message: 'out of tokens' })).toMatchObject({ state: 'failed', reason: 'budget', message: 'out of tokens' });
+    expect(await store.complete('f', { state: 'failed', reason: 'budget', message: 'out of tokens' })).toMatchObject({
+      state: 'failed',
+      reason: 'budget',
+      message: 'out of tokens',
+    });
   });
 
   it('refuses completing an unknown task, bad ids and records that break the schema', async () => {
     const store = await open();
     await expect(store.complete('ghost', { state: 'completed', answer: 'x' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(store.get('../etc/passwd')).rejects.toMatchObject({ code: 'invalid_id' });
-    await expect(store.ask({ id: 'ok', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() })).rejects.toMatchObject({ code: 'schema' });
-    await expect(store.ask({ id: 'ok2', run_id: 'r', prompt: 'p', state: 'pending', created: 'yesterday' })).rejects.toMatchObject({ code: 'schema' });
+    await expect(
+      store.ask({ id: 'ok', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() }),
+    ).rejects.toMatchObject({ code: 'schema' });
+    await expect(store.ask({ id: 'ok2', run_id: 'r', prompt: 'p', state: 'pending', created: 'yesterday' })).rejects.toMatchObject({
+      code: 'schema',
+    });
   });
 
   it('records attempts while a task runs and is handed back, and never over a result', async () => {
@@ -103,8 +113,16 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
     await store.ask(pendingTask('att', 'r', 'p'));
     const running = await store.progress('att', { state: 'running', worker: 'w1', attempts: 1, started: new Date('2026-03-01T00:00:00Z') });
     expect(running).toMatchObject({ state: 'running', worker: 'w1', attempts: 1, started: '2026-03-01T00:00:00.000Z' });
-    const back = await store.progress('att', { state: 'pending', failure: { attempt: 1, worker: 'w1', message: 'model call failed: timeout' } });
-    expect(back).toMatchObject({ state: 'pending', attempts: 1, worker: 'w1', failures: [{ attempt: 1, worker: 'w1', message: 'model call failed: timeout' }] });
+    const back = await store.progress('att', {
+      state: 'pending',
+      failure: { attempt: 1, worker: 'w1', message: 'model call failed: timeout' },
+    });
+    expect(back).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      worker: 'w1',
+      failures: [{ attempt: 1, worker: 'w1', message: 'model call failed: timeout' }],
+    });
     expect(back.started).toBeUndefined();
     await store.progress('att', { state: 'running', worker: 'w2', attempts: 2 });
     const dead = await store.complete('att', { state: 'dead', reason: 'max_deliver', message: 'gave up after 2 attempts' });
@@ -161,7 +179,10 @@ describe('reading a stored record checks it against the schema', () => {
     const store = fileTaskStore(d);
     await store.ask(pendingTask('t', 'r', 'p'));
     expect(readdirSync(d)).toEqual(['t.json']);
-    writeFileSync(join(d, 't.json'), JSON.stringify({ id: 't', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() }));
+    writeFileSync(
+      join(d, 't.json'),
+      JSON.stringify({ id: 't', run_id: 'r', prompt: 'p', state: 'completed', created: new Date().toISOString() }),
+    );
     await expect(store.get('t')).rejects.toMatchObject({ code: 'schema' });
   });
 
@@ -200,7 +221,9 @@ describe('reading a stored record checks it against the schema', () => {
 
 describe('the jetstream store binds only a bucket the operator made', () => {
   it('fails naming the command that creates a missing bucket', async () => {
-    await expect(jetstreamTaskStore({ nats: nc, bucket: 'NOPE', context: 'prod' })).rejects.toThrow(/does not exist.*nats kv add NOPE --history 1 --storage file --replicas 1 --context prod/u);
+    await expect(jetstreamTaskStore({ nats: nc, bucket: 'NOPE', context: 'prod' })).rejects.toThrow(
+      /does not exist.*nats kv add NOPE --history 1 --storage file --replicas 1 --context prod/u,
+    );
   });
 
   it('refuses a bucket whose entries expire', async () => {

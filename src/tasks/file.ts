@@ -149,11 +149,15 @@ export function fileTaskStore(dir: string): TaskStore {
     async complete(id, result) {
       const current = await read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
-      if (isFinalState(current.state)) throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
+      if (isFinalState(current.state))
+        throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
       const done = finishedTask(current, result);
       if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`), true)) return done;
       const winner = await read(id);
-      throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${winner?.state ?? 'unknown'}); the first result stands`);
+      throw new TaskError(
+        'completed',
+        `task ${JSON.stringify(id)} already has its result (${winner?.state ?? 'unknown'}); the first result stands`,
+      );
     },
     async progress(id, progress) {
       const current = await read(id);
@@ -169,7 +173,8 @@ export function fileTaskStore(dir: string): TaskStore {
     async reopen(id) {
       const current = await read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
-      if (current.state !== 'failed' && current.state !== 'dead') throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
+      if (current.state !== 'failed' && current.state !== 'dead')
+        throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
       const next = reopenedTask(current);
       // synced: once the result is gone, this record is all that says the task exists
       await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), true);
@@ -193,7 +198,11 @@ export function fileTaskStore(dir: string): TaskStore {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw err;
       }
-      const ids = new Set(names.filter((n) => n.endsWith(ASKED) && !n.startsWith('.')).map((n) => n.slice(0, n.endsWith(RESULT) ? -RESULT.length : -ASKED.length)));
+      const ids = new Set(
+        names
+          .filter((n) => n.endsWith(ASKED) && !n.startsWith('.'))
+          .map((n) => n.slice(0, n.endsWith(RESULT) ? -RESULT.length : -ASKED.length)),
+      );
       const records = await Promise.all([...ids].map((id) => read(id)));
       return newestFirst(records.filter((r): r is TaskRecord => r !== undefined));
     },

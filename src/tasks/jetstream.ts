@@ -29,19 +29,31 @@ function wrongRevision(err: unknown): boolean {
   return /wrong last sequence|key exists/iu.test(text);
 }
 
-async function bind(conn: NatsConnection, bucket: string, context: string | undefined, jsOpts: { domain?: string; apiPrefix?: string }): Promise<KV> {
+async function bind(
+  conn: NatsConnection,
+  bucket: string,
+  context: string | undefined,
+  jsOpts: { domain?: string; apiPrefix?: string },
+): Promise<KV> {
   const js = jetstream(conn, { ...jsOpts, timeout: BIND_TIMEOUT_MS });
   try {
     const kv = await new Kvm(js).open(bucket);
     const status = await kv.status();
     if (status.ttl > 0) {
-      throw new TaskError('config', `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} has a TTL (${status.ttl} ms), so task results would silently expire; use a bucket without a TTL: ${kvAddCommand(`${bucket}_NEW`, context, suggestedReplicas(conn))}`);
+      throw new TaskError(
+        'config',
+        `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} has a TTL (${status.ttl} ms), so task results would silently expire; use a bucket without a TTL: ${kvAddCommand(`${bucket}_NEW`, context, suggestedReplicas(conn))}`,
+      );
     }
     return kv;
   } catch (err) {
     if (err instanceof TaskError) throw err;
     if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
-      throw new TaskError('config', `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} does not exist; fisk-ai never creates it. Create it with: ${kvAddCommand(bucket, context, suggestedReplicas(conn))}`, { cause: err });
+      throw new TaskError(
+        'config',
+        `tasks.options.bucket: KV bucket ${JSON.stringify(bucket)} does not exist; fisk-ai never creates it. Create it with: ${kvAddCommand(bucket, context, suggestedReplicas(conn))}`,
+        { cause: err },
+      );
     }
     throw new TaskError('unavailable', `cannot bind the task bucket ${JSON.stringify(bucket)}: ${(err as Error).message}`, { cause: err });
   }
@@ -80,7 +92,8 @@ export async function jetstreamTaskStore(options: {
         await kv.create(record.id, text);
         return record;
       } catch (err) {
-        if (!wrongRevision(err)) throw new TaskError('unavailable', `cannot record ${where(record.id)}: ${(err as Error).message}`, { cause: err });
+        if (!wrongRevision(err))
+          throw new TaskError('unavailable', `cannot record ${where(record.id)}: ${(err as Error).message}`, { cause: err });
       }
       const held = await entry(record.id);
       if (held === undefined) throw new TaskError('unavailable', `${where(record.id)}: the key was taken but cannot be read back`);
@@ -92,16 +105,24 @@ export async function jetstreamTaskStore(options: {
     async complete(id, result) {
       const current = await entry(id);
       if (current === undefined) throw new TaskError('not_found', `no ${where(id)}`);
-      if (isFinalState(current.record.state)) throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.record.state}); the first result stands`);
+      if (isFinalState(current.record.state))
+        throw new TaskError(
+          'completed',
+          `task ${JSON.stringify(id)} already has its result (${current.record.state}); the first result stands`,
+        );
       const done = finishedTask(current.record, result);
       try {
         await kv.update(id, encodeTaskRecord(done, where(id)), current.revision);
         return done;
       } catch (err) {
-        if (!wrongRevision(err)) throw new TaskError('unavailable', `cannot store the result of ${where(id)}: ${(err as Error).message}`, { cause: err });
+        if (!wrongRevision(err))
+          throw new TaskError('unavailable', `cannot store the result of ${where(id)}: ${(err as Error).message}`, { cause: err });
       }
       const winner = await entry(id);
-      throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${winner?.record.state ?? 'unknown'}); the first result stands`);
+      throw new TaskError(
+        'completed',
+        `task ${JSON.stringify(id)} already has its result (${winner?.record.state ?? 'unknown'}); the first result stands`,
+      );
     },
     async progress(id, progress) {
       // another worker's write in between is read again and applied on top (a result wins)
@@ -114,7 +135,8 @@ export async function jetstreamTaskStore(options: {
           await kv.update(id, encodeTaskRecord(next, where(id)), current.revision);
           return next;
         } catch (err) {
-          if (!wrongRevision(err)) throw new TaskError('unavailable', `cannot record the progress of ${where(id)}: ${(err as Error).message}`, { cause: err });
+          if (!wrongRevision(err))
+            throw new TaskError('unavailable', `cannot record the progress of ${where(id)}: ${(err as Error).message}`, { cause: err });
         }
       }
       throw new TaskError('unavailable', `${where(id)}: changed under every attempt to record its progress`);
@@ -122,15 +144,20 @@ export async function jetstreamTaskStore(options: {
     async reopen(id) {
       const current = await entry(id);
       if (current === undefined) throw new TaskError('not_found', `no ${where(id)}`);
-      if (current.record.state !== 'failed' && current.record.state !== 'dead') throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.record.state}; only a failed or dead task can be retried`);
+      if (current.record.state !== 'failed' && current.record.state !== 'dead')
+        throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.record.state}; only a failed or dead task can be retried`);
       const next = reopenedTask(current.record);
       try {
         await kv.update(id, encodeTaskRecord(next, where(id)), current.revision);
         return next;
       } catch (err) {
-        if (!wrongRevision(err)) throw new TaskError('unavailable', `cannot reopen ${where(id)}: ${(err as Error).message}`, { cause: err });
+        if (!wrongRevision(err))
+          throw new TaskError('unavailable', `cannot reopen ${where(id)}: ${(err as Error).message}`, { cause: err });
       }
-      throw new TaskError('state', `task ${JSON.stringify(id)} changed while it was being reopened; look at it again with fisk task show ${id}`);
+      throw new TaskError(
+        'state',
+        `task ${JSON.stringify(id)} changed while it was being reopened; look at it again with fisk task show ${id}`,
+      );
     },
     async remove(id) {
       const current = await entry(id);

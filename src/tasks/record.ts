@@ -30,7 +30,17 @@ export function isFinalState(state: TaskState): state is FinalTaskState {
  * Why a task failed or died: how the run ended, `refused` when it could not start, `timeout` when
  * it ran past `expose.agent.jobs.timeout`; a dead task's `max_deliver` or `max_age`.
  */
-export const TASK_FAILURES = ['budget', 'max_iterations', 'error', 'aborted', 'suspended', 'refused', 'timeout', 'max_deliver', 'max_age'] as const;
+export const TASK_FAILURES = [
+  'budget',
+  'max_iterations',
+  'error',
+  'aborted',
+  'suspended',
+  'refused',
+  'timeout',
+  'max_deliver',
+  'max_age',
+] as const;
 export type TaskFailure = (typeof TASK_FAILURES)[number];
 
 /** A task id: the same shape as a run id, since it becomes a file name and a KV key. */
@@ -132,7 +142,12 @@ export const TASK_RECORD_SCHEMA = {
       maxItems: MAX_ATTEMPT_FAILURES,
       items: {
         type: 'object',
-        properties: { attempt: { type: 'integer', minimum: 1 }, at: dateTime, worker: { type: 'string', maxLength: 256 }, message: { type: 'string' } },
+        properties: {
+          attempt: { type: 'integer', minimum: 1 },
+          at: dateTime,
+          worker: { type: 'string', maxLength: 256 },
+          message: { type: 'string' },
+        },
         required: ['attempt', 'at', 'message'],
         additionalProperties: false,
       },
@@ -143,7 +158,15 @@ export const TASK_RECORD_SCHEMA = {
   oneOf: [
     {
       properties: { state: { const: 'pending' } },
-      not: { anyOf: [{ required: ['finished'] }, { required: ['answer'] }, { required: ['reason'] }, { required: ['message'] }, { required: ['started'] }] },
+      not: {
+        anyOf: [
+          { required: ['finished'] },
+          { required: ['answer'] },
+          { required: ['reason'] },
+          { required: ['message'] },
+          { required: ['started'] },
+        ],
+      },
     },
     {
       properties: { state: { const: 'running' } },
@@ -221,7 +244,13 @@ export function pendingTask(id: string, runId: string, prompt: string, now: Date
 
 /** What a record keeps of its submission whatever its state: what was asked, and under which limits. */
 function askedOf(record: TaskRecord): Pick<TaskRecord, 'id' | 'run_id' | 'prompt' | 'budget' | 'created'> {
-  return { id: record.id, run_id: record.run_id, prompt: record.prompt, ...(record.budget === undefined ? {} : { budget: record.budget }), created: record.created };
+  return {
+    id: record.id,
+    run_id: record.run_id,
+    prompt: record.prompt,
+    ...(record.budget === undefined ? {} : { budget: record.budget }),
+    created: record.created,
+  };
 }
 
 /** What a record keeps of its attempts whatever its state. */
@@ -236,7 +265,9 @@ function attemptsOf(record: TaskRecord): Pick<TaskRecord, 'attempts' | 'worker' 
 /** The record with its result stored. */
 export function finishedTask(record: TaskRecord, result: TaskResult, now: Date = new Date()): TaskRecord {
   const base = { ...askedOf(record), finished: now.toISOString(), ...attemptsOf(record) };
-  return result.state === 'completed' ? { ...base, state: 'completed', answer: result.answer } : { ...base, state: result.state, reason: result.reason, message: result.message };
+  return result.state === 'completed'
+    ? { ...base, state: 'completed', answer: result.answer }
+    : { ...base, state: result.state, reason: result.reason, message: result.message };
 }
 
 /** The record of a task still in the queue after `progress`; a record with its result is returned as it is. */
@@ -245,7 +276,13 @@ export function progressedTask(record: TaskRecord, progress: TaskProgress): Task
   const base = { ...askedOf(record), ...attemptsOf(record) };
   switch (progress.state) {
     case 'running':
-      return { ...base, state: 'running', worker: progress.worker, attempts: progress.attempts, started: (progress.started ?? new Date()).toISOString() };
+      return {
+        ...base,
+        state: 'running',
+        worker: progress.worker,
+        attempts: progress.attempts,
+        started: (progress.started ?? new Date()).toISOString(),
+      };
     case 'pending': {
       if (!('failure' in progress)) {
         const { attempts: _previous, ...rest } = base;
@@ -258,7 +295,12 @@ export function progressedTask(record: TaskRecord, progress: TaskProgress): Task
         ...(f.worker === undefined ? {} : { worker: f.worker }),
         message: f.message.length > MAX_FAILURE_CHARS ? `${f.message.slice(0, MAX_FAILURE_CHARS)}...` : f.message,
       };
-      return { ...base, state: 'pending', attempts: Math.max(f.attempt, record.attempts ?? 0), failures: [...(record.failures ?? []), failure].slice(-MAX_ATTEMPT_FAILURES) };
+      return {
+        ...base,
+        state: 'pending',
+        attempts: Math.max(f.attempt, record.attempts ?? 0),
+        failures: [...(record.failures ?? []), failure].slice(-MAX_ATTEMPT_FAILURES),
+      };
     }
     default: {
       const never: never = progress;

@@ -48,7 +48,8 @@ const backends = new Map<string, TaskBackend>();
 /** Registers a backend. Throws on an empty name, a missing factory or a duplicate name. */
 export function registerTaskBackend(name: string, backend: TaskBackend): void {
   if (name.trim() === '') throw new TypeError('a task backend needs a name');
-  if (typeof backend?.open !== 'function' || typeof backend.describe !== 'function') throw new TypeError(`task backend ${JSON.stringify(name)} has no open function`);
+  if (typeof backend?.open !== 'function' || typeof backend.describe !== 'function')
+    throw new TypeError(`task backend ${JSON.stringify(name)} has no open function`);
   if (backends.has(name)) throw new TypeError(`task backend ${JSON.stringify(name)} is already registered`);
   backends.set(name, backend);
 }
@@ -61,7 +62,10 @@ export function taskBackendNames(): readonly string[] {
 function backendOf(name: string): TaskBackend {
   const backend = backends.get(name);
   if (backend === undefined) {
-    throw new TaskError('config', `tasks.backend: unknown task backend ${JSON.stringify(name)}; known backends are [${taskBackendNames().join(' ')}]`);
+    throw new TaskError(
+      'config',
+      `tasks.backend: unknown task backend ${JSON.stringify(name)}; known backends are [${taskBackendNames().join(' ')}]`,
+    );
   }
   return backend;
 }

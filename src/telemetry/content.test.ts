@@ -4,8 +4,14 @@ import { encodeMessages, fitText, jsonCost, MessageCursor, OMITTED } from './con
 import { exportShape } from './provider.js';
 
 const text = (role: CapturedMessage['role'], content: string): CapturedMessage => ({ role, parts: [{ type: 'text', content }] });
-const call = (id: string): CapturedMessage => ({ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'read_file', arguments: { path: 'a' } }] });
-const response = (...ids: string[]): CapturedMessage => ({ role: 'tool', parts: ids.map((id) => ({ type: 'tool_call_response' as const, id, response: 'x' })) });
+const call = (id: string): CapturedMessage => ({
+  role: 'assistant',
+  parts: [{ type: 'tool_call', id, name: 'read_file', arguments: { path: 'a' } }],
+});
+const response = (...ids: string[]): CapturedMessage => ({
+  role: 'tool',
+  parts: ids.map((id) => ({ type: 'tool_call_response' as const, id, response: 'x' })),
+});
 
 describe('jsonCost', () => {
   it('counts the escaped bytes: six for a control character or an unpaired surrogate', () => {

@@ -67,13 +67,17 @@ function exportPart(p: CapturedPart): ExportedPart {
     case 'text':
       return { type: 'text', content: p.content };
     case 'reasoning':
-      return p.signature === undefined ? { type: 'reasoning', content: p.content } : { type: 'reasoning', content: p.content, signature: OMITTED };
+      return p.signature === undefined
+        ? { type: 'reasoning', content: p.content }
+        : { type: 'reasoning', content: p.content, signature: OMITTED };
     case 'tool_call':
       return { type: 'tool_call', id: p.id, name: p.name, arguments: bounded(p.arguments) };
     case 'tool_call_response':
       return { type: 'tool_call_response', id: p.id, response: bounded(p.response) };
     case 'provider_raw':
-      return p.provider === undefined ? { type: 'provider_raw', content: OMITTED } : { type: 'provider_raw', provider: p.provider, content: OMITTED };
+      return p.provider === undefined
+        ? { type: 'provider_raw', content: OMITTED }
+        : { type: 'provider_raw', provider: p.provider, content: OMITTED };
   }
 }
 

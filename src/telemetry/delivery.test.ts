@@ -28,13 +28,26 @@ class FixedExporter implements PushMetricExporter {
 }
 
 function collection(points: number): ResourceMetrics {
-  const dataPoints = Array.from({ length: points }, () => ({ startTime: [0, 0] as [number, number], endTime: [0, 0] as [number, number], attributes: {}, value: 1 }));
+  const dataPoints = Array.from({ length: points }, () => ({
+    startTime: [0, 0] as [number, number],
+    endTime: [0, 0] as [number, number],
+    attributes: {},
+    value: 1,
+  }));
   return {
     resource: emptyResource(),
     scopeMetrics: [
       {
         scope: { name: 'test' },
-        metrics: [{ descriptor: { name: 'm', description: '', unit: '', valueType: ValueType.INT }, aggregationTemporality: 1, dataPointType: DataPointType.SUM, dataPoints, isMonotonic: true }],
+        metrics: [
+          {
+            descriptor: { name: 'm', description: '', unit: '', valueType: ValueType.INT },
+            aggregationTemporality: 1,
+            dataPointType: DataPointType.SUM,
+            dataPoints,
+            isMonotonic: true,
+          },
+        ],
       },
     ],
   };
@@ -54,7 +67,9 @@ describe('CountingMetricExporter', () => {
   });
 
   it('keeps the first failure', () => {
-    const counting = new CountingMetricExporter(new FixedExporter({ code: ExportResultCode.FAILED, error: new Error('collector said 400') }));
+    const counting = new CountingMetricExporter(
+      new FixedExporter({ code: ExportResultCode.FAILED, error: new Error('collector said 400') }),
+    );
     counting.export(collection(2), () => undefined);
     expect(counting.count()).toEqual({ attempted: 2, delivered: 0, firstError: 'collector said 400' });
   });
@@ -62,17 +77,31 @@ describe('CountingMetricExporter', () => {
 
 describe('spanDelivery', () => {
   it('counts spans that never reached the exporter against delivery and names the gap', () => {
-    expect(spanDelivery(10, { attempted: 4, delivered: 4, firstError: undefined })).toEqual({ attempted: 10, delivered: 4, firstError: '6 spans never reached the exporter' });
-    expect(deliverySummary(spanDelivery(3, { attempted: 3, delivered: 3, firstError: undefined }), { attempted: 0, delivered: 0, firstError: undefined }, false)).toBe(
-      '3 of 3 spans delivered',
-    );
+    expect(spanDelivery(10, { attempted: 4, delivered: 4, firstError: undefined })).toEqual({
+      attempted: 10,
+      delivered: 4,
+      firstError: '6 spans never reached the exporter',
+    });
+    expect(
+      deliverySummary(
+        spanDelivery(3, { attempted: 3, delivered: 3, firstError: undefined }),
+        { attempted: 0, delivered: 0, firstError: undefined },
+        false,
+      ),
+    ).toBe('3 of 3 spans delivered');
   });
 
   it('says how many spans were dropped, with or without an export error', () => {
     const none = { attempted: 0, delivered: 0, firstError: undefined };
-    expect(deliverySummary(spanDelivery(10, { attempted: 4, delivered: 4, firstError: undefined }), none, false)).toBe('4 of 10 spans delivered (6 spans dropped; first error: 6 spans never reached the exporter)');
-    expect(deliverySummary({ attempted: 5, delivered: 4, firstError: 'Concurrent export limit reached' }, none, false)).toBe('4 of 5 spans delivered (1 span dropped; first error: Concurrent export limit reached)');
-    expect(deliverySummary({ attempted: 5, delivered: 3, firstError: undefined }, none, true)).toBe('3 of 5 spans delivered (2 spans dropped) (the shutdown flush ran out of time)');
+    expect(deliverySummary(spanDelivery(10, { attempted: 4, delivered: 4, firstError: undefined }), none, false)).toBe(
+      '4 of 10 spans delivered (6 spans dropped; first error: 6 spans never reached the exporter)',
+    );
+    expect(deliverySummary({ attempted: 5, delivered: 4, firstError: 'Concurrent export limit reached' }, none, false)).toBe(
+      '4 of 5 spans delivered (1 span dropped; first error: Concurrent export limit reached)',
+    );
+    expect(deliverySummary({ attempted: 5, delivered: 3, firstError: undefined }, none, true)).toBe(
+      '3 of 5 spans delivered (2 spans dropped) (the shutdown flush ran out of time)',
+    );
   });
 });
 
@@ -85,6 +114,16 @@ describe('error classes', () => {
 describe('config values', () => {
   it('accepts the prepared telemetry block of agent.yaml as it is', () => {
     const fromConfig = (c: Config['telemetry']): TelemetryConfigValues => c;
-    expect(fromConfig({ enabled: true, endpoint: undefined, protocol: undefined, serviceName: undefined, sampleRatio: 0, captureContent: false, noMetrics: false }).sampleRatio).toBe(0);
+    expect(
+      fromConfig({
+        enabled: true,
+        endpoint: undefined,
+        protocol: undefined,
+        serviceName: undefined,
+        sampleRatio: 0,
+        captureContent: false,
+        noMetrics: false,
+      }).sampleRatio,
+    ).toBe(0);
   });
 });

@@ -142,7 +142,15 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
 
     const spans = receiver.spans;
     expect(spans.map((s) => s.name).sort()).toEqual(
-      ['chat claude-test', 'chat claude-test', 'execute_tool explodes', 'execute_tool no_such_tool', 'execute_tool read_file', 'invoke_agent helper', STARTUP_SPAN].sort(),
+      [
+        'chat claude-test',
+        'chat claude-test',
+        'execute_tool explodes',
+        'execute_tool no_such_tool',
+        'execute_tool read_file',
+        'invoke_agent helper',
+        STARTUP_SPAN,
+      ].sort(),
     );
     expect(report.spans).toEqual({ attempted: 7, delivered: 7, firstError: undefined });
     expect(report.summary).toContain('7 of 7 spans delivered');
@@ -178,7 +186,11 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     expect(tool.attributes['fisk.tool.exit']).toBe('ok');
     expect(tool.status.code).toBe(0);
     const unknown = byName(spans, 'execute_tool no_such_tool');
-    expect([unknown.attributes['fisk.tool.exit'], unknown.attributes[ATTR_ERROR_TYPE], unknown.status.code]).toEqual(['unknown_tool', 'unknown_tool', 2]);
+    expect([unknown.attributes['fisk.tool.exit'], unknown.attributes[ATTR_ERROR_TYPE], unknown.status.code]).toEqual([
+      'unknown_tool',
+      'unknown_tool',
+      2,
+    ]);
     const crashed = byName(spans, 'execute_tool explodes');
     expect([crashed.attributes['fisk.tool.exit'], crashed.attributes[ATTR_ERROR_TYPE]]).toEqual(['crashed', 'crashed']);
     // No exception events (they carry stack traces), and no error text.
@@ -187,10 +199,12 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
 
     // Capture off: no content attribute and no message text anywhere in any request.
     for (const s of spans) {
-      for (const key of [ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]) expect(s.attributes[key]).toBeUndefined();
+      for (const key of [ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS])
+        expect(s.attributes[key]).toBeUndefined();
     }
     const all = receiver.allBodies();
-    for (const secret of [SECRET_PROMPT, SECRET_USER, SECRET_ARGS, SECRET_RESULT, SECRET_SIGNATURE]) expect(all.includes(secret)).toBe(false);
+    for (const secret of [SECRET_PROMPT, SECRET_USER, SECRET_ARGS, SECRET_RESULT, SECRET_SIGNATURE])
+      expect(all.includes(secret)).toBe(false);
     expect(receiver.exports.every((e) => !e.gzip && e.encoding === (protocol === 'http/json' ? 'json' : 'protobuf'))).toBe(true);
   });
 
@@ -204,7 +218,9 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     const tokens = receiver.metrics.find((m) => m.name === METRIC_GEN_AI_CLIENT_TOKEN_USAGE);
     expect(tokens?.type).toBe('histogram');
     expect(tokens?.unit).toBe('{token}');
-    const input = tokens?.points.find((p) => p.attributes[ATTR_GEN_AI_TOKEN_TYPE] === 'input' && p.attributes[ATTR_GEN_AI_REQUEST_MODEL] === 'claude-test');
+    const input = tokens?.points.find(
+      (p) => p.attributes[ATTR_GEN_AI_TOKEN_TYPE] === 'input' && p.attributes[ATTR_GEN_AI_REQUEST_MODEL] === 'claude-test',
+    );
     expect(input?.explicitBounds).toEqual(TOKEN_BUCKETS);
     expect(input?.count).toBe(2);
     expect(input?.sum).toBe(21200);
@@ -237,11 +253,15 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     await tel.shutdown();
 
     const spans = receiver.spans;
-    expect(byName(spans, STARTUP_SPAN).attributes[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]).toBe(JSON.stringify([{ type: 'text', content: SECRET_PROMPT }]));
+    expect(byName(spans, STARTUP_SPAN).attributes[ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]).toBe(
+      JSON.stringify([{ type: 'text', content: SECRET_PROMPT }]),
+    );
     const chats = spans.filter((s) => s.name === 'chat claude-test');
     const first = chats.find((s) => s.status.code === 0);
     const second = chats.find((s) => s.status.code === 2);
-    expect(JSON.parse(text(first?.attributes[ATTR_GEN_AI_INPUT_MESSAGES]))).toEqual([{ role: 'user', parts: [{ type: 'text', content: SECRET_USER }] }]);
+    expect(JSON.parse(text(first?.attributes[ATTR_GEN_AI_INPUT_MESSAGES]))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: SECRET_USER }] },
+    ]);
     // The second call sends the whole conversation; only what the first did not export goes out.
     const delta = JSON.parse(text(second?.attributes[ATTR_GEN_AI_INPUT_MESSAGES])) as { role: string }[];
     expect(delta.map((m) => m.role)).toEqual(['assistant', 'tool']);
@@ -297,7 +317,11 @@ describe('shutdown with no collector running', () => {
     expect(report.timedOut).toBe(false);
     expect(report.spans.delivered).toBe(0);
     expect(report.unreachable).toContain(`the collector at http://127.0.0.1:${port} cannot be reached`);
-    expect(report.summary).toMatch(new RegExp(`^0 of 1 spans delivered.*\\(the collector at http://127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); is it running\\?\\)$`));
+    expect(report.summary).toMatch(
+      new RegExp(
+        `^0 of 1 spans delivered.*\\(the collector at http://127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); is it running\\?\\)$`,
+      ),
+    );
   }, 30_000);
 });
 
@@ -328,7 +352,10 @@ describe('shutdown with a collector that takes the export at once', () => {
       const mine = check.localPort;
       await eventually(() => accepted.some((c) => c.port === mine), 'the collector to accept the check connection');
       check.destroy();
-      const before = accepted.slice(0, accepted.findIndex((c) => c.port === mine));
+      const before = accepted.slice(
+        0,
+        accepted.findIndex((c) => c.port === mine),
+      );
       expect(before.length).toBeGreaterThan(0);
       expect(before.filter((c) => !c.spoke)).toEqual([]);
     } finally {

@@ -3,9 +3,36 @@
  * it imports Node, OpenTelemetry and the error base only, and takes primitives rather than the
  * rest of the project's types.
  */
-export { resolveTelemetrySettings, telemetrySettingRows, OTLP_CREDENTIAL_VARIABLES, OTLP_PROTOCOLS, TELEMETRY_OFF_VARIABLE, SDK_DISABLED_VARIABLE, DEFAULT_OTLP_ENDPOINT, CONTENT_ATTRIBUTE_LIMIT } from './settings.js';
-export type { ExportPlan, OtlpProtocol, ResolveTelemetryInput, Setting, TelemetrySettingRow, TelemetryConfigValues, TelemetrySettings } from './settings.js';
-export { startTelemetry, exportShape, Telemetry, RunSpan, StartupSpan, ChatSpan, ToolSpan, HTTP_ATTEMPT_EVENT, STARTUP_SPAN } from './provider.js';
+export {
+  resolveTelemetrySettings,
+  telemetrySettingRows,
+  OTLP_CREDENTIAL_VARIABLES,
+  OTLP_PROTOCOLS,
+  TELEMETRY_OFF_VARIABLE,
+  SDK_DISABLED_VARIABLE,
+  DEFAULT_OTLP_ENDPOINT,
+  CONTENT_ATTRIBUTE_LIMIT,
+} from './settings.js';
+export type {
+  ExportPlan,
+  OtlpProtocol,
+  ResolveTelemetryInput,
+  Setting,
+  TelemetrySettingRow,
+  TelemetryConfigValues,
+  TelemetrySettings,
+} from './settings.js';
+export {
+  startTelemetry,
+  exportShape,
+  Telemetry,
+  RunSpan,
+  StartupSpan,
+  ChatSpan,
+  ToolSpan,
+  HTTP_ATTEMPT_EVENT,
+  STARTUP_SPAN,
+} from './provider.js';
 export {
   SECONDS_BUCKETS,
   TOKEN_BUCKETS,

@@ -77,4 +77,3 @@ export function instruments(meter: Meter): Instruments {
     }),
   };
 }
-

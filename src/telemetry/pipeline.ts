@@ -15,7 +15,14 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { DeliveryCount } from './delivery.js';
-import { CountingMetricExporter, CountingSpanExporter, deliveryShort, deliverySummary, RecordedSpanCounter, spanDelivery } from './delivery.js';
+import {
+  CountingMetricExporter,
+  CountingSpanExporter,
+  deliveryShort,
+  deliverySummary,
+  RecordedSpanCounter,
+  spanDelivery,
+} from './delivery.js';
 import { collectorUnreachable } from './reach.js';
 import type { ExportPlan } from './settings.js';
 
@@ -43,7 +50,10 @@ export interface ExportPipeline {
    * The delivery counts so far and the line for a person. `unreachable` (why nothing could be sent)
    * is kept, and said, only when something was left undelivered.
    */
-  delivery(timedOut: boolean, unreachable?: string): { readonly spans: DeliveryCount; readonly metricPoints: DeliveryCount; readonly summary: string; readonly unreachable?: string };
+  delivery(
+    timedOut: boolean,
+    unreachable?: string,
+  ): { readonly spans: DeliveryCount; readonly metricPoints: DeliveryCount; readonly summary: string; readonly unreachable?: string };
 }
 
 export function startExport(plan: ExportPlan, options: PipelineOptions): ExportPipeline {
@@ -57,7 +67,9 @@ export function startExport(plan: ExportPlan, options: PipelineOptions): ExportP
     }),
   );
   const traceConfig = { url: plan.tracesUrl, compression, timeoutMillis };
-  const spans = new CountingSpanExporter(plan.protocol === 'http/json' ? new JsonTraceExporter(traceConfig) : new ProtoTraceExporter(traceConfig));
+  const spans = new CountingSpanExporter(
+    plan.protocol === 'http/json' ? new JsonTraceExporter(traceConfig) : new ProtoTraceExporter(traceConfig),
+  );
   const recorded = new RecordedSpanCounter(
     new BatchSpanProcessor(spans, { maxExportBatchSize: shape.maxExportBatchSize, maxQueueSize: Math.max(2048, shape.maxExportBatchSize) }),
   );
@@ -73,7 +85,9 @@ export function startExport(plan: ExportPlan, options: PipelineOptions): ExportP
   let metrics: CountingMetricExporter | undefined;
   if (plan.metrics) {
     const metricConfig = { url: plan.metricsUrl, compression, timeoutMillis };
-    metrics = new CountingMetricExporter(plan.protocol === 'http/json' ? new JsonMetricExporter(metricConfig) : new ProtoMetricExporter(metricConfig));
+    metrics = new CountingMetricExporter(
+      plan.protocol === 'http/json' ? new JsonMetricExporter(metricConfig) : new ProtoMetricExporter(metricConfig),
+    );
     meterProvider = new MeterProvider({
       resource,
       readers: [
@@ -96,7 +110,12 @@ export function startExport(plan: ExportPlan, options: PipelineOptions): ExportP
       const spanCount = spanDelivery(recorded.ended, spans.count());
       const metricPoints = metrics?.count() ?? none;
       const reported = unreachable !== undefined && deliveryShort(spanCount, metricPoints) ? unreachable : undefined;
-      return { spans: spanCount, metricPoints, summary: deliverySummary(spanCount, metricPoints, timedOut, reported), ...(reported === undefined ? {} : { unreachable: reported }) };
+      return {
+        spans: spanCount,
+        metricPoints,
+        summary: deliverySummary(spanCount, metricPoints, timedOut, reported),
+        ...(reported === undefined ? {} : { unreachable: reported }),
+      };
     },
   };
 }

@@ -153,7 +153,13 @@ export class Telemetry {
 
   /** A handle that records nothing. */
   static disabled(): Telemetry {
-    return new Telemetry({ tracer: undefined, propagator: undefined, inst: instruments(createNoopMeter()), capture: false, limit: CONTENT_ATTRIBUTE_LIMIT });
+    return new Telemetry({
+      tracer: undefined,
+      propagator: undefined,
+      inst: instruments(createNoopMeter()),
+      capture: false,
+      limit: CONTENT_ATTRIBUTE_LIMIT,
+    });
   }
 
   /** @internal Built by startTelemetry, which loads the export pipeline only for a plan. */

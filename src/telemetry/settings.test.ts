@@ -92,7 +92,13 @@ describe('validation', () => {
       const err = failure(() => resolve({ config: { ...capture, endpoint } }));
       expect(err.code).toBe('insecure_capture');
     }
-    for (const endpoint of ['http://127.0.0.1:4318', 'http://[::1]:4318', 'http://localhost:4318', 'http://localhost.:4318', 'https://collector.example']) {
+    for (const endpoint of [
+      'http://127.0.0.1:4318',
+      'http://[::1]:4318',
+      'http://localhost:4318',
+      'http://localhost.:4318',
+      'https://collector.example',
+    ]) {
       expect(resolve({ config: { ...capture, endpoint } }).plan?.captureContent).toBe(true);
     }
     // Without capture, plain http anywhere is the operator's choice.
@@ -103,7 +109,9 @@ describe('validation', () => {
   });
 
   it('refuses credentials in the URL', () => {
-    expect(failure(() => resolve({ config: { ...on, endpoint: 'https://user:pw@collector.example' } })).message).toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    expect(failure(() => resolve({ config: { ...on, endpoint: 'https://user:pw@collector.example' } })).message).toContain(
+      'OTEL_EXPORTER_OTLP_HEADERS',
+    );
   });
 });
 
@@ -114,7 +122,10 @@ describe('values', () => {
   });
 
   it('takes the endpoint from agent.yaml, then the environment, with signal variables used as given', () => {
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://env.example/otlp/', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://metrics.example/in' };
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://env.example/otlp/',
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://metrics.example/in',
+    };
     const fromEnv = resolve({ config: on, env });
     expect(fromEnv.endpoint).toEqual({ value: 'https://env.example/otlp/', origin: 'OTEL_EXPORTER_OTLP_ENDPOINT' });
     expect(fromEnv.plan?.tracesUrl).toBe('https://env.example/otlp/v1/traces');

@@ -114,7 +114,7 @@ export function resolveTelemetrySettings(input: ResolveTelemetryInput): Telemetr
   const endpoint: Setting<string> =
     c.endpoint !== undefined
       ? { value: c.endpoint, origin: fromFile('telemetry.endpoint') }
-      : endpointFromEnv(read) ?? { value: DEFAULT_OTLP_ENDPOINT, origin: 'default' };
+      : (endpointFromEnv(read) ?? { value: DEFAULT_OTLP_ENDPOINT, origin: 'default' });
   const protocolValue = c.protocol ?? read('OTEL_EXPORTER_OTLP_PROTOCOL');
   const protocol: Setting<string> =
     c.protocol !== undefined
@@ -136,18 +136,12 @@ export function resolveTelemetrySettings(input: ResolveTelemetryInput): Telemetr
     : { value: false, origin: `forced off: telemetry is off (${enabled.origin})` };
   const metrics: Setting<boolean> = { value: !c.noMetrics, origin: fromFile('telemetry.no_metrics') };
 
-  const plan = enabled.value
-    ? buildPlan({ endpoint, protocol, serviceName, sampleRatio, captureContent, metrics }, c, read)
-    : undefined;
+  const plan = enabled.value ? buildPlan({ endpoint, protocol, serviceName, sampleRatio, captureContent, metrics }, c, read) : undefined;
   const note = enabled.value ? undefined : exporterVariableNote(env, enabled.origin, input);
   return { enabled, endpoint, protocol, serviceName, sampleRatio, captureContent, metrics, plan, note };
 }
 
-function resolveEnabled(
-  input: ResolveTelemetryInput,
-  read: (name: string) => string | undefined,
-  fileOrigin: string,
-): Setting<boolean> {
+function resolveEnabled(input: ResolveTelemetryInput, read: (name: string) => string | undefined, fileOrigin: string): Setting<boolean> {
   const off = read(TELEMETRY_OFF_VARIABLE);
   if (off !== undefined) {
     if (!OFF_WORDS.has(off.toLowerCase())) {
@@ -184,7 +178,8 @@ function buildPlan(
     throw new TelemetryError('variable', 'telemetry.sample_ratio', `telemetry.sample_ratio: ${s.sampleRatio.value} is outside 0 to 1`);
   }
   const capture = s.captureContent.value;
-  const endpointKey = c.endpoint !== undefined ? 'telemetry.endpoint' : s.endpoint.origin === 'default' ? 'telemetry.endpoint' : s.endpoint.origin;
+  const endpointKey =
+    c.endpoint !== undefined ? 'telemetry.endpoint' : s.endpoint.origin === 'default' ? 'telemetry.endpoint' : s.endpoint.origin;
   const base = checkUrl(s.endpoint.value, endpointKey, capture);
   // A signal variable names the full URL; the base endpoint gets the signal path appended.
   const signalUrl = (signal: 'traces' | 'metrics'): string => {
@@ -260,7 +255,11 @@ export interface TelemetrySettingRow {
  * environment supplied show that variable as their origin.
  */
 export function telemetrySettingRows(s: TelemetrySettings): readonly TelemetrySettingRow[] {
-  const row = <T extends string | number | boolean>(key: string, v: Setting<T>, show: (value: T) => string = String): TelemetrySettingRow => ({
+  const row = <T extends string | number | boolean>(
+    key: string,
+    v: Setting<T>,
+    show: (value: T) => string = String,
+  ): TelemetrySettingRow => ({
     key,
     value: show(v.value),
     origin: v.origin,

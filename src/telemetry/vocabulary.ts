@@ -66,5 +66,16 @@ export type DegradeReason = (typeof DEGRADE_REASONS)[number];
  * past; `returned` went back unfinished by choice (a drain, a cancel); `taken_over` is held by
  * another worker, which stores its result.
  */
-export const SERVED_OUTCOMES = ['completed', 'failed', 'dead', 'retried', 'returned', 'taken_over', 'suspended', 'cancelled', 'refused', 'crashed'] as const;
+export const SERVED_OUTCOMES = [
+  'completed',
+  'failed',
+  'dead',
+  'retried',
+  'returned',
+  'taken_over',
+  'suspended',
+  'cancelled',
+  'refused',
+  'crashed',
+] as const;
 export type ServedOutcome = (typeof SERVED_OUTCOMES)[number];

@@ -48,7 +48,13 @@ function canDefer(tool: Tool): boolean {
 export function decideDeferral(tools: readonly Tool[], policy: DeferralPolicy): DeferralDecision {
   const counted = tools.filter((t) => t.kind === 'builtin' || canDefer(t)).length;
   if (counted <= DEFER_THRESHOLD) return { deferred: new Set(), sentAllInstead: false, counted, via: 'none' };
-  const via: DeferralVia = policy.noToolSearch ? 'none' : policy.providerToolSearch ? 'provider' : policy.harnessToolSearch === true ? 'harness' : 'none';
+  const via: DeferralVia = policy.noToolSearch
+    ? 'none'
+    : policy.providerToolSearch
+      ? 'provider'
+      : policy.harnessToolSearch === true
+        ? 'harness'
+        : 'none';
   if (via === 'none') return { deferred: new Set(), sentAllInstead: true, counted, via };
   const deferred = new Set(tools.filter(canDefer).map((t) => t.name));
   return { deferred, sentAllInstead: false, counted, via: deferred.size === 0 ? 'none' : via };

@@ -39,6 +39,8 @@ describe('applyFilters', () => {
   });
   it('refuses an invalid pattern naming the key', () => {
     expect(() => compileFilters(none, { tools: ['('], tags: [] })).toThrow(ToolkitError);
-    expect(() => compileFilters(none, { tools: ['('], tags: [] }, 'expose.agent.tools.')).toThrow(/expose\.agent\.tools\.exclude\.tools: "\("/);
+    expect(() => compileFilters(none, { tools: ['('], tags: [] }, 'expose.agent.tools.')).toThrow(
+      /expose\.agent\.tools\.exclude\.tools: "\("/,
+    );
   });
 });

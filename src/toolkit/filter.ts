@@ -22,7 +22,11 @@ function compile(patterns: readonly string[], key: string): RegExp[] {
     try {
       return new RegExp(p, 'u');
     } catch (err) {
-      throw new ToolkitError('filter', `${key}: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message}); fix the pattern`, { cause: err });
+      throw new ToolkitError(
+        'filter',
+        `${key}: ${JSON.stringify(p)} is not a valid regular expression (${(err as Error).message}); fix the pattern`,
+        { cause: err },
+      );
     }
   });
 }

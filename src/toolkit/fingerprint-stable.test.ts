@@ -17,7 +17,11 @@ async function definitionsHash(globalFlags: string[], providerToolSearch: boolea
     credentialEnvNames: [],
     env: { PATH: process.env['PATH'], FIXTURE_MODE: '' },
   });
-  const selection = selectTools({ sources: [loaded.source], confirmTags: [], deferral: { noToolSearch: false, providerToolSearch, harnessToolSearch: true } });
+  const selection = selectTools({
+    sources: [loaded.source],
+    confirmTags: [],
+    deferral: { noToolSearch: false, providerToolSearch, harnessToolSearch: true },
+  });
   return toolsHash(selection.toolSet.definitions());
 }
 
@@ -25,7 +29,11 @@ async function definitionsHash(globalFlags: string[], providerToolSearch: boolea
 // started before a change to how command tools are built must still resume after it.
 describe('the tool definitions of an application, as the resume fingerprint hashes them', () => {
   it('hash the same as they always have, deferred or not, with globals merged in', async () => {
-    const hashes = [await definitionsHash([], true), await definitionsHash(['context', 'trace'], true), await definitionsHash(['context'], false)];
+    const hashes = [
+      await definitionsHash([], true),
+      await definitionsHash(['context', 'trace'], true),
+      await definitionsHash(['context'], false),
+    ];
     expect(hashes).toEqual([
       'bb23f267463468b44aa31a001518a8d69c1602114784de8f8e13b8db056a03a0',
       '46fec6f8d5e5e4ca13f892cf2140b15bbde775c6fb6655e6e0a46509fed4714c',

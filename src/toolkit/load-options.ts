@@ -51,7 +51,10 @@ export function resolveApplicationPath(applicationPath: string, baseDir: string)
 }
 
 /** The load options a prepared configuration implies. */
-export function applicationLoadOptions(config: Config, env?: Readonly<Record<string, string | undefined>>): LoadApplicationOptions | undefined {
+export function applicationLoadOptions(
+  config: Config,
+  env?: Readonly<Record<string, string | undefined>>,
+): LoadApplicationOptions | undefined {
   if (config.applicationPath === undefined) return undefined;
   return {
     applicationPath: resolveApplicationPath(config.applicationPath, config.baseDir),
@@ -81,7 +84,10 @@ export function introspectionParams(opts: LoadApplicationOptions): Introspection
  * `early`, one started before these options were known, is returned instead when it runs exactly
  * this command, and discarded (its application killed) otherwise.
  */
-export function startApplicationIntrospection(opts: LoadApplicationOptions, early?: PendingIntrospection): PendingIntrospection | undefined {
+export function startApplicationIntrospection(
+  opts: LoadApplicationOptions,
+  early?: PendingIntrospection,
+): PendingIntrospection | undefined {
   try {
     compileFilters(opts.include, opts.exclude);
   } catch {

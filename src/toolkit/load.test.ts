@@ -11,7 +11,6 @@ import { loadApplicationTools, startApplicationIntrospection } from './load.js';
 import type { LoadApplicationOptions } from './load.js';
 import { eventually } from '../agenttest/eventually.js';
 
-
 const app = fileURLToPath(new URL('../../test/fixtures/fisk-app.mjs', import.meta.url));
 const none = { tools: [], tags: [] };
 const signal = new AbortController().signal;
@@ -77,8 +76,10 @@ describe('loadApplicationTools', () => {
     expect(gate('stream_purge')).toEqual({ gated: true, trigger: 'ai:confirm' });
     expect(gate('stream_ls')).toEqual({ gated: false });
   });
-  it('passes a group\'s ai:deny, ai:confirm, ai:no_defer and confirm tags down to every leaf under it', async () => {
-    const loaded = await loadApplicationTools(options({ confirmTags: ['ops:high'], exclude: { tools: [], tags: ['ops:high'] } }, 'group-tags'));
+  it("passes a group's ai:deny, ai:confirm, ai:no_defer and confirm tags down to every leaf under it", async () => {
+    const loaded = await loadApplicationTools(
+      options({ confirmTags: ['ops:high'], exclude: { tools: [], tags: ['ops:high'] } }, 'group-tags'),
+    );
     const all = (name: string): FiskCommandTool => loaded.all.find((t) => t.name === name) as FiskCommandTool;
     // the group's ai:deny keeps its leaf out, recorded as any denial
     expect(loaded.source.filtered?.find((f) => f.name === 'deep_inner_leaf')).toMatchObject({ reason: 'denied' });
@@ -93,7 +94,10 @@ describe('loadApplicationTools', () => {
     expect(all('stream_rm').tags()).not.toContain('ai:read_only');
     const plain = await loadApplicationTools(options({}, 'group-tags'));
     const rm = plain.source.tools.find((t) => t.name === 'stream_rm');
-    expect(rm !== undefined && (rm.capabilities.gate !== null) ? rm.capabilities.gate : undefined).toEqual({ gated: true, trigger: 'ai:confirm' });
+    expect(rm !== undefined && rm.capabilities.gate !== null ? rm.capabilities.gate : undefined).toEqual({
+      gated: true,
+      trigger: 'ai:confirm',
+    });
   });
   it('skips a command whose schema root is not an object, with a warning and a filtered entry naming it', async () => {
     const loaded = await loadApplicationTools(options({}, 'scalar-schema'));
@@ -108,12 +112,24 @@ describe('loadApplicationTools', () => {
     expect(loaded.warnings).toContainEqual({
       code: 'unusable_schema',
       tool: 'stream_rm',
-      message: 'command "stream rm" is not offered as a tool: its restricted schema\'s root is of type "string", not an object; fix its arguments in the application',
+      message:
+        'command "stream rm" is not offered as a tool: its restricted schema\'s root is of type "string", not an object; fix its arguments in the application',
     });
   });
   it('applies include and exclude after ai:deny', async () => {
-    const loaded = await loadApplicationTools(options({ include: { tools: ['^stream_'], tags: [''] }, exclude: { tools: [], tags: ['ai:destructive'] } }));
-    expect(loaded.source.tools.map((t) => t.name)).toEqual(['echo', 'stream_ls', 'stream_purge', 'interleave', 'flood', 'sleep', 'spawn', 'fail']);
+    const loaded = await loadApplicationTools(
+      options({ include: { tools: ['^stream_'], tags: [''] }, exclude: { tools: [], tags: ['ai:destructive'] } }),
+    );
+    expect(loaded.source.tools.map((t) => t.name)).toEqual([
+      'echo',
+      'stream_ls',
+      'stream_purge',
+      'interleave',
+      'flood',
+      'sleep',
+      'spawn',
+      'fail',
+    ]);
     expect(loaded.source.filtered?.find((f) => f.name === 'stream_rm')?.reason).toBe('excluded');
     expect(loaded.source.filtered?.find((f) => f.name === 'env')?.reason).toBe('not_included');
   });
@@ -122,7 +138,9 @@ describe('loadApplicationTools', () => {
     const ls = loaded.all.find((t) => t.name === 'stream_ls') as FiskCommandTool;
     const echo = loaded.all.find((t) => t.name === 'echo') as FiskCommandTool;
     expect(Object.keys(ls.inputSchema['properties'] as object)).toEqual(['context', 'trace']);
-    expect((echo.inputSchema['properties'] as Record<string, { description: string }>)['context']?.description).toBe('The echo context (shadows the global) (optional)');
+    expect((echo.inputSchema['properties'] as Record<string, { description: string }>)['context']?.description).toBe(
+      'The echo context (shadows the global) (optional)',
+    );
     expect(loaded.warnings.map((w) => [w.code, w.tool])).toEqual([['global_flag_clash', 'echo']]);
     expect(ls.argv('{"context":"prod","trace":true}')).toEqual(['stream', 'ls', '--context=prod', '--trace']);
     expect(loaded.globalFlags).toEqual([
@@ -140,7 +158,8 @@ describe('loadApplicationTools', () => {
       if (props === undefined) continue;
       expect(Object.isFrozen(props)).toBe(true);
       // a parameter marked optional is a copy made here, and frozen too
-      for (const p of Object.values(props)) if (typeof p['description'] === 'string' && p['description'].endsWith('(optional)')) expect(Object.isFrozen(p)).toBe(true);
+      for (const p of Object.values(props))
+        if (typeof p['description'] === 'string' && p['description'].endsWith('(optional)')) expect(Object.isFrozen(p)).toBe(true);
     }
     const echo = loaded.all.find((t) => t.name === 'echo') as FiskCommandTool;
     const decoded = loaded.model.commands.find((c) => c.name === 'echo')?.restricted_schema;
@@ -154,7 +173,9 @@ describe('loadApplicationTools', () => {
     expect(ls.inputSchema['required']).toEqual(['region']);
   });
   it('refuses unknown, hidden and framework global flags by name', async () => {
-    expect((await refusal(options({ globalFlags: ['contxt'] }))).message).toBe('global_flags: "contxt" is not a global flag of the application; choose from context, trace');
+    expect((await refusal(options({ globalFlags: ['contxt'] }))).message).toBe(
+      'global_flags: "contxt" is not a global flag of the application; choose from context, trace',
+    );
     expect((await refusal(options({ globalFlags: ['token'] }))).message).toMatch(/"token" is a hidden flag/);
     expect((await refusal(options({ globalFlags: ['help'] }))).message).toMatch(/"help" is a framework flag/);
   });
@@ -313,11 +334,13 @@ describe('an introspection started ahead of the load', () => {
     }
     const missing = { applicationPath: '/nonexistent/app' };
     const pendingMissing = startApplicationIntrospection(logged(missing));
-    expect(await messageOf(loadApplicationTools({ ...logged(missing), ...(pendingMissing === undefined ? {} : { pending: pendingMissing }) }))).toBe(
-      await messageOf(loadApplicationTools(logged(missing))),
-    );
+    expect(
+      await messageOf(loadApplicationTools({ ...logged(missing), ...(pendingMissing === undefined ? {} : { pending: pendingMissing }) })),
+    ).toBe(await messageOf(loadApplicationTools(logged(missing))));
     const pendingHang = startApplicationIntrospection(logged({ timeoutMs: 300 }, 'hang'));
-    const hung = await messageOf(loadApplicationTools({ ...logged({ timeoutMs: 300 }, 'hang'), ...(pendingHang === undefined ? {} : { pending: pendingHang }) }));
+    const hung = await messageOf(
+      loadApplicationTools({ ...logged({ timeoutMs: 300 }, 'hang'), ...(pendingHang === undefined ? {} : { pending: pendingHang }) }),
+    );
     expect(hung).toMatch(/did not answer within 0.3s/);
     expect(pids()).toHaveLength(7); // two for each failing answer, one for the deadline: the early ones ran once
     expect(pids().every((pid) => !alive(pid))).toBe(true);
@@ -325,7 +348,10 @@ describe('an introspection started ahead of the load', () => {
     rmSync(join(dir, 'pids'));
     const ac = new AbortController();
     const pendingAbort = startApplicationIntrospection(logged({}, 'hang'));
-    const loading = loadApplicationTools({ ...logged({ signal: ac.signal }, 'hang'), ...(pendingAbort === undefined ? {} : { pending: pendingAbort }) });
+    const loading = loadApplicationTools({
+      ...logged({ signal: ac.signal }, 'hang'),
+      ...(pendingAbort === undefined ? {} : { pending: pendingAbort }),
+    });
     const [hanging] = await awaitPids(1);
     expect(alive(hanging as number)).toBe(true);
     ac.abort(new Error('operator stopped'));
@@ -359,7 +385,11 @@ describe('FiskCommandTool execution', () => {
     const loaded = await loadApplicationTools(options());
     const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
     const out = await echo.execute('{"first":"a b","count":3,"color":false,"rest":["x"]}', {}, signal);
-    expect(out).toMatchObject({ status: 'completed', isError: false, exec: { command: 'echo --no-color --count=3 -- a b two x', exitCode: 0, truncated: false } });
+    expect(out).toMatchObject({
+      status: 'completed',
+      isError: false,
+      exec: { command: 'echo --no-color --count=3 -- a b two x', exitCode: 0, truncated: false },
+    });
     if (out.status !== 'completed') throw new Error('unreachable');
     expect(JSON.parse(out.output)).toEqual({ path: ['echo'], flags: ['--no-color', '--count=3'], positionals: ['a b', 'two', 'x'] });
   });
@@ -393,7 +423,10 @@ describe('FiskCommandTool execution', () => {
     const key = 'sk-ant-api03-LEAKED-0123456789abcdef';
     const secret = 'correct-horse-battery';
     // a process whose environment holds the credentials, as the harness's own does
-    const holder = spawn('sleep', ['30'], { env: { PATH: process.env['PATH'], ANTHROPIC_API_KEY: key, MY_SECRET: secret }, stdio: 'ignore' });
+    const holder = spawn('sleep', ['30'], {
+      env: { PATH: process.env['PATH'], ANTHROPIC_API_KEY: key, MY_SECRET: secret },
+      stdio: 'ignore',
+    });
     try {
       const base = options();
       const env = { ...base.env, ANTHROPIC_API_KEY: key, MY_SECRET: secret, FIXTURE_READ_ENVIRON: String(holder.pid) };
@@ -420,15 +453,31 @@ describe('FiskCommandTool execution', () => {
   it('returns refused and incomplete arguments to the model without running anything', async () => {
     const loaded = await loadApplicationTools(options());
     const echo = loaded.source.tools.find((t) => t.name === 'echo') as FiskCommandTool;
-    expect(await echo.execute('{}', {}, signal)).toEqual({ status: 'completed', output: 'missing required argument "first"', isError: true });
-    expect(await echo.execute('{"first":"a","bogus":1}', {}, signal)).toEqual({ status: 'completed', output: 'unknown argument "bogus"', isError: true });
+    expect(await echo.execute('{}', {}, signal)).toEqual({
+      status: 'completed',
+      output: 'missing required argument "first"',
+      isError: true,
+    });
+    expect(await echo.execute('{"first":"a","bogus":1}', {}, signal)).toEqual({
+      status: 'completed',
+      output: 'unknown argument "bogus"',
+      isError: true,
+    });
   });
   it('treats a non-zero exit as a result and a timeout as an error naming the limit', async () => {
     const loaded = await loadApplicationTools(options());
     const get = (n: string) => loaded.source.tools.find((t) => t.name === n) as FiskCommandTool;
-    expect(await get('fail').execute('{"code":4}', {}, signal)).toMatchObject({ isError: false, exec: { exitCode: 4 }, output: 'failing on purpose\n' });
+    expect(await get('fail').execute('{"code":4}', {}, signal)).toMatchObject({
+      isError: false,
+      exec: { exitCode: 4 },
+      output: 'failing on purpose\n',
+    });
     const slow = await get('sleep').execute('{"seconds":30}', { timeoutMs: 300 }, signal);
-    expect(slow).toMatchObject({ isError: true, exec: { exitCode: -1 }, output: 'the command timed out after 300ms and was killed with its process group' });
+    expect(slow).toMatchObject({
+      isError: true,
+      exec: { exitCode: -1 },
+      output: 'the command timed out after 300ms and was killed with its process group',
+    });
   });
   it('renders a trace line with sorted flags, each argument quoted as a shell would, invisible characters spelled out', async () => {
     const loaded = await loadApplicationTools(options());

@@ -51,10 +51,16 @@ describe('selectTools', () => {
       ['write', 'custom'],
     ]);
     expect(s.toolSet.entry('read')?.source).toBe('application');
-    expect(s.filtered).toEqual([{ name: 'read', source: 'mcp', label: 'files', reason: 'collision', detail: 'the name is already taken by the application' }]);
+    expect(s.filtered).toEqual([
+      { name: 'read', source: 'mcp', label: 'files', reason: 'collision', detail: 'the name is already taken by the application' },
+    ]);
   });
   it('drops an ai:deny tool from any source that carries tags', () => {
-    const s = selectTools({ sources: [{ source: 'custom', tools: [fakeTool('wipe', { tags: ['ai:deny'] }), fakeTool('keep')] }], confirmTags: [], deferral: search });
+    const s = selectTools({
+      sources: [{ source: 'custom', tools: [fakeTool('wipe', { tags: ['ai:deny'] }), fakeTool('keep')] }],
+      confirmTags: [],
+      deferral: search,
+    });
     expect(s.toolSet.tools.map((t) => t.name)).toEqual(['keep']);
     expect(s.filtered).toEqual([{ name: 'wipe', source: 'custom', reason: 'denied', detail: 'tagged ai:deny' }]);
   });
@@ -77,7 +83,10 @@ describe('selectTools', () => {
     expect(s.warnings).toEqual([]);
   });
   it('sends every definition and warns when tool search is off or unsupported', () => {
-    for (const deferral of [{ noToolSearch: true, providerToolSearch: true }, { noToolSearch: false, providerToolSearch: false }]) {
+    for (const deferral of [
+      { noToolSearch: true, providerToolSearch: true },
+      { noToolSearch: false, providerToolSearch: false },
+    ]) {
       const s = selectTools({ sources: [{ source: 'application', tools: many(11) }], confirmTags: [], deferral });
       expect(s.toolSet.definitions().every((d) => !d.deferLoading)).toBe(true);
       expect(s.warnings.map((w) => w.code)).toEqual(['tool_search_unavailable']);
@@ -85,7 +94,12 @@ describe('selectTools', () => {
   });
   it('warns about unmatched confirm tags, unknown ai: tags and behaviour conflicts', () => {
     const s = selectTools({
-      sources: [{ source: 'application', tools: [fakeTool('a', { tags: ['ai:readonly', 'impact:rw'] }), fakeTool('b', { tags: ['ai:read_only', 'ai:destructive'] })] }],
+      sources: [
+        {
+          source: 'application',
+          tools: [fakeTool('a', { tags: ['ai:readonly', 'impact:rw'] }), fakeTool('b', { tags: ['ai:read_only', 'ai:destructive'] })],
+        },
+      ],
       confirmTags: ['impact:rw', 'impact:rx'],
       deferral: search,
     });
@@ -98,7 +112,9 @@ describe('selectTools', () => {
   });
   it('carries every source record of filtered tools into one list', () => {
     const s = selectTools({
-      sources: [{ source: 'application', tools: [], filtered: [{ name: 'x', source: 'application', reason: 'denied', detail: 'tagged ai:deny' }] }],
+      sources: [
+        { source: 'application', tools: [], filtered: [{ name: 'x', source: 'application', reason: 'denied', detail: 'tagged ai:deny' }] },
+      ],
       confirmTags: [],
       deferral: search,
     });

@@ -37,11 +37,16 @@ function claimant(source: SourceName, label: string | undefined): string {
 }
 
 function record(name: string, src: ToolSource, reason: FilteredTool['reason'], detail: string): FilteredTool {
-  return src.label === undefined ? { name, source: src.source, reason, detail } : { name, source: src.source, label: src.label, reason, detail };
+  return src.label === undefined
+    ? { name, source: src.source, reason, detail }
+    : { name, source: src.source, label: src.label, reason, detail };
 }
 
 /** How to part two claimants of one name: an MCP server's tools can be renamed by its entry's prefix. */
-export function collisionRemedy(prior: { readonly source: SourceName; readonly label?: string | undefined }, later: { readonly source: SourceName; readonly label?: string | undefined }): string {
+export function collisionRemedy(
+  prior: { readonly source: SourceName; readonly label?: string | undefined },
+  later: { readonly source: SourceName; readonly label?: string | undefined },
+): string {
   const server = [later, prior].find((c) => c.source === 'mcp' && c.label !== undefined);
   if (server?.label !== undefined) {
     return `set a prefix on MCP server ${JSON.stringify(server.label)} (mcp_clients[].prefix: p names its tools p_<tool>), rename the other, or leave one out with include/exclude`;
@@ -76,7 +81,10 @@ export function selectTools(input: SelectionInput): Selection {
         continue;
       }
       if (prior !== undefined) {
-        throw new ToolkitError('collision', `tool name ${JSON.stringify(tool.name)} is claimed by both ${claimant(prior.source, prior.label)} and ${claimant(src.source, src.label)}; ${collisionRemedy(prior, src)}`);
+        throw new ToolkitError(
+          'collision',
+          `tool name ${JSON.stringify(tool.name)} is claimed by both ${claimant(prior.source, prior.label)} and ${claimant(src.source, src.label)}; ${collisionRemedy(prior, src)}`,
+        );
       }
       taken.set(tool.name, { source: src.source, label: src.label });
       tools.push({ tool, source: src.source, label: src.label });

@@ -16,7 +16,12 @@ describe('confirmGateFor', () => {
 
 describe('resolveBehavior', () => {
   it('maps behaviour tags onto hints', () => {
-    expect(resolveBehavior(['ai:read_only', 'ai:idempotent'])).toEqual({ readOnly: 'true', destructive: 'unset', idempotent: 'true', openWorld: 'unset' });
+    expect(resolveBehavior(['ai:read_only', 'ai:idempotent'])).toEqual({
+      readOnly: 'true',
+      destructive: 'unset',
+      idempotent: 'true',
+      openWorld: 'unset',
+    });
     expect(resolveBehavior(['ai:additive'])).toMatchObject({ readOnly: 'unset', destructive: 'false' });
   });
   it('drops read_only beside a write tag, whatever the order', () => {

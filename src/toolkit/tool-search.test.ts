@@ -128,7 +128,11 @@ describe('attachToolSearch', () => {
   });
 
   it('refuses a selected tool that already holds the search tool name', () => {
-    const taken = selectTools({ sources: [{ source: 'custom', tools: [...tools(), fakeTool(TOOL_SEARCH_NAME)] }], confirmTags: [], deferral: harness });
+    const taken = selectTools({
+      sources: [{ source: 'custom', tools: [...tools(), fakeTool(TOOL_SEARCH_NAME)] }],
+      confirmTags: [],
+      deferral: harness,
+    });
     expect(() => attachToolSearch(taken, new PublishedToolSetSource(EMPTY_TOOL_SET))).toThrow(ToolkitError);
     expect(() => attachToolSearch(taken, new PublishedToolSetSource(EMPTY_TOOL_SET))).toThrow(/rename that tool/);
   });
@@ -165,7 +169,11 @@ describe('the search tool', () => {
     expect(names(after).slice(0, 3)).toEqual(['pinned_status', 'ask_human', TOOL_SEARCH_NAME]);
     expect(names(after).slice(3).sort()).toEqual(['weather_forecast', 'weather_now']);
     const forecast = after.definitions().find((d) => d.name === 'weather_forecast');
-    expect(forecast?.inputSchema).toEqual({ type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: [] });
+    expect(forecast?.inputSchema).toEqual({
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' } },
+      required: [],
+    });
 
     await searchVia(source, { query: 'mail_send' });
     expect(names(source.current()).slice(3)).toEqual([...names(after).slice(3), 'mail_send']);
@@ -210,7 +218,7 @@ describe('a call to a deferred tool that is not loaded', () => {
     expect(ran).toEqual(['mail_send']);
   });
 
-  it('is none of this check\'s business for a set without harness search', () => {
+  it("is none of this check's business for a set without harness search", () => {
     const provider = select(deferralPolicy(true, false)).toolSet;
     expect(deferredNotLoaded(provider, 'mail_send')).toBeUndefined();
   });
@@ -338,7 +346,13 @@ describe('recall over a 300-command application', () => {
     // what a model would type: the description's words, lower-cased, never the tool's name
     const recall = recallOf((d) => d.toLowerCase().replace(/[^a-z0-9 -]/g, ''));
     // harder: every third word left out
-    const partial = recallOf((d) => d.toLowerCase().split(' ').filter((_, i) => i % 3 !== 2).join(' '));
+    const partial = recallOf((d) =>
+      d
+        .toLowerCase()
+        .split(' ')
+        .filter((_, i) => i % 3 !== 2)
+        .join(' '),
+    );
     console.log(
       `tool search recall over ${app.commands.length} commands: full description @1 ${recall.at1.toFixed(3)} @5 ${recall.at5.toFixed(3)}; ` +
         `every third word left out @1 ${partial.at1.toFixed(3)} @5 ${partial.at5.toFixed(3)}`,

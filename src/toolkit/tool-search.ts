@@ -266,7 +266,12 @@ function searchToolFor(publisher: ToolSetPublisher, waiting: number): Tool {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Words for what you want to do, or exact tool names separated by spaces.' },
-        limit: { type: 'integer', minimum: 1, maximum: TOOL_SEARCH_MAX_LIMIT, description: `How many tools to load (default ${TOOL_SEARCH_DEFAULT_LIMIT}).` },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: TOOL_SEARCH_MAX_LIMIT,
+          description: `How many tools to load (default ${TOOL_SEARCH_DEFAULT_LIMIT}).`,
+        },
       },
       required: ['query'],
       additionalProperties: false,
@@ -288,7 +293,9 @@ function searchToolFor(publisher: ToolSetPublisher, waiting: number): Tool {
       }
       const names = current.search(query, limit);
       if (names.length === 0) {
-        return Promise.resolve(jsonOutcome({ loaded: [], message: 'no tool matches these words; try others (what the tool acts on, or what it does)' }));
+        return Promise.resolve(
+          jsonOutcome({ loaded: [], message: 'no tool matches these words; try others (what the tool acts on, or what it does)' }),
+        );
       }
       const next = current.withLoaded(names);
       if (next !== current) publisher.publish(next);
@@ -413,7 +420,11 @@ export function describeToolReach(policy: DeferralPolicy, decision: DeferralDeci
   const threshold = `${decision.counted} tools count toward the threshold of ${DEFER_THRESHOLD}`;
   switch (decision.via) {
     case 'provider':
-      return { mode: 'provider_search', deferred, summary: `${n} definitions are deferred (${threshold}); the model finds them through the provider's server-side tool search` };
+      return {
+        mode: 'provider_search',
+        deferred,
+        summary: `${n} definitions are deferred (${threshold}); the model finds them through the provider's server-side tool search`,
+      };
     case 'harness':
       return {
         mode: 'harness_search',
@@ -422,11 +433,23 @@ export function describeToolReach(policy: DeferralPolicy, decision: DeferralDeci
       };
     case 'none':
       if (!decision.sentAllInstead) {
-        const why = decision.counted <= DEFER_THRESHOLD ? `${counted(decision.counted, 'tool')}, at most ${DEFER_THRESHOLD}` : 'no tool may be deferred: built-ins and ai:no_defer';
+        const why =
+          decision.counted <= DEFER_THRESHOLD
+            ? `${counted(decision.counted, 'tool')}, at most ${DEFER_THRESHOLD}`
+            : 'no tool may be deferred: built-ins and ai:no_defer';
         return { mode: 'all_sent', deferred, summary: `nothing is deferred (${why}): every definition is sent with each request` };
       }
-      if (policy.noToolSearch) return { mode: 'search_off', deferred, summary: `nothing is deferred: llm.no_tool_search is set, so all ${decision.counted} definitions are sent with each request` };
-      return { mode: 'no_search', deferred, summary: `nothing is deferred: the provider has no tool search and the harness search is not in use, so all ${decision.counted} definitions are sent with each request` };
+      if (policy.noToolSearch)
+        return {
+          mode: 'search_off',
+          deferred,
+          summary: `nothing is deferred: llm.no_tool_search is set, so all ${decision.counted} definitions are sent with each request`,
+        };
+      return {
+        mode: 'no_search',
+        deferred,
+        summary: `nothing is deferred: the provider has no tool search and the harness search is not in use, so all ${decision.counted} definitions are sent with each request`,
+      };
     default: {
       const never: never = decision.via;
       throw new TypeError(`unknown deferral ${JSON.stringify(never)}`);

@@ -211,7 +211,12 @@ export interface Behavior {
 }
 
 /** What a surface assumes of a tool that says nothing about its behaviour. */
-export const CONSERVATIVE_BEHAVIOR: Behavior = Object.freeze({ readOnly: 'false', destructive: 'true', idempotent: 'false', openWorld: 'true' });
+export const CONSERVATIVE_BEHAVIOR: Behavior = Object.freeze({
+  readOnly: 'false',
+  destructive: 'true',
+  idempotent: 'false',
+  openWorld: 'true',
+});
 
 /** Whether a tool stands behind the confirm gate, and the tag that put it there. */
 export interface ConfirmGate {

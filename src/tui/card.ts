@@ -64,8 +64,15 @@ function toolsText(tools: readonly string[] | undefined): string {
 /** The card's lines, in plain text (what search reads and copying sends). */
 export function cardLines(card: StartupCard): string[] {
   const model = card.provider === '' ? card.model : `${card.model} (${card.provider})`;
-  const session = card.session === undefined ? 'kept in memory (not journaled)' : `${card.session} (${card.resumed ? 'resumed' : 'journaled'})`;
-  return [card.identity, labelled('model', model), labelled('tools', toolsText(card.tools)), labelled('session', session), labelled('telemetry', telemetryText(card.telemetry))];
+  const session =
+    card.session === undefined ? 'kept in memory (not journaled)' : `${card.session} (${card.resumed ? 'resumed' : 'journaled'})`;
+  return [
+    card.identity,
+    labelled('model', model),
+    labelled('tools', toolsText(card.tools)),
+    labelled('session', session),
+    labelled('telemetry', telemetryText(card.telemetry)),
+  ];
 }
 
 /**
@@ -86,7 +93,12 @@ export function telemetryOfHost(telemetry: HostTelemetry, configEnables: boolean
  * The card of a run hosted in this process. `tools` names the tools when there is no turn yet to
  * say (the view waiting for its first prompt); a turn's own list wins.
  */
-export function localCard(runtime: RunRuntime, handle: RunHandle | undefined, telemetry: HostTelemetry, tools?: readonly string[]): StartupCard {
+export function localCard(
+  runtime: RunRuntime,
+  handle: RunHandle | undefined,
+  telemetry: HostTelemetry,
+  tools?: readonly string[],
+): StartupCard {
   const config = runtime.config;
   return {
     identity: config.identity,

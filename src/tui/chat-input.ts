@@ -47,12 +47,18 @@ export function parseChatInput(line: string): ChatInput {
 /** The lines `/help` shows. */
 export function helpLines(): string[] {
   const width = Math.max(...CHAT_COMMANDS.map((c) => c.name.length));
-  return ['commands (never sent to the model):', ...CHAT_COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.says}`), 'Up and Down at the input row recall earlier prompts.'];
+  return [
+    'commands (never sent to the model):',
+    ...CHAT_COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.says}`),
+    'Up and Down at the input row recall earlier prompts.',
+  ];
 }
 
 /** What an unknown command is told. */
 export function unknownCommandLine(command: string): string {
-  return `${command} is not a command (nothing was sent); the commands are ${CHAT_COMMANDS.map((c) => c.name.split(' ')[0]).filter((n) => n !== '//text').join(', ')}, and //${command.slice(1)} sends the text as a prompt`;
+  return `${command} is not a command (nothing was sent); the commands are ${CHAT_COMMANDS.map((c) => c.name.split(' ')[0])
+    .filter((n) => n !== '//text')
+    .join(', ')}, and //${command.slice(1)} sends the text as a prompt`;
 }
 
 /** The prompts typed so far, walked with Up and Down; what was being typed is kept while walking. */

@@ -35,7 +35,15 @@ function controller(runtime: RunRuntime, reported: PaneState[] = []): ViewContro
     reported.push(s);
     report(s);
   };
-  return new ViewController({ identity: 'ctl', startSession: start, bell: () => undefined, copy: () => undefined, pane, verbose: false, unfolded: false });
+  return new ViewController({
+    identity: 'ctl',
+    startSession: start,
+    bell: () => undefined,
+    copy: () => undefined,
+    pane,
+    verbose: false,
+    unfolded: false,
+  });
 }
 
 async function settled(c: ViewController): Promise<void> {
@@ -139,7 +147,10 @@ describe('the view controller', () => {
   });
 
   it('lets the interrupt through a question: the question is declined and the run stops', async () => {
-    const provider = new ScriptedProvider([toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Proceed?' } }]), hangingStep()]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Proceed?' } }]),
+      hangingStep(),
+    ]);
     const runtime = await runtimeWith(provider, 'harness:\n  human_in_the_loop:\n    enabled: true\n');
     const reported: PaneState[] = [];
     const c = controller(runtime, reported);
@@ -158,13 +169,18 @@ describe('the view controller', () => {
     // a stopped conversation takes no follow-up: the view says why and the bar keeps its word
     for (const ch of 'more') c.key(ch, {});
     c.key('', { return: true });
-    await eventually(() => c.transcript.plain().some((l) => l.startsWith('warning: a follow-up')), 'the warning about the follow-up', { observed: () => c.transcript.plain() });
+    await eventually(() => c.transcript.plain().some((l) => l.startsWith('warning: a follow-up')), 'the warning about the follow-up', {
+      observed: () => c.transcript.plain(),
+    });
     expect(c.transcript.plain().at(-1)).toMatch(/^warning: a follow-up continues a completed turn; this one ended aborted/);
     expect(c.state).toBe('aborted');
   });
 
   it('says an answer the run outlived after the turn, before the input row, and never sends it on', async () => {
-    const provider = new ScriptedProvider([toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Proceed?' } }]), hangingStep()]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Proceed?' } }]),
+      hangingStep(),
+    ]);
     const runtime = await runtimeWith(provider, 'harness:\n  human_in_the_loop:\n    enabled: true\n');
     const c = controller(runtime);
     const handle = await startRun(runtime, { prompt: 'ask' }, { prompter: 'handle' });
@@ -202,11 +218,16 @@ describe('the view controller', () => {
 
   it('keeps the changes a forced resume let through among the warnings reprinted on leaving', async () => {
     const sessions = memorySessionStore();
-    const provider = new ScriptedProvider([toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Go on?' } }]), textResponse('went on')]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'ask_human_confirm', input: { question: 'Go on?' } }]),
+      textResponse('went on'),
+    ]);
     const yaml = 'harness:\n  human_in_the_loop:\n    enabled: true\n';
     const before = { ...(await runtimeWith(provider, yaml)), sessions };
     const first = await startRun(before, { prompt: 'go', checkpoint: { runId: 'forced-1' } }, { prompter: 'handle' });
-    const asked = await new Promise<string>((resolve) => first.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? resolve(e.id) : undefined) }));
+    const asked = await new Promise<string>((resolve) =>
+      first.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? resolve(e.id) : undefined) }),
+    );
     first.suspend();
     first.answer(asked, true);
     expect((await first.outcome).status).toBe('suspended');
@@ -219,13 +240,18 @@ describe('the view controller', () => {
     await settled(c);
     c.key('d', { ctrl: true });
     const result = await c.left;
-    expect(result.warnings.some((w) => w.startsWith('resuming under a changed configuration (--force): ') && w.includes('model'))).toBe(true);
+    expect(result.warnings.some((w) => w.startsWith('resuming under a changed configuration (--force): ') && w.includes('model'))).toBe(
+      true,
+    );
     expect(c.transcript.plain().some((l) => l.startsWith('warning: resuming under a changed configuration (--force): '))).toBe(true);
     for (const h of result.handles) await h.close();
   });
 
   it('says a model that stops at a limit in the transcript and turns the bar to error', async () => {
-    const runtime = await runtimeWith(new ScriptedProvider([toolUseResponse([{ name: 'nope' }]), hangingStep()]), '  budget:\n    max_iterations: 1\n');
+    const runtime = await runtimeWith(
+      new ScriptedProvider([toolUseResponse([{ name: 'nope' }]), hangingStep()]),
+      '  budget:\n    max_iterations: 1\n',
+    );
     const c = controller(runtime);
     c.attach(await startRun(runtime, { prompt: 'x' }, { prompter: 'handle' }), 'x');
     await settled(c);
@@ -239,7 +265,9 @@ describe('multiplexer reporting', () => {
     expect(detectMultiplexer({})).toBeUndefined();
     expect(detectMultiplexer({ TMUX: '/tmp/tmux-0/default,1,0', TMUX_PANE: '%3', ZELLIJ: '0' })?.name).toBe('tmux');
     expect(detectMultiplexer({ ZELLIJ: '0' })?.name).toBe('zellij');
-    expect(detectMultiplexer({ WEZTERM_PANE: '2' })?.deliveries('a\u001bb', 'idle')).toEqual([{ write: '\u001b]1337;SetUserVar=fisk_ai_state=aWRsZQ==\u0007\u001b]2;ab\u0007' }]);
+    expect(detectMultiplexer({ WEZTERM_PANE: '2' })?.deliveries('a\u001bb', 'idle')).toEqual([
+      { write: '\u001b]1337;SetUserVar=fisk_ai_state=aWRsZQ==\u0007\u001b]2;ab\u0007' },
+    ]);
     const tmux = detectMultiplexer({ TMUX: 'x', TMUX_PANE: '%3' });
     expect(tmux?.deliveries('worker', 'blocked')).toEqual([
       { program: 'tmux', args: ['select-pane', '-t', '%3', '-T', 'worker'] },
@@ -250,12 +278,17 @@ describe('multiplexer reporting', () => {
   it('returns at once, sends the newest state, and drops a failed or throwing delivery', async () => {
     const sent: string[] = [];
     let calls = 0;
-    const reporter = new PaneReporter(detectMultiplexer({ TMUX: 'x' }), 'w', () => undefined, (_p, args) => {
-      calls++;
-      sent.push(args.at(-1) ?? '');
-      if (calls === 2) throw new Error('tmux went away');
-      return Promise.resolve(false);
-    });
+    const reporter = new PaneReporter(
+      detectMultiplexer({ TMUX: 'x' }),
+      'w',
+      () => undefined,
+      (_p, args) => {
+        calls++;
+        sent.push(args.at(-1) ?? '');
+        if (calls === 2) throw new Error('tmux went away');
+        return Promise.resolve(false);
+      },
+    );
     reporter.report('working');
     reporter.report('blocked');
     reporter.report('idle');
@@ -286,7 +319,10 @@ describe('the screen', () => {
       },
     }) as unknown as NodeJS.WriteStream;
     let raw: boolean[] = [];
-    const stdin = Object.assign(new Writable(), { isTTY: true, setRawMode: (m: boolean) => (raw = [...raw, m]) }) as unknown as NodeJS.ReadStream;
+    const stdin = Object.assign(new Writable(), {
+      isTTY: true,
+      setRawMode: (m: boolean) => (raw = [...raw, m]),
+    }) as unknown as NodeJS.ReadStream;
     const buffer = new StderrBuffer(errStream);
     const screen = new Screen({ stdout, stdin }, buffer);
     let unmounted = 0;

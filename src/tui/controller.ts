@@ -65,7 +65,11 @@ export class ViewController {
   constructor(private readonly deps: ViewDeps) {
     this.#transcript = this.#newTranscript();
     this.#thinking = new Thinking(deps, () => this.#changed());
-    this.#view = new Viewport({ rows: () => this.#rows(), height: () => this.#viewHeight(this.#modal()), search: (q) => this.#transcript.search(q) });
+    this.#view = new Viewport({
+      rows: () => this.#rows(),
+      height: () => this.#viewHeight(this.#modal()),
+      search: (q) => this.#transcript.search(q),
+    });
     if (deps.card !== undefined) for (const l of cardLines(deps.card)) this.#transcript.add('card', l);
     this.#folding = !deps.unfolded;
     this.#interrupt = this.#newInterrupt();
@@ -118,7 +122,14 @@ export class ViewController {
         this.#warnings.push(oneLine(warning));
       }
       walkReplay(start.replay, start.prompts ?? [], {
-        prompt: (text) => this.#transcript.add('prompt', text.split('\n').map((l) => `> ${l}`).join('\n')),
+        prompt: (text) =>
+          this.#transcript.add(
+            'prompt',
+            text
+              .split('\n')
+              .map((l) => `> ${l}`)
+              .join('\n'),
+          ),
         event: (e) => this.#transcript.addEvent(e),
       });
       this.#transcript.add('note', `resuming run ${start.runId} at iteration ${start.nextIteration + 1}`, 'dim');
@@ -197,12 +208,23 @@ export class ViewController {
     if (this.#state === 'complete' || this.#state === 'awaiting input') this.#state = 'complete';
     const handles = [...this.#handles];
     if (this.#conversation !== undefined && !handles.includes(this.#conversation)) handles.push(this.#conversation);
-    this.#leave?.({ outcome: this.#outcome, outcomes: [...this.#outcomes], handle: this.#handle, warnings: [...this.#warnings], leftBehind: [...this.#leftBehind], handles });
+    this.#leave?.({
+      outcome: this.#outcome,
+      outcomes: [...this.#outcomes],
+      handle: this.#handle,
+      warnings: [...this.#warnings],
+      leftBehind: [...this.#leftBehind],
+      handles,
+    });
     this.#changed();
   }
 
   #newTranscript(): Transcript {
-    return new Transcript({ verbose: this.deps.verbose, width: () => this.#width, ...(this.deps.markdown === undefined ? {} : { markdown: this.deps.markdown }) });
+    return new Transcript({
+      verbose: this.deps.verbose,
+      width: () => this.#width,
+      ...(this.deps.markdown === undefined ? {} : { markdown: this.deps.markdown }),
+    });
   }
 
   #newInterrupt(): () => ReturnType<ReturnType<typeof twoStageInterrupt>> {
@@ -245,9 +267,15 @@ export class ViewController {
     this.#thinking.set(false);
     this.#questions.splice(0);
     const tail = messageOf(outcome);
-    const resume = handle.runId === undefined ? '' : `; resume with ${this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`}`;
+    const resume =
+      handle.runId === undefined ? '' : `; resume with ${this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`}`;
     if (outcome.status === 'suspended') this.#transcript.add('note', `suspended${tail === '' ? '' : `: ${oneLine(tail)}`}${resume}`, 'dim');
-    else if (outcome.status !== 'completed' && tail !== '') this.#transcript.add('warning', `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}${outcome.status === 'aborted' ? resume : ''}`, 'red');
+    else if (outcome.status !== 'completed' && tail !== '')
+      this.#transcript.add(
+        'warning',
+        `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}${outcome.status === 'aborted' ? resume : ''}`,
+        'red',
+      );
     // answers the run outlived are said here, between the turn and the input row
     for (const h of this.#held.splice(0)) this.#transcript.add('note', h, 'dim');
     this.#bar({ type: 'turn_ended', status: outcome.status });
@@ -296,7 +324,10 @@ export class ViewController {
     const q = this.#questions.shift();
     if (q === undefined || q.id === undefined) return;
     const delivered = this.#handle?.answer(q.id, value) ?? false;
-    if (!delivered) this.#held.push(`an answer (${describe(value)}) came after the run stopped waiting for "${capLine(oneLine(q.text), 60)}"; it was not used`);
+    if (!delivered)
+      this.#held.push(
+        `an answer (${describe(value)}) came after the run stopped waiting for "${capLine(oneLine(q.text), 60)}"; it was not used`,
+      );
     if (this.#questions.length > 0) this.#asking();
     else {
       this.#bar({ type: 'answered' });
@@ -412,7 +443,8 @@ export class ViewController {
       case 'exit':
         return this.leave();
       case 'model':
-        if (this.deps.modelSwitch !== true) this.#transcript.add('warning', 'warning: /model works for an agent run here; a remote agent uses its own model', 'yellow');
+        if (this.deps.modelSwitch !== true)
+          this.#transcript.add('warning', 'warning: /model works for an agent run here; a remote agent uses its own model', 'yellow');
         else {
           this.#model = typed.name;
           this.#transcript.add('note', `the next prompts use the model ${oneLine(typed.name)}`, 'dim');

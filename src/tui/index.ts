@@ -96,7 +96,13 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
   try {
     screen.enter();
     screen.onRestore(applyTerminalColours(o.stdout, o.env, o.color !== false));
-    const ink = render(createElement(FullScreen, { controller }), { stdout: o.stdout, stdin: o.stdin, stderr: process.stderr, exitOnCtrlC: false, patchConsole: false });
+    const ink = render(createElement(FullScreen, { controller }), {
+      stdout: o.stdout,
+      stdin: o.stdin,
+      stderr: process.stderr,
+      exitOnCtrlC: false,
+      patchConsole: false,
+    });
     screen.onRestore(() => {
       ink.unmount();
       ink.cleanup();

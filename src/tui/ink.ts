@@ -55,7 +55,11 @@ export function ink(): Ink {
  * a terminal monochrome because a CI variable is set. `NO_COLOR`, `FORCE_COLOR` and `TERM=dumb`
  * still count; `color: false` (`--no-color`) draws in none. Returns the undo.
  */
-export function applyTerminalColours(stdout: NodeJS.WritableStream & { getColorDepth?: (env?: object) => number }, env: Readonly<Record<string, string | undefined>>, color: boolean): () => void {
+export function applyTerminalColours(
+  stdout: NodeJS.WritableStream & { getColorDepth?: (env?: object) => number },
+  env: Readonly<Record<string, string | undefined>>,
+  color: boolean,
+): () => void {
   // the view's own lines are painted with this module's chalk, Ink's text with the one Ink draws with
   const chalks = [chalk, ...(loaded?.drawingChalk === undefined || loaded.drawingChalk === chalk ? [] : [loaded.drawingChalk])];
   const before = chalks.map((c) => c.level);

@@ -59,7 +59,9 @@ export function detectMultiplexer(env: Readonly<Record<string, string | undefine
     return {
       name: 'wezterm',
       // a user variable and the pane title, both written as escape sequences to the terminal
-      deliveries: (identity, state) => [{ write: `\u001b]1337;SetUserVar=fisk_ai_state=${base64(state)}\u0007\u001b]2;${label(identity)}\u0007` }],
+      deliveries: (identity, state) => [
+        { write: `\u001b]1337;SetUserVar=fisk_ai_state=${base64(state)}\u0007\u001b]2;${label(identity)}\u0007` },
+      ],
     };
   }
   return undefined;

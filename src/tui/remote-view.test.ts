@@ -46,8 +46,20 @@ beforeEach(async () => {
   const bus = new InprocBus();
   const serving = createTransport('inproc', { bus });
   caller = createTransport('inproc', { bus });
-  const channel = promptChannel({ identity: 'worker', transport: serving, workers: 1, elicitation: true, sessions: runtime.sessions, keepaliveMs: 50 });
-  const service = await startToolService(serving, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
+  const channel = promptChannel({
+    identity: 'worker',
+    transport: serving,
+    workers: 1,
+    elicitation: true,
+    sessions: runtime.sessions,
+    keepaliveMs: 50,
+  });
+  const service = await startToolService(serving, {
+    identity: 'worker',
+    card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }),
+    tools: [],
+    extraEndpoints: [channel.endpoint],
+  });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
 });
 afterEach(async () => {
@@ -57,12 +69,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const streamed = (...replies: Parameters<typeof anthropicEventStream>[0][]): ReturnType<typeof streamIfAsked>[] => replies.map((r) => streamIfAsked(r, anthropicEventStream));
+const streamed = (...replies: Parameters<typeof anthropicEventStream>[0][]): ReturnType<typeof streamIfAsked>[] =>
+  replies.map((r) => streamIfAsked(r, anthropicEventStream));
 
 /** Shows a remote run in the view, as `fisk run --nats-context` does at a terminal. */
 async function showRemote(prompt: string): Promise<{ screen: ReturnType<typeof headless>; running: Promise<FullScreenResult> }> {
   const screen = headless();
-  const start = (text: string): Promise<RemoteRunHandle> => startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt: text, stream: true, keepaliveMs: 50 });
+  const start = (text: string): Promise<RemoteRunHandle> =>
+    startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt: text, stream: true, keepaliveMs: 50 });
   const running = runFullScreen({
     handle: await start(prompt),
     prompt,

@@ -4,6 +4,10 @@
  */
 
 /** Both ends are terminals and neither `--no-tui`, `NO_TUI` nor `harness.no_tui` turned it off. */
-export function shouldUseFullScreen(stdinIsTty: boolean, stdoutIsTty: boolean, disabled: { readonly flag: boolean; readonly env: boolean; readonly config: boolean }): boolean {
+export function shouldUseFullScreen(
+  stdinIsTty: boolean,
+  stdoutIsTty: boolean,
+  disabled: { readonly flag: boolean; readonly env: boolean; readonly config: boolean },
+): boolean {
   return stdinIsTty && stdoutIsTty && !disabled.flag && !disabled.env && !disabled.config;
 }

@@ -97,7 +97,12 @@ export interface TokenCounts {
 export const NO_TOKENS: TokenCounts = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 
 function sum(s: TokenCounts, usage: Usage): TokenCounts {
-  return { input: s.input + usage.input, output: s.output + usage.output, cacheRead: s.cacheRead + usage.cacheRead, cacheWrite: s.cacheWrite + usage.cacheWrite };
+  return {
+    input: s.input + usage.input,
+    output: s.output + usage.output,
+    cacheRead: s.cacheRead + usage.cacheRead,
+    cacheWrite: s.cacheWrite + usage.cacheWrite,
+  };
 }
 
 /**

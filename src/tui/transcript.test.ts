@@ -5,7 +5,15 @@ import { Transcript } from './transcript.js';
 const rowsAt = (t: Transcript, width: number): string[] => t.rows({ width, folding: false }).map((r) => r.text);
 
 describe('the startup card in the transcript', () => {
-  const card = cardLines({ identity: 'pane-purger', model: 'claude-fake-1', provider: 'anthropic', tools: ['echo', 'stream_ls', 'stream_rm', 'stream_purge', 'stream_add', 'stream_info', 'a', 'b'], session: undefined, resumed: false, telemetry: { state: 'off' } });
+  const card = cardLines({
+    identity: 'pane-purger',
+    model: 'claude-fake-1',
+    provider: 'anthropic',
+    tools: ['echo', 'stream_ls', 'stream_rm', 'stream_purge', 'stream_add', 'stream_info', 'a', 'b'],
+    session: undefined,
+    resumed: false,
+    telemetry: { state: 'off' },
+  });
 
   it('wraps a long value after a word and continues it under the value column', () => {
     const t = new Transcript({ verbose: false, width: () => 40 });
@@ -30,7 +38,7 @@ describe('the startup card in the transcript', () => {
     expect(rowsAt(t, 20)).toEqual([`model      ${'x'.repeat(9)}`, 'x'.repeat(20), 'x'.repeat(11)]);
   });
 
-  it('leaves a tool\'s lines cut at the width, as they were, and wraps prose between words', () => {
+  it("leaves a tool's lines cut at the width, as they were, and wraps prose between words", () => {
     const t = new Transcript({ verbose: false, width: () => 24 });
     t.add('result', 'tools      8: echo, stream_ls, stream_rm');
     expect(rowsAt(t, 24)).toEqual(['tools      8: echo, stre', 'am_ls, stream_rm']);

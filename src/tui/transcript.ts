@@ -109,7 +109,11 @@ export class Transcript {
 
   constructor(
     /** `markdown` sets out a turn's finished text for the width (escape sequences are dropped from what it returns). */
-    private readonly options: { readonly verbose: boolean; readonly width: () => number; readonly markdown?: (text: string, width: number) => string },
+    private readonly options: {
+      readonly verbose: boolean;
+      readonly width: () => number;
+      readonly markdown?: (text: string, width: number) => string;
+    },
   ) {}
 
   /** Changes each time a line is added or replaced, so a view can tell whether to redraw. */
@@ -155,11 +159,15 @@ export class Transcript {
         // streamed text is already on screen, and is set out as markdown now that it is whole;
         // a turn that did not stream shows its text now
         const markdown = this.options.markdown;
-        const rendered = markdown === undefined || event.text.trim() === '' ? undefined : markdown(stripControl(event.text), Math.max(20, this.options.width()));
+        const rendered =
+          markdown === undefined || event.text.trim() === ''
+            ? undefined
+            : markdown(stripControl(event.text), Math.max(20, this.options.width()));
         if (this.#streamedThisTurn) {
           if (rendered !== undefined && this.#streamStart !== undefined) this.#replaceFrom(this.#streamStart, rendered);
           this.#endStream();
-        } else if (event.final || this.options.verbose || event.text.trim() !== '') this.add('text', rendered ?? event.text.replace(/\n+$/, ''));
+        } else if (event.final || this.options.verbose || event.text.trim() !== '')
+          this.add('text', rendered ?? event.text.replace(/\n+$/, ''));
         this.#streamedThisTurn = false;
         this.#streamStart = undefined;
         return;
@@ -209,7 +217,14 @@ export class Transcript {
       const g = this.#group[i];
       if (g !== undefined && this.#folded(g, layout)) {
         const group = this.#groups[g] as FoldGroup;
-        if (i === group.first) out.push({ text: rowsFor(placeholder(group), width)[0] ?? '', tone: 'dim', line: i, kind: this.#kind[i] ?? 'text', placeholder: true });
+        if (i === group.first)
+          out.push({
+            text: rowsFor(placeholder(group), width)[0] ?? '',
+            tone: 'dim',
+            line: i,
+            kind: this.#kind[i] ?? 'text',
+            placeholder: true,
+          });
         continue;
       }
       const tone = this.#tone[i] ?? 'plain';
@@ -218,7 +233,12 @@ export class Transcript {
       if (wrapped === undefined) {
         const text = this.#plain[i] ?? '';
         // prose wraps between words; a tool's call and output are cut where the row ends, as written
-        wrapped = kind === 'card' ? cardRowsFor(text, width) : kind === 'call' || kind === 'result' ? rowsFor(text, width) : wrapLine(text, width).flatMap((r) => rowsFor(r, width));
+        wrapped =
+          kind === 'card'
+            ? cardRowsFor(text, width)
+            : kind === 'call' || kind === 'result'
+              ? rowsFor(text, width)
+              : wrapLine(text, width).flatMap((r) => rowsFor(r, width));
         this.#wrapped[i] = wrapped;
       }
       for (const r of wrapped) out.push({ text: r, tone, line: i, kind, placeholder: false });

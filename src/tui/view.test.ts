@@ -68,7 +68,13 @@ async function show(
     unfolded: false,
     ...(card === undefined ? {} : { card }),
   });
-  const ink = render(createElement(FullScreen, { controller }), { stdout: screen.stdout, stdin: screen.stdin, exitOnCtrlC: false, patchConsole: false, maxFps: 1000 });
+  const ink = render(createElement(FullScreen, { controller }), {
+    stdout: screen.stdout,
+    stdin: screen.stdin,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    maxFps: 1000,
+  });
   cleanup.push(() => {
     ink.unmount();
     ink.cleanup();
@@ -80,7 +86,10 @@ async function show(
 describe('the full-screen view in a terminal', () => {
   it('puts an approval up as a modal with No first, blocks the bar in its own word, and declines on Enter', async () => {
     const runs: string[] = [];
-    const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'orders', count: 2 } }], { text: 'Purging.' }), textResponse('Nothing was purged.', { usage: { input: 100, output: 20, cacheRead: 30, cacheWrite: 4 } })]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'purge', input: { target: 'orders', count: 2 } }], { text: 'Purging.' }),
+      textResponse('Nothing was purged.', { usage: { input: 100, output: 20, cacheRead: 30, cacheWrite: 4 } }),
+    ]);
     const runtime = await runtimeWith(provider, [gatedTool('purge', runs)]);
     cleanup.push(() => runtime.close());
     const { screen, controller, bells } = await show(runtime, 'purge the orders');
@@ -131,7 +140,11 @@ describe('the full-screen view in a terminal', () => {
 
   it('folds tool output, reveals it for a search match, leaves it out of a copy, and takes a follow-up in the same conversation', async () => {
     const runs: string[] = [];
-    const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'orders' } }]), textResponse('Purged.'), textResponse('Still purged.')]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'purge', input: { target: 'orders' } }]),
+      textResponse('Purged.'),
+      textResponse('Still purged.'),
+    ]);
     const runtime = await runtimeWith(provider, [gatedTool('purge', runs)]);
     cleanup.push(() => runtime.close());
     const { screen, copied } = await show(runtime, 'purge');
@@ -205,35 +218,58 @@ describe('the startup card, resumed tokens and the chat summary', () => {
   });
 
   it('tells exporting, off, turned off by a switch and unknown apart in the telemetry row', async () => {
-    const yaml = 'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\ntelemetry:\n  enabled: true\n  endpoint: http://127.0.0.1:9\n';
+    const yaml =
+      'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\ntelemetry:\n  enabled: true\n  endpoint: http://127.0.0.1:9\n';
     const enabled = parseConfigForMode({ text: yaml }, 'run');
     const plain = parseConfigForMode({ text: 'identity: cardunit\nsystem_prompt: You test.\nllm:\n  model: m\n' }, 'run');
     const exporting = await HostTelemetry.open(enabled, { env: {}, exportTimeoutMs: 200 });
     cleanup.push(async () => void (await exporting.finish()));
     const row = (t: Parameters<typeof cardLines>[0]['telemetry']): string =>
-      cardLines({ identity: 'cardunit', model: 'm', provider: 'anthropic', tools: [], session: undefined, resumed: false, telemetry: t }).at(-1) ?? '';
+      cardLines({
+        identity: 'cardunit',
+        model: 'm',
+        provider: 'anthropic',
+        tools: [],
+        session: undefined,
+        resumed: false,
+        telemetry: t,
+      }).at(-1) ?? '';
     expect(row(telemetryOfHost(exporting, true))).toBe('telemetry  exporting to http://127.0.0.1:9/v1/traces, content not captured');
-    expect(row(telemetryOfHost(await HostTelemetry.open(enabled, { env: {}, disabled: true }), true))).toBe('telemetry  off: turned off by --no-telemetry (the configuration enables it)');
+    expect(row(telemetryOfHost(await HostTelemetry.open(enabled, { env: {}, disabled: true }), true))).toBe(
+      'telemetry  off: turned off by --no-telemetry (the configuration enables it)',
+    );
     expect(row(telemetryOfHost(await HostTelemetry.open(enabled, { env: { FISK_AI_TELEMETRY: 'off' } }), true))).toBe(
       'telemetry  off: turned off by FISK_AI_TELEMETRY (the configuration enables it)',
     );
     expect(row(telemetryOfHost(await HostTelemetry.open(plain, { env: {}, disabled: true }), false))).toBe('telemetry  off');
     expect(row(telemetryOfHost(await HostTelemetry.open(plain, { env: {} }), false))).toBe('telemetry  off');
     expect(row({ state: 'unknown' })).toBe('telemetry  unknown: the agent did not say');
-    const many = cardLines({ identity: 'x', model: 'm', provider: '', tools: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], session: 'run-1', resumed: true, telemetry: { state: 'off' } });
+    const many = cardLines({
+      identity: 'x',
+      model: 'm',
+      provider: '',
+      tools: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'],
+      session: 'run-1',
+      resumed: true,
+      telemetry: { state: 'off' },
+    });
     expect(many.slice(1, 4)).toEqual(['model      m', 'tools      8: a, b, c, d, e, f, and 2 more', 'session    run-1 (resumed)']);
   });
 
-  it('starts a resumed session\'s token count from what its journaled turns used', async () => {
+  it("starts a resumed session's token count from what its journaled turns used", async () => {
     const sessions = memorySessionStore();
     const provider = new ScriptedProvider([
-      toolUseResponse([{ name: 'purge', input: { target: 'orders' } }], { usage: { input: 1000, output: 200, cacheRead: 300, cacheWrite: 40 } }),
+      toolUseResponse([{ name: 'purge', input: { target: 'orders' } }], {
+        usage: { input: 1000, output: 200, cacheRead: 300, cacheWrite: 40 },
+      }),
       textResponse('Resumed and done.', { usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 } }),
     ]);
     const runtime = { ...(await runtimeWith(provider, [gatedTool('purge', [])])), sessions };
     cleanup.push(() => runtime.close());
     const first = await startRun(runtime, { prompt: 'purge', checkpoint: { runId: 'seed-1' } }, { prompter: 'handle' });
-    const asked = await new Promise<string>((resolve) => first.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? resolve(e.id) : undefined) }));
+    const asked = await new Promise<string>((resolve) =>
+      first.subscribe({ emit: (e) => (e.type === 'question' && e.id !== undefined ? resolve(e.id) : undefined) }),
+    );
     first.suspend();
     first.answer(asked, 'decline');
     expect((await first.outcome).status).toBe('suspended');
@@ -288,7 +324,9 @@ describe('the startup card, resumed tokens and the chat summary', () => {
     expect(result.outcomes).toHaveLength(3);
     const chat = chatOutcome(result.outcome as NonNullable<typeof result.outcome>, result.outcomes);
     expect(answerOf(chat)).toBe('Three.');
-    expect(summaryLine(chat, { verbose: false })).toMatch(/^Run summary: model=m llm_calls=3 tool_calls=0 tokens=650\/60 cached=50 latency=/);
+    expect(summaryLine(chat, { verbose: false })).toMatch(
+      /^Run summary: model=m llm_calls=3 tool_calls=0 tokens=650\/60 cached=50 latency=/,
+    );
     for (const h of result.handles) await h.close();
   });
 });
@@ -308,7 +346,6 @@ describe('taking and giving back the terminal', () => {
     plain();
     expect(chalk.level).toBe(before);
   });
-
 
   it('restores the screen once on leaving, rings no bell with no_bell, and writes held standard error after', async () => {
     const provider = new ScriptedProvider([toolUseResponse([{ name: 'purge', input: { target: 'x' } }]), textResponse('Done.')]);

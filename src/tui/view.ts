@@ -49,7 +49,11 @@ function cardRow(row: Row & { readonly current: boolean }, i: number, columns: n
   const { Text } = ink();
   const pad = Math.max(0, columns - Array.from(row.text).length);
   // the identity heads the card
-  return h(Text, { key: `r${i}`, wrap: 'truncate', backgroundColor: 'blackBright', color: 'whiteBright', bold: row.line === 0, inverse: row.current }, `${row.text}${' '.repeat(pad)}`);
+  return h(
+    Text,
+    { key: `r${i}`, wrap: 'truncate', backgroundColor: 'blackBright', color: 'whiteBright', bold: row.line === 0, inverse: row.current },
+    `${row.text}${' '.repeat(pad)}`,
+  );
 }
 
 /** The whole screen. */
@@ -81,6 +85,10 @@ export function FullScreen({ controller }: { readonly controller: ViewController
     h(Box, { flexDirection: 'column', flexGrow: 1, overflow: 'hidden' }, ...viewport),
     frame.modal === undefined ? null : h(ModalBox, { modal: frame.modal, width: columns }),
     h(Text, { wrap: 'truncate' }, frame.bottom === '' ? ' ' : frame.bottom),
-    h(Text, { wrap: 'truncate', backgroundColor: colours.background, color: colours.foreground, bold: true }, `${barLeft}${' '.repeat(pad)}${frame.barRight}`),
+    h(
+      Text,
+      { wrap: 'truncate', backgroundColor: colours.background, color: colours.foreground, bold: true },
+      `${barLeft}${' '.repeat(pad)}${frame.barRight}`,
+    ),
   );
 }

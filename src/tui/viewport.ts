@@ -57,7 +57,10 @@ export class Viewport {
 
   /** What the bar says about the search and scrolling (empty parts left out). */
   labels(): string[] {
-    return [this.#matches.length > 0 ? `match ${this.#match + 1}/${this.#matches.length}` : this.#query !== '' ? 'no match' : '', this.#follow ? '' : 'scrolled'].filter((s) => s !== '');
+    return [
+      this.#matches.length > 0 ? `match ${this.#match + 1}/${this.#matches.length}` : this.#query !== '' ? 'no match' : '',
+      this.#follow ? '' : 'scrolled',
+    ].filter((s) => s !== '');
   }
 
   /** Opens the search row with an empty query. */

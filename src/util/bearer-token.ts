@@ -17,10 +17,14 @@ export type BearerTokenRead = { readonly token: string } | { readonly problem: s
 export function readBearerToken(env: Readonly<Record<string, string | undefined>>, name: string, key: string): BearerTokenRead {
   const value = (env[name] ?? '').trim();
   if (value === '') {
-    return { problem: `${key} names ${name}, which is not set or empty; export ${name} with the token clients must send (for example: export ${name}=$(openssl rand -hex 32)), or remove auth_token_env` };
+    return {
+      problem: `${key} names ${name}, which is not set or empty; export ${name} with the token clients must send (for example: export ${name}=$(openssl rand -hex 32)), or remove auth_token_env`,
+    };
   }
   if (value.length < MIN_BEARER_TOKEN_LENGTH) {
-    return { problem: `${name} (named by ${key}) holds a token shorter than ${MIN_BEARER_TOKEN_LENGTH} characters, which is too easy to guess; use a long random one (for example: openssl rand -hex 32)` };
+    return {
+      problem: `${name} (named by ${key}) holds a token shorter than ${MIN_BEARER_TOKEN_LENGTH} characters, which is too easy to guess; use a long random one (for example: openssl rand -hex 32)`,
+    };
   }
   return { token: value };
 }

@@ -29,7 +29,8 @@ function renderValue(value: unknown): string {
  */
 export function formatCall(name: string, input: Readonly<Record<string, unknown>>, via?: string): string {
   const parts = [via === undefined ? cleanText(name) : `${cleanText(name)} (on ${cleanText(via)})`];
-  for (const key of Object.keys(input).sort()) parts.push(`${BARE.test(key) ? key : revealInvisible(JSON.stringify(key))}=${renderValue(input[key])}`);
+  for (const key of Object.keys(input).sort())
+    parts.push(`${BARE.test(key) ? key : revealInvisible(JSON.stringify(key))}=${renderValue(input[key])}`);
   return oneLine(parts.join(' '));
 }
 
@@ -51,7 +52,10 @@ export function inputObject(input: string): Readonly<Record<string, unknown>> {
  * one (a command line), else the generic `name key=value` line. A rendering that throws (input the
  * tool refuses) falls back to the generic line.
  */
-export function callLine(tool: { readonly name: string; readonly capabilities: { readonly describeCall: ((input: string) => string) | null } }, input: string): string {
+export function callLine(
+  tool: { readonly name: string; readonly capabilities: { readonly describeCall: ((input: string) => string) | null } },
+  input: string,
+): string {
   const describe = tool.capabilities.describeCall;
   if (describe !== null) {
     try {

@@ -9,7 +9,12 @@ import {
 
 describe('STANDING_CREDENTIAL_ENV_NAMES', () => {
   it('withholds every provider, OTLP and Slack credential variable, each once', () => {
-    for (const list of [ANTHROPIC_CREDENTIAL_ENV_NAMES, OPENAI_CREDENTIAL_ENV_NAMES, OTLP_CREDENTIAL_ENV_NAMES, SLACK_CREDENTIAL_ENV_NAMES]) {
+    for (const list of [
+      ANTHROPIC_CREDENTIAL_ENV_NAMES,
+      OPENAI_CREDENTIAL_ENV_NAMES,
+      OTLP_CREDENTIAL_ENV_NAMES,
+      SLACK_CREDENTIAL_ENV_NAMES,
+    ]) {
       for (const name of list) expect(STANDING_CREDENTIAL_ENV_NAMES).toContain(name);
     }
     expect(new Set(STANDING_CREDENTIAL_ENV_NAMES).size).toBe(STANDING_CREDENTIAL_ENV_NAMES.length);

@@ -11,7 +11,9 @@ interface Seen {
   readonly body: string;
 }
 
-async function listen(handler: (path: string, res: ServerResponse, seen: Seen[]) => void): Promise<{ server: Server; port: number; seen: Seen[] }> {
+async function listen(
+  handler: (path: string, res: ServerResponse, seen: Seen[]) => void,
+): Promise<{ server: Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = '';

@@ -2,10 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, isLoopbackUrl, loopbackRequestRefusal } from './loopback.js';
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', 'LOCALHOST', 'localhost.', 'LocalHost.', '127.0.0.1', '127.255.0.9', '::1', '[::1]', '0:0:0:0:0:0:0:1', '[0::1]', '::ffff:127.0.0.1', '[::ffff:7f00:1]'])(
-    'takes %s as this machine',
-    (host) => expect(isLoopbackHost(host)).toBe(true),
-  );
+  it.each([
+    'localhost',
+    'LOCALHOST',
+    'localhost.',
+    'LocalHost.',
+    '127.0.0.1',
+    '127.255.0.9',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    '[0::1]',
+    '::ffff:127.0.0.1',
+    '[::ffff:7f00:1]',
+  ])('takes %s as this machine', (host) => expect(isLoopbackHost(host)).toBe(true));
 
   it.each([
     '127.attacker.example',
@@ -46,11 +56,17 @@ describe('loopbackRequestRefusal', () => {
     expect(loopbackRequestRefusal(host, origin)).toBeUndefined();
   });
 
-  it.each([undefined, 'evil.example:8090', '127.0.0.1.nip.io:8090', '127.attacker.example', '[::2]:8090', ''])('refuses Host %s', (host) => {
-    expect(loopbackRequestRefusal(host, undefined)).toMatch(/loopback Host/);
-  });
+  it.each([undefined, 'evil.example:8090', '127.0.0.1.nip.io:8090', '127.attacker.example', '[::2]:8090', ''])(
+    'refuses Host %s',
+    (host) => {
+      expect(loopbackRequestRefusal(host, undefined)).toMatch(/loopback Host/);
+    },
+  );
 
-  it.each(['http://evil.example', 'http://127.0.0.1.nip.io:8090', 'null', 'not a url', 'https://localhost.attacker.example'])('refuses Origin %s', (origin) => {
-    expect(loopbackRequestRefusal('127.0.0.1:8090', origin)).toMatch(/non-loopback web origin/);
-  });
+  it.each(['http://evil.example', 'http://127.0.0.1.nip.io:8090', 'null', 'not a url', 'https://localhost.attacker.example'])(
+    'refuses Origin %s',
+    (origin) => {
+      expect(loopbackRequestRefusal('127.0.0.1:8090', origin)).toMatch(/non-loopback web origin/);
+    },
+  );
 });

@@ -19,13 +19,22 @@ describe('secretScrubber', () => {
     expect(secretScrubber([{ name: 'K', value: '   ' }])('   ')).toBe('   ');
   });
   it('takes the credentials named from an environment, skipping unset ones', () => {
-    expect(secretsFromEnv({ A: 'sk-ant-123456789', B: '', PATH: '/bin' }, ['A', 'B', 'C'])).toEqual([{ name: 'A', value: 'sk-ant-123456789' }]);
+    expect(secretsFromEnv({ A: 'sk-ant-123456789', B: '', PATH: '/bin' }, ['A', 'B', 'C'])).toEqual([
+      { name: 'A', value: 'sk-ant-123456789' },
+    ]);
   });
 });
 
 describe('withCredentialCopies', () => {
   it('adds every variable that carries a credential value under another name', () => {
-    const env = { GH_PAT: 'ghp-secret-0123456789', GITHUB_TOKEN: 'ghp-secret-0123456789', AUTH: 'Bearer ghp-secret-0123456789', SHORT: 'dev', ALSO: 'dev', PATH: '/bin' };
+    const env = {
+      GH_PAT: 'ghp-secret-0123456789',
+      GITHUB_TOKEN: 'ghp-secret-0123456789',
+      AUTH: 'Bearer ghp-secret-0123456789',
+      SHORT: 'dev',
+      ALSO: 'dev',
+      PATH: '/bin',
+    };
     expect(withCredentialCopies(env, ['GH_PAT', 'SHORT', 'UNSET'])).toEqual(['AUTH', 'GH_PAT', 'GITHUB_TOKEN', 'SHORT', 'UNSET']);
   });
   it('leaves the names as they are when no credential is set', () => {
@@ -34,13 +43,21 @@ describe('withCredentialCopies', () => {
 });
 
 describe('credential files', () => {
-  it("scrubs the contents of the private key and ID token files agent.yaml names, and skips a file that is missing", () => {
+  it('scrubs the contents of the private key and ID token files agent.yaml names, and skips a file that is missing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fisk-scrub-'));
     try {
       const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
       writeFileSync(join(dir, 'worker.pem'), pem);
-      const oauth = { grant: 'cross_app_access', client_id: 'c', private_key_file: 'worker.pem', idp: { token_endpoint: 'https://idp.example.com/token', id_token_file: 'missing.jwt' } };
-      const config = parseConfigForMode({ text: JSON.stringify({ mcp_clients: [{ name: 't', url: 'https://x/mcp', oauth }] }), name: 'agent.yaml', baseDir: dir }, 'info');
+      const oauth = {
+        grant: 'cross_app_access',
+        client_id: 'c',
+        private_key_file: 'worker.pem',
+        idp: { token_endpoint: 'https://idp.example.com/token', id_token_file: 'missing.jwt' },
+      };
+      const config = parseConfigForMode(
+        { text: JSON.stringify({ mcp_clients: [{ name: 't', url: 'https://x/mcp', oauth }] }), name: 'agent.yaml', baseDir: dir },
+        'info',
+      );
       const files = credentialFiles(config);
       expect(files).toEqual([
         { key: 'mcp_clients[0].oauth.private_key_file', path: join(dir, 'worker.pem') },

@@ -11,7 +11,7 @@
 const PATH = /(?<![\w:/.~-])(?:~|\.{1,2})?\/(?!\/)[^\s"'`<>|;,()[\]{}]*[^\s"'`<>|;,()[\]{}:.]/g;
 
 /** What a path is replaced with. */
-export const PATH_PLACEHOLDER = '(a path on the agent\'s host)';
+export const PATH_PLACEHOLDER = "(a path on the agent's host)";
 
 /** `text` with every file path in it replaced by a placeholder. */
 export function withoutPaths(text: string): string {

@@ -7,7 +7,8 @@
 // Characters that print as nothing or as plain space: controls, format characters (zero-width,
 // bidirectional controls, soft hyphen), separators, spaces other than U+0020, fillers and
 // variation selectors.
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0]|\p{Variation_Selector}|\u034f|\u17b4|\u17b5/u;
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0]|\p{Variation_Selector}|\u034f|\u17b4|\u17b5/u;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 
 // Safe to show bare: nothing a shell would split, expand or treat specially.
@@ -28,7 +29,11 @@ function escapeFor(ch: string): string {
       return '\\r';
     default: {
       const cp = ch.codePointAt(0) ?? 0;
-      return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, '0')}` : cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`;
+      return cp <= 0xff
+        ? `\\x${cp.toString(16).padStart(2, '0')}`
+        : cp <= 0xffff
+          ? `\\u${cp.toString(16).padStart(4, '0')}`
+          : `\\U${cp.toString(16).padStart(8, '0')}`;
     }
   }
 }

@@ -6,8 +6,9 @@
  */
 
 // CSI, OSC/DCS/SOS/PM/APC strings and two-byte escapes, in their 7-bit and 8-bit forms.
-// eslint-disable-next-line no-control-regex
-const TERMINAL_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]?/gu;
+const TERMINAL_SEQUENCES =
+  // eslint-disable-next-line no-control-regex
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]?/gu;
 
 // C0 and C1 controls except tab and newline, plus DEL.
 // eslint-disable-next-line no-control-regex

@@ -83,7 +83,15 @@ export class Conversation {
 
   #controlEvent(tab: string): TabEvent {
     const key = this.#control.keyFor(tab);
-    return { type: 'control', tab, control: this.#control.controller === tab, busy: this.#busy, agent: this.#opts.runtime.config.identity, now: Date.now(), ...(key === undefined ? {} : { key }) };
+    return {
+      type: 'control',
+      tab,
+      control: this.#control.controller === tab,
+      busy: this.#busy,
+      agent: this.#opts.runtime.config.identity,
+      now: Date.now(),
+      ...(key === undefined ? {} : { key }),
+    };
   }
 
   #announce(): void {
@@ -104,7 +112,8 @@ export class Conversation {
 
   #mustControl(tab: string): void {
     if (!this.#tabs.has(tab)) throw new RequestRefused(409, 'this page is not connected; reload it');
-    if (this.#control.controller !== tab) throw new RequestRefused(409, 'read-only: another tab controls this agent; use that tab or close it');
+    if (this.#control.controller !== tab)
+      throw new RequestRefused(409, 'read-only: another tab controls this agent; use that tab or close it');
   }
 
   #mustBeIdle(): void {
@@ -147,7 +156,8 @@ export class Conversation {
   async resume(tab: string, runId: string): Promise<void> {
     this.#mustControl(tab);
     this.#mustBeIdle();
-    if (this.#resumable !== runId) throw new RequestRefused(409, `run ${JSON.stringify(runId)} is not the reopened suspended run; reopen it first`);
+    if (this.#resumable !== runId)
+      throw new RequestRefused(409, `run ${JSON.stringify(runId)} is not the reopened suspended run; reopen it first`);
     this.#busy = true;
     this.#announce();
     try {
@@ -163,7 +173,12 @@ export class Conversation {
   }
 
   #startOptions(): Parameters<typeof startRun>[2] {
-    return { prompter: 'handle', stream: true, workDir: this.#opts.workDir, ...(this.#opts.telemetry === undefined ? {} : { telemetry: this.#opts.telemetry }) };
+    return {
+      prompter: 'handle',
+      stream: true,
+      workDir: this.#opts.workDir,
+      ...(this.#opts.telemetry === undefined ? {} : { telemetry: this.#opts.telemetry }),
+    };
   }
 
   #follow(handle: RunHandle, resumed: boolean): void {
@@ -174,13 +189,20 @@ export class Conversation {
       emit: (event) => {
         this.#emit(pageEvent(event));
         // with no page open nobody can answer: that is a no, never a wait for someone to come back
-        if (event.type === 'question' && event.id !== undefined && this.#control.controller === undefined) this.#answer(event.id, null, 'no_page');
+        if (event.type === 'question' && event.id !== undefined && this.#control.controller === undefined)
+          this.#answer(event.id, null, 'no_page');
       },
     });
     void handle.outcome.then((outcome) => {
       this.#lastStatus = outcome.status;
       this.#open.clear();
-      this.#emit({ type: 'outcome', status: outcome.status, answer: outcome.status === 'completed' ? answerOf(outcome) : '', message: messageOf(outcome), runId: handle.runId });
+      this.#emit({
+        type: 'outcome',
+        status: outcome.status,
+        answer: outcome.status === 'completed' ? answerOf(outcome) : '',
+        message: messageOf(outcome),
+        runId: handle.runId,
+      });
       this.#busy = false;
       this.#announce();
     });
@@ -196,7 +218,8 @@ export class Conversation {
   /** Answers a question the run asked. */
   answer(tab: string, id: string, value: QuestionAnswer): void {
     this.#mustControl(tab);
-    if (!this.#answer(id, value, 'page')) throw new RequestRefused(404, `no question ${JSON.stringify(id)} is waiting; it may have been answered already`);
+    if (!this.#answer(id, value, 'page'))
+      throw new RequestRefused(404, `no question ${JSON.stringify(id)} is waiting; it may have been answered already`);
   }
 
   cancel(tab: string): void {
@@ -235,7 +258,11 @@ export class Conversation {
     }
     await this.#release();
     this.#emit({ type: 'reset' });
-    replayedRun(run, { prompt: (text) => this.#emit({ type: 'prompt', text }), event: (e) => this.#emit(e), decision: (d) => this.#emit(d) });
+    replayedRun(run, {
+      prompt: (text) => this.#emit({ type: 'prompt', text }),
+      event: (e) => this.#emit(e),
+      decision: (d) => this.#emit(d),
+    });
     const resumable = run.status !== 'completed';
     this.#resumable = resumable ? run.runId : undefined;
     this.#continuable = resumable ? undefined : run.runId;

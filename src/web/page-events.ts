@@ -23,7 +23,11 @@ export function pageEvent(event: AgentEvent): PageAgentEvent {
     case 'tool_call':
       return event;
     case 'tool_result':
-      return { ...event, output: stripControl(event.output), ...(event.exec === undefined ? {} : { exec: { ...event.exec, command: stripControl(event.exec.command) } }) };
+      return {
+        ...event,
+        output: stripControl(event.output),
+        ...(event.exec === undefined ? {} : { exec: { ...event.exec, command: stripControl(event.exec.command) } }),
+      };
     case 'warning':
       return { ...event, text: stripControl(event.text) };
     case 'progress':
@@ -31,9 +35,18 @@ export function pageEvent(event: AgentEvent): PageAgentEvent {
     case 'status':
       return event;
     case 'question':
-      return { ...event, text: event.kind === 'approval' ? revealInvisible(stripControl(event.text)) : stripControl(event.text), ...(event.options === undefined ? {} : { options: event.options.map(stripControl) }) };
+      return {
+        ...event,
+        text: event.kind === 'approval' ? revealInvisible(stripControl(event.text)) : stripControl(event.text),
+        ...(event.options === undefined ? {} : { options: event.options.map(stripControl) }),
+      };
     case 'approval':
-      return { ...event, tool: stripControl(event.tool), trigger: stripControl(event.trigger), ...(event.reason === undefined ? {} : { reason: stripControl(event.reason) }) };
+      return {
+        ...event,
+        tool: stripControl(event.tool),
+        trigger: stripControl(event.trigger),
+        ...(event.reason === undefined ? {} : { reason: stripControl(event.reason) }),
+      };
     case 'crash':
       // the stack is for the operator's terminal, never for a page
       return { type: 'crash', message: stripControl(event.message) };
@@ -49,11 +62,25 @@ export function pageEvent(event: AgentEvent): PageAgentEvent {
  * live run emitted, rebuilt by the same replay the terminal uses, so a declined call is shown as
  * declined. Results of a pending batch answered before the run stopped follow the batch.
  */
-export function replayedRun(run: FoldedRun, visit: { prompt(text: string): void; event(event: PageAgentEvent): void; decision(decision: ReplayedDecision): void }): void {
+export function replayedRun(
+  run: FoldedRun,
+  visit: { prompt(text: string): void; event(event: PageAgentEvent): void; decision(decision: ReplayedDecision): void },
+): void {
   const messages: Message[] = [...run.messages];
   if (run.pending !== undefined) {
     messages.push(run.pending.message);
-    const answered = run.pending.calls.flatMap((p) => (p.state === 'answered' ? [{ type: 'tool_result' as const, toolUseId: p.call.id, content: p.result.content, ...(p.result.isError === true ? { isError: true } : {}) }] : []));
+    const answered = run.pending.calls.flatMap((p) =>
+      p.state === 'answered'
+        ? [
+            {
+              type: 'tool_result' as const,
+              toolUseId: p.call.id,
+              content: p.result.content,
+              ...(p.result.isError === true ? { isError: true } : {}),
+            },
+          ]
+        : [],
+    );
     if (answered.length > 0) messages.push({ role: 'user', content: answered });
   }
   const { events, prompts } = replayConversation(messages);

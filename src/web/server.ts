@@ -39,7 +39,8 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -77,11 +78,16 @@ function loadPage(dir: string): Map<string, { readonly body: Buffer; readonly ty
     for (const e of entries) {
       const full = join(d, e.name);
       if (e.isDirectory()) walk(full);
-      else if (e.isFile()) files.set(`/${relative(dir, full).split(sep).join('/')}`, { body: readFileSync(full), type: TYPES[extname(e.name)] ?? 'application/octet-stream' });
+      else if (e.isFile())
+        files.set(`/${relative(dir, full).split(sep).join('/')}`, {
+          body: readFileSync(full),
+          type: TYPES[extname(e.name)] ?? 'application/octet-stream',
+        });
     }
   };
   walk(dir);
-  if (!files.has('/index.html')) throw new WebError('page_missing', `the web page is not built (no index.html in ${dir}); run npm run build`);
+  if (!files.has('/index.html'))
+    throw new WebError('page_missing', `the web page is not built (no index.html in ${dir}); run npm run build`);
   return files;
 }
 
@@ -122,7 +128,8 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 }
 
 /** The style of the page below, allowed by its hash: the policy still admits no other inline style. */
-const TOKEN_PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{font-size:.95em}@media (prefers-color-scheme:dark){body{background:#16181a;color:#e6e6e6}}';
+const TOKEN_PAGE_STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}code{font-size:.95em}@media (prefers-color-scheme:dark){body{background:#16181a;color:#e6e6e6}}';
 const TOKEN_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>fisk web: open the address it printed</title><style>${TOKEN_PAGE_STYLE}</style></head>
@@ -160,7 +167,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   } catch {
     throw new RequestRefused(400, 'the request body is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RequestRefused(400, 'the request body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new RequestRefused(400, 'the request body must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -175,9 +183,13 @@ function answerValue(body: Record<string, unknown>): QuestionAnswer {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
-    if (Object.keys(o).sort().join(',') === 'decision,reason' && o['decision'] === 'decline' && typeof o['reason'] === 'string') return { decision: 'decline', reason: o['reason'] };
+    if (Object.keys(o).sort().join(',') === 'decision,reason' && o['decision'] === 'decline' && typeof o['reason'] === 'string')
+      return { decision: 'decline', reason: o['reason'] };
   }
-  throw new RequestRefused(400, 'answer must be a string, a boolean, null, or {"decision":"decline","reason":"..."} for a decline with a reason');
+  throw new RequestRefused(
+    400,
+    'answer must be a string, a boolean, null, or {"decision":"decline","reason":"..."} for a decline with a reason',
+  );
 }
 
 /** The journaled runs, newest first, as the session list shows them. */
@@ -187,7 +199,13 @@ async function sessionList(runtime: Runtime): Promise<unknown[]> {
   return (await store.list()).map((r) =>
     r.status === 'corrupt'
       ? { runId: r.runId, status: 'corrupt', updated: r.updated.toISOString(), prompt: stripControl(r.problem), model: '' }
-      : { runId: r.runId, status: r.status, updated: r.updated.toISOString(), prompt: stripControl(r.prompt), model: stripControl(r.model) },
+      : {
+          runId: r.runId,
+          status: r.status,
+          updated: r.updated.toISOString(),
+          prompt: stripControl(r.prompt),
+          model: stripControl(r.model),
+        },
   );
 }
 
@@ -204,7 +222,8 @@ function citation(runtime: Runtime, ref: string): { ref: string; heading: string
   const db = reader.handle();
   if (db === undefined) throw new RequestRefused(404, 'the knowledge index has not been built yet; run: fisk knowledge index');
   const chunk = chunkAt(db, c);
-  if (chunk === undefined) throw new RequestRefused(404, `no chunk found for citation ${JSON.stringify(ref)}: the file may have changed since the last index`);
+  if (chunk === undefined)
+    throw new RequestRefused(404, `no chunk found for citation ${JSON.stringify(ref)}: the file may have changed since the last index`);
   return { ref, heading: stripControl(chunk.headingPath), content: stripControl(chunk.content) };
 }
 
@@ -256,7 +275,13 @@ class WebServer implements RunningWebServer {
   async #listen(): Promise<void> {
     const { host, port } = this.#options;
     await new Promise<void>((resolve, reject) => {
-      this.#http.once('error', (err) => reject(new WebError('listen', `cannot listen on ${baseUrl(host, port)}: ${err.message}; choose another with --port or --address`, { cause: err })));
+      this.#http.once('error', (err) =>
+        reject(
+          new WebError('listen', `cannot listen on ${baseUrl(host, port)}: ${err.message}; choose another with --port or --address`, {
+            cause: err,
+          }),
+        ),
+      );
       this.#http.listen(port, host, () => resolve());
     });
     this.#port = (this.#http.address() as AddressInfo).port;
@@ -268,7 +293,11 @@ class WebServer implements RunningWebServer {
     const path = url.pathname;
     if (url.searchParams.has('token') && req.method === 'GET' && path === '/') {
       // the token moves into a cookie the page's scripts cannot read, and out of the address bar
-      res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': `${cookieName(this.#port)}=${this.token}; HttpOnly; SameSite=Strict; Path=/` });
+      res.writeHead(303, {
+        ...SECURITY_HEADERS,
+        location: '/',
+        'set-cookie': `${cookieName(this.#port)}=${this.token}; HttpOnly; SameSite=Strict; Path=/`,
+      });
       res.end();
       return;
     }

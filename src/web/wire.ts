@@ -36,7 +36,13 @@ export type WebEvent =
   | { readonly type: 'run'; readonly runId: string | undefined; readonly resumed: boolean }
   /** A question was answered; `answer` is what the run received. */
   | { readonly type: 'answered'; readonly id: string; readonly answer: QuestionAnswer; readonly by: AnsweredBy }
-  | { readonly type: 'outcome'; readonly status: RunOutcome['status']; readonly answer: string; readonly message: string; readonly runId: string | undefined }
+  | {
+      readonly type: 'outcome';
+      readonly status: RunOutcome['status'];
+      readonly answer: string;
+      readonly message: string;
+      readonly runId: string | undefined;
+    }
   | { readonly type: 'reopened'; readonly runId: string; readonly status: string; readonly resumable: boolean }
   | { readonly type: 'error'; readonly message: string };
 
@@ -52,5 +58,13 @@ export type TabEvent =
    * `key` is only ever sent to the controlling tab: shown again when it reconnects after a reload, it
    * keeps control. `now` is the server's clock, against which the page reads every event's `at`.
    */
-  | { readonly type: 'control'; readonly tab: string; readonly control: boolean; readonly busy: boolean; readonly agent: string; readonly now: number; readonly key?: string }
+  | {
+      readonly type: 'control';
+      readonly tab: string;
+      readonly control: boolean;
+      readonly busy: boolean;
+      readonly agent: string;
+      readonly now: number;
+      readonly key?: string;
+    }
   | { readonly type: 'reset' };

@@ -51,7 +51,8 @@ function fisk(args: readonly string[]): Promise<Finished> {
 /** The run's model requests as text, for what the model was shown. */
 const sentToModel = (i: number): string => JSON.stringify(fake.requests[i]?.body ?? null);
 
-const run = (config: string, ...prompt: string[]): Promise<Finished> => fisk(['run', '--config', config, '--base-url', fake.url, '--api-key', 'k', ...prompt]);
+const run = (config: string, ...prompt: string[]): Promise<Finished> =>
+  fisk(['run', '--config', config, '--base-url', fake.url, '--api-key', 'k', ...prompt]);
 
 beforeAll(async () => {
   ensureBuilt();
@@ -61,28 +62,40 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'fisk-pair-'));
   mkdirSync(join(home, 'xdg', 'nats', 'context'), { recursive: true });
   writeFileSync(join(home, 'xdg', 'nats', 'context', 'lab.json'), JSON.stringify({ url: nats.url }));
-  env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
-  writeFileSync(join(home, 'lender.yaml'), `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n`);
+  env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+    XDG_STATE_HOME: join(home, 'state'),
+    NO_COLOR: '1',
+  };
+  writeFileSync(
+    join(home, 'lender.yaml'),
+    `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n`,
+  );
   writeFileSync(
     join(home, 'borrower.yaml'),
     'identity: borrower\nsystem_prompt: You borrow tools.\nnats_context: lab\nllm:\n  model: claude-fake-1\nremote_tools:\n  - name: lender\n    alias: lend\n',
   );
-  writeFileSync(join(home, 'stranded.yaml'), 'identity: stranded\nsystem_prompt: You are stranded.\nnats_context: lab\nllm:\n  model: claude-fake-1\nremote_tools:\n  - name: nobody-serves-this\n');
+  writeFileSync(
+    join(home, 'stranded.yaml'),
+    'identity: stranded\nsystem_prompt: You are stranded.\nnats_context: lab\nllm:\n  model: claude-fake-1\nremote_tools:\n  - name: nobody-serves-this\n',
+  );
 
   // no model key anywhere in its environment: lending tools calls no model
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'lender.yaml', '--verbose'], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'lender.yaml', '--verbose'], {
+    cwd: home,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   lender = { child, stderr: '', exited: new Promise((res) => child.once('close', (code) => res(code))) };
   child.stderr.on('data', (d: Buffer) => (lender.stderr += d.toString()));
-  await eventually(
-    () => lender.stderr.includes('Press Ctrl-C to stop'),
-    'fisk serve to start',
-    {
-      timeoutMs: 60_000,
-      intervalMs: 20,
-      observed: () => lender.stderr,
-      stopIf: () => (child.exitCode !== null ? `fisk serve exited with ${child.exitCode}:\n${lender.stderr}` : undefined),
-    },
-  );
+  await eventually(() => lender.stderr.includes('Press Ctrl-C to stop'), 'fisk serve to start', {
+    timeoutMs: 60_000,
+    intervalMs: 20,
+    observed: () => lender.stderr,
+    stopIf: () => (child.exitCode !== null ? `fisk serve exited with ${child.exitCode}:\n${lender.stderr}` : undefined),
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -98,7 +111,10 @@ beforeEach(() => fake.reset());
 
 describe('fisk run importing the tools fisk serve lends', () => {
   it('calls a lent command through the serving process and prints the answer', async () => {
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello', upper: true } }]), anthropicText('The lender echoed hello.'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello', upper: true } }]),
+      anthropicText('The lender echoed hello.'),
+    );
     const r = await run('borrower.yaml', 'shout', 'hello');
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toBe('The lender echoed hello.\n');
@@ -117,11 +133,16 @@ describe('fisk run importing the tools fisk serve lends', () => {
   }, 60_000);
 
   it('answers a call to a tool the lender keeps behind approval as unavailable, and the run goes on', async () => {
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicText('I could not purge it.'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'stream_purge', input: { stream: 'orders' } }]),
+      anthropicText('I could not purge it.'),
+    );
     const r = await run('borrower.yaml', 'purge', 'orders');
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toBe('I could not purge it.\n');
-    expect(r.stderr).toContain('warning: the model called "stream_purge", which is not one of this run\'s tools; it was told so and nothing ran');
+    expect(r.stderr).toContain(
+      'warning: the model called "stream_purge", which is not one of this run\'s tools; it was told so and nothing ran',
+    );
     expect(r.stderr).toContain('<- refused: tool "stream_purge" is not available');
     expect(sentToModel(1)).toContain('is not available');
     expect(lender.stderr).not.toMatch(/called stream_purge/);
@@ -132,7 +153,11 @@ describe('fisk run importing the tools fisk serve lends', () => {
     const client = new A2aClient(createTransport('nats', { connection: nc }), 'prober');
     for (const name of ['stream_purge', 'secret']) {
       const reply = await client.callTool('lender', name, name === 'stream_purge' ? { stream: 'orders' } : {});
-      expect([name, reply.is_error, reply.output]).toEqual([name, true, `tool "${name}" is not available; call only the tools in your tool list`]);
+      expect([name, reply.is_error, reply.output]).toEqual([
+        name,
+        true,
+        `tool "${name}" is not available; call only the tools in your tool list`,
+      ]);
     }
     expect(lender.stderr).not.toMatch(/called (stream_purge|secret) for prober: exit/);
   });
@@ -141,7 +166,9 @@ describe('fisk run importing the tools fisk serve lends', () => {
     const r = await run('stranded.yaml', 'hello');
     expect(r.code).toBe(EXIT.error);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^fisk: remote agent "nobody-serves-this" could not be discovered: remote agent unavailable: .*remove it from remote_tools\n$/);
+    expect(r.stderr).toMatch(
+      /^fisk: remote agent "nobody-serves-this" could not be discovered: remote agent unavailable: .*remove it from remote_tools\n$/,
+    );
     expect(fake.requests).toHaveLength(0);
   }, 60_000);
 });

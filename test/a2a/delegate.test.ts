@@ -69,7 +69,8 @@ describe('delegating to an A2A agent over HTTP', () => {
     planner = await startTestA2aAgent({ usage: { input_tokens: 120, output_tokens: 30 }, echoHeader: 'authorization' });
     asking = await startTestA2aAgent({ name: 'asker', question: 'Which region?' });
     keyed = await startTestA2aAgent({ name: 'keyed', echoHeader: 'x-api-key' });
-    const entry = (name: string, url: string): string => `  - name: ${name}\n    alias: ${name}\n    url: ${url}\n    headers: {Authorization: "Bearer \${PLAN_TOKEN}"}\n`;
+    const entry = (name: string, url: string): string =>
+      `  - name: ${name}\n    alias: ${name}\n    url: ${url}\n    headers: {Authorization: "Bearer \${PLAN_TOKEN}"}\n`;
     const literal = `  - name: keyed\n    url: ${keyed.url}\n    headers: {X-Api-Key: "${LITERAL_KEY}"}\n`;
     writeFileSync(
       join(home, 'caller.yaml'),
@@ -111,7 +112,9 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(r.stderr).toMatch(/Run summary: .*delegated_tokens=120\/30/);
     expect(r.stderr + r.stdout).not.toContain(TOKEN);
     // nothing journaled holds it, and the application's command never saw the variable
-    const journaled = files(join(home, 'xdg-state')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const journaled = files(join(home, 'xdg-state'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     expect(journaled).toContain('done: plan the db upgrade');
     expect(journaled).not.toContain(TOKEN);
     const envlog = readFileSync(join(home, 'envlog'), 'utf8');
@@ -121,7 +124,10 @@ describe('delegating to an A2A agent over HTTP', () => {
 
   it('keeps a header value written literally in agent.yaml as secret as one read from a variable', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_k', name: 'delegate_keyed', input: { task: 'show the key' } }]), anthropicText('keyed answered'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_k', name: 'delegate_keyed', input: { task: 'show the key' } }]),
+      anthropicText('keyed answered'),
+    );
     const r = await runFisk(['run', '--config', 'caller.yaml', '--tool-output', '--checkpoint', 'keyed', 'it'], home, env);
     expect(r.code, r.stderr).toBe(0);
     // the peer got the literal value, and the model saw only its marker
@@ -131,7 +137,9 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(bodyText(1)).not.toContain(LITERAL_KEY);
     expect(r.stderr).toContain('[remote_agents[2].headers.X-Api-Key-REDACTED]');
     expect(r.stderr + r.stdout).not.toContain(LITERAL_KEY);
-    const journaled = files(join(home, 'xdg-state')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const journaled = files(join(home, 'xdg-state'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     expect(journaled).toContain('done: show the key');
     expect(journaled).not.toContain(LITERAL_KEY);
   });
@@ -143,7 +151,9 @@ describe('delegating to an A2A agent over HTTP', () => {
     );
     fake.reset();
     fake.reply(
-      anthropicToolUse([{ id: 'toolu_b1', name: 'delegate_planner', input: { task: 'plan the budget' } }], { usage: { input_tokens: 1, output_tokens: 1 } }),
+      anthropicToolUse([{ id: 'toolu_b1', name: 'delegate_planner', input: { task: 'plan the budget' } }], {
+        usage: { input_tokens: 1, output_tokens: 1 },
+      }),
       { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'the model refused this once' } } },
     );
     const first = await runFisk(['run', '--config', 'budget.yaml', '--checkpoint', '--name', 'budgeted', 'plan'], home, env);
@@ -151,7 +161,10 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(first.stderr).toMatch(/delegated_tokens=120\/30/);
     // the resumed part spends 60 of its own: only with the 150 delegated before does it reach 200
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_b2', name: 'echo', input: { first: 'again' } }], { usage: { input_tokens: 60, output_tokens: 0 } }), anthropicText('over budget'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_b2', name: 'echo', input: { first: 'again' } }], { usage: { input_tokens: 60, output_tokens: 0 } }),
+      anthropicText('over budget'),
+    );
     const resumed = await runFisk(['run', '--config', 'budget.yaml', '--resume', 'budgeted'], home, env);
     expect(resumed.stderr).toMatch(/Run summary: .*delegated_tokens=120\/30/);
     expect(resumed.stderr).toContain('llm.budget.max_tokens');
@@ -160,7 +173,10 @@ describe('delegating to an A2A agent over HTTP', () => {
 
   it("declines the peer's question without a terminal, says so, and the peer carries on", async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_3', name: 'delegate_asker', input: { task: 'plan it' } }]), anthropicText('asked and answered'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_3', name: 'delegate_asker', input: { task: 'plan it' } }]),
+      anthropicText('asked and answered'),
+    );
     const r = await runFisk(['run', '--config', 'caller.yaml', 'go'], home, env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('asker: asked "Which region?": declined, nobody here can answer');
@@ -168,14 +184,19 @@ describe('delegating to an A2A agent over HTTP', () => {
   });
 
   it('lists the delegation tools in fisk info with their transport and gate', async () => {
-    writeFileSync(join(home, 'gated.yaml'), `identity: caller\nsystem_prompt: s\nllm: {model: m}\nharness: {confirm_tags: [delegate]}\nremote_agents:\n  - name: planner\n    url: ${planner.url}\n    confirm: true\n`);
+    writeFileSync(
+      join(home, 'gated.yaml'),
+      `identity: caller\nsystem_prompt: s\nllm: {model: m}\nharness: {confirm_tags: [delegate]}\nremote_agents:\n  - name: planner\n    url: ${planner.url}\n    confirm: true\n`,
+    );
     const r = await runFisk(['info', '--config', 'gated.yaml'], home, env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Delegation tools \(1;/);
-    expect(r.stdout).toMatch(/delegate_planner\s+planner\s+a2a-http\s+yes \(remote_agents\[0\]\.confirm\)\s+http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/);
+    expect(r.stdout).toMatch(
+      /delegate_planner\s+planner\s+a2a-http\s+yes \(remote_agents\[0\]\.confirm\)\s+http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/,
+    );
   });
 
-  it('prints an A2A agent card with fisk discover URL, as it prints a NATS peer\'s', async () => {
+  it("prints an A2A agent card with fisk discover URL, as it prints a NATS peer's", async () => {
     const r = await runFisk(['discover', planner.url], home, env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Agent card at http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json\n/);
@@ -195,23 +216,35 @@ describe('delegating to an A2A agent over HTTP', () => {
 
   it('stops a run whose header names an unset variable as a configuration error naming the header, and fisk info warns', async () => {
     fake.reset();
-    writeFileSync(join(home, 'unset.yaml'), `identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: planner\n    url: ${planner.url}\n    headers: {Authorization: "Bearer \${FISK_TEST_UNSET_PLAN_TOKEN}"}\n`);
+    writeFileSync(
+      join(home, 'unset.yaml'),
+      `identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: planner\n    url: ${planner.url}\n    headers: {Authorization: "Bearer \${FISK_TEST_UNSET_PLAN_TOKEN}"}\n`,
+    );
     const r = await runFisk(['run', '--config', 'unset.yaml', 'go'], home, env);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('remote_agents[0].headers.Authorization: refers to ${FISK_TEST_UNSET_PLAN_TOKEN}, which is not set in the environment');
+    expect(r.stderr).toContain(
+      'remote_agents[0].headers.Authorization: refers to ${FISK_TEST_UNSET_PLAN_TOKEN}, which is not set in the environment',
+    );
     expect(r.stderr).not.toContain('check remote_agents[0].url');
     expect(fake.requests).toHaveLength(0);
     const info = await runFisk(['info', '--config', 'unset.yaml'], home, env);
     expect(info.code, info.stderr).toBe(0);
-    expect(info.stdout + info.stderr).toContain('delegate_planner is not listed: remote_agents[0].headers.Authorization: refers to ${FISK_TEST_UNSET_PLAN_TOKEN}');
+    expect(info.stdout + info.stderr).toContain(
+      'delegate_planner is not listed: remote_agents[0].headers.Authorization: refers to ${FISK_TEST_UNSET_PLAN_TOKEN}',
+    );
   });
 
   it('stops a run before the model is called when the card cannot be read, naming the entry and the URL', async () => {
     fake.reset();
-    writeFileSync(join(home, 'gone.yaml'), 'identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: gone\n    url: http://127.0.0.1:9/\n');
+    writeFileSync(
+      join(home, 'gone.yaml'),
+      'identity: caller\nsystem_prompt: s\nllm: {model: claude-sonnet-4-6}\nremote_agents:\n  - name: gone\n    url: http://127.0.0.1:9/\n',
+    );
     const r = await runFisk(['run', '--config', 'gone.yaml', 'go'], home, env);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/remote_agents\[0\] \(gone\): cannot read the agent card at http:\/\/127\.0\.0\.1:9\/\.well-known\/agent-card\.json/);
+    expect(r.stderr).toMatch(
+      /remote_agents\[0\] \(gone\): cannot read the agent card at http:\/\/127\.0\.0\.1:9\/\.well-known\/agent-card\.json/,
+    );
     expect(r.stderr).toContain('check remote_agents[0].url');
     expect(fake.requests).toHaveLength(0);
   });
@@ -238,17 +271,22 @@ describe('delegating to a fisk agent over NATS', () => {
     await serve('worker', 'remote_agents:\n  - name: helper\n');
     first.child.kill('SIGKILL');
     await first.exited;
-    writeFileSync(join(home, 'nats-caller.yaml'), 'identity: caller\nsystem_prompt: You delegate.\nnats_context: lab\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nremote_agents:\n  - name: worker\n');
+    writeFileSync(
+      join(home, 'nats-caller.yaml'),
+      'identity: caller\nsystem_prompt: You delegate.\nnats_context: lab\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nremote_agents:\n  - name: worker\n',
+    );
   }, 120_000);
   afterAll(() => {
     for (const f of serving) if (f.child.exitCode === null) f.child.kill('SIGKILL');
   });
 
-  it("runs the task on the served agent, declines its question without a terminal, and returns its answer and tokens", async () => {
+  it('runs the task on the served agent, declines its question without a terminal, and returns its answer and tokens', async () => {
     fake.reset();
     fake.reply(
       anthropicToolUse([{ id: 'toolu_1', name: 'delegate_worker', input: { task: 'check the disks' } }]),
-      anthropicToolUse([{ id: 'toolu_w1', name: 'ask_human_confirm', input: { question: 'Wipe them?' } }], { usage: { input_tokens: 300, output_tokens: 20 } }),
+      anthropicToolUse([{ id: 'toolu_w1', name: 'ask_human_confirm', input: { question: 'Wipe them?' } }], {
+        usage: { input_tokens: 300, output_tokens: 20 },
+      }),
       anthropicText('the disks are fine', { usage: { input_tokens: 340, output_tokens: 9 } }),
       anthropicText('worker says the disks are fine'),
     );
@@ -290,7 +328,9 @@ describe('delegating to a fisk agent over NATS', () => {
       const end = await delegate(transport, 'outsider', 'worker', { prompt: 'loop', hops: ['worker', 'outsider'] });
       expect(end.protocol).toBe('io.choria.fisk-ai.v1.error');
       expect(end.protocol === 'io.choria.fisk-ai.v1.error' && end.code).toBe('cycle');
-      expect(end.protocol === 'io.choria.fisk-ai.v1.error' && end.error).toMatch(/came through worker → outsider, which already holds worker/);
+      expect(end.protocol === 'io.choria.fisk-ai.v1.error' && end.error).toMatch(
+        /came through worker → outsider, which already holds worker/,
+      );
       expect(HOPS_HEADER).toBe('Fisk-Hops');
     } finally {
       await nc.close();

@@ -23,19 +23,32 @@ let child: ChildProcess;
 let lines: string[] = [];
 
 async function waitForLine(line: string): Promise<void> {
-  await eventually(
-    () => lines.includes(line),
-    `the serving process to print ${JSON.stringify(line)}`,
-    { timeoutMs: 60_000, intervalMs: 20, observed: () => lines, stopIf: () => (child.exitCode !== null ? `serving process exited with ${child.exitCode}` : undefined) },
-  );
+  await eventually(() => lines.includes(line), `the serving process to print ${JSON.stringify(line)}`, {
+    timeoutMs: 60_000,
+    intervalMs: 20,
+    observed: () => lines,
+    stopIf: () => (child.exitCode !== null ? `serving process exited with ${child.exitCode}` : undefined),
+  });
 }
 
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist', 'a2a', 'index.js'))) spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
   server = await startNatsServer();
   nc = await connect({ servers: server.url });
-  child = spawn(process.execPath, [join(root, 'test', 'a2a', 'fixtures', 'serve-tools.mjs'), server.url], { stdio: ['ignore', 'pipe', 'inherit'] });
-  child.stdout?.on('data', (d: Buffer) => (lines = [...lines, ...d.toString().split('\n').filter((l) => l !== '')]));
+  child = spawn(process.execPath, [join(root, 'test', 'a2a', 'fixtures', 'serve-tools.mjs'), server.url], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout?.on(
+    'data',
+    (d: Buffer) =>
+      (lines = [
+        ...lines,
+        ...d
+          .toString()
+          .split('\n')
+          .filter((l) => l !== ''),
+      ]),
+  );
   await waitForLine('ready');
 }, 180_000);
 afterAll(async () => {
@@ -47,23 +60,34 @@ afterAll(async () => {
 describe('a serving process killed mid-call', () => {
   it('imports and calls tools across processes, then reports a call the killed peer never answered as one that may have run', async () => {
     const transport = createTransport('nats', { connection: nc });
-    const imported = await importRemoteTools(transport, [{ name: 'victim', alias: 'v', include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] } }], {
-      localNames: [],
-      mode: 'strict',
-      identity: 'caller',
-      timeoutMs: 3000,
-    });
+    const imported = await importRemoteTools(
+      transport,
+      [{ name: 'victim', alias: 'v', include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] } }],
+      {
+        localNames: [],
+        mode: 'strict',
+        identity: 'caller',
+        timeoutMs: 3000,
+      },
+    );
     const tools = new Map<string, Tool>((imported.sources[0]?.tools ?? []).map((t) => [t.name, t]));
     const signal = new AbortController().signal;
     const quick = await tools.get('quick')?.execute('{}', {}, signal);
-    expect(quick).toEqual({ status: 'completed', output: `pid ${child.pid}`, exec: { command: 'quick', exitCode: 0, truncated: false }, isError: false });
+    expect(quick).toEqual({
+      status: 'completed',
+      output: `pid ${child.pid}`,
+      exec: { command: 'quick', exitCode: 0, truncated: false },
+      isError: false,
+    });
 
     const pending = tools.get('slow')?.execute('{}', {}, signal);
     await waitForLine('started slow');
     child.kill('SIGKILL');
     const outcome = await pending;
     expect(outcome).toMatchObject({ status: 'completed', isError: true });
-    expect(outcome?.status === 'completed' ? outcome.output : '').toMatch(/remote agent "victim" did not answer the call to "slow" within 3 s \(its own limit for a call is 30 s\): the call may or may not have run/);
+    expect(outcome?.status === 'completed' ? outcome.output : '').toMatch(
+      /remote agent "victim" did not answer the call to "slow" within 3 s \(its own limit for a call is 30 s\): the call may or may not have run/,
+    );
 
     // and afterwards nobody answers at all
     await expect(new A2aClient(transport, 'caller').discover('victim', { timeoutMs: 3000 })).rejects.toMatchObject({ code: 'unavailable' });

@@ -59,12 +59,16 @@ async function startServe(config = 'lender.yaml'): Promise<Fisk> {
 
 async function importLender(timeoutMs: number): Promise<Map<string, Tool>> {
   const transport = createTransport('nats', { connection: nc });
-  const imported = await importRemoteTools(transport, [{ name: 'lender', alias: 'lend', include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] } }], {
-    localNames: [],
-    mode: 'strict',
-    identity: 'borrower',
-    timeoutMs,
-  });
+  const imported = await importRemoteTools(
+    transport,
+    [{ name: 'lender', alias: 'lend', include: { tools: [], tags: [] }, exclude: { tools: [], tags: [] } }],
+    {
+      localNames: [],
+      mode: 'strict',
+      identity: 'borrower',
+      timeoutMs,
+    },
+  );
   return new Map((imported.sources[0]?.tools ?? []).map((t) => [t.name, t]));
 }
 
@@ -76,9 +80,18 @@ beforeAll(async () => {
   mkdirSync(join(home, 'xdg', 'nats', 'context'), { recursive: true });
   writeFileSync(join(home, 'xdg', 'nats', 'context', 'lab.json'), JSON.stringify({ url: nats.url }));
   env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), NO_COLOR: '1' };
-  writeFileSync(join(home, 'lender.yaml'), `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n`);
-  writeFileSync(join(home, 'victim.yaml'), `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n      tool_timeout: 2s\n`);
-  writeFileSync(join(home, 'borrower.yaml'), 'identity: borrower\nsystem_prompt: You borrow tools.\nnats_context: lab\nllm:\n  model: claude-fake-1\nremote_tools:\n  - name: lender\n');
+  writeFileSync(
+    join(home, 'lender.yaml'),
+    `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n`,
+  );
+  writeFileSync(
+    join(home, 'victim.yaml'),
+    `identity: lender\napplication_path: ${FIXTURE}\nnats_context: lab\nexpose:\n  agent:\n    a2a:\n      serve_tools: true\n      tool_timeout: 2s\n`,
+  );
+  writeFileSync(
+    join(home, 'borrower.yaml'),
+    'identity: borrower\nsystem_prompt: You borrow tools.\nnats_context: lab\nllm:\n  model: claude-fake-1\nremote_tools:\n  - name: lender\n',
+  );
   writeFileSync(join(home, 'idle.yaml'), 'identity: idle\nnats_context: lab\n');
 }, 180_000);
 afterAll(async () => {
@@ -113,7 +126,10 @@ describe('fisk serve', () => {
   it('answers $SRV.PING and $SRV.INFO as a micro service named after the identity', async () => {
     const ping = (await nc.request('$SRV.PING.lender', '', { timeout: 5000 })).json<{ name: string; id: string; version: string }>();
     expect(ping).toMatchObject({ name: 'lender', version: '0.0.0' });
-    const info = (await nc.request(`$SRV.INFO.lender.${ping.id}`, '', { timeout: 5000 })).json<{ name: string; endpoints: { subject: string; queue_group: string }[] }>();
+    const info = (await nc.request(`$SRV.INFO.lender.${ping.id}`, '', { timeout: 5000 })).json<{
+      name: string;
+      endpoints: { subject: string; queue_group: string }[];
+    }>();
     expect(info.name).toBe('lender');
     expect(info.endpoints.map((e) => e.subject).sort()).toEqual(['choria.fisk-ai.discovery.lender', 'choria.fisk-ai.tool.lender']);
     expect(info.endpoints.every((e) => e.queue_group === 'lender')).toBe(true);
@@ -128,7 +144,12 @@ describe('fisk serve', () => {
       const conn = await connectNats('lab', { env, name: 'borrower' });
       try {
         const transport = createTransport('nats', { connection: conn.connection });
-        const imported = await importRemoteTools(transport, config.remoteTools, { localNames: [], mode: 'strict', identity: config.identity, timeoutMs: 10_000 });
+        const imported = await importRemoteTools(transport, config.remoteTools, {
+          localNames: [],
+          mode: 'strict',
+          identity: config.identity,
+          timeoutMs: 10_000,
+        });
         const tools = imported.sources.flatMap((s) => s.tools);
         expect(tools.map((t) => t.name)).toContain('echo');
         const runtime = await openRuntime(config, 'run', { env, customTools: tools, providerOptions: { baseUrl: fake.url, apiKey: 'k' } });
@@ -191,7 +212,9 @@ describe('fisk serve', () => {
       const outcome = await pending;
       expect(outcome).toMatchObject({ status: 'completed', isError: true });
       const said = outcome?.status === 'completed' ? outcome.output : '';
-      expect(said).toMatch(/remote agent "lender" did not answer the call to "sleep" within 7 s \(its own limit for a call is 2 s\): the call may or may not have run/);
+      expect(said).toMatch(
+        /remote agent "lender" did not answer the call to "sleep" within 7 s \(its own limit for a call is 2 s\): the call may or may not have run/,
+      );
       expect(said).not.toContain('could not run');
       await expect(nc.request('$SRV.PING.lender', '', { timeout: 2000 })).rejects.toThrow();
     } finally {
@@ -215,7 +238,12 @@ describe('fisk serve', () => {
 describe('fisk run --nats-context --identity', () => {
   let service: ServiceHandle;
   let drain: () => Promise<void>;
-  const seen: { parked: boolean; asked: AskResult | undefined; caller: string; followups: { conversation: string; prompt: string }[] } = { parked: false, asked: undefined, caller: '', followups: [] };
+  const seen: { parked: boolean; asked: AskResult | undefined; caller: string; followups: { conversation: string; prompt: string }[] } = {
+    parked: false,
+    asked: undefined,
+    caller: '',
+    followups: [],
+  };
 
   beforeAll(async () => {
     const transport = createTransport('nats', { connection: nc });
@@ -224,7 +252,8 @@ describe('fisk run --nats-context --identity', () => {
       transport,
       handler: async (run) => {
         seen.caller = run.caller;
-        if (run.request.protocol === 'io.choria.fisk-ai.v1.followup') seen.followups.push({ conversation: run.request.conversation, prompt: run.request.prompt });
+        if (run.request.protocol === 'io.choria.fisk-ai.v1.followup')
+          seen.followups.push({ conversation: run.request.conversation, prompt: run.request.prompt });
         await run.emit({ type: 'tool_call', id: 'c1', name: 'lookup', input: { key: 'disk\u001b[31m' } });
         await run.emit({ type: 'tool_result', call_id: 'c1', output: 'found it', exec: { command: 'lookup disk', exit_code: 0 } });
         if (run.request.prompt === 'wait for me') {
@@ -237,7 +266,12 @@ describe('fisk run --nats-context --identity', () => {
       },
     });
     drain = () => prompts.drain();
-    service = await startToolService(transport, { identity: 'helper', card: buildAgentCard({ name: 'helper', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [prompts.endpoint] });
+    service = await startToolService(transport, {
+      identity: 'helper',
+      card: buildAgentCard({ name: 'helper', version: '1.0.0', tools: [] }),
+      tools: [],
+      extraEndpoints: [prompts.endpoint],
+    });
   });
   afterAll(async () => {
     await drain();
@@ -282,7 +316,9 @@ describe('fisk run --nats-context --identity', () => {
     expect(await runCli(['run', '--identity', 'helper', 'hi'], io)).toBe(EXIT.usage);
     expect(io.stderr()).toContain('--identity names an agent on a NATS cluster and needs --nats-context');
     const io2 = captureIo(env, home);
-    expect(await runCli(['run', '--nats-context', 'lab', '--identity', 'helper', '--checkpoint', '--api-key', 'k', 'hi'], io2)).toBe(EXIT.usage);
+    expect(await runCli(['run', '--nats-context', 'lab', '--identity', 'helper', '--checkpoint', '--api-key', 'k', 'hi'], io2)).toBe(
+      EXIT.usage,
+    );
     expect(io2.stderr()).toContain('--checkpoint, --api-key configure a local run');
     // an exported variable is not a flag typed on the command line
     const io3 = captureIo({ ...env, HTTP_DEBUG: '1' }, home);

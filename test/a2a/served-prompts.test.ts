@@ -42,7 +42,20 @@ function startFisk(args: readonly string[]): Fisk {
 }
 
 async function startWorker(): Promise<Fisk> {
-  const f = startFisk(['serve', '--config', 'worker.yaml', '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state', '--workers', '2', '--verbose']);
+  const f = startFisk([
+    'serve',
+    '--config',
+    'worker.yaml',
+    '--base-url',
+    fake.url,
+    '--api-key',
+    'sk-test',
+    '--state-dir',
+    'state',
+    '--workers',
+    '2',
+    '--verbose',
+  ]);
   await waitForErr(f, 'Press Ctrl-C to stop');
   return f;
 }
@@ -58,7 +71,13 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'fisk-served-'));
   mkdirSync(join(home, 'xdg', 'nats', 'context'), { recursive: true });
   writeFileSync(join(home, 'xdg', 'nats', 'context', 'lab.json'), JSON.stringify({ url: nats.url }));
-  env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_STATE_HOME: join(home, 'xdg-state'), NO_COLOR: '1' };
+  env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+    XDG_STATE_HOME: join(home, 'xdg-state'),
+    NO_COLOR: '1',
+  };
   writeFileSync(
     join(home, 'worker.yaml'),
     `identity: worker
@@ -137,44 +156,67 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it.skipIf(!hasTmux)('shows the delegated run in the full-screen view at a terminal: the question is its modal, the answer is reprinted on exit', async () => {
-    fake.reset();
-    const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
-    fake.reply(s(anthropicToolUse([{ id: 'toolu_5', name: 'ask_human_confirm', input: { question: 'Shout it?' } }])), s(anthropicText('shouted, as you agreed')));
-    const done = join(home, 'pane-exit-status');
-    const vars = Object.entries(env).map(([k, v]) => `${k}='${v}'`);
-    const command = [process.execPath, MAIN, 'run', '--nats-context', 'lab', '--identity', 'worker', 'say', 'it'].map((a) => `'${a}'`).join(' ');
-    // CI=true as a CI runner sets it: a terminal is what chooses the view
-    tmux('new-session', '-d', '-s', PANE, '-x', '90', '-y', '24', '-c', home, `env ${vars.join(' ')} CI=true ${command} 2> pane-errors.txt; echo $? > '${done}'; sleep 600`);
-    try {
-      const modal = await untilPane((t) => t.includes('BLOCKED'), 'the question');
-      expect(modal).toContain('Shout it?');
-      expect(modal).toMatch(/› 1\) No/);
-      expect(modal).toContain('BLOCKED │ worker');
-      // the card says what a peer does not tell: its telemetry
-      expect(modal).toContain('worker (remote)');
-      expect(modal).toContain('telemetry  unknown: the agent did not say');
-      tmux('send-keys', '-t', PANE, '2');
-      const answered = await untilPane((t) => t.includes('AWAITING INPUT'), 'the end of the turn');
-      expect(answered).toContain('shouted, as you agreed');
-      tmux('send-keys', '-t', PANE, 'C-d');
-      // the shell creates the file before it writes the status: wait for the status itself
-      await untilPane(() => existsSync(done) && readFileSync(done, 'utf8').trim() !== '', 'the process ending');
-      expect(readFileSync(done, 'utf8').trim()).toBe('0');
-      expect(readFileSync(join(home, 'pane-errors.txt'), 'utf8')).toMatch(/Run summary: agent=worker stop_reason=end_turn tokens=\d+\/\d+/);
-      // the answer went back to the agent: the model read the confirmation
-      expect(JSON.stringify(fake.requests[1]?.body)).toContain('confirmed\\":true');
-      const after = tmux('capture-pane', '-p', '-t', PANE);
-      expect(after).not.toContain('AWAITING INPUT');
-      expect(after).toContain('shouted, as you agreed');
-    } finally {
+  it.skipIf(!hasTmux)(
+    'shows the delegated run in the full-screen view at a terminal: the question is its modal, the answer is reprinted on exit',
+    async () => {
+      fake.reset();
+      const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
+      fake.reply(
+        s(anthropicToolUse([{ id: 'toolu_5', name: 'ask_human_confirm', input: { question: 'Shout it?' } }])),
+        s(anthropicText('shouted, as you agreed')),
+      );
+      const done = join(home, 'pane-exit-status');
+      const vars = Object.entries(env).map(([k, v]) => `${k}='${v}'`);
+      const command = [process.execPath, MAIN, 'run', '--nats-context', 'lab', '--identity', 'worker', 'say', 'it']
+        .map((a) => `'${a}'`)
+        .join(' ');
+      // CI=true as a CI runner sets it: a terminal is what chooses the view
+      tmux(
+        'new-session',
+        '-d',
+        '-s',
+        PANE,
+        '-x',
+        '90',
+        '-y',
+        '24',
+        '-c',
+        home,
+        `env ${vars.join(' ')} CI=true ${command} 2> pane-errors.txt; echo $? > '${done}'; sleep 600`,
+      );
       try {
-        tmux('kill-server');
-      } catch {
-        // never started, or already gone
+        const modal = await untilPane((t) => t.includes('BLOCKED'), 'the question');
+        expect(modal).toContain('Shout it?');
+        expect(modal).toMatch(/› 1\) No/);
+        expect(modal).toContain('BLOCKED │ worker');
+        // the card says what a peer does not tell: its telemetry
+        expect(modal).toContain('worker (remote)');
+        expect(modal).toContain('telemetry  unknown: the agent did not say');
+        tmux('send-keys', '-t', PANE, '2');
+        const answered = await untilPane((t) => t.includes('AWAITING INPUT'), 'the end of the turn');
+        expect(answered).toContain('shouted, as you agreed');
+        tmux('send-keys', '-t', PANE, 'C-d');
+        // the shell creates the file before it writes the status: wait for the status itself
+        await untilPane(() => existsSync(done) && readFileSync(done, 'utf8').trim() !== '', 'the process ending');
+        expect(readFileSync(done, 'utf8').trim()).toBe('0');
+        expect(readFileSync(join(home, 'pane-errors.txt'), 'utf8')).toMatch(
+          /Run summary: agent=worker stop_reason=end_turn tokens=\d+\/\d+/,
+        );
+        // the answer went back to the agent: the model read the confirmation
+        expect(JSON.stringify(fake.requests[1]?.body)).toContain('confirmed\\":true');
+        const after = tmux('capture-pane', '-p', '-t', PANE);
+        expect(after).not.toContain('AWAITING INPUT');
+        expect(after).toContain('shouted, as you agreed');
+      } finally {
+        try {
+          tmux('kill-server');
+        } catch {
+          // never started, or already gone
+        }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it('drains on Ctrl-C with a prompt in flight: the run finishes and answers, then the process exits', async () => {
     fake.reset();

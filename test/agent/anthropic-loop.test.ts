@@ -34,7 +34,9 @@ afterEach(async () => {
 
 function config(extra = ''): Config {
   return parseConfigForMode(
-    { text: `identity: e2e\napplication_path: ${FIXTURE}\nsystem_prompt: You manage streams.\nharness:\n  confirm_tags: [impact:rw]\nllm:\n  model: claude-fake-1\n${extra}` },
+    {
+      text: `identity: e2e\napplication_path: ${FIXTURE}\nsystem_prompt: You manage streams.\nharness:\n  confirm_tags: [impact:rw]\nllm:\n  model: claude-fake-1\n${extra}`,
+    },
     'run',
   );
 }
@@ -69,7 +71,13 @@ async function options(cfg: Config, extra: Partial<RunOptions> = {}): Promise<Ru
     confirmTags: cfg.harness.confirmTags,
     deferral: { noToolSearch: true, providerToolSearch: false },
   });
-  return { settings: settingsFromConfig(cfg), provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'tidy the streams', ...extra };
+  return {
+    settings: settingsFromConfig(cfg),
+    provider,
+    tools: new PublishedToolSetSource(tools.toolSet),
+    prompt: 'tidy the streams',
+    ...extra,
+  };
 }
 
 interface WireResult {
@@ -128,7 +136,9 @@ describe('the loop against the Anthropic wire', () => {
 
   it('never dispatches a tool call cut at max_tokens', async () => {
     fake.reply(
-      anthropicMessage([{ type: 'tool_use', id: 'toolu_cut', caller: { type: 'direct' }, name: 'stream_ls', input: {} }], { stop_reason: 'max_tokens' }),
+      anthropicMessage([{ type: 'tool_use', id: 'toolu_cut', caller: { type: 'direct' }, name: 'stream_ls', input: {} }], {
+        stop_reason: 'max_tokens',
+      }),
       anthropicText('retrying later'),
     );
     const events = new EventLog();
@@ -155,7 +165,9 @@ describe('the loop against the Anthropic wire', () => {
 
   it('stops at the token budget with a summary rather than an exception', async () => {
     fake.reply(
-      anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }], { usage: { input_tokens: 300, cache_read_input_tokens: 500, output_tokens: 250 } }),
+      anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }], {
+        usage: { input_tokens: 300, cache_read_input_tokens: 500, output_tokens: 250 },
+      }),
     );
     const out = await runAgent(await options(config('  budget: { max_tokens: 1000 }\n')));
     expect(out.status).toBe('budget');
@@ -165,7 +177,10 @@ describe('the loop against the Anthropic wire', () => {
   });
 
   it('redacts PII from the prompt and tool output before the model receives them', async () => {
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'x', label: 'card 4111 1111 1111 1111' } }]), anthropicText('done'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'x', label: 'card 4111 1111 1111 1111' } }]),
+      anthropicText('done'),
+    );
     await runAgent(await options(config(), { prompt: 'ask jane.doe@example.com about stream orders' }));
     const all = fake.requests.map((r) => r.bodyText).join('\n');
     expect(all).not.toContain('jane.doe@example.com');

@@ -7,7 +7,15 @@ import { resumeCheckpoint, runFingerprint, startCheckpoint } from '../../src/age
 import { runAgent } from '../../src/agent/run-agent.js';
 import { recordingTool, sourceOf, testConfig } from '../../src/agent/test-support.js';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../../src/agenttest/scripted-provider.js';
-import { appendNext, assistantBody, deferralBody, isRunStateError, loadRun, memorySessionStore, toolResultBody } from '../../src/runstate/index.js';
+import {
+  appendNext,
+  assistantBody,
+  deferralBody,
+  isRunStateError,
+  loadRun,
+  memorySessionStore,
+  toolResultBody,
+} from '../../src/runstate/index.js';
 import { answerOf } from '../../src/agent/outcome.js';
 import { settingsFromConfig } from '../../src/agent/settings.js';
 
@@ -22,7 +30,14 @@ describe('checkpoint and resume', () => {
 
     const cp = await startCheckpoint(store, { runId: 'r1', fingerprint, prompt: 'probe it' });
     let boundaries = 0;
-    const first = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: 'probe it', ...cp.options, suspendRequested: () => ++boundaries > 1 });
+    const first = await runAgent({
+      settings: settingsFromConfig(config),
+      provider,
+      tools,
+      prompt: 'probe it',
+      ...cp.options,
+      suspendRequested: () => ++boundaries > 1,
+    });
     await cp.journal.close();
     expect(first.status).toBe('suspended');
     expect(provider.requests).toHaveLength(1);
@@ -112,7 +127,13 @@ describe('checkpoint and resume', () => {
     const tools = sourceOf([]);
     const fingerprint = runFingerprint(config, tools, []);
     const cp = await startCheckpoint(store, { runId: 'r4', fingerprint, prompt: 'p' });
-    const done = await runAgent({ settings: settingsFromConfig(config), provider: new ScriptedProvider([textResponse('ok')]), tools, prompt: 'p', ...cp.options });
+    const done = await runAgent({
+      settings: settingsFromConfig(config),
+      provider: new ScriptedProvider([textResponse('ok')]),
+      tools,
+      prompt: 'p',
+      ...cp.options,
+    });
     await cp.journal.close();
     expect(done.status).toBe('completed');
     await expect(resumeCheckpoint(store, 'r4', { fingerprint, force: false })).rejects.toThrow(/already completed/);

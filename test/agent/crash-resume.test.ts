@@ -64,7 +64,11 @@ describe('a run killed mid-batch', () => {
     );
     const args = ['run', '--config', join(dir, 'agent.yaml'), '--checkpoint', '--name', 'crash1', '--state-dir', join(dir, 'runs')];
     const model = ['--base-url', fake.url, '--api-key', 'k'];
-    const child = spawn(process.execPath, [cli, ...args, ...model, 'go'], { cwd: dir, env: { PATH: process.env['PATH'], HOME: dir }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [cli, ...args, ...model, 'go'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'], HOME: dir },
+      stdio: 'ignore',
+    });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
 
     // wait until the first call's result is durable, then kill the process while the second runs
@@ -77,7 +81,10 @@ describe('a run killed mid-batch', () => {
 
     fake.reply(anthropicText('recovered'));
     const io = captureIo({ PATH: process.env['PATH'], HOME: dir }, dir);
-    const code = await runCli(['run', '--config', join(dir, 'agent.yaml'), '--resume', 'crash1', '--state-dir', join(dir, 'runs'), ...model], io);
+    const code = await runCli(
+      ['run', '--config', join(dir, 'agent.yaml'), '--resume', 'crash1', '--state-dir', join(dir, 'runs'), ...model],
+      io,
+    );
     expect(io.stderr()).not.toMatch(/^fisk:/m);
     expect(code).toBe(EXIT.ok);
     expect(io.stdout()).toContain('recovered');

@@ -25,7 +25,14 @@ describe('deeply nested tool input', () => {
 
     const cp = await startCheckpoint(store, { runId: 'deep', fingerprint, prompt: 'go' });
     let boundaries = 0;
-    const first = await runAgent({ settings: settingsFromConfig(config), provider, tools, prompt: 'go', ...cp.options, suspendRequested: () => ++boundaries > 1 });
+    const first = await runAgent({
+      settings: settingsFromConfig(config),
+      provider,
+      tools,
+      prompt: 'go',
+      ...cp.options,
+      suspendRequested: () => ++boundaries > 1,
+    });
     await cp.journal.close();
     expect(first.status).toBe('suspended');
     // refused where model output enters: nothing walks input nested that deep, the tool included

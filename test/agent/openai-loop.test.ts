@@ -77,7 +77,13 @@ async function options(wire: Wire, extra: Partial<RunOptions>): Promise<RunOptio
     confirmTags: config.harness.confirmTags,
     deferral: { noToolSearch: true, providerToolSearch: false },
   });
-  return { settings: settingsFromConfig(config), provider, tools: new PublishedToolSetSource(tools.toolSet), prompt: 'tidy the streams', ...extra };
+  return {
+    settings: settingsFromConfig(config),
+    provider,
+    tools: new PublishedToolSetSource(tools.toolSet),
+    prompt: 'tidy the streams',
+    ...extra,
+  };
 }
 
 describe.each(WIRES)('the loop against the $provider wire', (wire) => {

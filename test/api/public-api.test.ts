@@ -39,7 +39,8 @@ function documentation(entry: string, paths: readonly string[]): Map<string, str
   const source = program.getSourceFile(entry);
   const root = source === undefined ? undefined : checker.getSymbolAtLocation(source);
   if (root === undefined) throw new Error(`cannot read the declarations ${entry}`);
-  const resolveAlias = (symbol: ts.Symbol): ts.Symbol => ((symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : symbol);
+  const resolveAlias = (symbol: ts.Symbol): ts.Symbol =>
+    (symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : symbol;
   const docs = new Map<string, string>();
   for (const path of paths) {
     let scope = root;
@@ -80,9 +81,15 @@ function testOnlySources(): string[] {
   }
   const isTest = (file: string): boolean => file.endsWith('.test.ts') || file.startsWith('test/');
   // the package's entry points are imported by its users, whoever else imports them here
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { import?: string }> };
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { import?: string }>;
+  };
   const entries = new Set(
-    Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' || target.import === undefined ? [] : [target.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')])),
+    Object.values(manifest.exports).flatMap((target) =>
+      typeof target === 'string' || target.import === undefined
+        ? []
+        : [target.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')],
+    ),
   );
   return sourceFiles(join(ROOT, 'src'))
     .map((file) => relative(ROOT, file))
@@ -124,7 +131,16 @@ describe('the public API', () => {
   it('builds no test helper into dist/', () => {
     const helpers = testOnlySources();
     expect(helpers).toContain('src/cli/test-io.ts');
-    const build = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+    const build = ts.getParsedCommandLineOfConfigFile(
+      join(ROOT, 'tsconfig.build.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+        },
+      },
+    );
     const built = new Set((build?.fileNames ?? []).map((file) => relative(ROOT, file)));
     expect(built).toContain('src/index.ts');
     expect(helpers.filter((file) => built.has(file))).toEqual([]);

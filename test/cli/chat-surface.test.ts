@@ -38,14 +38,18 @@ describe.skipIf(!hasTmux)('the full-screen chat, in tmux at 60 columns', () => {
     fake.reply(
       s(anthropicToolUse([{ id: 'toolu_p', name: 'stream_purge', input: { stream: 'orders' } }])),
       s(anthropicText(`# Retention\n\n${PARAGRAPH}\n\n- **kept**: thirty days`)),
-      s(anthropicToolUse([{ id: 'toolu_s', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } }])),
+      s(
+        anthropicToolUse([{ id: 'toolu_s', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } }]),
+      ),
       s(anthropicText('Nothing chosen, nothing done.')),
       s(anthropicToolUse([{ id: 'toolu_e1', name: 'stream_ls', input: {} }])),
       s(anthropicToolUse([{ id: 'toolu_e2', name: 'stream_ls', input: {} }])),
       s(anthropicText('A fresh budget for this prompt.')),
       { hang: true },
     );
-    const command = [process.execPath, MAIN, 'run', '--config', 'chat.yaml', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders'].map((a) => `'${a}'`).join(' ');
+    const command = [process.execPath, MAIN, 'run', '--config', 'chat.yaml', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders']
+      .map((a) => `'${a}'`)
+      .join(' ');
     pane.run('new-session', '-d', '-s', SESSION, '-x', '60', '-y', '30', '-c', dir, `${command} 2> errors.txt; sleep 600`);
     const keys = (...k: string[]): string => pane.run('send-keys', '-t', SESSION, ...k);
 
@@ -99,8 +103,15 @@ describe.skipIf(!hasTmux)('the full-screen chat, in tmux at 60 columns', () => {
     keys('-l', 'think hard');
     keys('Enter');
     const first = await pane.until((t) => t.includes('thinking '), 'the thinking bar');
-    const bar = (t: string): string => t.split('\n').filter((l) => l.includes('RUNNING')).join('');
-    const later = await pane.until((t) => t.includes('thinking ') && bar(t) !== bar(first) && /thinking [1-9]\d*s/.test(t), 'the bar changing while the model thinks');
+    const bar = (t: string): string =>
+      t
+        .split('\n')
+        .filter((l) => l.includes('RUNNING'))
+        .join('');
+    const later = await pane.until(
+      (t) => t.includes('thinking ') && bar(t) !== bar(first) && /thinking [1-9]\d*s/.test(t),
+      'the bar changing while the model thinks',
+    );
     expect(bar(later)).not.toBe(bar(first));
     keys('C-c');
     await pane.until((t) => t.includes('ABORTED'), 'the cancelled turn');

@@ -14,7 +14,11 @@ afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
 
 /** Runs fisk with a stdout (and with `both`, a stderr) whose reader is gone before the first byte is written. */
 async function withClosedStdout(args: readonly string[], both = false): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: elsewhere, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd: elsewhere,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.destroy();
   if (both) child.stderr.destroy();
   let stderr = '';

@@ -13,13 +13,20 @@ let dir: string;
 beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'fisk-config-pipe-'));
-  writeFileSync(join(dir, 'agent.yaml'), `identity: piped\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nsystem_prompt: Answer.\n`);
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    `identity: piped\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nsystem_prompt: Answer.\n`,
+  );
 }, 240_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('a configuration read from a pipe', () => {
   it('is read whole by fisk info, application and all', () => {
-    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${MAIN}" info --config <(cat agent.yaml)`], { cwd: dir, encoding: 'utf8', env: { PATH: process.env['PATH'], NO_COLOR: '1' } });
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${MAIN}" info --config <(cat agent.yaml)`], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'], NO_COLOR: '1' },
+    });
     expect(r.stderr).not.toContain('configuration error');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Agent piped (identity set in the file)');

@@ -29,7 +29,19 @@ describe.skipIf(!hasTmux)('starting and stopping the full-screen view, in tmux',
   it('counts the tools on the startup card before the first prompt', async () => {
     const { fake, dir } = agent;
     const done = join(dir, 'card-status');
-    card.run('new-session', '-d', '-s', CARD, '-x', '90', '-y', '24', '-c', dir, `${commandLine(['run', '--base-url', fake.url, '--api-key', 'k'])} 2> card-errors.txt; echo $? > '${done}'; sleep 600`);
+    card.run(
+      'new-session',
+      '-d',
+      '-s',
+      CARD,
+      '-x',
+      '90',
+      '-y',
+      '24',
+      '-c',
+      dir,
+      `${commandLine(['run', '--base-url', fake.url, '--api-key', 'k'])} 2> card-errors.txt; echo $? > '${done}'; sleep 600`,
+    );
     const shown = await card.until((t) => t.includes('AWAITING INPUT'), 'the view waiting for a first prompt');
     const rows = shown.split('\n');
     expect(rows[0]).toBe('pane-stopper');
@@ -44,11 +56,38 @@ describe.skipIf(!hasTmux)('starting and stopping the full-screen view, in tmux',
 
   it('stops a journaled run at the approval box on Ctrl-C: the call is not run, the view says how to resume, and leaving restores the terminal', async () => {
     const { fake, dir } = agent;
-    fake.reply(streamIfAsked(anthropicToolUse([{ id: 'toolu_p', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicEventStream));
+    fake.reply(
+      streamIfAsked(anthropicToolUse([{ id: 'toolu_p', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicEventStream),
+    );
     const done = join(dir, 'stop-status');
     const state = join(dir, 'runs');
-    const args = ['run', '--checkpoint', '--name', 'stopped-at-box', '--state-dir', state, '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders'];
-    stop.run('new-session', '-d', '-s', STOP, '-x', '240', '-y', '24', '-c', dir, `${commandLine(args)} 2> stop-errors.txt; echo $? > '${done}'; sleep 600`);
+    const args = [
+      'run',
+      '--checkpoint',
+      '--name',
+      'stopped-at-box',
+      '--state-dir',
+      state,
+      '--base-url',
+      fake.url,
+      '--api-key',
+      'k',
+      'purge',
+      'orders',
+    ];
+    stop.run(
+      'new-session',
+      '-d',
+      '-s',
+      STOP,
+      '-x',
+      '240',
+      '-y',
+      '24',
+      '-c',
+      dir,
+      `${commandLine(args)} 2> stop-errors.txt; echo $? > '${done}'; sleep 600`,
+    );
     await stop.until((t) => t.includes('BLOCKED') && t.includes('No, do not run it'), 'the approval box');
     const alternate = (): string => stop.run('display-message', '-p', '-t', STOP, '#{alternate_on}').trim();
     expect(alternate()).toBe('1');
@@ -91,8 +130,34 @@ describe.skipIf(!hasTmux)('starting and stopping the full-screen view, in tmux',
     const asked = fake.requests.length;
     const done = join(dir, 'pause-status');
     const state = join(dir, 'runs');
-    const args = ['run', '--checkpoint', '--name', 'paused-mid-call', '--state-dir', state, '--base-url', fake.url, '--api-key', 'k', 'think', 'it', 'over'];
-    pause.run('new-session', '-d', '-s', PAUSE, '-x', '240', '-y', '24', '-c', dir, `${commandLine(args)} 2> pause-errors.txt; echo $? > '${done}'; sleep 600`);
+    const args = [
+      'run',
+      '--checkpoint',
+      '--name',
+      'paused-mid-call',
+      '--state-dir',
+      state,
+      '--base-url',
+      fake.url,
+      '--api-key',
+      'k',
+      'think',
+      'it',
+      'over',
+    ];
+    pause.run(
+      'new-session',
+      '-d',
+      '-s',
+      PAUSE,
+      '-x',
+      '240',
+      '-y',
+      '24',
+      '-c',
+      dir,
+      `${commandLine(args)} 2> pause-errors.txt; echo $? > '${done}'; sleep 600`,
+    );
     await pause.until((t) => t.includes('thinking '), 'the model thinking');
     pause.run('send-keys', '-t', PAUSE, 'C-c');
     await pause.until((t) => t.includes('suspend requested; finishing the current step'), 'the suspend requested');

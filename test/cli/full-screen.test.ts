@@ -28,14 +28,32 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
     fake.reply(
       // a stream name long enough that the call's output takes more than one row, so it folds
-      s(anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders-archive-of-the-whole-year' } }], { text: 'Purging now.' })),
+      s(
+        anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders-archive-of-the-whole-year' } }], {
+          text: 'Purging now.',
+        }),
+      ),
       s(anthropicText('The orders stream is purged.')),
       s(anthropicText('The audit copy was kept.')),
     );
     const done = join(dir, 'exit-status');
-    const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders'].map((a) => `'${a}'`).join(' ');
+    const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders']
+      .map((a) => `'${a}'`)
+      .join(' ');
     // CI=true as a CI runner sets it: the view still draws, since a terminal is what chose it
-    tmux('new-session', '-d', '-s', SESSION, '-x', '90', '-y', '24', '-c', dir, `CI=true ${command} 2> errors.txt; echo $? > '${done}'; sleep 600`);
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      SESSION,
+      '-x',
+      '90',
+      '-y',
+      '24',
+      '-c',
+      dir,
+      `CI=true ${command} 2> errors.txt; echo $? > '${done}'; sleep 600`,
+    );
 
     const modal = await until((t) => t.includes('BLOCKED'), 'the approval');
     expect(modal).toContain('Approval needed to run (gated by ai:confirm):');
@@ -71,7 +89,11 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     tmux('send-keys', '-t', SESSION, 'Home');
     const top = await until((t) => t.startsWith('pane-purger'), 'the startup card');
     const rows = top.split('\n');
-    expect(rows.slice(0, 3)).toEqual(['pane-purger', 'model      claude-fake-1 (anthropic)', expect.stringMatching(/^tools {6}11: echo, stream_ls, stream_rm, stream_purge, /)]);
+    expect(rows.slice(0, 3)).toEqual([
+      'pane-purger',
+      'model      claude-fake-1 (anthropic)',
+      expect.stringMatching(/^tools {6}11: echo, stream_ls, stream_rm, stream_purge, /),
+    ]);
     // a long row wraps inside the card, after a word and under the value column
     expect(rows.slice(3, 6)).toEqual(['           5 more', 'session    kept in memory (not journaled)', 'telemetry  off']);
     // every card row is filled to the pane's width on the card's background; the transcript below is not
@@ -100,12 +122,26 @@ describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
     expect(after).toContain('The audit copy was kept.');
   }, 400_000);
 
-  it('draws in no colour at all under NO_COLOR, Ink\'s text included', async () => {
+  it("draws in no colour at all under NO_COLOR, Ink's text included", async () => {
     const { fake, dir } = agent;
     fake.reply(streamIfAsked(anthropicText('Nothing to purge.'), anthropicEventStream));
     const done = join(dir, 'exit-status-plain');
-    const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'anything', 'to', 'purge?'].map((a) => `'${a}'`).join(' ');
-    tmux('new-session', '-d', '-s', PLAIN, '-x', '90', '-y', '24', '-c', dir, `CI=true NO_COLOR=1 ${command} 2> errors-plain.txt; echo $? > '${done}'; sleep 600`);
+    const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'anything', 'to', 'purge?']
+      .map((a) => `'${a}'`)
+      .join(' ');
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      PLAIN,
+      '-x',
+      '90',
+      '-y',
+      '24',
+      '-c',
+      dir,
+      `CI=true NO_COLOR=1 ${command} 2> errors-plain.txt; echo $? > '${done}'; sleep 600`,
+    );
     await plain.until((t) => t.includes('AWAITING INPUT'), 'the answer');
     const painted = tmux('capture-pane', '-p', '-e', '-N', '-t', PLAIN);
     // no SGR sequence sets a colour or an attribute anywhere: not the card, the transcript nor the bar

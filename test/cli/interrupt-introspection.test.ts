@@ -14,7 +14,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-interrupt-'));
   writeFileSync(join(dir, 'app.sh'), `#!/bin/sh\necho $$ > "${join(dir, 'app.pid')}"\nexec sleep 60\n`);
   chmodSync(join(dir, 'app.sh'), 0o755);
-  writeFileSync(join(dir, 'agent.yaml'), 'identity: hang\napplication_path: ./app.sh\nsystem_prompt: Answer.\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n');
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    'identity: hang\napplication_path: ./app.sh\nsystem_prompt: Answer.\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n',
+  );
 }, 240_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -54,8 +57,16 @@ describe('a refused configuration that names an application', () => {
       const script = join(dir, `refused-${args[0]}.sh`);
       writeFileSync(script, `#!/bin/sh\nwhile :; do sleep 1; done\n`);
       chmodSync(script, 0o755);
-      writeFileSync(join(dir, 'refused.yaml'), `identity: hang\napplication_path: ${script}\nsystem_prompt: Answer.\nbogus_key: 1\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n`);
-      const f = startFisk([...args, '--config', 'refused.yaml'], dir, { PATH: process.env['PATH'] ?? '', HOME: dir, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key' });
+      writeFileSync(
+        join(dir, 'refused.yaml'),
+        `identity: hang\napplication_path: ${script}\nsystem_prompt: Answer.\nbogus_key: 1\nllm:\n  provider: anthropic\n  model: claude-sonnet-4-6\n`,
+      );
+      const f = startFisk([...args, '--config', 'refused.yaml'], dir, {
+        PATH: process.env['PATH'] ?? '',
+        HOME: dir,
+        NO_COLOR: '1',
+        ANTHROPIC_API_KEY: 'test-key',
+      });
       expect(await f.exited).toBe(EXIT.config);
       expect(f.stderr).toContain('bogus_key');
       await until(() => runningWithCommandLine(script).length === 0, 'the application to be stopped');

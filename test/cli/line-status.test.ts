@@ -39,10 +39,25 @@ describe.skipIf(!hasTmux)('the line surface while the model thinks, in tmux', ()
     fake.reply(h.reply);
     const done = join(dir, 'err-status');
     // stdout goes to a file: whatever the pane shows came on stderr
-    errPane.run('new-session', '-d', '-s', ERR, '-x', '100', '-y', '20', '-c', dir, `${commandLine(['run', '--no-tui', '--base-url', fake.url, '--api-key', 'k', 'think'])} > answer.txt; echo $? > '${done}'; sleep 600`);
+    errPane.run(
+      'new-session',
+      '-d',
+      '-s',
+      ERR,
+      '-x',
+      '100',
+      '-y',
+      '20',
+      '-c',
+      dir,
+      `${commandLine(['run', '--no-tui', '--base-url', fake.url, '--api-key', 'k', 'think'])} > answer.txt; echo $? > '${done}'; sleep 600`,
+    );
     const first = await errPane.until((t) => STATUS.test(t), 'the status line');
     // redrawn in place as the wait goes on: one line, its time climbing
-    const later = await errPane.until((t) => Number(STATUS.exec(t)?.[1] ?? 0) > Number(STATUS.exec(first)?.[1] ?? 0), 'the waited time climbing');
+    const later = await errPane.until(
+      (t) => Number(STATUS.exec(t)?.[1] ?? 0) > Number(STATUS.exec(first)?.[1] ?? 0),
+      'the waited time climbing',
+    );
     expect(later.split('\n').filter((l) => l.includes('waiting for the model'))).toHaveLength(1);
     h.release();
     await errPane.until(finished(done), 'the run ending');
@@ -59,7 +74,19 @@ describe.skipIf(!hasTmux)('the line surface while the model thinks, in tmux', ()
     const h = held('The answer, on a line of its own.');
     fake.reply(h.reply);
     const done = join(dir, 'both-status');
-    bothPane.run('new-session', '-d', '-s', BOTH, '-x', '100', '-y', '20', '-c', dir, `${commandLine(['run', '--no-tui', '--base-url', fake.url, '--api-key', 'k', 'answer', 'me'])}; echo $? > '${done}'; sleep 600`);
+    bothPane.run(
+      'new-session',
+      '-d',
+      '-s',
+      BOTH,
+      '-x',
+      '100',
+      '-y',
+      '20',
+      '-c',
+      dir,
+      `${commandLine(['run', '--no-tui', '--base-url', fake.url, '--api-key', 'k', 'answer', 'me'])}; echo $? > '${done}'; sleep 600`,
+    );
     await bothPane.until((t) => STATUS.test(t), 'the status line');
     h.release();
     await bothPane.until(finished(done), 'the run ending');

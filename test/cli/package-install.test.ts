@@ -23,10 +23,14 @@ beforeAll(() => {
   execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, stdio: 'pipe' });
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack wrote no tarball');
-  const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', join(work, tarball)], {
-    cwd: elsewhere,
-    encoding: 'utf8',
-  });
+  const install = spawnSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', join(work, tarball)],
+    {
+      cwd: elsewhere,
+      encoding: 'utf8',
+    },
+  );
   installLog = `${install.stdout}${install.stderr}`;
   if (install.status !== 0) throw new Error(`npm install failed:\n${installLog}`);
 }, 900_000);
@@ -61,11 +65,15 @@ describe('fisk installed from a packed tarball', () => {
 
   it('carries @fisk-ai/app inside its own tarball and serves it as fisk-ai/app', () => {
     const installed = join(prefix, 'lib', 'node_modules', 'fisk-ai');
-    const app = JSON.parse(readFileSync(join(installed, 'node_modules', '@fisk-ai', 'app', 'package.json'), 'utf8')) as { name: string; version: string };
+    const app = JSON.parse(readFileSync(join(installed, 'node_modules', '@fisk-ai', 'app', 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
     const own = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(app.name).toBe('@fisk-ai/app');
     expect(app.version).toBe(own.dependencies['@fisk-ai/app']);
-    const probe = "const app = await import('fisk-ai/app'); process.stdout.write(typeof app.answerIntrospection + ' ' + app.INTROSPECT_FLAG);";
+    const probe =
+      "const app = await import('fisk-ai/app'); process.stdout.write(typeof app.answerIntrospection + ' ' + app.INTROSPECT_FLAG);";
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: join(prefix, 'lib'), encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('function --fisk-introspect');

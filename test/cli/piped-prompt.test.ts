@@ -14,7 +14,10 @@ beforeAll(async () => {
   ensureBuilt();
   fake = await startFakeModelServer();
   dir = mkdtempSync(join(tmpdir(), 'fisk-piped-'));
-  writeFileSync(join(dir, 'agent.yaml'), `identity: piped\nsystem_prompt: You run things.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`);
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    `identity: piped\nsystem_prompt: You run things.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`,
+  );
 }, 180_000);
 afterAll(async () => {
   await fake.close();
@@ -27,7 +30,10 @@ const firstMessages = (): string => JSON.stringify((fake.requests[0]?.body as { 
 
 describe('fisk run with a piped prompt', () => {
   it('reads standard input to its end as the prompt; gated calls are declined and said to be', async () => {
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_purge', input: { stream: 'orders' } }]), anthropicText('declined, as expected'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'stream_purge', input: { stream: 'orders' } }]),
+      anthropicText('declined, as expected'),
+    );
     const r = await runFisk(args(), dir, {}, 'purge the\nORDERS stream\n');
     expect(r.code).toBe(0);
     expect(firstMessages()).toContain('purge the\\nORDERS stream');

@@ -54,7 +54,10 @@ beforeAll(async () => {
   );
   register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  writeFileSync(join(dir, 'require-hook.cjs'), `const M = require('node:module');\nconst fs = require('node:fs');\nconst load = M._load;\nM._load = function (request, parent, ...rest) {\n  try { fs.appendFileSync(process.env.LOADED_LOG, M._resolveFilename(request, parent) + '\\n'); } catch {}\n  return load.call(this, request, parent, ...rest);\n};\n`);
+  writeFileSync(
+    join(dir, 'require-hook.cjs'),
+    `const M = require('node:module');\nconst fs = require('node:fs');\nconst load = M._load;\nM._load = function (request, parent, ...rest) {\n  try { fs.appendFileSync(process.env.LOADED_LOG, M._resolveFilename(request, parent) + '\\n'); } catch {}\n  return load.call(this, request, parent, ...rest);\n};\n`,
+  );
   writeFileSync(join(dir, 'agent.yaml'), 'identity: plain\nsystem_prompt: You answer.\nllm:\n  model: claude-fake-1\n');
 }, 180_000);
 
@@ -64,7 +67,11 @@ afterAll(async () => {
 });
 
 /** Runs `fisk run` once under `preload`; returns its exit code, stdout and what it loaded. */
-async function loadedBy(name: string, preload: readonly string[], program: string): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
+async function loadedBy(
+  name: string,
+  preload: readonly string[],
+  program: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, '');
   fake.reply(anthropicText('plain answer'));
@@ -78,7 +85,14 @@ async function loadedBy(name: string, preload: readonly string[], program: strin
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr, loaded: readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') };
+  return {
+    code,
+    stdout,
+    stderr,
+    loaded: readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+  };
 }
 
 describe('fisk run with a plain configuration', () => {
@@ -99,7 +113,13 @@ describe('fisk run with a plain configuration', () => {
     expect(r.stdout).toContain('plain answer');
     const chunks = r.loaded.filter((f) => f.includes('/dist/bin/'));
     expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.filter((f) => /\/chunks\/(transport-node|internal_mod|jetstream|kv|services|mcp|tui|vendor-ink|slack|knowledge|a2a|remote-run|remotetools|serve|server|2020)[-.]/.test(f))).toEqual([]);
+    expect(
+      chunks.filter((f) =>
+        /\/chunks\/(transport-node|internal_mod|jetstream|kv|services|mcp|tui|vendor-ink|slack|knowledge|a2a|remote-run|remotetools|serve|server|2020)[-.]/.test(
+          f,
+        ),
+      ),
+    ).toEqual([]);
     expect(r.loaded.filter((f) => /better-sqlite3|@modelcontextprotocol|@nats-io|validators\.generated/.test(f))).toEqual([]);
   }, 60_000);
 });

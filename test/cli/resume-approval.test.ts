@@ -36,14 +36,38 @@ describe.skipIf(!hasTmux)('resuming a run killed at its approval question, at a 
     );
     const common = ['--no-tui', '--state-dir', join(dir, 'runs'), '--base-url', fake.url, '--api-key', 'k'];
     const pidFile = join(dir, 'first.pid');
-    first.run('new-session', '-d', '-s', FIRST, '-x', '100', '-y', '30', '-c', dir, `${fiskLine(['run', ...common, '--checkpoint', '--name', 'r1', 'purge', 'orders'], pidFile)}; sleep 600`);
+    first.run(
+      'new-session',
+      '-d',
+      '-s',
+      FIRST,
+      '-x',
+      '100',
+      '-y',
+      '30',
+      '-c',
+      dir,
+      `${fiskLine(['run', ...common, '--checkpoint', '--name', 'r1', 'purge', 'orders'], pidFile)}; sleep 600`,
+    );
     await first.until((t) => t.includes('Choose [1]:'), 'the first approval question');
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     process.kill(pid, 'SIGKILL');
     await untilTrue(() => !alive(pid), 'the first run to die');
 
     const done = join(dir, 'second-status');
-    second.run('new-session', '-d', '-s', SECOND, '-x', '100', '-y', '30', '-c', dir, `${fiskLine(['run', ...common, '--resume', 'r1'], join(dir, 'second.pid'))}; echo $? > '${done}'; sleep 600`);
+    second.run(
+      'new-session',
+      '-d',
+      '-s',
+      SECOND,
+      '-x',
+      '100',
+      '-y',
+      '30',
+      '-c',
+      dir,
+      `${fiskLine(['run', ...common, '--resume', 'r1'], join(dir, 'second.pid'))}; echo $? > '${done}'; sleep 600`,
+    );
     const asked = await second.until((t) => t.includes('Choose [1]:'), 'the resumed approval question');
     const at = (text: string): number => asked.indexOf(text);
     // the question the run was started with comes first

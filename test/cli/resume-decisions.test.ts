@@ -39,8 +39,23 @@ describe.skipIf(!hasTmux)('resuming a run whose earlier calls were decided at a 
     fake.reply(purge('toolu_a', 'orders'), purge('toolu_b', 'invoices'), purge('toolu_c', 'audit'), purge('toolu_d', 'logs'));
     const common = ['--no-tui', '--state-dir', join(dir, 'runs'), '--base-url', fake.url, '--api-key', 'k'];
     const pidFile = join(dir, 'first.pid');
-    first.run('new-session', '-d', '-s', FIRST, '-x', '120', '-y', '80', '-c', dir, `${fiskLine(['run', ...common, '--checkpoint', '--name', 'd1', 'purge', 'them'], pidFile)}; sleep 600`);
-    const asked = (n: number) => (t: string): boolean => t.split('Choose [1]:').length - 1 >= n;
+    first.run(
+      'new-session',
+      '-d',
+      '-s',
+      FIRST,
+      '-x',
+      '120',
+      '-y',
+      '80',
+      '-c',
+      dir,
+      `${fiskLine(['run', ...common, '--checkpoint', '--name', 'd1', 'purge', 'them'], pidFile)}; sleep 600`,
+    );
+    const asked =
+      (n: number) =>
+      (t: string): boolean =>
+        t.split('Choose [1]:').length - 1 >= n;
     await first.until(asked(1), 'the first approval question');
     first.run('send-keys', '-t', FIRST, 'y', 'Enter');
     await first.until(asked(2), 'the second approval question');
@@ -56,7 +71,19 @@ describe.skipIf(!hasTmux)('resuming a run whose earlier calls were decided at a 
     process.kill(pid, 'SIGKILL');
     await untilTrue(() => !alive(pid), 'the first run to die');
 
-    second.run('new-session', '-d', '-s', SECOND, '-x', '120', '-y', '80', '-c', dir, `${fiskLine(['run', ...common, '--resume', 'd1'], join(dir, 'second.pid'))}; sleep 600`);
+    second.run(
+      'new-session',
+      '-d',
+      '-s',
+      SECOND,
+      '-x',
+      '120',
+      '-y',
+      '80',
+      '-c',
+      dir,
+      `${fiskLine(['run', ...common, '--resume', 'd1'], join(dir, 'second.pid'))}; sleep 600`,
+    );
     const resumed = await second.until((t) => t.includes('Choose [1]:'), 'the resumed approval question');
     const lines = resumed.split('\n').map((l) => l.trimEnd());
     const at = (text: string, from = 0): number => lines.findIndex((l, i) => i >= from && l === text);
@@ -83,21 +110,41 @@ describe.skipIf(!hasTmux)('resuming a run whose earlier calls were decided at a 
     const pidFile = join(dir, 'third.pid');
     const THIRD = 'third';
     const third = tmuxPane(SOCKET, THIRD);
-    third.run('new-session', '-d', '-s', THIRD, '-x', '120', '-y', '40', '-c', dir, `${fiskLine(['run', ...common, '--checkpoint', '--name', 'd2', 'purge', 'orders'], pidFile)}; sleep 600`);
+    third.run(
+      'new-session',
+      '-d',
+      '-s',
+      THIRD,
+      '-x',
+      '120',
+      '-y',
+      '40',
+      '-c',
+      dir,
+      `${fiskLine(['run', ...common, '--checkpoint', '--name', 'd2', 'purge', 'orders'], pidFile)}; sleep 600`,
+    );
     await third.until((t) => t.includes('Choose [1]:'), 'the approval question');
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     process.kill(pid, 'SIGKILL');
     await untilTrue(() => !alive(pid), 'the run to die');
 
-    const approveWithReason = await runFisk(['session', '--state-dir', join(dir, 'runs'), 'answer', 'd2', 'toolu_x', '--approve', '--reason', 'x'], dir);
+    const approveWithReason = await runFisk(
+      ['session', '--state-dir', join(dir, 'runs'), 'answer', 'd2', 'toolu_x', '--approve', '--reason', 'x'],
+      dir,
+    );
     expect(approveWithReason.code).toBe(2);
     expect(approveWithReason.stderr).toContain('--reason goes with --decline');
-    const answered = await runFisk(['session', '--state-dir', join(dir, 'runs'), 'answer', 'd2', 'toolu_x', '--decline', '--reason', 'purge the archive instead'], dir);
+    const answered = await runFisk(
+      ['session', '--state-dir', join(dir, 'runs'), 'answer', 'd2', 'toolu_x', '--decline', '--reason', 'purge the archive instead'],
+      dir,
+    );
     expect(answered.code).toBe(0);
     // no terminal: nobody could be asked, so the journaled decline is what decides the call
     const resumed = await runFisk(['run', ...common, '--resume', 'd2'], dir);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toContain(`${DECLINED.replace('declined', 'declined while the run was stopped')}; the operator said: purge the archive instead`);
+    expect(resumed.stderr).toContain(
+      `${DECLINED.replace('declined', 'declined while the run was stopped')}; the operator said: purge the archive instead`,
+    );
     expect(resumed.stdout).toContain('Purging the archive instead.');
     const sent = fake.requests.slice(before).at(-1)?.bodyText ?? '';
     expect(sent).toContain('operator_reason');

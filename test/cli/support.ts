@@ -22,8 +22,17 @@ export interface FiskResult {
 }
 
 /** Runs the built `fisk` with `args` in `cwd`, without a terminal, and waits for it to exit. */
-export async function runFisk(args: readonly string[], cwd: string, env: Record<string, string | undefined> = {}, stdin = ''): Promise<FiskResult> {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function runFisk(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  stdin = '',
+): Promise<FiskResult> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -52,12 +61,16 @@ export function startFisk(args: readonly string[], cwd: string, env: Record<stri
 
 /** Resolves once the process has written `text` to stderr; rejects if it exits first. */
 export async function waitForErr(f: FiskProcess, text: string | RegExp): Promise<void> {
-  await eventually(() => (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)), `fisk to write ${String(text)} to stderr`, {
-    timeoutMs: 60_000,
-    intervalMs: 20,
-    observed: () => f.stderr,
-    stopIf: () => (f.child.exitCode !== null ? `fisk exited with ${f.child.exitCode}:\n${f.stderr}` : undefined),
-  });
+  await eventually(
+    () => (typeof text === 'string' ? f.stderr.includes(text) : text.test(f.stderr)),
+    `fisk to write ${String(text)} to stderr`,
+    {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+      observed: () => f.stderr,
+      stopIf: () => (f.child.exitCode !== null ? `fisk exited with ${f.child.exitCode}:\n${f.stderr}` : undefined),
+    },
+  );
 }
 
 /** What a tmux test of the built CLI works with: a fake model server, and a directory holding agent.yaml. */
@@ -78,7 +91,10 @@ export function paneAgent(identity: string, pane: TmuxPane): PaneAgent {
     ensureBuilt();
     agent.fake = await startFakeModelServer();
     agent.dir = mkdtempSync(join(tmpdir(), `fisk-${identity}-`));
-    writeFileSync(join(agent.dir, 'agent.yaml'), `identity: ${identity}\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`);
+    writeFileSync(
+      join(agent.dir, 'agent.yaml'),
+      `identity: ${identity}\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n`,
+    );
   }, 180_000);
   afterAll(async () => {
     if (!hasTmux) return;

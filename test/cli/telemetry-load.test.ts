@@ -55,15 +55,25 @@ async function loadedBy(name: string, telemetry: string): Promise<{ code: number
   const log = join(dir, `${name}.log`);
   writeFileSync(log, '');
   fake.reply(anthropicText('done'));
-  const child = spawn(process.execPath, ['--import', register, COMPILED, 'run', '--config', config, '--base-url', fake.url, '--api-key', 'k', 'go'], {
-    cwd: dir,
-    env: { PATH: process.env['PATH'], HOME: dir, NO_COLOR: '1', LOADED_LOG: log },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', register, COMPILED, 'run', '--config', config, '--base-url', fake.url, '--api-key', 'k', 'go'],
+    {
+      cwd: dir,
+      env: { PATH: process.env['PATH'], HOME: dir, NO_COLOR: '1', LOADED_LOG: log },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stderr, loaded: readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') };
+  return {
+    code,
+    stderr,
+    loaded: readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+  };
 }
 
 describe('fisk run and the OpenTelemetry SDK', () => {

@@ -38,11 +38,15 @@ afterAll(async () => {
 describe('the bundled CLI', () => {
   it('loads the generated schema checks and not ajv', async () => {
     // nobody serves the agent: the prompt is encoded and checked, then refused as unavailable
-    const child = spawn(process.execPath, ['--require', join(dir, 'hook.cjs'), MAIN, 'run', '--no-tui', '--nats-context', 'lab', '--identity', 'nobody', 'hi'], {
-      cwd: dir,
-      env: { PATH: process.env['PATH'], HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), NO_COLOR: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--require', join(dir, 'hook.cjs'), MAIN, 'run', '--no-tui', '--nats-context', 'lab', '--identity', 'nobody', 'hi'],
+      {
+        cwd: dir,
+        env: { PATH: process.env['PATH'], HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), NO_COLOR: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));

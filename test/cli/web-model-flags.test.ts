@@ -36,7 +36,11 @@ describe('fisk web with the model given on the command line', () => {
   it('runs the page prompts against --base-url with --api-key', async () => {
     fake.reply(streamIfAsked(anthropicText('Hello from the flags.'), anthropicEventStream));
     // no key in the environment and no base_url in the file: only the flags name them
-    web = startFisk(['web', '--port', '0', '--api-key', 'flag-key', '--base-url', fake.url], dir, { PATH: process.env['PATH'] ?? '', HOME: dir, XDG_STATE_HOME: join(dir, 'state') });
+    web = startFisk(['web', '--port', '0', '--api-key', 'flag-key', '--base-url', fake.url], dir, {
+      PATH: process.env['PATH'] ?? '',
+      HOME: dir,
+      XDG_STATE_HOME: join(dir, 'state'),
+    });
     const started = web;
     await until(() => started.stdout.includes('\n') || started.child.exitCode !== null, 'fisk web to print its address');
     expect(started.stderr).not.toMatch(/error/i);

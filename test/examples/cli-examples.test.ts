@@ -51,7 +51,10 @@ describe('examples/shop: an application written with @fisk-ai/app', () => {
       anthropicToolUse([{ id: 'toolu_2', name: 'order', input: { item: 'pears', quantity: 20 } }]),
       anthropicText('Pears are out of stock; the order for 20 was not approved.'),
     );
-    const r = await runFisk(['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'Which items are out of stock? Order 20 of each.'], dir);
+    const r = await runFisk(
+      ['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'Which items are out of stock? Order 20 of each.'],
+      dir,
+    );
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Pears are out of stock; the order for 20 was not approved.\n');
@@ -63,9 +66,15 @@ describe('examples/shop: an application written with @fisk-ai/app', () => {
   it('works the same sandboxed: the shop runs inside bubblewrap and answers', async () => {
     const boxed = join(storeBase, 'shop-sandboxed');
     mkdirSync(boxed, { recursive: true });
-    writeFileSync(join(boxed, 'agent.yaml'), `${readFileSync(join(dir, 'agent.yaml'), 'utf8').replace('./shop.mjs', join(dir, 'shop.mjs'))}harness:\n  sandbox:\n    enabled: true\n`);
+    writeFileSync(
+      join(boxed, 'agent.yaml'),
+      `${readFileSync(join(dir, 'agent.yaml'), 'utf8').replace('./shop.mjs', join(dir, 'shop.mjs'))}harness:\n  sandbox:\n    enabled: true\n`,
+    );
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stock', input: {} }]), anthropicText('Pears are out of stock.'));
-    const r = await runFisk(['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'Which items are out of stock?'], boxed);
+    const r = await runFisk(
+      ['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'Which items are out of stock?'],
+      boxed,
+    );
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(toolResults(1)[0]).toMatch(/pears\\+t0/);
@@ -85,7 +94,9 @@ describe('examples/shop: an application written with @fisk-ai/app', () => {
     cpSync(dir, copy, { recursive: true });
     const r = await runFisk(['info', '--config', 'agent.yaml'], copy);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/cannot introspect application_path .*shop\.mjs.*: it exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package '(?:commander|@fisk-ai\/app)'/);
+    expect(r.stderr).toMatch(
+      /cannot introspect application_path .*shop\.mjs.*: it exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package '(?:commander|@fisk-ai\/app)'/,
+    );
     expect(r.stderr).not.toMatch(/Node\.js v\d/);
   });
 });
@@ -108,7 +119,11 @@ describe("examples/docs-assistant: this project's docs with citations", () => {
       anthropicToolUse([{ id: 'toolu_1', name: 'knowledge_search', input: { query: 'approve a gated command' } }]),
       anthropicText('Answer 1, 2 or 3 at the prompt (docs/running.md#approving-gated-commands).'),
     );
-    const r = await runFisk(['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'How do I approve a gated command?'], dir, env());
+    const r = await runFisk(
+      ['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'How do I approve a gated command?'],
+      dir,
+      env(),
+    );
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('docs/running.md');

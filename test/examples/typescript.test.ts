@@ -15,7 +15,19 @@ import { ensureBuilt, ROOT } from '../cli/support.js';
 
 const WORK = join(ROOT, '.tmp', `typescript-${process.pid}`);
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const COMPILER = ['--ignoreConfig', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--strict', '--skipLibCheck', '--types', 'node'];
+const COMPILER = [
+  '--ignoreConfig',
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+  '--target',
+  'es2022',
+  '--strict',
+  '--skipLibCheck',
+  '--types',
+  'node',
+];
 
 /** Every ```ts block of a markdown file, with the line it starts on. */
 export function tsBlocks(markdown: string): { line: number; code: string }[] {

@@ -24,7 +24,12 @@ describe('a provider registered at run time', () => {
       },
       ['ACME_LATE_API_KEY'],
     );
-    const config = parseConfigForMode({ text: `identity: creds\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: acme-late\n  model: acme-1\n` }, 'run');
+    const config = parseConfigForMode(
+      {
+        text: `identity: creds\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: acme-late\n  model: acme-1\n`,
+      },
+      'run',
+    );
     const env = { PATH: process.env['PATH'], ACME_LATE_API_KEY: 'acme-secret-value-123456', HARMLESS_SETTING: 'visible-to-tools' };
     const runtime = await openRuntime(config, 'run', { env });
     expect(built).toBe(1);
@@ -36,7 +41,9 @@ describe('a provider registered at run time', () => {
     await runtime.close();
     expect(outcome.status).toBe('completed');
 
-    const results = (model.requests[1]?.messages ?? []).flatMap((m) => m.content).filter((b): b is ToolResultBlock => b.type === 'tool_result');
+    const results = (model.requests[1]?.messages ?? [])
+      .flatMap((m) => m.content)
+      .filter((b): b is ToolResultBlock => b.type === 'tool_result');
     expect(results).toHaveLength(1);
     const text = JSON.stringify(results[0]?.content);
     // the tool ran with the environment it was given, minus the credential

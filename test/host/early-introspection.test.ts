@@ -60,9 +60,13 @@ describe('an introspection started before the runtime', () => {
     // before the provider is registered its key is not a credential: the early one inherits it
     const introspection = startRuntimeIntrospection(c, secrets);
     const [first] = await awaitPids(1);
-    register('acme-early', () => {
-      throw new Error('no model in a listing');
-    }, ['ACME_EARLY_API_KEY']);
+    register(
+      'acme-early',
+      () => {
+        throw new Error('no model in a listing');
+      },
+      ['ACME_EARLY_API_KEY'],
+    );
     const runtime = await openRuntime(c, 'listing', { env: secrets, ...(introspection === undefined ? {} : { introspection }) });
     await runtime.close();
     expect(runtime.application).toBeDefined();
@@ -75,7 +79,10 @@ describe('an introspection started before the runtime', () => {
     const [pid] = await awaitPids(1);
     expect(alive(pid as number)).toBe(true);
     await expect(
-      openRuntime(c, 'listing', { env: env({ FIXTURE_MODE: 'hang', FISK_AI_STORE_DIR: 'relative/dir' }), ...(introspection === undefined ? {} : { introspection }) }),
+      openRuntime(c, 'listing', {
+        env: env({ FIXTURE_MODE: 'hang', FISK_AI_STORE_DIR: 'relative/dir' }),
+        ...(introspection === undefined ? {} : { introspection }),
+      }),
     ).rejects.toBeInstanceOf(HostError);
     expect(alive(pid as number)).toBe(false);
   });
@@ -84,12 +91,20 @@ describe('an introspection started before the runtime', () => {
 describe('an introspection started from the file, before the configuration is checked', () => {
   const file = (extra = ''): string => {
     const path = join(dir, 'agent.yaml');
-    writeFileSync(path, `identity: early\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: anthropic\n  model: m-1\n${extra}`);
+    writeFileSync(
+      path,
+      `identity: early\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: anthropic\n  model: m-1\n${extra}`,
+    );
     return path;
   };
   /** The names of the variables each introspection so far was started with. */
-  const envs = (): string[][] => readFileSync(join(dir, 'envs'), 'utf8').trim().split('\n').map((l) => l.split(' '));
-  const withLog = (extra: Record<string, string> = {}): Record<string, string | undefined> => env({ FIXTURE_ENVLOG: join(dir, 'envs'), ...extra });
+  const envs = (): string[][] =>
+    readFileSync(join(dir, 'envs'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
+  const withLog = (extra: Record<string, string> = {}): Record<string, string | undefined> =>
+    env({ FIXTURE_ENVLOG: join(dir, 'envs'), ...extra });
 
   it('is adopted by the checked configuration when it runs the same command, and answers the runtime once', async () => {
     const path = file();
@@ -106,7 +121,9 @@ describe('an introspection started from the file, before the configuration is ch
 
   it('withholds every credential the file names, and agrees with the checked configuration when it withholds the same', async () => {
     // the embeddings key is a credential of this configuration: neither introspection may see it
-    const path = file('harness:\n  knowledge:\n    enabled: true\n    embeddings:\n      base_url: http://127.0.0.1:9/v1\n      model: e\n      api_key_env: EARLY_EMBED_KEY\n');
+    const path = file(
+      'harness:\n  knowledge:\n    enabled: true\n    embeddings:\n      base_url: http://127.0.0.1:9/v1\n      model: e\n      api_key_env: EARLY_EMBED_KEY\n',
+    );
     const secrets = withLog({ EARLY_EMBED_KEY: 'early-embed-secret-123456', ANTHROPIC_API_KEY: 'sk-early-123456' });
     const early = startEarlyIntrospection(path, secrets);
     const introspection = startRuntimeIntrospection(parseConfigForMode({ path }, 'info'), secrets, early);

@@ -40,12 +40,20 @@ type Wire = (body: Record<string, unknown>) => Seen;
 
 const anthropicWire: Wire = (body) => ({
   system: (body['system'] as { text: string }[]).map((b) => b.text),
-  definitions: (body['tools'] as { name: string; description: string; input_schema: unknown }[]).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+  definitions: (body['tools'] as { name: string; description: string; input_schema: unknown }[]).map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.input_schema,
+  })),
 });
 
 const responsesWire: Wire = (body) => ({
   system: [body['instructions'] as string],
-  definitions: (body['tools'] as { name: string; description: string; parameters: unknown }[]).map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+  definitions: (body['tools'] as { name: string; description: string; parameters: unknown }[]).map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.parameters,
+  })),
 });
 
 const chatWire: Wire = (body) => {

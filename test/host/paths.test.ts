@@ -30,7 +30,8 @@ beforeAll(async () => {
   mkdirSync(join(agentDir, 'bin'), { recursive: true });
   mkdirSync(join(agentDir, 'docs'), { recursive: true });
   mkdirSync(elsewhere);
-  for (const f of ['fisk-app.mjs', 'fisk-app.json']) copyFileSync(fileURLToPath(new URL(`../fixtures/${f}`, import.meta.url)), join(agentDir, 'bin', f));
+  for (const f of ['fisk-app.mjs', 'fisk-app.json'])
+    copyFileSync(fileURLToPath(new URL(`../fixtures/${f}`, import.meta.url)), join(agentDir, 'bin', f));
   writeFileSync(join(agentDir, 'docs/backups.md'), '# Backups\n\nBackups are kept for thirty days in the vault.\n');
   writeFileSync(
     join(agentDir, 'agent.yaml'),
@@ -78,16 +79,32 @@ describe('relative paths resolve against the directory holding agent.yaml', () =
 
     const listed = await fisk(['info', '--config', config, '--json']);
     expect(listed.code, listed.err).toBe(EXIT.ok);
-    expect((JSON.parse(listed.out) as InfoReport).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'knowledge_search', 'memory_write']));
+    expect((JSON.parse(listed.out) as InfoReport).tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['echo', 'knowledge_search', 'memory_write']),
+    );
 
     fake.reset();
     fake.reply(
       anthropicToolUse([{ id: 'k1', name: 'knowledge_search', input: { query: 'backups vault' } }]),
       anthropicToolUse([{ id: 'a1', name: 'echo', input: { first: 'hello' } }]),
-      anthropicToolUse([{ id: 'm1', name: 'memory_write', input: { key: 'retention', description: 'backup retention', content: 'thirty days' } }]),
+      anthropicToolUse([
+        { id: 'm1', name: 'memory_write', input: { key: 'retention', description: 'backup retention', content: 'thirty days' } },
+      ]),
       anthropicText('Thirty days.'),
     );
-    const ran = await fisk(['run', '--config', config, '--checkpoint', '--name', 'wander-1', '--base-url', fake.url, '--api-key', 'k', 'how long are backups kept?']);
+    const ran = await fisk([
+      'run',
+      '--config',
+      config,
+      '--checkpoint',
+      '--name',
+      'wander-1',
+      '--base-url',
+      fake.url,
+      '--api-key',
+      'k',
+      'how long are backups kept?',
+    ]);
     expect(ran.code, ran.err).toBe(EXIT.ok);
     expect(fake.requests).toHaveLength(4);
     expect(toolResultText(fake.requests[1]?.body, 'k1')).toContain('thirty days in the vault');

@@ -96,7 +96,11 @@ const CASES: readonly Case[] = [
     replies: [anthropicToolUse([{ id: 't1', name: 'lookup', input: {} }], { text: 'looking' }), anthropicText('the disk is fine')],
     prompt: 'check the disk',
     lines: ['-> lookup', '<- {"lookup":"ok"}'],
-    outcome: { status: 'completed', answer: 'the disk is fine', counters: expect.objectContaining({ llmCalls: 2, toolCalls: 1 }) as unknown },
+    outcome: {
+      status: 'completed',
+      answer: 'the disk is fine',
+      counters: expect.objectContaining({ llmCalls: 2, toolCalls: 1 }) as unknown,
+    },
     rebooted: 0,
   },
   {
@@ -138,7 +142,10 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'streaming: the answer arrives as fragments that join to it',
-    replies: [streamIfAsked(anthropicToolUse([{ id: 't1', name: 'lookup', input: {} }]), anthropicEventStream), streamIfAsked(anthropicText('streamed answer'), anthropicEventStream)],
+    replies: [
+      streamIfAsked(anthropicToolUse([{ id: 't1', name: 'lookup', input: {} }]), anthropicEventStream),
+      streamIfAsked(anthropicText('streamed answer'), anthropicEventStream),
+    ],
     prompt: 'say it',
     stream: true,
     fragments: 'streamed answer',
@@ -190,8 +197,20 @@ beforeAll(async () => {
   const calling = await connect({ servers: nats.url });
   connections.push(serving, calling);
   const transport = createTransport('nats', { connection: serving });
-  const channel = promptChannel({ identity: 'worker', transport, workers: 1, elicitation: true, sessions: runtime.sessions, keepaliveMs: 50 });
-  const service = await startToolService(transport, { identity: 'worker', card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }), tools: [], extraEndpoints: [channel.endpoint] });
+  const channel = promptChannel({
+    identity: 'worker',
+    transport,
+    workers: 1,
+    elicitation: true,
+    sessions: runtime.sessions,
+    keepaliveMs: 50,
+  });
+  const service = await startToolService(transport, {
+    identity: 'worker',
+    card: buildAgentCard({ name: 'worker', version: '1.0.0', tools: [] }),
+    tools: [],
+    extraEndpoints: [channel.endpoint],
+  });
   server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
   caller = createTransport('nats', { connection: calling });
 }, 60_000);
@@ -211,12 +230,25 @@ afterAll(async () => {
 });
 
 const IMPLEMENTATIONS: readonly Implementation[] = [
-  { name: 'local', start: (prompt, stream) => startRun(runtime, { prompt }, { prompter: 'handle', workDir: dir, ...(stream ? { stream } : {}) }) },
+  {
+    name: 'local',
+    start: (prompt, stream) => startRun(runtime, { prompt }, { prompter: 'handle', workDir: dir, ...(stream ? { stream } : {}) }),
+  },
   {
     name: 'hosted',
-    start: (prompt, stream) => startHostedRun({ transport: host.transport, self: host.agent, agent: host.agent, start: { prompt, questions: 'events', ...(stream ? { stream } : {}) } }),
+    start: (prompt, stream) =>
+      startHostedRun({
+        transport: host.transport,
+        self: host.agent,
+        agent: host.agent,
+        start: { prompt, questions: 'events', ...(stream ? { stream } : {}) },
+      }),
   },
-  { name: 'remote', start: (prompt, stream) => startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream } : {}) }) },
+  {
+    name: 'remote',
+    start: (prompt, stream) =>
+      startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream } : {}) }),
+  },
 ];
 
 /** The lines `fisk run` prints on stderr for these events (tool output shown, no colour, uncut). */
@@ -247,7 +279,10 @@ async function turn(handle: RunHandle, drive: Drive | undefined): Promise<{ even
 }
 
 /** Runs a case on one implementation: the lines it rendered, the last outcome, the gated calls. */
-async function runCase(impl: Implementation, c: Case): Promise<{ lines: string[]; fragments: string; outcome: RunOutcome; rebooted: number }> {
+async function runCase(
+  impl: Implementation,
+  c: Case,
+): Promise<{ lines: string[]; fragments: string; outcome: RunOutcome; rebooted: number }> {
   fake.reset();
   fake.reply(...c.replies, ...(c.followUp?.replies ?? []));
   const before = reboot.calls;

@@ -12,7 +12,10 @@ export interface RecordingTool extends Tool {
   readonly runs: string[];
 }
 
-export function recordingTool(name: string, opts: { gated?: boolean; run?: (input: string) => Promise<string> | string } = {}): RecordingTool {
+export function recordingTool(
+  name: string,
+  opts: { gated?: boolean; run?: (input: string) => Promise<string> | string } = {},
+): RecordingTool {
   const runs: string[] = [];
   const tool = testTool({
     name,
@@ -28,8 +31,16 @@ export function recordingTool(name: string, opts: { gated?: boolean; run?: (inpu
 }
 
 /** A run runtime over `provider`, with `tools` as custom tools and, when given, `sessions` as its session store. */
-export async function scriptedRuntime(provider: ScriptedProvider, tools: readonly Tool[], sessions?: SessionStore, extra = ''): Promise<RunRuntime> {
-  const config = parseConfigForMode({ text: `identity: hosttest\nsystem_prompt: You test the host.\nllm:\n  model: test-model\n${extra}` }, 'run');
+export async function scriptedRuntime(
+  provider: ScriptedProvider,
+  tools: readonly Tool[],
+  sessions?: SessionStore,
+  extra = '',
+): Promise<RunRuntime> {
+  const config = parseConfigForMode(
+    { text: `identity: hosttest\nsystem_prompt: You test the host.\nllm:\n  model: test-model\n${extra}` },
+    'run',
+  );
   const runtime = await openRuntime(config, 'run', { env: { PATH: process.env['PATH'] }, provider, customTools: tools });
   return sessions === undefined ? runtime : { ...runtime, sessions };
 }

@@ -47,7 +47,13 @@ afterAll(async () => {
 /** A fresh session store on its own stream: a store shared by workers on several machines. */
 async function sharedStore(): Promise<SessionStore> {
   const name = `RUNS${streams++}`;
-  await jsm.streams.add({ name, subjects: [`runs${streams}.>`], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+  await jsm.streams.add({
+    name,
+    subjects: [`runs${streams}.>`],
+    max_msgs_per_subject: 1,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+  });
   return jetstreamSessionStore(conn, name);
 }
 

@@ -66,7 +66,11 @@ interface Case extends Setting {
 }
 
 /** The words each surface's deadline names, the one part of the timeout answer that differs. */
-const TIMEOUT_KEY: Readonly<Record<Consumer, string>> = { loop: 'llm.budget.tool_timeout', mcp: 'expose.agent.mcp.tool_timeout', a2a: 'the served tool timeout' };
+const TIMEOUT_KEY: Readonly<Record<Consumer, string>> = {
+  loop: 'llm.budget.tool_timeout',
+  mcp: 'expose.agent.mcp.tool_timeout',
+  a2a: 'the served tool timeout',
+};
 
 const NO_HOOKS = 'a served call runs no PreToolUse hook: hooks belong to the run that embeds the loop, and a server has no run';
 const NO_JOURNAL = 'a served call has no run journal, so nothing can take it over';
@@ -98,7 +102,9 @@ const stuck = newFuncTool({
   inputSchema: { type: 'object', properties: {} },
   handler: (_input, call) => {
     trail.push('ran stuck');
-    return new Promise((resolve) => call.signal.addEventListener('abort', () => resolve({ status: 'completed', output: 'stopped', isError: true }), { once: true }));
+    return new Promise((resolve) =>
+      call.signal.addEventListener('abort', () => resolve({ status: 'completed', output: 'stopped', isError: true }), { once: true }),
+    );
   },
 });
 
@@ -175,7 +181,11 @@ const CASES: readonly Case[] = [
     tools: [gated()],
     call: { name: 'purge', args: { text: 'archive' } },
     approval: 'approve',
-    expect: { loop: { text: 'purge: archive', isError: false }, mcp: { text: 'purge: archive', isError: false }, a2a: { cannot: NO_APPROVER } },
+    expect: {
+      loop: { text: 'purge: archive', isError: false },
+      mcp: { text: 'purge: archive', isError: false },
+      a2a: { cannot: NO_APPROVER },
+    },
   },
   {
     name: 'a gated call denied',
@@ -187,7 +197,10 @@ const CASES: readonly Case[] = [
     expect: {
       loop: { text: denial(OPERATOR_DECLINED), isError: false },
       mcp: { text: denial(servedDenialReason('the client declined the call', 'declined')), isError: true },
-      a2a: { text: denial(servedDenialReason('this tool needs approval and nobody can approve a call made over a2a', 'unapprovable')), isError: true },
+      a2a: {
+        text: denial(servedDenialReason('this tool needs approval and nobody can approve a call made over a2a', 'unapprovable')),
+        isError: true,
+      },
     },
     neverRan: ['purge'],
   },
@@ -196,7 +209,11 @@ const CASES: readonly Case[] = [
     tools: [echo('say')],
     call: { name: 'say', args: { text: 'x' } },
     takenOver: true,
-    expect: { loop: { ended: 'another runner took this run over; stopped before running a tool' }, mcp: { cannot: NO_JOURNAL }, a2a: { cannot: NO_JOURNAL } },
+    expect: {
+      loop: { ended: 'another runner took this run over; stopped before running a tool' },
+      mcp: { cannot: NO_JOURNAL },
+      a2a: { cannot: NO_JOURNAL },
+    },
     neverRan: ['say'],
   },
   {
@@ -249,7 +266,10 @@ const CASES: readonly Case[] = [
 
 /** Runs the case's call as a model would: the tool call, then whatever the run does with its answer. */
 async function throughLoop(setting: Setting): Promise<Answer> {
-  const provider = new ScriptedProvider([toolUseResponse([{ id: 'call-1', name: setting.call.name, input: setting.call.args }]), textResponse('done')]);
+  const provider = new ScriptedProvider([
+    toolUseResponse([{ id: 'call-1', name: setting.call.name, input: setting.call.args }]),
+    textResponse('done'),
+  ]);
   const settings = testSettings(setting.timeoutMs === undefined ? '' : `  budget:\n    tool_timeout: ${setting.timeoutMs}ms\n`);
   const decisions: ApprovalDecision[] = setting.approval === 'approve' ? ['once'] : ['decline'];
   const notLoaded = setting.notLoaded;
@@ -293,7 +313,9 @@ async function throughMcp(setting: Setting): Promise<Answer> {
   });
   closing.push(() => server.close());
   const approve = setting.approval === 'approve';
-  const client: Client = await connectClient(server.url, () => Promise.resolve(approve ? { action: 'accept', content: { [APPROVAL_FIELD]: true } } : { action: 'decline' }));
+  const client: Client = await connectClient(server.url, () =>
+    Promise.resolve(approve ? { action: 'accept', content: { [APPROVAL_FIELD]: true } } : { action: 'decline' }),
+  );
   closing.push(() => client.close());
   const result = await client.callTool({ name: setting.call.name, arguments: setting.call.args });
   return { text: resultText(result), isError: result.isError === true };
@@ -312,7 +334,11 @@ async function throughA2a(setting: Setting): Promise<Answer> {
     ...(setting.wrappers === undefined ? {} : { wrappers: setting.wrappers }),
   });
   closing.push(() => service.stop());
-  const reply = await new A2aClient(createTransport('inproc', { bus }), 'borrower').callTool('lender', setting.call.name, setting.call.args);
+  const reply = await new A2aClient(createTransport('inproc', { bus }), 'borrower').callTool(
+    'lender',
+    setting.call.name,
+    setting.call.args,
+  );
   return { text: reply.output ?? '', isError: reply.is_error === true };
 }
 
@@ -334,7 +360,9 @@ describe.each(CONSUMERS)('the invocation pipeline through %s', (consumer) => {
 
 describe('the table of cases', () => {
   it('has every consumer answer every case, or say why it cannot', () => {
-    const unexpressed = CASES.flatMap((c) => CONSUMERS.filter((consumer) => 'cannot' in c.expect[consumer]).map((consumer) => `${consumer}: ${c.name}`));
+    const unexpressed = CASES.flatMap((c) =>
+      CONSUMERS.filter((consumer) => 'cannot' in c.expect[consumer]).map((consumer) => `${consumer}: ${c.name}`),
+    );
     // the loop meets every case; the served surfaces lack hooks, a journal, deferral, and (a2a) an approver
     expect(unexpressed).toEqual([
       'mcp: a tool not loaded yet',

@@ -23,7 +23,10 @@ harness:
 beforeEach(() => {
   tmp = tempDir();
   tmp.write('agent.yaml', CONFIG);
-  tmp.write('docs/retention.md', '# Retention\n\nThe retention policy keeps backups for thirty days.\n\n## Exceptions\n\nLegal holds override retention.\n');
+  tmp.write(
+    'docs/retention.md',
+    '# Retention\n\nThe retention policy keeps backups for thirty days.\n\n## Exceptions\n\nLegal holds override retention.\n',
+  );
   tmp.write('docs/policy.md', '# Policy\n\nEvery policy is reviewed yearly.\n\n## Storage\n\nBackups are encrypted at rest.\n');
 });
 afterEach(() => tmp.cleanup());
@@ -131,7 +134,7 @@ describe('fisk knowledge', () => {
     expect(chk.out).toMatch(/chunks_vec\s+\[ -- \]/);
     // make the FTS drift from its content table behind the triggers' back
     const db = new Database(join(tmp.path, 'knowledge/docs/knowledge.db'));
-    db.exec('DROP TRIGGER chunks_au; UPDATE chunks SET content = \'zebra crossing\' WHERE ordinal = 0;');
+    db.exec("DROP TRIGGER chunks_au; UPDATE chunks SET content = 'zebra crossing' WHERE ordinal = 0;");
     db.close();
     // the missing trigger is a foreign shape: the format gate refuses the file
     const gated = await fisk(['search', 'zebra']);
@@ -285,7 +288,9 @@ describe('fisk knowledge eval', () => {
     expect(r.err.split('\n')[0]).toBe('tier: lexical (FTS5 BM25)');
     expect(lines[0]).toBe('  1  How long are backups kept?  -> docs/retention.md');
     expect(lines[2]).toBe('  1  How often is a policy reviewed?  -> docs/policy.md');
-    expect(lines[3]).toMatch(/^ {2}- {2}Who holds the legal exceptions\? {2}-> docs\/retention\.md \(expected docs\/nowhere\.md, not in the first 10\)$/);
+    expect(lines[3]).toMatch(
+      /^ {2}- {2}Who holds the legal exceptions\? {2}-> docs\/retention\.md \(expected docs\/nowhere\.md, not in the first 10\)$/,
+    );
     expect(lines.at(-1)).toBe('4 questions: recall@1 0.750 (3), recall@5 0.750 (3), MRR 0.750');
     expect(r.err).toContain("this answer names no indexed document (see 'fisk knowledge sources'): docs/nowhere.md");
 
@@ -339,7 +344,10 @@ describe('fisk knowledge with embeddings', () => {
   let fake: FakeEmbeddings;
   beforeEach(async () => {
     fake = await startFakeEmbeddings(16);
-    tmp.write('agent.yaml', `${CONFIG}    embeddings:\n      base_url: ${fake.baseUrl}\n      model: toy\n      timeout: 2s\n      api_key_env: TOY_KEY\n      query_prefix: 'query: '\n`);
+    tmp.write(
+      'agent.yaml',
+      `${CONFIG}    embeddings:\n      base_url: ${fake.baseUrl}\n      model: toy\n      timeout: 2s\n      api_key_env: TOY_KEY\n      query_prefix: 'query: '\n`,
+    );
   });
   afterEach(async () => fake.close());
 

@@ -34,7 +34,11 @@ afterEach(() => tmp.cleanup());
 
 function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [cli, 'knowledge', ...args], { cwd: tmp.path, env: { PATH: process.env['PATH'], HOME: tmp.path, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'knowledge', ...args], {
+      cwd: tmp.path,
+      env: { PATH: process.env['PATH'], HOME: tmp.path, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -45,7 +49,11 @@ function run(args: string[]): Promise<{ code: number | null; out: string; err: s
 
 describe('Ctrl-C while a first build fills its full-text tables', () => {
   it('stops with 130, leaves a searchable index, and the next index completes the full text', async () => {
-    const child = spawn(process.execPath, [cli, 'knowledge', 'index'], { cwd: tmp.path, env: { PATH: process.env['PATH'], HOME: tmp.path, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'knowledge', 'index'], {
+      cwd: tmp.path,
+      env: { PATH: process.env['PATH'], HOME: tmp.path, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     let interrupted = false;
@@ -58,7 +66,9 @@ describe('Ctrl-C while a first build fills its full-text tables', () => {
         child.kill('SIGINT');
       }
     });
-    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (c, s) => r({ code: c, signal: s })));
+    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.once('exit', (c, s) => r({ code: c, signal: s })),
+    );
     expect(interrupted).toBe(true);
     expect(signal).toBeNull();
     expect(code).toBe(EXIT.aborted);

@@ -20,7 +20,10 @@ beforeAll(() => {
 beforeEach(async () => {
   tmp = tempDir();
   fake = await startFakeEmbeddings(8);
-  tmp.write('agent.yaml', `identity: docs\nharness:\n  knowledge:\n    enabled: true\n    paths: [docs]\n    embeddings:\n      base_url: ${fake.baseUrl}\n      model: toy\n`);
+  tmp.write(
+    'agent.yaml',
+    `identity: docs\nharness:\n  knowledge:\n    enabled: true\n    paths: [docs]\n    embeddings:\n      base_url: ${fake.baseUrl}\n      model: toy\n`,
+  );
   // one chunk per file: the pass embeds 64 chunks a request
   for (let i = 0; i < 200; i++) tmp.write(`docs/f${String(i).padStart(3, '0')}.md`, `# File ${i}\n\nText number ${i} about storage.\n`);
 });
@@ -49,12 +52,18 @@ describe('Ctrl-C during fisk knowledge index', () => {
       hung();
       return 'hang';
     };
-    const child = spawn(process.execPath, [cli, 'knowledge', 'index'], { cwd: tmp.path, env: { PATH: process.env['PATH'], HOME: tmp.path }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'knowledge', 'index'], {
+      cwd: tmp.path,
+      env: { PATH: process.env['PATH'], HOME: tmp.path },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.once('exit', (code, signal) => r({ code, signal })),
+    );
     await reachedSecondBatch;
     child.kill('SIGINT');
     const { code, signal } = await exited;

@@ -12,7 +12,10 @@ import type { TempDir } from './support.js';
 let tmp: TempDir;
 
 const config = (extra = '') =>
-  parseConfigForMode({ text: `identity: docs\nharness:\n  knowledge:\n    enabled: true\n    paths: [docs]\n${extra}`, name: 'agent.yaml' }, 'info').harness.knowledge;
+  parseConfigForMode(
+    { text: `identity: docs\nharness:\n  knowledge:\n    enabled: true\n    paths: [docs]\n${extra}`, name: 'agent.yaml' },
+    'info',
+  ).harness.knowledge;
 
 beforeEach(() => {
   tmp = tempDir();

@@ -38,7 +38,12 @@ function oauthBlock() {
     return { grant: 'client_credentials', client_id: context.client_id, client_secret_env: 'CONFORMANCE_CLIENT_SECRET' };
   }
   if (scenario === 'auth/client-credentials-jwt') {
-    return { grant: 'client_credentials', client_id: context.client_id, private_key_env: 'CONFORMANCE_PRIVATE_KEY', signing_algorithm: context.signing_algorithm };
+    return {
+      grant: 'client_credentials',
+      client_id: context.client_id,
+      private_key_env: 'CONFORMANCE_PRIVATE_KEY',
+      signing_algorithm: context.signing_algorithm,
+    };
   }
   if (scenario === 'auth/cross-app-access-complete-flow') {
     const idp = { token_endpoint: context.idp_token_endpoint, client_id: context.idp_client_id, id_token_env: 'CONFORMANCE_ID_TOKEN' };
@@ -51,7 +56,11 @@ function oauthBlock() {
 }
 
 const state = mkdtempSync(join(tmpdir(), 'fisk-conformance-'));
-const SECRETS = { CONFORMANCE_CLIENT_SECRET: context.client_secret, CONFORMANCE_PRIVATE_KEY: context.private_key_pem, CONFORMANCE_ID_TOKEN: context.idp_id_token };
+const SECRETS = {
+  CONFORMANCE_CLIENT_SECRET: context.client_secret,
+  CONFORMANCE_PRIVATE_KEY: context.private_key_pem,
+  CONFORMANCE_ID_TOKEN: context.idp_id_token,
+};
 const env = { ...process.env, XDG_STATE_HOME: state };
 for (const [name, value] of Object.entries(SECRETS)) env[name] = value ?? '';
 const oauth = oauthBlock();

@@ -36,7 +36,9 @@ describe('fisk mcp off loopback with auth_token_env', () => {
   beforeAll(async () => {
     ensureBuilt();
     holder = spawn('sleep', ['300'], { env: { PATH: process.env['PATH'], SERVED_MCP_TOKEN: TOKEN }, stdio: 'ignore' });
-    agent = agentDir(`identity: tokened\napplication_path: ${FISK_APP}\nexpose:\n  agent:\n    mcp:\n      address: 0.0.0.0\n      auth_token_env: SERVED_MCP_TOKEN\n    tools:\n      include: { tools: ['^(env|echo)$'] }\n`);
+    agent = agentDir(
+      `identity: tokened\napplication_path: ${FISK_APP}\nexpose:\n  agent:\n    mcp:\n      address: 0.0.0.0\n      auth_token_env: SERVED_MCP_TOKEN\n    tools:\n      include: { tools: ['^(env|echo)$'] }\n`,
+    );
     server = await startFiskMcp(agent.config, agent.dir, { SERVED_MCP_TOKEN: TOKEN, FIXTURE_READ_ENVIRON: String(holder.pid) });
   }, 240_000);
 
@@ -48,17 +50,27 @@ describe('fisk mcp off loopback with auth_token_env', () => {
 
   it('warns that it is not on loopback and prints the header to add, never the token', () => {
     const err = server.stderr();
-    expect(err).toMatch(/warning: serving on 0\.0\.0\.0, which is not a loopback address: anyone who can reach the port and holds the token can call the tools/);
-    expect(err).toMatch(/claude mcp add --transport http tokened http:\/\/localhost:\d+\/mcp --header "Authorization: Bearer \$SERVED_MCP_TOKEN"/);
+    expect(err).toMatch(
+      /warning: serving on 0\.0\.0\.0, which is not a loopback address: anyone who can reach the port and holds the token can call the tools/,
+    );
+    expect(err).toMatch(
+      /claude mcp add --transport http tokened http:\/\/localhost:\d+\/mcp --header "Authorization: Bearer \$SERVED_MCP_TOKEN"/,
+    );
     expect(err).not.toContain(TOKEN);
   });
 
   it('refuses a client without the token', async () => {
-    await expect(connect(server.url)).rejects.toMatchObject({ code: 401, message: expect.stringMatching(/unauthorized: send Authorization: Bearer <token>/) as unknown });
+    await expect(connect(server.url)).rejects.toMatchObject({
+      code: 401,
+      message: expect.stringMatching(/unauthorized: send Authorization: Bearer <token>/) as unknown,
+    });
   });
 
   it('refuses a client with a wrong token, or the right one under another scheme', async () => {
-    await expect(connect(server.url, 'Bearer served-token-4f1c9a7e2b6d8054')).rejects.toMatchObject({ code: 401, message: expect.stringMatching(/not the one this server was started with/) as unknown });
+    await expect(connect(server.url, 'Bearer served-token-4f1c9a7e2b6d8054')).rejects.toMatchObject({
+      code: 401,
+      message: expect.stringMatching(/not the one this server was started with/) as unknown,
+    });
     await expect(connect(server.url, `Basic ${TOKEN}`)).rejects.toMatchObject({ code: 401 });
   });
 
@@ -77,7 +89,12 @@ describe('fisk mcp off loopback with auth_token_env', () => {
   it('refuses a browser request from another origin even with the token', async () => {
     const r = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKEN}`,
+        origin: 'https://evil.example',
+      },
       body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
     });
     expect(r.status).toBe(403);
@@ -130,7 +147,9 @@ describe('fisk mcp refuses to start', () => {
   it('off loopback without auth_token_env, naming the key', async () => {
     const err = await refusal(`identity: open\napplication_path: ${FISK_APP}\nexpose:\n  agent:\n    mcp:\n      address: 0.0.0.0\n`);
     expect(err).toMatch(/exited with 3/);
-    expect(err).toMatch(/refusing to serve on 0\.0\.0\.0, which is not a loopback address, without a token.*set expose\.agent\.mcp\.auth_token_env/s);
+    expect(err).toMatch(
+      /refusing to serve on 0\.0\.0\.0, which is not a loopback address, without a token.*set expose\.agent\.mcp\.auth_token_env/s,
+    );
   }, 60_000);
 
   it('when the variable auth_token_env names is not set or empty, naming it', async () => {

@@ -20,7 +20,9 @@ const HOSTILE = fileURLToPath(new URL('../fixtures/hostile-mcp-server.mjs', impo
 const SECRET = 'ghp-only-for-gh-0123456789abcdef';
 
 function environ(pid: number): Record<string, string> {
-  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter((p) => p !== '');
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .filter((p) => p !== '');
   return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
 }
 
@@ -59,19 +61,27 @@ mcp_clients:
 `;
   const config = parseConfigForMode({ text: yaml }, 'run');
   // the same token exported a second time under another name is the same credential
-  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], GH_PAT: SECRET, GITHUB_COPY: SECRET, HARMLESS_SETTING: 'visible-to-tools' };
+  const env = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    GH_PAT: SECRET,
+    GITHUB_COPY: SECRET,
+    HARMLESS_SETTING: 'visible-to-tools',
+  };
   runtime = await openRuntime(config, 'run', { env, provider: model });
   await until(() => existsSync(ghPid) && existsSync(otherPid), 'both servers to write their pids');
   return { gh: pidIn(ghPid), other: pidIn(otherPid) };
 }
 
 function toolResults(model: ScriptedProvider, request: number): string[] {
-  const blocks = (model.requests[request]?.messages ?? []).flatMap((m) => m.content).filter((b): b is ToolResultBlock => b.type === 'tool_result');
+  const blocks = (model.requests[request]?.messages ?? [])
+    .flatMap((m) => m.content)
+    .filter((b): b is ToolResultBlock => b.type === 'tool_result');
   return blocks.map((b) => JSON.stringify(b.content));
 }
 
 describe('a credential given to one MCP server', () => {
-  it('is in that server\'s environment under the name its entry gives, and in no other server\'s', async () => {
+  it("is in that server's environment under the name its entry gives, and in no other server's", async () => {
     const pids = await open(new ScriptedProvider([]));
     const gh = environ(pids.gh);
     expect(gh['GITHUB_TOKEN']).toBe(SECRET);
@@ -86,7 +96,7 @@ describe('a credential given to one MCP server', () => {
     expect(other['PATH']).toBe(process.env['PATH']);
   });
 
-  it('is absent from a running application command\'s environment', async () => {
+  it("is absent from a running application command's environment", async () => {
     const model = new ScriptedProvider([toolUseResponse([{ name: 'sleep', input: { seconds: '60' } }]), textResponse('done')]);
     await open(model);
     if (runtime === undefined) throw new Error('no runtime');

@@ -27,7 +27,9 @@ describe('tools/list_changed during a call', () => {
       textResponse('done'),
     ]);
     const config = parseConfigForMode(
-      { text: `identity: grower\nsystem_prompt: You grow things.\nllm: {model: scripted}\nmcp_clients:\n  - name: grower\n    command: ${process.execPath}\n    args: [${HOSTILE}, changing]\n    confirm: never\n` },
+      {
+        text: `identity: grower\nsystem_prompt: You grow things.\nllm: {model: scripted}\nmcp_clients:\n  - name: grower\n    command: ${process.execPath}\n    args: [${HOSTILE}, changing]\n    confirm: never\n`,
+      },
       'run',
     );
     runtime = await openRuntime(config, 'run', { env: process.env, provider: model });

@@ -36,11 +36,15 @@ beforeEach(() => fake.reset());
 function agent(name: string, servers: string): string {
   const cwd = join(dir, name);
   mkdirSync(cwd, { recursive: true });
-  writeFileSync(join(cwd, 'agent.yaml'), `identity: ${name}\nsystem_prompt: You use tools.\nllm: {model: claude-fake-1}\nmcp_clients:\n${servers}`);
+  writeFileSync(
+    join(cwd, 'agent.yaml'),
+    `identity: ${name}\nsystem_prompt: You use tools.\nllm: {model: claude-fake-1}\nmcp_clients:\n${servers}`,
+  );
   return cwd;
 }
 
-const run = (cwd: string, prompt: string): ReturnType<typeof runFisk> => runFisk(['run', '--base-url', fake.url, '--api-key', 'k', prompt], cwd);
+const run = (cwd: string, prompt: string): ReturnType<typeof runFisk> =>
+  runFisk(['run', '--base-url', fake.url, '--api-key', 'k', prompt], cwd);
 
 interface SentTool {
   readonly name: string;
@@ -78,7 +82,7 @@ describe('a server whose tool names the model APIs refuse', () => {
     expect(JSON.stringify(fake.requests[1]?.body)).toContain('read.file {}');
   });
 
-  it('is listed by fisk info with each rewritten name beside the server\'s own', async () => {
+  it("is listed by fisk info with each rewritten name beside the server's own", async () => {
     const cwd = agent('dotted-info', servers);
     const r = await runFisk(['info'], cwd);
     expect(r.code).toBe(0);
@@ -105,7 +109,9 @@ ${prefix}`;
     const cwd = agent('twice', twice(''));
     const r = await run(cwd, 'list the files');
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/MCP server "fs2" lists \w+, a name MCP server "fs1" already has; set mcp_clients\[1\]\.prefix \(prefix: fs2 names its tools fs2_<tool>\)/);
+    expect(r.stderr).toMatch(
+      /MCP server "fs2" lists \w+, a name MCP server "fs1" already has; set mcp_clients\[1\]\.prefix \(prefix: fs2 names its tools fs2_<tool>\)/,
+    );
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -113,14 +119,19 @@ ${prefix}`;
     const cwd = agent('twice-info', twice(''));
     const r = await runFisk(['info'], cwd);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: mcp_clients\[1\]\.prefix: tool "read_file" of MCP server "fs2" is not listed: the name is already taken by MCP server "fs1"; fisk run refuses to start/);
+    expect(r.stderr).toMatch(
+      /warning: mcp_clients\[1\]\.prefix: tool "read_file" of MCP server "fs2" is not listed: the name is already taken by MCP server "fs1"; fisk run refuses to start/,
+    );
     expect(r.stdout).toMatch(/read_file\s+mcp:fs1/);
     expect(r.stdout).not.toMatch(/mcp:fs2/);
   });
 
   it('runs with a prefix on the second, each call reaching its own server', async () => {
     const cwd = agent('twice-prefixed', twice('    prefix: fs2\n'));
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'fs2_list_directory', input: { path: join(dir, 'two') } }]), anthropicText('listed'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'fs2_list_directory', input: { path: join(dir, 'two') } }]),
+      anthropicText('listed'),
+    );
     const r = await run(cwd, 'list the second root');
     expect(r.code).toBe(0);
     const names = sentTools(0).map((t) => t.name);

@@ -50,7 +50,9 @@ describe('a stdio MCP server that never answers initialize', () => {
     const pidFile = join(tempDir(), 'hang.pid');
     const hanging = entry({ name: 'stuck', args: [HOSTILE, 'hang', pidFile], startupTimeout: { text: '1s', ms: 1_000 } });
     const pids = pidsIn(pidFile);
-    await expect(openMcpSessions([hanging], opts)).rejects.toThrow(/MCP server "stuck" .* did not finish starting within 1s; raise mcp_clients\[0\]\.startup_timeout/);
+    await expect(openMcpSessions([hanging], opts)).rejects.toThrow(
+      /MCP server "stuck" .* did not finish starting within 1s; raise mcp_clients\[0\]\.startup_timeout/,
+    );
     // by the time the failure is reported, the group is gone: nothing is left to wait for
     for (const pid of await pids) expect(running(pid)).toBe(false);
   });

@@ -53,11 +53,20 @@ async function call(set: McpSessionSet, name: string, input: Record<string, unkn
 
 describe('a sandboxed stdio MCP server', () => {
   it('reads what it may, writes only where its own writable key allows, and sees nothing hidden', async () => {
-    const server = entry({ name: 'fs', args: [FILESYSTEM, shared, writable], sandbox: { enabled: true, network: false, writable: [writable] } });
+    const server = entry({
+      name: 'fs',
+      args: [FILESYSTEM, shared, writable],
+      sandbox: { enabled: true, network: false, writable: [writable] },
+    });
     const set = await openMcpSessions([server], { env: process.env, credentialEnvNames: [], sandbox: settings });
     try {
       // what fisk info and the run's fingerprint see of it
-      expect(set.sources()[0]?.tools[0]?.capabilities.sandbox).toEqual({ network: false, writable: [writable], hide: [join(shared, 'secret.txt')], grants: [] });
+      expect(set.sources()[0]?.tools[0]?.capabilities.sandbox).toEqual({
+        network: false,
+        writable: [writable],
+        hide: [join(shared, 'secret.txt')],
+        grants: [],
+      });
       expect(await call(set, 'read_text_file', { path: join(shared, 'readme.txt') })).toMatch(/visible/);
       expect(await call(set, 'read_text_file', { path: join(shared, 'secret.txt') })).not.toMatch(/hidden-secret-value/);
       expect(await call(set, 'write_file', { path: join(shared, 'escaped.txt'), content: 'x' })).toMatch(/read-only file system|EROFS/i);
@@ -71,11 +80,19 @@ describe('a sandboxed stdio MCP server', () => {
 
   it('never starts outside a sandbox when none was opened for it', async () => {
     const server = entry({ name: 'fs', args: [FILESYSTEM, shared], sandbox: { enabled: true, network: false, writable: undefined } });
-    await expect(openMcpSessions([server], { env: process.env, credentialEnvNames: [] })).rejects.toThrow(/mcp_clients\[0\]\.sandbox is on but this runtime opened no sandbox/);
+    await expect(openMcpSessions([server], { env: process.env, credentialEnvNames: [] })).rejects.toThrow(
+      /mcp_clients\[0\]\.sandbox is on but this runtime opened no sandbox/,
+    );
   });
 
   it('fails to start, naming what bubblewrap said, when its sandbox cannot be set up', async () => {
-    const server = entry({ name: 'fs', args: [FILESYSTEM, shared], sandbox: { enabled: true, network: false, writable: [`/proc/${process.pid}`] } });
-    await expect(openMcpSessions([server], { env: process.env, credentialEnvNames: [], sandbox: settings })).rejects.toThrow(/bwrap: Can't mkdir/);
+    const server = entry({
+      name: 'fs',
+      args: [FILESYSTEM, shared],
+      sandbox: { enabled: true, network: false, writable: [`/proc/${process.pid}`] },
+    });
+    await expect(openMcpSessions([server], { env: process.env, credentialEnvNames: [], sandbox: settings })).rejects.toThrow(
+      /bwrap: Can't mkdir/,
+    );
   });
 });

@@ -21,7 +21,9 @@ describe('fisk mcp with harness.sandbox', () => {
     ensureBuilt();
     // outside /tmp, which every sandboxed child has a private copy of
     outside = mkdtempSync('/var/tmp/fisk-mcp-sandbox-');
-    agent = agentDir(`identity: boxed\napplication_path: ${APP}\nharness:\n  sandbox:\n    enabled: true\nexpose:\n  agent:\n    mcp: {}\n`);
+    agent = agentDir(
+      `identity: boxed\napplication_path: ${APP}\nharness:\n  sandbox:\n    enabled: true\nexpose:\n  agent:\n    mcp: {}\n`,
+    );
     server = await startFiskMcp(agent.config, agent.dir);
     client = await connectClient(server.url);
   }, 240_000);

@@ -50,7 +50,9 @@ describe('fisk mcp serving a fixture application', () => {
     expect(err).toMatch(/warning: harness\.memory has no effect over MCP/);
     expect(err).toMatch(/note: not serving secret \(denied\)/);
     expect(err).toMatch(/warning: confirm_over_mcp is auto: confirm-gated tools \(purge\) run ungated for clients that cannot be asked/);
-    expect(err).toMatch(/Serving 4 tools over MCP at http:\/\/127\.0\.0\.1:\d+\/mcp as pidapp-agent\/2\.0\.0 \(every path answers; clients usually use \/mcp\)\n {2}echo\n {2}purge\n {2}hang\n {2}fail\n/);
+    expect(err).toMatch(
+      /Serving 4 tools over MCP at http:\/\/127\.0\.0\.1:\d+\/mcp as pidapp-agent\/2\.0\.0 \(every path answers; clients usually use \/mcp\)\n {2}echo\n {2}purge\n {2}hang\n {2}fail\n/,
+    );
     expect(err).toMatch(/claude mcp add --transport http pidapp-agent http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
   });
 
@@ -103,7 +105,10 @@ describe('fisk mcp serving a fixture application', () => {
       const c = await client(server.url, () => Promise.resolve(answer));
       const r = await c.callTool({ name: 'purge', arguments: { target: 'cache' } });
       expect(r.isError).toBe(true);
-      expect(JSON.parse(resultText(r))).toMatchObject({ allowed: false, reason: expect.stringMatching(/so the call was not run; .*do not retry it: ask the user what they want instead$/) as unknown });
+      expect(JSON.parse(resultText(r))).toMatchObject({
+        allowed: false,
+        reason: expect.stringMatching(/so the call was not run; .*do not retry it: ask the user what they want instead$/) as unknown,
+      });
     }
   });
 
@@ -126,7 +131,11 @@ describe('fisk mcp serving a fixture application', () => {
   it('answers protocol errors with the JSON-RPC codes the specification gives', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const post = async (body: string, session?: string): Promise<string> => {
-      const r = await fetch(server.url, { method: 'POST', headers: session === undefined ? headers : { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }, body });
+      const r = await fetch(server.url, {
+        method: 'POST',
+        headers: session === undefined ? headers : { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+        body,
+      });
       return r.text();
     };
     expect(await post('{"jsonrpc":"2.0","id":1,')).toContain('"code":-32700');
@@ -134,13 +143,20 @@ describe('fisk mcp serving a fixture application', () => {
     const init = await fetch(server.url, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
     const session = init.headers.get('mcp-session-id') ?? '';
     await init.text();
     await post('{"jsonrpc":"2.0","method":"notifications/initialized"}', session);
     expect(await post('{"jsonrpc":"2.0","id":2,"method":"resources/frobnicate"}', session)).toContain('"code":-32601');
-    expect(await post('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":["hello"]}}', session)).toContain('"code":-32602');
+    expect(await post('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":["hello"]}}', session)).toContain(
+      '"code":-32602',
+    );
     await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } });
   });
 
@@ -174,7 +190,9 @@ describe('fisk mcp confirm_over_mcp: always', () => {
 describe('fisk mcp serving no gated tool', () => {
   it('does not warn that confirm_over_mcp lets gated tools run unasked', async () => {
     ensureBuilt();
-    const agent = agentDir(`identity: pidapp-agent\napplication_path: ${PID_APP}\nexpose:\n  agent:\n    tools: {exclude: {tools: ['^purge$']}}\n    mcp: {confirm_over_mcp: never}\n`);
+    const agent = agentDir(
+      `identity: pidapp-agent\napplication_path: ${PID_APP}\nexpose:\n  agent:\n    tools: {exclude: {tools: ['^purge$']}}\n    mcp: {confirm_over_mcp: never}\n`,
+    );
     const server = await startFiskMcp(agent.config, agent.dir);
     try {
       expect(server.stderr()).toMatch(/Serving 3 tools over MCP/);
@@ -190,7 +208,9 @@ describe('fisk mcp with mcp_clients configured', () => {
   it('serves only its own tools, says so, and never starts the servers', async () => {
     ensureBuilt();
     // a server that cannot start: were it started, fisk would stop with a missing program
-    const agent = agentDir(`identity: pidapp-agent\napplication_path: ${PID_APP}\nmcp_clients:\n  - {name: fs, command: /nonexistent/mcp-server, confirm: always}\nexpose:\n  agent:\n    mcp: {}\n`);
+    const agent = agentDir(
+      `identity: pidapp-agent\napplication_path: ${PID_APP}\nmcp_clients:\n  - {name: fs, command: /nonexistent/mcp-server, confirm: always}\nexpose:\n  agent:\n    mcp: {}\n`,
+    );
     const server = await startFiskMcp(agent.config, agent.dir);
     try {
       expect(server.stderr()).toMatch(/note: mcp_clients are not served over MCP: .*so those servers are not started/);
@@ -225,7 +245,9 @@ describe('fisk mcp shutdown', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`answers a call in flight as not completed on ${signal}, leaving no process of its command behind`, async () => {
       ensureBuilt();
-      const agent = agentDir(`identity: pidapp-agent\napplication_path: ${PID_APP}\nexpose:\n  agent:\n    mcp:\n      tool_timeout: 10m\n`);
+      const agent = agentDir(
+        `identity: pidapp-agent\napplication_path: ${PID_APP}\nexpose:\n  agent:\n    mcp:\n      tool_timeout: 10m\n`,
+      );
       const pids = join(agent.dir, 'pids');
       const server = await startFiskMcp(agent.config, agent.dir, { PIDFILE: pids });
       try {
@@ -237,7 +259,9 @@ describe('fisk mcp shutdown', () => {
         server.child.kill(signal);
         const r = await call;
         expect(r.isError).toBe(true);
-        expect(resultText(r)).toMatch(/^the server is shutting down, so the call to hang did not complete .*retried once the server is back$/);
+        expect(resultText(r)).toMatch(
+          /^the server is shutting down, so the call to hang did not complete .*retried once the server is back$/,
+        );
         expect(await server.exited).toBe(0);
         expect(server.stderr()).toMatch(/MCP server stopped/);
         // killed before the answer was sent; the kernel's reaping of them is not awaited by anyone

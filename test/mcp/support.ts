@@ -49,9 +49,18 @@ export interface FiskMcp {
 }
 
 /** Starts `fisk mcp` and resolves once it printed its endpoint. */
-export async function startFiskMcp(config: string, cwd: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<FiskMcp> {
+export async function startFiskMcp(
+  config: string,
+  cwd: string,
+  env: Record<string, string> = {},
+  args: readonly string[] = [],
+): Promise<FiskMcp> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN, 'mcp', '--config', config, '--port', String(port), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'mcp', '--config', config, '--port', String(port), ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout.resume();

@@ -18,7 +18,10 @@ afterEach(async () => {
   await Promise.allSettled(receivers.splice(0).map((r) => r.close()));
 });
 
-async function serveAndCall(telemetry: (receiver: OtlpReceiver) => string, args: string[] = []): Promise<{ receiver: OtlpReceiver; stderr: string; code: number | null }> {
+async function serveAndCall(
+  telemetry: (receiver: OtlpReceiver) => string,
+  args: string[] = [],
+): Promise<{ receiver: OtlpReceiver; stderr: string; code: number | null }> {
   ensureBuilt();
   const receiver = await startOtlpReceiver();
   receivers.push(receiver);
@@ -48,14 +51,20 @@ function toolSpans(receiver: OtlpReceiver, name: string): ReceivedSpan[] {
 
 describe('fisk mcp telemetry', () => {
   it('exports one root tool span per served call, with its exit, and no arguments', async () => {
-    const { receiver, stderr, code } = await serveAndCall((r) => `telemetry:\n  enabled: true\n  endpoint: ${r.url}\n  protocol: http/json\n`);
+    const { receiver, stderr, code } = await serveAndCall(
+      (r) => `telemetry:\n  enabled: true\n  endpoint: ${r.url}\n  protocol: http/json\n`,
+    );
     expect(code).toBe(0);
     expect(stderr).toMatch(/telemetry: 3 of 3 spans delivered/);
     const echo = toolSpans(receiver, 'echo');
     expect(echo.map((s) => s.attributes['fisk.tool.exit']).sort()).toEqual(['invalid_arguments', 'ok']);
     for (const s of echo) {
       expect(s.parentSpanId).toBe('');
-      expect(s.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'echo', 'fisk.tool.kind': 'command' });
+      expect(s.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'echo',
+        'fisk.tool.kind': 'command',
+      });
     }
     const [fail] = toolSpans(receiver, 'fail');
     expect(fail?.attributes).toMatchObject({ 'fisk.tool.exit': 'failed', 'fisk.tool.exit_code': 3, 'error.type': 'tool_failed' });

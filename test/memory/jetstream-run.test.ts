@@ -63,7 +63,13 @@ async function run(config: string): Promise<{ code: number; err: string }> {
 describe('fisk run with JetStream memory', () => {
   it('connects through nats_context and writes into the bucket', async () => {
     fake.reply(
-      anthropicToolUse([{ id: 'toolu_1', name: 'memory_write', input: { key: 'deploy.window', description: 'When deploys may run', content: 'Tuesdays after 10:00.' } }]),
+      anthropicToolUse([
+        {
+          id: 'toolu_1',
+          name: 'memory_write',
+          input: { key: 'deploy.window', description: 'When deploys may run', content: 'Tuesdays after 10:00.' },
+        },
+      ]),
       anthropicText('Saved.'),
     );
     const r = await run('    enabled: true\n    backend: jetstream\n    options: {bucket: agent-memory}\n');

@@ -40,7 +40,10 @@ function memoryBlock(backend: (typeof BACKENDS)[number]): string {
 
 function setUp(backend: (typeof BACKENDS)[number]): { config: string; store: () => Promise<Store> } {
   const config = join(dir, `${backend}.yaml`);
-  writeFileSync(config, `identity: keeper-${backend}\nnats_context: local\nsystem_prompt: You remember.\nharness:\n  memory:\n    enabled: true\n${memoryBlock(backend)}`);
+  writeFileSync(
+    config,
+    `identity: keeper-${backend}\nnats_context: local\nsystem_prompt: You remember.\nharness:\n  memory:\n    enabled: true\n${memoryBlock(backend)}`,
+  );
   const options = backend === 'file' ? '{}' : '{"bucket":"agent-memory"}';
   return { config, store: () => openMemoryStore({ backend, options }, { identity: `keeper-${backend}`, baseDir: dir, nats: nc }) };
 }

@@ -53,8 +53,17 @@ function configFor(backend: 'file' | 'jetstream'): Config {
 }
 
 /** What a host does at run start: open the configured store, check it, build tools and notes. */
-async function startRun(config: Config, provider: ScriptedProvider, prompt: string): Promise<{ store: Store; results: () => ToolResultBlock[]; answer: string }> {
-  const memory = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: base, nats: nc, natsContext: config.natsContext });
+async function startRun(
+  config: Config,
+  provider: ScriptedProvider,
+  prompt: string,
+): Promise<{ store: Store; results: () => ToolResultBlock[]; answer: string }> {
+  const memory = await prepareRunMemory(config.harness.memory, {
+    identity: config.identity,
+    baseDir: base,
+    nats: nc,
+    natsContext: config.natsContext,
+  });
   if (memory === undefined) throw new Error('memory is enabled in every configuration here');
   const { store, tools, notes } = memory;
   const source = new PublishedToolSetSource(new FrozenToolSet(tools.map((tool) => ({ tool, source: 'memory' as const, deferred: false }))));
@@ -69,7 +78,12 @@ describe.each(['file', 'jetstream'] as const)('memory across runs: %s', (backend
   it('a memory written in one run is in the next run’s index and can be read back', async () => {
     const config = configFor(backend);
     const first = new ScriptedProvider([
-      toolUseResponse([{ name: 'memory_write', input: { key: 'jokes.history', description: 'List of cow jokes already told', content: 'Why did the cow cross the road?' } }]),
+      toolUseResponse([
+        {
+          name: 'memory_write',
+          input: { key: 'jokes.history', description: 'List of cow jokes already told', content: 'Why did the cow cross the road?' },
+        },
+      ]),
       textResponse('Noted.'),
     ]);
     const run1 = await startRun(config, first, 'Tell me a joke and remember it.');
@@ -78,7 +92,10 @@ describe.each(['file', 'jetstream'] as const)('memory across runs: %s', (backend
     const firstSystem = first.requests[0]?.system.map((b) => b.text).join('\n') ?? '';
     expect(firstSystem).toContain('<memory-index>\n(none yet)\n</memory-index>');
 
-    const second = new ScriptedProvider([toolUseResponse([{ name: 'memory_read', input: { key: 'jokes.history' } }]), textResponse('A new one.')]);
+    const second = new ScriptedProvider([
+      toolUseResponse([{ name: 'memory_read', input: { key: 'jokes.history' } }]),
+      textResponse('A new one.'),
+    ]);
     await startRun(config, second, 'Another joke, not one you told.');
     const system = second.requests[0]?.system.map((b) => b.text).join('\n') ?? '';
     expect(system).toContain(
@@ -95,7 +112,10 @@ describe('read-only memory in a run', () => {
   it('offers no write tool and does not mention writing', async () => {
     const text = 'identity: ro\nsystem_prompt: p\nllm:\n  model: m\nharness:\n  memory: { enabled: true, read_only: true }\n';
     const config = parseConfigForMode({ text }, 'run');
-    const provider = new ScriptedProvider([toolUseResponse([{ name: 'memory_write', input: { key: 'k', description: 'd', content: 'c' } }]), textResponse('ok')]);
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'memory_write', input: { key: 'k', description: 'd', content: 'c' } }]),
+      textResponse('ok'),
+    ]);
     const run = await startRun(config, provider, 'write something');
     expect(provider.requests[0]?.tools.map((t) => t.name)).toEqual(['memory_list', 'memory_read']);
     expect(provider.requests[0]?.system.map((b) => b.text).join('\n')).not.toMatch(/memory_write|memory_delete/u);
@@ -114,7 +134,11 @@ describe('the scope through the session journal', () => {
     await m.store.read('plain', { scope: m.scope });
     const stored = decodeRecord(encodeRecord({ seq: 7, ...memoryScopeBody(m.scope.snapshot()) }));
     if (!('memory_scope' in stored)) throw new Error('expected a memory_scope record');
-    const resumed = await prepareRunMemory(config.harness.memory, { identity: config.identity, baseDir: base }, { snapshot: stored.memory_scope.revisions });
+    const resumed = await prepareRunMemory(
+      config.harness.memory,
+      { identity: config.identity, baseDir: base },
+      { snapshot: stored.memory_scope.revisions },
+    );
     expect(resumed?.scope.revision('plain')).toBe(0);
     expect(resumed?.scope.revision('__proto__')).toBe(0);
     expect(Object.keys(resumed?.scope.snapshot() ?? {})).toEqual(['__proto__', 'plain']);

@@ -47,17 +47,49 @@ ${extra}`;
 
 async function serve(port: number, extra = ''): Promise<FiskProcess> {
   writeFileSync(join(home, `agent-${port}.yaml`), yaml(port, extra));
-  const f = startFisk(['serve', '--config', `agent-${port}.yaml`, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state', '--workers', '2', '--verbose'], home, { ...env, AGENT_TOKEN: TOKEN });
+  const f = startFisk(
+    [
+      'serve',
+      '--config',
+      `agent-${port}.yaml`,
+      '--base-url',
+      fake.url,
+      '--api-key',
+      'sk-test',
+      '--state-dir',
+      'state',
+      '--workers',
+      '2',
+      '--verbose',
+    ],
+    home,
+    { ...env, AGENT_TOKEN: TOKEN },
+  );
   await waitForErr(f, 'Press Ctrl-C to stop');
   return f;
 }
 
 function userMessage(text: string, more: Partial<Message> = {}): Message {
-  return { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [], ...more };
+  return {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+    ...more,
+  };
 }
 
 function request(message: Message, returnImmediately = false): SendMessageRequest {
-  return { tenant: '', message, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately }, metadata: undefined };
+  return {
+    tenant: '',
+    message,
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
+    metadata: undefined,
+  };
 }
 
 const auth = { serviceParameters: { Authorization: `Bearer ${TOKEN}` } };
@@ -78,7 +110,8 @@ function toolResults(requests: readonly ReceivedRequest[]): string[] {
     const body = r.body as { messages?: { content: unknown }[] } | undefined;
     const last = body?.messages?.[body.messages.length - 1];
     if (!Array.isArray(last?.content)) continue;
-    for (const b of last.content as { type: string; content?: unknown }[]) if (b.type === 'tool_result') out.push(JSON.stringify(b.content));
+    for (const b of last.content as { type: string; content?: unknown }[])
+      if (b.type === 'tool_result') out.push(JSON.stringify(b.content));
   }
   return out;
 }
@@ -87,7 +120,13 @@ beforeAll(async () => {
   ensureBuilt();
   fake = await startFakeModelServer();
   home = mkdtempSync(join(tmpdir(), 'fisk-a2a-http-'));
-  env = { PATH: process.env['PATH'] ?? '', HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), XDG_STATE_HOME: join(home, 'xdg-state'), NO_COLOR: '1' };
+  env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+    XDG_STATE_HOME: join(home, 'xdg-state'),
+    NO_COLOR: '1',
+  };
 }, 180_000);
 
 afterAll(async () => {
@@ -128,14 +167,19 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
   });
 
-  it('says each tool\'s tags once, in the skill\'s tags, and fisk discover prints them once', async () => {
+  it("says each tool's tags once, in the skill's tags, and fisk discover prints them once", async () => {
     const card = await client.getAgentCard();
     const ls = card.skills.find((s) => s.id === 'stream_ls');
-    expect(ls).toMatchObject({ description: 'Lists streams\n\nLists every stream the account can see.', tags: ['tool', 'ai:read_only', 'ai:idempotent'] });
+    expect(ls).toMatchObject({
+      description: 'Lists streams\n\nLists every stream the account can see.',
+      tags: ['tool', 'ai:read_only', 'ai:idempotent'],
+    });
     expect(card.skills.find((s) => s.id === 'echo')?.tags).toEqual(['tool']);
     const shown = await runFisk(['discover', base], home, env);
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(/ {2}stream_ls\n {4}Lists streams\n {4}Lists every stream the account can see\.\n {4}tags: tool, ai:read_only, ai:idempotent\n/);
+    expect(shown.stdout).toMatch(
+      / {2}stream_ls\n {4}Lists streams\n {4}Lists every stream the account can see\.\n {4}tags: tool, ai:read_only, ai:idempotent\n/,
+    );
     expect(shown.stdout).not.toMatch(/Tags:/);
   });
 
@@ -151,7 +195,10 @@ describe('fisk serve with expose.agent.a2a_http', () => {
 
   it('streams a task: status updates as it works, then the answer artifact, then completed', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello' } }], { usage: { input_tokens: 100, output_tokens: 10 } }), anthropicText('echoed', { usage: { input_tokens: 120, output_tokens: 5 } }));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: { first: 'hello' } }], { usage: { input_tokens: 100, output_tokens: 10 } }),
+      anthropicText('echoed', { usage: { input_tokens: 120, output_tokens: 5 } }),
+    );
     const events: StreamResponse[] = [];
     for await (const e of client.sendMessageStream(request(userMessage('Echo hello')), auth)) events.push(e);
     const kinds = events.map((e) => e.payload?.$case);
@@ -168,7 +215,10 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     expect(art?.$case === 'artifactUpdate' ? textOf(art.value.artifact?.parts) : '').toBe('echoed');
     // the last status carries the run's token use, for a delegating caller to count
     const final = events[events.length - 1]?.payload;
-    const usage = final?.$case === 'statusUpdate' ? (final.value.metadata?.['usage'] as { input_tokens: number; output_tokens: number } | undefined) : undefined;
+    const usage =
+      final?.$case === 'statusUpdate'
+        ? (final.value.metadata?.['usage'] as { input_tokens: number; output_tokens: number } | undefined)
+        : undefined;
     expect(usage).toEqual({ input_tokens: 220, output_tokens: 15 });
   });
 
@@ -234,7 +284,10 @@ describe('fisk serve with expose.agent.a2a_http', () => {
 
   it('puts a question to the caller as input-required, and the answer on the task lets the run go on', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_q', name: 'ask_human_confirm', input: { question: 'Shout it?' } }]), anthropicText('shouted, as you agreed'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_q', name: 'ask_human_confirm', input: { question: 'Shout it?' } }]),
+      anthropicText('shouted, as you agreed'),
+    );
     const asked = asTask(await client.sendMessage(request(userMessage('Say it')), auth));
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(asked.status?.message?.parts)).toContain('Shout it?');
@@ -265,14 +318,22 @@ describe('fisk serve with expose.agent.a2a_http', () => {
 
   it('continues the conversation in a further task of the same context, one task at a time', async () => {
     fake.reset();
-    fake.reply(anthropicToolUse([{ id: 'toolu_c', name: 'ask_human_confirm', input: { question: 'Blue?' } }]), anthropicText('blue it is'), anthropicText('you chose blue'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_c', name: 'ask_human_confirm', input: { question: 'Blue?' } }]),
+      anthropicText('blue it is'),
+      anthropicText('you chose blue'),
+    );
     const first = asTask(await client.sendMessage(request(userMessage('Pick a colour')), auth));
     expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     // the conversation's task is waiting for its answer: a second task in it is refused
-    await expect(client.sendMessage(request(userMessage('Something else', { contextId: first.contextId })), auth)).rejects.toThrow(/has a task still open/u);
+    await expect(client.sendMessage(request(userMessage('Something else', { contextId: first.contextId })), auth)).rejects.toThrow(
+      /has a task still open/u,
+    );
     const answered = asTask(await client.sendMessage(request(userMessage('yes', { taskId: first.id })), auth));
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const second = asTask(await client.sendMessage(request(userMessage('Which colour did I choose?', { contextId: first.contextId })), auth));
+    const second = asTask(
+      await client.sendMessage(request(userMessage('Which colour did I choose?', { contextId: first.contextId })), auth),
+    );
     expect(second.id).not.toBe(first.id);
     expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(second.artifacts[0]?.parts)).toBe('you chose blue');
@@ -312,8 +373,14 @@ describe('fisk serve with expose.agent.a2a_http', () => {
 
   it('refuses a call without the token, and with a wrong one', async () => {
     await expect(client.sendMessage(request(userMessage('hi')))).rejects.toThrow(/401|unauthori[sz]ed/iu);
-    await expect(client.sendMessage(request(userMessage('hi')), { serviceParameters: { Authorization: 'Bearer wrong' } })).rejects.toThrow(/401|unauthori[sz]ed/iu);
-    const raw = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }) });
+    await expect(client.sendMessage(request(userMessage('hi')), { serviceParameters: { Authorization: 'Bearer wrong' } })).rejects.toThrow(
+      /401|unauthori[sz]ed/iu,
+    );
+    const raw = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+    });
     expect(raw.status).toBe(401);
     expect(raw.headers.get('www-authenticate')).toBe('Bearer');
   });
@@ -338,8 +405,18 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     await expect(client.sendMessage(deep, auth)).rejects.toThrow(/the most a delegation chain may hold/u);
     const viaHeader = await fetch(base, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer ${TOKEN}`, 'fisk-hops': 'planner,httpagent' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      headers: {
+        'content-type': 'application/json',
+        'a2a-version': '1.0',
+        authorization: `Bearer ${TOKEN}`,
+        'fisk-hops': 'planner,httpagent',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'SendMessage',
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+      }),
     });
     expect(JSON.stringify(await viaHeader.json())).toMatch(/go round in a circle/u);
     expect(fake.requests).toHaveLength(0);
@@ -351,8 +428,15 @@ describe('fisk serve with expose.agent.a2a_http', () => {
       join(home, 'caller.yaml'),
       `identity: caller\nsystem_prompt: You delegate.\nllm:\n  model: claude-sonnet-4-6\n  no_tool_search: true\nremote_agents:\n  - name: httpagent\n    alias: helper\n    url: ${base}\n    headers: {Authorization: "Bearer \${AGENT_TOKEN}"}\n`,
     );
-    fake.reply(anthropicToolUse([{ id: 'toolu_d', name: 'delegate_helper', input: { task: 'What is six times seven?' } }]), anthropicText('forty-two, from the peer'), anthropicText('the helper says forty-two'));
-    const r = await runFisk(['run', '--config', 'caller.yaml', '--base-url', fake.url, '--api-key', 'sk-test', 'Ask the helper'], home, { ...env, AGENT_TOKEN: TOKEN });
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_d', name: 'delegate_helper', input: { task: 'What is six times seven?' } }]),
+      anthropicText('forty-two, from the peer'),
+      anthropicText('the helper says forty-two'),
+    );
+    const r = await runFisk(['run', '--config', 'caller.yaml', '--base-url', fake.url, '--api-key', 'sk-test', 'Ask the helper'], home, {
+      ...env,
+      AGENT_TOKEN: TOKEN,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('the helper says forty-two\n');
     // the served run was asked the task, and the caller's model was given its answer as data
@@ -369,7 +453,12 @@ describe('fisk serve with expose.agent.a2a_http', () => {
     const res = await fetch(base, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hi' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'message/send',
+        params: { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hi' }] } },
+      }),
     });
     const body = (await res.json()) as { result?: { kind: string; status: { state: string }; artifacts: { parts: { text: string }[] }[] } };
     expect(body.result?.status.state).toBe('completed');
@@ -422,12 +511,24 @@ describe('an A2A HTTP agent with a knowledge base and a short question window', 
     const port = await freePort();
     mkdirSync(join(home, 'docs'), { recursive: true });
     writeFileSync(join(home, 'docs', 'retention.md'), '# Retention\n\nBackups are kept for thirty days, then deleted.\n');
-    const knowledge = ['  knowledge:', '    enabled: true', '    paths: [docs]', '    citations:', "      - pattern: '^docs/(.+)\\.md$'", "        replace: 'https://docs.example/$1'", ''].join('\n');
+    const knowledge = [
+      '  knowledge:',
+      '    enabled: true',
+      '    paths: [docs]',
+      '    citations:',
+      "      - pattern: '^docs/(.+)\\.md$'",
+      "        replace: 'https://docs.example/$1'",
+      '',
+    ].join('\n');
     const config = yaml(port, '      question_timeout: 300ms\n').replace('expose:\n', () => `${knowledge}expose:\n`);
     writeFileSync(join(home, `agent-${port}.yaml`), config);
     const indexed = await runFisk(['knowledge', 'index', '--config', `agent-${port}.yaml`], home, env);
     expect(indexed.code, indexed.stderr).toBe(0);
-    worker = startFisk(['serve', '--config', `agent-${port}.yaml`, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state'], home, { ...env, AGENT_TOKEN: TOKEN });
+    worker = startFisk(
+      ['serve', '--config', `agent-${port}.yaml`, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', 'state'],
+      home,
+      { ...env, AGENT_TOKEN: TOKEN },
+    );
     await waitForErr(worker, 'Press Ctrl-C to stop');
     client = await new ClientFactory().createFromUrl(`http://127.0.0.1:${port}/`);
   }, 60_000);
@@ -448,7 +549,9 @@ describe('an A2A HTTP agent with a knowledge base and a short question window', 
     const citations = task.artifacts.find((a) => a.name === 'citations');
     expect(textOf(citations?.parts)).toBe('docs/retention.md#0 (Retention) https://docs.example/retention');
     const data = citations?.parts.find((p) => p.content?.$case === 'data')?.content;
-    expect(data?.$case === 'data' ? data.value : undefined).toEqual({ citations: [{ ref: 'docs/retention.md#0', section: 'Retention', url: 'https://docs.example/retention' }] });
+    expect(data?.$case === 'data' ? data.value : undefined).toEqual({
+      citations: [{ ref: 'docs/retention.md#0', section: 'Retention', url: 'https://docs.example/retention' }],
+    });
   });
 
   it('fails a task whose question goes unanswered past question_timeout, saying so', async () => {
@@ -471,7 +574,10 @@ describe('an A2A HTTP agent with a knowledge base and a short question window', 
 
 describe('A2A HTTP configuration errors', () => {
   it('refuses to listen off loopback without a token, naming the key', async () => {
-    writeFileSync(join(home, 'open.yaml'), `identity: open\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    a2a_http: {address: 0.0.0.0, port: 8999}\n`);
+    writeFileSync(
+      join(home, 'open.yaml'),
+      `identity: open\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    a2a_http: {address: 0.0.0.0, port: 8999}\n`,
+    );
     const r = await runFisk(['serve', '--config', 'open.yaml', '--api-key', 'k'], home, env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('expose.agent.a2a_http.auth_token_env');
@@ -490,7 +596,10 @@ describe('A2A HTTP configuration errors', () => {
   it('refuses a token shorter than 16 characters, as fisk mcp does, without printing it', async () => {
     const port = await freePort();
     writeFileSync(join(home, 'short.yaml'), yaml(port));
-    const r = await runFisk(['serve', '--config', 'short.yaml', '--api-key', 'k', '--base-url', fake.url], home, { ...env, AGENT_TOKEN: 'short-secret' });
+    const r = await runFisk(['serve', '--config', 'short.yaml', '--api-key', 'k', '--base-url', fake.url], home, {
+      ...env,
+      AGENT_TOKEN: 'short-secret',
+    });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('AGENT_TOKEN (named by expose.agent.a2a_http.auth_token_env) holds a token shorter than 16 characters');
     expect(r.stderr).not.toContain('short-secret');

@@ -50,18 +50,25 @@ function promptOf(req: ReceivedRequest): string {
 function model(req: ReceivedRequest): FakeReply {
   if (stalled) return { hang: true };
   const prompt = promptOf(req);
-  if (refused.has(prompt)) return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'this prompt is refused' } } };
+  if (refused.has(prompt))
+    return { status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'this prompt is refused' } } };
   const body = req.body as { messages: { content: unknown }[] };
   const last = body.messages[body.messages.length - 1];
   const answered = Array.isArray(last?.content) && (last.content as { type: string }[]).some((b) => b.type === 'tool_result');
   // "loop ..." calls the work tool on every turn, so only an iteration limit ends it
   if (prompt.startsWith('loop ')) return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: 0 } }]);
   const m = /^work (\d+)/u.exec(prompt);
-  if (m !== null && !answered) return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
+  if (m !== null && !answered)
+    return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
   return anthropicText(`done: ${prompt}`);
 }
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, 'state') });
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: home,
+  XDG_CONFIG_HOME: home,
+  XDG_STATE_HOME: join(home, 'state'),
+});
 
 /** Every write of a result to the task bucket, by task id, as a watcher saw them. */
 const results = new Map<string, string[]>();
@@ -80,7 +87,14 @@ beforeAll(async () => {
   writeFileSync(join(home, 'nats', 'context', 'cluster.json'), JSON.stringify({ url: cluster.url }));
   await jsm.streams.add({ name: 'JOBS', subjects: ['fisk.jobs.JOBS'], retention: RetentionPolicy.Workqueue, num_replicas: 3 });
   await jsm.consumers.add('JOBS', { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 2_000_000_000, num_replicas: 3 });
-  await jsm.streams.add({ name: 'RUNS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true, num_replicas: 3 });
+  await jsm.streams.add({
+    name: 'RUNS',
+    subjects: ['fisk.sessions.>'],
+    max_msgs_per_subject: 1,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+    num_replicas: 3,
+  });
   kv = await new Kvm(nc).create('TASKS', { history: 1, replicas: 3 });
   const watch = await kv.watch({ include: 'updates' });
   void (async () => {
@@ -89,7 +103,8 @@ beforeAll(async () => {
       writes.set(e.key, (writes.get(e.key) ?? 0) + 1);
       const state = e.json<{ state: string }>().state;
       const t = e.json<{ state: string; message?: string }>();
-      if (state === 'completed' || state === 'failed' || state === 'dead') results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
+      if (state === 'completed' || state === 'failed' || state === 'dead')
+        results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
     }
   })();
   fake = await startFakeModelServer({ fallback: model });
@@ -134,11 +149,15 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = spawn(process.execPath, [cli, 'serve', '--config', join(home, 'agent.yaml'), '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k'], {
-    cwd: home,
-    env: env(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--config', join(home, 'agent.yaml'), '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k'],
+    {
+      cwd: home,
+      env: env(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   workers.push(child);
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -169,7 +188,11 @@ function runCli(args: readonly string[]): Promise<{ code: number | null; out: st
 }
 
 /** The task records of `ids` once every one has a result. */
-async function allFinished(ids: readonly string[], timeout: number, ws: readonly Worker[] = []): Promise<Map<string, Record<string, unknown>>> {
+async function allFinished(
+  ids: readonly string[],
+  timeout: number,
+  ws: readonly Worker[] = [],
+): Promise<Map<string, Record<string, unknown>>> {
   return vi.waitFor(
     async () => {
       const out = new Map<string, Record<string, unknown>>();
@@ -199,11 +222,15 @@ describe('workers on a three-node cluster with R3 streams', () => {
     await pulling(3, ws);
     const js = jetstream(nc);
     const ids = Array.from({ length: 24 }, (_, i) => `batch-${i}`);
-    for (const [i, id] of ids.entries()) await js.publish('fisk.jobs.JOBS', JSON.stringify({ id, prompt: `work ${i % 3 === 0 ? 1 : 0} ${id}` }));
+    for (const [i, id] of ids.entries())
+      await js.publish('fisk.jobs.JOBS', JSON.stringify({ id, prompt: `work ${i % 3 === 0 ? 1 : 0} ${id}` }));
     // mid-batch: the stream's leader and one worker die
-    await vi.waitFor(() => {
-      if (results.size < 4) throw new Error(`only ${results.size} jobs finished before the faults`);
-    }, { timeout: 30_000, interval: 50 });
+    await vi.waitFor(
+      () => {
+        if (results.size < 4) throw new Error(`only ${results.size} jobs finished before the faults`);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     const leader = await cluster.streamLeader('JOBS');
     await leader.kill();
     ws[0]?.child.kill('SIGKILL');
@@ -214,17 +241,29 @@ describe('workers on a three-node cluster with R3 streams', () => {
     await leader.restart();
     const finished = await allFinished(ids, 90_000, ws);
     const wrong = ids.filter((id) => finished.get(id)?.['state'] !== 'completed' || results.get(id)?.length !== 1);
-    if (wrong.length > 0) throw new Error(`not completed once: ${wrong.map((id) => `${id}: ${JSON.stringify(finished.get(id))} ${JSON.stringify(results.get(id))}`).join('\n')}\n${ws.map((w) => w.stderr().slice(-3000)).join('\n---\n')}`);
-    for (const id of ids) expect(finished.get(id)).toMatchObject({ state: 'completed', answer: `done: ${`work ${ids.indexOf(id) % 3 === 0 ? 1 : 0} ${id}`}` });
+    if (wrong.length > 0)
+      throw new Error(
+        `not completed once: ${wrong.map((id) => `${id}: ${JSON.stringify(finished.get(id))} ${JSON.stringify(results.get(id))}`).join('\n')}\n${ws.map((w) => w.stderr().slice(-3000)).join('\n---\n')}`,
+      );
+    for (const id of ids)
+      expect(finished.get(id)).toMatchObject({ state: 'completed', answer: `done: ${`work ${ids.indexOf(id) % 3 === 0 ? 1 : 0} ${id}`}` });
     // each result was written once: none failed, none answered twice
     for (const id of ids) expect(results.get(id)).toEqual(['completed']);
     // the faults were felt: some job needed more than one attempt, and a worker said why
     expect([...finished.values()].some((t) => Number(t['attempts']) > 1)).toBe(true);
-    expect(ws.slice(1).map((w) => w.stderr()).join('\n')).toMatch(/attempt \d+ failed and is tried again/u);
-    await vi.waitFor(async () => {
-      const ci = await jsm.consumers.info('JOBS', 'workers');
-      if (ci.num_pending + ci.num_ack_pending > 0) throw new Error(`the queue still holds ${ci.num_pending + ci.num_ack_pending} jobs`);
-    }, { timeout: 30_000, interval: 100 });
+    expect(
+      ws
+        .slice(1)
+        .map((w) => w.stderr())
+        .join('\n'),
+    ).toMatch(/attempt \d+ failed and is tried again/u);
+    await vi.waitFor(
+      async () => {
+        const ci = await jsm.consumers.info('JOBS', 'workers');
+        if (ci.num_pending + ci.num_ack_pending > 0) throw new Error(`the queue still holds ${ci.num_pending + ci.num_ack_pending} jobs`);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     for (const w of ws.slice(1)) expect(w.child.exitCode).toBeNull();
   }, 180_000);
 
@@ -242,7 +281,10 @@ describe('workers on a three-node cluster with R3 streams', () => {
     const again = await runCli(['task', 'retry', '--config', 'agent.yaml', '--wait', 'refused-1']);
     expect(again).toMatchObject({ code: 0, out: 'done: a refused prompt\n' });
     expect(again.err).toMatch(/re-queued job refused-1 on JOBS; its journal is kept/u);
-    expect(await runCli(['task', 'retry', '--config', 'agent.yaml', 'refused-1'])).toMatchObject({ code: 2, err: expect.stringMatching(/task refused-1 is completed; only a failed or dead job can be retried/u) as unknown });
+    expect(await runCli(['task', 'retry', '--config', 'agent.yaml', 'refused-1'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/task refused-1 is completed; only a failed or dead job can be retried/u) as unknown,
+    });
     expect((await runCli(['task', 'ls', '--config', 'agent.yaml', '--state', 'completed'])).out).toMatch(/^refused-1 +completed +1 /mu);
     expect(await runCli(['task', 'rm', '--config', 'agent.yaml', 'refused-1'])).toMatchObject({ code: 0 });
     expect((await runCli(['task', 'show', '--config', 'agent.yaml', 'refused-1'])).code).toBe(1);
@@ -251,16 +293,37 @@ describe('workers on a three-node cluster with R3 streams', () => {
   it('retries a job under the budget its submission lowered', async () => {
     const w = startWorker();
     await pulling(1, [w]);
-    const first = await runCli(['task', 'submit', '--config', 'agent.yaml', '--id', 'capped-1', '--max-iterations', '2', '--wait', 'loop', 'capped']);
+    const first = await runCli([
+      'task',
+      'submit',
+      '--config',
+      'agent.yaml',
+      '--id',
+      'capped-1',
+      '--max-iterations',
+      '2',
+      '--wait',
+      'loop',
+      'capped',
+    ]);
     expect(first.code).toBe(5);
     expect(first.err).toMatch(/job capped-1 max_iterations: stopped after 2 model calls/u);
-    expect((await kv.get('capped-1'))?.json<Record<string, unknown>>()).toMatchObject({ state: 'failed', reason: 'max_iterations', budget: { max_iterations: 2 } });
+    expect((await kv.get('capped-1'))?.json<Record<string, unknown>>()).toMatchObject({
+      state: 'failed',
+      reason: 'max_iterations',
+      budget: { max_iterations: 2 },
+    });
     const again = await runCli(['task', 'retry', '--config', 'agent.yaml', '--wait', 'capped-1']);
     // the configured limit is far above 2: only the submission's own budget stops the retried run there
     expect(again.code).toBe(5);
     expect(again.err).toMatch(/job capped-1 max_iterations: stopped after 2 model calls/u);
     const retried = (await kv.get('capped-1'))?.json<Record<string, unknown>>();
-    expect(retried).toMatchObject({ state: 'failed', reason: 'max_iterations', budget: { max_iterations: 2 }, run_id: expect.any(String) as unknown });
+    expect(retried).toMatchObject({
+      state: 'failed',
+      reason: 'max_iterations',
+      budget: { max_iterations: 2 },
+      run_id: expect.any(String) as unknown,
+    });
     expect(results.get('capped-1')).toHaveLength(2);
   }, 120_000);
 
@@ -272,11 +335,14 @@ describe('workers on a three-node cluster with R3 streams', () => {
     const ids = Array.from({ length: 4 }, (_, i) => `elected-${i}`);
     let submits: { code: number | null; out: string; err: string }[];
     try {
-      submits = await Promise.all(ids.map((id) => runCli(['task', 'submit', '--config', 'agent.yaml', '--id', id, `during the election ${id}`])));
+      submits = await Promise.all(
+        ids.map((id) => runCli(['task', 'submit', '--config', 'agent.yaml', '--id', id, `during the election ${id}`])),
+      );
     } finally {
       await leader.restart();
     }
-    for (const [i, r] of submits.entries()) expect(r, `submit of ${ids[i] ?? ''}: ${r.err}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
+    for (const [i, r] of submits.entries())
+      expect(r, `submit of ${ids[i] ?? ''}: ${r.err}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
     // the election happened under the submissions: the stream's leader moved away from the killed node
     expect((await cluster.streamLeader('JOBS')).name).not.toBe(leader.name);
     const info = await jsm.streams.info('JOBS');
@@ -292,9 +358,12 @@ describe('workers on a three-node cluster with R3 streams', () => {
       const e = await kv.get(id);
       expect(e?.json<Record<string, unknown>>()).toMatchObject({ id, state: 'pending', prompt: `during the election ${id}` });
       // one record: written once, never rewritten by a repeated attempt
-      await vi.waitFor(() => {
-        if (writes.get(id) === undefined) throw new Error(`the bucket's watcher never saw ${id} written`);
-      }, { timeout: 15_000, interval: 100 });
+      await vi.waitFor(
+        () => {
+          if (writes.get(id) === undefined) throw new Error(`the bucket's watcher never saw ${id} written`);
+        },
+        { timeout: 15_000, interval: 100 },
+      );
       expect(writes.get(id), `writes of ${id}`).toBe(1);
     }
     await jsm.streams.purge('JOBS');
@@ -306,16 +375,34 @@ describe('workers on a three-node cluster with R3 streams', () => {
     const config = join(home, 'gone.yaml');
     writeFileSync(
       config,
-      ['identity: gone', `application_path: ${app}`, 'nats_context: cluster', 'system_prompt: You test.', 'llm: {model: claude-sonnet-4-6, no_tool_search: true}', 'harness:', '  sessions: {backend: jetstream, options: {stream: RUNS}}', 'expose: {agent: {jobs: {stream: GONE, consumer: workers}}}', 'tasks: {backend: jetstream, options: {bucket: TASKS}}', ''].join('\n'),
+      [
+        'identity: gone',
+        `application_path: ${app}`,
+        'nats_context: cluster',
+        'system_prompt: You test.',
+        'llm: {model: claude-sonnet-4-6, no_tool_search: true}',
+        'harness:',
+        '  sessions: {backend: jetstream, options: {stream: RUNS}}',
+        'expose: {agent: {jobs: {stream: GONE, consumer: workers}}}',
+        'tasks: {backend: jetstream, options: {bucket: TASKS}}',
+        '',
+      ].join('\n'),
     );
-    const child = spawn(process.execPath, [cli, 'serve', '--config', config, '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k'], { cwd: home, env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [cli, 'serve', '--config', config, '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k'],
+      { cwd: home, env: env(), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     workers.push(child);
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    await vi.waitFor(async () => {
-      if ((await jsm.consumers.info('GONE', 'workers')).num_waiting < 1) throw new Error(`the worker never pulled: ${err}`);
-    }, { timeout: 30_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        if ((await jsm.consumers.info('GONE', 'workers')).num_waiting < 1) throw new Error(`the worker never pulled: ${err}`);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     await jsm.streams.delete('GONE');
     expect(await exited).toBe(1);
     expect(err).toMatch(/the jobs stream GONE is gone; this worker stops\. Recreate it with: nats stream add GONE/u);

@@ -48,12 +48,18 @@ function model(req: ReceivedRequest) {
   const last = body.messages[body.messages.length - 1];
   const answered = Array.isArray(last?.content) && (last.content as { type: string }[]).some((b) => b.type === 'tool_result');
   const m = /^work (\d+)/u.exec(prompt);
-  if (m !== null && !answered) return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
+  if (m !== null && !answered)
+    return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
   return anthropicText(`done: ${prompt}`);
 }
 
 const callsFor = (prompt: string): number => fake.requests.filter((r) => promptOf(r) === prompt).length;
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, 'state') });
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: home,
+  XDG_CONFIG_HOME: home,
+  XDG_STATE_HOME: join(home, 'state'),
+});
 
 beforeAll(async () => {
   if (!existsSync(cli)) spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
@@ -67,7 +73,13 @@ beforeAll(async () => {
   writeFileSync(join(home, 'nats', 'context', 'js.json'), JSON.stringify({ url: nats.url }));
   await jsm.streams.add({ name: 'JOBS', subjects: ['fisk.jobs.JOBS'], retention: RetentionPolicy.Workqueue });
   await jsm.consumers.add('JOBS', { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 2_000_000_000 });
-  await jsm.streams.add({ name: 'RUNS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+  await jsm.streams.add({
+    name: 'RUNS',
+    subjects: ['fisk.sessions.>'],
+    max_msgs_per_subject: 1,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+  });
   await new Kvm(nc).create('TASKS', { history: 1 });
   fake = await startFakeModelServer({ fallback: model });
   writeFileSync(
@@ -94,7 +106,9 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const w of workers.splice(0)) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
   // the pull requests of killed workers are gone before the next test counts waiting workers
-  await eventually(async () => (await jsm.consumers.info('JOBS', 'workers')).num_waiting === 0, 'the killed workers\' pull requests to go', { intervalMs: 50 });
+  await eventually(async () => (await jsm.consumers.info('JOBS', 'workers')).num_waiting === 0, "the killed workers' pull requests to go", {
+    intervalMs: 50,
+  });
 });
 
 afterAll(async () => {
@@ -111,11 +125,15 @@ interface Worker {
 }
 
 function startWorker(): Worker {
-  const child = spawn(process.execPath, [cli, 'serve', '--config', join(home, 'agent.yaml'), '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k'], {
-    cwd: home,
-    env: env(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--config', join(home, 'agent.yaml'), '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k'],
+    {
+      cwd: home,
+      env: env(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   workers.push(child);
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -155,7 +173,11 @@ async function task(id: string): Promise<Record<string, unknown>> {
 
 function toolCalls(): string[] {
   const path = join(workDir, 'calls.log');
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l !== '') : [];
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 }
 
 async function untilToolCalls(n: number): Promise<string[]> {

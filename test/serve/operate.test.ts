@@ -51,11 +51,17 @@ function model(req: ReceivedRequest) {
   const last = body.messages[body.messages.length - 1];
   const answered = Array.isArray(last?.content) && (last.content as { type: string }[]).some((b) => b.type === 'tool_result');
   const m = /^work (\d+)/u.exec(prompt);
-  if (m !== null && !answered) return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
+  if (m !== null && !answered)
+    return anthropicToolUse([{ id: `toolu_${body.messages.length}`, name: 'work', input: { seconds: Number(m[1]) } }]);
   return anthropicText(`done: ${prompt}`);
 }
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, 'state') });
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: home,
+  XDG_CONFIG_HOME: home,
+  XDG_STATE_HOME: join(home, 'state'),
+});
 
 function agentYaml(healthPort: number, telemetry: boolean): string {
   return [
@@ -90,7 +96,13 @@ beforeAll(async () => {
   writeFileSync(join(home, 'nats', 'context', 'js.json'), JSON.stringify({ url: nats.url }));
   await jsm.streams.add({ name: 'OPJOBS', subjects: ['fisk.jobs.OPJOBS'], retention: RetentionPolicy.Workqueue });
   await jsm.consumers.add('OPJOBS', { durable_name: 'workers', ack_policy: AckPolicy.Explicit, ack_wait: 5_000_000_000 });
-  await jsm.streams.add({ name: 'OPRUNS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+  await jsm.streams.add({
+    name: 'OPRUNS',
+    subjects: ['fisk.sessions.>'],
+    max_msgs_per_subject: 1,
+    discard: DiscardPolicy.New,
+    discard_new_per_subject: true,
+  });
   await new Kvm(nc).create('OPTASKS', { history: 1 });
   fake = await startFakeModelServer({ fallback: model });
   otlp = await startOtlpReceiver();
@@ -115,11 +127,15 @@ interface Worker {
 }
 
 function startWorker(config: string, extra: readonly string[]): Worker {
-  const child = spawn(process.execPath, [cli, 'serve', '--config', config, '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k', ...extra], {
-    cwd: home,
-    env: env(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--config', config, '--work-dir', workDir, '--base-url', fake.url, '--api-key', 'k', ...extra],
+    {
+      cwd: home,
+      env: env(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.push(child);
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -156,7 +172,10 @@ describe('fisk serve for an operator', () => {
     writeFileSync(config, agentYaml(port, true));
     const w = startWorker(config, ['--log-format', 'json', '--verbose']);
     const health = `http://127.0.0.1:${port}`;
-    await vi.waitFor(async () => expect(await probe(`${health}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } }), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(async () => expect(await probe(`${health}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } }), {
+      timeout: 30_000,
+      interval: 100,
+    });
     expect(await probe(`${health}/healthz`)).toEqual({ status: 200, body: { status: 'alive' } });
 
     await publish({ id: 'json-ok', prompt: 'say hello' });
@@ -168,7 +187,10 @@ describe('fisk serve for an operator', () => {
     await publish({ id: 'json-slow', prompt: 'work 3 slowly' });
     await vi.waitFor(() => expect(w.stderr()).toContain('"job":"json-slow"'), { timeout: 30_000, interval: 50 });
     w.child.kill('SIGINT');
-    await vi.waitFor(async () => expect(await probe(`${health}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['draining'] } }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect(await probe(`${health}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['draining'] } }),
+      { timeout: 10_000, interval: 50 },
+    );
     expect((await probe(`${health}/healthz`)).status).toBe(200);
     expect(await w.exited).toBe(0);
     expect(await task('json-slow')).toMatchObject({ state: 'completed' });
@@ -182,17 +204,33 @@ describe('fisk serve for an operator', () => {
       expect(typeof r['event']).toBe('string');
     }
     const banner = records.find((r) => r['event'] === 'serving');
-    expect(banner).toMatchObject({ identity: 'operated', version: '1.0.0', nats_context: 'js', health: health, channels: [{ name: 'jobs', slots: 1, stream: 'OPJOBS', consumer: 'workers' }] });
+    expect(banner).toMatchObject({
+      identity: 'operated',
+      version: '1.0.0',
+      nats_context: 'js',
+      health: health,
+      channels: [{ name: 'jobs', slots: 1, stream: 'OPJOBS', consumer: 'workers' }],
+    });
     const failed = records.find((r) => r['event'] === 'ended' && r['job'] === 'json-fail');
     expect(failed).toMatchObject({ level: 'warn', outcome: 'failed', session: expect.stringMatching(/^job-[0-9a-f]{32}$/u) as unknown });
     expect(failed?.['reason']).toContain('prompt is too long for this model');
-    expect(records.find((r) => r['event'] === 'ended' && r['job'] === 'json-ok')).toMatchObject({ outcome: 'completed', duration_ms: expect.any(Number) as unknown });
+    expect(records.find((r) => r['event'] === 'ended' && r['job'] === 'json-ok')).toMatchObject({
+      outcome: 'completed',
+      duration_ms: expect.any(Number) as unknown,
+    });
     expect(records.find((r) => r['event'] === 'started' && r['job'] === 'json-slow')).toBeDefined();
 
     // the metrics are pushed when the worker stops
     const metric = (name: string) => otlp.metrics.filter((m) => m.name === name);
-    const outcomes = metric('fisk.serve.work').flatMap((m) => m.points.map((p) => [p.attributes['fisk.serve.outcome'], p.attributes['fisk.serve.channel'], p.value]));
-    expect(outcomes).toEqual(expect.arrayContaining([['completed', 'jobs', 2], ['failed', 'jobs', 1]]));
+    const outcomes = metric('fisk.serve.work').flatMap((m) =>
+      m.points.map((p) => [p.attributes['fisk.serve.outcome'], p.attributes['fisk.serve.channel'], p.value]),
+    );
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        ['completed', 'jobs', 2],
+        ['failed', 'jobs', 1],
+      ]),
+    );
     const lag = metric('fisk.serve.queue.lag').flatMap((m) => m.points);
     expect(lag.reduce((n, p) => n + (p.count ?? 0), 0)).toBe(3);
     // every run that started has ended
@@ -214,7 +252,9 @@ describe('fisk serve for an operator', () => {
     expect(await w.exited).toBe(0);
     const lines = w.stderr().trim().split('\n');
     for (const l of lines) expect(l.startsWith(`${l.slice(0, 24)} ${worker} `) && ISO.test(l.slice(0, 24))).toBe(true);
-    expect(lines[0]).toMatch(new RegExp(`Agent operated 1\\.0\\.0 \\(fisk-ai \\S+\\) on NATS context js as worker ${worker.replace(/[.]/gu, '\\.')}$`, 'u'));
+    expect(lines[0]).toMatch(
+      new RegExp(`Agent operated 1\\.0\\.0 \\(fisk-ai \\S+\\) on NATS context js as worker ${worker.replace(/[.]/gu, '\\.')}$`, 'u'),
+    );
     expect(w.stderr()).toContain(`  Health:    http://127.0.0.1:${port}/healthz (alive), http://127.0.0.1:${port}/readyz (taking work)`);
     const ended = lines.find((l) => l.includes('ended job text-fail'));
     expect(ended).toMatch(/ warning: ended job text-fail: failed in \d+ ms: error: .*prompt is too long for this model/u);
@@ -230,7 +270,9 @@ describe('fisk serve for an operator', () => {
       writeFileSync(config, agentYaml(port, false));
       const w = startWorker(config, []);
       expect(await w.exited).toBe(3);
-      expect(w.stderr()).toContain(`expose.agent.health: cannot listen on 127.0.0.1:${port} (the port is taken); set expose.agent.health.port`);
+      expect(w.stderr()).toContain(
+        `expose.agent.health: cannot listen on 127.0.0.1:${port} (the port is taken); set expose.agent.health.port`,
+      );
       expect(w.stderr()).not.toContain('Press Ctrl-C');
     } finally {
       blocker.close();

@@ -26,7 +26,12 @@ let jsm: JetStreamManager;
 let home: string;
 const children: ChildProcess[] = [];
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, 'state') });
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: home,
+  XDG_CONFIG_HOME: home,
+  XDG_STATE_HOME: join(home, 'state'),
+});
 
 function write(name: string, lines: readonly string[]): string {
   const path = join(home, name);
@@ -45,7 +50,12 @@ function fisk(args: readonly string[]): Promise<{ code: number | null; out: stri
   });
 }
 
-const base = (identity: string): string[] => [`identity: ${identity}`, 'nats_context: cl', 'system_prompt: You work.', 'llm: {model: claude-sonnet-4-6}'];
+const base = (identity: string): string[] => [
+  `identity: ${identity}`,
+  'nats_context: cl',
+  'system_prompt: You work.',
+  'llm: {model: claude-sonnet-4-6}',
+];
 
 beforeAll(async () => {
   if (!existsSync(cli)) spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
@@ -83,7 +93,8 @@ describe('replicas on a three-node cluster', () => {
       'created  task bucket R3_TASKS (tasks.options.bucket, R3)',
       'created  memory bucket R3_MEM (harness.memory.options.bucket, R3)',
     ]);
-    for (const stream of ['R3_JOBS', 'R3_RUNS', 'KV_R3_TASKS', 'KV_R3_MEM']) expect((await jsm.streams.info(stream)).config.num_replicas, stream).toBe(3);
+    for (const stream of ['R3_JOBS', 'R3_RUNS', 'KV_R3_TASKS', 'KV_R3_MEM'])
+      expect((await jsm.streams.info(stream)).config.num_replicas, stream).toBe(3);
     expect((await jsm.consumers.info('R3_JOBS', 'workers')).config.num_replicas).toBe(3);
     // found as made the second time, by default with the cluster's three
     const again = await fisk(['provision', '--config', config]);
@@ -92,20 +103,32 @@ describe('replicas on a three-node cluster', () => {
   }, 120_000);
 
   it('prints --replicas 3 for what is missing, and a worker binding an R1 stream warns at start', async () => {
-    const config = write('r1.yaml', [...base('r1'), 'expose: {agent: {jobs: {stream: R1_JOBS, consumer: workers}}}', 'tasks: {backend: file}']);
+    const config = write('r1.yaml', [
+      ...base('r1'),
+      'expose: {agent: {jobs: {stream: R1_JOBS, consumer: workers}}}',
+      'tasks: {backend: file}',
+    ]);
     const missing = await fisk(['serve', '--config', config, '--api-key', 'k']);
     expect(missing.code).toBe(3);
-    expect(missing.err).toContain("Create it with: nats stream add R1_JOBS --subjects 'fisk.jobs.R1_JOBS' --retention work --storage file --discard old --replicas 3 --defaults --context cl");
+    expect(missing.err).toContain(
+      "Create it with: nats stream add R1_JOBS --subjects 'fisk.jobs.R1_JOBS' --retention work --storage file --discard old --replicas 3 --defaults --context cl",
+    );
 
     await jsm.streams.add({ name: 'R1_JOBS', subjects: ['fisk.jobs.R1_JOBS'], retention: RetentionPolicy.Workqueue, num_replicas: 1 });
     await jsm.consumers.add('R1_JOBS', { durable_name: 'workers', ack_policy: AckPolicy.Explicit });
-    const child = spawn(process.execPath, [cli, 'serve', '--config', config, '--api-key', 'k', '--state-dir', join(home, 'r1-state')], { cwd: home, env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'serve', '--config', config, '--api-key', 'k', '--state-dir', join(home, 'r1-state')], {
+      cwd: home,
+      env: env(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.push(child);
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     await vi.waitFor(() => expect(err).toContain('Press Ctrl-C to stop'), { timeout: 60_000, interval: 100 });
-    expect(err).toMatch(/warning: expose\.agent\.jobs\.stream: jobs stream R1_JOBS has one replica on a clustered server \(cluster \S+\): losing the node that holds it loses it; recreate it with --replicas 3/u);
+    expect(err).toMatch(
+      /warning: expose\.agent\.jobs\.stream: jobs stream R1_JOBS has one replica on a clustered server \(cluster \S+\): losing the node that holds it loses it; recreate it with --replicas 3/u,
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(0);
 

@@ -24,7 +24,12 @@ let nc: NatsConnection;
 let jsm: JetStreamManager;
 let home: string;
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, 'state') });
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env['PATH'],
+  HOME: home,
+  XDG_CONFIG_HOME: home,
+  XDG_STATE_HOME: join(home, 'state'),
+});
 
 function yaml(prefix: string): string {
   return [
@@ -96,7 +101,12 @@ describe('fisk provision on a server on its own', () => {
 
     const second = await fisk(['provision', '--config', config]);
     expect(second.code, second.err).toBe(0);
-    expect(second.out.trim().split('\n').every((l) => l.startsWith('ok       '))).toBe(true);
+    expect(
+      second.out
+        .trim()
+        .split('\n')
+        .every((l) => l.startsWith('ok       ')),
+    ).toBe(true);
 
     // what was made is what the binders accept: fisk info and fisk task ls open them without complaint
     const ls = await fisk(['task', 'ls', '--config', config]);
@@ -140,11 +150,15 @@ describe('fisk provision on a server on its own', () => {
     const config = write('e.yaml', yaml('E'));
     const r = await fisk(['serve', '--config', config, '--api-key', 'k']);
     expect(r.code).toBe(3);
-    expect(r.err).toContain("Create it with: nats stream add E_RUNS --subjects 'fisk.sessions.>' --storage file --retention limits --discard new --discard-per-subject --max-msgs-per-subject 1 --max-age 0 --replicas 1 --defaults --context js");
+    expect(r.err).toContain(
+      "Create it with: nats stream add E_RUNS --subjects 'fisk.sessions.>' --storage file --retention limits --discard new --discard-per-subject --max-msgs-per-subject 1 --max-age 0 --replicas 1 --defaults --context js",
+    );
     await fisk(['provision', '--config', config]);
     await jsm.streams.delete('E_JOBS');
     const jobs = await fisk(['serve', '--config', config, '--api-key', 'k']);
     expect(jobs.code).toBe(3);
-    expect(jobs.err).toContain("Create it with: nats stream add E_JOBS --subjects 'fisk.jobs.E_JOBS' --retention work --storage file --discard old --replicas 1 --defaults --context js");
+    expect(jobs.err).toContain(
+      "Create it with: nats stream add E_JOBS --subjects 'fisk.jobs.E_JOBS' --retention work --storage file --discard old --replicas 1 --defaults --context js",
+    );
   }, 30_000);
 });

@@ -38,7 +38,16 @@ function textPart(text: string): Part {
 }
 
 function agentMessage(text: string, taskId: string, contextId: string): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [textPart(text)],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 function textOf(message: Message): string {
@@ -58,9 +67,27 @@ class Executor implements AgentExecutor {
     this.seen.metadata.push({ ...(message.metadata ?? {}) });
     const { taskId, contextId } = ctx;
     const status = (state: TaskState, said: string, metadata?: Record<string, unknown>): void =>
-      bus.publish({ kind: 'statusUpdate', data: { taskId, contextId, status: { state, message: agentMessage(said, taskId, contextId), timestamp: new Date().toISOString() }, metadata } });
+      bus.publish({
+        kind: 'statusUpdate',
+        data: {
+          taskId,
+          contextId,
+          status: { state, message: agentMessage(said, taskId, contextId), timestamp: new Date().toISOString() },
+          metadata,
+        },
+      });
     if (ctx.task === undefined) {
-      bus.publish({ kind: 'task', data: { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: undefined }, artifacts: [], history: [message], metadata: undefined } });
+      bus.publish({
+        kind: 'task',
+        data: {
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: undefined },
+          artifacts: [],
+          history: [message],
+          metadata: undefined,
+        },
+      });
       status(TaskState.TASK_STATE_WORKING, `reading the task: ${text.slice(0, 40)}`);
       if (this.opts.question !== undefined) {
         status(TaskState.TASK_STATE_INPUT_REQUIRED, this.opts.question);
@@ -78,7 +105,17 @@ class Executor implements AgentExecutor {
       data: {
         taskId,
         contextId,
-        artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [textPart(answer), { content: { $case: 'url', value: 'https://docs.example/runbook' }, metadata: undefined, filename: 'runbook', mediaType: '' }], metadata: undefined, extensions: [] },
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'answer',
+          description: '',
+          parts: [
+            textPart(answer),
+            { content: { $case: 'url', value: 'https://docs.example/runbook' }, metadata: undefined, filename: 'runbook', mediaType: '' },
+          ],
+          metadata: undefined,
+          extensions: [],
+        },
         append: false,
         lastChunk: true,
         metadata: undefined,
@@ -90,7 +127,15 @@ class Executor implements AgentExecutor {
   }
 
   cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    bus.publish({ kind: 'statusUpdate', data: { taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: undefined }, metadata: undefined } });
+    bus.publish({
+      kind: 'statusUpdate',
+      data: {
+        taskId,
+        contextId: '',
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: undefined },
+        metadata: undefined,
+      },
+    });
     bus.finished();
     return Promise.resolve();
   }
@@ -125,16 +170,16 @@ export async function startTestA2aAgent(opts: TestA2aAgentOptions = {}): Promise
     req.on('end', () => {
       void (async () => {
         try {
-        handler ??= new JsonRpcTransportHandler(new DefaultRequestHandler(card(), new InMemoryTaskStore(), new Executor(opts, agent)));
-        const answer = await handler.handle(body, new ServerCallContext());
-        if (typeof (answer as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function') {
-          res.writeHead(200, SSE_HEADERS);
-          for await (const event of answer as AsyncGenerator<unknown>) res.write(formatSSEEvent(event));
-          res.end();
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(answer));
+          handler ??= new JsonRpcTransportHandler(new DefaultRequestHandler(card(), new InMemoryTaskStore(), new Executor(opts, agent)));
+          const answer = await handler.handle(body, new ServerCallContext());
+          if (typeof (answer as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function') {
+            res.writeHead(200, SSE_HEADERS);
+            for await (const event of answer as AsyncGenerator<unknown>) res.write(formatSSEEvent(event));
+            res.end();
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(answer));
         } catch (err) {
           // the test reads what the client made of it; the agent's own failure shows here
           if (!res.headersSent) res.writeHead(500);

@@ -92,7 +92,8 @@ export function ensureBuilt(sources: readonly string[] = ['src', 'packages/app/s
       return;
     }
     if (lockAbandoned()) rmSync(LOCK, { recursive: true, force: true });
-    if (Date.now() > deadline) throw new Error(`gave up after ${BUILD_LIMIT_MS} ms waiting for another test file's build of dist/ (lock ${LOCK})`);
+    if (Date.now() > deadline)
+      throw new Error(`gave up after ${BUILD_LIMIT_MS} ms waiting for another test file's build of dist/ (lock ${LOCK})`);
     pause(200);
   }
 }

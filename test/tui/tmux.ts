@@ -23,7 +23,8 @@ export interface TmuxPane {
 
 /** The pane `pane` on the tmux server at socket `socket`. */
 export function tmuxPane(socket: string, pane: string): TmuxPane {
-  const run = (...args: string[]): string => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = (...args: string[]): string =>
+    execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const screen = (): string => run('capture-pane', '-p', '-t', pane);
   return {
     run,

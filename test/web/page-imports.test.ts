@@ -15,19 +15,27 @@ const PAGE = join(ROOT, 'web/src');
 function runtimeImportsOutside(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
   const found: string[] = [];
-  const outside = (spec: string): boolean => spec.startsWith('.') && relative(join(ROOT, 'web'), resolve(dirname(file), spec)).startsWith('..');
+  const outside = (spec: string): boolean =>
+    spec.startsWith('.') && relative(join(ROOT, 'web'), resolve(dirname(file), spec)).startsWith('..');
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && outside(node.moduleSpecifier.text)) {
       // `import { type A }` still loads the module for its side effects; only `import type` is erased
       const typeOnly = node.importClause?.isTypeOnly === true;
       if (!typeOnly) found.push(node.moduleSpecifier.text);
     }
-    if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier) && outside(node.moduleSpecifier.text) && !node.isTypeOnly) {
+    if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      outside(node.moduleSpecifier.text) &&
+      !node.isTypeOnly
+    ) {
       found.push(node.moduleSpecifier.text);
     }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
-      if (arg === undefined || !ts.isStringLiteral(arg) || outside(arg.text)) found.push(arg !== undefined && ts.isStringLiteral(arg) ? arg.text : '<computed import>');
+      if (arg === undefined || !ts.isStringLiteral(arg) || outside(arg.text))
+        found.push(arg !== undefined && ts.isStringLiteral(arg) ? arg.text : '<computed import>');
     }
     ts.forEachChild(node, visit);
   };

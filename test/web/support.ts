@@ -47,7 +47,11 @@ export function ensureBrowserAndBuild(): void {
 }
 
 /** Starts `fisk web --port 0` on `agentYaml` in a fresh directory; `files` are written there first. */
-export async function startWeb(agentYaml: string, files: Readonly<Record<string, string>> = {}, opts: { readonly dir?: string; readonly port?: number } = {}): Promise<WebUnderTest> {
+export async function startWeb(
+  agentYaml: string,
+  files: Readonly<Record<string, string>> = {},
+  opts: { readonly dir?: string; readonly port?: number } = {},
+): Promise<WebUnderTest> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fisk-web-'));
   for (const [name, body] of Object.entries(files)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });
@@ -56,7 +60,11 @@ export async function startWeb(agentYaml: string, files: Readonly<Record<string,
   writeFileSync(join(dir, 'agent.yaml'), agentYaml);
   const env = { ...process.env, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key', XDG_STATE_HOME: join(dir, 'state') };
   let err = '';
-  const child = spawn(process.execPath, [MAIN, 'web', '--config', 'agent.yaml', '--port', String(opts.port ?? 0)], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'web', '--config', 'agent.yaml', '--port', String(opts.port ?? 0)], {
+    cwd: dir,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const url = new URL(await firstLine(child, () => err));
   return {
@@ -76,11 +84,22 @@ export async function startWeb(agentYaml: string, files: Readonly<Record<string,
 }
 
 /** A fresh browser profile: the size of a desktop window unless told otherwise. */
-export async function launchBrowser(opts: { readonly width?: number; readonly height?: number; readonly dark?: boolean; readonly mobile?: boolean } = {}): Promise<BrowserContext> {
+export async function launchBrowser(
+  opts: { readonly width?: number; readonly height?: number; readonly dark?: boolean; readonly mobile?: boolean } = {},
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'fisk-web-profile-')), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: opts.width ?? 1200, height: opts.height ?? 800 },
     colorScheme: opts.dark === true ? 'dark' : 'light',
     ...(opts.mobile === true ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
@@ -102,7 +121,10 @@ export async function send(p: Page, prompt: string): Promise<void> {
 
 /** Waits until the page has shown the end of `n` turns. */
 export async function turnsEnded(p: Page, n: number): Promise<void> {
-  await p.locator('.turn-end').nth(n - 1).waitFor();
+  await p
+    .locator('.turn-end')
+    .nth(n - 1)
+    .waitFor();
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -72,7 +72,9 @@ function decisions(p: Page): Promise<string[]> {
 
 /** Every tool card as a person reads it: name, state and output. */
 function cards(p: Page): Promise<string[]> {
-  return p.evaluate<string[]>("Array.from(document.querySelectorAll('.tool')).map((n) => n.querySelector('.tool-head').textContent + ' | ' + (n.querySelector('pre.output')?.textContent ?? ''))");
+  return p.evaluate<string[]>(
+    "Array.from(document.querySelectorAll('.tool')).map((n) => n.querySelector('.tool-head').textContent + ' | ' + (n.querySelector('pre.output')?.textContent ?? ''))",
+  );
 }
 
 describe('fisk web for a person', () => {
@@ -81,7 +83,10 @@ describe('fisk web for a person', () => {
   });
 
   it('sends an answer typed into a question with Enter, and the run receives it', async () => {
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_input', name: 'ask_human_input', input: { question: 'Which stream should I look at?' } }])), streamed(anthropicText('Looking at audit.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_input', name: 'ask_human_input', input: { question: 'Which stream should I look at?' } }])),
+      streamed(anthropicText('Looking at audit.')),
+    );
     await send(page, 'Look at a stream.');
     const dialog = page.locator('dialog#question[open]');
     await dialog.waitFor();
@@ -137,7 +142,8 @@ describe('fisk web for a person', () => {
     expect(await page.locator('.user').last().textContent()).toBe('Print both.');
     const wide = page.locator('.tool[data-call-id="toolu_wide"]');
     expect(await wide.locator('.output-box').getAttribute('data-folded')).toBe('true');
-    const height = (): Promise<number> => page.evaluate<number>(`document.querySelector('.tool[data-call-id="toolu_wide"] pre.output').getBoundingClientRect().height`);
+    const height = (): Promise<number> =>
+      page.evaluate<number>(`document.querySelector('.tool[data-call-id="toolu_wide"] pre.output').getBoundingClientRect().height`);
     const folded = await height();
     expect(folded).toBeLessThan(220);
     await page.screenshot({ path: join(SHOTS, 'folded.png') });
@@ -149,13 +155,23 @@ describe('fisk web for a person', () => {
   });
 
   it('draws tables with borders and shows HTML the model writes as text', async () => {
-    const answer = ['| stream | kept |', '| --- | --- |', '| orders | 30 days |', '', 'Use <b>care</b>: <img src="x" onerror="document.body.dataset.pwned=1"> is not an image.', '', '<div>a block</div>'].join('\n');
+    const answer = [
+      '| stream | kept |',
+      '| --- | --- |',
+      '| orders | 30 days |',
+      '',
+      'Use <b>care</b>: <img src="x" onerror="document.body.dataset.pwned=1"> is not an image.',
+      '',
+      '<div>a block</div>',
+    ].join('\n');
     fake.reply(streamed(anthropicText(answer)));
     await send(page, 'Show me a table.');
     await turnsEnded(page, 4);
     const final = page.locator('.assistant.final').last();
     expect(await final.locator('td').first().textContent()).toBe('orders');
-    const border = await page.evaluate<string>("(() => { const s = getComputedStyle([...document.querySelectorAll('.assistant.final')].at(-1).querySelector('td')); return s.borderTopStyle + ' ' + s.borderTopWidth; })()");
+    const border = await page.evaluate<string>(
+      "(() => { const s = getComputedStyle([...document.querySelectorAll('.assistant.final')].at(-1).querySelector('td')); return s.borderTopStyle + ' ' + s.borderTopWidth; })()",
+    );
     expect(border).toBe('solid 1px');
     const shown = (await final.textContent()) ?? '';
     expect(shown).toContain('Use <b>care</b>: <img src="x" onerror="document.body.dataset.pwned=1"> is not an image.');
@@ -166,7 +182,10 @@ describe('fisk web for a person', () => {
   });
 
   it('shows which tier answered a knowledge search in words, once', async () => {
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_know', name: 'knowledge_search', input: { query: 'how long are orders kept' } }])), streamed(anthropicText('30 days (docs/retention.md#0).')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_know', name: 'knowledge_search', input: { query: 'how long are orders kept' } }])),
+      streamed(anthropicText('30 days (docs/retention.md#0).')),
+    );
     await send(page, 'How long are orders kept?');
     await turnsEnded(page, 5);
     const out = (await page.locator('.tool[data-call-id="toolu_know"] pre.output').textContent()) ?? '';
@@ -190,7 +209,10 @@ describe('fisk web for a person', () => {
     await dialog.getByRole('button', { name: 'Yes, run it once' }).click();
     await turnsEnded(page, 6);
     const notes = await page.locator('.note.answered[data-question]').allTextContents();
-    expect(notes.slice(-2)).toEqual(['Declined (gated by impact:rw): purge -- orders', 'Approved once (gated by impact:rw): purge -- audit']);
+    expect(notes.slice(-2)).toEqual([
+      'Declined (gated by impact:rw): purge -- orders',
+      'Approved once (gated by impact:rw): purge -- audit',
+    ]);
     const denied = page.locator('.tool[data-call-id="toolu_deny"]');
     expect(await denied.getAttribute('data-result')).toBe('refused');
     expect(await denied.locator('.tool-state').textContent()).toBe('not run (denied)');
@@ -219,12 +241,20 @@ describe('fisk web for a person', () => {
   });
 
   it('declines with a reason: the model is told what to do instead, and the replay shows it', async () => {
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_reason', name: 'purge', input: { stream: 'orders' } }])), streamed(anthropicText('I will archive it first.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_reason', name: 'purge', input: { stream: 'orders' } }])),
+      streamed(anthropicText('I will archive it first.')),
+    );
     const turns = await page.locator('.turn-end').count();
     await send(page, 'Purge orders now.');
     const dialog = page.locator('dialog#question[open]');
     await dialog.waitFor();
-    expect(await dialog.locator('.choices button').allTextContents()).toEqual(['No, do not run it', 'Yes, run it once', 'Yes, and allow this tool for the rest of this run', 'No, and tell the agent what to do instead']);
+    expect(await dialog.locator('.choices button').allTextContents()).toEqual([
+      'No, do not run it',
+      'Yes, run it once',
+      'Yes, and allow this tool for the rest of this run',
+      'No, and tell the agent what to do instead',
+    ]);
     await dialog.getByRole('button', { name: 'No, and tell the agent what to do instead' }).click();
     expect(await page.evaluate('document.activeElement?.id')).toBe('question-reason-text');
     await page.keyboard.type('archive it first');
@@ -235,10 +265,14 @@ describe('fisk web for a person', () => {
     expect(await card.locator('.tool-state').textContent()).toBe('not run (denied)');
     expect(await card.locator('pre.output').textContent()).toContain('"operator_reason":"archive it first"');
     expect(fake.requests.at(-1)?.bodyText).toContain('archive it first');
-    expect(await page.locator('.note.answered[data-question]').last().textContent()).toBe('Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first');
+    expect(await page.locator('.note.answered[data-question]').last().textContent()).toBe(
+      'Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first',
+    );
     const live = await cards(page);
     const decidedLive = await decisions(page);
-    expect(decidedLive.at(-1)).toBe('toolu_reason | note answered | declined | Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first');
+    expect(decidedLive.at(-1)).toBe(
+      'toolu_reason | note answered | declined | Declined (gated by impact:rw): purge -- orders; you told the agent: archive it first',
+    );
     await page.locator('#sessions-button').click();
     const item = page.locator('#side .sessions li').first();
     await item.waitFor();
@@ -253,7 +287,9 @@ describe('fisk web for a person', () => {
     const visited: string[] = [];
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
-      const where = await page.evaluate<string>("(() => { const a = document.activeElement; return a === null ? '' : a.closest('.tool') !== null ? 'tool card' : a.id === '' ? a.tagName : '#' + a.id; })()");
+      const where = await page.evaluate<string>(
+        "(() => { const a = document.activeElement; return a === null ? '' : a.closest('.tool') !== null ? 'tool card' : a.id === '' ? a.tagName : '#' + a.id; })()",
+      );
       visited.push(where);
       if (where === '#prompt') break;
     }
@@ -273,7 +309,9 @@ describe('fisk web for a person', () => {
     expect(await watcher.locator('body').getAttribute('data-control')).toBe('false');
     expect(await watcher.locator('#readonly').isVisible()).toBe(true);
     // the watcher cannot take control by asking: only the tab that had it can
-    const refused = await watcher.evaluate<number>("fetch('/api/new', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tab: 'guess' }) }).then((r) => r.status)");
+    const refused = await watcher.evaluate<number>(
+      "fetch('/api/new', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tab: 'guess' }) }).then((r) => r.status)",
+    );
     expect(refused).toBe(409);
     await watcher.close();
   });
@@ -303,9 +341,17 @@ describe('fisk web for a person', () => {
       expect((box?.x ?? 0) + (box?.width ?? 0), id).toBeLessThanOrEqual(390);
     }
     fake.reply(
-      streamed(anthropicToolUse([{ id: 'toolu_phone', name: 'purge', input: { stream: 'orders-with-a-rather-long-name-that-must-wrap-somewhere-on-a-phone' } }])),
+      streamed(
+        anthropicToolUse([
+          { id: 'toolu_phone', name: 'purge', input: { stream: 'orders-with-a-rather-long-name-that-must-wrap-somewhere-on-a-phone' } },
+        ]),
+      ),
       streamed(anthropicToolUse([{ id: 'toolu_phone_wide', name: 'wide', input: {} }])),
-      streamed(anthropicText('| a | b |\n| --- | --- |\n| a very long cell that keeps going and going | another very long cell that keeps going |')),
+      streamed(
+        anthropicText(
+          '| a | b |\n| --- | --- |\n| a very long cell that keeps going and going | another very long cell that keeps going |',
+        ),
+      ),
     );
     await send(page, 'Purge orders from my phone.');
     const dialog = page.locator('dialog#question[open]');
@@ -344,7 +390,9 @@ describe('fisk web for a person', () => {
     }
     // the read-only banner follows dark mode
     await watching.emulateMedia({ colorScheme: 'dark' });
-    expect(await watching.evaluate<string>("getComputedStyle(document.getElementById('readonly')).backgroundColor")).not.toBe('rgb(255, 244, 206)');
+    expect(await watching.evaluate<string>("getComputedStyle(document.getElementById('readonly')).backgroundColor")).not.toBe(
+      'rgb(255, 244, 206)',
+    );
     await watching.screenshot({ path: join(SHOTS, 'dark-readonly.png') });
     // a completed answer's pill, the side panel and the approval dialog in dark mode too
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -353,7 +401,10 @@ describe('fisk web for a person', () => {
     await page.locator('#side .sessions li').first().waitFor();
     expect(await axeViolations(page), 'side panel, dark').toEqual([]);
     await page.keyboard.press('Escape');
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_dark', name: 'purge', input: { stream: 'orders' } }])), streamed(anthropicText('Left alone.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_dark', name: 'purge', input: { stream: 'orders' } }])),
+      streamed(anthropicText('Left alone.')),
+    );
     const turns = await page.locator('.turn-end').count();
     await send(page, 'Purge orders in the dark.');
     await page.locator('dialog#question[open]').waitFor();

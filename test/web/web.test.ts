@@ -67,7 +67,10 @@ async function send(p: Page, prompt: string): Promise<void> {
 
 /** Waits until the page has shown the end of `n` turns. */
 async function turnsEnded(p: Page, n: number): Promise<void> {
-  await p.locator('.turn-end').nth(n - 1).waitFor();
+  await p
+    .locator('.turn-end')
+    .nth(n - 1)
+    .waitFor();
 }
 
 beforeAll(async () => {
@@ -100,14 +103,27 @@ beforeAll(async () => {
   const env = { ...process.env, NO_COLOR: '1', ANTHROPIC_API_KEY: 'test-key', XDG_STATE_HOME: join(dir, 'state') };
   const indexed = await runFisk(['knowledge', 'index', '--config', 'agent.yaml'], dir, env);
   expect(indexed.code, indexed.stderr).toBe(0);
-  child = spawn(process.execPath, [MAIN, 'web', '--config', 'agent.yaml', '--port', '0'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [MAIN, 'web', '--config', 'agent.yaml', '--port', '0'], {
+    cwd: dir,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   url = new URL(await firstLine(child));
   token = url.searchParams.get('token') ?? '';
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'fisk-web-profile-')), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1200, height: 800 },
   });
   page = await context.newPage();
@@ -173,14 +189,21 @@ describe('fisk web in a browser', () => {
   });
 
   it('asks before a gated tool; No is first and the default, so Enter leaves it unrun', async () => {
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_no', name: 'stream_purge', input: { stream: 'orders' } }])), streamed(anthropicText('Left it alone.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_no', name: 'stream_purge', input: { stream: 'orders' } }])),
+      streamed(anthropicText('Left it alone.')),
+    );
     await send(page, 'Purge the orders stream.');
     const dialog = page.locator('dialog#question[open]');
     await dialog.waitFor();
     expect(await dialog.locator('#question-text').textContent()).toContain('purge');
     const buttons = await dialog.locator('.choices button').allTextContents();
     expect(buttons[0]).toBe('No, do not run it');
-    expect(buttons.slice(1)).toEqual(['Yes, run it once', 'Yes, and allow this tool for the rest of this run', 'No, and tell the agent what to do instead']);
+    expect(buttons.slice(1)).toEqual([
+      'Yes, run it once',
+      'Yes, and allow this tool for the rest of this run',
+      'No, and tell the agent what to do instead',
+    ]);
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('No, do not run it');
     await page.screenshot({ path: join(SHOTS, 'approval.png') });
     await page.keyboard.press('Enter');
@@ -194,7 +217,10 @@ describe('fisk web in a browser', () => {
   });
 
   it('runs the tool once when Yes, run it once is clicked', async () => {
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_once', name: 'stream_purge', input: { stream: 'orders' } }])), streamed(anthropicText('Purged.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_once', name: 'stream_purge', input: { stream: 'orders' } }])),
+      streamed(anthropicText('Purged.')),
+    );
     await send(page, 'Purge it after all.');
     await page.locator('dialog#question[open]').waitFor();
     await page.getByRole('button', { name: 'Yes, run it once' }).click();
@@ -209,7 +235,11 @@ describe('fisk web in a browser', () => {
     await page.reload();
     await page.locator('body[data-control="true"]').waitFor();
     await turnsEnded(page, 3);
-    expect(await page.locator('.user').allTextContents()).toEqual(['How long are orders kept?', 'Purge the orders stream.', 'Purge it after all.']);
+    expect(await page.locator('.user').allTextContents()).toEqual([
+      'How long are orders kept?',
+      'Purge the orders stream.',
+      'Purge it after all.',
+    ]);
     const second = await context.newPage();
     await second.goto(`${url.origin}/`);
     await second.locator('body[data-control="false"]').waitFor();
@@ -223,7 +253,10 @@ describe('fisk web in a browser', () => {
     const watcher = await context.newPage();
     await watcher.goto(`${url.origin}/`);
     await watcher.locator('body[data-control="false"]').waitFor();
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_closed', name: 'stream_purge', input: { stream: 'audit' } }])), streamed(anthropicText('Nobody answered.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_closed', name: 'stream_purge', input: { stream: 'audit' } }])),
+      streamed(anthropicText('Nobody answered.')),
+    );
     await send(page, 'Purge audit.');
     await page.locator('dialog#question[open]').waitFor();
     await page.close();
@@ -243,7 +276,12 @@ describe('fisk web in a browser', () => {
     await page.screenshot({ path: join(SHOTS, 'sessions.png') });
     await item.locator('button.open-session').click();
     await page.locator('.reopened').waitFor();
-    expect(await page.locator('.user').allTextContents()).toEqual(['How long are orders kept?', 'Purge the orders stream.', 'Purge it after all.', 'Purge audit.']);
+    expect(await page.locator('.user').allTextContents()).toEqual([
+      'How long are orders kept?',
+      'Purge the orders stream.',
+      'Purge it after all.',
+      'Purge audit.',
+    ]);
     expect(await page.locator('.tool[data-call-id="toolu_once"] pre.output').first().textContent()).toContain('positionals');
     expect(await page.locator('.assistant').last().textContent()).toContain('Nobody answered.');
   });
@@ -254,7 +292,13 @@ describe('fisk web in a browser', () => {
     await expect.poll(() => page.locator('.assistant.final').last().textContent()).toContain('Still 30 days.');
     expect(await page.locator('.turn-end').last().getAttribute('data-status')).toBe('completed');
     // the replayed conversation stays on the page and reaches the model: the session went on
-    expect(await page.locator('.user').allTextContents()).toEqual(['How long are orders kept?', 'Purge the orders stream.', 'Purge it after all.', 'Purge audit.', 'And how long now?']);
+    expect(await page.locator('.user').allTextContents()).toEqual([
+      'How long are orders kept?',
+      'Purge the orders stream.',
+      'Purge it after all.',
+      'Purge audit.',
+      'And how long now?',
+    ]);
     const sent = fake.requests.at(-1)?.bodyText ?? '';
     expect(sent).toContain('How long are orders kept?');
     expect(sent).toContain('And how long now?');
@@ -285,7 +329,10 @@ describe('fisk web in a browser', () => {
   it('suspends a run with Suspend at its next step, lists it as suspended, and resumes it', async () => {
     await page.locator('#new-button').click();
     await expect.poll(() => page.locator('#log > *').count()).toBe(0);
-    fake.reply(streamed(anthropicToolUse([{ id: 'toolu_rest', name: 'sleep', input: { seconds: 3 } }])), streamed(anthropicText('Rested and done.')));
+    fake.reply(
+      streamed(anthropicToolUse([{ id: 'toolu_rest', name: 'sleep', input: { seconds: 3 } }])),
+      streamed(anthropicText('Rested and done.')),
+    );
     await send(page, 'Rest a moment.');
     await page.locator('.tool[data-call-id="toolu_rest"]').waitFor();
     await page.locator('#suspend-button').click();
@@ -329,7 +376,11 @@ describe('fisk web in a browser', () => {
 
   it('puts ask_human questions in the same dialog: a choice clicked, Escape as no', async () => {
     fake.reply(
-      streamed(anthropicToolUse([{ id: 'toolu_select', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } }])),
+      streamed(
+        anthropicToolUse([
+          { id: 'toolu_select', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } },
+        ]),
+      ),
       streamed(anthropicToolUse([{ id: 'toolu_confirm', name: 'ask_human_confirm', input: { question: 'Purge audit now?' } }])),
       streamed(anthropicText('Understood.')),
     );

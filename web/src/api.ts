@@ -10,7 +10,11 @@ export function setTab(id: string): void {
 
 /** Posts `body` as JSON; resolves to the server's refusal message, or undefined when it was accepted. */
 export async function post(path: string, body: Json): Promise<string | undefined> {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tab, ...body }) });
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tab, ...body }),
+  });
   if (res.ok) return undefined;
   let message = `${res.status} ${res.statusText}`;
   try {

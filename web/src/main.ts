@@ -144,7 +144,8 @@ function toolResult(e: Extract<Incoming, { type: 'tool_result' }>): void {
   }
   const state = card.querySelector('.tool-state');
   const label = e.refused !== undefined ? `not run (${e.refused})` : e.is_error ? 'error' : 'done';
-  if (state !== null) state.textContent = e.exec === undefined ? label : `${label}, exit ${e.exec.exit_code}${e.exec.truncated ? ', output cut' : ''}`;
+  if (state !== null)
+    state.textContent = e.exec === undefined ? label : `${label}, exit ${e.exec.exit_code}${e.exec.truncated ? ', output cut' : ''}`;
   card.classList.add(e.refused !== undefined ? 'refused' : e.is_error ? 'failed' : 'ok');
   card.dataset['result'] = e.refused !== undefined ? 'refused' : e.is_error ? 'error' : 'ok';
   const args = card.querySelector('details.tool-args');
@@ -217,7 +218,14 @@ function approval(e: Approval): void {
 function replayedDecision(e: Extract<Incoming, { type: 'decision' }>): void {
   // a decision nobody was asked for (a standing approval, one given while stopped) had no question
   if (e.outcome !== 'approved_once' && e.outcome !== 'approved_for_run' && e.outcome !== 'declined') {
-    approval({ type: 'approval', call_id: e.call_id, tool: e.tool, trigger: e.trigger, outcome: e.outcome, ...(e.reason === undefined ? {} : { reason: e.reason }) });
+    approval({
+      type: 'approval',
+      call_id: e.call_id,
+      tool: e.tool,
+      trigger: e.trigger,
+      outcome: e.outcome,
+      ...(e.reason === undefined ? {} : { reason: e.reason }),
+    });
     return;
   }
   const n = note(decisionText(e.outcome, '', e.trigger, e.text, e.reason), 'note answered');
@@ -261,7 +269,11 @@ function reopened(e: Extract<Incoming, { type: 'reopened' }>): void {
   add(banner);
 }
 
-const PHASES: Readonly<Record<Extract<Incoming, { type: 'status' }>['phase'], string>> = { model_call: 'thinking', tools: 'running tools', finished: 'finishing' };
+const PHASES: Readonly<Record<Extract<Incoming, { type: 'status' }>['phase'], string>> = {
+  model_call: 'thinking',
+  tools: 'running tools',
+  finished: 'finishing',
+};
 
 function clear(): void {
   log.replaceChildren();
@@ -286,7 +298,8 @@ function handle(e: Incoming): void {
       else if (!e.control) sessionStorage.removeItem(CONTROL_KEY);
       agentName.textContent = e.agent;
       document.title = e.agent === '' ? 'fisk web' : `${e.agent} · fisk web`;
-      if (statusPill.textContent === 'connecting' || statusPill.textContent === 'disconnected') statusPill.textContent = e.busy ? 'running' : 'ready';
+      if (statusPill.textContent === 'connecting' || statusPill.textContent === 'disconnected')
+        statusPill.textContent = e.busy ? 'running' : 'ready';
       busy = e.busy;
       refreshControls();
       if (!control) questions.withdraw(undefined);
@@ -412,7 +425,10 @@ async function lost(): Promise<void> {
   }
   if (status === 401) {
     statusPill.textContent = 'address expired';
-    note('This page no longer opens the agent: fisk web was restarted, and each start makes a new address. Open the address it printed when it started (it ends in ?token=…).', 'error expired');
+    note(
+      'This page no longer opens the agent: fisk web was restarted, and each start makes a new address. Open the address it printed when it started (it ends in ?token=…).',
+      'error expired',
+    );
     return;
   }
   setTimeout(connect, 1500);

@@ -36,7 +36,9 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 /** Markdown to sanitized DOM, with citations turned into links that open the cited chunk. */
 export function markdown(target: HTMLElement, text: string): void {
   const html = parser.parse(text) as string;
-  target.replaceChildren(DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'img'] }));
+  target.replaceChildren(
+    DOMPurify.sanitize(html, { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'img'] }),
+  );
   linkCitations(target);
 }
 

@@ -41,4 +41,3 @@ export function decided(outcome: ApprovalOutcome): string {
 export function gatedBy(trigger: string | undefined): string {
   return trigger === undefined || trigger === '' ? '' : ` (gated by ${trigger})`;
 }
-

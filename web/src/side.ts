@@ -49,7 +49,10 @@ export async function openCitation(ref: string): Promise<void> {
 export async function openSessions(canOpen: () => boolean): Promise<void> {
   show('Sessions');
   const res = await fetch('/api/sessions');
-  const body = (await res.json()) as { sessions?: { runId: string; status: string; updated: string; prompt: string; model: string }[]; error?: string };
+  const body = (await res.json()) as {
+    sessions?: { runId: string; status: string; updated: string; prompt: string; model: string }[];
+    error?: string;
+  };
   sideBody.replaceChildren();
   if (!res.ok || body.sessions === undefined) {
     sideBody.append(el('p', 'error', body.error ?? `${res.status}`));
@@ -70,7 +73,11 @@ export async function openSessions(canOpen: () => boolean): Promise<void> {
         else sideBody.prepend(el('p', 'error', refused));
       });
     });
-    item.append(el('div', 'session-prompt', s.prompt === '' ? '(no prompt)' : s.prompt), el('div', 'muted', `${s.status} · ${s.updated.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} · ${s.runId}`), open);
+    item.append(
+      el('div', 'session-prompt', s.prompt === '' ? '(no prompt)' : s.prompt),
+      el('div', 'muted', `${s.status} · ${s.updated.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} · ${s.runId}`),
+      open,
+    );
     list.append(item);
   }
   sideBody.append(list);

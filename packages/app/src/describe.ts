@@ -15,7 +15,11 @@ const FRAMEWORK = new Set(['help', 'version', 'fisk-introspect']);
 export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
 
 function text(v: unknown): string {
-  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : JSON.stringify(v);
+  return typeof v === 'string'
+    ? v
+    : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint'
+      ? String(v)
+      : JSON.stringify(v);
 }
 
 function defaults(v: unknown): string[] {

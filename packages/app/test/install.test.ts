@@ -60,7 +60,9 @@ describe('@fisk-ai/app installed alone from its tarball', () => {
   });
 
   it('installs fewer than 5 packages, none with an install script or native code to build', () => {
-    const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as { packages: Record<string, InstalledPackage> };
+    const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as {
+      packages: Record<string, InstalledPackage>;
+    };
     const installed = Object.keys(lock.packages);
     expect(installed).toEqual(['node_modules/@fisk-ai/app']);
     expect(installed.length).toBeLessThan(5);
@@ -77,7 +79,7 @@ describe('@fisk-ai/app installed alone from its tarball', () => {
     const dist = readdirSync(join(root, 'dist'));
     expect(dist).toContain('index.js');
     expect(dist).toContain('index.d.ts');
-    expect(dist.filter((f) => f.includes('test') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(dist.filter((f) => f.includes('test') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
   });
 
   it('answers --fisk-introspect for a program built without commander', () => {
@@ -96,9 +98,19 @@ if (!answerIntrospection(command('things', 'Manages things', [ls]), { version: '
     const asked = spawnSync(process.execPath, ['tool.mjs', '--fisk-introspect'], { cwd: project, encoding: 'utf8' });
     expect(asked.stderr).toBe('');
     expect(asked.status).toBe(0);
-    const model = JSON.parse(asked.stdout) as { name: string; version: string; commands: { name: string; tags: string[]; restricted_schema: unknown }[] };
+    const model = JSON.parse(asked.stdout) as {
+      name: string;
+      version: string;
+      commands: { name: string; tags: string[]; restricted_schema: unknown }[];
+    };
     expect(model).toMatchObject({ name: 'things', version: '1.2.3' });
-    expect(model.commands).toEqual([expect.objectContaining({ name: 'ls', tags: ['ai:read_only'], restricted_schema: { type: 'object', properties: {}, required: [], additionalProperties: false } })]);
+    expect(model.commands).toEqual([
+      expect.objectContaining({
+        name: 'ls',
+        tags: ['ai:read_only'],
+        restricted_schema: { type: 'object', properties: {}, required: [], additionalProperties: false },
+      }),
+    ]);
     const normal = spawnSync(process.execPath, ['tool.mjs'], { cwd: project, encoding: 'utf8' });
     expect(normal.stdout).toBe('ran normally\n');
   });

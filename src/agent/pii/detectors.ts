@@ -142,7 +142,8 @@ const NOT_WORD_AFTER = '(?![A-Za-z0-9_])';
 export const DETECTORS: readonly Detector[] = [
   {
     kind: 'private_key',
-    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
+    pattern:
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)/g,
   },
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
   { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
@@ -160,11 +161,15 @@ export const DETECTORS: readonly Detector[] = [
   { kind: 'url_credential', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:([^\s/@]+)@/gi, group: 1 },
   {
     kind: 'url_credential',
-    pattern: /[?&#](?:access_token|id_token|refresh_token|token|api_key|apikey|api-key|key|auth|bearer|password|passwd|secret|client_secret|sig|signature|x-amz-signature)=([^&\s#"'<>]+)/gi,
+    pattern:
+      /[?&#](?:access_token|id_token|refresh_token|token|api_key|apikey|api-key|key|auth|bearer|password|passwd|secret|client_secret|sig|signature|x-amz-signature)=([^&\s#"'<>]+)/gi,
     group: 1,
   },
   { kind: 'bearer_token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*/gi, confirm: bearerValid },
-  { kind: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}\b/g },
+  {
+    kind: 'email',
+    pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}\b/g,
+  },
   {
     kind: 'iban',
     pattern: new RegExp(`${NOT_WORD_BEFORE}[A-Z]{2}\\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?${NOT_WORD_AFTER}`, 'g'),

@@ -7,7 +7,8 @@ import { recordingTool, sourceOf, testSettings } from '../test-support.js';
 import { PII_WITHHELD, withPiiGuard } from './guard.js';
 import { messageOf } from '../outcome.js';
 
-const leaky = (calls: Record<string, unknown>[]) => recordingTool('lookup', calls, {}, () => 'owner: jane.doe@example.com, card 4111 1111 1111 1111');
+const leaky = (calls: Record<string, unknown>[]) =>
+  recordingTool('lookup', calls, {}, () => 'owner: jane.doe@example.com, card 4111 1111 1111 1111');
 
 function firstResult(provider: ScriptedProvider): ToolResultBlock | undefined {
   const m = provider.requests[1]?.messages[2];
@@ -17,11 +18,20 @@ function firstResult(provider: ScriptedProvider): ToolResultBlock | undefined {
 describe('the PII guard in a run', () => {
   it('redacts the prompt and tool output before they reach the model (the default mode), warning once', async () => {
     const provider = new ScriptedProvider([
-      toolUseResponse([{ name: 'lookup', input: {} }, { name: 'lookup', input: {} }]),
+      toolUseResponse([
+        { name: 'lookup', input: {} },
+        { name: 'lookup', input: {} },
+      ]),
       textResponse('ok'),
     ]);
     const events = new EventLog();
-    await runAgent({ settings: testSettings(), provider, tools: sourceOf([leaky([])]), prompt: 'email bob@corp.example.net please', events });
+    await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([leaky([])]),
+      prompt: 'email bob@corp.example.net please',
+      events,
+    });
     expect(JSON.stringify(provider.requests[0]?.messages)).toContain('email [EMAIL-REDACTED] please');
     expect(JSON.stringify(provider.requests)).not.toContain('bob@corp.example.net');
     expect(firstResult(provider)?.content).toBe('owner: [EMAIL-REDACTED], card [CREDIT-CARD-REDACTED]');
@@ -30,7 +40,12 @@ describe('the PII guard in a run', () => {
 
   it('under reject, refuses a prompt with PII without calling the model', async () => {
     const provider = new ScriptedProvider([]);
-    const out = await runAgent({ settings: testSettings('harness:\n  pii: { mode: reject }\n'), provider, tools: sourceOf([]), prompt: 'ssn 123-45-6789' });
+    const out = await runAgent({
+      settings: testSettings('harness:\n  pii: { mode: reject }\n'),
+      provider,
+      tools: sourceOf([]),
+      prompt: 'ssn 123-45-6789',
+    });
     expect(out.status).toBe('error');
     expect(messageOf(out)).toContain('harness.pii.mode');
     expect(provider.requests).toHaveLength(0);
@@ -62,7 +77,12 @@ describe('the PII guard in a run', () => {
 
   it('treats a failed scan as a hit and tells the operator, not the model', async () => {
     const notices: string[] = [];
-    const broken = { scan: () => [], redact: () => { throw new Error('scanner exploded'); } };
+    const broken = {
+      scan: () => [],
+      redact: () => {
+        throw new Error('scanner exploded');
+      },
+    };
     const hooks = withPiiGuard({}, 'redact', (t) => notices.push(t), broken);
     const decided = await hooks.postToolUse?.({ id: '1', name: 't', input: '{}', output: 'anything', isError: false });
     expect(decided).toEqual({ action: 'replace', output: PII_WITHHELD });

@@ -43,7 +43,9 @@ export function withPiiGuard(hooks: Hooks, mode: PiiMode, notice: PiiNotice, sca
     if (warned) return;
     warned = true;
     const what = mode === 'redact' ? 'redacted' : 'withheld';
-    notice(`PII (${kinds.join(', ')}) found in ${where} and ${what} before it reached the model; later hits in this run are handled the same way without another warning`);
+    notice(
+      `PII (${kinds.join(', ')}) found in ${where} and ${what} before it reached the model; later hits in this run are handled the same way without another warning`,
+    );
   };
 
   // A scan that throws is treated as a hit: carrying on would send text nobody checked.

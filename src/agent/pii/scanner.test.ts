@@ -27,11 +27,19 @@ describe('PII detection: each kind is found and replaced by its marker', () => {
       'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end',
       'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
     ],
-    ['private_key', 'k -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- done', '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----'],
+    [
+      'private_key',
+      'k -----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY----- done',
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----',
+    ],
     ['url_credential', 'see https://api.example.com/v1?access_token=abc123secret&x=1', 'abc123secret'],
     ['url_credential', 'clone https://bob:hunter22@git.example.com/repo', 'hunter22'],
     ['bearer_token', 'header Authorization: Bearer 0123456789abcdefXYZ', 'Bearer 0123456789abcdefXYZ'],
-    ['bearer_token', 'curl -H "authorization: bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9abc"', 'bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9abc'],
+    [
+      'bearer_token',
+      'curl -H "authorization: bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9abc"',
+      'bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9abc',
+    ],
     [
       'api_key',
       'ANTHROPIC_API_KEY=sk-ant-api03-Xy7_kq2LmN4pQr8sTu1vWx3yZa5bCd6eFg9hIj0kLm-AbCdEfGh\u0000PATH=/bin',

@@ -31,11 +31,22 @@ beforeAll(async () => {
     fakeTool('disk_usage', {
       exposure: { mcp: false, a2a: true },
       description: 'Reports disk usage\u001b[31m in red',
-      inputSchema: { type: 'object', properties: { path: { type: 'string', description: 'where to look' }, depth: { type: 'integer' } }, required: ['path'] },
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string', description: 'where to look' }, depth: { type: 'integer' } },
+        required: ['path'],
+      },
     }),
     fakeTool('hidden'),
   ]).exposed;
-  service = await startToolService({ connection: nc }, { identity: 'ops-agent', card: buildAgentCard({ name: 'ops-agent', version: '2.1.0', description: 'runs the ops tooling', tools }), tools });
+  service = await startToolService(
+    { connection: nc },
+    {
+      identity: 'ops-agent',
+      card: buildAgentCard({ name: 'ops-agent', version: '2.1.0', description: 'runs the ops tooling', tools }),
+      tools,
+    },
+  );
 });
 afterAll(async () => {
   await service.stop();
@@ -90,8 +101,11 @@ describe('fisk discover URL, the card as text', () => {
   it('says a card wants a bearer token and where to give it, and when it declares none', async () => {
     const { renderA2aCard } = await import('./discover.js');
     const { buildHttpCard } = await import('../../serve/a2a-http/index.js');
-    const card = (bearer: boolean) => buildHttpCard({ identity: 'ops', version: '1.0.0', description: 'd', url: 'http://127.0.0.1:1/', bearer, tools: [] });
-    expect(renderA2aCard('http://127.0.0.1:1/', card(true))).toContain('  Auth:        bearer (send it with remote_agents[].headers, for example Authorization: Bearer ${TOKEN})');
+    const card = (bearer: boolean) =>
+      buildHttpCard({ identity: 'ops', version: '1.0.0', description: 'd', url: 'http://127.0.0.1:1/', bearer, tools: [] });
+    expect(renderA2aCard('http://127.0.0.1:1/', card(true))).toContain(
+      '  Auth:        bearer (send it with remote_agents[].headers, for example Authorization: Bearer ${TOKEN})',
+    );
     expect(renderA2aCard('http://127.0.0.1:1/', card(false))).toContain('  Auth:        none declared');
   });
 });

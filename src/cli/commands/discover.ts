@@ -30,7 +30,9 @@ const ANONYMOUS = 'fisk-ai';
 function parameters(schema: Readonly<Record<string, unknown>> | undefined): string[] {
   const props = schema?.['properties'];
   if (typeof props !== 'object' || props === null) return [];
-  const required = new Set(Array.isArray(schema?.['required']) ? (schema['required'] as unknown[]).filter((r): r is string => typeof r === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema?.['required']) ? (schema['required'] as unknown[]).filter((r): r is string => typeof r === 'string') : [],
+  );
   return Object.entries(props as Record<string, unknown>).map(([name, p]) => {
     const def = typeof p === 'object' && p !== null ? (p as Record<string, unknown>) : {};
     const type = typeof def['type'] === 'string' ? def['type'] : Array.isArray(def['type']) ? (def['type'] as unknown[]).join('|') : 'any';
@@ -87,7 +89,11 @@ export function renderA2aCard(url: string, card: AgentCard): string[] {
     `  Agent:       ${stripControl(wordOf(card.name))}`,
     `  Version:     ${stripControl(wordOf(card.version)) || '(none)'}`,
     `  Description: ${wordOf(card.description).trim() !== '' ? stripControl(card.description) : '(none)'}`,
-    `  Protocols:   ${listOf(card.supportedInterfaces).map((i) => stripControl(`A2A ${wordOf(i.protocolVersion)} ${wordOf(i.protocolBinding)} at ${wordOf(i.url)}`)).join(', ') || '(none)'}`,
+    `  Protocols:   ${
+      listOf(card.supportedInterfaces)
+        .map((i) => stripControl(`A2A ${wordOf(i.protocolVersion)} ${wordOf(i.protocolBinding)} at ${wordOf(i.url)}`))
+        .join(', ') || '(none)'
+    }`,
     `  Streaming:   ${card.capabilities?.streaming === true ? 'yes' : 'no'}`,
     `  Auth:        ${authOf(card)}`,
     '',
@@ -116,7 +122,10 @@ async function headersFor(url: string, flags: DiscoverFlags, io: Io): Promise<Re
 }
 
 async function discoverUrl(url: string, flags: DiscoverFlags, io: Io): Promise<void> {
-  const [{ checkServiceUrl, ConfigError }, { readAgentCard, cardUrl }] = await Promise.all([import('../../config/index.js'), import('../../remotetools/index.js')]);
+  const [{ checkServiceUrl, ConfigError }, { readAgentCard, cardUrl }] = await Promise.all([
+    import('../../config/index.js'),
+    import('../../remotetools/index.js'),
+  ]);
   try {
     checkServiceUrl(url, 'the agent card URL');
   } catch (err) {
@@ -129,7 +138,10 @@ async function discoverUrl(url: string, flags: DiscoverFlags, io: Io): Promise<v
     card = await readAgentCard(url, headers);
   } catch (err) {
     // a header value may be quoted back in an error
-    const text = Object.values(headers).reduce((t, v) => (v.length >= 8 ? t.split(v).join('[REDACTED]') : t), err instanceof Error ? err.message : String(err));
+    const text = Object.values(headers).reduce(
+      (t, v) => (v.length >= 8 ? t.split(v).join('[REDACTED]') : t),
+      err instanceof Error ? err.message : String(err),
+    );
     throw new CliError(`cannot discover the A2A agent at ${url}: ${text}`, EXIT.error, { cause: err });
   }
   for (const line of renderA2aCard(cardUrl(url).href, card)) println(io.out, line);
@@ -138,7 +150,10 @@ async function discoverUrl(url: string, flags: DiscoverFlags, io: Io): Promise<v
 async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<void> {
   if (/^https?:\/\//i.test(agent)) return discoverUrl(agent, flags, io);
   if (flags.context !== undefined && flags.natsContext !== undefined && flags.context !== flags.natsContext) {
-    throw new CliError(`--context ${JSON.stringify(flags.context)} and --nats-context ${JSON.stringify(flags.natsContext)} name different NATS contexts; pass one`, EXIT.usage);
+    throw new CliError(
+      `--context ${JSON.stringify(flags.context)} and --nats-context ${JSON.stringify(flags.natsContext)} name different NATS contexts; pass one`,
+      EXIT.usage,
+    );
   }
   let contextName = flags.context ?? flags.natsContext;
   let identity = ANONYMOUS;
@@ -153,8 +168,12 @@ async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<vo
     identity = config.identity;
   }
   const timeoutMs = flags.timeout !== undefined ? Number(flags.timeout) * 1000 : 30_000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CliError(`--timeout ${JSON.stringify(flags.timeout)} is not a positive number of seconds`, EXIT.usage);
-  const [{ connectNats }, { A2aClient, A2aError, createTransport }] = await Promise.all([import('../../conns/index.js'), import('../../a2a/index.js')]);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new CliError(`--timeout ${JSON.stringify(flags.timeout)} is not a positive number of seconds`, EXIT.usage);
+  const [{ connectNats }, { A2aClient, A2aError, createTransport }] = await Promise.all([
+    import('../../conns/index.js'),
+    import('../../a2a/index.js'),
+  ]);
   const conn = await connectNats(contextName, { env: io.env, name: `fisk-ai ${identity}` });
   try {
     const client = new A2aClient(createTransport('nats', { connection: conn.connection, timeoutMs }), identity);
@@ -162,7 +181,12 @@ async function discover(agent: string, flags: DiscoverFlags, io: Io): Promise<vo
     try {
       card = await client.discover(agent);
     } catch (err) {
-      if (err instanceof A2aError) throw new CliError(`cannot discover agent ${JSON.stringify(agent)} on NATS context ${JSON.stringify(contextName)}: ${err.message}`, err.code === 'identity' ? EXIT.usage : EXIT.error, { cause: err });
+      if (err instanceof A2aError)
+        throw new CliError(
+          `cannot discover agent ${JSON.stringify(agent)} on NATS context ${JSON.stringify(contextName)}: ${err.message}`,
+          err.code === 'identity' ? EXIT.usage : EXIT.error,
+          { cause: err },
+        );
       throw err;
     }
     for (const line of renderCard(agent, card)) println(io.out, line);

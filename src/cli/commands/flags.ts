@@ -29,7 +29,11 @@ const MODEL_FLAGS = [
  * `--api-key` or `--base-url` would otherwise fall back to its default without a word, which is
  * rarely what a script that passed an unset variable meant.
  */
-export function emptyModelFlag(flags: { readonly model?: string; readonly apiKey?: string; readonly baseUrl?: string }): string | undefined {
+export function emptyModelFlag(flags: {
+  readonly model?: string;
+  readonly apiKey?: string;
+  readonly baseUrl?: string;
+}): string | undefined {
   for (const f of MODEL_FLAGS) {
     const v = flags[f.key];
     if (v !== undefined && v.trim() === '') return `${f.flag} is empty; give it a value, or leave it out to use ${f.fallback}`;

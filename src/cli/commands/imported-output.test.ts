@@ -40,7 +40,11 @@ const sent = (i: number): ReceivedRequest | undefined => fake.requests[base + i]
 interface WireBlock {
   readonly type: string;
   readonly tool_use_id?: string;
-  readonly content?: readonly { readonly type: string; readonly text?: string; readonly source?: { type: string; media_type: string; data: string } }[];
+  readonly content?: readonly {
+    readonly type: string;
+    readonly text?: string;
+    readonly source?: { type: string; media_type: string; data: string };
+  }[];
 }
 /** The tool_result block answering `id` in a recorded Messages request. */
 function toolResult(r: ReceivedRequest | undefined, id: string): WireBlock | undefined {
@@ -59,7 +63,10 @@ function toolDescriptions(r: ReceivedRequest | undefined): Record<string, string
 
 function agentFile(name: string, servers: string): string {
   const path = join(home, name);
-  writeFileSync(path, `system_prompt: You help.\nllm:\n  provider: anthropic\n  model: claude-test\n  no_tool_search: true\nmcp_clients:\n${servers}`);
+  writeFileSync(
+    path,
+    `system_prompt: You help.\nllm:\n  provider: anthropic\n  model: claude-test\n  no_tool_search: true\nmcp_clients:\n${servers}`,
+  );
   return path;
 }
 const server = (name: string, script: string, extra = ''): string =>
@@ -116,7 +123,11 @@ describe('an MCP server answer on the Anthropic wire', () => {
     expect(content[0]?.text).toMatch(/\[image "image\/png", [\d.]+ KiB, attached as image 1\]/u);
     expect(content[0]?.text).not.toContain('iVBOR');
     expect(content[1]?.source).toMatchObject({ type: 'base64', media_type: 'image/png' });
-    expect(Buffer.from(content[1]?.source?.data ?? '', 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      Buffer.from(content[1]?.source?.data ?? '', 'base64')
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
   }, 60_000);
 
   it('names the SVG and the audio it cannot send, and sends the PNG', async () => {
@@ -139,7 +150,8 @@ describe('approval for the tools of server-filesystem, through the CLI', () => {
     mkdirSync(root, { recursive: true });
     return realpathSync(root);
   };
-  const fsServer = (root: string, extra = ''): string => `  - name: fs\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(root)}]\n${extra}`;
+  const fsServer = (root: string, extra = ''): string =>
+    `  - name: fs\n    command: ${process.execPath}\n    args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(root)}]\n${extra}`;
 
   it('fisk info says why each tool is gated, in the table and in --json', async () => {
     const config = agentFile('fs-info.yaml', fsServer(files()));
@@ -151,14 +163,19 @@ describe('approval for the tools of server-filesystem, through the CLI', () => {
     expect(byName.get('create_directory')).toMatchObject({ gated: true, trigger: 'confirm: auto (not readOnlyHint)' });
     expect(byName.get('read_text_file')).toMatchObject({ gated: false });
     const table = captureIo(env, home);
-    expect(await runCli(['info', '--config', agentFile('fs-info-always.yaml', fsServer(files(), '    confirm: always\n'))], table)).toBe(EXIT.ok);
+    expect(await runCli(['info', '--config', agentFile('fs-info-always.yaml', fsServer(files(), '    confirm: always\n'))], table)).toBe(
+      EXIT.ok,
+    );
     expect(table.stdout()).toMatch(/read_text_file\s+mcp:fs\s+yes \(confirm: always\)/u);
   }, 60_000);
 
   it('fisk run with nobody to ask declines write_file, writes nothing and says so up front', async () => {
     const root = files();
     const config = agentFile('fs-run.yaml', fsServer(root));
-    fake.reply(anthropicToolUse([{ id: 'toolu_w', name: 'write_file', input: { path: join(root, 'piped.txt'), content: 'x' } }]), anthropicText('not written'));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_w', name: 'write_file', input: { path: join(root, 'piped.txt'), content: 'x' } }]),
+      anthropicText('not written'),
+    );
     const r = await run(config, 'write the file');
     expect(r.code).toBe(EXIT.ok);
     expect(existsSync(join(root, 'piped.txt'))).toBe(false);

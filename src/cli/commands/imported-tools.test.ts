@@ -46,10 +46,14 @@ beforeAll(async () => {
       exposure: { mcp: false, a2a: true },
       description: 'Reports disk usage of a path',
       inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-      handler: (input) => Promise.resolve({ status: 'completed', output: JSON.stringify({ served_by: 'ops-agent', got: input }), isError: false }),
+      handler: (input) =>
+        Promise.resolve({ status: 'completed', output: JSON.stringify({ served_by: 'ops-agent', got: input }), isError: false }),
     }),
   ]).exposed;
-  service = await startToolService({ connection: nc }, { identity: 'ops-agent', card: buildAgentCard({ name: 'ops-agent', version: '1.0.0', description: 'ops', tools }), tools });
+  service = await startToolService(
+    { connection: nc },
+    { identity: 'ops-agent', card: buildAgentCard({ name: 'ops-agent', version: '1.0.0', description: 'ops', tools }), tools },
+  );
 
   // a 300-command application: its introspection is the generated model, each command echoes its argv
   const app = join(home, 'big-app.mjs');
@@ -99,7 +103,8 @@ function toolResult(r: ReceivedRequest | undefined, id: string): string {
   return typeof m?.content === 'string' ? m.content : '';
 }
 
-const everything = (extra = ''): string => `mcp_clients:\n  - name: everything\n    transport: stdio\n    command: ${process.execPath}\n    args: [${JSON.stringify(EVERYTHING)}, stdio]\n${extra}`;
+const everything = (extra = ''): string =>
+  `mcp_clients:\n  - name: everything\n    transport: stdio\n    command: ${process.execPath}\n    args: [${JSON.stringify(EVERYTHING)}, stdio]\n${extra}`;
 
 describe('the harness tool search in fisk run', () => {
   it('sends the search tool instead of 300 definitions, then the loaded definition, and refuses an unloaded call', async () => {
@@ -149,13 +154,21 @@ describe('MCP servers in mcp_clients', () => {
     expect(r.out).toMatch(/echo\s+mcp:everything/);
     expect(r.out).toMatch(/get-sum\s+mcp:everything/);
     expect(r.err).toMatch(/warning: mcp_clients: .*broken/);
-    const all = await cli(['info', '--config', agentFile('mcp-info-all.yaml', `identity: lister\n${everything('    exclude:\n      tools: ["^get-sum$"]\n')}`), '--all']);
+    const all = await cli([
+      'info',
+      '--config',
+      agentFile('mcp-info-all.yaml', `identity: lister\n${everything('    exclude:\n      tools: ["^get-sum$"]\n')}`),
+      '--all',
+    ]);
     expect(all.out).toMatch(/get-sum\s+mcp:everything\s+excluded/);
   }, 60_000);
 
   it('a run calls an MCP tool and the model reads its answer', async () => {
     const config = agentFile('mcp-run.yaml', `identity: caller\n${everything('    include:\n      tools: ["^echo$"]\n')}`);
-    fake.reply(chatCompletion(null, { tool_calls: [{ id: 'e1', name: 'echo', arguments: { message: 'hello from the model' } }] }), chatCompletion('echoed'));
+    fake.reply(
+      chatCompletion(null, { tool_calls: [{ id: 'e1', name: 'echo', arguments: { message: 'hello from the model' } }] }),
+      chatCompletion('echoed'),
+    );
     const r = await cli(['run', '--config', config, '--base-url', `${fake.url}/v1`, 'echo something']);
     expect(r.code).toBe(EXIT.ok);
     expect(toolNames(sent(0))).toEqual(['echo']);
@@ -165,7 +178,10 @@ describe('MCP servers in mcp_clients', () => {
   }, 60_000);
 
   it('a run refuses to start when a server fails, naming it', async () => {
-    const config = agentFile('mcp-broken.yaml', `identity: caller\nmcp_clients:\n  - name: broken\n    transport: stdio\n    command: ${process.execPath}\n    args: ["-e", "process.exit(3)"]\n    startup_timeout: 5s\n`);
+    const config = agentFile(
+      'mcp-broken.yaml',
+      `identity: caller\nmcp_clients:\n  - name: broken\n    transport: stdio\n    command: ${process.execPath}\n    args: ["-e", "process.exit(3)"]\n    startup_timeout: 5s\n`,
+    );
     const r = await cli(['run', '--config', config, '--base-url', `${fake.url}/v1`, 'go']);
     expect(r.code).not.toBe(EXIT.ok);
     expect(r.err).toContain('broken');
@@ -176,7 +192,10 @@ describe('MCP servers in mcp_clients', () => {
 describe('remote tools in remote_tools', () => {
   it("a run imports a peer's tools over nats_context and calls one on the peer", async () => {
     const config = agentFile('remote.yaml', `identity: importer\nnats_context: lab\nremote_tools:\n  - name: ops-agent\n    alias: ops\n`);
-    fake.reply(chatCompletion(null, { tool_calls: [{ id: 'r1', name: 'disk_usage', arguments: { path: '/var' } }] }), chatCompletion('done'));
+    fake.reply(
+      chatCompletion(null, { tool_calls: [{ id: 'r1', name: 'disk_usage', arguments: { path: '/var' } }] }),
+      chatCompletion('done'),
+    );
     const r = await cli(['run', '--config', config, '--base-url', `${fake.url}/v1`, 'check the disk']);
     expect(r.code).toBe(EXIT.ok);
     expect(toolNames(sent(0))).toEqual(['disk_usage']);
@@ -186,7 +205,10 @@ describe('remote tools in remote_tools', () => {
   }, 60_000);
 
   it('fisk info lists the peer tools, and an absent peer is a warning while a run refuses it', async () => {
-    const config = agentFile('remote-info.yaml', `identity: importer\nnats_context: lab\nremote_tools:\n  - name: ops-agent\n    alias: ops\n  - name: nobody\n    alias: gone\n`);
+    const config = agentFile(
+      'remote-info.yaml',
+      `identity: importer\nnats_context: lab\nremote_tools:\n  - name: ops-agent\n    alias: ops\n  - name: nobody\n    alias: gone\n`,
+    );
     const info = await cli(['info', '--config', config]);
     expect(info.code).toBe(EXIT.ok);
     expect(info.out).toMatch(/disk_usage\s+a2a:ops/);

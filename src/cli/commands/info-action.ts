@@ -44,7 +44,10 @@ async function listing(io: Io, opts: InfoOptions, signal: AbortSignal): Promise<
   let assembleTools: typeof AssembleTools;
   let report: typeof InfoReportModule;
   try {
-    const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
+    const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([
+      import('../../config/index.js'),
+      import('../../host/application.js'),
+    ]);
     const config = parseConfigForMode({ path }, 'info');
     signal.throwIfAborted();
     // adopted when it runs exactly what the checked configuration runs, replaced otherwise

@@ -105,10 +105,14 @@ function modelAccess(runtime: Runtime, env: Io['env']): { endpoint: ModelEndpoin
   const facts = runtime.facts;
   if (facts?.defaultBaseUrl === undefined || facts.baseUrlEnv === undefined || facts.apiKeyEnv === undefined) return undefined;
   const vars = { baseUrlVar: facts.baseUrlEnv, apiKeyVar: facts.apiKeyEnv };
-  const found = locateEndpoint({ env, ...(runtime.config.llm.baseUrl === undefined ? {} : { baseUrlFallback: runtime.config.llm.baseUrl }) }, vars);
+  const found = locateEndpoint(
+    { env, ...(runtime.config.llm.baseUrl === undefined ? {} : { baseUrlFallback: runtime.config.llm.baseUrl }) },
+    vars,
+  );
   const from = found.source === 'variable' ? vars.baseUrlVar : found.source === 'file' ? 'llm.base_url' : 'default';
   const endpoint = { url: found.raw ?? facts.defaultBaseUrl, from };
-  const state: ModelKey['state'] = found.apiKey !== undefined ? 'set' : found.raw !== undefined && isLocalEndpoint(found.raw) ? 'not_needed' : 'missing';
+  const state: ModelKey['state'] =
+    found.apiKey !== undefined ? 'set' : found.raw !== undefined && isLocalEndpoint(found.raw) ? 'not_needed' : 'missing';
   return { endpoint, apiKey: { variable: vars.apiKeyVar, state } };
 }
 
@@ -187,7 +191,8 @@ function toolSearch(runtime: Runtime): string {
   if (config.llm.noToolSearch) return 'disabled (llm.no_tool_search)';
   const facts = runtime.facts;
   if (facts === undefined) return `unknown (provider "${config.llm.provider}" is not available)`;
-  if (!facts.toolSearch) return `harness (provider "${config.llm.provider}" has none; past 10 tools the built-in tool_search loads deferred definitions)`;
+  if (!facts.toolSearch)
+    return `harness (provider "${config.llm.provider}" has none; past 10 tools the built-in tool_search loads deferred definitions)`;
   return 'enabled (definitions are deferred once more than 10 tools are available)';
 }
 
@@ -215,7 +220,9 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     config.expose.slack === undefined ? undefined : import('../../serve/slack/settings.js'),
   ]);
   const toolWarnings = tools.warnings.map((w) => ({ key: warningKey(w), message: w.message }));
-  const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes].filter((n) => n.level === 'warning').map((n) => ({ key: n.key ?? '', message: n.message }));
+  const runtimeWarnings = [...runtime.notes, ...tools.runtimeNotes]
+    .filter((n) => n.level === 'warning')
+    .map((n) => ({ key: n.key ?? '', message: n.message }));
   const telemetry = telemetryInfo(config, env);
   return {
     config: config.source,
@@ -223,7 +230,13 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     model:
       config.llm.model === ''
         ? null
-        : { provider: config.llm.provider, model: config.llm.model, thinking: config.llm.thinking, toolSearch: toolSearch(runtime), ...modelAccess(runtime, env) },
+        : {
+            provider: config.llm.provider,
+            model: config.llm.model,
+            thinking: config.llm.thinking,
+            toolSearch: toolSearch(runtime),
+            ...modelAccess(runtime, env),
+          },
     settings: describeSettings(config, environmentOverrides(runtime, env)),
     warnings: [...configWarnings(config), ...toolWarnings, ...runtimeWarnings, ...telemetry.warnings],
     prompt: config.systemPrompt,
@@ -234,7 +247,14 @@ export async function buildInfoReport(runtime: Runtime, env: Io['env'], tools: A
     filtered: tools.filtered,
     globalFlags: runtime.application?.globalFlags ?? null,
     telemetry: telemetry.rows,
-    memory: memoryBackends !== undefined ? memoryBackends.memoryInfoRows(config.harness.memory, { identity: config.identity, natsContext: config.natsContext, baseDir: config.baseDir }) : null,
+    memory:
+      memoryBackends !== undefined
+        ? memoryBackends.memoryInfoRows(config.harness.memory, {
+            identity: config.identity,
+            natsContext: config.natsContext,
+            baseDir: config.baseDir,
+          })
+        : null,
     tasks: taskStores !== undefined ? taskRows(taskStores.describeTaskStore, config, env) : null,
     slack: slackSettings === undefined || config.expose.slack === undefined ? null : slackSettings.slackInfoRows(config.expose.slack, env),
   };
@@ -291,7 +311,8 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     println(out);
     println(out, `Renamed for the model (${renamed.length}; calls use the name where the tool comes from)`);
     const rows = [['Tool', 'Source', 'Its own name']];
-    for (const t of renamed) rows.push([t.name, t.label === undefined ? t.source : `${t.source}:${t.label}`, JSON.stringify(stripControl(t.remoteName ?? ''))]);
+    for (const t of renamed)
+      rows.push([t.name, t.label === undefined ? t.source : `${t.source}:${t.label}`, JSON.stringify(stripControl(t.remoteName ?? ''))]);
     for (const line of table(rows)) println(out, line);
   }
   if (report.filtered.length > 0) {
@@ -299,7 +320,8 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     if (all) {
       println(out, `Filtered tools (${report.filtered.length})`);
       const rows = [['Tool', 'Source', 'Reason', 'Detail']];
-      for (const f of report.filtered) rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
+      for (const f of report.filtered)
+        rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
       for (const line of table(rows)) println(out, line);
     } else {
       println(out, `${counted(report.filtered.length, 'tool')} filtered out; list them with --all`);
@@ -326,7 +348,10 @@ function renderValue(v: Setting['value']): string {
 export function renderText(report: InfoReport, all: boolean, io: Io): void {
   const out = io.out;
   for (const w of report.warnings) println(io.err, stripControl(`warning: ${w.key}: ${w.message}`));
-  println(out, `Agent ${report.identity.name} (identity ${report.identity.source === 'explicit' ? 'set in the file' : report.identity.source === 'application' ? 'taken from the application name' : 'default'})`);
+  println(
+    out,
+    `Agent ${report.identity.name} (identity ${report.identity.source === 'explicit' ? 'set in the file' : report.identity.source === 'application' ? 'taken from the application name' : 'default'})`,
+  );
   println(out);
   println(out, 'Model');
   if (report.model === null) {
@@ -374,4 +399,3 @@ export function renderText(report: InfoReport, all: boolean, io: Io): void {
     for (const line of stripControl(segment).replace(/\n+$/, '').split('\n')) println(out, `  ${line}`);
   });
 }
-

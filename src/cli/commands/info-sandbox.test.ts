@@ -12,7 +12,9 @@ const text = (given: Partial<SandboxLimits>): string => {
 
 describe('the Sandbox section of fisk info', () => {
   it('shows sizes in the units agent.yaml takes, and bytes only when no unit divides them', () => {
-    expect(text({ addressSpace: 2 * 2 ** 30, cpuSeconds: 60, openFiles: 256 })).toContain('  Limits      address space 2GiB, CPU 60s, 256 open files');
+    expect(text({ addressSpace: 2 * 2 ** 30, cpuSeconds: 60, openFiles: 256 })).toContain(
+      '  Limits      address space 2GiB, CPU 60s, 256 open files',
+    );
     expect(text({ addressSpace: 1536 * 2 ** 20 })).toContain('address space 1536MiB');
     expect(text({ addressSpace: 16 * 2 ** 20 + 1 })).toContain(`address space ${16 * 2 ** 20 + 1} bytes`);
     expect(text({})).toContain('  Limits      none (as inherited)');

@@ -45,7 +45,11 @@ export function sandboxCell(s: InfoToolSandbox | null): string {
 
 /** A size as written in agent.yaml: the largest binary unit it is a whole number of, else bytes. */
 function sizeText(bytes: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
     if (bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return `${bytes} bytes`;
@@ -65,7 +69,10 @@ export function renderSandbox(s: InfoSandbox | null, out: Io['out']): void {
   if (s === null) return;
   println(out);
   println(out, 'Sandbox');
-  println(out, `  Applies to  ${s.enabled ? 'application commands, the --fisk-introspect run and sandboxed stdio MCP servers' : 'stdio MCP servers with sandbox: true only'}`);
+  println(
+    out,
+    `  Applies to  ${s.enabled ? 'application commands, the --fisk-introspect run and sandboxed stdio MCP servers' : 'stdio MCP servers with sandbox: true only'}`,
+  );
   println(out, `  bubblewrap  ${s.bwrap}`);
   println(out, `  Hidden      ${s.hide.join(', ')}`);
   println(out, `  Limits      ${limitsLine(s.limits)}`);

@@ -21,7 +21,10 @@ async function info(yaml: string, env: Record<string, string>, ...flags: string[
 
 describe('fisk info telemetry', () => {
   it('shows every telemetry setting with the file, variable or default it came from', async () => {
-    const r = await info('telemetry:\n  enabled: true\n  sample_ratio: 0\n', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SERVICE_NAME: 'ops-svc' });
+    const r = await info('telemetry:\n  enabled: true\n  sample_ratio: 0\n', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_SERVICE_NAME: 'ops-svc',
+    });
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toMatch(/telemetry\.enabled\s+true\s+\[file\]/);
     expect(r.out).toMatch(/telemetry\.endpoint\s+http:\/\/127\.0\.0\.1:4318\s+\[OTEL_EXPORTER_OTLP_ENDPOINT\]/);
@@ -38,7 +41,11 @@ describe('fisk info telemetry', () => {
       'telemetry.capture_content',
       'telemetry.no_metrics',
     ]);
-    expect(json.telemetry.find((row) => row.key === 'telemetry.service_name')).toEqual({ key: 'telemetry.service_name', value: 'ops', origin: 'identity' });
+    expect(json.telemetry.find((row) => row.key === 'telemetry.service_name')).toEqual({
+      key: 'telemetry.service_name',
+      value: 'ops',
+      origin: 'identity',
+    });
   });
 
   it('names the switch that keeps telemetry off when OTLP variables are set', async () => {

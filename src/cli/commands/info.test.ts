@@ -45,7 +45,11 @@ describe('fisk info tools', () => {
     const io = captureIo({ ...env, FIXTURE_PIDLOG: log });
     expect(await runCli(['info', '--config', configFile(''), '--json'], io)).toBe(EXIT.ok);
     expect((JSON.parse(io.stdout()) as InfoReport).tools.map((t) => t.name)).toContain('stream_ls');
-    expect(readFileSync(log, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(1);
+    expect(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    ).toHaveLength(1);
   });
   it('reports exactly the names and definitions the run sends to the model', async () => {
     const path = configFile(`global_flags: [context]
@@ -91,10 +95,21 @@ exclude: {tools: ['^flood$']}
   });
 
   it('lists source kind, plain description, tags, gate and deferral per tool', async () => {
-    const r = await info(configFile(`harness:\n  human_in_the_loop: {enabled: true}\n  confirm_tags: [impact:rw, impact:none]\n`), '--json');
+    const r = await info(
+      configFile(`harness:\n  human_in_the_loop: {enabled: true}\n  confirm_tags: [impact:rw, impact:none]\n`),
+      '--json',
+    );
     const report = JSON.parse(r.out) as InfoReport;
     const rm = report.tools.find((t) => t.name === 'stream_rm');
-    expect(rm).toMatchObject({ source: 'application', kind: 'application', description: 'Removes a stream', tags: ['ai:destructive', 'impact:rw'], gated: true, trigger: 'impact:rw', deferred: true });
+    expect(rm).toMatchObject({
+      source: 'application',
+      kind: 'application',
+      description: 'Removes a stream',
+      tags: ['ai:destructive', 'impact:rw'],
+      gated: true,
+      trigger: 'impact:rw',
+      deferred: true,
+    });
     expect(report.tools.find((t) => t.name === 'deep_inner_leaf')?.deferred).toBe(false);
     expect(report.filtered).toEqual([{ name: 'secret', source: 'application', reason: 'denied', detail: 'tagged ai:deny' }]);
     expect(report.warnings).toContainEqual({ key: 'harness.confirm_tags', message: expect.stringContaining('"impact:none"') as string });
@@ -127,10 +142,16 @@ exclude: {tools: ['^flood$']}
 
   it('warns that every definition is sent when tool search is switched off', async () => {
     const path = join(dir, 'nosearch.yaml');
-    writeFileSync(path, `identity: x\napplication_path: ${app}\nsystem_prompt: x\nllm:\n  model: m\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n`);
+    writeFileSync(
+      path,
+      `identity: x\napplication_path: ${app}\nsystem_prompt: x\nllm:\n  model: m\n  no_tool_search: true\nharness:\n  human_in_the_loop: {enabled: true}\n`,
+    );
     const report = JSON.parse((await info(path, '--json')).out) as InfoReport;
     expect(report.tools.every((t) => !t.deferred)).toBe(true);
-    expect(report.warnings).toContainEqual({ key: 'llm.no_tool_search', message: expect.stringContaining('every definition is sent') as string });
+    expect(report.warnings).toContainEqual({
+      key: 'llm.no_tool_search',
+      message: expect.stringContaining('every definition is sent') as string,
+    });
   });
 
   it('fails with the key to change for a bad global flag and a load error for a broken application', async () => {
@@ -161,7 +182,9 @@ exclude: {tools: ['^flood$']}
     const path = join(dir, 'endpoint.yaml');
     writeFileSync(path, 'system_prompt: x\nllm: {model: m}\n');
     const bare = await info(path);
-    expect(bare.out).toContain('  Endpoint     https://api.anthropic.com (default)\n  API key      missing: fisk run needs ANTHROPIC_API_KEY exported\n');
+    expect(bare.out).toContain(
+      '  Endpoint     https://api.anthropic.com (default)\n  API key      missing: fisk run needs ANTHROPIC_API_KEY exported\n',
+    );
     const keyed = captureIo({ ...env, ANTHROPIC_API_KEY: 'sk-ant-secret-value' });
     await runCli(['info', '--config', path, '--json'], keyed);
     expect(keyed.stdout()).not.toContain('sk-ant-secret-value');
@@ -171,10 +194,14 @@ exclude: {tools: ['^flood$']}
     // a server on this machine needs no key; the provider's variable beats the file
     const local = join(dir, 'local.yaml');
     writeFileSync(local, 'system_prompt: x\nllm: {provider: openai-chat, model: m, base_url: "http://127.0.0.1:11434/v1"}\n');
-    expect((await info(local)).out).toContain('  Endpoint     http://127.0.0.1:11434/v1 (llm.base_url)\n  API key      none needed: the endpoint is this machine (OPENAI_API_KEY is not set)\n');
+    expect((await info(local)).out).toContain(
+      '  Endpoint     http://127.0.0.1:11434/v1 (llm.base_url)\n  API key      none needed: the endpoint is this machine (OPENAI_API_KEY is not set)\n',
+    );
     const overridden = captureIo({ ...env, OPENAI_BASE_URL: 'https://llm.example.com/v1' });
     await runCli(['info', '--config', local], overridden);
-    expect(overridden.stdout()).toContain('  Endpoint     https://llm.example.com/v1 (OPENAI_BASE_URL)\n  API key      missing: fisk run needs OPENAI_API_KEY exported\n');
+    expect(overridden.stdout()).toContain(
+      '  Endpoint     https://llm.example.com/v1 (OPENAI_BASE_URL)\n  API key      missing: fisk run needs OPENAI_API_KEY exported\n',
+    );
   });
   it('lists a configuration naming an unknown provider, warning that a run refuses it', async () => {
     const path = join(dir, 'typo.yaml');
@@ -182,7 +209,9 @@ exclude: {tools: ['^flood$']}
     const r = await info(path);
     expect(r.code).toBe(0);
     expect(r.out).toContain('Tool search  unknown (provider "antropic" is not available)');
-    expect(r.err).toContain('warning: llm.provider: unknown provider "antropic": known providers are anthropic, openai, openai-chat; fisk run refuses it');
+    expect(r.err).toContain(
+      'warning: llm.provider: unknown provider "antropic": known providers are anthropic, openai, openai-chat; fisk run refuses it',
+    );
   });
 });
 
@@ -202,9 +231,19 @@ describe('fisk info Slack', () => {
     expect(out + io.stderr()).not.toContain('xoxb-secret-value-1234');
     const json = captureIo(env);
     expect(await runCli(['info', '--config', path, '--json'], json)).toBe(EXIT.ok);
-    expect((JSON.parse(json.stdout()) as InfoReport).slack?.map((r) => r.label)).toEqual(['Connection', 'Web API', 'Channels', 'Threads at once', 'Approvers', 'App token', 'Bot token']);
+    expect((JSON.parse(json.stdout()) as InfoReport).slack?.map((r) => r.label)).toEqual([
+      'Connection',
+      'Web API',
+      'Channels',
+      'Threads at once',
+      'Approvers',
+      'App token',
+      'Bot token',
+    ]);
     // where the base comes from, and the approvers as listed
-    const routed = configFile(`expose:\n  agent:\n    slack: {channels: [C0A], api_url: 'https://slack-gov.example.com/api', approvers: [UBOSS]}\n`);
+    const routed = configFile(
+      `expose:\n  agent:\n    slack: {channels: [C0A], api_url: 'https://slack-gov.example.com/api', approvers: [UBOSS]}\n`,
+    );
     const io2 = captureIo({ ...env, SLACK_API_URL: 'http://127.0.0.1:7777/api/' });
     expect(await runCli(['info', '--config', routed], io2)).toBe(EXIT.ok);
     expect(io2.stdout()).toMatch(/Web API +http:\/\/127\.0\.0\.1:7777\/api\/ \(from SLACK_API_URL\)/);

@@ -65,7 +65,9 @@ describe('fisk init', () => {
     const dir = tempDir();
     const io = captureIo({}, dir);
     expect(await runCli(['init', 'agents/ops/agent.yaml'], io)).toBe(2);
-    expect(io.stderr()).toContain(`the directory ${join(dir, 'agents', 'ops')} does not exist; create it first (mkdir -p ${join(dir, 'agents', 'ops')})`);
+    expect(io.stderr()).toContain(
+      `the directory ${join(dir, 'agents', 'ops')} does not exist; create it first (mkdir -p ${join(dir, 'agents', 'ops')})`,
+    );
   });
 
   it('refuses a provider it does not know, listing the choices', async () => {

@@ -126,10 +126,18 @@ export function registerInit(program: Command, io: Io): void {
         writeFileSync(path, starterConfig(flags.provider), { flag: 'wx' });
       } catch (err) {
         if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'EEXIST') {
-          throw new CliError(`${path} already exists; fisk init never overwrites a file: remove it or name another file (fisk init other.yaml)`, EXIT.usage, { cause: err });
+          throw new CliError(
+            `${path} already exists; fisk init never overwrites a file: remove it or name another file (fisk init other.yaml)`,
+            EXIT.usage,
+            { cause: err },
+          );
         }
         if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENOENT') {
-          throw new CliError(`cannot write ${path}: the directory ${dirname(path)} does not exist; create it first (mkdir -p ${dirname(path)})`, EXIT.usage, { cause: err });
+          throw new CliError(
+            `cannot write ${path}: the directory ${dirname(path)} does not exist; create it first (mkdir -p ${dirname(path)})`,
+            EXIT.usage,
+            { cause: err },
+          );
         }
         throw new CliError(`cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, EXIT.error, { cause: err });
       }

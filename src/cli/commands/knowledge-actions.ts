@@ -64,7 +64,10 @@ export function context(cmd: Command, io: Io): Ctx {
   const config = parseConfigForMode({ path: resolve(io.cwd, opts.config) }, 'knowledge');
   const kc = config.harness.knowledge;
   const base = storeBase === '' ? undefined : storeBase;
-  const setup = knowledgeSetup({ directory: kc.directory, embeddings: kc.embeddings }, { cwd: config.baseDir, storeBase: base, env: io.env });
+  const setup = knowledgeSetup(
+    { directory: kc.directory, embeddings: kc.embeddings },
+    { cwd: config.baseDir, storeBase: base, env: io.env },
+  );
   const excludeDirs = [setup.storeDir, ...storeDirs(config, io.env, base)];
   return { io, config, setup, excludeDirs, root: config.baseDir };
 }
@@ -144,14 +147,31 @@ function reportIndex(ctx: Ctx, res: IndexResult): void {
   if (res.skipped.length > shown.length) println(io.err, `skipped ${counted(res.skipped.length - shown.length, 'more file')}`);
   if (res.pruneSkipped !== undefined) println(io.err, `warning: ${res.pruneSkipped}`);
   const emb = res.embeddings > 0 ? `, ${counted(res.embeddings, 'embedding')}` : '';
-  println(io.out, `${res.dryRun ? 'would index' : 'indexed'}: added=${res.added} updated=${res.updated} skipped=${res.unchanged} removed=${res.removed} (${counted(res.files, 'file')}, ${counted(res.chunks, 'chunk')}${emb})`);
+  println(
+    io.out,
+    `${res.dryRun ? 'would index' : 'indexed'}: added=${res.added} updated=${res.updated} skipped=${res.unchanged} removed=${res.removed} (${counted(res.files, 'file')}, ${counted(res.chunks, 'chunk')}${emb})`,
+  );
 }
 
-export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?: boolean; dryRun?: boolean; prune?: boolean }): Promise<void> {
+export async function runIndex(
+  ctx: Ctx,
+  paths: readonly string[],
+  o: { reindex?: boolean; dryRun?: boolean; prune?: boolean },
+): Promise<void> {
   const { roots, fromConfig } = rootsFor(ctx, paths);
   const prune: PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
   const progress = progressPrinter(ctx);
-  const common = { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, reindex: o.reindex === true, prune, vector: ctx.setup.vector, onNote: (n: string) => println(ctx.io.err, n), ...(progress === undefined ? {} : { onProgress: progress }) };
+  const common = {
+    roots,
+    cwd: ctx.root,
+    excludeDirs: ctx.excludeDirs,
+    extensions: ctx.config.harness.knowledge.extensions,
+    reindex: o.reindex === true,
+    prune,
+    vector: ctx.setup.vector,
+    onNote: (n: string) => println(ctx.io.err, n),
+    ...(progress === undefined ? {} : { onProgress: progress }),
+  };
   if (o.dryRun === true) {
     const r = reader(ctx);
     printTier(ctx, r);
@@ -166,8 +186,15 @@ export async function runIndex(ctx: Ctx, paths: readonly string[], o: { reindex?
     // printed after the pass so it shows the identity the pass pinned
     println(ctx.io.err, tierLine(configuredTier(store.db, ctx.setup.vector)));
     if (res.canceled) {
-      println(ctx.io.err, `\nindex interrupted after ${counted(res.added + res.updated + res.unchanged, 'file')}; what was indexed stays, and a re-run skips it`);
-      if (readGap(store.db) !== undefined) println(ctx.io.err, "the full-text index is incomplete, so search misses words until 'fisk knowledge index' runs again and completes it");
+      println(
+        ctx.io.err,
+        `\nindex interrupted after ${counted(res.added + res.updated + res.unchanged, 'file')}; what was indexed stays, and a re-run skips it`,
+      );
+      if (readGap(store.db) !== undefined)
+        println(
+          ctx.io.err,
+          "the full-text index is incomplete, so search misses words until 'fisk knowledge index' runs again and completes it",
+        );
       throw new ExitWith(EXIT.aborted);
     }
     reportIndex(ctx, res);
@@ -187,12 +214,30 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
     // a script must not read an index that was never built as an empty answer
     if (o.json === true && res.status === 'not_built') throw new CliError(NOT_BUILT);
     if (o.json === true) {
-      println(out, JSON.stringify({ tier: tierText(res.tier), status: res.status, dropped_terms: res.dropped, common_terms: res.common, results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })) }, null, 2));
+      println(
+        out,
+        JSON.stringify(
+          {
+            tier: tierText(res.tier),
+            status: res.status,
+            dropped_terms: res.dropped,
+            common_terms: res.common,
+            results: res.hits.map((h) => ({ citation: h.citation, section: h.headingPath, content: h.content, score: h.score })),
+          },
+          null,
+          2,
+        ),
+      );
       return;
     }
     println(ctx.io.err, tierLine(res.tier));
-    if (res.dropped.length > 0) println(ctx.io.err, `note: dropped terms shorter than two characters: ${res.dropped.map((d) => oneLine(d)).join(' ')}`);
-    if (res.common.length > 0) println(ctx.io.err, `note: left out of the ranking because more than half of all chunks hold them: ${res.common.map((d) => oneLine(d)).join(' ')}`);
+    if (res.dropped.length > 0)
+      println(ctx.io.err, `note: dropped terms shorter than two characters: ${res.dropped.map((d) => oneLine(d)).join(' ')}`);
+    if (res.common.length > 0)
+      println(
+        ctx.io.err,
+        `note: left out of the ranking because more than half of all chunks hold them: ${res.common.map((d) => oneLine(d)).join(' ')}`,
+      );
     switch (res.status) {
       case 'not_built':
         throw new CliError(NOT_BUILT);
@@ -237,14 +282,20 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
   const { evaluateQuestions, parseQuestions, EVAL_DEPTH } = await import('../../knowledge/evaluate.js');
   const { listSources } = await import('../../knowledge/maintenance.js');
   const depth = o.depth === undefined ? EVAL_DEPTH : Number(o.depth);
-  if (!Number.isInteger(depth) || depth < 5 || depth > 50) throw new UsageError(`--depth must be a whole number from 5 to 50, got ${JSON.stringify(o.depth)}`);
+  if (!Number.isInteger(depth) || depth < 5 || depth > 50)
+    throw new UsageError(`--depth must be a whole number from 5 to 50, got ${JSON.stringify(o.depth)}`);
   const path = resolve(ctx.io.cwd, file);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'it does not exist' : code === 'EISDIR' ? 'it is a directory; name the file of questions' : (err as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'it does not exist'
+        : code === 'EISDIR'
+          ? 'it is a directory; name the file of questions'
+          : (err as Error).message;
     throw new UsageError(`cannot read the questions file ${JSON.stringify(file)}: ${why}`);
   }
   const questions = parseQuestions(text, file);
@@ -252,7 +303,9 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
   try {
     const sources = listSources(r);
     if (sources === undefined) throw new CliError(NOT_BUILT);
-    const report = await withInterrupt((signal) => evaluateQuestions(r, questions, { depth, vector: ctx.setup.vector, signal, indexedPaths: sources.map((s) => s.path) }));
+    const report = await withInterrupt((signal) =>
+      evaluateQuestions(r, questions, { depth, vector: ctx.setup.vector, signal, indexedPaths: sources.map((s) => s.path) }),
+    );
     const out = ctx.io.out;
     const s = report.score;
     if (o.json === true) {
@@ -267,7 +320,13 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
             recall_at_5: s.recallAt5,
             mrr: s.mrr,
             unknown_answers: report.unknownAnswers,
-            outcomes: report.outcomes.map((q) => ({ line: q.line, question: q.question, answers: q.answers, rank: q.rank, first: q.ranked.slice(0, 5) })),
+            outcomes: report.outcomes.map((q) => ({
+              line: q.line,
+              question: q.question,
+              answers: q.answers,
+              rank: q.rank,
+              first: q.ranked.slice(0, 5),
+            })),
           },
           null,
           2,
@@ -286,9 +345,15 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
     }
     const count = (share: number): number => Math.round(share * s.questions);
     println(out);
-    println(out, `${counted(s.questions, 'question')}: recall@1 ${fig(s.recallAt1)} (${count(s.recallAt1)}), recall@5 ${fig(s.recallAt5)} (${count(s.recallAt5)}), MRR ${fig(s.mrr)}`);
+    println(
+      out,
+      `${counted(s.questions, 'question')}: recall@1 ${fig(s.recallAt1)} (${count(s.recallAt1)}), recall@5 ${fig(s.recallAt5)} (${count(s.recallAt5)}), MRR ${fig(s.mrr)}`,
+    );
     if (report.unknownAnswers.length > 0) {
-      println(ctx.io.err, `note: ${report.unknownAnswers.length === 1 ? 'this answer names' : 'these answers name'} no indexed document (see 'fisk knowledge sources'): ${report.unknownAnswers.map((a) => oneLine(a)).join(', ')}`);
+      println(
+        ctx.io.err,
+        `note: ${report.unknownAnswers.length === 1 ? 'this answer names' : 'these answers name'} no indexed document (see 'fisk knowledge sources'): ${report.unknownAnswers.map((a) => oneLine(a)).join(', ')}`,
+      );
     }
   } finally {
     r.close();
@@ -298,14 +363,29 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
 export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean; json?: boolean; limit?: string }): Promise<void> {
   const { enumerate } = await import('../../knowledge/enumerate.js');
   const limit = o.limit === undefined ? undefined : Number(o.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
   const r = reader(ctx);
   try {
     const res = enumerate(r, query, limit);
     const out = ctx.io.out;
     if (o.json === true) {
       if (res.status === 'not_built') throw new CliError(NOT_BUILT);
-      println(out, JSON.stringify({ status: res.status, total: res.total, corpus: res.corpus, documents: res.documents.map((d) => ({ path: d.path, body_matches: d.bodyMatches, heading_matches: d.headingMatches })), terms: res.terms, dropped_terms: res.dropped }, null, 2));
+      println(
+        out,
+        JSON.stringify(
+          {
+            status: res.status,
+            total: res.total,
+            corpus: res.corpus,
+            documents: res.documents.map((d) => ({ path: d.path, body_matches: d.bodyMatches, heading_matches: d.headingMatches })),
+            terms: res.terms,
+            dropped_terms: res.dropped,
+          },
+          null,
+          2,
+        ),
+      );
     } else {
       switch (res.status) {
         case 'not_built':
@@ -320,9 +400,15 @@ export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean;
         case 'ok':
           for (const t of res.terms) {
             const words = t.words.length > 0 ? ` (words: ${t.words.map(oneLine).join(', ')})` : '';
-            println(ctx.io.err, `term ${t.negated ? '-' : ''}${t.scope === 'any' ? '' : `${t.scope}:`}${oneLine(t.term)}: stems ${t.stems.map(oneLine).join(' ') || '(none)'}${words}, ${counted(t.documents, 'document')}`);
+            println(
+              ctx.io.err,
+              `term ${t.negated ? '-' : ''}${t.scope === 'any' ? '' : `${t.scope}:`}${oneLine(t.term)}: stems ${t.stems.map(oneLine).join(' ') || '(none)'}${words}, ${counted(t.documents, 'document')}`,
+            );
           }
-          println(out, `${res.total} of ${res.corpus} documents match${res.documents.length < res.total ? ` (showing ${res.documents.length})` : ''}`);
+          println(
+            out,
+            `${res.total} of ${res.corpus} documents match${res.documents.length < res.total ? ` (showing ${res.documents.length})` : ''}`,
+          );
           for (const d of res.documents) println(out, `${oneLine(d.path)}  heading=${d.headingMatches} body=${d.bodyMatches}`);
           break;
         default: {
@@ -347,7 +433,9 @@ export async function runShow(ctx: Ctx, citation: string): Promise<void> {
     if (db === undefined) throw new CliError(NOT_BUILT);
     const chunk = chunkAt(db, c);
     if (chunk === undefined) {
-      throw new CliError(`no chunk found for citation ${JSON.stringify(citation)}: the file may have changed since the last index; run 'fisk knowledge sources' to list files`);
+      throw new CliError(
+        `no chunk found for citation ${JSON.stringify(citation)}: the file may have changed since the last index; run 'fisk knowledge sources' to list files`,
+      );
     }
     if (chunk.headingPath !== '') println(ctx.io.out, `# ${oneLine(chunk.headingPath)}\n`);
     println(ctx.io.out, stripControl(chunk.content));
@@ -386,9 +474,14 @@ export async function runRm(ctx: Ctx, paths: readonly string[]): Promise<void> {
   const store = openWriter(ctx.setup.storeDir);
   try {
     // an interrupted first build's full-text tables are finished before any chunk is deleted
-    const filled = await withInterrupt((signal) => fillGap(store.db, signal, (n) => println(ctx.io.err, `completing the full-text index: ${counted(n, 'chunk')}`)));
+    const filled = await withInterrupt((signal) =>
+      fillGap(store.db, signal, (n) => println(ctx.io.err, `completing the full-text index: ${counted(n, 'chunk')}`)),
+    );
     if (!filled) {
-      println(ctx.io.err, "\ninterrupted while completing the full-text index; nothing was removed, and 'fisk knowledge rm' or 'fisk knowledge index' resumes it");
+      println(
+        ctx.io.err,
+        "\ninterrupted while completing the full-text index; nothing was removed, and 'fisk knowledge rm' or 'fisk knowledge index' resumes it",
+      );
       throw new ExitWith(EXIT.aborted);
     }
     // a file indexed through a relative root is stored relative to the directory holding
@@ -399,7 +492,11 @@ export async function runRm(ctx: Ctx, paths: readonly string[]): Promise<void> {
       const forms = [...new Set([abs, rel.startsWith('..') || rel === '' ? abs : rel])];
       return { source: p, removed: removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
     });
-    for (const r of res) println(ctx.io.out, r.removed > 0 ? `removed ${oneLine(r.source)}${r.removed > 1 ? ` (${r.removed} files)` : ''}` : `not indexed: ${oneLine(r.source)}`);
+    for (const r of res)
+      println(
+        ctx.io.out,
+        r.removed > 0 ? `removed ${oneLine(r.source)}${r.removed > 1 ? ` (${r.removed} files)` : ''}` : `not indexed: ${oneLine(r.source)}`,
+      );
     println(ctx.io.out, `removed ${res.filter((r) => r.removed > 0).length} of ${res.length} sources`);
   } finally {
     store.close();
@@ -440,7 +537,8 @@ export async function runStats(ctx: Ctx): Promise<void> {
     println(out, `DB size     ${formatBytes(s.dbBytes)}`);
     println(out, `WAL size    ${formatBytes(s.walBytes)}`);
     println(out, `Modified    ${date(s.modifiedMs)}`);
-    if (s.fullTextIncomplete) println(out, "Full-text   incomplete (a first build was interrupted; run 'fisk knowledge index' to complete it)");
+    if (s.fullTextIncomplete)
+      println(out, "Full-text   incomplete (a first build was interrupted; run 'fisk knowledge index' to complete it)");
   } finally {
     r.close();
   }
@@ -475,7 +573,10 @@ export async function runCheck(ctx: Ctx): Promise<void> {
   try {
     const items = checkIntegrity(store);
     for (const i of items) println(ctx.io.out, `${i.name.padEnd(12)}  ${STATE_MARK[i.state]}  ${oneLine(i.detail)}`);
-    if (items.some((i) => i.state === 'fail')) throw new CliError("the knowledge index failed its integrity check; run 'fisk knowledge rebuild' (FTS) or 'fisk knowledge index --reindex' (vectors)");
+    if (items.some((i) => i.state === 'fail'))
+      throw new CliError(
+        "the knowledge index failed its integrity check; run 'fisk knowledge rebuild' (FTS) or 'fisk knowledge index --reindex' (vectors)",
+      );
   } finally {
     store.close();
   }
@@ -501,7 +602,9 @@ export async function runReset(ctx: Ctx, force: boolean): Promise<void> {
     return;
   }
   if (!res.done) {
-    throw new CliError(`knowledge reset would delete ${counted(res.documents, 'document')} and ${counted(res.chunks, 'chunk')} from ${res.path}; re-run with --force to confirm`);
+    throw new CliError(
+      `knowledge reset would delete ${counted(res.documents, 'document')} and ${counted(res.chunks, 'chunk')} from ${res.path}; re-run with --force to confirm`,
+    );
   }
   println(ctx.io.out, `reset: removed ${counted(res.documents, 'document')} and ${counted(res.chunks, 'chunk')} from ${res.path}`);
 }
@@ -509,7 +612,8 @@ export async function runReset(ctx: Ctx, force: boolean): Promise<void> {
 export async function runVocab(ctx: Ctx, prefix: string, o: { json?: boolean; limit?: string }): Promise<void> {
   const { vocabulary } = await import('../../knowledge/maintenance.js');
   const limit = o.limit === undefined ? 100 : Number(o.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
   const r = reader(ctx);
   try {
     const list = vocabulary(r, prefix, limit);
@@ -543,7 +647,9 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
   const missing = roots.filter((p) => !existsSync(resolve(ctx.root, p)));
   if (missing.length === roots.length) {
     const source = fromConfig ? `harness.knowledge.paths in ${ctx.config.source}` : 'the command line';
-    throw new CliError(`nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${ctx.root}); create one or name an existing path`);
+    throw new CliError(
+      `nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${ctx.root}); create one or name an existing path`,
+    );
   }
   for (const p of missing) println(io.err, `warning: ${JSON.stringify(p)} does not exist and is not watched`);
   const r = reader(ctx);
@@ -556,7 +662,16 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
   try {
     await withInterrupt(async (signal) => {
       if (o.initial) {
-        const res = await indexCorpus(store.db, { roots, cwd: ctx.root, excludeDirs: ctx.excludeDirs, extensions: ctx.config.harness.knowledge.extensions, vector: ctx.setup.vector, prune: fromConfig ? 'all' : 'none', signal, onNote: (n) => println(io.err, n) });
+        const res = await indexCorpus(store.db, {
+          roots,
+          cwd: ctx.root,
+          excludeDirs: ctx.excludeDirs,
+          extensions: ctx.config.harness.knowledge.extensions,
+          vector: ctx.setup.vector,
+          prune: fromConfig ? 'all' : 'none',
+          signal,
+          onNote: (n) => println(io.err, n),
+        });
         if (res.canceled) return;
         reportIndex(ctx, res);
       }
@@ -577,7 +692,10 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
           onError: (e) => println(io.err, `[${stamp()}] index pass failed: ${e instanceof Error ? e.message : String(e)}`),
         },
       });
-      println(io.out, `watching ${counted(w.watchedDirectories(), 'directory', 'directories')} under ${counted(roots.length, 'path')} (debounce ${o.debounce}); press Ctrl-C to stop`);
+      println(
+        io.out,
+        `watching ${counted(w.watchedDirectories(), 'directory', 'directories')} under ${counted(roots.length, 'path')} (debounce ${o.debounce}); press Ctrl-C to stop`,
+      );
       await new Promise<void>((res) => {
         if (signal.aborted) res();
         signal.addEventListener('abort', () => res(), { once: true });

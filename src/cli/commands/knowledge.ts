@@ -55,7 +55,9 @@ export function registerKnowledge(program: Command, io: Io): void {
       const a = await actions();
       return a.runShow(a.context(cmd, io), citation);
     });
-  kn.command('sources').description('list indexed files').action(async (_o: unknown, cmd: Command) => {
+  kn.command('sources')
+    .description('list indexed files')
+    .action(async (_o: unknown, cmd: Command) => {
       const a = await actions();
       return a.runSources(a.context(cmd, io));
     });
@@ -65,7 +67,9 @@ export function registerKnowledge(program: Command, io: Io): void {
       const a = await actions();
       return a.runRm(a.context(cmd, io), paths);
     });
-  kn.command('stats').description('counts and sizes of the index').action(async (_o: unknown, cmd: Command) => {
+  kn.command('stats')
+    .description('counts and sizes of the index')
+    .action(async (_o: unknown, cmd: Command) => {
       const a = await actions();
       return a.runStats(a.context(cmd, io));
     });
@@ -75,11 +79,15 @@ export function registerKnowledge(program: Command, io: Io): void {
       const a = await actions();
       return a.runDoctor(a.context(cmd, io));
     });
-  kn.command('check').description('verify both full-text indexes and the vectors against the chunks').action(async (_o: unknown, cmd: Command) => {
+  kn.command('check')
+    .description('verify both full-text indexes and the vectors against the chunks')
+    .action(async (_o: unknown, cmd: Command) => {
       const a = await actions();
       return a.runCheck(a.context(cmd, io));
     });
-  kn.command('rebuild').description('re-derive both full-text indexes from the chunks (re-embeds nothing)').action(async (_o: unknown, cmd: Command) => {
+  kn.command('rebuild')
+    .description('re-derive both full-text indexes from the chunks (re-embeds nothing)')
+    .action(async (_o: unknown, cmd: Command) => {
       const a = await actions();
       return a.runRebuild(a.context(cmd, io));
     });

@@ -42,13 +42,18 @@ function openBrowser(command: string, url: URL, env: Record<string, string>): vo
 }
 
 async function login(name: string, flags: LoginFlags, io: Io): Promise<void> {
-  const [{ parseConfigForMode, credentialEnvNames }, { childEnvironment, loginMcpServer }] = await Promise.all([import('../../config/index.js'), import('../../mcp/client/index.js')]);
+  const [{ parseConfigForMode, credentialEnvNames }, { childEnvironment, loginMcpServer }] = await Promise.all([
+    import('../../config/index.js'),
+    import('../../mcp/client/index.js'),
+  ]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'info');
   const index = config.mcpClients.findIndex((m) => m.name === name);
   const entry = config.mcpClients[index];
   if (entry === undefined) {
     const known = config.mcpClients.map((m) => m.name);
-    throw new UsageError(`there is no MCP server ${JSON.stringify(name)} in ${config.source}${known.length === 0 ? ' (it has no mcp_clients)' : `; its mcp_clients are ${known.join(', ')}`}`);
+    throw new UsageError(
+      `there is no MCP server ${JSON.stringify(name)} in ${config.source}${known.length === 0 ? ' (it has no mcp_clients)' : `; its mcp_clients are ${known.join(', ')}`}`,
+    );
   }
   const credentials = credentialEnvNames(config);
   const opener = flags.browser ? browserCommand(io.env) : undefined;
@@ -71,7 +76,10 @@ async function login(name: string, flags: LoginFlags, io: Io): Promise<void> {
         ...(opener === undefined ? {} : { open: (url: URL) => openBrowser(opener, url, browserEnv) }),
       },
     );
-    println(io.err, `Logged in to MCP server ${JSON.stringify(name)}: it lists ${counted(result.tools, 'tool')}. The login is kept in ${result.file}`);
+    println(
+      io.err,
+      `Logged in to MCP server ${JSON.stringify(name)}: it lists ${counted(result.tools, 'tool')}. The login is kept in ${result.file}`,
+    );
   } catch (err) {
     if (cancel.signal.aborted) throw new CliError('the login was interrupted; nothing was stored', EXIT.aborted);
     throw err;

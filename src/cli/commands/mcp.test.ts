@@ -59,13 +59,19 @@ describe('fisk mcp refuses to start', () => {
   });
 
   it('with nothing left to serve, naming what to check', async () => {
-    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}, tools: {exclude: {tools: ['.']}}}}\n`, ['--port', '1']);
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}, tools: {exclude: {tools: ['.']}}}}\n`, [
+      '--port',
+      '1',
+    ]);
     expect(r.code).toBe(EXIT.config);
     expect(r.err).toMatch(/no tools are left to serve after filtering; check include\/exclude and expose\.agent\.tools/);
   });
 
   it('with an invalid expose.agent.tools pattern, naming the key', async () => {
-    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}, tools: {include: {tools: ['(']}}}}\n`, ['--port', '1']);
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}, tools: {include: {tools: ['(']}}}}\n`, [
+      '--port',
+      '1',
+    ]);
     expect(r.code).toBe(EXIT.config);
     expect(r.err).toMatch(/expose\.agent\.tools\.include\.tools/);
   });
@@ -82,7 +88,11 @@ describe('fisk mcp refuses to start', () => {
 
 describe('fisk mcp with knowledge', () => {
   it('refuses a relative FISK_AI_STORE_DIR, naming it', async () => {
-    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nharness: {knowledge: {enabled: true}}\nexpose: {agent: {mcp: {builtins: [knowledge_search]}}}\n`, ['--port', '1'], { FISK_AI_STORE_DIR: 'relative/dir' });
+    const r = await mcp(
+      `identity: t\napplication_path: ${PID_APP}\nharness: {knowledge: {enabled: true}}\nexpose: {agent: {mcp: {builtins: [knowledge_search]}}}\n`,
+      ['--port', '1'],
+      { FISK_AI_STORE_DIR: 'relative/dir' },
+    );
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toMatch(/FISK_AI_STORE_DIR is .*, a relative path/);
   });
@@ -106,10 +116,15 @@ describe('resolveListenAddress', () => {
     expect(resolveListenAddress({}, {}, fromFile)).toEqual({ host: '0.0.0.0', port: 9001 });
   });
   it('takes the environment over the file', () => {
-    expect(resolveListenAddress({}, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile)).toEqual({ host: '::1', port: 9100 });
+    expect(resolveListenAddress({}, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile)).toEqual({
+      host: '::1',
+      port: 9100,
+    });
   });
   it('takes the flags over the environment', () => {
-    expect(resolveListenAddress({ port: '9200', address: 'localhost' }, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile)).toEqual({ host: 'localhost', port: 9200 });
+    expect(
+      resolveListenAddress({ port: '9200', address: 'localhost' }, { FISK_AI_MCP_PORT: '9100', FISK_AI_MCP_ADDRESS: '::1' }, fromFile),
+    ).toEqual({ host: 'localhost', port: 9200 });
   });
 });
 
@@ -145,13 +160,21 @@ describe('the served token', () => {
     const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {address: 0.0.0.0}}}\n`, ['--port', '1']);
     expect(r.code).toBe(EXIT.config);
     expect(r.err).toMatch(/refusing to serve on 0\.0\.0\.0.*expose\.agent\.mcp\.auth_token_env/);
-    const flag = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n`, ['--port', '1', '--address', '192.0.2.1']);
+    const flag = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {}}}\n`, [
+      '--port',
+      '1',
+      '--address',
+      '192.0.2.1',
+    ]);
     expect(flag.code).toBe(EXIT.config);
     expect(flag.err).toMatch(/refusing to serve on 192\.0\.2\.1/);
   });
 
   it('names an unset variable as a configuration error', async () => {
-    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {auth_token_env: FISK_TEST_UNSET_TOKEN}}}\n`, ['--port', '1']);
+    const r = await mcp(`identity: t\napplication_path: ${PID_APP}\nexpose: {agent: {mcp: {auth_token_env: FISK_TEST_UNSET_TOKEN}}}\n`, [
+      '--port',
+      '1',
+    ]);
     expect(r.code).toBe(EXIT.config);
     expect(r.err).toMatch(/FISK_TEST_UNSET_TOKEN, which is not set or empty/);
   });
@@ -161,10 +184,15 @@ describe('fisk mcp with imported tools configured', () => {
   it('says that mcp_clients and remote_tools are not served', async () => {
     const { mcpNotes } = await import('../../mcp/index.js');
     const config = parseConfigForMode(
-      { text: `identity: t\napplication_path: ${PID_APP}\nnats_context: x\nmcp_clients: [{name: fs, command: some-mcp-server, confirm: always}]\nremote_tools: [{name: peer}]\nexpose: {agent: {mcp: {}}}\n` },
+      {
+        text: `identity: t\napplication_path: ${PID_APP}\nnats_context: x\nmcp_clients: [{name: fs, command: some-mcp-server, confirm: always}]\nremote_tools: [{name: peer}]\nexpose: {agent: {mcp: {}}}\n`,
+      },
       'mcp',
     );
     const notes = mcpNotes(config).filter((n) => n.key === 'mcp_clients' || n.key === 'remote_tools');
-    expect(notes.map((n) => n.message)).toEqual([expect.stringMatching(/^mcp_clients are not served over MCP/), expect.stringMatching(/^remote_tools are not served over MCP/)]);
+    expect(notes.map((n) => n.message)).toEqual([
+      expect.stringMatching(/^mcp_clients are not served over MCP/),
+      expect.stringMatching(/^remote_tools are not served over MCP/),
+    ]);
   });
 });

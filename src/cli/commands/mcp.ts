@@ -46,13 +46,21 @@ export interface ListenAddress {
  * `expose.agent.mcp.port`/`address`, then 8080 on 127.0.0.1. The loopback default is deliberate:
  * anything that reaches the port can call the tools.
  */
-export function resolveListenAddress(flags: { readonly port?: string; readonly address?: string }, env: Io['env'], mcp: NonNullable<Config['expose']['mcp']>): ListenAddress {
+export function resolveListenAddress(
+  flags: { readonly port?: string; readonly address?: string },
+  env: Io['env'],
+  mcp: NonNullable<Config['expose']['mcp']>,
+): ListenAddress {
   let port: number;
   if (flags.port !== undefined) port = parsePort(flags.port, '--port');
-  else if (env['FISK_AI_MCP_PORT'] !== undefined && env['FISK_AI_MCP_PORT'] !== '') port = parsePort(env['FISK_AI_MCP_PORT'], 'FISK_AI_MCP_PORT');
+  else if (env['FISK_AI_MCP_PORT'] !== undefined && env['FISK_AI_MCP_PORT'] !== '')
+    port = parsePort(env['FISK_AI_MCP_PORT'], 'FISK_AI_MCP_PORT');
   else port = mcp.port > 0 ? mcp.port : DEFAULT_MCP_PORT;
   const fromEnv = env['FISK_AI_MCP_ADDRESS'];
-  let host = flags.address ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined) ?? (mcp.address !== '' ? mcp.address : DEFAULT_MCP_ADDRESS);
+  let host =
+    flags.address ??
+    (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined) ??
+    (mcp.address !== '' ? mcp.address : DEFAULT_MCP_ADDRESS);
   host = host.trim();
   if (host === '') throw new UsageError('--address must not be empty; leave it out for 127.0.0.1');
   return { host, port };
@@ -77,10 +85,20 @@ export function exposedWarning(host: string): string | undefined {
   return `serving on ${host}, which is not a loopback address: anyone who can reach the port and holds the token can call the tools; the connection is plain HTTP, so the token and every call cross the network unencrypted unless a TLS proxy stands in front`;
 }
 
-function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, name: string, version: string, tokenEnv: string | undefined): void {
+function printStartup(
+  io: Io,
+  tools: AssembledTools,
+  server: RunningMcpServer,
+  name: string,
+  version: string,
+  tokenEnv: string | undefined,
+): void {
   for (const w of tools.warnings) println(io.err, `warning: ${w.message}`);
   for (const f of tools.filtered) println(io.err, `note: not serving ${f.name} (${f.reason}): ${f.detail}`);
-  println(io.err, `Serving ${counted(tools.served.length, 'tool')} over MCP at ${server.endpoint} as ${name}/${version} (every path answers; clients usually use /mcp)`);
+  println(
+    io.err,
+    `Serving ${counted(tools.served.length, 'tool')} over MCP at ${server.endpoint} as ${name}/${version} (every path answers; clients usually use /mcp)`,
+  );
   for (const t of tools.served) println(io.err, `  ${t.name}`);
   println(io.err);
   println(io.err, 'Add to Claude Code with:');
@@ -90,10 +108,15 @@ function printStartup(io: Io, tools: AssembledTools, server: RunningMcpServer, n
 }
 
 async function serve(flags: McpFlags, io: Io): Promise<void> {
-  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { admissionPolicy, mcpNotes }] = await Promise.all([import('../../config/index.js'), import('../../host/index.js'), import('../../mcp/index.js')]);
+  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { admissionPolicy, mcpNotes }] = await Promise.all([
+    import('../../config/index.js'),
+    import('../../host/index.js'),
+    import('../../mcp/index.js'),
+  ]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'mcp');
   const mcp = config.expose.mcp;
-  if (mcp === undefined) throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
+  if (mcp === undefined)
+    throw new CliError(`expose.agent.mcp is required to serve tools over MCP; add it to ${config.source}`, EXIT.config);
   const address = resolveListenAddress(flags, io.env, mcp);
   const authToken = resolveAuthToken(mcp, io.env);
   // refused here, before anything is opened, as the listener itself would refuse it
@@ -114,8 +137,17 @@ async function serve(flags: McpFlags, io: Io): Promise<void> {
   }
 }
 
-async function serveWith(runtime: McpRuntime, mcp: NonNullable<Config['expose']['mcp']>, address: ListenAddress & { readonly authToken: string | undefined }, io: Io, wrappers: readonly InvokeWrapper[]): Promise<void> {
-  const [{ assembleTools }, { confirmNote, startMcpServer }] = await Promise.all([import('../../host/index.js'), import('../../mcp/index.js')]);
+async function serveWith(
+  runtime: McpRuntime,
+  mcp: NonNullable<Config['expose']['mcp']>,
+  address: ListenAddress & { readonly authToken: string | undefined },
+  io: Io,
+  wrappers: readonly InvokeWrapper[],
+): Promise<void> {
+  const [{ assembleTools }, { confirmNote, startMcpServer }] = await Promise.all([
+    import('../../host/index.js'),
+    import('../../mcp/index.js'),
+  ]);
   const config = runtime.config;
   const tools = await assembleTools(runtime, 'mcp');
   // said only when a served tool is gated: otherwise confirm_over_mcp changes nothing
@@ -124,25 +156,25 @@ async function serveWith(runtime: McpRuntime, mcp: NonNullable<Config['expose'][
   const name = config.identity === '' ? FALLBACK_NAME : config.identity;
   const version = runtime.application?.model.version || packageVersion();
   const server = await startMcpServer({
-      host: address.host,
-      port: address.port,
-      identity: { name, version, instructions: mcp.instructions },
-      tools: tools.served,
-      confirmOverMcp: mcp.confirmOverMcp,
-      confirmTags: config.harness.confirmTags,
-      scrub: runtime.scrub,
-      wrappers,
-      maxConcurrentTools: mcp.maxConcurrentTools,
-      toolTimeoutMs: mcp.toolTimeout.ms,
-      workDir: io.cwd,
-      ...(address.authToken === undefined ? {} : { authToken: address.authToken }),
-      observe: (e) => {
-        // one line per answered call, names only: arguments may hold what the operator would not log
-        if (e.type === 'denied') println(io.err, `denied ${e.tool}: ${e.reason}`);
-        else if (e.type === 'ungated') println(io.err, `ungated: ${e.message}`);
-        else if (e.type === 'finished') println(io.err, `called ${e.tool}${e.isError ? ' (error)' : ''}`);
-      },
-    });
+    host: address.host,
+    port: address.port,
+    identity: { name, version, instructions: mcp.instructions },
+    tools: tools.served,
+    confirmOverMcp: mcp.confirmOverMcp,
+    confirmTags: config.harness.confirmTags,
+    scrub: runtime.scrub,
+    wrappers,
+    maxConcurrentTools: mcp.maxConcurrentTools,
+    toolTimeoutMs: mcp.toolTimeout.ms,
+    workDir: io.cwd,
+    ...(address.authToken === undefined ? {} : { authToken: address.authToken }),
+    observe: (e) => {
+      // one line per answered call, names only: arguments may hold what the operator would not log
+      if (e.type === 'denied') println(io.err, `denied ${e.tool}: ${e.reason}`);
+      else if (e.type === 'ungated') println(io.err, `ungated: ${e.message}`);
+      else if (e.type === 'finished') println(io.err, `called ${e.tool}${e.isError ? ' (error)' : ''}`);
+    },
+  });
   const exposed = exposedWarning(address.host);
   if (exposed !== undefined) println(io.err, `warning: ${exposed}`);
   printStartup(io, tools, server, name, version, mcp.authTokenEnv);
@@ -158,7 +190,10 @@ export function registerMcp(program: Command, io: Io): void {
     .description('serve the selected tools over the Model Context Protocol (streamable HTTP)')
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--port <port>', `the port to listen on (env FISK_AI_MCP_PORT; default expose.agent.mcp.port, else ${DEFAULT_MCP_PORT})`)
-    .option('--address <host>', `the address to listen on (env FISK_AI_MCP_ADDRESS; default expose.agent.mcp.address, else ${DEFAULT_MCP_ADDRESS})`)
+    .option(
+      '--address <host>',
+      `the address to listen on (env FISK_AI_MCP_ADDRESS; default expose.agent.mcp.address, else ${DEFAULT_MCP_ADDRESS})`,
+    )
     .option('--no-telemetry', NO_TELEMETRY_HELP)
     .action((flags: McpFlags) => serve(flags, io));
   registerMcpLogin(mcp, io);

@@ -25,22 +25,25 @@ function singleLine(text: string): string {
 
 /** Opens the store the configuration names, runs `fn` on it, and closes any connection opened for it. */
 async function withStore<T>(io: Io, flags: MemoryFlags, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
-  const [{ ConfigError, parseConfigForMode }, { connectNats }, { memoryBackend, openMemoryStore }, { storeBaseFromEnv }] = await Promise.all([
-    import('../../config/index.js'),
-    import('../../conns/index.js'),
-    import('../../memory/index.js'),
-    import('../../host/index.js'),
-  ]);
+  const [{ ConfigError, parseConfigForMode }, { connectNats }, { memoryBackend, openMemoryStore }, { storeBaseFromEnv }] =
+    await Promise.all([
+      import('../../config/index.js'),
+      import('../../conns/index.js'),
+      import('../../memory/index.js'),
+      import('../../host/index.js'),
+    ]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'info');
   const memory = config.harness.memory;
   // the directory a run uses: under FISK_AI_STORE_DIR when set, else beside agent.yaml
   const baseDir = storeBaseFromEnv(io.env) ?? config.baseDir;
-  if (!memory.enabled) println(io.err, `note: harness.memory.enabled is false in ${flags.config}; showing the ${memory.backend} store it would use`);
+  if (!memory.enabled)
+    println(io.err, `note: harness.memory.enabled is false in ${flags.config}; showing the ${memory.backend} store it would use`);
   let close: (() => Promise<void>) | undefined;
   try {
     let nats: NatsConn['connection'] | undefined;
     if (memoryBackend(memory.backend).needs.includes('nats')) {
-      if (config.natsContext === undefined) throw ConfigError.of('missing', 'nats_context', `is required by harness.memory.backend: ${memory.backend}`);
+      if (config.natsContext === undefined)
+        throw ConfigError.of('missing', 'nats_context', `is required by harness.memory.backend: ${memory.backend}`);
       const conn = await connectNats(config.natsContext, { env: io.env, name: 'fisk-ai memory' });
       nats = conn.connection;
       close = () => conn.connection.close();

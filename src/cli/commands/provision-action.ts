@@ -23,7 +23,8 @@ export interface ProvisionFlags {
 function replicasFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = /^\d+$/u.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 5) throw new UsageError(`--replicas ${JSON.stringify(value)} is not a replica count; pass 1 to 5 (3 on a cluster, 1 on a single server)`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 5)
+    throw new UsageError(`--replicas ${JSON.stringify(value)} is not a replica count; pass 1 to 5 (3 on a cluster, 1 on a single server)`);
   return n;
 }
 
@@ -32,11 +33,17 @@ export async function provisionCommand(flags: ProvisionFlags, io: Io): Promise<v
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'session');
   const plan = provisioningPlan(config);
   if (plan.length === 0) {
-    println(io.err, `${config.source} names nothing on JetStream to provision: no expose.agent.jobs, and no jetstream backend for harness.sessions, tasks or harness.memory`);
+    println(
+      io.err,
+      `${config.source} names nothing on JetStream to provision: no expose.agent.jobs, and no jetstream backend for harness.sessions, tasks or harness.memory`,
+    );
     return;
   }
   if (config.natsContext === undefined) {
-    throw new CliError(`nats_context is required in ${config.source}: ${plan.map((r) => r.key).join(', ')} ${plan.length === 1 ? 'is' : 'are'} on JetStream`, EXIT.config);
+    throw new CliError(
+      `nats_context is required in ${config.source}: ${plan.map((r) => r.key).join(', ')} ${plan.length === 1 ? 'is' : 'are'} on JetStream`,
+      EXIT.config,
+    );
   }
   const nats = await connectNats(config.natsContext, { env: io.env, name: 'fisk-ai provision' });
   try {
@@ -50,7 +57,11 @@ export async function provisionCommand(flags: ProvisionFlags, io: Io): Promise<v
     try {
       results = await provision(nats, plan, replicas, print);
     } catch (err) {
-      throw new CliError(`cannot provision on NATS context ${config.natsContext}: ${(err as Error).message}${/replicas/iu.test((err as Error).message) ? '; pass --replicas with at most as many as the cluster has servers' : ''}`, EXIT.error, { cause: err });
+      throw new CliError(
+        `cannot provision on NATS context ${config.natsContext}: ${(err as Error).message}${/replicas/iu.test((err as Error).message) ? '; pass --replicas with at most as many as the cluster has servers' : ''}`,
+        EXIT.error,
+        { cause: err },
+      );
     }
     const differing = results.filter((r) => r.action === 'differs');
     if (differing.length > 0) {

@@ -11,7 +11,9 @@ import type { ProvisionFlags } from './provision-action.js';
 export function registerProvision(program: Command, io: Io): void {
   program
     .command('provision')
-    .description('create the JetStream streams, consumer and buckets the configuration names, or check the ones that exist and report how they differ')
+    .description(
+      'create the JetStream streams, consumer and buckets the configuration names, or check the ones that exist and report how they differ',
+    )
     .option('--config <file>', 'the agent configuration', 'agent.yaml')
     .option('--replicas <n>', 'replicas for what is created and expected of what exists (default: 3 on a clustered server, else 1)')
     .action(async (flags: ProvisionFlags) => {

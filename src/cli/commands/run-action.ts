@@ -36,14 +36,26 @@ import { walkReplay } from '../../agent/replay.js';
 import { stripControl } from '../../agent/sanitize.js';
 export { exitCodeFor } from '../process.js';
 
-
 export type { RunCommandDeps, RunFlags } from './run-options.js';
 
 /** What `fisk run` prints once the run has ended. */
-async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, io: Io, verbose: boolean, streamed: AnswerStream | undefined): Promise<void> {
+async function present(
+  outcome: RunOutcome,
+  handle: RunHandle,
+  flags: RunFlags,
+  io: Io,
+  verbose: boolean,
+  streamed: AnswerStream | undefined,
+): Promise<void> {
   if (outcome.status === 'completed') {
     const shown = streamed?.finish(answerOf(outcome)) === true;
-    if (!shown) io.out.write(formatAnswer(answerOf(outcome), await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env), lineWidthFor(io.out))));
+    if (!shown)
+      io.out.write(
+        formatAnswer(
+          answerOf(outcome),
+          await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env), lineWidthFor(io.out)),
+        ),
+      );
   } else {
     streamed?.finish('');
   }
@@ -51,7 +63,8 @@ async function present(outcome: RunOutcome, handle: RunHandle, flags: RunFlags, 
   const resume = handle.runId === undefined ? undefined : resumeCommand(handle.runId, resolve(io.cwd, flags.config), stateDir);
   if (outcome.status === 'suspended' && resume !== undefined) println(io.err, `\nsuspended; resume with: ${resume}`);
   const tail = messageOf(outcome);
-  if (outcome.status !== 'completed' && outcome.status !== 'suspended' && tail !== '') println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
+  if (outcome.status !== 'completed' && outcome.status !== 'suspended' && tail !== '')
+    println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
   // a journaled run cancelled before it ended stays resumable: the call it stopped at is asked again
   if (outcome.status === 'aborted' && resume !== undefined) println(io.err, `resume with: ${resume}`);
   println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
@@ -106,7 +119,12 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
     ...(flags.resume === undefined && first !== undefined ? { prompt } : {}),
     identity: p.runtime.config.identity,
     // before the first prompt there is no turn to ask: the card counts the tools a run assembles
-    card: localCard(p.runtime, first, p.telemetry, first === undefined ? (await assembleTools(p.runtime, 'run')).toolSet.tools.map((t) => t.name) : undefined),
+    card: localCard(
+      p.runtime,
+      first,
+      p.telemetry,
+      first === undefined ? (await assembleTools(p.runtime, 'run')).toolSet.tools.map((t) => t.name) : undefined,
+    ),
     startSession,
     resumeHint: (runId) => resumeCommand(runId, resolve(io.cwd, flags.config), stateDir),
     modelSwitch: true,
@@ -152,13 +170,23 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
  * Runs a prepared local run (`prepareRun`). The caller owns `prepared`: it removes its interrupt
  * handler and discards its introspection (a no-op once the runtime took it over) when this returns.
  */
-export async function runCommand(query: readonly string[], flags: RunFlags, io: Io, deps: RunCommandDeps, prepared: PreparedRun): Promise<void> {
+export async function runCommand(
+  query: readonly string[],
+  flags: RunFlags,
+  io: Io,
+  deps: RunCommandDeps,
+  prepared: PreparedRun,
+): Promise<void> {
   const { config, introspection, loading, stopLoading } = prepared;
   const env = io.env;
   const verbose = flags.verbose === true || envFlag(env, 'VERBOSE');
   const toolOutput = flags.toolOutput === true || envFlag(env, 'TOOL_OUTPUT');
   const err = io.err as Io['err'] & { columns?: number };
-  const surface = new LineSurface(io.err, { toolOutput, verbose, width: lineWidthFor(err) }, { color: shouldColorLines(io.err.isTTY === true, !flags.color, env) });
+  const surface = new LineSurface(
+    io.err,
+    { toolOutput, verbose, width: lineWidthFor(err) },
+    { color: shouldColorLines(io.err.isTTY === true, !flags.color, env) },
+  );
   for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
   const cleanup: (() => void)[] = [];
   let runtime: RunRuntime | undefined;
@@ -177,7 +205,11 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const journaled = flags.checkpoint === true || flags.resume !== undefined;
     if (loading.aborted) interruptedLoading(loading.reason);
     runtime = await openRuntime(config, 'run', {
-      ...runtimeDepsFromFlags(flags, { cwd: io.cwd, env }, { telemetry, debugMiddleware: debug.middleware, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }), journaled }),
+      ...runtimeDepsFromFlags(
+        flags,
+        { cwd: io.cwd, env },
+        { telemetry, debugMiddleware: debug.middleware, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }), journaled },
+      ),
       signal: loading,
       ...(introspection === undefined ? {} : { introspection }),
       ...(deps.provider === undefined ? {} : { provider: deps.provider }),
@@ -188,9 +220,22 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
 
     let prompter: Prompter | undefined = deps.prompter;
     const stdin = deps.stdin ?? process.stdin;
-    const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: !flags.tui, env: envFlag(env, 'NO_TUI'), config: config.harness.noTui });
+    const full =
+      deps.prompter === undefined &&
+      shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, {
+        flag: !flags.tui,
+        env: envFlag(env, 'NO_TUI'),
+        config: config.harness.noTui,
+      });
     if (full) {
-      const code = await fullScreenRun(query, flags, io, { runtime, telemetry, verbose, toolOutput, debug, stdin: stdin as NodeJS.ReadStream });
+      const code = await fullScreenRun(query, flags, io, {
+        runtime,
+        telemetry,
+        verbose,
+        toolOutput,
+        debug,
+        stdin: stdin as NodeJS.ReadStream,
+      });
       if (code !== EXIT.ok) throw new ExitWith(code);
       return;
     }
@@ -248,10 +293,18 @@ export async function runCommand(query: readonly string[], flags: RunFlags, io: 
     const status = shouldShowProgress(io.err.isTTY === true, config.harness.noProgress) ? new StatusLine(io.err) : undefined;
     if (status !== undefined) cleanup.push(() => status.clear());
     // questions go to the terminal's prompter, or, with none, every gated call is declined
-    handle = await startRun(runtime, firstInput(flags, prompt), runOptions(io, telemetry, { ...(prompter === undefined ? {} : { prompter }), ...(streamed === undefined ? {} : { stream: true }) }));
+    handle = await startRun(
+      runtime,
+      firstInput(flags, prompt),
+      runOptions(io, telemetry, { ...(prompter === undefined ? {} : { prompter }), ...(streamed === undefined ? {} : { stream: true }) }),
+    );
     const start = handle.start;
     if (start.kind === 'resumed') {
-      if (start.changes.length > 0) println(io.err, `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`);
+      if (start.changes.length > 0)
+        println(
+          io.err,
+          `warning: resuming under a changed configuration (--force):\n${start.changes.map((c) => `  ${c.line}`).join('\n')}`,
+        );
       // the conversation so far, through the same renderer as a live run
       walkReplay(start.replay, start.prompts ?? [], {
         prompt: (text) => {

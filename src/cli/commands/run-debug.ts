@@ -47,12 +47,19 @@ export function openRunDebugFiles(
       try {
         trace = openTraceFile(resolve(io.cwd, flags.trace));
       } catch (err) {
-        const why = (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it already exists (a trace is never overwritten)' : (err as Error).message;
+        const why =
+          (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it already exists (a trace is never overwritten)' : (err as Error).message;
         throw new CliError(`--trace ${flags.trace}: cannot create the trace file: ${why}; name a new file`, EXIT.usage);
       }
       const t = trace;
       closers.push(() => t.close());
-      t.write({ type: 'session', time: new Date().toISOString(), model: config.llm.model, config: config.source, version: packageVersion() });
+      t.write({
+        type: 'session',
+        time: new Date().toISOString(),
+        model: config.llm.model,
+        config: config.source,
+        version: packageVersion(),
+      });
       middleware.push(t.middleware({ iteration }));
     }
     if (flags.httpDebug === true || envFlag(io.env, 'HTTP_DEBUG')) {
@@ -64,7 +71,10 @@ export function openRunDebugFiles(
       }
       closers.push(() => log.close());
       middleware.push(log.middleware);
-      println(io.err, `Writing model API request and response bodies to ${HTTP_DEBUG_FILE} (mode 0600; it holds the whole conversation, do not share it)`);
+      println(
+        io.err,
+        `Writing model API request and response bodies to ${HTTP_DEBUG_FILE} (mode 0600; it holds the whole conversation, do not share it)`,
+      );
     }
   } catch (err) {
     close();

@@ -31,13 +31,19 @@ afterEach(async () => {
 
 function agent(extra = '', harness = ''): string {
   const path = join(dir, 'agent.yaml');
-  writeFileSync(path, `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}${harness === '' ? '' : `harness:\n${harness}`}`);
+  writeFileSync(
+    path,
+    `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}${harness === '' ? '' : `harness:\n${harness}`}`,
+  );
   return path;
 }
 
 async function run(config: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = captureIo({ PATH: process.env['PATH'] }, dir);
-  const code = await runCli(['run', '--config', config, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', join(dir, 'runs'), ...args], io);
+  const code = await runCli(
+    ['run', '--config', config, '--base-url', fake.url, '--api-key', 'sk-test', '--state-dir', join(dir, 'runs'), ...args],
+    io,
+  );
   return { code, out: io.stdout(), err: io.stderr() };
 }
 
@@ -93,7 +99,12 @@ describe('the PII guard on resume', () => {
 
   it('reject: a journal written without the guard is not resumed under reject, and nothing is sent', async () => {
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]));
-    const open = await run(agent('  budget: { max_iterations: 1 }\n', '  pii: { mode: off }\n'), ['--checkpoint', '--name', 'old', `mail ${EMAIL}`]);
+    const open = await run(agent('  budget: { max_iterations: 1 }\n', '  pii: { mode: off }\n'), [
+      '--checkpoint',
+      '--name',
+      'old',
+      `mail ${EMAIL}`,
+    ]);
     expect(open.code).toBe(EXIT.maxIterations);
     expect(fake.requests).toHaveLength(1);
     const before = fake.requests.length;
@@ -124,7 +135,12 @@ describe('the PII guard on resume', () => {
 
   it('redact: a journal written without the guard is redacted before the resumed model call', async () => {
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]));
-    const first = await run(agent('  budget: { max_iterations: 1 }\n', '  pii: { mode: off }\n'), ['--checkpoint', '--name', 'plain', `mail ${EMAIL}`]);
+    const first = await run(agent('  budget: { max_iterations: 1 }\n', '  pii: { mode: off }\n'), [
+      '--checkpoint',
+      '--name',
+      'plain',
+      `mail ${EMAIL}`,
+    ]);
     expect(first.code).toBe(EXIT.maxIterations);
     fake.reply(anthropicText('done'));
     const resumed = await run(agent('  budget: { max_iterations: 3 }\n', '  pii: { mode: redact }\n'), ['--resume', 'plain', '--force']);
@@ -148,7 +164,9 @@ describe('the memory tools as the model meets them', () => {
     const r = await run(agent('', '  memory: { enabled: true }\n'), ['remember']);
     expect(r.code).toBe(EXIT.ok);
     const second = fake.requests[1]?.body as { messages: { content: unknown }[] };
-    const results = second.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : [])).filter((b) => b['type'] === 'tool_result');
+    const results = second.messages
+      .flatMap((m) => (Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : []))
+      .filter((b) => b['type'] === 'tool_result');
     const byId = new Map(results.map((b) => [b['tool_use_id'], b]));
     const text = (id: string): string => JSON.stringify(byId.get(id)?.['content']);
     expect(text('toolu_w')).toContain('\\"replaced\\":false');

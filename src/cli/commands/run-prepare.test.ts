@@ -12,7 +12,10 @@ const app = fileURLToPath(new URL('../../../test/fixtures/fisk-app.mjs', import.
 let dir = '';
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-prepare-'));
-  writeFileSync(join(dir, 'agent.yaml'), `identity: early\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: anthropic\n  model: m-1\n`);
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    `identity: early\napplication_path: ${app}\nsystem_prompt: You look around.\nllm:\n  provider: anthropic\n  model: m-1\n`,
+  );
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

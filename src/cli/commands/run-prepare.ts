@@ -35,7 +35,8 @@ export interface PreparedRun {
 export function checkJournalFlags(query: readonly string[], flags: RunFlags): void {
   const usage = (message: string): CliError => new CliError(message, EXIT.usage);
   if (flags.resume !== undefined && flags.checkpoint === true) throw usage('--resume cannot be combined with --checkpoint');
-  if (flags.resume !== undefined && query.join(' ').trim() !== '') throw usage('--resume does not take a query; the prompt is restored from the session');
+  if (flags.resume !== undefined && query.join(' ').trim() !== '')
+    throw usage('--resume does not take a query; the prompt is restored from the session');
   if (flags.name !== undefined && flags.checkpoint !== true) throw usage('--name requires --checkpoint');
   if (flags.force === true && flags.resume === undefined) throw usage('--force only applies when resuming');
   const empty = emptyModelFlag(flags);
@@ -55,7 +56,10 @@ export async function prepareRun(query: readonly string[], flags: RunFlags, io: 
   let introspection = startEarlyIntrospection(path, io.env);
   loading.signal.addEventListener('abort', () => void introspection?.discard(), { once: true });
   try {
-    const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([import('../../config/index.js'), import('../../host/application.js')]);
+    const [{ parseConfigForMode }, { startRuntimeIntrospection }] = await Promise.all([
+      import('../../config/index.js'),
+      import('../../host/application.js'),
+    ]);
     const config = withModel(parseConfigForMode({ path }, 'run'), flags.model);
     // after a Ctrl-C nothing more is started: the run ends with the interruption before it loads the tools
     introspection = loading.signal.aborted ? undefined : startRuntimeIntrospection(config, io.env, introspection);

@@ -74,12 +74,18 @@ export function checkRemoteFlags(flags: RemoteFlags, command: Command): void {
   }
   const given = WORKER_FLAGS.filter(([key]) => command.getOptionValueSource(key) === 'cli').map(([, flag]) => flag);
   if (given.length > 0) {
-    throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'configures' : 'configure'} a local run, and with --nats-context the run is hosted by the remote agent; remove ${given.length === 1 ? 'it' : 'them'}`);
+    throw new UsageError(
+      `${given.join(', ')} ${given.length === 1 ? 'configures' : 'configure'} a local run, and with --nats-context the run is hosted by the remote agent; remove ${given.length === 1 ? 'it' : 'them'}`,
+    );
   }
 }
 
 /** Who this client is and whom it asks: the configuration is read only when it is there or named. */
-function parties(flags: RemoteFlags, command: Command, io: Io): { readonly self: string; readonly agent: string; readonly config: Config | undefined; readonly configPath: string | undefined } {
+function parties(
+  flags: RemoteFlags,
+  command: Command,
+  io: Io,
+): { readonly self: string; readonly agent: string; readonly config: Config | undefined; readonly configPath: string | undefined } {
   const path = resolve(io.cwd, flags.config);
   const named = command.getOptionValueSource('config') === 'cli';
   const config = named || existsSync(path) ? parseConfigForMode({ path }, 'discover') : undefined;
@@ -92,8 +98,23 @@ function parties(flags: RemoteFlags, command: Command, io: Io): { readonly self:
  * The command that carries a remote conversation on: the same agent, context and sender (the
  * agent keys its session by who asked), and the conversation to continue.
  */
-export function remoteResumeCommand(p: { readonly context: string; readonly agent: string; readonly conversation: string; readonly configPath: string | undefined }): string {
-  return shellJoin(['fisk', 'run', '--nats-context', p.context, '--identity', p.agent, '--resume', p.conversation, ...(p.configPath === undefined ? [] : ['--config', p.configPath])]);
+export function remoteResumeCommand(p: {
+  readonly context: string;
+  readonly agent: string;
+  readonly conversation: string;
+  readonly configPath: string | undefined;
+}): string {
+  return shellJoin([
+    'fisk',
+    'run',
+    '--nats-context',
+    p.context,
+    '--identity',
+    p.agent,
+    '--resume',
+    p.conversation,
+    ...(p.configPath === undefined ? [] : ['--config', p.configPath]),
+  ]);
 }
 
 /** What both surfaces share: whom to ask, over what, and how to show it. */
@@ -120,7 +141,11 @@ interface RemoteEnding {
 /** The agent could not be reached or its reply set broke: say which agent, over which context. */
 function unreachable(err: unknown, p: RemoteParts): unknown {
   if (!(err instanceof A2aError)) return err;
-  return new CliError(`cannot run on agent ${JSON.stringify(p.agent)} over NATS context ${JSON.stringify(p.context)}: ${err.message}`, err.code === 'identity' ? EXIT.usage : EXIT.error, { cause: err });
+  return new CliError(
+    `cannot run on agent ${JSON.stringify(p.agent)} over NATS context ${JSON.stringify(p.context)}: ${err.message}`,
+    err.code === 'identity' ? EXIT.usage : EXIT.error,
+    { cause: err },
+  );
 }
 
 /** The remote run on the line surface: its questions asked on the terminal, Ctrl-C sends the cancel. */
@@ -176,7 +201,14 @@ function isRemoteHandle(h: RunHandle): h is RemoteRunHandle {
 async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefined): Promise<RemoteEnding> {
   const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   const start = (text: string, conversation?: string): Promise<RemoteRunHandle> =>
-    startRemoteRun({ transport: p.transport, self: p.self, agent: p.agent, prompt: text, stream: true, ...(conversation === undefined ? {} : { conversation }) });
+    startRemoteRun({
+      transport: p.transport,
+      self: p.self,
+      agent: p.agent,
+      prompt: text,
+      stream: true,
+      ...(conversation === undefined ? {} : { conversation }),
+    });
   let first: RemoteRunHandle;
   try {
     first = await start(p.prompt, p.conversation);
@@ -188,7 +220,15 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
     prompt: p.prompt,
     identity: p.agent,
     // a peer's card says nothing of its model or telemetry, so the card says so rather than guess
-    card: { identity: `${p.agent} (remote)`, model: 'chosen by the agent', provider: '', tools: undefined, session: first.conversation, resumed: false, telemetry: { state: 'unknown' } },
+    card: {
+      identity: `${p.agent} (remote)`,
+      model: 'chosen by the agent',
+      provider: '',
+      tools: undefined,
+      session: first.conversation,
+      resumed: false,
+      telemetry: { state: 'unknown' },
+    },
     startSession: (text) => start(text),
     verbose: p.verbose,
     toolOutput: p.toolOutput,
@@ -219,25 +259,42 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
 }
 
 /** What is printed once the remote run has ended, whichever surface showed it. */
-async function present(ending: RemoteEnding, p: Pick<RemoteParts, 'agent' | 'context'> & { readonly configPath: string | undefined }, flags: RemoteFlags, io: Io): Promise<void> {
+async function present(
+  ending: RemoteEnding,
+  p: Pick<RemoteParts, 'agent' | 'context'> & { readonly configPath: string | undefined },
+  flags: RemoteFlags,
+  io: Io,
+): Promise<void> {
   const { outcome } = ending;
   const agent = p.agent;
-  if (outcome.status === 'completed') io.out.write(formatAnswer(outcome.text, await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
+  if (outcome.status === 'completed')
+    io.out.write(formatAnswer(outcome.text, await loadMarkdown(shouldRenderMarkdown(io.out.isTTY === true, !flags.color, io.env))));
   else if (outcome.status === 'suspended') {
     println(io.err, `${agent} suspended the run ${ending.cancelled ? 'at its next step' : 'to wait'}`);
-    if (ending.conversation !== undefined) println(io.err, `\nsuspended; resume with: ${remoteResumeCommand({ ...p, conversation: ending.conversation })}`);
+    if (ending.conversation !== undefined)
+      println(io.err, `\nsuspended; resume with: ${remoteResumeCommand({ ...p, conversation: ending.conversation })}`);
   }
-  if (outcome.error !== undefined) println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
+  if (outcome.error !== undefined)
+    println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
   else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
   const usage = outcome.usage;
-  println(io.err, `Run summary: agent=${agent} stop_reason=${outcome.stopReason}${usage === undefined ? '' : ` tokens=${usage.input_tokens}/${usage.output_tokens}`}`);
+  println(
+    io.err,
+    `Run summary: agent=${agent} stop_reason=${outcome.stopReason}${usage === undefined ? '' : ` tokens=${usage.input_tokens}/${usage.output_tokens}`}`,
+  );
 }
 
 /**
  * Runs `fisk run` as a client of a remote agent: in the full-screen view under the same rule as a
  * local run (both ends terminals, nothing turned it off), else on the line surface.
  */
-export async function runRemoteCommand(query: readonly string[], flags: RemoteFlags, command: Command, io: Io, deps: RemoteDeps): Promise<void> {
+export async function runRemoteCommand(
+  query: readonly string[],
+  flags: RemoteFlags,
+  command: Command,
+  io: Io,
+  deps: RemoteDeps,
+): Promise<void> {
   checkRemoteFlags(flags, command);
   const context = flags.natsContext ?? '';
   const { self, agent, config, configPath } = parties(flags, command, io);
@@ -245,20 +302,38 @@ export async function runRemoteCommand(query: readonly string[], flags: RemoteFl
     try {
       checkRequestId(flags.resume);
     } catch {
-      throw new UsageError(`--resume ${JSON.stringify(flags.resume.slice(0, 80))} is not a conversation id: with --nats-context it takes the id a suspended remote run printed (1 to 64 letters, digits, '-' or '_')`);
+      throw new UsageError(
+        `--resume ${JSON.stringify(flags.resume.slice(0, 80))} is not a conversation id: with --nats-context it takes the id a suspended remote run printed (1 to 64 letters, digits, '-' or '_')`,
+      );
     }
   }
   const verbose = flags.verbose === true || envFlag(io.env, 'VERBOSE');
   const toolOutput = flags.toolOutput === true || envFlag(io.env, 'TOOL_OUTPUT');
   const stdin = deps.stdin ?? process.stdin;
-  const full = deps.prompter === undefined && shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, { flag: flags.tui === false, env: envFlag(io.env, 'NO_TUI'), config: config?.harness.noTui === true });
+  const full =
+    deps.prompter === undefined &&
+    shouldUseFullScreen(stdin.isTTY === true, io.out.isTTY === true, {
+      flag: flags.tui === false,
+      env: envFlag(io.env, 'NO_TUI'),
+      config: config?.harness.noTui === true,
+    });
   const cleanup: (() => void)[] = [];
   const conn = await connectNats(context, { env: io.env, name: `fisk-ai ${self}` });
   try {
     const typed = query.join(' ').trim();
     // resuming with nothing typed carries the conversation on where it stopped
     const prompt = flags.resume !== undefined ? typed : typed || DEFAULT_PROMPT;
-    const parts: RemoteParts = { transport: createTransport('nats', { connection: conn.connection }), self, agent, context, prompt, conversation: flags.resume, verbose, toolOutput, stdin };
+    const parts: RemoteParts = {
+      transport: createTransport('nats', { connection: conn.connection }),
+      self,
+      agent,
+      context,
+      prompt,
+      conversation: flags.resume,
+      verbose,
+      toolOutput,
+      stdin,
+    };
     const ending = full ? await fullScreenRemote(parts, io, config) : await lineRemote(parts, io, deps, cleanup);
     await present(ending, { agent, context, configPath }, flags, io);
     // a run the caller cancelled exits as a cancelled local run does, however the agent parked it

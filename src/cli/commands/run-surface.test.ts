@@ -32,7 +32,10 @@ afterEach(async () => {
 
 function agent(extra = '', name = 'agent.yaml'): string {
   const path = join(dir, name);
-  writeFileSync(path, `identity: surface\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}`);
+  writeFileSync(
+    path,
+    `identity: surface\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}`,
+  );
   return path;
 }
 
@@ -103,7 +106,10 @@ describe('fisk run streams the answer to a terminal', () => {
     const state = join(dir, 'runs');
     const script = (): void => {
       fake.reply(
-        streamIfAsked(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }], { usage: { input_tokens: 9, output_tokens: 4 } }), anthropicEventStream),
+        streamIfAsked(
+          anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }], { usage: { input_tokens: 9, output_tokens: 4 } }),
+          anthropicEventStream,
+        ),
         streamedText('done listing'),
       );
     };
@@ -241,7 +247,11 @@ describe('fisk run on stderr', () => {
     purge('p'.repeat(5000));
     const c = io();
     expect(await run(c, ['purge'])).toBe(EXIT.ok);
-    const call = c.stderr().split('\n').find((l) => l.startsWith('-> stream_purge')) ?? '';
+    const call =
+      c
+        .stderr()
+        .split('\n')
+        .find((l) => l.startsWith('-> stream_purge')) ?? '';
     expect(call.length).toBeLessThanOrEqual(2000);
     expect(call).toMatch(/… \(\+\d+ chars\)$/);
   });
@@ -286,7 +296,9 @@ describe('fisk run announces what changes a run', () => {
     fake.reply(anthropicText('ok'));
     const c = io();
     const path = agent('harness:\n  pii: { mode: redact }\n', 'custom.yaml');
-    expect(await run(c, ['--config', path, '--state-dir', join(dir, 'runs'), ...flags, 'mail', 'jane.doe@example.com', 'the', 'report'])).toBe(EXIT.ok);
+    expect(
+      await run(c, ['--config', path, '--state-dir', join(dir, 'runs'), ...flags, 'mail', 'jane.doe@example.com', 'the', 'report']),
+    ).toBe(EXIT.ok);
     expect(c.stderr()).toMatch(/warning: PII \([^)]*\) found in the prompt/);
     expect(JSON.stringify(bodyOf(0))).not.toContain('jane.doe@example.com');
   });

@@ -20,7 +20,8 @@ export async function readPrompt(stdin: NodeJS.ReadableStream): Promise<string> 
   for await (const chunk of stdin) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     size += buf.length;
-    if (size > STDIN_PROMPT_LIMIT) throw new CliError(`the prompt on standard input is longer than ${STDIN_PROMPT_LIMIT} bytes; pass a shorter one`, EXIT.usage);
+    if (size > STDIN_PROMPT_LIMIT)
+      throw new CliError(`the prompt on standard input is longer than ${STDIN_PROMPT_LIMIT} bytes; pass a shorter one`, EXIT.usage);
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString('utf8').trim();
@@ -31,7 +32,15 @@ export async function readPrompt(stdin: NodeJS.ReadableStream): Promise<string> 
  * directory, so pasting it from any directory resumes the same agent.
  */
 export function resumeCommand(runId: string, configPath: string, stateDir: string | undefined): string {
-  return shellJoin(['fisk', 'run', '--resume', runId, '--config', configPath, ...(stateDir === undefined ? [] : ['--state-dir', stateDir])]);
+  return shellJoin([
+    'fisk',
+    'run',
+    '--resume',
+    runId,
+    '--config',
+    configPath,
+    ...(stateDir === undefined ? [] : ['--state-dir', stateDir]),
+  ]);
 }
 
 /** The configuration with `llm.model` replaced (`fisk run --model`). */

@@ -34,11 +34,18 @@ afterEach(async () => {
 
 function agent(telemetry: string): string {
   const path = join(dir, 'agent.yaml');
-  writeFileSync(path, `identity: otel-runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run magenta things.\nllm:\n  model: claude-fake-1\n${telemetry}`);
+  writeFileSync(
+    path,
+    `identity: otel-runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run magenta things.\nllm:\n  model: claude-fake-1\n${telemetry}`,
+  );
   return path;
 }
 
-async function run(telemetry: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  telemetry: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
   const io = captureIo({ PATH: process.env['PATH'], ...env }, dir);
   const code = await runCli(['run', '--config', agent(telemetry), '--base-url', fake.url, '--api-key', 'sk-test', ...args, PROMPT], io);
   return { code, out: io.stdout(), err: io.stderr() };
@@ -95,9 +102,17 @@ describe.each(['http/protobuf', 'http/json'] as const)('fisk run exporting over 
     expect(chats).toHaveLength(2);
     for (const c of chats) {
       expect(c.kind).toBe(3);
-      expect(c.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-fake-1' });
+      expect(c.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'anthropic',
+        'gen_ai.request.model': 'claude-fake-1',
+      });
       expect(c.events.map((e) => e.name)).toEqual(['fisk.http.attempt']);
-      expect(c.events[0]?.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': '127.0.0.1' });
+      expect(c.events[0]?.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'http.response.status_code': 200,
+        'server.address': '127.0.0.1',
+      });
     }
     expect(chats.map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.output_tokens']]).sort()).toEqual([
       [30, 9],
@@ -106,7 +121,14 @@ describe.each(['http/protobuf', 'http/json'] as const)('fisk run exporting over 
     expect(chats.map((c) => c.attributes['gen_ai.response.finish_reasons'])).toContainEqual(['tool_use']);
 
     const ls = one(spans, 'execute_tool stream_ls');
-    expect(ls.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'stream_ls', 'gen_ai.tool.call.id': 'toolu_ls', 'fisk.tool.kind': 'command', 'fisk.tool.exit': 'ok', 'fisk.tool.exit_code': 0 });
+    expect(ls.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'stream_ls',
+      'gen_ai.tool.call.id': 'toolu_ls',
+      'fisk.tool.kind': 'command',
+      'fisk.tool.exit': 'ok',
+      'fisk.tool.exit_code': 0,
+    });
     // a gated call with nobody to ask is declined without running; the span is there all the same
     const purge = one(spans, 'execute_tool stream_purge');
     expect(purge.attributes).toMatchObject({ 'fisk.tool.exit': 'denied', 'error.type': 'denied' });
@@ -118,7 +140,11 @@ describe.each(['http/protobuf', 'http/json'] as const)('fisk run exporting over 
     expect(tokens.length).toBeGreaterThan(0);
     const points = tokens.flatMap((m) => m.points);
     const input = points.find((p) => p.attributes['gen_ai.token.type'] === 'input');
-    expect(input).toMatchObject({ count: 2, sum: 80, attributes: { 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-fake-1' } });
+    expect(input).toMatchObject({
+      count: 2,
+      sum: 80,
+      attributes: { 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-fake-1' },
+    });
     expect(points.find((p) => p.attributes['gen_ai.token.type'] === 'output')).toMatchObject({ count: 2, sum: 16 });
     const duration = receiver.metrics.filter((m) => m.name === 'gen_ai.client.operation.duration').flatMap((m) => m.points);
     expect(duration.reduce((n, p) => n + (p.count ?? 0), 0)).toBe(2);
@@ -164,7 +190,9 @@ describe('fisk run telemetry switches', () => {
     fake.reply(anthropicText(ANSWER));
     const r = await run('', [], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     expect(r.code).toBe(EXIT.ok);
-    expect(r.err).toContain('note: telemetry is off (telemetry.enabled is not true in agent.yaml), so OTEL_EXPORTER_OTLP_ENDPOINT is not used');
+    expect(r.err).toContain(
+      'note: telemetry is off (telemetry.enabled is not true in agent.yaml), so OTEL_EXPORTER_OTLP_ENDPOINT is not used',
+    );
     expect(receiver.exports).toHaveLength(0);
   });
 

@@ -22,7 +22,10 @@ let fake: FakeModelServer;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fisk-run-tty-'));
   fake = await startFakeModelServer();
-  writeFileSync(join(dir, 'agent.yaml'), `identity: tty\napplication_path: ${FIXTURE}\nsystem_prompt: You purge.\nllm:\n  model: claude-fake-1\n`);
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    `identity: tty\napplication_path: ${FIXTURE}\nsystem_prompt: You purge.\nllm:\n  model: claude-fake-1\n`,
+  );
 });
 afterEach(async () => {
   await fake.close();
@@ -34,7 +37,9 @@ async function run(io: CapturedIo, deps: RunCommandDeps, args: string[]): Promis
   const program = new Command('fisk').exitOverride();
   registerRun(program, io, deps);
   try {
-    await program.parseAsync(['run', '--config', join(dir, 'agent.yaml'), '--base-url', fake.url, '--api-key', 'k', ...args], { from: 'user' });
+    await program.parseAsync(['run', '--config', join(dir, 'agent.yaml'), '--base-url', fake.url, '--api-key', 'k', ...args], {
+      from: 'user',
+    });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof ExitWith) return err.exitCode;

@@ -28,7 +28,10 @@ afterEach(async () => {
 
 function agent(extra = ''): string {
   const path = join(dir, 'agent.yaml');
-  writeFileSync(path, `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}`);
+  writeFileSync(
+    path,
+    `identity: runner\napplication_path: ${FIXTURE}\nsystem_prompt: You run things.\nllm:\n  model: claude-fake-1\n${extra}`,
+  );
   return path;
 }
 
@@ -45,11 +48,18 @@ describe('fisk run', () => {
     const r = await run(['list', 'the', 'streams'], { FIXTURE_PIDLOG: log });
     expect(r.code).toBe(EXIT.ok);
     // the tool call runs the application too, but only introspection writes to the log
-    expect(readFileSync(log, 'utf8').split('\n').filter((l) => l !== '')).toHaveLength(1);
+    expect(
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    ).toHaveLength(1);
   });
 
   it('prints only the answer on stdout; tool lines and the summary go to stderr', async () => {
-    fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]), anthropicText('There is **one** stream.', { usage: { input_tokens: 12, output_tokens: 7 } }));
+    fake.reply(
+      anthropicToolUse([{ id: 'toolu_1', name: 'stream_ls', input: {} }]),
+      anthropicText('There is **one** stream.', { usage: { input_tokens: 12, output_tokens: 7 } }),
+    );
     const r = await run(['list', 'the', 'streams', '--tool-output']);
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toBe('There is **one** stream.\n');
@@ -76,9 +86,16 @@ describe('fisk run', () => {
   it("says at the start that the model's questions will be declined with no terminal, and declines them", async () => {
     fake.reply(anthropicToolUse([{ id: 'toolu_1', name: 'ask_human_confirm', input: { question: 'Purge orders?' } }]), anthropicText('ok'));
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
-    const code = await runCli(['run', '--config', agent('harness:\n  human_in_the_loop:\n    enabled: true\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    const code = await runCli(
+      ['run', '--config', agent('harness:\n  human_in_the_loop:\n    enabled: true\n'), '--base-url', fake.url, '--api-key', 'k', 'go'],
+      io,
+    );
     expect(code).toBe(EXIT.ok);
-    const warning = io.stderr().indexOf('warning: harness.human_in_the_loop is on and there is no interactive terminal: questions the model asks (ask_human_*) will be answered as declined');
+    const warning = io
+      .stderr()
+      .indexOf(
+        'warning: harness.human_in_the_loop is on and there is no interactive terminal: questions the model asks (ask_human_*) will be answered as declined',
+      );
     expect(warning).toBeGreaterThan(-1);
     // said before anything of the run itself
     expect(warning).toBeLessThan(io.stderr().indexOf('Run summary'));
@@ -88,7 +105,10 @@ describe('fisk run', () => {
   it('exits with the budget status and names the key', async () => {
     fake.reply(anthropicToolUse([{ id: 't', name: 'stream_ls', input: {} }], { usage: { input_tokens: 900, output_tokens: 200 } }));
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
-    const code = await runCli(['run', '--config', agent('  budget: { max_tokens: 1000 }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    const code = await runCli(
+      ['run', '--config', agent('  budget: { max_tokens: 1000 }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'],
+      io,
+    );
     expect(code).toBe(EXIT.budget);
     expect(io.stderr()).toContain('llm.budget.max_tokens');
     expect(io.stdout()).toBe('');
@@ -97,7 +117,10 @@ describe('fisk run', () => {
   it('exits with the max-iterations status', async () => {
     fake.reply(anthropicToolUse([{ id: 't', name: 'stream_ls', input: {} }]));
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
-    const code = await runCli(['run', '--config', agent('  budget: { max_iterations: 1 }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    const code = await runCli(
+      ['run', '--config', agent('  budget: { max_iterations: 1 }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'],
+      io,
+    );
     expect(code).toBe(EXIT.maxIterations);
   });
 
@@ -124,7 +147,10 @@ describe('fisk run', () => {
     const r = await run(['--trace', trace, 'go']);
     expect(r.code).toBe(EXIT.ok);
     expect(statSync(trace).mode & 0o777).toBe(0o600);
-    const types = readFileSync(trace, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types).toEqual(['session', 'request', 'response', 'summary']);
     expect(readFileSync(trace, 'utf8')).not.toContain('sk-test');
     const again = await run(['--trace', trace, 'go']);
@@ -143,11 +169,20 @@ describe('fisk run', () => {
 
   it('loads the memory tools and their notes from harness.memory', async () => {
     fake.reply(
-      anthropicToolUse([{ id: 'toolu_m', name: 'memory_write', input: { key: 'streams.note', description: 'What the streams hold', content: 'orders holds orders' } }]),
+      anthropicToolUse([
+        {
+          id: 'toolu_m',
+          name: 'memory_write',
+          input: { key: 'streams.note', description: 'What the streams hold', content: 'orders holds orders' },
+        },
+      ]),
       anthropicText('remembered'),
     );
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
-    const code = await runCli(['run', '--config', agent('harness:\n  memory: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    const code = await runCli(
+      ['run', '--config', agent('harness:\n  memory: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'],
+      io,
+    );
     expect(code).toBe(EXIT.ok);
     const first = fake.requests[0]?.body as { system: { text: string }[]; tools: { name: string }[] };
     expect(first.tools.map((t) => t.name)).toContain('memory_write');
@@ -157,7 +192,19 @@ describe('fisk run', () => {
 
   it('fails before contacting the model when the memory backend cannot open', async () => {
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
-    const code = await runCli(['run', '--config', agent('harness:\n  memory: { enabled: true, backend: jetstream, options: { bucket: MEM } }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    const code = await runCli(
+      [
+        'run',
+        '--config',
+        agent('harness:\n  memory: { enabled: true, backend: jetstream, options: { bucket: MEM } }\n'),
+        '--base-url',
+        fake.url,
+        '--api-key',
+        'k',
+        'go',
+      ],
+      io,
+    );
     expect(code).not.toBe(EXIT.ok);
     expect(io.stderr()).toContain('harness.memory');
     expect(fake.requests).toHaveLength(0);
@@ -168,7 +215,10 @@ describe('fisk run', () => {
     const store = mkdtempSync(join(tmpdir(), 'fisk-store-'));
     try {
       const io = captureIo({ PATH: process.env['PATH'], FISK_AI_STORE_DIR: store }, dir);
-      const code = await runCli(['run', '--config', agent('harness:\n  knowledge: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+      const code = await runCli(
+        ['run', '--config', agent('harness:\n  knowledge: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'],
+        io,
+      );
       expect(code).toBe(EXIT.ok);
       expect(io.stderr()).not.toContain('knowledge tools yet');
       const first = fake.requests[0]?.body as { system: { text: string }[]; tools: { name: string }[] };
@@ -181,7 +231,10 @@ describe('fisk run', () => {
 
   it('refuses a relative FISK_AI_STORE_DIR before contacting the model', async () => {
     const io = captureIo({ PATH: process.env['PATH'], FISK_AI_STORE_DIR: 'stores' }, dir);
-    const code = await runCli(['run', '--config', agent('harness:\n  knowledge: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'], io);
+    const code = await runCli(
+      ['run', '--config', agent('harness:\n  knowledge: { enabled: true }\n'), '--base-url', fake.url, '--api-key', 'k', 'go'],
+      io,
+    );
     expect(code).toBe(EXIT.usage);
     expect(io.stderr()).toContain('FISK_AI_STORE_DIR');
     expect(fake.requests).toHaveLength(0);
@@ -242,7 +295,9 @@ describe('fisk run --checkpoint and --resume', () => {
     });
     const err = await runInterruptible(trigger, ['--checkpoint', '--name', 'susp', ...stateFlags(), 'list', 'streams']);
     expect(err).toContain('suspend requested');
-    expect(err).toContain(`suspended; resume with: fisk run --resume susp --config ${join(dir, 'agent.yaml')} --state-dir ${join(dir, 'runs')}`);
+    expect(err).toContain(
+      `suspended; resume with: fisk run --resume susp --config ${join(dir, 'agent.yaml')} --state-dir ${join(dir, 'runs')}`,
+    );
     expect(fake.requests).toHaveLength(1);
     const stored = await loadStored('susp');
     expect(stored.status).toBe('suspended');
@@ -324,7 +379,9 @@ describe('fisk run --checkpoint and --resume', () => {
     // a completed run has nothing to resume: a runtime refusal (1), not a configuration error (3)
     const again = await run(['--resume', id ?? '', ...stateFlags()]);
     expect(again.code).toBe(EXIT.error);
-    expect(again.err).toContain(`already completed, so there is nothing to resume (fisk session show ${id ?? ''} --transcript prints its conversation)`);
+    expect(again.err).toContain(
+      `already completed, so there is nothing to resume (fisk session show ${id ?? ''} --transcript prints its conversation)`,
+    );
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -345,7 +402,21 @@ describe('fisk run --checkpoint and --resume', () => {
 
   it('refuses --state-dir with a session backend other than file', async () => {
     const io = captureIo({ PATH: process.env['PATH'] }, dir);
-    const code = await runCli(['run', '--config', agent('harness:\n  sessions: { backend: jetstream, options: { stream: RUNS } }\n'), '--base-url', fake.url, '--api-key', 'k', '--checkpoint', ...stateFlags(), 'go'], io);
+    const code = await runCli(
+      [
+        'run',
+        '--config',
+        agent('harness:\n  sessions: { backend: jetstream, options: { stream: RUNS } }\n'),
+        '--base-url',
+        fake.url,
+        '--api-key',
+        'k',
+        '--checkpoint',
+        ...stateFlags(),
+        'go',
+      ],
+      io,
+    );
     expect(code).not.toBe(EXIT.ok);
     expect(io.stderr()).toContain('harness.sessions.backend');
     expect(fake.requests).toHaveLength(0);

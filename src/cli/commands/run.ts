@@ -28,7 +28,10 @@ export function registerRun(program: Command, io: Io, deps: RunCommandDeps = {})
     .option('--trace <file>', TRACE_HELP)
     .option('--checkpoint', 'journal the run so it can be suspended and resumed (harness.sessions)')
     .option('--name <id>', 'the run id for --checkpoint (default: a generated time-sortable id)')
-    .option('--resume <id>', 'resume a checkpointed run; no query (the prompt is restored from the run); with --nats-context, continue that remote conversation')
+    .option(
+      '--resume <id>',
+      'resume a checkpointed run; no query (the prompt is restored from the run); with --nats-context, continue that remote conversation',
+    )
     .option('--force', 'resume despite configuration changes (not a provider change); only with --resume')
     .option('--model <name>', 'the model to use for this run instead of llm.model')
     .option('--state-dir <dir>', 'the file session backend directory (default: $XDG_STATE_HOME/fisk-ai/runs)')

@@ -10,7 +10,12 @@ const io = { cwd: '/work/agent', env: { HOME: '/home/a' } };
 describe('runtimeDepsFromFlags', () => {
   it('passes the flag overrides, debug hooks before telemetry, and a state dir resolved against the working directory', () => {
     const fetch: FetchLike = () => Promise.reject(new Error('unused'));
-    const deps = runtimeDepsFromFlags({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1', stateDir: 'state' }, io, { telemetry, debugMiddleware: [debug], fetch, journaled: true });
+    const deps = runtimeDepsFromFlags({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1', stateDir: 'state' }, io, {
+      telemetry,
+      debugMiddleware: [debug],
+      fetch,
+      journaled: true,
+    });
     expect(deps.env).toBe(io.env);
     expect(deps.onKnowledgeDegraded).toBe(telemetry.knowledgeDegraded);
     expect(deps.providerOptions).toEqual({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1', fetch, fetchMiddleware: [debug, tele] });

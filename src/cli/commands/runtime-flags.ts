@@ -18,7 +18,10 @@ export interface RuntimeFlags {
 
 /** What the command itself adds: its telemetry hooks, optional debug hooks and fetch, and whether runs are journaled. */
 export interface RuntimeFlagExtras {
-  readonly telemetry: { readonly fetchMiddleware: FetchMiddleware; readonly knowledgeDegraded: NonNullable<RuntimeDeps['onKnowledgeDegraded']> };
+  readonly telemetry: {
+    readonly fetchMiddleware: FetchMiddleware;
+    readonly knowledgeDegraded: NonNullable<RuntimeDeps['onKnowledgeDegraded']>;
+  };
   readonly debugMiddleware?: readonly FetchMiddleware[];
   readonly fetch?: FetchLike;
   /** False leaves the session store closed; a command that always journals passes true. */
@@ -26,7 +29,11 @@ export interface RuntimeFlagExtras {
 }
 
 /** The `env`, provider overrides, knowledge hook and session store for `openRuntime` (a runtime that calls no model ignores the provider overrides). */
-export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras & { readonly journaled: true }): JournaledRuntimeDeps;
+export function runtimeDepsFromFlags(
+  flags: RuntimeFlags,
+  io: Pick<Io, 'cwd' | 'env'>,
+  extras: RuntimeFlagExtras & { readonly journaled: true },
+): JournaledRuntimeDeps;
 export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras): RuntimeDeps;
 export function runtimeDepsFromFlags(flags: RuntimeFlags, io: Pick<Io, 'cwd' | 'env'>, extras: RuntimeFlagExtras): RuntimeDeps {
   return {

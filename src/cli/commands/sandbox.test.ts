@@ -51,7 +51,10 @@ afterEach(async () => {
 
 function agent(sandbox: string, app = APP, budget = ''): string {
   const path = join(dir, 'agent.yaml');
-  writeFileSync(path, `identity: boxed\napplication_path: ${app}\nsystem_prompt: You try things.\nllm:\n  model: claude-fake-1\n${budget}${sandbox}`);
+  writeFileSync(
+    path,
+    `identity: boxed\napplication_path: ${app}\nsystem_prompt: You try things.\nllm:\n  model: claude-fake-1\n${budget}${sandbox}`,
+  );
   return path;
 }
 
@@ -63,7 +66,8 @@ async function cli(args: string[], env: Record<string, string | undefined> = {})
   return { code, out: io.stdout(), err: io.stderr() };
 }
 
-const run = (config: string, ...args: string[]) => cli(['run', '--config', config, '--base-url', fake.url, '--api-key', 'sk-test', ...args]);
+const run = (config: string, ...args: string[]) =>
+  cli(['run', '--config', config, '--base-url', fake.url, '--api-key', 'sk-test', ...args]);
 
 /** The tool results the run sent back in request `index`, as text. */
 function results(index: number): string {
@@ -147,14 +151,19 @@ describe('the sandbox start-up check', () => {
     const probe = join(outside, 'ran-unsandboxed.txt');
     const r = await cli(['info', '--config', agent(ON)], { PATH: join(dir, 'no-bin'), SANDBOX_APP_INTROSPECT_WRITE: probe });
     expect(r.code).not.toBe(EXIT.ok);
-    expect(r.err).toMatch(/harness\.sandbox\.enabled: bubblewrap \(bwrap\) is not on PATH; install bubblewrap \(Debian and Ubuntu: apt-get install bubblewrap/);
+    expect(r.err).toMatch(
+      /harness\.sandbox\.enabled: bubblewrap \(bwrap\) is not on PATH; install bubblewrap \(Debian and Ubuntu: apt-get install bubblewrap/,
+    );
     expect(existsSync(probe)).toBe(false);
   });
 });
 
 describe('fisk info --json', () => {
   it("shows each tool's sandbox and the runtime's", async () => {
-    const r = await cli(['info', '--json', '--config', agent(`${ON}    writable: [out]\n    tools:\n      - {tools: ["^connect$"], network: true}\n`)], {});
+    const r = await cli(
+      ['info', '--json', '--config', agent(`${ON}    writable: [out]\n    tools:\n      - {tools: ["^connect$"], network: true}\n`)],
+      {},
+    );
     mkdirSync(join(dir, 'out'), { recursive: true });
     expect(r.code, r.err).toBe(EXIT.ok);
     const report = JSON.parse(r.out) as { tools: { name: string; sandbox: unknown }[]; sandbox: { enabled: boolean; hide: string[] } };

@@ -14,7 +14,18 @@ import { openRuntime } from '../../host/index.js';
 import { runtimeDepsFromFlags } from './runtime-flags.js';
 import type { JournaledRuntime, LendRuntime } from '../../host/index.js';
 import { ConnectionWatch } from '../../conns/index.js';
-import { HealthServer, checkServable, promptChannel, provisioningPlan, replicaWarnings, slackApiBase, slackTokens, startServer, startToolServer, workerId } from '../../serve/index.js';
+import {
+  HealthServer,
+  checkServable,
+  promptChannel,
+  provisioningPlan,
+  replicaWarnings,
+  slackApiBase,
+  slackTokens,
+  startServer,
+  startToolServer,
+  workerId,
+} from '../../serve/index.js';
 import type { Channel, PromptChannel, Server, ServerNotice, SlackChannel, ToolServer, WorkIds } from '../../serve/index.js';
 import { cleanText } from '../../util/terminal-text.js';
 import { CliError, UsageError } from '../errors.js';
@@ -52,7 +63,11 @@ export interface ServeCommandDeps {
  * a configuration that serves tools only, rather than accepted and ignored.
  */
 const LOOP_FLAGS: ReadonlyArray<{ readonly key: keyof ServeFlags; readonly flag: string; readonly what: string }> = [
-  { key: 'workers', flag: '--workers', what: 'sets how many served runs go at once; tool calls are capped by expose.agent.a2a.max_concurrent_tools instead' },
+  {
+    key: 'workers',
+    flag: '--workers',
+    what: 'sets how many served runs go at once; tool calls are capped by expose.agent.a2a.max_concurrent_tools instead',
+  },
   { key: 'stateDir', flag: '--state-dir', what: 'is where served runs are journaled' },
   { key: 'apiKey', flag: '--api-key', what: 'is the model key of served runs; lending tools calls no model' },
   { key: 'baseUrl', flag: '--base-url', what: 'is the model API of served runs; lending tools calls no model' },
@@ -69,7 +84,10 @@ function checkFlags(flags: ServeFlags, cwd: string): Resolved {
   let workers: number | undefined;
   if (flags.workers !== undefined) {
     const n = /^\d+$/.test(flags.workers.trim()) ? Number(flags.workers.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--workers ${JSON.stringify(flags.workers)} is not a whole number of at least 1; pass how many served runs may go at once`);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new UsageError(
+        `--workers ${JSON.stringify(flags.workers)} is not a whole number of at least 1; pass how many served runs may go at once`,
+      );
     workers = n;
   }
   if (flags.workDir === undefined) return { workDir: cwd, workers };
@@ -88,7 +106,9 @@ function checkFlags(flags: ServeFlags, cwd: string): Resolved {
 function refuseLoopFlags(flags: ServeFlags, config: Config): void {
   for (const f of LOOP_FLAGS) {
     if (flags[f.key] !== undefined) {
-      throw new UsageError(`${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http, to serve runs); remove ${f.flag}`);
+      throw new UsageError(
+        `${f.flag} ${f.what}, and ${config.source} serves tools only (set expose.agent.a2a.prompts: true, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http, to serve runs); remove ${f.flag}`,
+      );
     }
   }
 }
@@ -113,7 +133,8 @@ function printBanner(log: ServeLog, b: BannerParts): void {
   const slotsOf = (name: string, own: number): number => server?.slots.get(name) ?? own;
   if (tools !== undefined) {
     for (const w of tools.warnings) log.warn('warning', w.message);
-    for (const n of tools.notServed) log.info('not_served', `note: not serving ${n.name} (${n.reason}): ${n.detail}`, { tool: n.name, reason: n.reason });
+    for (const n of tools.notServed)
+      log.info('not_served', `note: not serving ${n.name} (${n.reason}): ${n.detail}`, { tool: n.name, reason: n.reason });
   }
   const where = b.natsContext === undefined ? 'without NATS' : `on NATS context ${b.natsContext}`;
   const head = `Agent ${b.identity} ${b.version} (fisk-ai ${packageVersion()}) ${where} as worker ${log.worker}`;
@@ -121,21 +142,33 @@ function printBanner(log: ServeLog, b: BannerParts): void {
   const lines: string[] = [head];
   if (jobs !== undefined) {
     const slots = slotsOf(jobs.channel.name, jobs.channel.workers);
-    channels.push({ name: jobs.channel.name, slots, stream: jobs.channel.stream, consumer: jobs.channel.consumer, subject: jobs.channel.subject });
+    channels.push({
+      name: jobs.channel.name,
+      slots,
+      stream: jobs.channel.stream,
+      consumer: jobs.channel.consumer,
+      subject: jobs.channel.subject,
+    });
     lines.push(`Taking jobs from the work queue (${slots} at once)`, ...jobs.banner);
   }
   if (tools !== undefined) {
     const as = `over a2a as ${tools.identity}/${tools.card.version} on NATS context ${tools.natsContext}`;
     const lending = tools.served.length > 0;
     if (lending) channels.push({ name: 'a2a tools', tools: tools.served, subject: tools.subjects.tool });
-    lines.push(lending ? `Serving ${counted(tools.served.length, 'tool')}${prompts === undefined ? '' : ' and prompts'} ${as}` : `Serving prompts ${as}`);
+    lines.push(
+      lending
+        ? `Serving ${counted(tools.served.length, 'tool')}${prompts === undefined ? '' : ' and prompts'} ${as}`
+        : `Serving prompts ${as}`,
+    );
     lines.push(`  Discovery: ${tools.subjects.discovery}`);
     if (lending) lines.push(`  Tools:     ${tools.subjects.tool}`, `  Exposed:   ${tools.served.join(', ')}`);
   }
   if (prompts !== undefined) {
     const slots = slotsOf(prompts.name, prompts.workers);
     channels.push({ name: prompts.name, slots, subject: prompts.subject, elicitation: b.elicitation });
-    lines.push(`  Prompts:   ${prompts.subject} (${slots} at once; questions ${b.elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`);
+    lines.push(
+      `  Prompts:   ${prompts.subject} (${slots} at once; questions ${b.elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`,
+    );
   }
   if (slack !== undefined) {
     const slots = slotsOf(slack.name, slack.workers);
@@ -147,8 +180,18 @@ function printBanner(log: ServeLog, b: BannerParts): void {
     const h = b.http;
     const slots = slotsOf(h.name, h.workers);
     const auth = h.tokenEnv === undefined ? 'no token: loopback only' : `bearer token from $${h.tokenEnv}`;
-    channels.push({ name: h.name, slots, url: h.url, card: h.cardUrl, listening: h.listening, auth: h.tokenEnv === undefined ? 'none' : 'bearer' });
-    lines.push(`${tools === undefined && slack === undefined ? 'Serving' : '  Also:     '} A2A over HTTP on ${h.listening} (${slots} at once; ${auth})`, `  Card:      ${h.cardUrl}`);
+    channels.push({
+      name: h.name,
+      slots,
+      url: h.url,
+      card: h.cardUrl,
+      listening: h.listening,
+      auth: h.tokenEnv === undefined ? 'none' : 'bearer',
+    });
+    lines.push(
+      `${tools === undefined && slack === undefined ? 'Serving' : '  Also:     '} A2A over HTTP on ${h.listening} (${slots} at once; ${auth})`,
+      `  Card:      ${h.cardUrl}`,
+    );
   }
   if (b.health !== undefined) lines.push(`  Health:    ${b.health.url}/healthz (alive), ${b.health.url}/readyz (taking work)`);
   const stop =
@@ -189,8 +232,19 @@ function logNotice(log: ServeLog, n: ServerNotice, verbose: boolean): void {
       if (!verbose && !bad) return;
       const ran = n.result.kind !== 'abandoned';
       const took = ran ? ` in ${Math.round(n.durationMs)} ms` : '';
-      const fields: LogFields = { channel: n.channel, ...idFields(n.ids), outcome, reason, ...(ran ? { duration_ms: Math.round(n.durationMs) } : {}) };
-      log.line(bad ? 'warn' : 'info', 'ended', `ended ${n.label}: ${outcome}${took}${reason === undefined || reason === '' ? '' : `: ${reason}`}`, fields);
+      const fields: LogFields = {
+        channel: n.channel,
+        ...idFields(n.ids),
+        outcome,
+        reason,
+        ...(ran ? { duration_ms: Math.round(n.durationMs) } : {}),
+      };
+      log.line(
+        bad ? 'warn' : 'info',
+        'ended',
+        `ended ${n.label}: ${outcome}${took}${reason === undefined || reason === '' ? '' : `: ${reason}`}`,
+        fields,
+      );
       return;
     }
     case 'fault':
@@ -224,7 +278,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   const slackApi = servable.slack ? slackApiBase(io.env, config.expose.slack?.apiUrl) : undefined;
   for (const w of configWarnings(config)) log.warn('warning', `${w.key}: ${w.message}`, { key: w.key });
   const { HostTelemetry } = await import('../../host/index.js');
-  const telemetry = await HostTelemetry.open(config, { env: io.env, disabled: flags.telemetry === false, serviceVersion: packageVersion() });
+  const telemetry = await HostTelemetry.open(config, {
+    env: io.env,
+    disabled: flags.telemetry === false,
+    serviceVersion: packageVersion(),
+  });
   if (telemetry.note !== undefined) log.info('note', `note: ${telemetry.note}`);
   // lending tools alone calls no model: no API key is needed, and no store or peer is opened;
   // served prompts, jobs and Slack threads run the model. Nothing is provisioned here: a session
@@ -238,9 +296,17 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // set by the first interrupt: a probe says not ready from then on, before the drain begins
   let stopping = false;
   try {
-    for (const n of runtime.notes) log.line(n.level === 'warning' ? 'warn' : 'info', n.level, n.level === 'warning' ? n.message : `${n.level}: ${n.message}`);
+    for (const n of runtime.notes)
+      log.line(n.level === 'warning' ? 'warn' : 'info', n.level, n.level === 'warning' ? n.message : `${n.level}: ${n.message}`);
     // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
-    const jobs = journaled === undefined ? undefined : await openServedJobs(journaled, (text, ids) => log.warn('warning', text, ids === undefined ? {} : idFields(ids)), flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir));
+    const jobs =
+      journaled === undefined
+        ? undefined
+        : await openServedJobs(
+            journaled,
+            (text, ids) => log.warn('warning', text, ids === undefined ? {} : idFields(ids)),
+            flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir),
+          );
     // a stream or bucket with one replica on a cluster is lost with its node: said once, at start
     if (journaled !== undefined && natsContext !== undefined) {
       const nats = await runtime.connections.connection(natsContext);
@@ -253,7 +319,10 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     const healthSettings = config.expose.health;
     if (healthSettings !== undefined) {
       // ready means connected and pulling: not while draining, paused, or the connection is down
-      const watch = natsContext === undefined ? undefined : new ConnectionWatch((await runtime.connections.connection(natsContext)).connection, natsContext);
+      const watch =
+        natsContext === undefined
+          ? undefined
+          : new ConnectionWatch((await runtime.connections.connection(natsContext)).connection, natsContext);
       health = await HealthServer.start({
         address: healthSettings.address,
         port: healthSettings.port,
@@ -269,39 +338,45 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     }
     const a2a = config.expose.a2a;
     const overA2a = servable.tools || servable.prompts;
-    const transport = overA2a ? createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection }) : undefined;
-    const prompts = servable.prompts && transport !== undefined && journaled !== undefined
-      ? promptChannel({
-          identity: servable.identity,
-          transport,
-          workers: workers ?? a2a.workers,
-          elicitation: a2a.elicitation,
-          sessions: journaled.sessions,
-          ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
-        })
+    const transport = overA2a
+      ? createTransport('nats', { connection: (await runtime.connections.connection(servable.natsContext)).connection })
       : undefined;
+    const prompts =
+      servable.prompts && transport !== undefined && journaled !== undefined
+        ? promptChannel({
+            identity: servable.identity,
+            transport,
+            workers: workers ?? a2a.workers,
+            elicitation: a2a.elicitation,
+            sessions: journaled.sessions,
+            ...(a2a.idleTimeout.ms > 0 ? { questionWindowMs: a2a.idleTimeout.ms } : {}),
+          })
+        : undefined;
     // a worker that only takes jobs or answers in Slack registers no a2a service
-    const tools = transport === undefined ? undefined : await startToolServer(runtime, {
-      version: runtime.application?.model.version || packageVersion(),
-      workDir,
-      transport,
-      wrappers: telemetry.servedToolWrappers(),
-      ...(prompts === undefined ? {} : { extraEndpoints: [prompts.endpoint] }),
-      ...(verbose
-        ? {
-            observe: (c) => {
-              // names and outcomes only: arguments may hold what the operator would not log
-              const how = c.isError ? 'error' : c.exitCode !== undefined ? `exit ${c.exitCode}` : 'ok';
-              log.info('called', `called ${cleanText(c.tool)} for ${cleanText(c.caller)}: ${how} in ${Math.round(c.durationMs)} ms`, {
-                tool: c.tool,
-                caller: c.caller,
-                outcome: how,
-                duration_ms: Math.round(c.durationMs),
-              });
-            },
-          }
-        : {}),
-    });
+    const tools =
+      transport === undefined
+        ? undefined
+        : await startToolServer(runtime, {
+            version: runtime.application?.model.version || packageVersion(),
+            workDir,
+            transport,
+            wrappers: telemetry.servedToolWrappers(),
+            ...(prompts === undefined ? {} : { extraEndpoints: [prompts.endpoint] }),
+            ...(verbose
+              ? {
+                  observe: (c) => {
+                    // names and outcomes only: arguments may hold what the operator would not log
+                    const how = c.isError ? 'error' : c.exitCode !== undefined ? `exit ${c.exitCode}` : 'ok';
+                    log.info('called', `called ${cleanText(c.tool)} for ${cleanText(c.caller)}: ${how} in ${Math.round(c.durationMs)} ms`, {
+                      tool: c.tool,
+                      caller: c.caller,
+                      outcome: how,
+                      duration_ms: Math.round(c.durationMs),
+                    });
+                  },
+                }
+              : {}),
+          });
     const slackSettings = config.expose.slack;
     if (tokens !== undefined && slackSettings !== undefined && journaled !== undefined) {
       const { openSlackChannel } = await import('../../serve/slack/index.js');
@@ -317,7 +392,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     }
     if (servable.a2aHttp) {
       const { openA2aHttpChannel } = await import('../../serve/a2a-http/index.js');
-      http = await openA2aHttpChannel(runtime, { version: runtime.application?.model.version || packageVersion(), env: io.env, ...(workers === undefined ? {} : { workers }) });
+      http = await openA2aHttpChannel(runtime, {
+        version: runtime.application?.model.version || packageVersion(),
+        env: io.env,
+        ...(workers === undefined ? {} : { workers }),
+      });
     }
     const channels: Channel[] = [
       ...(prompts === undefined ? [] : [prompts]),
@@ -362,7 +441,10 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
           presses++;
           if (presses === 1) {
             stopping = true;
-            log.info('draining', `draining: finishing the calls in flight${server === undefined ? '' : ' and the runs (press Ctrl-C again to cancel them)'}${server === undefined ? ' (press Ctrl-C again to exit at once)' : ''}`);
+            log.info(
+              'draining',
+              `draining: finishing the calls in flight${server === undefined ? '' : ' and the runs (press Ctrl-C again to cancel them)'}${server === undefined ? ' (press Ctrl-C again to exit at once)' : ''}`,
+            );
             settle(undefined);
             return;
           }
@@ -378,7 +460,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     });
     const error = server === undefined ? (await tools?.drain(), undefined) : ((await server.drain()) ?? fault);
     if (error !== undefined) {
-      throw new CliError(`fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`, EXIT.error, { cause: error });
+      throw new CliError(
+        `fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`,
+        EXIT.error,
+        { cause: error },
+      );
     }
     log.info('stopped', tools === undefined ? 'worker stopped' : 'a2a server stopped');
   } finally {

@@ -17,7 +17,11 @@ export interface ServedJobs {
  * configuration takes no jobs. `stateDir` is `--state-dir`, already absolute. Throws what binding
  * the queue or the task store throws, naming the command that creates what is missing.
  */
-export async function openServedJobs(runtime: JournaledRuntime, warn: (text: string, ids?: WorkIds) => void, stateDir: string | undefined): Promise<ServedJobs | undefined> {
+export async function openServedJobs(
+  runtime: JournaledRuntime,
+  warn: (text: string, ids?: WorkIds) => void,
+  stateDir: string | undefined,
+): Promise<ServedJobs | undefined> {
   if (runtime.config.expose.jobs === undefined) return undefined;
   const { channel, tasks } = await openConfiguredJobs(runtime, {
     cwd: runtime.config.baseDir,
@@ -26,6 +30,9 @@ export async function openServedJobs(runtime: JournaledRuntime, warn: (text: str
   });
   return {
     channel,
-    banner: [`  Jobs:      stream ${channel.stream}, consumer ${channel.consumer}, subject ${channel.subject}`, `  Tasks:     ${tasks.backend} (${tasks.location})`],
+    banner: [
+      `  Jobs:      stream ${channel.stream}, consumer ${channel.consumer}, subject ${channel.subject}`,
+      `  Tasks:     ${tasks.backend} (${tasks.location})`,
+    ],
   };
 }

@@ -13,16 +13,38 @@ function capture(format: 'text' | 'json'): { log: ServeLog; lines: () => string[
 describe('ServeLog', () => {
   it('stamps a text line with the time and worker, and marks a warning', () => {
     const { log, lines } = capture('text');
-    log.warn('ended', 'ended job weekly: failed in 812 ms: error: the model refused', { job: 'weekly', reason: 'error: the model refused' });
+    log.warn('ended', 'ended job weekly: failed in 812 ms: error: the model refused', {
+      job: 'weekly',
+      reason: 'error: the model refused',
+    });
     log.info('draining', 'draining');
-    expect(lines()).toEqual(['2026-12-01T21:40:07.880Z web1:4242 warning: ended job weekly: failed in 812 ms: error: the model refused', '2026-12-01T21:40:07.880Z web1:4242 draining']);
+    expect(lines()).toEqual([
+      '2026-12-01T21:40:07.880Z web1:4242 warning: ended job weekly: failed in 812 ms: error: the model refused',
+      '2026-12-01T21:40:07.880Z web1:4242 draining',
+    ]);
   });
 
   it('writes one JSON object per line with the fields beside the message, leaving out what is unset', () => {
     const { log, lines } = capture('json');
-    log.warn('ended', 'ended job weekly: failed', { job: 'weekly', session: undefined, outcome: 'failed', reason: 'error: timeout', duration_ms: 812 });
+    log.warn('ended', 'ended job weekly: failed', {
+      job: 'weekly',
+      session: undefined,
+      outcome: 'failed',
+      reason: 'error: timeout',
+      duration_ms: 812,
+    });
     expect(lines().map((l) => JSON.parse(l) as unknown)).toEqual([
-      { time: '2026-12-01T21:40:07.880Z', level: 'warn', worker: 'web1:4242', event: 'ended', msg: 'ended job weekly: failed', job: 'weekly', outcome: 'failed', reason: 'error: timeout', duration_ms: 812 },
+      {
+        time: '2026-12-01T21:40:07.880Z',
+        level: 'warn',
+        worker: 'web1:4242',
+        event: 'ended',
+        msg: 'ended job weekly: failed',
+        job: 'weekly',
+        outcome: 'failed',
+        reason: 'error: timeout',
+        duration_ms: 812,
+      },
     ]);
   });
 
@@ -40,6 +62,8 @@ describe('ServeLog', () => {
   it('takes text or json for --log-format and names the flag for anything else', () => {
     expect(logFormat(undefined)).toBe('text');
     expect(logFormat('JSON')).toBe('json');
-    expect(() => logFormat('yaml')).toThrow('--log-format "yaml" is not a log format; use text (the default) or json (one JSON object per line)');
+    expect(() => logFormat('yaml')).toThrow(
+      '--log-format "yaml" is not a log format; use text (the default) or json (one JSON object per line)',
+    );
   });
 });

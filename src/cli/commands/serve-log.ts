@@ -14,13 +14,17 @@ export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The structured part of a line: ids, outcome, reason; only strings and numbers, never content. */
-export type LogFields = Readonly<Record<string, string | number | boolean | readonly unknown[] | Readonly<Record<string, unknown>> | undefined>>;
+export type LogFields = Readonly<
+  Record<string, string | number | boolean | readonly unknown[] | Readonly<Record<string, unknown>> | undefined>
+>;
 
 /** `--log-format`, checked: names the flag and its values when it is neither. */
 export function logFormat(value: string | undefined): LogFormat {
   const v = (value ?? 'text').trim().toLowerCase();
   if (v === 'text' || v === 'json') return v;
-  throw new UsageError(`--log-format ${JSON.stringify(value)} is not a log format; use text (the default) or json (one JSON object per line)`);
+  throw new UsageError(
+    `--log-format ${JSON.stringify(value)} is not a log format; use text (the default) or json (one JSON object per line)`,
+  );
 }
 
 export interface ServeLogOptions {

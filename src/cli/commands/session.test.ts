@@ -106,7 +106,14 @@ describe('fisk session on the file backend', () => {
     const store = fileSessionStore(where);
     const j = await startRun(store, { runId: 'deep', fingerprint, prompt: 'p' });
     const input = `{"q":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-    await appendNext(j, assistantBody({ iteration: 0, message: { role: 'assistant', content: [{ type: 'tool_use', id: 'd1', name: 'echo', input }] }, usage: ZERO_USAGE }));
+    await appendNext(
+      j,
+      assistantBody({
+        iteration: 0,
+        message: { role: 'assistant', content: [{ type: 'tool_use', id: 'd1', name: 'echo', input }] },
+        usage: ZERO_USAGE,
+      }),
+    );
     await j.close();
     expect((await loadRun(store, 'deep')).pending?.calls[0]?.state).toBe('unanswered');
     const r = await cli('--state-dir', where, 'show', 'deep', '--transcript');
@@ -144,7 +151,14 @@ describe('fisk session on the file backend', () => {
     const store = fileSessionStore(runs);
     const j = await startRun(store, { runId: 'gated', fingerprint, prompt: 'purge' });
     const uses = ['g1', 'g2', 'g3'].map((id) => ({ type: 'tool_use' as const, id, name: 'stream_purge', input: '{}' }));
-    await appendNext(j, assistantBody({ iteration: 0, message: { role: 'assistant', content: [...uses, { type: 'tool_use', id: 'd1', name: 'ask_later', input: '{}' }] }, usage: ZERO_USAGE }));
+    await appendNext(
+      j,
+      assistantBody({
+        iteration: 0,
+        message: { role: 'assistant', content: [...uses, { type: 'tool_use', id: 'd1', name: 'ask_later', input: '{}' }] },
+        usage: ZERO_USAGE,
+      }),
+    );
     await appendNext(j, deferralBody('d1', 'ask_later', 'waiting'));
     await appendNext(j, terminalBody('suspended'));
     await j.close();
@@ -163,7 +177,16 @@ describe('fisk session on the file backend', () => {
     expect(await refused('g1', '--decline', '--reason', ' \u001b[2K ')).toContain('--reason is empty');
     expect(await refused('g1')).toContain('answer needs the RESULT text');
 
-    const declined = await cli('--state-dir', runs, 'answer', 'gated', 'g1', '--decline', '--reason', 'purge the \u001b[31marchive\u001b[0m\ninstead');
+    const declined = await cli(
+      '--state-dir',
+      runs,
+      'answer',
+      'gated',
+      'g1',
+      '--decline',
+      '--reason',
+      'purge the \u001b[31marchive\u001b[0m\ninstead',
+    );
     expect(declined.code).toBe(EXIT.ok);
     expect(declined.out).toContain('Declined call g1 of session gated, with the reason');
     expect(declined.err).toContain('fisk run --resume gated');
@@ -179,10 +202,14 @@ describe('fisk session on the file backend', () => {
     const again = await cli('--state-dir', runs, 'answer', 'gated', 'g1', '--approve');
     expect(again.code).toBe(EXIT.error);
     expect(again.err).toContain('call g1 of run gated was already declined');
-    expect((await cli('--state-dir', runs, 'answer', 'gated', 'd1', '--approve')).err).toContain('was deferred: answer it with a result, fisk session answer gated d1 RESULT');
+    expect((await cli('--state-dir', runs, 'answer', 'gated', 'd1', '--approve')).err).toContain(
+      'was deferred: answer it with a result, fisk session answer gated d1 RESULT',
+    );
     expect((await cli('--state-dir', runs, 'answer', 'gated', 'zz', '--decline')).err).toContain('has no call zz');
     await writeRun(store, 'answered', 'p');
-    expect((await cli('--state-dir', runs, 'answer', 'answered', 'c1', '--approve')).err).toContain('call c1 of run answered was already answered');
+    expect((await cli('--state-dir', runs, 'answer', 'answered', 'c1', '--approve')).err).toContain(
+      'call c1 of run answered was already answered',
+    );
   });
 
   it('removes a run, and refuses to remove one that does not exist', async () => {
@@ -200,7 +227,11 @@ describe('fisk session on the file backend', () => {
     const j = await startRun(broken, { runId: 'broken', fingerprint, prompt: 'p' });
     await j.close();
     // seq 1 straight to seq 7: records are missing
-    writeFileSync(join(where, 'broken.json'), `${JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } })}\n`, { flag: 'a' });
+    writeFileSync(
+      join(where, 'broken.json'),
+      `${JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } })}\n`,
+      { flag: 'a' },
+    );
     const ls = await cli('--state-dir', where, 'ls');
     expect(ls.code).toBe(EXIT.ok);
     const row = ls.out.split('\n').find((l) => l.startsWith('broken'));
@@ -270,7 +301,13 @@ describe('fisk session on the jetstream backend', () => {
     writeFileSync(join(env.XDG_CONFIG_HOME, 'nats', 'context', 'cli.json'), JSON.stringify({ url: nats.url }));
     const conn = await connectNats('cli', { env });
     const jsm = await jetstreamManager(conn.connection);
-    await jsm.streams.add({ name: 'RUNS', subjects: ['fisk.sessions.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true });
+    await jsm.streams.add({
+      name: 'RUNS',
+      subjects: ['fisk.sessions.>'],
+      max_msgs_per_subject: 1,
+      discard: DiscardPolicy.New,
+      discard_new_per_subject: true,
+    });
     await writeRun(await jetstreamSessionStore(conn, 'RUNS'), 'remote1', 'from the stream');
     await conn.connection.close();
   }, 20_000);

@@ -41,7 +41,12 @@ async function withStore<T>(io: Io, flags: SessionFlags, fn: (store: SessionStor
   // a relative sessions directory resolves against the directory holding agent.yaml
   let base = io.cwd;
   // as fisk run does: --config, else ./agent.yaml when there is one, else the default file backend
-  const path = flags.config !== undefined ? resolve(io.cwd, flags.config) : existsSync(resolve(io.cwd, DEFAULT_CONFIG)) ? resolve(io.cwd, DEFAULT_CONFIG) : undefined;
+  const path =
+    flags.config !== undefined
+      ? resolve(io.cwd, flags.config)
+      : existsSync(resolve(io.cwd, DEFAULT_CONFIG))
+        ? resolve(io.cwd, DEFAULT_CONFIG)
+        : undefined;
   if (path !== undefined) {
     const { parseConfigForMode } = await import('../../config/index.js');
     const config = parseConfigForMode({ path }, 'session');
@@ -81,7 +86,10 @@ function truncate(text: string, max: number): string {
 }
 
 function when(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** The `ls` table, widest cell per column, sorted as the store returned it (newest first). */
@@ -95,7 +103,12 @@ export function formatRunTable(rows: readonly RunSummary[]): string[] {
     ),
   ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => (c[i] as string).length)));
-  return cells.map((c) => c.map((cell, i) => (i < 4 ? cell.padEnd(widths[i] as number) : cell)).join('  ').trimEnd());
+  return cells.map((c) =>
+    c
+      .map((cell, i) => (i < 4 ? cell.padEnd(widths[i] as number) : cell))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** The `show` summary block. */
@@ -116,7 +129,10 @@ export function formatRunSummary(run: FoldedRun): string[] {
   if (run.pending !== undefined) {
     out.push('  Pending     an in-flight tool batch will resume first:');
     for (const p of run.pending.calls) {
-      const what = p.state === 'deferred' ? `deferred${p.note !== undefined ? `: ${truncate(p.note, 80)}` : ''}; answer with fisk session answer ${run.runId} ${p.call.id} RESULT` : p.state;
+      const what =
+        p.state === 'deferred'
+          ? `deferred${p.note !== undefined ? `: ${truncate(p.note, 80)}` : ''}; answer with fisk session answer ${run.runId} ${p.call.id} RESULT`
+          : p.state;
       out.push(`              ${p.call.id} ${truncate(p.call.name, 60)} (${what})`);
     }
   }
@@ -139,7 +155,8 @@ function messageEvents(message: Message, results: boolean): AgentEvent[] {
         events.push({ type: 'tool_call', id: block.id, name: block.name, input: inputObject(block.input) });
         break;
       case 'tool_result':
-        if (results) events.push({ type: 'tool_result', call_id: block.toolUseId, is_error: block.isError === true, output: block.content });
+        if (results)
+          events.push({ type: 'tool_result', call_id: block.toolUseId, is_error: block.isError === true, output: block.content });
         break;
       case 'provider':
         break;
@@ -162,7 +179,11 @@ export function transcriptEvents(run: FoldedRun): { readonly role: Message['role
   const messages = run.pending === undefined ? run.messages : [...run.messages, run.pending.message];
   for (const message of messages) for (const event of messageEvents(message, true)) out.push({ role: message.role, event });
   for (const p of run.pending?.calls ?? []) {
-    if (p.state === 'answered') out.push({ role: 'user', event: { type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content } });
+    if (p.state === 'answered')
+      out.push({
+        role: 'user',
+        event: { type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content },
+      });
   }
   return out;
 }
@@ -179,7 +200,12 @@ export function formatTranscript(run: FoldedRun, opts: { readonly thinking: bool
       if (event.type === 'thinking' && !opts.thinking) continue;
       if (event.type === 'text') {
         const prefix = message.role === 'user' ? '> ' : '';
-        out.push(...stripControl(event.text).replace(/\n+$/, '').split('\n').map((l) => `${prefix}${l}`));
+        out.push(
+          ...stripControl(event.text)
+            .replace(/\n+$/, '')
+            .split('\n')
+            .map((l) => `${prefix}${l}`),
+        );
         continue;
       }
       out.push(...renderEvent(event, { toolOutput: true, verbose: true }));
@@ -188,7 +214,13 @@ export function formatTranscript(run: FoldedRun, opts: { readonly thinking: bool
   }
   if (run.pending !== undefined) {
     for (const p of run.pending.calls) {
-      if (p.state === 'answered') out.push(...renderEvent({ type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content }, { toolOutput: true, verbose: true }));
+      if (p.state === 'answered')
+        out.push(
+          ...renderEvent(
+            { type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content },
+            { toolOutput: true, verbose: true },
+          ),
+        );
       else out.push(`   (${p.call.id}: ${p.state})`);
     }
   }
@@ -259,7 +291,9 @@ export function registerSession(program: Command, io: Io): void {
 
   session
     .command('answer')
-    .description('supply the result of a deferred tool call, or approve or decline a gated call the run has not run yet; the next resume continues from it')
+    .description(
+      'supply the result of a deferred tool call, or approve or decline a gated call the run has not run yet; the next resume continues from it',
+    )
     .argument('<id>', 'the run id')
     .argument('<call-id>', 'the call, as `show` lists it')
     .argument('[result]', 'the result text the model receives (for a deferred call)')
@@ -272,9 +306,13 @@ export function registerSession(program: Command, io: Io): void {
       if (decision !== undefined) {
         const { answerApproval } = await runstate();
         const reason = opts.reason === undefined ? undefined : declineReasonOf(declineWith(opts.reason));
-        if (opts.reason !== undefined && reason === undefined) throw new UsageError('--reason is empty: give what the agent should do instead, or leave --reason out for a plain decline');
+        if (opts.reason !== undefined && reason === undefined)
+          throw new UsageError('--reason is empty: give what the agent should do instead, or leave --reason out for a plain decline');
         await withStore(io, flagsOf(cmd), (store) => answerApproval(store, id, callId, decision, reason === undefined ? {} : { reason }));
-        println(io.out, `${decision === 'approve' ? 'Approved' : 'Declined'} call ${callId} of session ${id}${reason === undefined ? '' : ', with the reason'}`);
+        println(
+          io.out,
+          `${decision === 'approve' ? 'Approved' : 'Declined'} call ${callId} of session ${id}${reason === undefined ? '' : ', with the reason'}`,
+        );
       } else {
         const { answerDeferred } = await runstate();
         await withStore(io, flagsOf(cmd), (store) => answerDeferred(store, id, callId, result ?? '', { isError: opts.error === true }));
@@ -295,11 +333,14 @@ interface AnswerOptions {
 function decisionOf(opts: AnswerOptions, result: string | undefined): 'approve' | 'decline' | undefined {
   if (opts.approve === true && opts.decline === true) throw new UsageError('--approve and --decline cannot be used together');
   if (opts.reason !== undefined && opts.decline !== true) {
-    throw new UsageError(opts.approve === true ? '--reason goes with --decline: an approval carries no reason' : '--reason goes with --decline');
+    throw new UsageError(
+      opts.approve === true ? '--reason goes with --decline: an approval carries no reason' : '--reason goes with --decline',
+    );
   }
   const decision = opts.approve === true ? 'approve' : opts.decline === true ? 'decline' : undefined;
   if (decision === undefined) {
-    if (result === undefined) throw new UsageError('answer needs the RESULT text of a deferred call, or --approve or --decline for a gated one');
+    if (result === undefined)
+      throw new UsageError('answer needs the RESULT text of a deferred call, or --approve or --decline for a gated one');
     return undefined;
   }
   if (result !== undefined) throw new UsageError(`--${decision} takes no RESULT: drop "${result}", or use --reason with --decline`);

@@ -70,7 +70,10 @@ async function openStore(io: Io, flags: TaskActionFlags, withNats: boolean): Pro
   const needsNats = withNats || taskBackendNeeds(config.tasks.backend).includes('nats');
   if (needsNats) {
     if (config.natsContext === undefined) {
-      throw new CliError(`nats_context is required in ${config.source}: ${withNats ? 'jobs are published to JetStream' : `tasks.backend ${config.tasks.backend} keeps tasks in JetStream`}`, EXIT.config);
+      throw new CliError(
+        `nats_context is required in ${config.source}: ${withNats ? 'jobs are published to JetStream' : `tasks.backend ${config.tasks.backend} keeps tasks in JetStream`}`,
+        EXIT.config,
+      );
     }
     nats = await connectNats(config.natsContext, { env: io.env, name: 'fisk-ai task' });
   }
@@ -110,7 +113,9 @@ const shortTime = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z
 
 /** Who holds a running task and since when; empty for any other. */
 function heldBy(t: TaskRecord): string {
-  return t.state === 'running' && t.worker !== undefined && t.started !== undefined ? `${oneLine(stripControl(t.worker))} since ${shortTime(t.started)}` : '';
+  return t.state === 'running' && t.worker !== undefined && t.started !== undefined
+    ? `${oneLine(stripControl(t.worker))} since ${shortTime(t.started)}`
+    : '';
 }
 
 /** The `ls` table. */
@@ -127,12 +132,18 @@ export function formatTask(t: TaskRecord): string[] {
   const out = [`Task:     ${t.id}`, `State:    ${t.state}`, `Run:      ${t.run_id}`, `Created:  ${t.created}`];
   if (t.finished !== undefined) out.push(`Finished: ${t.finished}`);
   if (t.attempts !== undefined) out.push(`Attempts: ${t.attempts}`);
-  if (t.worker !== undefined) out.push(`${t.state === 'running' ? 'Worker:  ' : 'Last ran:'} ${oneLine(stripControl(t.worker))}${t.started === undefined ? '' : ` since ${t.started}`}`);
+  if (t.worker !== undefined)
+    out.push(
+      `${t.state === 'running' ? 'Worker:  ' : 'Last ran:'} ${oneLine(stripControl(t.worker))}${t.started === undefined ? '' : ` since ${t.started}`}`,
+    );
   if (t.reason !== undefined) out.push(`Reason:   ${t.reason}`);
   if (t.message !== undefined) out.push(`Message:  ${truncate(t.message, 400)}`);
   if (t.failures !== undefined && t.failures.length > 0) {
     out.push('', 'Failed attempts:');
-    for (const f of t.failures) out.push(`  ${f.attempt}  ${f.at}${f.worker === undefined ? '' : `  ${oneLine(stripControl(f.worker))}`}  ${truncate(f.message, 200)}`);
+    for (const f of t.failures)
+      out.push(
+        `  ${f.attempt}  ${f.at}${f.worker === undefined ? '' : `  ${oneLine(stripControl(f.worker))}`}  ${truncate(f.message, 200)}`,
+      );
   }
   out.push('', 'Prompt:', clean(t.prompt));
   if (t.answer !== undefined) out.push('', 'Answer:', clean(t.answer));
@@ -143,7 +154,8 @@ export function formatTask(t: TaskRecord): string[] {
 export function stateFilter(value: string | undefined): TaskState | undefined {
   if (value === undefined) return undefined;
   const found = TASK_STATES.find((s) => s === value);
-  if (found === undefined) throw new UsageError(`--state ${JSON.stringify(value)} is not a task state; use one of ${TASK_STATES.join(', ')}`);
+  if (found === undefined)
+    throw new UsageError(`--state ${JSON.stringify(value)} is not a task state; use one of ${TASK_STATES.join(', ')}`);
   return found;
 }
 
@@ -219,7 +231,12 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
     id,
     ...(maxTokens === undefined && maxIterations === undefined
       ? {}
-      : { budget: { ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }), ...(maxIterations === undefined ? {} : { max_iterations: maxIterations }) } }),
+      : {
+          budget: {
+            ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+            ...(maxIterations === undefined ? {} : { max_iterations: maxIterations }),
+          },
+        }),
   };
   let data: Uint8Array;
   try {
@@ -233,7 +250,9 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
     const conn = nats as NatsConn;
     const { subject } = await queueSubject(config, conn);
     // the task is recorded as asked before the job is queued, so `fisk task show` finds it at once
-    const asked = await untilDeadline('recording the task', () => store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt, new Date(), job.budget)));
+    const asked = await untilDeadline('recording the task', () =>
+      store.ask(pendingTask(id, jobRunId(jobs.stream, id), prompt, new Date(), job.budget)),
+    );
     if (isFinalState(asked.state)) {
       // a job id that already has its result is not queued again
       if (opts.wait === true) return report(asked, id, io);
@@ -245,7 +264,10 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
     const ack = await publishJob(conn, subject, data, id);
     if (opts.wait !== true) {
       println(io.out, id);
-      println(io.err, `submitted job ${id} to ${jobs.stream}${ack.duplicate ? ' (already queued with this id)' : ''}; follow it with: fisk task show ${id}`);
+      println(
+        io.err,
+        `submitted job ${id} to ${jobs.stream}${ack.duplicate ? ' (already queued with this id)' : ''}; follow it with: fisk task show ${id}`,
+      );
       return;
     }
     println(io.err, `submitted job ${id} to ${jobs.stream}; waiting for its result (Ctrl-C stops waiting, the job still runs)`);
@@ -272,7 +294,11 @@ export function report(result: TaskRecord, id: string, io: Io): void {
   throw new ExitWith(exitOf(result));
 }
 
-export async function waitForResult(store: TaskStore, id: string, timeoutMs: number | undefined): Promise<TaskRecord | 'timeout' | 'interrupted'> {
+export async function waitForResult(
+  store: TaskStore,
+  id: string,
+  timeoutMs: number | undefined,
+): Promise<TaskRecord | 'timeout' | 'interrupted'> {
   let stop: 'timeout' | 'interrupted' | undefined;
   let wake: (() => void) | undefined;
   const off = processInterrupt(() => {

@@ -27,7 +27,10 @@ export async function untilDeadline<T>(what: string, fn: () => Promise<T>, deadl
     } catch (err) {
       const transient = isTransientNatsError(err) || isRetryableFailure(err);
       if (!transient || Date.now() + pause > deadline) {
-        if (transient) throw new CliError(`${what} did not succeed within ${Math.round(deadlineMs / 1000)} s: ${(err as Error).message}`, EXIT.error, { cause: err });
+        if (transient)
+          throw new CliError(`${what} did not succeed within ${Math.round(deadlineMs / 1000)} s: ${(err as Error).message}`, EXIT.error, {
+            cause: err,
+          });
         throw err;
       }
       await new Promise((r) => setTimeout(r, pause));
@@ -40,7 +43,9 @@ export async function untilDeadline<T>(what: string, fn: () => Promise<T>, deadl
 export async function queueSubject(config: Config, conn: NatsConn): Promise<{ stream: string; subject: string }> {
   const jobs = config.expose.jobs as NonNullable<Config['expose']['jobs']>;
   try {
-    const bound = await untilDeadline(`binding the work queue ${jobs.stream}`, () => bindQueue(conn, jobs.stream, jobs.consumer === '' ? config.identity : jobs.consumer));
+    const bound = await untilDeadline(`binding the work queue ${jobs.stream}`, () =>
+      bindQueue(conn, jobs.stream, jobs.consumer === '' ? config.identity : jobs.consumer),
+    );
     return { stream: jobs.stream, subject: bound.subject };
   } catch (err) {
     if (err instanceof CliError) throw err;

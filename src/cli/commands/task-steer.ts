@@ -20,7 +20,10 @@ export async function retryTask(flags: TaskActionFlags, id: string, opts: { read
     const before = await store.get(id);
     if (before === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${store.location}`);
     if (before.state !== 'failed' && before.state !== 'dead') {
-      throw new CliError(`task ${id} is ${before.state}; only a failed or dead job can be retried${before.state === 'completed' ? '' : ' (it is still in the queue: fisk task show ' + id + ')'}`, EXIT.usage);
+      throw new CliError(
+        `task ${id} is ${before.state}; only a failed or dead job can be retried${before.state === 'completed' ? '' : ' (it is still in the queue: fisk task show ' + id + ')'}`,
+        EXIT.usage,
+      );
     }
     const { stream, subject } = await queueSubject(config, conn);
     // the job is queued as it was first submitted: same prompt, same lowered limits
@@ -56,7 +59,10 @@ export async function removeTask(flags: TaskActionFlags, id: string, io: Io): Pr
     const task = await store.get(id);
     if (task === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${store.location}`);
     if (!isFinalState(task.state)) {
-      throw new CliError(`task ${id} is ${task.state}: its job is still in the queue and would record it again; remove it once it has a result`, EXIT.usage);
+      throw new CliError(
+        `task ${id} is ${task.state}: its job is still in the queue and would record it again; remove it once it has a result`,
+        EXIT.usage,
+      );
     }
     await store.remove(id);
     println(io.err, `removed task ${id} (${task.state}); its journal ${task.run_id} is kept: fisk session show ${task.run_id}`);

@@ -39,27 +39,47 @@ describe('fisk task', () => {
     await store.ask(pendingTask('busy', 'job-2', 'still going', new Date('2026-01-03T00:00:00Z')));
     await store.progress('busy', { state: 'running', worker: 'host-a:42', attempts: 2, started: new Date('2026-01-03T00:01:00Z') });
     await store.ask(pendingTask('gone', 'job-3', 'gave up', new Date('2026-01-02T00:00:00Z')));
-    await store.progress('gone', { state: 'pending', failure: { attempt: 1, worker: 'host-a:42', message: 'model call failed: overloaded' } });
+    await store.progress('gone', {
+      state: 'pending',
+      failure: { attempt: 1, worker: 'host-a:42', message: 'model call failed: overloaded' },
+    });
     await store.complete('gone', { state: 'dead', reason: 'max_deliver', message: 'gave up after 1 attempts' });
     const running = await cli('ls', '--state-dir', 'sf', '--state', 'running');
     expect(running.out.split('\n')[0]).toMatch(/^ID +STATE +ATTEMPTS +CREATED +RUNNING ON +PROMPT$/u);
-    expect(running.out.split('\n')[1]).toMatch(/^busy +running +2 +2026-01-03 00:00:00Z +host-a:42 since 2026-01-03 00:01:00Z +still going$/u);
+    expect(running.out.split('\n')[1]).toMatch(
+      /^busy +running +2 +2026-01-03 00:00:00Z +host-a:42 since 2026-01-03 00:01:00Z +still going$/u,
+    );
     expect(running.out).not.toContain('gone');
     expect((await cli('ls', '--state-dir', 'sf', '--state', 'dead')).out).toMatch(/gone +dead +1 /u);
     expect(await cli('ls', '--state-dir', 'sf', '--state', 'failed')).toMatchObject({ code: EXIT.ok, out: '', err: 'No failed tasks\n' });
-    expect(await cli('ls', '--state-dir', 'sf', '--state', 'stuck')).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/--state "stuck" is not a task state; use one of pending, running, completed, failed, dead/u) as unknown });
+    expect(await cli('ls', '--state-dir', 'sf', '--state', 'stuck')).toMatchObject({
+      code: EXIT.usage,
+      err: expect.stringMatching(/--state "stuck" is not a task state; use one of pending, running, completed, failed, dead/u) as unknown,
+    });
     const shown = await cli('show', '--state-dir', 'sf', 'gone');
     expect(shown.out).toMatch(/Attempts: 1/u);
     expect(shown.out).toMatch(/Failed attempts:\n {2}1 {2}\S+ {2}host-a:42 {2}model call failed: overloaded/u);
-    expect(await cli('rm', '--state-dir', 'sf', 'busy')).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/task busy is running: its job is still in the queue/u) as unknown });
+    expect(await cli('rm', '--state-dir', 'sf', 'busy')).toMatchObject({
+      code: EXIT.usage,
+      err: expect.stringMatching(/task busy is running: its job is still in the queue/u) as unknown,
+    });
     expect(await store.get('busy')).toMatchObject({ state: 'running' });
-    expect(await cli('rm', '--state-dir', 'sf', 'gone')).toMatchObject({ code: EXIT.ok, err: expect.stringMatching(/removed task gone \(dead\); its journal job-3 is kept/u) as unknown });
+    expect(await cli('rm', '--state-dir', 'sf', 'gone')).toMatchObject({
+      code: EXIT.ok,
+      err: expect.stringMatching(/removed task gone \(dead\); its journal job-3 is kept/u) as unknown,
+    });
     expect(await store.get('gone')).toBeUndefined();
-    expect(await cli('rm', '--state-dir', 'sf', 'gone')).toMatchObject({ code: EXIT.error, err: expect.stringMatching(/no task "gone"/u) as unknown });
+    expect(await cli('rm', '--state-dir', 'sf', 'gone')).toMatchObject({
+      code: EXIT.error,
+      err: expect.stringMatching(/no task "gone"/u) as unknown,
+    });
   });
 
   it('refuses to retry without a work queue', async () => {
-    expect(await cli('retry', 'weekly')).toMatchObject({ code: EXIT.config, err: expect.stringMatching(/sets no work queue: add expose\.agent\.jobs/u) as unknown });
+    expect(await cli('retry', 'weekly')).toMatchObject({
+      code: EXIT.config,
+      err: expect.stringMatching(/sets no work queue: add expose\.agent\.jobs/u) as unknown,
+    });
   });
 
   it('fails clearly on an unknown or malformed task id', async () => {
@@ -70,13 +90,28 @@ describe('fisk task', () => {
   it('refuses bad submit flags before reading anything', async () => {
     expect((await cli('submit', '--max-tokens', '0', 'x')).code).toBe(EXIT.usage);
     expect((await cli('submit', '--max-iterations', 'two', 'x')).code).toBe(EXIT.usage);
-    expect(await cli('submit', '--timeout', '5s', 'x')).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/--timeout applies only with --wait/u) as unknown });
-    expect(await cli('submit', '--wait', '--timeout', 'soon', 'x')).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/not a duration/u) as unknown });
-    expect(await cli('submit', '--id', 'a b', 'x')).toMatchObject({ code: EXIT.usage, err: expect.stringMatching(/--id: invalid task id/u) as unknown });
+    expect(await cli('submit', '--timeout', '5s', 'x')).toMatchObject({
+      code: EXIT.usage,
+      err: expect.stringMatching(/--timeout applies only with --wait/u) as unknown,
+    });
+    expect(await cli('submit', '--wait', '--timeout', 'soon', 'x')).toMatchObject({
+      code: EXIT.usage,
+      err: expect.stringMatching(/not a duration/u) as unknown,
+    });
+    expect(await cli('submit', '--id', 'a b', 'x')).toMatchObject({
+      code: EXIT.usage,
+      err: expect.stringMatching(/--id: invalid task id/u) as unknown,
+    });
   });
 
   it('refuses to submit without a work queue or a NATS context, naming what to add', async () => {
-    expect(await cli('submit', 'hello')).toMatchObject({ code: EXIT.config, err: expect.stringMatching(/sets no work queue: add expose\.agent\.jobs/u) as unknown });
-    expect(await cli('submit', '--config', 'queue.yaml', 'hello')).toMatchObject({ code: EXIT.config, err: expect.stringMatching(/nats_context is required/u) as unknown });
+    expect(await cli('submit', 'hello')).toMatchObject({
+      code: EXIT.config,
+      err: expect.stringMatching(/sets no work queue: add expose\.agent\.jobs/u) as unknown,
+    });
+    expect(await cli('submit', '--config', 'queue.yaml', 'hello')).toMatchObject({
+      code: EXIT.config,
+      err: expect.stringMatching(/nats_context is required/u) as unknown,
+    });
   });
 });

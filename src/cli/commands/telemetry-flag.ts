@@ -16,7 +16,11 @@ export { NO_TELEMETRY_HELP } from './flags.js';
  * OpenTelemetry SDK and its exporters are loaded only when export is on.
  */
 export async function openCommandTelemetry(config: Config, io: Io, flags: { readonly telemetry?: boolean }): Promise<HostTelemetry> {
-  const telemetry = await HostTelemetry.open(config, { env: io.env, disabled: flags.telemetry === false, serviceVersion: packageVersion() });
+  const telemetry = await HostTelemetry.open(config, {
+    env: io.env,
+    disabled: flags.telemetry === false,
+    serviceVersion: packageVersion(),
+  });
   if (telemetry.note !== undefined) println(io.err, `note: ${telemetry.note}`);
   return telemetry;
 }

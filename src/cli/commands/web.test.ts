@@ -50,7 +50,9 @@ describe('fisk web on the command line', () => {
   it('exits 2 on an empty --base-url or --api-key before reading the configuration', async () => {
     const io = captureIo({}, dir);
     expect(await runCli(['web', '--base-url', ' '], io)).toBe(2);
-    expect(io.stderr()).toContain("--base-url is empty; give it a value, or leave it out to use the provider's URL variable or llm.base_url");
+    expect(io.stderr()).toContain(
+      "--base-url is empty; give it a value, or leave it out to use the provider's URL variable or llm.base_url",
+    );
     const io2 = captureIo({}, dir);
     expect(await runCli(['web', '--api-key', ''], io2)).toBe(2);
     expect(io2.stderr()).toContain('--api-key is empty');
@@ -106,7 +108,10 @@ describe('fisk web debug files and fetch', () => {
       let stop: (() => void) | undefined;
       const program = new Command('fisk').exitOverride();
       registerWeb(program, io, { fetch: viaTest, onInterrupt: (handler) => ((stop = handler), () => undefined) });
-      const served = program.parseAsync(['web', '--port', '0', '--api-key', 'k', '--base-url', fake.url, '--trace', 'trace.jsonl', '--http-debug'], { from: 'user' });
+      const served = program.parseAsync(
+        ['web', '--port', '0', '--api-key', 'k', '--base-url', fake.url, '--trace', 'trace.jsonl', '--http-debug'],
+        { from: 'user' },
+      );
       await vi.waitFor(() => expect(io.stdout()).toContain('\n'), { timeout: 30_000, interval: 20 });
       const address = new URL(io.stdout().split('\n')[0] ?? '');
       const token = address.searchParams.get('token') ?? '';
@@ -117,7 +122,10 @@ describe('fisk web debug files and fetch', () => {
         body: JSON.stringify({ tab, prompt: 'say hello' }),
       });
       expect(prompt.status, await prompt.text()).toBeLessThan(300);
-      await vi.waitFor(() => expect(readFileSync(join(dir, 'trace.jsonl'), 'utf8')).toContain('"type":"response"'), { timeout: 30_000, interval: 20 });
+      await vi.waitFor(() => expect(readFileSync(join(dir, 'trace.jsonl'), 'utf8')).toContain('"type":"response"'), {
+        timeout: 30_000,
+        interval: 20,
+      });
       abort();
       expect(stop).toBeDefined();
       stop?.();
@@ -125,7 +133,12 @@ describe('fisk web debug files and fetch', () => {
 
       expect(fetched).toEqual([`${fake.url}/v1/messages`]);
       const trace = readFileSync(join(dir, 'trace.jsonl'), 'utf8');
-      expect(trace.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['session', 'request', 'response']);
+      expect(
+        trace
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { type: string }).type),
+      ).toEqual(['session', 'request', 'response']);
       expect(trace).not.toContain('"k"');
       expect(statSync(join(dir, 'trace.jsonl')).mode & 0o777).toBe(0o600);
       expect(readFileSync(join(dir, 'http-debug.log'), 'utf8')).toContain('=== HTTP request: POST');

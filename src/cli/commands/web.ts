@@ -55,7 +55,10 @@ export function webAddress(flag: string | undefined): { readonly host: string; r
 /** The built page `fisk web` serves: dist/web/page in the fisk-ai package this code runs from. */
 function webPageDir(): string {
   const root = packageRoot();
-  if (root === undefined) throw new Error('cannot find the fisk-ai package (its package.json) above this program, so not the web page in its dist/web/page either; reinstall fisk-ai');
+  if (root === undefined)
+    throw new Error(
+      'cannot find the fisk-ai package (its package.json) above this program, so not the web page in its dist/web/page either; reinstall fisk-ai',
+    );
   return join(root, 'dist', 'web', 'page');
 }
 
@@ -64,7 +67,13 @@ async function serveWeb(flags: WebFlags, io: Io, deps: WebCommandDeps): Promise<
   if (empty !== undefined) throw new UsageError(empty);
   const port = parseWebPort(flags.port);
   const address = webAddress(flags.address);
-  const [{ configWarnings, parseConfigForMode }, { openRuntime }, { startWebServer }, { finishCommandTelemetry, openCommandTelemetry }, { openRunDebugFiles }] = await Promise.all([
+  const [
+    { configWarnings, parseConfigForMode },
+    { openRuntime },
+    { startWebServer },
+    { finishCommandTelemetry, openCommandTelemetry },
+    { openRunDebugFiles },
+  ] = await Promise.all([
     import('../../config/index.js'),
     import('../../host/index.js'),
     import('../../web/server.js'),
@@ -78,7 +87,12 @@ async function serveWeb(flags: WebFlags, io: Io, deps: WebCommandDeps): Promise<
   const debug = openRunDebugFiles(config, flags, io, () => undefined);
   try {
     const telemetry = await openCommandTelemetry(config, io, flags);
-    const extras = { telemetry, debugMiddleware: debug.middleware, ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }), journaled: true };
+    const extras = {
+      telemetry,
+      debugMiddleware: debug.middleware,
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+      journaled: true,
+    };
     const runtime = await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, extras));
     try {
       for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
@@ -91,7 +105,10 @@ async function serveWeb(flags: WebFlags, io: Io, deps: WebCommandDeps): Promise<
         telemetry,
       });
       println(io.out, server.url);
-      println(io.err, `Serving ${config.identity === '' ? 'the agent' : config.identity} in the browser; open the address above (it holds this start's access token). Ctrl-C stops.`);
+      println(
+        io.err,
+        `Serving ${config.identity === '' ? 'the agent' : config.identity} in the browser; open the address above (it holds this start's access token). Ctrl-C stops.`,
+      );
       await stopRequested(io, deps.onInterrupt);
       await server.close();
       println(io.err, 'web server stopped');

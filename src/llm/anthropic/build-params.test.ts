@@ -36,7 +36,25 @@ function request(over: Partial<Request> = {}): Request {
 
 describe('buildParams', () => {
   it('sends the images of a tool result as image blocks after its text', () => {
-    const p = buildParams(request({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'echo', input: '{}' }] }, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: 'look\n[image "image/png", 8 B, attached as image 1]', images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }] }] }));
+    const p = buildParams(
+      request({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'echo', input: '{}' }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                toolUseId: 'c1',
+                content: 'look\n[image "image/png", 8 B, attached as image 1]',
+                images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }],
+              },
+            ],
+          },
+        ],
+      }),
+    );
     expect(p.messages[2]?.content).toEqual([
       {
         type: 'tool_result',
@@ -117,7 +135,8 @@ describe('buildParams', () => {
   });
 
   it('maps a tool result to one text part and keeps provider blocks as they came', () => {
-    const raw = '{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}';
+    const raw =
+      '{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}';
     const p = buildParams(
       request({
         messages: [

@@ -150,7 +150,12 @@ function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockP
       return { type: 'thinking', thinking: b.text, signature: b.signature === undefined ? '' : signatureText(b.signature) };
     case 'tool_use': {
       const what = `tool call ${b.id} (${b.name}) input`;
-      return { type: 'tool_use', id: b.id, name: b.name, input: slots === undefined ? parseJson(b.input, what) : slots.slot(b.input, what) };
+      return {
+        type: 'tool_use',
+        id: b.id,
+        name: b.name,
+        input: slots === undefined ? parseJson(b.input, what) : slots.slot(b.input, what),
+      };
     }
     case 'tool_result':
       return {
@@ -158,13 +163,18 @@ function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockP
         tool_use_id: b.toolUseId,
         content: [
           { type: 'text', text: toolOutputText(b.content) },
-          ...(b.images ?? []).map((i) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: i.mediaType, data: i.data } })),
+          ...(b.images ?? []).map((i) => ({
+            type: 'image' as const,
+            source: { type: 'base64' as const, media_type: i.mediaType, data: i.data },
+          })),
         ],
         is_error: b.isError ?? false,
       };
     case 'provider':
       // Faithful raw JSON the API produced; sent back exactly as it came.
-      return (slots === undefined ? parseJson(b.raw, `provider block ${b.kind}`) : slots.slot(b.raw, `provider block ${b.kind}`)) as ContentBlockParam;
+      return (
+        slots === undefined ? parseJson(b.raw, `provider block ${b.kind}`) : slots.slot(b.raw, `provider block ${b.kind}`)
+      ) as ContentBlockParam;
     default: {
       const never: never = b;
       return never;

@@ -3,17 +3,24 @@ import { decodeContentBlock, decodeMessage } from './decode.js';
 
 describe('decodeContentBlock', () => {
   it('decomposes only a plain-text tool result', () => {
-    expect(decodeContentBlock('{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"out"}],"is_error":true}')).toEqual({
+    expect(
+      decodeContentBlock('{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"out"}],"is_error":true}'),
+    ).toEqual({
       type: 'tool_result',
       toolUseId: 'c1',
       content: 'out',
       isError: true,
     });
-    expect(decodeContentBlock('{"type":"tool_result","tool_use_id":"c1","content":"plain"}')).toEqual({ type: 'tool_result', toolUseId: 'c1', content: 'plain' });
+    expect(decodeContentBlock('{"type":"tool_result","tool_use_id":"c1","content":"plain"}')).toEqual({
+      type: 'tool_result',
+      toolUseId: 'c1',
+      content: 'plain',
+    });
   });
 
   it('keeps image and multi-part results whole as provider blocks', () => {
-    const image = '{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}';
+    const image =
+      '{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}';
     const multi = ' {"type":"tool_result","tool_use_id":"c3","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]} ';
     expect(decodeContentBlock(image)).toEqual({ type: 'provider', kind: 'tool_result', raw: image });
     expect(decodeContentBlock(multi)).toEqual({ type: 'provider', kind: 'tool_result', raw: multi.trim() });

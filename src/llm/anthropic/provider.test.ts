@@ -65,7 +65,12 @@ describe('AnthropicProvider against the fake Messages API', () => {
     const [, search, result, call] = first.message.content;
     expect(search).toMatchObject({ type: 'provider', kind: 'server_tool_use' });
     expect(result).toMatchObject({ type: 'provider', kind: 'tool_search_tool_result' });
-    expect(call).toEqual({ type: 'tool_use', id: 'toolu_01XYZ', name: 'stream_info', input: '{"stream":"ORDERS","id":12345678901234567890}' });
+    expect(call).toEqual({
+      type: 'tool_use',
+      id: 'toolu_01XYZ',
+      name: 'stream_info',
+      input: '{"stream":"ORDERS","id":12345678901234567890}',
+    });
     const original = JSON.parse(ANTHROPIC_FIXTURES.toolSearch) as { content: unknown[] };
     expect(JSON.parse(result?.type === 'provider' ? result.raw : '')).toEqual(original.content[2]);
 
@@ -79,8 +84,14 @@ describe('AnthropicProvider against the fake Messages API', () => {
     server.reply({ body: ANTHROPIC_FIXTURES.thinking });
     const r = await provider().call(req({ thinking: 'on' }), signal());
     const [thinking, redacted] = r.message.content;
-    expect(thinking?.type === 'thinking' && thinking.signature !== undefined && signatureText(thinking.signature)).toBe('EqQBCkYIBRgCKkC+/sig==');
-    expect(redacted).toEqual({ type: 'provider', kind: 'redacted_thinking', raw: '{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}' });
+    expect(thinking?.type === 'thinking' && thinking.signature !== undefined && signatureText(thinking.signature)).toBe(
+      'EqQBCkYIBRgCKkC+/sig==',
+    );
+    expect(redacted).toEqual({
+      type: 'provider',
+      kind: 'redacted_thinking',
+      raw: '{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}',
+    });
     expect(r.usage).toEqual({ input: 3538, output: 121, cacheRead: 256, cacheWrite: 12, thinking: 52 });
   });
 
@@ -106,7 +117,9 @@ describe('AnthropicProvider against the fake Messages API', () => {
 
   it('gives up after its retries with a rate_limited error carrying the request id', async () => {
     server.reply(anthropicRateLimited(1), anthropicRateLimited(1));
-    const err = await provider({ maxRetries: 1 }).call(req(), signal()).catch((e: unknown) => e);
+    const err = await provider({ maxRetries: 1 })
+      .call(req(), signal())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect(err).toMatchObject({ code: 'rate_limited', status: 429, requestId: 'req_fake_429' });
   });
@@ -118,27 +131,43 @@ describe('AnthropicProvider against the fake Messages API', () => {
   });
 
   it('says which variable holds the key on a 401 and how to list models on a 404', async () => {
-    server.reply(anthropicError(401, 'authentication_error', 'invalid x-api-key'), anthropicError(404, 'not_found_error', 'model: claude-nope'));
-    const auth = await provider({ maxRetries: 0 }).call(req(), signal()).catch((e: unknown) => e);
+    server.reply(
+      anthropicError(401, 'authentication_error', 'invalid x-api-key'),
+      anthropicError(404, 'not_found_error', 'model: claude-nope'),
+    );
+    const auth = await provider({ maxRetries: 0 })
+      .call(req(), signal())
+      .catch((e: unknown) => e);
     expect((auth as LlmError).hint).toMatch(/ANTHROPIC_API_KEY/);
-    const missing = await provider({ maxRetries: 0 }).call(req({ model: 'claude-nope' }), signal()).catch((e: unknown) => e);
+    const missing = await provider({ maxRetries: 0 })
+      .call(req({ model: 'claude-nope' }), signal())
+      .catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'bad_request', status: 404 });
     expect((missing as Error).message).toContain(`model "claude-nope" was not found at ${server.url}`);
     expect((missing as Error).message).toContain(`curl -s ${server.url}/v1/models`);
   });
 
   it('adds a remedy naming llm.thinking to a 400 on a call that sent thinking', async () => {
-    server.reply(anthropicError(400, 'invalid_request_error', 'thinking is not supported'), anthropicError(400, 'invalid_request_error', 'bad'));
-    const withThinking = await provider().call(req({ thinking: 'off' }), signal()).catch((e: unknown) => e);
+    server.reply(
+      anthropicError(400, 'invalid_request_error', 'thinking is not supported'),
+      anthropicError(400, 'invalid_request_error', 'bad'),
+    );
+    const withThinking = await provider()
+      .call(req({ thinking: 'off' }), signal())
+      .catch((e: unknown) => e);
     expect(withThinking).toMatchObject({ code: 'bad_request' });
     expect((withThinking as Error).message).toMatch(/remove the llm\.thinking block/);
-    const plain = await provider().call(req(), signal()).catch((e: unknown) => e);
+    const plain = await provider()
+      .call(req(), signal())
+      .catch((e: unknown) => e);
     expect((plain as LlmError).hint).toBeUndefined();
   });
 
   it('adds a remedy naming llm.reasoning_effort to a 400 on a call that sent one', async () => {
     server.reply(anthropicError(400, 'invalid_request_error', 'effort not supported'));
-    const err = await provider().call(req({ reasoningEffort: 'max' }), signal()).catch((e: unknown) => e);
+    const err = await provider()
+      .call(req({ reasoningEffort: 'max' }), signal())
+      .catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/remove llm\.reasoning_effort/);
   });
 
@@ -165,9 +194,15 @@ describe('AnthropicProvider against the fake Messages API', () => {
 
 describe('AnthropicProvider endpoint and credentials', () => {
   it('refuses plain http to another host, and userinfo, naming the key', () => {
-    expect(() => new AnthropicProvider({ baseUrl: 'http://models.example.com', callTimeoutMs: 1, apiKey: 'k', env: {} })).toThrow(/llm\.base_url.*use https/);
-    expect(() => new AnthropicProvider({ baseUrl: 'https://u:p@models.example.com', callTimeoutMs: 1, apiKey: 'k', env: {} })).toThrow(ConfigError);
-    expect(() => new AnthropicProvider({ callTimeoutMs: 1, env: { ANTHROPIC_BASE_URL: 'http://10.0.0.1:8080', ANTHROPIC_API_KEY: 'k' } })).toThrow(/ANTHROPIC_BASE_URL/);
+    expect(() => new AnthropicProvider({ baseUrl: 'http://models.example.com', callTimeoutMs: 1, apiKey: 'k', env: {} })).toThrow(
+      /llm\.base_url.*use https/,
+    );
+    expect(() => new AnthropicProvider({ baseUrl: 'https://u:p@models.example.com', callTimeoutMs: 1, apiKey: 'k', env: {} })).toThrow(
+      ConfigError,
+    );
+    expect(
+      () => new AnthropicProvider({ callTimeoutMs: 1, env: { ANTHROPIC_BASE_URL: 'http://10.0.0.1:8080', ANTHROPIC_API_KEY: 'k' } }),
+    ).toThrow(/ANTHROPIC_BASE_URL/);
   });
 
   it('needs ANTHROPIC_API_KEY for a remote endpoint, but not for this machine, and never OPENAI_API_KEY', () => {

@@ -49,7 +49,14 @@ export async function decodeMessageStream(body: ReadableStream<Uint8Array> | nul
         const span = rootMemberSpan(e.data, 'content_block');
         const startRaw = span === undefined ? '{}' : e.data.slice(span.start, span.end);
         const type = str(start, 'type');
-        blocks[index(data)] = { type, startRaw, start, text: str(start, type === 'thinking' ? 'thinking' : 'text'), signature: str(start, 'signature'), json: '' };
+        blocks[index(data)] = {
+          type,
+          startRaw,
+          start,
+          text: str(start, type === 'thinking' ? 'thinking' : 'text'),
+          signature: str(start, 'signature'),
+          json: '',
+        };
         break;
       }
       case 'content_block_delta': {
@@ -125,7 +132,8 @@ const STREAM_ERROR_STATUS: Readonly<Record<string, number>> = {
 
 function index(data: JsonObject): number {
   const i = data.index;
-  if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > 10_000) throw new LlmError('decode', 'the streamed answer has a block without a valid index');
+  if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > 10_000)
+    throw new LlmError('decode', 'the streamed answer has a block without a valid index');
   return i;
 }
 
@@ -134,7 +142,9 @@ function finish(b: Building): ContentBlock {
     case 'text':
       return { type: 'text', text: b.text };
     case 'thinking':
-      return b.signature === '' ? { type: 'thinking', text: b.text } : { type: 'thinking', text: b.text, signature: signatureBytes(b.signature) };
+      return b.signature === ''
+        ? { type: 'thinking', text: b.text }
+        : { type: 'thinking', text: b.text, signature: signatureBytes(b.signature) };
     case 'tool_use':
       return { type: 'tool_use', id: str(b.start, 'id'), name: str(b.start, 'name'), input: b.json === '' ? startInput(b) : b.json };
     default:

@@ -68,7 +68,10 @@ export function encodeChatParams(request: Request, stream = false): string {
 }
 
 function systemText(request: Request): string {
-  return request.system.filter((b) => b.text !== '').map((b) => b.text).join('\n\n');
+  return request.system
+    .filter((b) => b.text !== '')
+    .map((b) => b.text)
+    .join('\n\n');
 }
 
 /** Function tools with the schema forwarded verbatim. */

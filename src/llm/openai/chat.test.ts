@@ -25,7 +25,13 @@ describe('buildChatParams', () => {
     const p = buildChatParams(
       req({
         messages: [
-          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'a', input: '{}' }, { type: 'tool_use', id: 'c2', name: 'a', input: '{}' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'c1', name: 'a', input: '{}' },
+              { type: 'tool_use', id: 'c2', name: 'a', input: '{}' },
+            ],
+          },
           {
             role: 'user',
             content: [
@@ -37,8 +43,16 @@ describe('buildChatParams', () => {
       }),
     );
     expect(p.messages.filter((m) => m.role === 'tool')).toEqual([
-      { role: 'tool', tool_call_id: 'c1', content: 'one picture\n[the image is not shown: this model endpoint takes no images in tool results]' },
-      { role: 'tool', tool_call_id: 'c2', content: 'two pictures\n[the 2 images are not shown: this model endpoint takes no images in tool results]' },
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: 'one picture\n[the image is not shown: this model endpoint takes no images in tool results]',
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'c2',
+        content: 'two pictures\n[the 2 images are not shown: this model endpoint takes no images in tool results]',
+      },
     ]);
   });
 
@@ -80,7 +94,9 @@ describe('buildChatParams', () => {
       { role: 'tool', tool_call_id: 'c1', content: 'r1' },
       { role: 'tool', tool_call_id: 'c2', content: 'r2' },
     ]);
-    expect(p.tools).toEqual([{ type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object', properties: {} } } }]);
+    expect(p.tools).toEqual([
+      { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object', properties: {} } } },
+    ]);
     expect(JSON.stringify(p)).not.toMatch(/cache_control|thinking|defer_loading/);
     expect(p.max_tokens).toBe(100);
   });
@@ -112,6 +128,12 @@ describe('OpenAIChatProvider against a fake compatible server', () => {
   });
 
   it('declares what it cannot do', () => {
-    expect(provider().capabilities()).toMatchObject({ provider: 'openai-chat', semconvProvider: 'openai', toolSearch: false, thinking: false, promptCache: false });
+    expect(provider().capabilities()).toMatchObject({
+      provider: 'openai-chat',
+      semconvProvider: 'openai',
+      toolSearch: false,
+      thinking: false,
+      promptCache: false,
+    });
   });
 });

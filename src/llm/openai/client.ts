@@ -37,5 +37,10 @@ export function openaiClient(options: ProviderOptions): OpenAI {
 
 /** Where an OpenAI client's key lives and what it calls, for error remedies. */
 export function openaiAccount(client: OpenAI): ProviderAccount {
-  return { keyVar: OPENAI_ENDPOINT.apiKeyVar, baseUrl: client.baseURL.replace(/\/+$/, ''), urlVar: OPENAI_ENDPOINT.baseUrlVar, api: 'openai' };
+  return {
+    keyVar: OPENAI_ENDPOINT.apiKeyVar,
+    baseUrl: client.baseURL.replace(/\/+$/, ''),
+    urlVar: OPENAI_ENDPOINT.baseUrlVar,
+    api: 'openai',
+  };
 }

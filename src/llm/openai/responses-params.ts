@@ -1,9 +1,4 @@
-import type {
-  FunctionTool,
-  ResponseCreateParamsNonStreaming,
-  ResponseInputItem,
-  Tool,
-} from 'openai/resources/responses/responses';
+import type { FunctionTool, ResponseCreateParamsNonStreaming, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
 import type { Reasoning, ReasoningEffort } from 'openai/resources/shared';
 import { LlmError } from '../errors.js';
 import type { Request } from '../provider.js';
@@ -155,13 +150,18 @@ function inputItem(b: Exclude<ContentBlock, { type: 'text' }>, slots: RawSlots |
       // The arguments go back as the exact text the model produced.
       return { type: 'function_call', call_id: b.id, name: b.name, arguments: b.input };
     case 'tool_result':
-      if (b.images === undefined || b.images.length === 0) return { type: 'function_call_output', call_id: b.toolUseId, output: toolOutputText(b.content) };
+      if (b.images === undefined || b.images.length === 0)
+        return { type: 'function_call_output', call_id: b.toolUseId, output: toolOutputText(b.content) };
       return {
         type: 'function_call_output',
         call_id: b.toolUseId,
         output: [
           { type: 'input_text', text: toolOutputText(b.content) },
-          ...b.images.map((i) => ({ type: 'input_image' as const, image_url: `data:${i.mediaType};base64,${i.data}`, detail: 'auto' as const })),
+          ...b.images.map((i) => ({
+            type: 'input_image' as const,
+            image_url: `data:${i.mediaType};base64,${i.data}`,
+            detail: 'auto' as const,
+          })),
         ],
       };
     case 'provider': {

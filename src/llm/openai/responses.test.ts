@@ -29,7 +29,24 @@ const req = (over: Partial<Request> = {}): Request => ({
 
 describe('buildResponsesParams', () => {
   it('sends the images of a tool result as input images after its text', () => {
-    const p = buildResponsesParams(req({ messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'a', input: '{}' }] }, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: 'look\n[image "image/png", 8 B, attached as image 1]', images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }] }] }));
+    const p = buildResponsesParams(
+      req({
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'a', input: '{}' }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                toolUseId: 'c1',
+                content: 'look\n[image "image/png", 8 B, attached as image 1]',
+                images: [{ mediaType: 'image/png', data: 'iVBORw0KGgo=' }],
+              },
+            ],
+          },
+        ],
+      }),
+    );
     expect(p.input).toContainEqual({
       type: 'function_call_output',
       call_id: 'c1',
@@ -53,8 +70,22 @@ describe('buildResponsesParams', () => {
   it('sends defer_loading always, forwards schema keys, and appends tool search only when something deferred', () => {
     const p = buildResponsesParams(req({ tools: [tool('a'), tool('b', true)] }));
     expect(p.tools).toEqual([
-      { type: 'function', name: 'a', description: 'a things', parameters: { type: 'object', properties: { q: { type: 'string' } }, 'x-extra': true }, strict: false, defer_loading: false },
-      { type: 'function', name: 'b', description: 'b things', parameters: { type: 'object', properties: { q: { type: 'string' } }, 'x-extra': true }, strict: false, defer_loading: true },
+      {
+        type: 'function',
+        name: 'a',
+        description: 'a things',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, 'x-extra': true },
+        strict: false,
+        defer_loading: false,
+      },
+      {
+        type: 'function',
+        name: 'b',
+        description: 'b things',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, 'x-extra': true },
+        strict: false,
+        defer_loading: true,
+      },
       { type: 'tool_search' },
     ]);
     expect(buildResponsesParams(req({ tools: [tool('a')] })).tools).toHaveLength(1);
@@ -70,7 +101,11 @@ describe('buildResponsesParams', () => {
     const turn: Message = {
       role: 'assistant',
       content: [
-        { type: 'thinking', text: 's', signature: new TextEncoder().encode('{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"E"}') },
+        {
+          type: 'thinking',
+          text: 's',
+          signature: new TextEncoder().encode('{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"E"}'),
+        },
         { type: 'text', text: 'calling' },
         { type: 'tool_use', id: 'call_1', name: 'a', input: '{"q":1}' },
       ],
@@ -109,7 +144,8 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
   afterAll(async () => {
     await server.close();
   });
-  const provider = (): OpenAIResponsesProvider => new OpenAIResponsesProvider({ baseUrl: `${server.url}/v1`, callTimeoutMs: 5000, env: {} });
+  const provider = (): OpenAIResponsesProvider =>
+    new OpenAIResponsesProvider({ baseUrl: `${server.url}/v1`, callTimeoutMs: 5000, env: {} });
   const signal = (): AbortSignal => new AbortController().signal;
 
   it('keeps the reasoning item whole in the signature and sends it back unchanged', async () => {
@@ -120,10 +156,30 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
     expect(thinking?.type).toBe('thinking');
     expect(thinking?.type === 'thinking' ? thinking.text : '').toBe('Search the knowledge base first.');
     const sig = thinking?.type === 'thinking' && thinking.signature !== undefined ? signatureText(thinking.signature) : '';
-    expect(JSON.parse(sig)).toEqual({ id: 'rs_01', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Search the knowledge base first.' }], encrypted_content: 'gAAAAABo-opaque==' });
-    expect(call).toEqual({ type: 'tool_use', id: 'call_4824d540', name: 'knowledge_search', input: '{"query":"suite timing","n":12345678901234567890}' });
+    expect(JSON.parse(sig)).toEqual({
+      id: 'rs_01',
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: 'Search the knowledge base first.' }],
+      encrypted_content: 'gAAAAABo-opaque==',
+    });
+    expect(call).toEqual({
+      type: 'tool_use',
+      id: 'call_4824d540',
+      name: 'knowledge_search',
+      input: '{"query":"suite timing","n":12345678901234567890}',
+    });
     expect(first.usage).toEqual({ input: 3282, output: 121, cacheRead: 256, cacheWrite: 0, thinking: 52 });
-    await p.call(req({ thinking: 'on', messages: [...req().messages, first.message, { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_4824d540', content: '[]' }] }] }), signal());
+    await p.call(
+      req({
+        thinking: 'on',
+        messages: [
+          ...req().messages,
+          first.message,
+          { role: 'user', content: [{ type: 'tool_result', toolUseId: 'call_4824d540', content: '[]' }] },
+        ],
+      }),
+      signal(),
+    );
     const input = (server.requests[1]?.body as { input: unknown[] }).input;
     expect(input[1]).toEqual(JSON.parse(sig));
     expect(server.requests[1]?.bodyText).toContain('"arguments":"{\\"query\\":\\"suite timing\\",\\"n\\":12345678901234567890}"');
@@ -133,7 +189,11 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
     server.reply({ body: OPENAI_FIXTURES.toolSearch }, openaiText('ok'));
     const p = provider();
     const first = await p.call(req({ tools: [tool('stream_info', true)] }), signal());
-    expect(first.message.content.map((b) => (b.type === 'provider' ? b.kind : b.type))).toEqual(['tool_search_call', 'tool_search_output', 'tool_use']);
+    expect(first.message.content.map((b) => (b.type === 'provider' ? b.kind : b.type))).toEqual([
+      'tool_search_call',
+      'tool_search_output',
+      'tool_use',
+    ]);
     await p.call(req({ messages: [...req().messages, first.message] }), signal());
     const original = (JSON.parse(OPENAI_FIXTURES.toolSearch) as { output: unknown[] }).output;
     const input = (server.requests[3]?.body as { input: unknown[] }).input;
@@ -152,17 +212,26 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
 
   it('adds the llm.reasoning_effort remedy to a 400 on a call that sent an effort', async () => {
     server.reply(openaiError(400, 'invalid_request_error', "Unsupported value: 'reasoning.effort'"));
-    const err = await provider().call(req({ reasoningEffort: 'max' }), signal()).catch((e: unknown) => e);
+    const err = await provider()
+      .call(req({ reasoningEffort: 'max' }), signal())
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'bad_request', requestId: 'req_fake_400' });
     expect((err as Error).message).toMatch(/Unsupported value.*remove llm\.reasoning_effort/);
   });
 
   it('names OPENAI_API_KEY on a 401 and the model and its listing on a 404', async () => {
-    server.reply(openaiError(401, 'invalid_api_key', 'Incorrect API key provided'), openaiError(404, 'model_not_found', 'The model does not exist'));
-    const auth = await provider().call(req(), signal()).catch((e: unknown) => e);
+    server.reply(
+      openaiError(401, 'invalid_api_key', 'Incorrect API key provided'),
+      openaiError(404, 'model_not_found', 'The model does not exist'),
+    );
+    const auth = await provider()
+      .call(req(), signal())
+      .catch((e: unknown) => e);
     expect(auth).toMatchObject({ code: 'auth', status: 401 });
     expect((auth as Error).message).toMatch(/check the key in OPENAI_API_KEY/);
-    const missing = await provider().call(req({ model: 'gpt-nope' }), signal()).catch((e: unknown) => e);
+    const missing = await provider()
+      .call(req({ model: 'gpt-nope' }), signal())
+      .catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/model "gpt-nope" was not found at .*models -H "Authorization: Bearer \$OPENAI_API_KEY"/);
   });
 
@@ -177,6 +246,8 @@ describe('OpenAI credentials', () => {
     expect(() => new OpenAIResponsesProvider({ callTimeoutMs: 1, env: { ANTHROPIC_API_KEY: 'a' } })).toThrow(/export OPENAI_API_KEY/);
     expect(() => new OpenAIResponsesProvider({ callTimeoutMs: 1, env: { OPENAI_API_KEY: 'k' } })).not.toThrow();
     expect(() => new OpenAIResponsesProvider({ callTimeoutMs: 1, env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' } })).not.toThrow();
-    expect(() => new OpenAIResponsesProvider({ callTimeoutMs: 1, env: { OPENAI_BASE_URL: 'http://gpu-box:8000/v1' } })).toThrow(/OPENAI_BASE_URL/);
+    expect(() => new OpenAIResponsesProvider({ callTimeoutMs: 1, env: { OPENAI_BASE_URL: 'http://gpu-box:8000/v1' } })).toThrow(
+      /OPENAI_BASE_URL/,
+    );
   });
 });

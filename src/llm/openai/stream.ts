@@ -24,7 +24,8 @@ export async function decodeResponsesStream(body: ReadableStream<Uint8Array> | n
     const type = data.type;
     if (type === 'response.output_text.delta' || type === 'response.refusal.delta') report(observer, 'text', str(data, 'delta'));
     else if (type === 'response.reasoning_summary_text.delta') report(observer, 'thinking', str(data, 'delta'));
-    else if (type === 'response.reasoning_summary_part.added' && typeof data.summary_index === 'number' && data.summary_index > 0) report(observer, 'thinking', '\n\n');
+    else if (type === 'response.reasoning_summary_part.added' && typeof data.summary_index === 'number' && data.summary_index > 0)
+      report(observer, 'thinking', '\n\n');
     else if (type === 'error') throw streamError(data);
     else if (FINAL_EVENTS.has(type)) {
       const span = rootMemberSpan(e.data, 'response');
@@ -89,7 +90,9 @@ export async function decodeChatStream(body: ReadableStream<Uint8Array> | null, 
   }
   if (!done && finish === undefined) throw new LlmError('network', 'the streamed answer ended before it was complete');
   const message: Record<string, unknown> = { role: 'assistant', content: text, refusal, reasoning_content: reasoningContent, reasoning };
-  const toolCalls = calls.filter((c) => c !== undefined).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
+  const toolCalls = calls
+    .filter((c) => c !== undefined)
+    .map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return decodeChatBody({
     ...(model === undefined ? {} : { model }),

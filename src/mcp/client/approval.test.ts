@@ -25,12 +25,20 @@ describe('confirmPolicy', () => {
 
 describe('annotationsOf', () => {
   it('keeps boolean hints only', () => {
-    expect(annotationsOf({ annotations: { readOnlyHint: 'true', destructiveHint: false, title: 'x', idempotentHint: true } })).toEqual({ destructiveHint: false, idempotentHint: true });
+    expect(annotationsOf({ annotations: { readOnlyHint: 'true', destructiveHint: false, title: 'x', idempotentHint: true } })).toEqual({
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(annotationsOf({ annotations: null })).toEqual({});
     expect(annotationsOf('no')).toEqual({});
   });
 
   it('maps the hints to behaviour, leaving what the server did not say unset', () => {
-    expect(behaviorFrom({ readOnlyHint: true, openWorldHint: false })).toEqual({ readOnly: 'true', destructive: 'unset', idempotent: 'unset', openWorld: 'false' });
+    expect(behaviorFrom({ readOnlyHint: true, openWorldHint: false })).toEqual({
+      readOnly: 'true',
+      destructive: 'unset',
+      idempotent: 'unset',
+      openWorld: 'false',
+    });
   });
 });

@@ -36,7 +36,12 @@ function hint(v: boolean | undefined): Hint {
 
 /** The annotations as the tool's behaviour, for surfaces that show it. */
 export function behaviorFrom(a: McpAnnotations): Behavior {
-  return { readOnly: hint(a.readOnlyHint), destructive: hint(a.destructiveHint), idempotent: hint(a.idempotentHint), openWorld: hint(a.openWorldHint) };
+  return {
+    readOnly: hint(a.readOnlyHint),
+    destructive: hint(a.destructiveHint),
+    idempotent: hint(a.idempotentHint),
+    openWorld: hint(a.openWorldHint),
+  };
 }
 
 /** A compiled `confirm` setting. */

@@ -18,7 +18,15 @@ import { expandHome, serverPolicy } from '../../toolkit/sandbox/policy.js';
 import { reportPolicy } from '../../toolkit/sandbox/policy.js';
 import type { SandboxPolicy, SandboxSettings } from '../../toolkit/sandbox/policy.js';
 import type { SandboxReport } from '../../toolkit/sandbox/report.js';
-import { basicSecrets, createHttpTransport, httpStatusOf, httpTarget, refusesStreamableHttp, serverFetch, wiresFor } from './http-transport.js';
+import {
+  basicSecrets,
+  createHttpTransport,
+  httpStatusOf,
+  httpTarget,
+  refusesStreamableHttp,
+  serverFetch,
+  wiresFor,
+} from './http-transport.js';
 import { loginRequiredIn } from './oauth/login-required.js';
 import type { OAuthAuthorizer } from './oauth/oauth-fetch.js';
 import { oauthLayerFor } from './oauth/setup.js';
@@ -106,15 +114,29 @@ interface Opened {
 }
 
 /** The policy a stdio server runs under: its entry's own keys over the runtime's sandbox; none when `sandbox` is off. */
-export function stdioSandbox(entry: McpClientConfig, key: string, opts: Pick<ConnectOptions, 'env' | 'sandbox'>): SandboxPolicy | undefined {
+export function stdioSandbox(
+  entry: McpClientConfig,
+  key: string,
+  opts: Pick<ConnectOptions, 'env' | 'sandbox'>,
+): SandboxPolicy | undefined {
   if (!entry.sandbox.enabled) return undefined;
   // fail closed: a server asked to run sandboxed never starts outside one
-  if (opts.sandbox === undefined) throw new Error(`${key}.sandbox is on but this runtime opened no sandbox; open it through the host (openRuntime), which checks bubblewrap`);
-  return serverPolicy(opts.sandbox, { network: entry.sandbox.network, writable: entry.sandbox.writable?.map((p) => expandHome(p, opts.env)) });
+  if (opts.sandbox === undefined)
+    throw new Error(
+      `${key}.sandbox is on but this runtime opened no sandbox; open it through the host (openRuntime), which checks bubblewrap`,
+    );
+  return serverPolicy(opts.sandbox, {
+    network: entry.sandbox.network,
+    writable: entry.sandbox.writable?.map((p) => expandHome(p, opts.env)),
+  });
 }
 
 /** How a report shows a server's sandbox: undefined for an http server, `null` for an unsandboxed stdio one. */
-export function serverSandbox(entry: McpClientConfig, key: string, opts: Pick<ConnectOptions, 'env' | 'sandbox'>): SandboxReport | null | undefined {
+export function serverSandbox(
+  entry: McpClientConfig,
+  key: string,
+  opts: Pick<ConnectOptions, 'env' | 'sandbox'>,
+): SandboxReport | null | undefined {
   if (entry.transport !== 'stdio') return undefined;
   const policy = stdioSandbox(entry, key, opts);
   return policy === undefined ? null : reportPolicy(policy);
@@ -144,7 +166,14 @@ interface Attempt {
   readonly fallsBack: (err: unknown) => boolean;
 }
 
-function attemptsFor(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: ConnectOptions, redact: Redactor, key: string, oauth: OAuthLayer | undefined): Attempt[] {
+function attemptsFor(
+  entry: McpClientConfig,
+  resolved: ResolvedMcpClient,
+  opts: ConnectOptions,
+  redact: Redactor,
+  key: string,
+  oauth: OAuthLayer | undefined,
+): Attempt[] {
   if (entry.transport === 'stdio') return [{ open: () => openStdio(entry, resolved, opts, redact, key), fallsBack: () => false }];
   const target = httpTarget(resolved.url ?? '', resolved.headers, key);
   const fetchFn = serverFetch(target, oauth?.fetch.wrap);
@@ -162,7 +191,12 @@ function attemptsFor(entry: McpClientConfig, resolved: ResolvedMcpClient, opts: 
  * `McpClientError` names the server and its (redacted) endpoint. `onListChanged` is registered
  * before the handshake so a notification sent right after it is not lost.
  */
-export async function connectServer(entry: McpClientConfig, index: number, opts: ConnectOptions, onListChanged?: () => void): Promise<OpenServer> {
+export async function connectServer(
+  entry: McpClientConfig,
+  index: number,
+  opts: ConnectOptions,
+  onListChanged?: () => void,
+): Promise<OpenServer> {
   const resolved = resolveMcpClient(entry, index, opts.env);
   const key = `mcp_clients[${index}]`;
   const basic = entry.transport === 'stdio' || resolved.url === undefined ? [] : basicSecrets(resolved.url);
@@ -174,7 +208,11 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
   try {
     if (entry.transport !== 'stdio' && entry.oauth !== undefined) {
       const clientName = (opts.clientIdentity ?? DEFAULT_CLIENT_IDENTITY).name;
-      oauth = oauthLayerFor(entry, key, httpTarget(resolved.url ?? '', {}, key).url, { env: opts.env, clientName, ...(opts.authorizer === undefined ? {} : { authorizer: opts.authorizer }) });
+      oauth = oauthLayerFor(entry, key, httpTarget(resolved.url ?? '', {}, key).url, {
+        env: opts.env,
+        clientName,
+        ...(opts.authorizer === undefined ? {} : { authorizer: opts.authorizer }),
+      });
     }
     attempts = attemptsFor(entry, resolved, opts, redact, key, oauth);
   } catch (err) {
@@ -190,7 +228,8 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
   let client = newClient();
   let opened = (attempts[0] as Attempt).open();
   const who = `MCP server ${JSON.stringify(entry.name)} (${opened.endpoint})`;
-  const ms = opts.authorizer !== undefined && oauth !== undefined ? Math.max(entry.startupTimeout.ms, LOGIN_TIMEOUT_MS) : entry.startupTimeout.ms;
+  const ms =
+    opts.authorizer !== undefined && oauth !== undefined ? Math.max(entry.startupTimeout.ms, LOGIN_TIMEOUT_MS) : entry.startupTimeout.ms;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('startup timeout')), ms);
   const signal = opts.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, opts.signal]);
@@ -204,7 +243,10 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
     // an HTTP session is ended on the server too, within a bound: a dead server must not hold up closing
     if (opened.transport instanceof StreamableHTTPClientTransport && opened.transport.sessionId !== undefined) {
       const transport = opened.transport;
-      await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, TERMINATE_BUDGET_MS).unref())]);
+      await Promise.race([
+        transport.terminateSession().catch(() => undefined),
+        new Promise((r) => setTimeout(r, TERMINATE_BUDGET_MS).unref()),
+      ]);
     }
     await client.close().catch(() => undefined);
     await opened.transport.close().catch(() => undefined);
@@ -232,7 +274,16 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
       })(),
       stopped,
     ]);
-    return { name: entry.name, index, client, redact, endpoint: opened.endpoint, listing, sandbox: serverSandbox(entry, `mcp_clients[${index}]`, opts), close };
+    return {
+      name: entry.name,
+      index,
+      client,
+      redact,
+      endpoint: opened.endpoint,
+      listing,
+      sandbox: serverSandbox(entry, `mcp_clients[${index}]`, opts),
+      close,
+    };
   } catch (err) {
     if (opened.transport instanceof GroupStdioTransport) await opened.transport.terminate();
     await close();
@@ -243,18 +294,32 @@ export async function connectServer(entry: McpClientConfig, index: number, opts:
       throw new McpClientError('login', entry.name, `${who}: ${redact(login.message)}`, { cause: err });
     }
     if (deadline.signal.aborted) {
-      throw new McpClientError('timeout', entry.name, `${who} did not finish starting within ${formatGoDuration(ms)}; raise ${key}.startup_timeout or check the server${said}`, { cause: err });
+      throw new McpClientError(
+        'timeout',
+        entry.name,
+        `${who} did not finish starting within ${formatGoDuration(ms)}; raise ${key}.startup_timeout or check the server${said}`,
+        { cause: err },
+      );
     }
     if (opts.signal?.aborted === true) {
       throw new McpClientError('connect', entry.name, `${who}: cancelled while starting`, { cause: err });
     }
     if (phase === 'list') {
-      throw new McpClientError('list', entry.name, `${who} started but its tool list could not be read: ${errorText(err, redact)}${said}`, { cause: err });
+      throw new McpClientError('list', entry.name, `${who} started but its tool list could not be read: ${errorText(err, redact)}${said}`, {
+        cause: err,
+      });
     }
     if (isMissingCommand(err) && entry.transport === 'stdio') {
-      throw new McpClientError('connect', entry.name, `${who} could not be started: there is no program ${JSON.stringify(entry.command)} on PATH or at that path; install it or set ${key}.command`, { cause: err });
+      throw new McpClientError(
+        'connect',
+        entry.name,
+        `${who} could not be started: there is no program ${JSON.stringify(entry.command)} on PATH or at that path; install it or set ${key}.command`,
+        { cause: err },
+      );
     }
-    throw new McpClientError('connect', entry.name, `${who} could not be started: ${httpFailureText(err, redact, entry, key)}${said}`, { cause: err });
+    throw new McpClientError('connect', entry.name, `${who} could not be started: ${httpFailureText(err, redact, entry, key)}${said}`, {
+      cause: err,
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -274,5 +339,12 @@ function httpFailureText(err: unknown, redact: Redactor, entry: McpClientConfig,
 
 /** Whether starting a stdio server failed because its command does not exist. */
 function isMissingCommand(err: unknown): boolean {
-  return err instanceof Error && 'code' in err && err.code === 'ENOENT' && 'syscall' in err && typeof err.syscall === 'string' && err.syscall.startsWith('spawn');
+  return (
+    err instanceof Error &&
+    'code' in err &&
+    err.code === 'ENOENT' &&
+    'syscall' in err &&
+    typeof err.syscall === 'string' &&
+    err.syscall.startsWith('spawn')
+  );
 }

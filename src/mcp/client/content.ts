@@ -105,7 +105,9 @@ class Rendering {
       case 'audio': {
         const mime = str(b['mimeType']) ?? 'audio';
         const bytes = base64Bytes(str(b['data']) ?? '');
-        this.parts.push(`[audio ${quoted(mime)}${bytes === undefined ? '' : `, ${sizeText(bytes)}`}, not shown: no model API takes audio in a tool result]`);
+        this.parts.push(
+          `[audio ${quoted(mime)}${bytes === undefined ? '' : `, ${sizeText(bytes)}`}, not shown: no model API takes audio in a tool result]`,
+        );
         return;
       }
       case 'resource_link':
@@ -196,7 +198,8 @@ export function outcomeOf(answer: McpCallAnswer, ctx: AnswerContext): McpOutcome
   const rendering = new Rendering();
   const content = answer.content ?? [];
   for (const block of content) rendering.add(block);
-  if (content.length === 0 && answer.structuredContent !== undefined) rendering.parts.push(cleanText(JSON.stringify(answer.structuredContent)));
+  if (content.length === 0 && answer.structuredContent !== undefined)
+    rendering.parts.push(cleanText(JSON.stringify(answer.structuredContent)));
   const joined = rendering.parts.join('\n');
   const body = joined === '' ? '(the server returned no content)' : ctx.redact(joined);
   const held = capText(body, ctx.maxOutput);

@@ -11,7 +11,10 @@ function nested(depth: number): Record<string, unknown> {
 
 describe('checkDescriptor', () => {
   it('accepts a named, described tool with an object schema', () => {
-    expect(checkDescriptor({ name: 'ok', description: 'fine', inputSchema: obj }, 0)).toMatchObject({ ok: true, descriptor: { name: 'ok' } });
+    expect(checkDescriptor({ name: 'ok', description: 'fine', inputSchema: obj }, 0)).toMatchObject({
+      ok: true,
+      descriptor: { name: 'ok' },
+    });
   });
 
   it.each([
@@ -32,7 +35,10 @@ describe('checkDescriptor', () => {
   });
 
   it('leaves a name the model APIs refuse and a missing description to the tool builder', () => {
-    expect(checkDescriptor({ name: 'bad name!', description: 'd', inputSchema: obj }, 0)).toMatchObject({ ok: true, descriptor: { name: 'bad name!' } });
+    expect(checkDescriptor({ name: 'bad name!', description: 'd', inputSchema: obj }, 0)).toMatchObject({
+      ok: true,
+      descriptor: { name: 'bad name!' },
+    });
     const blank = checkDescriptor({ name: 'n', description: '   ', inputSchema: obj }, 0);
     expect(blank).toMatchObject({ ok: true, descriptor: { name: 'n', description: undefined } });
     expect(checkDescriptor({ name: 'n', inputSchema: obj }, 0)).toMatchObject({ ok: true, descriptor: { description: undefined } });

@@ -18,8 +18,7 @@ export interface McpDescriptor {
 
 /** A descriptor's verdict: usable, or the reason in words (the tool's name when it has one). */
 export type DescriptorVerdict =
-  | { readonly ok: true; readonly descriptor: McpDescriptor }
-  | { readonly ok: false; readonly tool: string; readonly reason: string };
+  { readonly ok: true; readonly descriptor: McpDescriptor } | { readonly ok: false; readonly tool: string; readonly reason: string };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -36,11 +36,29 @@ export async function discoverMcpTools(entries: readonly McpClientConfig[], opts
       const open = await connectServer(entry, index, opts);
       listing = open.listing;
       await open.close();
-      const built = buildTools(entry.name, listing, filters, undefined, open.redact, { prefix: entry.prefix, key: `mcp_clients[${index}]` }, entry.confirm, open.sandbox);
+      const built = buildTools(
+        entry.name,
+        listing,
+        filters,
+        undefined,
+        open.redact,
+        { prefix: entry.prefix, key: `mcp_clients[${index}]` },
+        entry.confirm,
+        open.sandbox,
+      );
       for (const n of built.notes) warnings.push({ server: entry.name, message: n.message });
-      const unusable: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: entry.name, reason: 'unusable', detail: p.reason }));
+      const unusable: FilteredTool[] = built.problems.map((p) => ({
+        name: p.tool,
+        source: 'mcp',
+        label: entry.name,
+        reason: 'unusable',
+        detail: p.reason,
+      }));
       for (const p of built.problems) {
-        warnings.push({ server: entry.name, message: `MCP server ${JSON.stringify(entry.name)}: tool ${p.tool} cannot be sent to a model (${p.reason}); a run would refuse to start until it is excluded (mcp_clients[${index}].exclude.tools)` });
+        warnings.push({
+          server: entry.name,
+          message: `MCP server ${JSON.stringify(entry.name)}: tool ${p.tool} cannot be sent to a model (${p.reason}); a run would refuse to start until it is excluded (mcp_clients[${index}].exclude.tools)`,
+        });
       }
       sources.push({ source: 'mcp', label: entry.name, tools: built.tools, filtered: [...built.filtered, ...unusable] });
     } catch (err) {

@@ -21,7 +21,10 @@ beforeAll(async () => {
 afterAll(() => set.close());
 
 function tool(server: string, name: string, from: McpSessionSet = set): Tool {
-  const t = from.sources().find((s) => s.label === server)?.tools.find((x) => x.name === name);
+  const t = from
+    .sources()
+    .find((s) => s.label === server)
+    ?.tools.find((x) => x.name === name);
   if (t === undefined) throw new Error(`no tool ${name} on ${server}`);
   return t;
 }

@@ -7,7 +7,7 @@ import { buildTools } from './tools.js';
 const obj = { type: 'object', properties: {} };
 const NONE = compileFilters({ tools: [], tags: [] }, { tools: [], tags: [] }, 'mcp_clients[0].');
 
-describe('model names for a server\'s tools', () => {
+describe("model names for a server's tools", () => {
   it('keeps a valid name, and rewrites one the model APIs refuse into one they accept', () => {
     expect(modelSafeName('read_file')).toBe('read_file');
     expect(modelSafeName('read.file')).toBe('read_file');
@@ -23,7 +23,7 @@ describe('model names for a server\'s tools', () => {
     expect(prefixedName(undefined, 'issue.create')).toBe('issue.create');
   });
 
-  it('names tools <prefix>_<tool>, calls them by the server\'s name, and gives the same names whatever the listing order', () => {
+  it("names tools <prefix>_<tool>, calls them by the server's name, and gives the same names whatever the listing order", () => {
     const listing = [
       { name: 'a.b', description: 'dotted', inputSchema: obj },
       { name: 'a b', description: 'spaced', inputSchema: obj },
@@ -44,9 +44,14 @@ describe('model names for a server\'s tools', () => {
   });
 
   it('describes a tool the server gave no description by its name, and says so', () => {
-    const built = buildTools('s', [{ name: 'quiet', inputSchema: obj }], NONE, undefined, undefined, { prefix: undefined, key: 'mcp_clients[2]' });
+    const built = buildTools('s', [{ name: 'quiet', inputSchema: obj }], NONE, undefined, undefined, {
+      prefix: undefined,
+      key: 'mcp_clients[2]',
+    });
     expect(built.tools[0]?.description).toBe('quiet');
     expect(built.notes).toHaveLength(1);
-    expect(built.notes[0]?.message).toMatch(/MCP server "s": tool "quiet" has no description, so the model is told only its name; exclude it with mcp_clients\[2\]\.exclude\.tools/);
+    expect(built.notes[0]?.message).toMatch(
+      /MCP server "s": tool "quiet" has no description, so the model is told only its name; exclude it with mcp_clients\[2\]\.exclude\.tools/,
+    );
   });
 });

@@ -19,11 +19,15 @@ describe('redactorFor', () => {
 
 describe('childEnvironment', () => {
   it('inherits everything but the credentials, and adds the entry env', () => {
-    const env = childEnvironment({ PATH: '/bin', HOME: '/h', ANTHROPIC_API_KEY: 'k', UNSET: undefined }, ['ANTHROPIC_API_KEY'], { FOO: 'bar' });
+    const env = childEnvironment({ PATH: '/bin', HOME: '/h', ANTHROPIC_API_KEY: 'k', UNSET: undefined }, ['ANTHROPIC_API_KEY'], {
+      FOO: 'bar',
+    });
     expect(env).toEqual({ PATH: '/bin', HOME: '/h', FOO: 'bar' });
   });
 
   it('passes a credential the entry names explicitly', () => {
-    expect(childEnvironment({ OPENAI_API_KEY: 'ambient' }, ['OPENAI_API_KEY'], { OPENAI_API_KEY: 'granted' })).toEqual({ OPENAI_API_KEY: 'granted' });
+    expect(childEnvironment({ OPENAI_API_KEY: 'ambient' }, ['OPENAI_API_KEY'], { OPENAI_API_KEY: 'granted' })).toEqual({
+      OPENAI_API_KEY: 'granted',
+    });
   });
 });

@@ -21,7 +21,10 @@ const opts = { env: baseEnv, credentialEnvNames: ['ANTHROPIC_API_KEY', 'OPENAI_A
 const signal = new AbortController().signal;
 
 function tool(set: McpSessionSet, server: string, name: string): Tool {
-  const t = set.sources().find((s) => s.label === server)?.tools.find((x) => x.name === name);
+  const t = set
+    .sources()
+    .find((s) => s.label === server)
+    ?.tools.find((x) => x.name === name);
   if (t === undefined) throw new Error(`no tool ${name} on ${server}`);
   return t;
 }
@@ -43,7 +46,14 @@ describe('openMcpSessions over stdio against server-everything', () => {
   let firstListing: readonly unknown[] | undefined;
   beforeAll(async () => {
     set = await openMcpSessions(
-      [entry({ name: 'everything', args: [EVERYTHING, 'stdio'], env: { GIVEN: '${SERVER_TOKEN}', SHORT: 'abc' }, exclude: { tools: ['^toggle-'], tags: [] } })],
+      [
+        entry({
+          name: 'everything',
+          args: [EVERYTHING, 'stdio'],
+          env: { GIVEN: '${SERVER_TOKEN}', SHORT: 'abc' },
+          exclude: { tools: ['^toggle-'], tags: [] },
+        }),
+      ],
       opts,
     );
     firstListing = set.sources()[0]?.tools;
@@ -58,13 +68,15 @@ describe('openMcpSessions over stdio against server-everything', () => {
     const names = source?.tools.map((t) => t.name) ?? [];
     expect(names).toEqual(expect.arrayContaining(['echo', 'get-env', 'get-sum', 'get-tiny-image']));
     expect(names).not.toContain('toggle-simulated-logging');
-    expect(source?.filtered).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'toggle-simulated-logging', reason: 'excluded', label: 'everything' })]));
+    expect(source?.filtered).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'toggle-simulated-logging', reason: 'excluded', label: 'everything' })]),
+    );
     const echo = tool(set, 'everything', 'echo');
     expect(echo.kind).toBe('mcp');
     expect(echo.presentation).toBe('remote');
     expect(echo.mcpExposable()).toBe(false);
     expect(echo.a2aExposable()).toBe(false);
-    expect((echo.capabilities.gate !== null) && echo.capabilities.gate.gated).toBe(false);
+    expect(echo.capabilities.gate !== null && echo.capabilities.gate.gated).toBe(false);
     expect(echo.capabilities.deferrable).toBe(true);
     expect(echo.definition(false)).toMatchObject({ name: 'echo', inputSchema: { type: 'object' } });
   });
@@ -82,7 +94,7 @@ describe('openMcpSessions over stdio against server-everything', () => {
     expect(out.output).toContain('hello there');
   });
 
-  it('leaves no listener behind on the caller\'s signal, however many calls share it', async () => {
+  it("leaves no listener behind on the caller's signal, however many calls share it", async () => {
     const shared = new AbortController().signal;
     for (let i = 0; i < 20; i++) await tool(set, 'everything', 'echo').execute(`{"message":"${i}"}`, {}, shared);
     expect(getEventListeners(shared, 'abort')).toHaveLength(0);
@@ -97,12 +109,18 @@ describe('openMcpSessions over stdio against server-everything', () => {
     ]);
     expect(out.images).toHaveLength(1);
     expect(out.images?.[0]?.mediaType).toBe('image/png');
-    expect(Buffer.from(out.images?.[0]?.data ?? '', 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      Buffer.from(out.images?.[0]?.data ?? '', 'base64')
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
   });
 
   it('turns resource links into text with their URIs', async () => {
     const out = completed(await tool(set, 'everything', 'get-resource-links').execute('{"count":2}', {}, signal));
-    const links = fencedBody(out.output).split('\n').filter((l) => l.startsWith('[resource link '));
+    const links = fencedBody(out.output)
+      .split('\n')
+      .filter((l) => l.startsWith('[resource link '));
     expect(links).toHaveLength(2);
     for (const l of links) expect(l).toMatch(/^\[resource link "demo:\/\/resource\/[^"]+", name "[^"]+"/u);
   });
@@ -134,7 +152,9 @@ describe('openMcpSessions over stdio against server-everything', () => {
     // only a list that differs in what the model sees is announced
     for (const change of changes) {
       expect(change.server).toBe('everything');
-      expect(change.advisory).toMatch(/^The MCP server "everything" changed its tool list: (added|removed|changed the description or parameters of|left out) /);
+      expect(change.advisory).toMatch(
+        /^The MCP server "everything" changed its tool list: (added|removed|changed the description or parameters of|left out) /,
+      );
     }
     if (changes.length > 0) expect(set.sources()[0]?.tools).toBe(changes.at(-1)?.source.tools);
   });
@@ -148,7 +168,10 @@ describe('openMcpSessions over streamable HTTP against server-everything', () =>
   afterAll(() => server.stop());
 
   it('imports, calls and returns an image', async () => {
-    const set = await openMcpSessions([entry({ name: 'web', transport: 'http', command: undefined, url: server.url, headers: { 'X-Token': '${SERVER_TOKEN}' } })], opts);
+    const set = await openMcpSessions(
+      [entry({ name: 'web', transport: 'http', command: undefined, url: server.url, headers: { 'X-Token': '${SERVER_TOKEN}' } })],
+      opts,
+    );
     try {
       const echo = completed(await tool(set, 'web', 'echo').execute('{"message":"over http"}', {}, signal));
       expect(echo.output).toContain('over http');
@@ -161,9 +184,10 @@ describe('openMcpSessions over streamable HTTP against server-everything', () =>
 
   it('names the server and redacts the secret in the endpoint when it cannot connect', async () => {
     const url = server.url.replace(/:\d+\//, ':1/').replace('/mcp', '/mcp/v1?key=${SERVER_TOKEN}');
-    const err = await openMcpSessions([entry({ name: 'nowhere', transport: 'http', command: undefined, url, startupTimeout: { text: '5s', ms: 5_000 } })], opts).catch(
-      (e: unknown) => e,
-    );
+    const err = await openMcpSessions(
+      [entry({ name: 'nowhere', transport: 'http', command: undefined, url, startupTimeout: { text: '5s', ms: 5_000 } })],
+      opts,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpClientError);
     const message = (err as Error).message;
     expect(message).toContain('"nowhere"');
@@ -223,7 +247,16 @@ describe('closing an HTTP session', () => {
       host: '127.0.0.1',
       port: 0,
       identity: { name: 'peer', version: '1.0.0', instructions: '' },
-      tools: [newFuncTool({ name: 'hello', description: 'says hello', inputSchema: { type: 'object' }, exposure: { mcp: true, a2a: false }, kind: 'builtin', handler: () => Promise.resolve(jsonOutcome('hi')) })],
+      tools: [
+        newFuncTool({
+          name: 'hello',
+          description: 'says hello',
+          inputSchema: { type: 'object' },
+          exposure: { mcp: true, a2a: false },
+          kind: 'builtin',
+          handler: () => Promise.resolve(jsonOutcome('hi')),
+        }),
+      ],
       confirmOverMcp: 'always',
       maxConcurrentTools: 1,
       toolTimeoutMs: 5_000,
@@ -268,7 +301,10 @@ describe('openMcpSessions failures', () => {
   });
 
   it('lets an exclude filter drop the bad tool so the rest import', async () => {
-    const set = await openMcpSessions([entry({ name: 'odd', args: [RAW_SERVER, 'bad-schema'], exclude: { tools: ['^broken$'], tags: [] } })], opts);
+    const set = await openMcpSessions(
+      [entry({ name: 'odd', args: [RAW_SERVER, 'bad-schema'], exclude: { tools: ['^broken$'], tags: [] } })],
+      opts,
+    );
     try {
       expect(set.sources()[0]?.tools.map((t) => t.name)).toEqual(['fine']);
     } finally {
@@ -301,7 +337,9 @@ describe('openMcpSessions failures', () => {
     const err = await openMcpSessions([entry({ name: 'ghost', command: join(dir, 'no-such-binary') })], opts).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'connect', server: 'ghost' });
     expect((err as Error).message).toContain('"ghost"');
-    expect((err as Error).message).toContain(`there is no program ${JSON.stringify(join(dir, 'no-such-binary'))} on PATH or at that path; install it or set mcp_clients[0].command`);
+    expect((err as Error).message).toContain(
+      `there is no program ${JSON.stringify(join(dir, 'no-such-binary'))} on PATH or at that path; install it or set mcp_clients[0].command`,
+    );
   });
 });
 

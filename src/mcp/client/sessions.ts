@@ -139,13 +139,34 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     let change: McpToolsChange;
     try {
       const listing = await listAll(open.client, { timeout: REBUILD_TIMEOUT_MS });
-      const built = buildTools(live.entry.name, listing, live.filters, callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput), open.redact, live.naming, live.entry.confirm, open.sandbox);
+      const built = buildTools(
+        live.entry.name,
+        listing,
+        live.filters,
+        callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput),
+        open.redact,
+        live.naming,
+        live.entry.confirm,
+        open.sandbox,
+      );
       const taken = takenElsewhere(live);
-      const skipped: FilteredTool[] = built.problems.map((p) => ({ name: p.tool, source: 'mcp', label: live.entry.name, reason: 'unusable', detail: p.reason }));
+      const skipped: FilteredTool[] = built.problems.map((p) => ({
+        name: p.tool,
+        source: 'mcp',
+        label: live.entry.name,
+        reason: 'unusable',
+        detail: p.reason,
+      }));
       const kept = built.tools.filter((t) => {
         const holder = taken.get(t.name);
         if (holder === undefined) return true;
-        skipped.push({ name: t.name, source: 'mcp', label: live.entry.name, reason: 'collision', detail: `the name is already taken by ${holder}` });
+        skipped.push({
+          name: t.name,
+          source: 'mcp',
+          label: live.entry.name,
+          reason: 'collision',
+          detail: `the name is already taken by ${holder}`,
+        });
         return false;
       });
       if (live.open === undefined || closed) return;
@@ -157,7 +178,14 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       const redefined = [...after].filter(([n, d]) => before.has(n) && before.get(n) !== d).map(([n]) => n);
       // a server may announce a change that changes nothing (some do once at start): nobody is told
       if (added.length === 0 && removed.length === 0 && skipped.length === 0 && redefined.length === 0) return;
-      change = { server: live.entry.name, source: sourceOf(live), added, removed, skipped, advisory: advisoryFor(live.entry.name, added, removed, skipped, redefined) };
+      change = {
+        server: live.entry.name,
+        source: sourceOf(live),
+        added,
+        removed,
+        skipped,
+        advisory: advisoryFor(live.entry.name, added, removed, skipped, redefined),
+      };
     } catch (err) {
       const error = errorText(err, open.redact);
       change = {
@@ -175,10 +203,20 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
 
   try {
     for (const [index, entry] of entries.entries()) {
-      if (opts.signal?.aborted === true) throw new McpClientError('connect', entry.name, `opening MCP server ${JSON.stringify(entry.name)} was cancelled`);
+      if (opts.signal?.aborted === true)
+        throw new McpClientError('connect', entry.name, `opening MCP server ${JSON.stringify(entry.name)} was cancelled`);
       const filters = compileFilters(entry.include, entry.exclude, `mcp_clients[${index}].`);
       const naming = { prefix: entry.prefix, key: `mcp_clients[${index}]` };
-      const live: Live = { entry, filters, naming, open: undefined, tools: [], filtered: [], rebuilding: Promise.resolve(), notifiedEarly: false };
+      const live: Live = {
+        entry,
+        filters,
+        naming,
+        open: undefined,
+        tools: [],
+        filtered: [],
+        rebuilding: Promise.resolve(),
+        notifiedEarly: false,
+      };
       lives.push(live);
       const notified = (): void => {
         if (live.open === undefined) live.notifiedEarly = true;
@@ -186,7 +224,16 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       };
       live.open = await connectServer(entry, index, opts, notified);
       const open = live.open;
-      const built = buildTools(entry.name, open.listing, filters, callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput), open.redact, live.naming, entry.confirm, open.sandbox);
+      const built = buildTools(
+        entry.name,
+        open.listing,
+        filters,
+        callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput),
+        open.redact,
+        live.naming,
+        entry.confirm,
+        open.sandbox,
+      );
       if (built.problems.length > 0) throw new McpClientError('descriptor', entry.name, problemsMessage(entry.name, index, built));
       const taken = takenElsewhere(live);
       for (const t of built.tools) {
@@ -220,10 +267,11 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
         if (lives.every((l, i) => l.rebuilding === chains[i])) return;
       }
     },
-    close: () => (closing ??= (async () => {
-      await Promise.allSettled(lives.map((l) => l.rebuilding));
-      await closeAll();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.allSettled(lives.map((l) => l.rebuilding));
+        await closeAll();
+      })()),
   };
 }
 
@@ -232,7 +280,13 @@ function definitionOf(tool: FuncTool): string {
   return JSON.stringify([tool.description, tool.inputSchema]);
 }
 
-function advisoryFor(server: string, added: readonly string[], removed: readonly string[], skipped: readonly FilteredTool[], redefined: readonly string[]): string {
+function advisoryFor(
+  server: string,
+  added: readonly string[],
+  removed: readonly string[],
+  skipped: readonly FilteredTool[],
+  redefined: readonly string[],
+): string {
   const parts: string[] = [];
   if (added.length > 0) parts.push(`added ${added.join(', ')}`);
   if (removed.length > 0) parts.push(`removed ${removed.join(', ')}`);

@@ -23,10 +23,13 @@ export interface SseTestServer {
  * streamable HTTP client sends first, gets 405 as from a server that predates that transport. With
  * `basic`, every request must carry that Basic credential or gets 401.
  */
-export async function startSseOnlyServer(options: { readonly basic?: { readonly user: string; readonly password: string } } = {}): Promise<SseTestServer> {
+export async function startSseOnlyServer(
+  options: { readonly basic?: { readonly user: string; readonly password: string } } = {},
+): Promise<SseTestServer> {
   const sessions = new Map<string, SSEServerTransport>();
   const seen: Array<{ method: string; path: string; headers: IncomingHttpHeaders }> = [];
-  const expected = options.basic === undefined ? undefined : `Basic ${Buffer.from(`${options.basic.user}:${options.basic.password}`).toString('base64')}`;
+  const expected =
+    options.basic === undefined ? undefined : `Basic ${Buffer.from(`${options.basic.user}:${options.basic.password}`).toString('base64')}`;
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     seen.push({ method: req.method ?? '', path: url.pathname, headers: req.headers });
@@ -38,9 +41,13 @@ export async function startSseOnlyServer(options: { readonly basic?: { readonly 
       const transport = new SSEServerTransport('/message', res);
       sessions.set(transport.sessionId, transport);
       const server = new McpServer({ name: 'sse-only', version: '1.0.0' });
-      server.registerTool('whoami', { description: 'says who the request authenticated as', inputSchema: { shout: z.boolean().optional() } }, () => ({
-        content: [{ type: 'text', text: `you are ${options.basic?.user ?? 'anonymous'}` }],
-      }));
+      server.registerTool(
+        'whoami',
+        { description: 'says who the request authenticated as', inputSchema: { shout: z.boolean().optional() } },
+        () => ({
+          content: [{ type: 'text', text: `you are ${options.basic?.user ?? 'anonymous'}` }],
+        }),
+      );
       transport.onclose = () => sessions.delete(transport.sessionId);
       void server.connect(transport);
       return;
@@ -72,7 +79,10 @@ export async function startSseOnlyServer(options: { readonly basic?: { readonly 
 /** The reference server in its SSE mode (`/sse`), which answers a streamable HTTP POST with an HTML 404. */
 export async function startEverythingSse(): Promise<{ readonly url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'sse'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'sse'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let said = '';
     child.stderr?.on('data', (chunk: Buffer) => {

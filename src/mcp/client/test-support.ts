@@ -100,7 +100,9 @@ function registerRewording(server: McpServer, grow: RegisteredTool): void {
  * An official-SDK server over streamable HTTP with one tool, `grow`, whose call registers a second
  * tool: the SDK then sends `tools/list_changed` on the session's event stream.
  */
-export async function startGrowingHttpServer(options: { readonly rewording?: boolean } = {}): Promise<{ readonly url: string; stop(): Promise<void> }> {
+export async function startGrowingHttpServer(
+  options: { readonly rewording?: boolean } = {},
+): Promise<{ readonly url: string; stop(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createHttpServer((req, res) => {
     void (async () => {
@@ -139,6 +141,7 @@ export async function startGrowingHttpServer(options: { readonly rewording?: boo
 /** The server's text inside the fence an answer reaches the model in (the lines between the label and the closing tag). */
 export function fencedBody(output: string): string {
   const lines = output.split('\n');
-  if (!(lines[0] ?? '').startsWith('<mcp-data ') || lines.at(-1) !== '</mcp-data>') throw new Error(`not a fenced answer: ${output.slice(0, 200)}`);
+  if (!(lines[0] ?? '').startsWith('<mcp-data ') || lines.at(-1) !== '</mcp-data>')
+    throw new Error(`not a fenced answer: ${output.slice(0, 200)}`);
   return lines.slice(2, -1).join('\n');
 }

@@ -73,7 +73,12 @@ const CallAnswer = z.looseObject({
 export function callerFor(server: string, client: () => Client | undefined, redact: Redactor, maxOutput: number): McpCaller {
   return async (remoteName, args, deps, signal) => {
     const c = client();
-    if (c === undefined) throw new McpClientError('closed', server, `MCP server ${JSON.stringify(server)} was closed before the call to ${remoteName}; sessions must outlive the runs that use them`);
+    if (c === undefined)
+      throw new McpClientError(
+        'closed',
+        server,
+        `MCP server ${JSON.stringify(server)} was closed before the call to ${remoteName}; sessions must outlive the runs that use them`,
+      );
     // A signal of its own per call: the protocol layer leaves a listener on the signal it is given,
     // and a run-wide signal would collect one per call.
     const own = new AbortController();
@@ -89,7 +94,11 @@ export function callerFor(server: string, client: () => Client | undefined, reda
     } catch (err) {
       // the refusal's words are the server's too: cleaned, bounded and fenced like an answer
       const said = capText(cleanText(errorText(err, redact)), maxOutput);
-      return { status: 'completed', output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}:\n${fenceAnswer({ server, tool: remoteName }, said.text, said.truncated, true)}`, isError: true };
+      return {
+        status: 'completed',
+        output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}:\n${fenceAnswer({ server, tool: remoteName }, said.text, said.truncated, true)}`,
+        isError: true,
+      };
     } finally {
       signal.removeEventListener('abort', forward);
     }
@@ -97,7 +106,11 @@ export function callerFor(server: string, client: () => Client | undefined, reda
 }
 
 function notCallable(server: string, name: string): never {
-  throw new McpClientError('not_callable', server, `${name} from MCP server ${JSON.stringify(server)} was found for listing only and cannot be called`);
+  throw new McpClientError(
+    'not_callable',
+    server,
+    `${name} from MCP server ${JSON.stringify(server)} was found for listing only and cannot be called`,
+  );
 }
 
 /**

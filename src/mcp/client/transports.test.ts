@@ -67,23 +67,41 @@ describe('the legacy SSE transport', () => {
   });
 
   it('is not fallen back to with transport: streamable-http, and the refusal is reported without the password', async () => {
-    const err = await failure(openMcpSessions([entry({ name: 'legacy', transport: 'streamable-http', command: undefined, url: url() })], opts));
+    const err = await failure(
+      openMcpSessions([entry({ name: 'legacy', transport: 'streamable-http', command: undefined, url: url() })], opts),
+    );
     expect(err.code).toBe('connect');
     expect(err.message).toContain('405');
     expect(err.message).toContain('MCP server "legacy" (http://REDACTED@127.0.0.1:');
-    for (const leak of [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(`ops:${PASSWORD}`).toString('base64')]) expect(err.message).not.toContain(leak);
+    for (const leak of [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(`ops:${PASSWORD}`).toString('base64')])
+      expect(err.message).not.toContain(leak);
   });
 
   it('does not fall back on a refused credential: a wrong password is a 401, reported as one', async () => {
     const err = await failure(
-      openMcpSessions([entry({ name: 'legacy', transport: 'http', command: undefined, url: server.url.replace('http://', 'http://ops:wrong-password-here@') })], opts),
+      openMcpSessions(
+        [
+          entry({
+            name: 'legacy',
+            transport: 'http',
+            command: undefined,
+            url: server.url.replace('http://', 'http://ops:wrong-password-here@'),
+          }),
+        ],
+        opts,
+      ),
     );
     expect(err.message).toContain('401');
     expect(err.message).not.toContain('wrong-password-here');
   });
 
   it('refuses user:pass@ together with an Authorization header, naming both keys', async () => {
-    const err = await failure(openMcpSessions([entry({ name: 'legacy', transport: 'sse', command: undefined, url: url(), headers: { authorization: 'Bearer x' } })], opts));
+    const err = await failure(
+      openMcpSessions(
+        [entry({ name: 'legacy', transport: 'sse', command: undefined, url: url(), headers: { authorization: 'Bearer x' } })],
+        opts,
+      ),
+    );
     expect(err.message).toContain('mcp_clients[0].url carries user:pass@ and mcp_clients[0].headers sets Authorization too');
     expect(err.message).not.toContain(PASSWORD);
   });

@@ -74,6 +74,14 @@ export function admissionRefusal(req: IncomingMessage, policy: AdmissionPolicy):
   if (given !== undefined && sameSecret(given, policy.token)) return undefined;
   // the header's content is never echoed: it may be a real token meant for somewhere else
   return header === undefined
-    ? { status: 401, message: 'unauthorized: send Authorization: Bearer <token>, with the token the operator of this server gave you', headers: { 'www-authenticate': `Bearer realm="${REALM}"` } }
-    : { status: 401, message: 'unauthorized: the bearer token is not the one this server was started with', headers: { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` } };
+    ? {
+        status: 401,
+        message: 'unauthorized: send Authorization: Bearer <token>, with the token the operator of this server gave you',
+        headers: { 'www-authenticate': `Bearer realm="${REALM}"` },
+      }
+    : {
+        status: 401,
+        message: 'unauthorized: the bearer token is not the one this server was started with',
+        headers: { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` },
+      };
 }

@@ -61,12 +61,17 @@ export interface CallPeer {
   elicit(form: ApprovalForm, opts: { readonly signal: AbortSignal; readonly timeoutMs: number }): Promise<unknown>;
 }
 
-
 /**
  * Serves one `tools/call`. `args` is the client's arguments object (absent means `{}`);
  * `clientSignal` aborts when the client cancels or the session closes.
  */
-export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, clientSignal: AbortSignal): Promise<ServedResult> {
+export async function serveCall(
+  policy: CallPolicy,
+  peer: CallPeer,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  clientSignal: AbortSignal,
+): Promise<ServedResult> {
   const stopping = policy.stopping;
   if (stopping === undefined) return answerCall(policy, peer, name, args, clientSignal);
   // one controller per call, fed by both signals and unhooked from the server's once answered
@@ -85,14 +90,22 @@ export async function serveCall(policy: CallPolicy, peer: CallPeer, name: string
   }
 }
 
-async function answerCall(policy: CallPolicy, peer: CallPeer, name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, clientSignal = signal): Promise<ServedResult> {
+async function answerCall(
+  policy: CallPolicy,
+  peer: CallPeer,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+  clientSignal = signal,
+): Promise<ServedResult> {
   const observe = policy.observe;
   const stopping = policy.stopping;
   // what denied the call, in a few words for the log line; the client gets them with advice
   let deniedFor: string | undefined;
   const approve = approver(policy, peer, (why) => (deniedFor = why));
   const onEvent = (e: InvokeEvent): void => {
-    if (e.type === 'ungated') observe?.({ ...ungatedCall(e.tool.name, gateOf(e.tool, policy.confirmTags ?? []).trigger, ungatedReason(policy.confirmOverMcp)) });
+    if (e.type === 'ungated')
+      observe?.({ ...ungatedCall(e.tool.name, gateOf(e.tool, policy.confirmTags ?? []).trigger, ungatedReason(policy.confirmOverMcp)) });
     else if (e.type === 'started') observe?.({ type: 'started', tool: e.tool.name });
   };
   const r = await invokeTool(
@@ -161,12 +174,18 @@ function approver(policy: CallPolicy, peer: CallPeer, denied: (why: string) => v
       case 'run':
         return { verdict: 'ungated', reason: ungatedCall(q.tool.name, q.trigger, ungatedReason(policy.confirmOverMcp)).message };
       case 'refuse':
-        return deny(`${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation, and expose.agent.mcp.confirm_over_mcp is always)`, 'unapprovable');
+        return deny(
+          `${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation, and expose.agent.mcp.confirm_over_mcp is always)`,
+          'unapprovable',
+        );
       case 'ask': {
         policy.observe?.({ type: 'asking', tool: q.tool.name });
         let answer: unknown;
         try {
-          answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), { signal: sig, timeoutMs: policy.elicitationTimeoutMs });
+          answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), {
+            signal: sig,
+            timeoutMs: policy.elicitationTimeoutMs,
+          });
         } catch (err) {
           // a question cut short by the client going away or the server stopping is no answer
           if (sig.aborted) return { verdict: 'abort' };
@@ -185,7 +204,8 @@ function approver(policy: CallPolicy, peer: CallPeer, denied: (why: string) => v
 function deniedReason(content: string): string {
   try {
     const v: unknown = JSON.parse(content);
-    if (typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)['reason'] === 'string') return (v as Record<string, string>)['reason'] ?? content;
+    if (typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)['reason'] === 'string')
+      return (v as Record<string, string>)['reason'] ?? content;
   } catch {
     // not the denial body; report it whole
   }

@@ -24,7 +24,14 @@ describe('gateAction', () => {
 describe('isApproval', () => {
   it('accepts only accept with approve: true', () => {
     expect(isApproval({ action: 'accept', content: { approve: true } })).toBe(true);
-    for (const r of [null, 'accept', { action: 'accept', content: { approve: 1 } }, { action: 'decline', content: { approve: true } }, { action: 'accept', content: null }, { action: 'accept', content: { approve: 'true' } }]) {
+    for (const r of [
+      null,
+      'accept',
+      { action: 'accept', content: { approve: 1 } },
+      { action: 'decline', content: { approve: true } },
+      { action: 'accept', content: null },
+      { action: 'accept', content: { approve: 'true' } },
+    ]) {
       expect(isApproval(r)).toBe(false);
     }
   });
@@ -33,10 +40,22 @@ describe('isApproval', () => {
 describe('toolAnnotations', () => {
   it('gives a tool that cannot describe itself the conservative hints', () => {
     const bare = { name: 'raw_tool', kind: 'custom', capabilities: { behavior: null } } as unknown as Tool;
-    expect(toolAnnotations(bare)).toEqual({ title: 'Raw tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(toolAnnotations(bare)).toEqual({
+      title: 'Raw tool',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
   });
   it('leaves out hints a tool does not state', () => {
-    const t = newFuncTool({ name: 'x', description: 'x', inputSchema: { type: 'object' }, behavior: { readOnly: 'true' }, handler: () => Promise.reject(new Error('unused')) });
+    const t = newFuncTool({
+      name: 'x',
+      description: 'x',
+      inputSchema: { type: 'object' },
+      behavior: { readOnly: 'true' },
+      handler: () => Promise.reject(new Error('unused')),
+    });
     expect(toolAnnotations(t)).toEqual({ title: 'X', readOnlyHint: true });
   });
   it('reads a flat name as words', () => {

@@ -15,7 +15,13 @@ import type { ElicitAnswer } from './test-support.js';
 const schema = { type: 'object', properties: { word: { type: 'string', description: 'A word' } }, required: [] } as const;
 
 function tool(name: string, extra: Partial<FuncToolSpec> = {}): Tool {
-  return newFuncTool({ name, description: `The ${name} tool`, inputSchema: schema, handler: (input) => Promise.resolve(jsonOutcome({ tool: name, input })), ...extra });
+  return newFuncTool({
+    name,
+    description: `The ${name} tool`,
+    inputSchema: schema,
+    handler: (input) => Promise.resolve(jsonOutcome({ tool: name, input })),
+    ...extra,
+  });
 }
 
 const servers: RunningMcpServer[] = [];
@@ -108,7 +114,9 @@ describe('calls', () => {
   });
 
   it('refuses a deferred answer', async () => {
-    const c = await client(await serve([tool('later', { handler: () => Promise.resolve({ status: 'deferred', reason: 'waiting on a ticket' }) })]));
+    const c = await client(
+      await serve([tool('later', { handler: () => Promise.resolve({ status: 'deferred', reason: 'waiting on a ticket' }) })]),
+    );
     const r = await c.callTool({ name: 'later', arguments: {} });
     expect(r.isError).toBe(true);
     expect(resultText(r)).toMatch(/deferred its answer \(waiting on a ticket\), which this surface cannot carry/);
@@ -203,7 +211,10 @@ describe('the elicitation gate', () => {
     }),
   ];
 
-  async function callGated(policy: ConfirmOverMcp, elicit: ElicitAnswer | undefined): Promise<{ ran: string[]; text: string; isError: boolean; asked: unknown[] }> {
+  async function callGated(
+    policy: ConfirmOverMcp,
+    elicit: ElicitAnswer | undefined,
+  ): Promise<{ ran: string[]; text: string; isError: boolean; asked: unknown[] }> {
     const ran: string[] = [];
     const asked: unknown[] = [];
     const s = await serve(gatedTools(ran), { confirmOverMcp: policy });
@@ -256,7 +267,10 @@ describe('the elicitation gate', () => {
 
   it('refuses a call missing a required argument before asking anyone', async () => {
     const asked: unknown[] = [];
-    const strict = tool('strict', { confirm: { trigger: 'ai:confirm' }, inputSchema: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] } });
+    const strict = tool('strict', {
+      confirm: { trigger: 'ai:confirm' },
+      inputSchema: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] },
+    });
     const c = await client(await serve([strict]), (p) => {
       asked.push(p);
       return Promise.resolve({ action: 'accept', content: { approve: true } });
@@ -351,7 +365,12 @@ describe('the listener', () => {
   });
 
   async function statusWithHost(s: RunningMcpServer, host: string, origin?: string): Promise<number | undefined> {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebind', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebind', version: '1' } },
+    };
     return new Promise<number | undefined>((resolve, reject) => {
       const headers: Record<string, string> = { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       if (origin !== undefined) headers['origin'] = origin;
@@ -364,12 +383,15 @@ describe('the listener', () => {
     });
   }
 
-  it.each(['127.attacker.example', '127.0.0.1.nip.io', 'localhost.attacker.example'])('refuses a rebinding Host %s that only looks like loopback', async (name) => {
-    const s = await serve([tool('plain')]);
-    const port = new URL(s.url).port;
-    expect(await statusWithHost(s, `${name}:${port}`)).toBe(403);
-    expect(await statusWithHost(s, `127.0.0.1:${port}`, `http://${name}:${port}`)).toBe(403);
-  });
+  it.each(['127.attacker.example', '127.0.0.1.nip.io', 'localhost.attacker.example'])(
+    'refuses a rebinding Host %s that only looks like loopback',
+    async (name) => {
+      const s = await serve([tool('plain')]);
+      const port = new URL(s.url).port;
+      expect(await statusWithHost(s, `${name}:${port}`)).toBe(403);
+      expect(await statusWithHost(s, `127.0.0.1:${port}`, `http://${name}:${port}`)).toBe(403);
+    },
+  );
 
   it.each(['127.0.0.1', 'localhost', '[::1]'])('answers a loopback Host %s', async (name) => {
     const s = await serve([tool('plain')]);
@@ -379,16 +401,28 @@ describe('the listener', () => {
 
   it('refuses a request from a non-loopback web origin on a loopback bind', async () => {
     const s = await serve([tool('plain')]);
-    const res = await fetch(s.url, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(s.url, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(403);
-    const local = await fetch(s.url, { method: 'POST', headers: { origin: 'http://localhost:3000', 'content-type': 'application/json' }, body: '{}' });
+    const local = await fetch(s.url, {
+      method: 'POST',
+      headers: { origin: 'http://localhost:3000', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(local.status).toBe(400);
   });
 
   it('answers an unknown session with 404 and a request without a session with 400', async () => {
     const s = await serve([tool('plain')]);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const unknown = await fetch(s.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'made-up' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const unknown = await fetch(s.url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': 'made-up' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(unknown.status).toBe(404);
     const none = await fetch(s.url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
     expect(none.status).toBe(400);
@@ -403,19 +437,38 @@ describe('the listener', () => {
     const init = await fetch(s.url, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
     const session = init.headers.get('mcp-session-id') ?? '';
     await init.text();
     const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-    await (await fetch(s.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
-    const call = await fetch(s.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plain', arguments: 'not an object' } }) });
+    await (
+      await fetch(s.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
+    ).text();
+    const call = await fetch(s.url, {
+      method: 'POST',
+      headers: withSession,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plain', arguments: 'not an object' } }),
+    });
     const text = await call.text();
     expect(text).toContain('"code":-32602');
     expect(text).not.toContain('-32603');
-    const noName = await fetch(s.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } }) });
+    const noName = await fetch(s.url, {
+      method: 'POST',
+      headers: withSession,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } }),
+    });
     expect(await noName.text()).toContain('"code":-32602');
-    const unknown = await fetch(s.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/frobnicate', params: {} }) });
+    const unknown = await fetch(s.url, {
+      method: 'POST',
+      headers: withSession,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/frobnicate', params: {} }),
+    });
     const unknownText = await unknown.text();
     expect(unknownText).toContain('"code":-32601');
     expect(unknownText).toContain('"id":4');
@@ -433,7 +486,12 @@ describe('the listener', () => {
   });
 
   it('keeps the first of two tools listed under one name', async () => {
-    const c = await client(await serve([tool('twin', { description: 'the first' }), tool('twin', { description: 'the second', handler: () => Promise.resolve(jsonOutcome('second')) })]));
+    const c = await client(
+      await serve([
+        tool('twin', { description: 'the first' }),
+        tool('twin', { description: 'the second', handler: () => Promise.resolve(jsonOutcome('second')) }),
+      ]),
+    );
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.description)).toEqual(['the first']);
     expect(resultText(await c.callTool({ name: 'twin', arguments: {} }))).toBe('{"tool":"twin","input":{}}');
@@ -474,7 +532,11 @@ describe('the listener', () => {
     await until(() => asked, 'the approval question');
     await s.close();
     expect(cancelled).toBe(true);
-    for (const [r, name] of [[await running, 'stuck'], [await waiting, 'stuck'], [await asking, 'gated']] as const) {
+    for (const [r, name] of [
+      [await running, 'stuck'],
+      [await waiting, 'stuck'],
+      [await asking, 'gated'],
+    ] as const) {
       expect(r.isError).toBe(true);
       expect(resultText(r)).toBe(shuttingDownMessage(name));
     }
@@ -500,10 +562,17 @@ describe('the listener', () => {
 describe('the bearer token', () => {
   const TOKEN = 'unit-test-token-0123456789';
   const post = (url: string, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
 
   it('refuses to listen off loopback without one, naming the key', async () => {
-    await expect(serve([tool('plain')], { host: '0.0.0.0' })).rejects.toMatchObject({ code: 'auth', message: expect.stringMatching(/not a loopback address, without a token.*expose\.agent\.mcp\.auth_token_env/s) as unknown });
+    await expect(serve([tool('plain')], { host: '0.0.0.0' })).rejects.toMatchObject({
+      code: 'auth',
+      message: expect.stringMatching(/not a loopback address, without a token.*expose\.agent\.mcp\.auth_token_env/s) as unknown,
+    });
     await expect(serve([tool('plain')], { host: '0.0.0.0', authToken: '  ' })).rejects.toMatchObject({ code: 'auth' });
   });
 
@@ -514,10 +583,14 @@ describe('the bearer token', () => {
     expect((await post(s.url, { authorization: TOKEN })).status).toBe(401);
     // a rebound name is refused before the token is even looked at
     const rebound = await new Promise<number | undefined>((resolve, reject) => {
-      const req = request(s.url, { method: 'POST', headers: { host: 'rebound.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      });
+      const req = request(
+        s.url,
+        { method: 'POST', headers: { host: 'rebound.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });

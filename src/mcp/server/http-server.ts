@@ -110,7 +110,13 @@ function isJsonRpcBody(body: unknown): boolean {
   return Array.isArray(body) ? body.length > 0 && body.every(one) : one(body);
 }
 
-function jsonError(res: ServerResponse, status: number, message: string, code = -32000, headers: Readonly<Record<string, string>> = {}): void {
+function jsonError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code = -32000,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   if (res.headersSent) return;
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -140,7 +146,10 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
  */
 export function admissionPolicy(host: string, token: string | undefined): AdmissionPolicy {
   if (token !== undefined && token.trim() === '') {
-    throw new McpServeError('auth', 'the bearer token is empty; set the variable expose.agent.mcp.auth_token_env names to the token clients must send');
+    throw new McpServeError(
+      'auth',
+      'the bearer token is empty; set the variable expose.agent.mcp.auth_token_env names to the token clients must send',
+    );
   }
   const loopback = isLoopbackHost(host);
   if (!loopback && token === undefined) {
@@ -230,7 +239,13 @@ class McpHttpServer implements RunningMcpServer {
     await new Promise<void>((resolve, reject) => {
       this.#http.once('error', (err) => {
         this.#sessions.stopSweeping();
-        reject(new McpServeError('listen', `cannot listen on ${endpointUrl(host, port)}: ${err.message}; choose another with --port/--address (or FISK_AI_MCP_PORT/FISK_AI_MCP_ADDRESS, or expose.agent.mcp.port/address)`, { cause: err }));
+        reject(
+          new McpServeError(
+            'listen',
+            `cannot listen on ${endpointUrl(host, port)}: ${err.message}; choose another with --port/--address (or FISK_AI_MCP_PORT/FISK_AI_MCP_ADDRESS, or expose.agent.mcp.port/address)`,
+            { cause: err },
+          ),
+        );
       });
       this.#http.listen(port, host, () => resolve());
     });

@@ -1,5 +1,13 @@
 /** Serving a run's tools over MCP (streamable HTTP), with elicitation as the approval gate. */
-export { startMcpServer, admissionPolicy, endpointUrl, SHUTDOWN_BUDGET_MS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, ENDPOINT_PATH } from './http-server.js';
+export {
+  startMcpServer,
+  admissionPolicy,
+  endpointUrl,
+  SHUTDOWN_BUDGET_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  ENDPOINT_PATH,
+} from './http-server.js';
 export type { McpServerOptions, RunningMcpServer } from './http-server.js';
 export { admissionRefusal } from './admission.js';
 export type { AdmissionPolicy, Refusal } from './admission.js';

@@ -6,7 +6,10 @@ import { confirmNote } from './notes.js';
 const plain = fakeTool('list_things', { tags: ['ai:read_only'] });
 const confirmed = fakeTool('purge', { confirm: { trigger: 'ai:confirm' } });
 const byConfirmTag = fakeTool('rewrite', { tags: ['impact:rw'] });
-const unknownGate: Tool = Object.create(plain, { name: { value: 'opaque' }, capabilities: { value: { ...plain.capabilities, gate: null } } }) as Tool;
+const unknownGate: Tool = Object.create(plain, {
+  name: { value: 'opaque' },
+  capabilities: { value: { ...plain.capabilities, gate: null } },
+}) as Tool;
 
 describe('the confirm_over_mcp startup warning', () => {
   it('is not given when no served tool is gated, whatever the setting', () => {
@@ -18,7 +21,9 @@ describe('the confirm_over_mcp startup warning', () => {
     const auto = confirmNote('auto', [plain, confirmed, byConfirmTag], ['impact:rw']);
     expect(auto).toMatchObject({ level: 'warning', key: 'expose.agent.mcp.confirm_over_mcp' });
     expect(auto?.message).toMatch(/^confirm_over_mcp is auto: confirm-gated tools \(purge, rewrite\) run ungated/);
-    expect(confirmNote('never', [confirmed], [])?.message).toMatch(/^confirm_over_mcp is never: confirm-gated tools \(purge\) run without asking/);
+    expect(confirmNote('never', [confirmed], [])?.message).toMatch(
+      /^confirm_over_mcp is never: confirm-gated tools \(purge\) run without asking/,
+    );
     expect(confirmNote('always', [confirmed], [])).toBeUndefined();
   });
 

@@ -22,27 +22,50 @@ export interface McpNote {
 export function mcpNotes(config: Config): McpNote[] {
   const out: McpNote[] = [];
   if (config.applicationPath === undefined) {
-    out.push({ level: 'note', key: 'application_path', message: 'no wrapped application configured (application_path unset); only the allowlisted built-ins are served' });
+    out.push({
+      level: 'note',
+      key: 'application_path',
+      message: 'no wrapped application configured (application_path unset); only the allowlisted built-ins are served',
+    });
   }
   if (config.harness.humanInTheLoop) {
-    out.push({ level: 'warning', key: 'harness.human_in_the_loop', message: 'harness.human_in_the_loop has no effect over MCP; the ask_human tools are never served to MCP clients' });
+    out.push({
+      level: 'warning',
+      key: 'harness.human_in_the_loop',
+      message: 'harness.human_in_the_loop has no effect over MCP; the ask_human tools are never served to MCP clients',
+    });
   }
   if (config.harness.memory.enabled) {
-    out.push({ level: 'warning', key: 'harness.memory', message: 'harness.memory has no effect over MCP; the memory tools exist only inside an agent run' });
+    out.push({
+      level: 'warning',
+      key: 'harness.memory',
+      message: 'harness.memory has no effect over MCP; the memory tools exist only inside an agent run',
+    });
   }
   // another party's tools are never served again under this agent's name, gated or not
   if (config.mcpClients.length > 0) {
-    out.push({ level: 'note', key: 'mcp_clients', message: 'mcp_clients are not served over MCP: fisk mcp serves this agent\'s own tools, never another MCP server\'s, so those servers are not started' });
+    out.push({
+      level: 'note',
+      key: 'mcp_clients',
+      message:
+        "mcp_clients are not served over MCP: fisk mcp serves this agent's own tools, never another MCP server's, so those servers are not started",
+    });
   }
   if (config.remoteTools.length > 0) {
-    out.push({ level: 'note', key: 'remote_tools', message: 'remote_tools are not served over MCP: fisk mcp serves this agent\'s own tools, never a peer agent\'s, so no peer is contacted' });
+    out.push({
+      level: 'note',
+      key: 'remote_tools',
+      message:
+        "remote_tools are not served over MCP: fisk mcp serves this agent's own tools, never a peer agent's, so no peer is contacted",
+    });
   }
   const builtins = config.expose.mcp?.builtins ?? [];
   if (config.harness.knowledge.enabled && builtins.length === 0) {
     out.push({
       level: 'note',
       key: 'expose.agent.mcp.builtins',
-      message: 'knowledge is enabled but not served over MCP; add knowledge_search (and knowledge_enumerate) to expose.agent.mcp.builtins to let clients search it',
+      message:
+        'knowledge is enabled but not served over MCP; add knowledge_search (and knowledge_enumerate) to expose.agent.mcp.builtins to let clients search it',
     });
   }
   const lost = exposureWarning(builtins);
@@ -68,7 +91,11 @@ export function confirmNote(confirm: ConfirmOverMcp, tools: readonly Tool[], con
         message: `confirm_over_mcp is auto: confirm-gated tools ${which} run ungated for clients that cannot be asked (no form elicitation), and each such call is logged as ungated; set it to always to refuse those calls, and tag ai:deny what must never run`,
       };
     case 'never':
-      return { level: 'warning', key, message: `confirm_over_mcp is never: confirm-gated tools ${which} run without asking any client, and each such call is logged as ungated; tag ai:deny what must never run` };
+      return {
+        level: 'warning',
+        key,
+        message: `confirm_over_mcp is never: confirm-gated tools ${which} run without asking any client, and each such call is logged as ungated; tag ai:deny what must never run`,
+      };
     case 'always':
       return undefined;
     default: {

@@ -26,7 +26,9 @@ export interface ServedSelection {
 }
 
 function leftOut(e: ToolEntry, reason: FilteredTool['reason'], detail: string): FilteredTool {
-  return e.label === undefined ? { name: e.tool.name, source: e.source, reason, detail } : { name: e.tool.name, source: e.source, label: e.label, reason, detail };
+  return e.label === undefined
+    ? { name: e.tool.name, source: e.source, reason, detail }
+    : { name: e.tool.name, source: e.source, label: e.label, reason, detail };
 }
 
 /**

@@ -11,7 +11,13 @@ import type { UngatedCall } from './ungated.js';
 const schema = { type: 'object', properties: { word: { type: 'string', description: 'A word' } }, required: [] } as const;
 
 function tool(name: string, extra: Partial<FuncToolSpec> = {}): Tool {
-  return newFuncTool({ name, description: `The ${name} tool`, inputSchema: schema, handler: (input) => Promise.resolve(jsonOutcome({ tool: name, input })), ...extra });
+  return newFuncTool({
+    name,
+    description: `The ${name} tool`,
+    inputSchema: schema,
+    handler: (input) => Promise.resolve(jsonOutcome({ tool: name, input })),
+    ...extra,
+  });
 }
 
 const servers: RunningMcpServer[] = [];
@@ -79,9 +85,22 @@ describe('the endpoint path', () => {
 describe('ungated calls', () => {
   const gated = (): Tool => tool('purge', { confirm: { trigger: 'ai:confirm' }, tags: ['ai:confirm'] });
 
-  async function callAs(policy: McpServerOptions['confirmOverMcp'], canElicit: boolean, args: Record<string, unknown> = {}, t: Tool = gated()): Promise<UngatedCall[]> {
+  async function callAs(
+    policy: McpServerOptions['confirmOverMcp'],
+    canElicit: boolean,
+    args: Record<string, unknown> = {},
+    t: Tool = gated(),
+  ): Promise<UngatedCall[]> {
     const seen: UngatedCall[] = [];
-    const s = await serve({ confirmOverMcp: policy, observe: (e) => { if (e.type === 'ungated') seen.push(e); } }, [t]);
+    const s = await serve(
+      {
+        confirmOverMcp: policy,
+        observe: (e) => {
+          if (e.type === 'ungated') seen.push(e);
+        },
+      },
+      [t],
+    );
     const c = await client(s.endpoint, canElicit ? () => Promise.resolve({ action: 'accept', content: { approve: true } }) : undefined);
     await c.callTool({ name: t.name, arguments: args });
     return seen;
@@ -101,7 +120,10 @@ describe('ungated calls', () => {
     expect(await callAs('auto', true)).toEqual([]);
     expect(await callAs('always', false)).toEqual([]);
     expect(await callAs('auto', false, {}, tool('plain'))).toEqual([]);
-    const needy = tool('needy', { confirm: { trigger: 'ai:confirm' }, inputSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] } });
+    const needy = tool('needy', {
+      confirm: { trigger: 'ai:confirm' },
+      inputSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] },
+    });
     expect(await callAs('auto', false, {}, needy)).toEqual([]);
   });
 });

@@ -77,7 +77,8 @@ export class SessionPool {
 
   /** Lets go of a session whose transport closed, unless its id is held by another transport. */
   forget(transport: StreamableHTTPServerTransport): void {
-    if (transport.sessionId !== undefined && this.#sessions.get(transport.sessionId)?.transport === transport) this.#sessions.delete(transport.sessionId);
+    if (transport.sessionId !== undefined && this.#sessions.get(transport.sessionId)?.transport === transport)
+      this.#sessions.delete(transport.sessionId);
   }
 
   /** Stops expiring sessions. */

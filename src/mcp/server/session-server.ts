@@ -62,7 +62,11 @@ export function sessionServer(identity: ServerIdentity, listing: readonly Listed
             params: {
               mode: 'form',
               message: form.message,
-              requestedSchema: { type: 'object', properties: { ...form.requestedSchema.properties }, required: [...form.requestedSchema.required] },
+              requestedSchema: {
+                type: 'object',
+                properties: { ...form.requestedSchema.properties },
+                required: [...form.requestedSchema.required],
+              },
             },
           },
           ElicitResultSchema,

@@ -10,11 +10,16 @@ export type ElicitAnswer = (request: ElicitRequest['params']) => Promise<unknown
 
 /** An official SDK client over streamable HTTP. */
 export async function connectClient(url: string, elicit?: ElicitAnswer, headers?: Readonly<Record<string, string>>): Promise<Client> {
-  const client = new Client({ name: 'fisk-test-client', version: '1.0.0' }, elicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } });
+  const client = new Client(
+    { name: 'fisk-test-client', version: '1.0.0' },
+    elicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
+  );
   if (elicit !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => (await elicit(request.params)) as ElicitResult);
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), headers === undefined ? {} : { requestInit: { headers: { ...headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), headers === undefined ? {} : { requestInit: { headers: { ...headers } } }),
+  );
   return client;
 }
 

@@ -48,14 +48,21 @@ export class FileStore implements Store {
       if (st.isSymbolicLink()) {
         // An operator may point the directory at a link; only the entries inside are held to no-follow.
       } else if (!st.isDirectory()) {
-        throw new MemoryError('io', `memory directory ${directory} is not a directory; set harness.memory.options.directory to a directory`);
+        throw new MemoryError(
+          'io',
+          `memory directory ${directory} is not a directory; set harness.memory.options.directory to a directory`,
+        );
       } else if (options.create !== false && (st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) {
         // tightened when opened to use; a look (`create: false`) changes nothing
         await chmod(directory, 0o700);
       }
     } catch (err) {
       if (err instanceof MemoryError) throw err;
-      throw new MemoryError('io', `cannot use memory directory ${directory}: ${(err as Error).message}; set harness.memory.options.directory to a writable directory`, { cause: err });
+      throw new MemoryError(
+        'io',
+        `cannot use memory directory ${directory}: ${(err as Error).message}; set harness.memory.options.directory to a writable directory`,
+        { cause: err },
+      );
     }
     return new FileStore(directory);
   }
@@ -189,7 +196,11 @@ export class FileStore implements Store {
       const st = await fh.stat();
       if (!st.isFile()) throw unsafe(key);
       if (st.size > MAX_ENTRY_BYTES * 4) {
-        throw new MemoryError('too_large', `memory ${JSON.stringify(key)} is ${st.size} bytes on disk, far over the limit; remove or shorten the file`, { key });
+        throw new MemoryError(
+          'too_large',
+          `memory ${JSON.stringify(key)} is ${st.size} bytes on disk, far over the limit; remove or shorten the file`,
+          { key },
+        );
       }
       return await fh.readFile({ encoding: 'utf8' });
     } catch (err) {

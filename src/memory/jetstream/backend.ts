@@ -38,7 +38,11 @@ export function jetStreamSettings(options: string, context: BackendContext): Jet
     );
   }
   if (!/^[-\w]+$/u.test(bucket)) {
-    throw ConfigError.of('value', 'harness.memory.options.bucket', `${JSON.stringify(bucket)} is not a KV bucket name; use letters, digits, "_" and "-"`);
+    throw ConfigError.of(
+      'value',
+      'harness.memory.options.bucket',
+      `${JSON.stringify(bucket)} is not a KV bucket name; use letters, digits, "_" and "-"`,
+    );
   }
   let prefix: string;
   if (o.prefix === undefined) {
@@ -69,7 +73,10 @@ export const jetStreamBackend: BackendFactory = {
   async open(options, context) {
     const s = jetStreamSettings(options, context);
     if (context.nats === undefined) {
-      throw new MemoryError('missing_dependency', 'jetstream memory needs a NATS connection; set nats_context to a NATS context that reaches the bucket');
+      throw new MemoryError(
+        'missing_dependency',
+        'jetstream memory needs a NATS connection; set nats_context to a NATS context that reaches the bucket',
+      );
     }
     const { JetStreamStore } = await import('./jetstream-store.js');
     return JetStreamStore.open({ nats: context.nats, context: context.natsContext, ...s });

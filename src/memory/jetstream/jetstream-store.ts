@@ -66,10 +66,16 @@ export class JetStreamStore implements Store {
   static async open(options: JetStreamStoreOptions): Promise<JetStreamStore> {
     const { bucket, prefix } = options;
     if (!/^[-\w]+$/u.test(bucket)) {
-      throw new MemoryError('bucket_unsuitable', `harness.memory.options.bucket: ${JSON.stringify(bucket)} is not a KV bucket name; use letters, digits, "_" and "-"`);
+      throw new MemoryError(
+        'bucket_unsuitable',
+        `harness.memory.options.bucket: ${JSON.stringify(bucket)} is not a KV bucket name; use letters, digits, "_" and "-"`,
+      );
     }
     if (prefix !== '' && !isValidKey(prefix)) {
-      throw new MemoryError('invalid_key', `harness.memory.options.prefix: ${JSON.stringify(prefix)} is not a legal key prefix; use letters, digits, ".", "_", "=" and "-", or "" for a flat keyspace`);
+      throw new MemoryError(
+        'invalid_key',
+        `harness.memory.options.prefix: ${JSON.stringify(prefix)} is not a legal key prefix; use letters, digits, ".", "_", "=" and "-", or "" for a flat keyspace`,
+      );
     }
     const timeoutMs = options.bindTimeoutMs ?? BIND_TIMEOUT_MS;
     const js: JetStreamClient = jetstream(options.nats, { timeout: timeoutMs });
@@ -114,7 +120,9 @@ export class JetStreamStore implements Store {
           { cause: err },
         );
       }
-      throw new MemoryError('unavailable', `jetstream memory: cannot bind KV bucket ${JSON.stringify(bucket)}: ${(err as Error).message}`, { cause: err });
+      throw new MemoryError('unavailable', `jetstream memory: cannot bind KV bucket ${JSON.stringify(bucket)}: ${(err as Error).message}`, {
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -268,7 +276,11 @@ function encode(text: string, key: string): Uint8Array {
   const bytes = new TextEncoder().encode(text);
   // Unreachable after validateWrite by construction of the limit; kept so a limit change cannot slip past a bucket check.
   if (bytes.length > MAX_ENTRY_BYTES) {
-    throw new MemoryError('too_large', `memory ${JSON.stringify(key)} serializes to ${bytes.length} bytes, over ${MAX_ENTRY_BYTES}; shorten it`, { key });
+    throw new MemoryError(
+      'too_large',
+      `memory ${JSON.stringify(key)} serializes to ${bytes.length} bytes, over ${MAX_ENTRY_BYTES}; shorten it`,
+      { key },
+    );
   }
   return bytes;
 }

@@ -42,7 +42,10 @@ export function parseJournal(text: string, file: string): ParsedJournal {
       const prev = records[records.length - 1];
       if (prev !== undefined && checkAppend(record.seq, prev.seq) !== 'next') {
         const why = record.seq > prev.seq ? ' (a gap: records are missing)' : '';
-        throw new RunStateError('corrupt', `corrupt record sequence: ${file} line ${lineNo}: seq ${record.seq} does not follow seq ${prev.seq}${why}`);
+        throw new RunStateError(
+          'corrupt',
+          `corrupt record sequence: ${file} line ${lineNo}: seq ${record.seq} does not follow seq ${prev.seq}${why}`,
+        );
       }
       records.push(record);
     }

@@ -33,7 +33,10 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 function lockedError(runId: string): RunStateError {
-  return new RunStateError('locked', `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`);
+  return new RunStateError(
+    'locked',
+    `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`,
+  );
 }
 
 /** Builds a file store over `dir`. The directory is created (0700) when the first run is. */
@@ -66,7 +69,9 @@ export function fileSessionStore(dir: string): SessionStore {
       return { text: await readFile(paths(runId).json, 'utf8') };
     } catch (err) {
       if (errno(err) === 'ENOENT') return undefined;
-      throw new RunStateError('unavailable', `cannot read run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, { cause: err });
+      throw new RunStateError('unavailable', `cannot read run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   };
 
@@ -87,7 +92,10 @@ export function fileSessionStore(dir: string): SessionStore {
     const write = async (record: SessionRecord): Promise<AppendOutcome> => {
       if (state === 'closed') throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);
       if (state === 'broken') {
-        throw new RunStateError('unavailable', `journal for run ${JSON.stringify(runId)} failed a write; reopen the run to continue from its last whole record`);
+        throw new RunStateError(
+          'unavailable',
+          `journal for run ${JSON.stringify(runId)} failed a write; reopen the run to continue from its last whole record`,
+        );
       }
       const line = `${encodeRecord(record)}\n`;
       const check = checkAppend(record.seq, lastSeq);
@@ -106,7 +114,9 @@ export function fileSessionStore(dir: string): SessionStore {
       } catch (err) {
         // a partial line may be on disk: only a reopen (which drops a torn tail) may write again
         state = 'broken';
-        throw new RunStateError('unavailable', `cannot write run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, { cause: err });
+        throw new RunStateError('unavailable', `cannot write run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
       lastSeq = record.seq;
       return 'appended';
@@ -147,7 +157,8 @@ export function fileSessionStore(dir: string): SessionStore {
     async create(runId: string): Promise<Journal> {
       checkRunId(runId);
       const lock = await take(runId);
-      if (lock === undefined) throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)} (another process is writing it)`);
+      if (lock === undefined)
+        throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)} (another process is writing it)`);
       try {
         await stat(paths(runId).json);
       } catch (err) {
@@ -248,7 +259,8 @@ export function fileSessionStore(dir: string): SessionStore {
         if (errno(err) === 'ENOENT') return false; // no directory, so no run
         throw err;
       }
-      if (lock === undefined) throw new RunStateError('locked', `run ${JSON.stringify(runId)} is in use by another process; stop it before removing the run`);
+      if (lock === undefined)
+        throw new RunStateError('locked', `run ${JSON.stringify(runId)} is in use by another process; stop it before removing the run`);
       try {
         const removed = await unlink(json).then(
           () => true,

@@ -91,9 +91,14 @@ export class RunKeyspace {
       record = decodeRecord(new TextDecoder().decode(message.data));
     } catch (err) {
       if (isRunStateError(err, 'version')) throw err;
-      throw new RunStateError('corrupt', `corrupt record sequence: ${message.subject} (stream seq ${message.seq}): ${(err as Error).message}`, { cause: err });
+      throw new RunStateError(
+        'corrupt',
+        `corrupt record sequence: ${message.subject} (stream seq ${message.seq}): ${(err as Error).message}`,
+        { cause: err },
+      );
     }
-    if (record.seq !== this.seqOf(message.subject)) throw new RunStateError('corrupt', `corrupt record sequence: ${message.subject} holds record seq ${record.seq}`);
+    if (record.seq !== this.seqOf(message.subject))
+      throw new RunStateError('corrupt', `corrupt record sequence: ${message.subject} holds record seq ${record.seq}`);
     return record;
   }
 }

@@ -34,7 +34,12 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const good: Partial<StreamConfig> = { subjects: ['ok.>'], max_msgs_per_subject: 1, discard: DiscardPolicy.New, discard_new_per_subject: true };
+const good: Partial<StreamConfig> = {
+  subjects: ['ok.>'],
+  max_msgs_per_subject: 1,
+  discard: DiscardPolicy.New,
+  discard_new_per_subject: true,
+};
 
 async function refusal(name: string, config: Partial<StreamConfig> | undefined): Promise<string> {
   if (config !== undefined) await jsm.streams.add({ name, ...config });
@@ -53,7 +58,11 @@ describe('jetstream session backend binding', () => {
     const store = await jetstreamSessionStore(conn, 'GOOD');
     expect(store.location).toBe('stream GOOD');
     const j = await store.create('r1');
-    await j.append({ seq: 1, protocol: 'io.choria.fisk-ai.v1.session.meta', meta: { version: 3, run_id: 'r1', created: new Date().toISOString(), fingerprint: {} } });
+    await j.append({
+      seq: 1,
+      protocol: 'io.choria.fisk-ai.v1.session.meta',
+      meta: { version: 3, run_id: 'r1', created: new Date().toISOString(), fingerprint: {} },
+    });
     const m = await jsm.streams.getMessage('GOOD', { last_by_subj: 'ok.r1._meta' });
     expect(m?.subject).toBe('ok.r1._meta');
     expect(conn.connection.isClosed()).toBe(false);
@@ -86,7 +95,11 @@ describe('jetstream session backend binding', () => {
 
 describe('jetstream session backend under loss and corruption', () => {
   const fingerprint = { provider: 'anthropic', model: 'm1' };
-  const terminal = (seq: number): SessionRecord => ({ seq, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } });
+  const terminal = (seq: number): SessionRecord => ({
+    seq,
+    protocol: 'io.choria.fisk-ai.v1.session.terminal',
+    terminal: { reason: 'completed' },
+  });
 
   async function fresh(name: string, subject: string): Promise<SessionStore> {
     await jsm.streams.add({ name, ...good, subjects: [`${subject}.>`] });
@@ -159,7 +172,7 @@ describe('jetstream session backend under loss and corruption', () => {
     await other.close();
   });
 
-  it('refuses a writer whose record sequence another writer stored first, and keeps the other writer\'s record', async () => {
+  it("refuses a writer whose record sequence another writer stored first, and keeps the other writer's record", async () => {
     const store = await fresh('TWOWRITERS', 'tw');
     const a = await startRun(store, { runId: 'r', fingerprint, prompt: 'p' });
     const b = await (await jetstreamSessionStore(conn, 'TWOWRITERS')).open('r');

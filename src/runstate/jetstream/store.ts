@@ -61,7 +61,10 @@ export class JetStreamSessionStore implements SessionStore {
       });
       prefix = checkStream(stream, info.config, suggestedReplicas(conn.connection), conn.context.name);
     } catch (err) {
-      throw unavailable(`cannot bind JetStream stream ${JSON.stringify(stream)} via NATS context ${JSON.stringify(conn.context.name)}`, err);
+      throw unavailable(
+        `cannot bind JetStream stream ${JSON.stringify(stream)} via NATS context ${JSON.stringify(conn.context.name)}`,
+        err,
+      );
     }
     return new JetStreamSessionStore(new RunKeyspace(jsm, stream, prefix), jsm, jetstream(conn.connection, conn.jetstream));
   }
@@ -69,7 +72,8 @@ export class JetStreamSessionStore implements SessionStore {
   create(runId: string): Promise<Journal> {
     return this.#guard(`cannot create run ${JSON.stringify(runId)}`, async () => {
       checkRunId(runId);
-      if ((await this.#keys.lastMsg(this.#keys.runSubjects(runId))) !== null) throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)}`);
+      if ((await this.#keys.lastMsg(this.#keys.runSubjects(runId))) !== null)
+        throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)}`);
       return new JetStreamJournal(this.#keys, this.#js, runId, 0);
     });
   }
@@ -100,7 +104,11 @@ export class JetStreamSessionStore implements SessionStore {
             records.push(this.#keys.decodeAt(m));
             if (records.length >= expected) break;
           }
-          if (got === 0) throw new RunStateError('unavailable', `run ${JSON.stringify(runId)}: stream stopped delivering after ${records.length} of ${expected} records`);
+          if (got === 0)
+            throw new RunStateError(
+              'unavailable',
+              `run ${JSON.stringify(runId)}: stream stopped delivering after ${records.length} of ${expected} records`,
+            );
         }
       } finally {
         await consumer.delete().catch(() => undefined);

@@ -27,7 +27,8 @@ export function checkStream(stream: string, config: Partial<StreamConfig>, repli
   if (config.max_msgs_per_subject !== 1) problems.push(`max messages per subject must be 1 (is ${String(config.max_msgs_per_subject)})`);
   if (config.discard !== 'new') problems.push(`discard policy must be new (is ${String(config.discard)})`);
   if (config.discard_new_per_subject !== true) problems.push('discard new per subject must be on');
-  if (config.max_age !== undefined && config.max_age !== 0) problems.push(`max age must be 0, stored runs would expire (is ${config.max_age / 1e9}s)`);
+  if (config.max_age !== undefined && config.max_age !== 0)
+    problems.push(`max age must be 0, stored runs would expire (is ${config.max_age / 1e9}s)`);
   const size = config.max_msg_size ?? -1;
   if (size > 0 && size < 4096) problems.push(`max message size must be unlimited or at least 4096 bytes (is ${size})`);
   const prefix = wildcards.length === 1 ? (wildcards[0] as string).slice(0, -2) : 'fisk.sessions';

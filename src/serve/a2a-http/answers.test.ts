@@ -6,7 +6,16 @@ import type { CitedPassage } from './citations.js';
 import { approvalAnswer, confirmAnswer, inputAnswer, questionParts, selectAnswer } from './questions.js';
 import { dataPart, textPart } from './wire.js';
 
-const msg = (...parts: Part[]): Message => ({ messageId: 'm', contextId: '', taskId: 't', role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] });
+const msg = (...parts: Part[]): Message => ({
+  messageId: 'm',
+  contextId: '',
+  taskId: 't',
+  role: Role.ROLE_USER,
+  parts,
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
 const said = (text: string): Message => msg(textPart(text));
 
 describe('a caller answering a question', () => {
@@ -22,8 +31,14 @@ describe('a caller answering a question', () => {
     expect(approvalAnswer(said('ALWAYS'))).toBe('always');
     expect(approvalAnswer(said('yes'))).toBe('once');
     expect(approvalAnswer(said('no'))).toBe('decline');
-    expect(approvalAnswer(said('not on production, use staging'))).toEqual({ decision: 'decline', reason: 'not on production, use staging' });
-    expect(approvalAnswer(msg(dataPart({ answer: { decision: 'decline', reason: 'later' } })))).toEqual({ decision: 'decline', reason: 'later' });
+    expect(approvalAnswer(said('not on production, use staging'))).toEqual({
+      decision: 'decline',
+      reason: 'not on production, use staging',
+    });
+    expect(approvalAnswer(msg(dataPart({ answer: { decision: 'decline', reason: 'later' } })))).toEqual({
+      decision: 'decline',
+      reason: 'later',
+    });
     expect(approvalAnswer(msg(dataPart({ answer: 42 })))).toBe('decline');
   });
 
@@ -44,7 +59,10 @@ describe('a caller answering a question', () => {
   it('puts the question in words, with how to answer, and as data', () => {
     const parts = questionParts({ kind: 'select', text: 'Which colour?', options: ['red', 'blue'] });
     expect(parts[0]?.content).toEqual({ $case: 'text', value: 'Which colour?\n\nReply with one of: 1) red, 2) blue.' });
-    expect(parts[1]?.content).toEqual({ $case: 'data', value: { question: { kind: 'select', text: 'Which colour?', options: ['red', 'blue'] } } });
+    expect(parts[1]?.content).toEqual({
+      $case: 'data',
+      value: { question: { kind: 'select', text: 'Which colour?', options: ['red', 'blue'] } },
+    });
   });
 });
 
@@ -59,7 +77,10 @@ describe('citations of a served answer', () => {
   });
 
   it('reads the passages of a knowledge_search result and ignores anything else', () => {
-    expect(passagesOf(output)).toEqual([{ ref: 'docs/a.md#0', section: 'Intro', url: 'https://docs.example/a#intro' }, { ref: 'docs/b.md#3' }]);
+    expect(passagesOf(output)).toEqual([
+      { ref: 'docs/a.md#0', section: 'Intro', url: 'https://docs.example/a#intro' },
+      { ref: 'docs/b.md#3' },
+    ]);
     expect(passagesOf('not json')).toEqual([]);
     expect(passagesOf('{"results": "nope"}')).toEqual([]);
   });

@@ -27,16 +27,37 @@ const MODES = ['text/plain', 'application/json'];
  */
 function skillOf(tool: Tool): AgentSkill {
   const tags = [...new Set(['tool', ...tool.capabilities.tags])];
-  return { id: tool.name, name: tool.name, description: tool.description, tags, examples: [], inputModes: [], outputModes: [], securityRequirements: [] };
+  return {
+    id: tool.name,
+    name: tool.name,
+    description: tool.description,
+    tags,
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  };
 }
 
 /** A card with no tools still names one skill: answering a prompt. */
 function generalSkill(o: HttpCardOptions): AgentSkill {
-  return { id: 'prompt', name: o.identity, description: o.description, tags: ['prompt'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] };
+  return {
+    id: 'prompt',
+    name: o.identity,
+    description: o.description,
+    tags: ['prompt'],
+    examples: [],
+    inputModes: [],
+    outputModes: [],
+    securityRequirements: [],
+  };
 }
 
 export function buildHttpCard(o: HttpCardOptions): AgentCard {
-  const interfaces = duplicateInterfacesForLegacy([{ url: o.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']);
+  const interfaces = duplicateInterfacesForLegacy(
+    [{ url: o.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    ['JSONRPC'],
+  );
   return {
     name: o.identity,
     description: o.description,
@@ -45,7 +66,18 @@ export function buildHttpCard(o: HttpCardOptions): AgentCard {
     version: o.version === '' ? 'dev' : o.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: o.bearer
-      ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'The token the operator of this agent gave you, as Authorization: Bearer <token>', scheme: 'Bearer', bearerFormat: '' } } } }
+      ? {
+          bearer: {
+            scheme: {
+              $case: 'httpAuthSecurityScheme',
+              value: {
+                description: 'The token the operator of this agent gave you, as Authorization: Bearer <token>',
+                scheme: 'Bearer',
+                bearerFormat: '',
+              },
+            },
+          },
+        }
       : {},
     securityRequirements: o.bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: MODES,

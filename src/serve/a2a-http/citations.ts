@@ -23,7 +23,11 @@ export function passagesOf(output: string): CitedPassage[] {
     if (typeof r !== 'object' || r === null) continue;
     const { ref, section, url } = r as Record<string, unknown>;
     if (typeof ref !== 'string' || ref === '') continue;
-    out.push({ ref, ...(typeof section === 'string' && section !== '' ? { section } : {}), ...(typeof url === 'string' && url !== '' ? { url } : {}) });
+    out.push({
+      ref,
+      ...(typeof section === 'string' && section !== '' ? { section } : {}),
+      ...(typeof url === 'string' && url !== '' ? { url } : {}),
+    });
   }
   return out;
 }

@@ -60,7 +60,10 @@ export function taskEnding(result: WorkResult, ctx: EndingContext): TaskEnding {
       return failed(`agent ${ctx.identity} is shutting down and did not start this task; send it again`);
     case 'refused':
       if (isRunStateError(result.error, 'exists')) {
-        return { state: TaskState.TASK_STATE_REJECTED, text: `agent ${ctx.identity} already ran a task for this message (session ${ctx.sessionId}); send a new message` };
+        return {
+          state: TaskState.TASK_STATE_REJECTED,
+          text: `agent ${ctx.identity} already ran a task for this message (session ${ctx.sessionId}); send a new message`,
+        };
       }
       return { state: TaskState.TASK_STATE_REJECTED, text: withoutPaths(result.error.message) };
     case 'crashed':

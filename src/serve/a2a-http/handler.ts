@@ -13,7 +13,12 @@ import { HOPS_HEADER, hopsRefusal, parseHops } from '../../a2a/index.js';
 import type { TaskChannel } from './tasks.js';
 import { TaskState } from './wire.js';
 
-const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set<TaskState>([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 /** Where a delegating fisk agent puts the chain of agents a task came through, besides the header. */
 export const HOPS_METADATA_KEY = 'fisk-ai/hops';
@@ -38,19 +43,32 @@ export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, s
   const route = async (params: SendMessageRequest, ctx: ServerCallContext): Promise<Routed> => {
     const m: Message | undefined = params.message;
     if (m === undefined) return { kind: 'run', params };
-    if (m.messageId.trim() === '') throw new RequestMalformedError('message.messageId is required: it is how a retried message finds its task; give every message its own id');
+    if (m.messageId.trim() === '')
+      throw new RequestMalformedError(
+        'message.messageId is required: it is how a retried message finds its task; give every message its own id',
+      );
     if (m.taskId === '') {
-      if (!channel.open) throw new UnsupportedOperationError(`agent ${identity} is shutting down and takes no new tasks; send it again once it is back`);
+      if (!channel.open)
+        throw new UnsupportedOperationError(`agent ${identity} is shutting down and takes no new tasks; send it again once it is back`);
       const hops = hopsOf(params, m, ctx);
       const circle = hopsRefusal(identity, hops);
       if (circle !== undefined) throw new UnsupportedOperationError(`agent ${identity} refuses this task: ${circle}`);
       const contextId = m.contextId === '' ? randomUUID() : m.contextId;
       const { id, fresh, busy } = channel.claim(m.messageId, contextId, hops);
       if (busy !== undefined) {
-        throw new UnsupportedOperationError(`the conversation ${contextId} has a task still open (${busy}); wait for it to end, answer it or cancel it before sending the next one`);
+        throw new UnsupportedOperationError(
+          `the conversation ${contextId} has a task still open (${busy}); wait for it to end, answer it or cancel it before sending the next one`,
+        );
       }
       if (!fresh) return { kind: 'existing', id };
-      const task: Task = { id, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [], metadata: undefined };
+      const task: Task = {
+        id,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+        artifacts: [],
+        history: [],
+        metadata: undefined,
+      };
       try {
         await store.save(task, ctx);
       } catch (err) {
@@ -63,7 +81,9 @@ export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, s
       case 'repeat':
         return { kind: 'existing', id: m.taskId };
       case 'busy':
-        throw new UnsupportedOperationError(`task ${m.taskId} is working and has asked nothing; follow it (GetTask or SubscribeToTask) or cancel it, and send a new message for a new task`);
+        throw new UnsupportedOperationError(
+          `task ${m.taskId} is working and has asked nothing; follow it (GetTask or SubscribeToTask) or cancel it, and send a new message for a new task`,
+        );
       default:
         return { kind: 'run', params };
     }

@@ -69,11 +69,28 @@ export async function openA2aHttpChannel(runtime: Runtime, opts: A2aHttpOptions)
   const tools = selectExposed(assembled.served).exposed;
   const url = settings.publicUrl ?? `http://${hostForUrl(settings.address)}:${settings.port}/`;
   const help = runtime.application?.model.help.trim() ?? '';
-  const card = buildHttpCard({ identity: config.identity, version: opts.version, description: help === '' ? `Fisk AI agent ${config.identity}` : help, url, bearer: token !== undefined, tools });
+  const card = buildHttpCard({
+    identity: config.identity,
+    version: opts.version,
+    description: help === '' ? `Fisk AI agent ${config.identity}` : help,
+    url,
+    bearer: token !== undefined,
+    tools,
+  });
   const store = new InMemoryTaskStore();
-  const tasks = new TaskChannel({ identity: config.identity, workers: opts.workers ?? settings.workers, questionTimeoutMs: settings.questionTimeout.ms, store });
+  const tasks = new TaskChannel({
+    identity: config.identity,
+    workers: opts.workers ?? settings.workers,
+    questionTimeoutMs: settings.questionTimeout.ms,
+    store,
+  });
   const inner = new DefaultRequestHandler(card, store, tasks);
-  const listener = await A2aListener.start({ address: settings.address, port: settings.port, token, handler: guardedHandler(inner, tasks, store, config.identity) });
+  const listener = await A2aListener.start({
+    address: settings.address,
+    port: settings.port,
+    token,
+    handler: guardedHandler(inner, tasks, store, config.identity),
+  });
   let closed: Promise<void> | undefined;
   const shutdown = (): Promise<void> => (closed ??= listener.close());
   return {

@@ -4,7 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildHttpCard } from './card.js';
 import { A2aListener, MAX_BODY_BYTES } from './listener.js';
 
-const card = buildHttpCard({ identity: 'probe', version: '1.0.0', description: 'A probe', url: 'http://127.0.0.1:1/', bearer: false, tools: [] });
+const card = buildHttpCard({
+  identity: 'probe',
+  version: '1.0.0',
+  description: 'A probe',
+  url: 'http://127.0.0.1:1/',
+  bearer: false,
+  tools: [],
+});
 /** Only the card is asked of the handler before the checks under test answer. */
 const handler = { getAgentCard: () => Promise.resolve(card) } as unknown as A2ARequestHandler;
 
@@ -19,14 +26,20 @@ async function listen(token?: string): Promise<A2aListener> {
   return l;
 }
 
-function call(url: string, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function call(
+  url: string,
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const u = new URL(opts.path ?? '/', url);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: opts.method ?? 'POST', headers: opts.headers ?? {} }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
+    const req = request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: opts.method ?? 'POST', headers: opts.headers ?? {} },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -71,6 +84,8 @@ describe('the A2A HTTP listener', () => {
   it('says which key to change when the port is taken', async () => {
     const l = await listen();
     const port = Number(new URL(l.url).port);
-    await expect(A2aListener.start({ address: '127.0.0.1', port, token: undefined, handler })).rejects.toThrow(/expose\.agent\.a2a_http: cannot listen on 127\.0\.0\.1:\d+ \(the port is taken\); set expose\.agent\.a2a_http\.port/u);
+    await expect(A2aListener.start({ address: '127.0.0.1', port, token: undefined, handler })).rejects.toThrow(
+      /expose\.agent\.a2a_http: cannot listen on 127\.0\.0\.1:\d+ \(the port is taken\); set expose\.agent\.a2a_http\.port/u,
+    );
   });
 });

@@ -92,8 +92,19 @@ export class A2aListener {
     });
     await new Promise<void>((resolve, reject) => {
       const failed = (err: NodeJS.ErrnoException): void => {
-        const why = err.code === 'EADDRINUSE' ? 'the port is taken' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this machine' : (err.code ?? err.message);
-        reject(new ServeError('a2a_http', `expose.agent.a2a_http: cannot listen on ${o.address}:${o.port} (${why}); set expose.agent.a2a_http.port (and address) to a free one`, { cause: err }));
+        const why =
+          err.code === 'EADDRINUSE'
+            ? 'the port is taken'
+            : err.code === 'EADDRNOTAVAIL'
+              ? 'the address is not on this machine'
+              : (err.code ?? err.message);
+        reject(
+          new ServeError(
+            'a2a_http',
+            `expose.agent.a2a_http: cannot listen on ${o.address}:${o.port} (${why}); set expose.agent.a2a_http.port (and address) to a free one`,
+            { cause: err },
+          ),
+        );
       };
       http.once('error', failed);
       http.listen(o.port, o.address, () => {
@@ -131,13 +142,19 @@ async function answer(req: IncomingMessage, res: ServerResponse, o: Answering): 
   }
   const path = new URL(req.url ?? '/', 'http://a2a').pathname;
   if (path === CARD_PATH) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'use GET for the agent card' }, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, { error: 'use GET for the agent card' }, { allow: 'GET, HEAD' });
     return send(res, 200, AgentCard.toJSON(await o.handler.getAgentCard()));
   }
   if (path !== '/') return send(res, 404, { error: `not found: the agent card is at ${CARD_PATH} and JSON-RPC at /` });
   if (req.method !== 'POST') return send(res, 405, { error: 'post JSON-RPC requests to /' }, { allow: 'POST' });
   if (o.token !== undefined && !authorized(req, o.token)) {
-    return send(res, 401, { error: 'unauthorized: send the token the operator gave you as Authorization: Bearer <token>' }, { 'www-authenticate': 'Bearer' });
+    return send(
+      res,
+      401,
+      { error: 'unauthorized: send the token the operator gave you as Authorization: Bearer <token>' },
+      { 'www-authenticate': 'Bearer' },
+    );
   }
   const text = await body(req);
   if (text === undefined) return send(res, 413, { error: `the request is larger than ${MAX_BODY_BYTES} bytes` });
@@ -149,7 +166,11 @@ async function rpcAnswer(req: IncomingMessage, res: ServerResponse, text: string
   const useLegacy = version === undefined || version === '' || version === '0.3';
   const user: User = o.token === undefined ? new UnauthenticatedUser() : new BearerUser();
   // the headers travel in the call's state: a delegated task's chain of agents is among them
-  const context = new ServerCallContext({ user, state: new Map([['headers', req.headers]]), ...(version === undefined || version === '' ? {} : { requestedVersion: version }) });
+  const context = new ServerCallContext({
+    user,
+    state: new Map([['headers', req.headers]]),
+    ...(version === undefined || version === '' ? {} : { requestedVersion: version }),
+  });
   let out: Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
   try {
     validateVersion(context.requestedVersion, await o.handler.getAgentCard(), 'JSONRPC');

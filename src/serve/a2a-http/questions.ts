@@ -35,7 +35,10 @@ export function questionParts(q: Question): Part[] {
           ? `Reply with one of: ${(q.options ?? []).map((o, i) => `${i + 1}) ${o}`).join(', ')}.`
           : 'Reply with your answer.';
   const lead = q.kind === 'approval' ? `Approve this call? ${q.text}` : q.text;
-  return [textPart(`${lead}\n\n${how}`), dataPart({ question: { kind: q.kind, text: q.text, ...(q.options === undefined ? {} : { options: [...q.options] }) } })];
+  return [
+    textPart(`${lead}\n\n${how}`),
+    dataPart({ question: { kind: q.kind, text: q.text, ...(q.options === undefined ? {} : { options: [...q.options] }) } }),
+  ];
 }
 
 const YES = new Set(['y', 'yes', 'true', 'ok', 'approve', 'approved', 'allow', 'confirm']);

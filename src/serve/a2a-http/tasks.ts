@@ -13,7 +13,14 @@
  */
 import { createHash } from 'node:crypto';
 import { AgentEvent, ResultManager } from '@a2a-js/sdk/server';
-import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type {
+  AgentExecutionEvent,
+  AgentExecutor,
+  ExecutionEventBus,
+  RequestContext,
+  ServerCallContext,
+  TaskStore,
+} from '@a2a-js/sdk/server';
 import type { Message, Task } from '@a2a-js/sdk';
 import type { AgentEvent as RunEvent } from '../../agent/events.js';
 import type { Channel, Work, WorkResult } from '../channel.js';
@@ -96,7 +103,11 @@ export class TaskChannel implements Channel, AgentExecutor {
    * a conversation whose last task completed continues its journal; one in a conversation with a
    * task still open is not claimed (`busy` names that task).
    */
-  claim(messageId: string, contextId: string, hops: readonly string[] = []): { readonly id: string; readonly fresh: boolean; readonly busy?: string } {
+  claim(
+    messageId: string,
+    contextId: string,
+    hops: readonly string[] = [],
+  ): { readonly id: string; readonly fresh: boolean; readonly busy?: string } {
     const id = taskIdFor(this.#opts.identity, messageId);
     if (this.#entries.has(id)) return { id, fresh: false };
     const busy = this.#activeIn(contextId);
@@ -203,7 +214,14 @@ export class TaskChannel implements Channel, AgentExecutor {
   }
 
   #fresh(e: Entry, message: Message): Task {
-    return { id: e.id, contextId: e.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [message], metadata: undefined };
+    return {
+      id: e.id,
+      contextId: e.contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [message],
+      metadata: undefined,
+    };
   }
 
   #phase(e: Entry, phase: Phase): void {
@@ -227,7 +245,13 @@ export class TaskChannel implements Channel, AgentExecutor {
 
   /** The last status; a run's token use travels in its metadata (`usage`), for a delegating caller to count. */
   #end(e: Entry, state: TaskState, text: string | undefined, usage?: { readonly input: number; readonly output: number }): Promise<void> {
-    this.#status(e, state, text, undefined, usage === undefined ? undefined : { usage: { input_tokens: usage.input, output_tokens: usage.output } });
+    this.#status(
+      e,
+      state,
+      text,
+      undefined,
+      usage === undefined ? undefined : { usage: { input_tokens: usage.input, output_tokens: usage.output } },
+    );
     this.#phase(e, 'ended');
     return e.writes;
   }
@@ -239,7 +263,11 @@ export class TaskChannel implements Channel, AgentExecutor {
       return;
     }
     if (!this.#queue.open) {
-      void this.#end(e, TaskState.TASK_STATE_REJECTED, `agent ${this.#opts.identity} is shutting down and takes no new tasks; send it again once it is back`);
+      void this.#end(
+        e,
+        TaskState.TASK_STATE_REJECTED,
+        `agent ${this.#opts.identity} is shutting down and takes no new tasks; send it again once it is back`,
+      );
       return;
     }
     this.#phase(e, 'queued');
@@ -306,7 +334,12 @@ export class TaskChannel implements Channel, AgentExecutor {
 
   async #finish(e: Entry, result: WorkResult): Promise<void> {
     e.answer?.(undefined);
-    const ending = taskEnding(result, { identity: this.#opts.identity, sessionId: e.sessionId, cancelled: e.cancelled, draining: !this.#queue.open });
+    const ending = taskEnding(result, {
+      identity: this.#opts.identity,
+      sessionId: e.sessionId,
+      cancelled: e.cancelled,
+      draining: !this.#queue.open,
+    });
     if (result.kind === 'ran' && result.outcome.status === 'completed') {
       this.#artifacts(e, result.outcome.answer);
       this.#lastCompleted.set(e.contextId, e);
@@ -315,14 +348,29 @@ export class TaskChannel implements Channel, AgentExecutor {
   }
 
   #artifacts(e: Entry, answer: string): void {
-    this.#publish(e, AgentEvent.artifactUpdate(artifactUpdate(e.id, e.contextId, { artifactId: 'answer', name: 'answer', description: 'The answer of the run', parts: [textPart(answer)] })));
+    this.#publish(
+      e,
+      AgentEvent.artifactUpdate(
+        artifactUpdate(e.id, e.contextId, {
+          artifactId: 'answer',
+          name: 'answer',
+          description: 'The answer of the run',
+          parts: [textPart(answer)],
+        }),
+      ),
+    );
     const cited = citedIn(answer, e.retrieved);
     if (cited.length === 0) return;
     const lines = cited.map((c) => `${c.ref}${c.section === undefined ? '' : ` (${c.section})`}${c.url === undefined ? '' : ` ${c.url}`}`);
     this.#publish(
       e,
       AgentEvent.artifactUpdate(
-        artifactUpdate(e.id, e.contextId, { artifactId: 'citations', name: 'citations', description: 'The knowledge passages the answer rests on', parts: [textPart(lines.join('\n')), dataPart({ citations: cited })] }),
+        artifactUpdate(e.id, e.contextId, {
+          artifactId: 'citations',
+          name: 'citations',
+          description: 'The knowledge passages the answer rests on',
+          parts: [textPart(lines.join('\n')), dataPart({ citations: cited })],
+        }),
       ),
     );
   }

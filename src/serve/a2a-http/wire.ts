@@ -16,20 +16,44 @@ export function dataPart(value: Record<string, unknown>): Part {
 
 /** A message from the agent on a task. */
 export function agentMessage(taskId: string, contextId: string, parts: readonly Part[]): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [...parts], metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [...parts],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 export function statusUpdate(taskId: string, contextId: string, state: TaskState, parts?: readonly Part[]): TaskStatusUpdateEvent {
   return {
     taskId,
     contextId,
-    status: { state, message: parts === undefined ? undefined : agentMessage(taskId, contextId, parts), timestamp: new Date().toISOString() },
+    status: {
+      state,
+      message: parts === undefined ? undefined : agentMessage(taskId, contextId, parts),
+      timestamp: new Date().toISOString(),
+    },
     metadata: undefined,
   };
 }
 
-export function artifactUpdate(taskId: string, contextId: string, artifact: Omit<Artifact, 'metadata' | 'extensions'>): TaskArtifactUpdateEvent {
-  return { taskId, contextId, artifact: { ...artifact, metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined };
+export function artifactUpdate(
+  taskId: string,
+  contextId: string,
+  artifact: Omit<Artifact, 'metadata' | 'extensions'>,
+): TaskArtifactUpdateEvent {
+  return {
+    taskId,
+    contextId,
+    artifact: { ...artifact, metadata: undefined, extensions: [] },
+    append: false,
+    lastChunk: true,
+    metadata: undefined,
+  };
 }
 
 /** The text of a caller's message: its text parts, in order, joined by blank lines. */

@@ -31,7 +31,11 @@ function argumentsOf(input: unknown): Record<string, unknown> {
 }
 
 /** The question tool each kind of reply answers. */
-const TOOL_OF: Readonly<Record<Exclude<Reply['kind'], 'approval'>, string>> = { confirm: 'ask_human_confirm', select: 'ask_human_select', input: 'ask_human_input' };
+const TOOL_OF: Readonly<Record<Exclude<Reply['kind'], 'approval'>, string>> = {
+  confirm: 'ask_human_confirm',
+  select: 'ask_human_select',
+  input: 'ask_human_input',
+};
 
 /**
  * Journals a late reply against the call of `session` still waiting for it, checked again under
@@ -42,7 +46,9 @@ export async function journalAnswer(store: SessionStore, session: string, reply:
     const run = await loadRun(store, session);
     if (run.status === 'completed') return [];
     const calls = run.pending?.calls ?? [];
-    return reply.kind === 'approval' ? calls.filter((c) => c.state === 'unanswered') : calls.filter((c) => c.state === 'deferred' && c.call.name === TOOL_OF[reply.kind]);
+    return reply.kind === 'approval'
+      ? calls.filter((c) => c.state === 'unanswered')
+      : calls.filter((c) => c.state === 'deferred' && c.call.name === TOOL_OF[reply.kind]);
   };
   if ((await find()).length === 0) return undefined;
   const journal = await store.open(session);

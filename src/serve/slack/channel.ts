@@ -17,7 +17,17 @@ import type { RunInput } from '../../host/index.js';
 import { RunStateError } from '../../runstate/index.js';
 import type { SessionStore } from '../../runstate/index.js';
 import type { Channel, Work, WorkResult } from '../channel.js';
-import { ACTIONS, decodeOrigin, decodeRef, escapeSlack, QuestionBoard, REASON_VIEW, reasonView, saidText, SlackPrompter } from './questions.js';
+import {
+  ACTIONS,
+  decodeOrigin,
+  decodeRef,
+  escapeSlack,
+  QuestionBoard,
+  REASON_VIEW,
+  reasonView,
+  saidText,
+  SlackPrompter,
+} from './questions.js';
 import { declineWith } from '../../toolkit/tool.js';
 import type { QuestionRef, ReasonOrigin, Reply } from './questions.js';
 import { journalAnswer, replyOf } from './answers.js';
@@ -28,7 +38,8 @@ import { SLACK_TOKEN_VARIABLES, threadSessionId } from './settings.js';
 import { ServeError } from '../errors.js';
 
 /** What a second answer to a question is told. */
-const ALREADY_ANSWERED = 'This question is no longer open: it was already answered, or the conversation moved on. Nothing was changed; mention me in this thread to carry on.';
+const ALREADY_ANSWERED =
+  'This question is no longer open: it was already answered, or the conversation moved on. Nothing was changed; mention me in this thread to carry on.';
 
 /** How long a question waits for a click before silence decides it. */
 export const DEFAULT_QUESTION_WINDOW_MS = 15 * 60 * 1000;
@@ -102,7 +113,6 @@ interface SubmissionBody {
 
 /** What a reason box's submission is answered with: nothing (the modal closes), or an error shown in it. */
 type SubmissionAck = { readonly response_action: 'errors'; readonly errors: Readonly<Record<string, string>> } | undefined;
-
 
 const STATUS = {
   queued: ':hourglass_flowing_sand: Queued: another answer in this thread comes first.',
@@ -188,7 +198,8 @@ export class SlackChannel implements Channel {
   #botUserId = '';
 
   private constructor(options: SlackChannelOptions) {
-    if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError(`workers must be a whole number of at least 1, not ${String(options.workers)}`);
+    if (!Number.isInteger(options.workers) || options.workers < 1)
+      throw new RangeError(`workers must be a whole number of at least 1, not ${String(options.workers)}`);
     if (options.channels.length === 0) throw new RangeError('expose.agent.slack.channels names no channel to answer in');
     this.#o = options;
     this.workers = options.workers;
@@ -199,8 +210,12 @@ export class SlackChannel implements Channel {
     const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };
     const receiver = new SocketModeReceiver({ appToken: options.tokens.appToken, logger, installerOptions: { clientOptions } });
     this.#app = new App({ token: options.tokens.botToken, receiver, logger, clientOptions });
-    this.#app.event('app_mention', ({ event, body }) => this.#admitIntake(() => this.#onMessage(event, (body as { team_id?: string }).team_id, true)));
-    this.#app.message(({ message, body }) => this.#admitIntake(() => this.#onMessage(message as MessageEvent, (body as { team_id?: string }).team_id, false)));
+    this.#app.event('app_mention', ({ event, body }) =>
+      this.#admitIntake(() => this.#onMessage(event, (body as { team_id?: string }).team_id, true)),
+    );
+    this.#app.message(({ message, body }) =>
+      this.#admitIntake(() => this.#onMessage(message as MessageEvent, (body as { team_id?: string }).team_id, false)),
+    );
     this.#app.action(/^fisk_/, async ({ ack, body, action }) => {
       await ack();
       await this.#admitIntake(() => this.#onAction(body, action as ActionPayload));
@@ -229,20 +244,28 @@ export class SlackChannel implements Channel {
       const auth = await channel.#app.client.auth.test();
       channel.#botUserId = typeof auth.user_id === 'string' ? auth.user_id : '';
     } catch (err) {
-      throw new ServeError('no_endpoint', `Slack did not accept the bot token in ${SLACK_TOKEN_VARIABLES.bot}: ${why(err)}`, { cause: err });
+      throw new ServeError('no_endpoint', `Slack did not accept the bot token in ${SLACK_TOKEN_VARIABLES.bot}: ${why(err)}`, {
+        cause: err,
+      });
     }
     try {
       await channel.#app.start();
     } catch (err) {
       await channel.#app.stop().catch(() => undefined);
-      throw new ServeError('no_endpoint', `Slack did not open a socket-mode connection with the app token in ${SLACK_TOKEN_VARIABLES.app}: ${why(err)}`, { cause: err });
+      throw new ServeError(
+        'no_endpoint',
+        `Slack did not open a socket-mode connection with the app token in ${SLACK_TOKEN_VARIABLES.app}: ${why(err)}`,
+        { cause: err },
+      );
     }
     return channel;
   }
 
   /** Tracks one event handler, so a drain waits for intake to end before counting what was admitted. */
   #admitIntake(handle: () => Promise<void>): Promise<void> {
-    const p = handle().catch((err: unknown) => this.#warn(`slack: could not take a message: ${err instanceof Error ? err.message : String(err)}`));
+    const p = handle().catch((err: unknown) =>
+      this.#warn(`slack: could not take a message: ${err instanceof Error ? err.message : String(err)}`),
+    );
     this.#intake.add(p);
     void p.finally(() => this.#intake.delete(p));
     return p;
@@ -261,7 +284,12 @@ export class SlackChannel implements Channel {
 
   #say(channel: string, thread: string, text: string, blocks?: readonly Record<string, unknown>[]): Promise<string | undefined> {
     return this.#post(async () => {
-      const r = await this.#app.client.chat.postMessage({ channel, thread_ts: thread, text, ...(blocks === undefined ? {} : { blocks: blocks as never }) });
+      const r = await this.#app.client.chat.postMessage({
+        channel,
+        thread_ts: thread,
+        text,
+        ...(blocks === undefined ? {} : { blocks: blocks as never }),
+      });
       return typeof r.ts === 'string' ? r.ts : undefined;
     });
   }
@@ -425,7 +453,9 @@ export class SlackChannel implements Channel {
   async #onAction(body: ActionBody, action: ActionPayload): Promise<void> {
     const user = body.user?.id ?? '';
     const actionId = action.action_id ?? '';
-    const ref = decodeRef(actionId === ACTIONS.select ? action.selected_option?.value : actionId === ACTIONS.input ? action.block_id : action.value);
+    const ref = decodeRef(
+      actionId === ACTIONS.select ? action.selected_option?.value : actionId === ACTIONS.input ? action.block_id : action.value,
+    );
     if (ref === undefined) return;
     const reply = replyOf(actionId, ref, action, user);
     if (reply === undefined) return;
@@ -471,7 +501,8 @@ export class SlackChannel implements Channel {
     const origin = decodeOrigin(body.view?.private_metadata);
     const user = body.user?.id ?? '';
     const shown = (text: string): SubmissionAck => ({ response_action: 'errors', errors: { [REASON_VIEW.block]: text } });
-    if (origin === undefined || !this.#allowed.has(origin.channel) || user === '') return shown('This box does not belong to a question of this agent; nothing was changed.');
+    if (origin === undefined || !this.#allowed.has(origin.channel) || user === '')
+      return shown('This box does not belong to a question of this agent; nothing was changed.');
     const refusal = this.#refusal(user, origin.ref);
     if (refusal !== undefined) return shown(refusal.replace(/<@([^>]+)>/g, '$1'));
     const typed = body.view?.state?.values?.[REASON_VIEW.block]?.[REASON_VIEW.action]?.value ?? '';
@@ -521,20 +552,31 @@ export class SlackChannel implements Channel {
    * open (an approval against the gated call the run stopped before, an answer as the result of a
    * deferred question), then a resume turn carries the conversation on in the same thread.
    */
-  async #lateAnswer(ref: QuestionRef, reply: Reply, at: { channel: string; thread: string; messageTs: string | undefined; user: string }): Promise<string | undefined> {
+  async #lateAnswer(
+    ref: QuestionRef,
+    reply: Reply,
+    at: { channel: string; thread: string; messageTs: string | undefined; user: string },
+  ): Promise<string | undefined> {
     if (this.#closed) return STATUS.notStarted;
     if (this.#tails.has(ref.session)) return 'This answer arrived while the conversation was busy; answer again once it is idle.';
     const store = this.#o.sessions;
     try {
       const applied = await journalAnswer(store, ref.session, reply);
       if (applied === undefined) return ALREADY_ANSWERED;
-      await this.#edit(at.channel, at.messageTs, `${escapeSlack(applied)} by <@${at.user}>; carrying on.${reply.kind === 'approval' ? saidText(declineWith(reply.reason ?? '')) : ''}`);
+      await this.#edit(
+        at.channel,
+        at.messageTs,
+        `${escapeSlack(applied)} by <@${at.user}>; carrying on.${reply.kind === 'approval' ? saidText(declineWith(reply.reason ?? '')) : ''}`,
+      );
     } catch (err) {
       return `This answer could not be applied: ${escapeSlack(err instanceof Error ? err.message : String(err))}`;
     }
     // the resumed run takes over the status message of the turn that stopped, so it does not stay
     // on "waiting for an answer" above a run that carried on
-    this.#admit({ session: ref.session, channel: at.channel, thread: at.thread, requester: ref.requester ?? at.user, ask: { kind: 'resume' } }, ref.status);
+    this.#admit(
+      { session: ref.session, channel: at.channel, thread: at.thread, requester: ref.requester ?? at.user, ask: { kind: 'resume' } },
+      ref.status,
+    );
     return undefined;
   }
 

@@ -146,7 +146,9 @@ export function reasonView(origin: ReasonOrigin, tool: string): Block {
     submit: { type: 'plain_text', text: 'Decline' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
-      section(`Decline ${tool === '' ? 'this call' : `\`${escapeSlack(tool)}\``}. It will not run; what you write here reaches the agent with the refusal. Leave it empty for a plain decline.`),
+      section(
+        `Decline ${tool === '' ? 'this call' : `\`${escapeSlack(tool)}\``}. It will not run; what you write here reaches the agent with the refusal. Leave it empty for a plain decline.`,
+      ),
       {
         type: 'input',
         block_id: REASON_VIEW.block,
@@ -227,7 +229,9 @@ const button = (text: string, actionId: string, value: string, style?: 'primary'
 export function approvalBlocks(ref: QuestionRef, request: ApprovalRequest): Block[] {
   const v = encodeRef(ref);
   return [
-    section(`*Approval needed* (${escapeSlack(request.trigger)}): \`${escapeSlack(request.tool)}\` wants to run\n\`\`\`${escapeSlack(request.commandLine)}\`\`\``),
+    section(
+      `*Approval needed* (${escapeSlack(request.trigger)}): \`${escapeSlack(request.tool)}\` wants to run\n\`\`\`${escapeSlack(request.commandLine)}\`\`\``,
+    ),
     {
       type: 'actions',
       elements: [
@@ -242,7 +246,10 @@ export function approvalBlocks(ref: QuestionRef, request: ApprovalRequest): Bloc
 
 export function confirmBlocks(ref: QuestionRef, question: string): Block[] {
   const v = encodeRef(ref);
-  return [section(`*Question:* ${escapeSlack(question)}`), { type: 'actions', elements: [button('Yes', ACTIONS.yes, v, 'primary'), button('No', ACTIONS.no, v)] }];
+  return [
+    section(`*Question:* ${escapeSlack(question)}`),
+    { type: 'actions', elements: [button('Yes', ACTIONS.yes, v, 'primary'), button('No', ACTIONS.no, v)] },
+  ];
 }
 
 export function selectBlocks(ref: QuestionRef, question: string, options: readonly string[]): Block[] {
@@ -257,7 +264,10 @@ export function selectBlocks(ref: QuestionRef, question: string, options: readon
           type: 'static_select',
           action_id: ACTIONS.select,
           placeholder: { type: 'plain_text', text: 'Choose one' },
-          options: options.map((o, i) => ({ text: { type: 'plain_text', text: label(`${i + 1}. ${o}`) }, value: encodeRef({ ...ref, index: i }) })),
+          options: options.map((o, i) => ({
+            text: { type: 'plain_text', text: label(`${i + 1}. ${o}`) },
+            value: encodeRef({ ...ref, index: i }),
+          })),
         },
       ],
     },
@@ -329,7 +339,11 @@ export class SlackPrompter implements Prompter {
     return true;
   }
 
-  async #ask(blocks: (ref: QuestionRef) => Block[], text: string, signal: AbortSignal): Promise<{ settled: Settled; ts: string | undefined }> {
+  async #ask(
+    blocks: (ref: QuestionRef) => Block[],
+    text: string,
+    signal: AbortSignal,
+  ): Promise<{ settled: Settled; ts: string | undefined }> {
     const status = await this.#o.status;
     const ref: QuestionRef = {
       question: QuestionBoard.mint(),

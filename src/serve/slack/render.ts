@@ -9,7 +9,9 @@ export const SLACK_MESSAGE_LIMIT = 3000;
 
 /** Markdown as Slack mrkdwn: bold, italics, links, lists and code fences in Slack's own syntax. */
 export function toMrkdwn(markdown: string): string {
-  return slackifyMarkdown(markdown).replace(/\u200b/g, '').trimEnd();
+  return slackifyMarkdown(markdown)
+    .replace(/\u200b/g, '')
+    .trimEnd();
 }
 
 /**

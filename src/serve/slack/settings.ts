@@ -52,10 +52,16 @@ export function slackTokens(env: Readonly<Record<string, string | undefined>>): 
   const read = (name: string, prefix: string, what: string): string => {
     const value = env[name]?.trim() ?? '';
     if (value === '') {
-      throw new ServeError('no_endpoint', `expose.agent.slack needs ${name} in the environment (${what}); Slack tokens are never read from agent.yaml`);
+      throw new ServeError(
+        'no_endpoint',
+        `expose.agent.slack needs ${name} in the environment (${what}); Slack tokens are never read from agent.yaml`,
+      );
     }
     if (!value.startsWith(prefix)) {
-      throw new ServeError('no_endpoint', `${name} does not hold ${what} (such a token starts with ${prefix}); check which token went into which variable`);
+      throw new ServeError(
+        'no_endpoint',
+        `${name} does not hold ${what} (such a token starts with ${prefix}); check which token went into which variable`,
+      );
     }
     return value;
   };
@@ -86,14 +92,25 @@ export interface SlackInfoRow {
  * tokens come from with whether each is set. A token's value is never shown.
  */
 export function slackInfoRows(
-  slack: { readonly channels: readonly string[]; readonly workers: number; readonly apiUrl: string | undefined; readonly approvers: SlackApprovers },
+  slack: {
+    readonly channels: readonly string[];
+    readonly workers: number;
+    readonly apiUrl: string | undefined;
+    readonly approvers: SlackApprovers;
+  },
   env: Readonly<Record<string, string | undefined>>,
 ): SlackInfoRow[] {
-  const state = (name: string): string => `${name} (${(env[name]?.trim() ?? '') === '' ? 'not set: fisk serve will refuse to start' : 'set'})`;
+  const state = (name: string): string =>
+    `${name} (${(env[name]?.trim() ?? '') === '' ? 'not set: fisk serve will refuse to start' : 'set'})`;
   let api: string;
   try {
     const fromEnv = slackApiUrl(env[SLACK_API_URL_VARIABLE], SLACK_API_URL_VARIABLE);
-    api = fromEnv !== undefined ? `${fromEnv} (from ${SLACK_API_URL_VARIABLE})` : slack.apiUrl !== undefined ? `${slack.apiUrl} (expose.agent.slack.api_url)` : "Slack's own";
+    api =
+      fromEnv !== undefined
+        ? `${fromEnv} (from ${SLACK_API_URL_VARIABLE})`
+        : slack.apiUrl !== undefined
+          ? `${slack.apiUrl} (expose.agent.slack.api_url)`
+          : "Slack's own";
   } catch (err) {
     api = `${err instanceof Error ? err.message : String(err)}: fisk serve will refuse to start`;
   }

@@ -37,8 +37,12 @@ function model(req: ReceivedRequest) {
   if (answered) return anthropicText('**Done**, the tool answered.');
   const said = userTexts(req);
   const latest = said[said.length - 1] ?? '';
-  if (latest.includes('colour')) return anthropicToolUse([{ id: `call_pick_${body.messages.length}`, name: 'ask_human_select', input: { question: 'Which colour?', options: ['red', 'blue'] } }]);
-  if (latest.includes('name')) return anthropicToolUse([{ id: `call_name_${body.messages.length}`, name: 'ask_human_input', input: { question: 'Your name?' } }]);
+  if (latest.includes('colour'))
+    return anthropicToolUse([
+      { id: `call_pick_${body.messages.length}`, name: 'ask_human_select', input: { question: 'Which colour?', options: ['red', 'blue'] } },
+    ]);
+  if (latest.includes('name'))
+    return anthropicToolUse([{ id: `call_name_${body.messages.length}`, name: 'ask_human_input', input: { question: 'Your name?' } }]);
   for (const tool of ['deploy', 'hold']) {
     if (latest.includes(tool)) return anthropicToolUse([{ id: `call_${tool}_${body.messages.length}`, name: tool, input: {} }]);
   }
@@ -75,7 +79,9 @@ afterEach(async () => {
 });
 
 /** Starts one worker: a runtime, the Slack channel and a server, like `fisk serve` does. */
-async function worker(opts: { workers?: number; windowMs?: number; approvers?: string } = {}): Promise<{ runtime: Runtime; server: Server; channel: SlackChannel }> {
+async function worker(
+  opts: { workers?: number; windowMs?: number; approvers?: string } = {},
+): Promise<{ runtime: Runtime; server: Server; channel: SlackChannel }> {
   // the Web API base and the approvers come from agent.yaml, as fisk serve reads them
   const config = parseConfigForMode(
     {
@@ -95,7 +101,7 @@ async function worker(opts: { workers?: number; windowMs?: number; approvers?: s
   const channel = await openSlackChannel({
     channels: [CHANNEL],
     workers: opts.workers ?? 2,
-    sessions: runtime.sessions!,
+    sessions: runtime.sessions,
     tokens: slackTokens({ SLACK_APP_TOKEN: slack.appToken, SLACK_BOT_TOKEN: slack.botToken }),
     ...(settings.apiUrl === undefined ? {} : { apiUrl: settings.apiUrl }),
     approvers: settings.approvers,
@@ -193,7 +199,10 @@ describe('the Slack channel', () => {
     const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
     const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
     // nobody clicks: the run stops before the gated call and says how to carry on
-    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await slack.until(
+      () => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined),
+      'the stopped status',
+    );
     await stop(first);
     expect(deploy.calls).toBe(0);
 
@@ -219,7 +228,10 @@ describe('the Slack channel', () => {
     await slack.connected(1);
     const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
     const decline = await slack.until(button(ts, ACTIONS.decline), 'the approval buttons');
-    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await slack.until(
+      () => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined),
+      'the stopped status',
+    );
     await stop(first);
 
     await worker({ windowMs: 200 });
@@ -299,7 +311,10 @@ describe('the Slack channel', () => {
     await slack.connected(1);
     const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UBOSS' });
     const reason = await slack.until(button(ts, ACTIONS.reason), 'the decline-with-reason button');
-    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await slack.until(
+      () => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined),
+      'the stopped status',
+    );
     await stop(first);
 
     const second = await worker();
@@ -323,7 +338,7 @@ describe('the Slack channel', () => {
     expect((await second.runtime.sessions!.load(threadSessionId(slack.team, CHANNEL, ts))).length).toBe(records);
   });
 
-  it("refuses, by default, an approval pressed by somebody other than the person who asked: only they are told, and it stays pending", async () => {
+  it('refuses, by default, an approval pressed by somebody other than the person who asked: only they are told, and it stays pending', async () => {
     await worker();
     await slack.connected();
     const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
@@ -365,7 +380,7 @@ describe('the Slack channel', () => {
     expect(allow.message.text).toContain('Allowed once by <@UDEPUTY>');
   });
 
-  it("with approvers: channel, anybody in the channel may approve", async () => {
+  it('with approvers: channel, anybody in the channel may approve', async () => {
     await worker({ approvers: 'channel' });
     await slack.connected();
     const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
@@ -381,7 +396,10 @@ describe('the Slack channel', () => {
     await slack.connected(1);
     const ts = await slack.mention({ channel: CHANNEL, text: 'please deploy', user: 'UASKER' });
     const allow = await slack.until(button(ts, ACTIONS.once), 'the approval buttons');
-    await slack.until(() => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined), 'the stopped status');
+    await slack.until(
+      () => (statusOf(ts)?.text.includes('Stopped before a call that needs approval') === true ? true : undefined),
+      'the stopped status',
+    );
     await stop(first);
 
     const second = await worker();
@@ -399,15 +417,27 @@ describe('the Slack channel', () => {
 
   it('refuses an api_url that would send the token over plain http, and approvers that name nobody, naming the key', () => {
     const parse = (slackBlock: string) => () =>
-      parseConfigForMode({ text: `identity: served\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    slack:\n      channels: [C1]\n${slackBlock}` }, 'serve');
-    expect(parse('      api_url: http://slack.example.com/api/\n')).toThrow(/expose\.agent\.slack\.api_url.*uses http to a host that is not this machine/);
+      parseConfigForMode(
+        { text: `identity: served\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    slack:\n      channels: [C1]\n${slackBlock}` },
+        'serve',
+      );
+    expect(parse('      api_url: http://slack.example.com/api/\n')).toThrow(
+      /expose\.agent\.slack\.api_url.*uses http to a host that is not this machine/,
+    );
     expect(parse('      api_url: not a url\n')).toThrow(/expose\.agent\.slack\.api_url.*is not a URL/);
-    expect(parse('      approvers: everyone\n')).toThrow(/expose\.agent\.slack\.approvers.*use requester .*channel .*or a list of Slack user ids/);
+    expect(parse('      approvers: everyone\n')).toThrow(
+      /expose\.agent\.slack\.approvers.*use requester .*channel .*or a list of Slack user ids/,
+    );
     expect(parse('      approvers: []\n')).toThrow(/expose\.agent\.slack\.approvers.*empty list/);
     expect(parse('      approvers: [alice]\n')).toThrow(/"alice" is not a Slack user id/);
     expect(parse('      approvers: UBOSS\n')).toThrow(/write a list \(\[UBOSS\]\)/);
     // the base gains the slash the client appends method names to
-    const ok = parseConfigForMode({ text: `identity: served\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    slack:\n      channels: [C1]\n      api_url: https://slack-gov.example.com/api\n` }, 'serve');
+    const ok = parseConfigForMode(
+      {
+        text: `identity: served\nllm: {model: claude-sonnet-4-6}\nexpose:\n  agent:\n    slack:\n      channels: [C1]\n      api_url: https://slack-gov.example.com/api\n`,
+      },
+      'serve',
+    );
     expect(ok.expose.slack).toMatchObject({ apiUrl: 'https://slack-gov.example.com/api/', approvers: { kind: 'requester' } });
     expect(slackApiBase({ SLACK_API_URL: 'http://127.0.0.1:9/api/' }, ok.expose.slack!.apiUrl)).toBe('http://127.0.0.1:9/api/');
     expect(slackApiBase({}, ok.expose.slack!.apiUrl)).toBe('https://slack-gov.example.com/api/');
@@ -431,7 +461,10 @@ describe('the Slack channel', () => {
     await slack.connected(1);
     const ts = await slack.mention({ channel: CHANNEL, text: 'pick a colour' });
     const q = await slack.until(() => botSaid(ts).find((m) => JSON.stringify(m.blocks).includes(ACTIONS.select)), 'the menu');
-    await slack.until(() => (statusOf(ts)?.text.includes('Waiting for an answer to the question above') === true ? true : undefined), 'the deferred status');
+    await slack.until(
+      () => (statusOf(ts)?.text.includes('Waiting for an answer to the question above') === true ? true : undefined),
+      'the deferred status',
+    );
     const run = await loadRun(first.runtime.sessions!, threadSessionId(slack.team, CHANNEL, ts));
     expect(run.status).toBe('suspended');
     await stop(first);
@@ -461,8 +494,14 @@ describe('the Slack channel', () => {
     const drained = w.server.drain();
     // the drain has marked the admitted turns, a step it takes after it began: the running turn
     // still holds the socket open
-    await slack.until(() => (statusOf(third)?.text.includes('Not started') === true ? true : undefined), 'the third status marked not started');
-    await slack.until(() => (statusOf(second)?.text.includes('Not started') === true ? true : undefined), 'the second status marked not started');
+    await slack.until(
+      () => (statusOf(third)?.text.includes('Not started') === true ? true : undefined),
+      'the third status marked not started',
+    );
+    await slack.until(
+      () => (statusOf(second)?.text.includes('Not started') === true ? true : undefined),
+      'the second status marked not started',
+    );
     expect(slack.connections).toBe(1);
     hold.release();
     expect(await drained).toBeUndefined();

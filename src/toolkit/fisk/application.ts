@@ -42,7 +42,13 @@ interface Leaf {
   readonly tags: readonly string[];
 }
 
-function leaves(commands: readonly CommandModel[], prefix: readonly string[], inherited: readonly string[], passes: (tag: string) => boolean, out: Leaf[]): void {
+function leaves(
+  commands: readonly CommandModel[],
+  prefix: readonly string[],
+  inherited: readonly string[],
+  passes: (tag: string) => boolean,
+  out: Leaf[],
+): void {
   for (const cmd of commands) {
     if (cmd.hidden) continue;
     const path = prefix.concat(cmd.name);
@@ -150,12 +156,19 @@ export function buildCommandTools(
       // one badly named command is skipped, never the whole application
       const detail = `the tool name ${JSON.stringify(name)} is one model APIs refuse (letters, digits, "_" and "-", at most 64)`;
       unusable.push({ name, source: 'application', reason: 'invalid_name', detail });
-      warnings.push({ code: 'invalid_name', tool: name, message: `command "${spoken()}" is not offered as a tool: ${detail}; rename the command or hide it` });
+      warnings.push({
+        code: 'invalid_name',
+        tool: name,
+        message: `command "${spoken()}" is not offered as a tool: ${detail}; rename the command or hide it`,
+      });
       continue;
     }
     const prior = seen.get(name);
     if (prior !== undefined) {
-      throw new ToolkitError('collision', `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior.join(' ')}" and "${spoken()}"; rename or hide one`);
+      throw new ToolkitError(
+        'collision',
+        `tool name ${JSON.stringify(name)} is claimed by both application commands "${prior.join(' ')}" and "${spoken()}"; rename or hide one`,
+      );
     }
     seen.set(name, path);
     const restricted = cmd.restricted_schema;
@@ -164,7 +177,11 @@ export function buildCommandTools(
       // model APIs take only an object as a tool's input: offering this one would fail every request
       const detail = `its restricted schema's root is ${rootType === undefined ? 'untyped' : `of type ${JSON.stringify(rootType)}`}, not an object`;
       unusable.push({ name, source: 'application', reason: 'unusable_schema', detail });
-      warnings.push({ code: 'unusable_schema', tool: name, message: `command "${spoken()}" is not offered as a tool: ${detail}; fix its arguments in the application` });
+      warnings.push({
+        code: 'unusable_schema',
+        tool: name,
+        message: `command "${spoken()}" is not offered as a tool: ${detail}; fix its arguments in the application`,
+      });
       continue;
     }
     let globals = opts.globals;

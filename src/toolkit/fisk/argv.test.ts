@@ -4,7 +4,21 @@ import type { CommandShape } from './argv.js';
 import type { ArgModel, FlagModel } from './model.js';
 
 function flag(name: string, extra: Partial<FlagModel> = {}): FlagModel {
-  return { name, help: '', short: '', default: [], envar: '', place_holder: '', required: false, hidden: false, boolean: false, negatable: false, cumulative: false, completions: [], ...extra };
+  return {
+    name,
+    help: '',
+    short: '',
+    default: [],
+    envar: '',
+    place_holder: '',
+    required: false,
+    hidden: false,
+    boolean: false,
+    negatable: false,
+    cumulative: false,
+    completions: [],
+    ...extra,
+  };
 }
 function arg(name: string, extra: Partial<ArgModel> = {}): ArgModel {
   return { name, help: '', default: [], envar: '', place_holder: '', required: false, hidden: false, cumulative: false, ...extra };
@@ -27,7 +41,15 @@ const render = (json: string) => renderArgvFromJson(shape, json);
 
 describe('renderArgvFromJson', () => {
   it('puts the path, then globals, then flags in declared order, then -- and positionals', () => {
-    expect(render('{"first":"a","count":3,"context":"prod","upper":true}')).toEqual(['stream', 'add', '--context=prod', '--upper', '--count=3', '--', 'a']);
+    expect(render('{"first":"a","count":3,"context":"prod","upper":true}')).toEqual([
+      'stream',
+      'add',
+      '--context=prod',
+      '--upper',
+      '--count=3',
+      '--',
+      'a',
+    ]);
   });
   it('emits no separator when no positional is given', () => {
     expect(render('{}')).toEqual(['stream', 'add']);
@@ -40,7 +62,14 @@ describe('renderArgvFromJson', () => {
     expect(() => render('{"upper":"yes"}')).toThrow(/takes true or false/);
   });
   it('repeats lists, sorts maps by key and keeps numbers exactly as written', () => {
-    expect(render('{"label":["x","y"],"meta":{"b":"2","a":1}}')).toEqual(['stream', 'add', '--label=x', '--label=y', '--meta=a=1', '--meta=b=2']);
+    expect(render('{"label":["x","y"],"meta":{"b":"2","a":1}}')).toEqual([
+      'stream',
+      'add',
+      '--label=x',
+      '--label=y',
+      '--meta=a=1',
+      '--meta=b=2',
+    ]);
     expect(render('{"count":12345678901234567890}')).toEqual(['stream', 'add', '--count=12345678901234567890']);
     expect(render('{"count":1e5}')).toEqual(['stream', 'add', '--count=1e5']);
     expect(render('{"count":null}')).toEqual(['stream', 'add', '--count=']);
@@ -53,7 +82,13 @@ describe('renderArgvFromJson', () => {
     expect(render('{"first":"$(rm -rf /); echo `x` | cat"}')).toEqual(['stream', 'add', '--', '$(rm -rf /); echo `x` | cat']);
     expect(render('{"first":"--force"}')).toEqual(['stream', 'add', '--', '--force']);
     // a flag value that looks like more flags stays inside its own element
-    expect(render('{"count":"3 --force","context":"--trace","label":["a\\n--upper"]}')).toEqual(['stream', 'add', '--context=--trace', '--count=3 --force', '--label=a\n--upper']);
+    expect(render('{"count":"3 --force","context":"--trace","label":["a\\n--upper"]}')).toEqual([
+      'stream',
+      'add',
+      '--context=--trace',
+      '--count=3 --force',
+      '--label=a\n--upper',
+    ]);
     expect(render('{"first":"-rf","rest":["--","; rm -rf ~"]}')).toEqual(['stream', 'add', '--', '-rf', 'two', '--', '; rm -rf ~']);
   });
   it('refuses unknown properties, lists for single positionals and malformed input', () => {

@@ -29,7 +29,9 @@ function scalar(name: string, v: ExactJson): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (v instanceof JsonNumber) return v.text;
-  throw new ArgvError(`argument ${JSON.stringify(name)} must be a string, number or boolean here, not ${Array.isArray(v) ? 'a list' : 'an object'}`);
+  throw new ArgvError(
+    `argument ${JSON.stringify(name)} must be a string, number or boolean here, not ${Array.isArray(v) ? 'a list' : 'an object'}`,
+  );
 }
 
 function isRecord(v: ExactJson): v is { readonly [key: string]: ExactJson } {
@@ -85,7 +87,9 @@ export function renderArgv(shape: CommandShape, input: { readonly [key: string]:
     if (!Object.hasOwn(input, arg.name)) {
       const later = shape.args[last] as ArgModel;
       if (arg.default.length === 0) {
-        throw new ArgvError(`argument ${JSON.stringify(arg.name)} must be given because ${JSON.stringify(later.name)} is, and it has no default`);
+        throw new ArgvError(
+          `argument ${JSON.stringify(arg.name)} must be given because ${JSON.stringify(later.name)} is, and it has no default`,
+        );
       }
       positionals.push(...arg.default);
       continue;

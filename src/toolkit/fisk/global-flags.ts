@@ -47,7 +47,8 @@ export function resolveGlobalFlags(globals: readonly FlagModel[], requested: rea
         }`,
       );
     }
-    if (g.hidden) throw new ToolkitError('global_flag', `global_flags: ${JSON.stringify(name)} is a hidden flag and cannot be exposed; remove it`);
+    if (g.hidden)
+      throw new ToolkitError('global_flag', `global_flags: ${JSON.stringify(name)} is a hidden flag and cannot be exposed; remove it`);
   }
   const wanted = new Set(requested);
   return globals.filter((g) => !g.hidden && (wanted.has(g.name) || g.required));
@@ -56,9 +57,7 @@ export function resolveGlobalFlags(globals: readonly FlagModel[], requested: rea
 /** Every visible global with whether it is exposed, for `fisk info`. */
 export function reportGlobalFlags(globals: readonly FlagModel[], exposed: readonly FlagModel[]): GlobalFlagReport[] {
   const on = new Set(exposed.map((g) => g.name));
-  return globals
-    .filter((g) => !g.hidden)
-    .map((g) => ({ name: g.name, help: g.help, exposed: on.has(g.name), required: g.required }));
+  return globals.filter((g) => !g.hidden).map((g) => ({ name: g.name, help: g.help, exposed: on.has(g.name), required: g.required }));
 }
 
 /** The schema property a global flag contributes (globals carry no precomputed schema). */

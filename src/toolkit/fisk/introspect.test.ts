@@ -25,14 +25,18 @@ describe('stderrGist', () => {
     expect(stderrGist(stderr)).toBe("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'commander' imported from /tmp/shop/shop.mjs");
   });
   it("picks Python's exception line and a program's own error line", () => {
-    expect(stderrGist('Traceback (most recent call last):\n  File "/opt/app.py", line 3, in <module>\n    import yaml\nModuleNotFoundError: No module named \'yaml\'\n')).toBe(
-      "ModuleNotFoundError: No module named 'yaml'",
-    );
+    expect(
+      stderrGist(
+        'Traceback (most recent call last):\n  File "/opt/app.py", line 3, in <module>\n    import yaml\nModuleNotFoundError: No module named \'yaml\'\n',
+      ),
+    ).toBe("ModuleNotFoundError: No module named 'yaml'");
     expect(stderrGist("error: unknown option '--fisk-introspect'\n")).toBe("error: unknown option '--fisk-introspect'");
     expect(stderrGist('goroutine 1 [running]:\npanic: no config found\n')).toBe('panic: no config found');
   });
   it('otherwise keeps the last three lines that say something, and bounds the length', () => {
-    expect(stderrGist('starting\nloading plugins\nno plugins directory\ngiving up\n\n')).toBe('loading plugins / no plugins directory / giving up');
+    expect(stderrGist('starting\nloading plugins\nno plugins directory\ngiving up\n\n')).toBe(
+      'loading plugins / no plugins directory / giving up',
+    );
     expect(stderrGist('   \n\n')).toBe('');
     const long = stderrGist(`Error: ${'x'.repeat(1000)}`);
     expect(long.length).toBe(400);
@@ -56,6 +60,8 @@ describe('introspect with an application that cannot start', () => {
       () => undefined,
       (err: unknown) => err as Error,
     );
-    expect(refused?.message).toMatch(/exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package 'fisk-no-such-package-anywhere' imported from .*app\.mjs; is it a fisk application\?$/);
+    expect(refused?.message).toMatch(
+      /exited with status 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package 'fisk-no-such-package-anywhere' imported from .*app\.mjs; is it a fisk application\?$/,
+    );
   });
 });

@@ -66,9 +66,18 @@ const NOISE_LINE = /^(?:\s+at\s|\s*File ".*", line \d|Node\.js v\d|[\s{}()[\]^~,
  * Go's `panic:`), else the last three lines that are not stack frames or trailers.
  */
 export function stderrGist(stderr: string): string {
-  const lines = stderr.split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '');
   const statement = lines.find((l) => ERROR_STATEMENT.test(l));
-  const gist = statement ?? lines.filter((l) => !NOISE_LINE.test(l)).slice(-3).map((l) => l.trim()).join(' / ');
+  const gist =
+    statement ??
+    lines
+      .filter((l) => !NOISE_LINE.test(l))
+      .slice(-3)
+      .map((l) => l.trim())
+      .join(' / ');
   return gist.length > GIST_MAX_CHARS ? `${gist.slice(0, GIST_MAX_CHARS - 1)}…` : gist;
 }
 
@@ -78,7 +87,13 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   const timeoutMs = opts.timeoutMs ?? INTROSPECT_DEFAULT_TIMEOUT_MS;
   let started: StartedChild;
   try {
-    started = startChild({ binary: opts.binary, argv: [INTROSPECT_FLAG], env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }) });
+    started = startChild({
+      binary: opts.binary,
+      argv: [INTROSPECT_FLAG],
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }),
+    });
   } catch (err) {
     if (err instanceof SpawnRefused) throw fail(opts.binary, err.message, err);
     throw err;
@@ -97,7 +112,10 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   };
   child.stdout.on('data', (c: Buffer) => {
     size += c.length;
-    if (size > INTROSPECT_MAX_BYTES) stop(`its output exceeds ${INTROSPECT_MAX_BYTES / (1024 * 1024)} MiB; the document must decode whole, so it is refused rather than cut`);
+    if (size > INTROSPECT_MAX_BYTES)
+      stop(
+        `its output exceeds ${INTROSPECT_MAX_BYTES / (1024 * 1024)} MiB; the document must decode whole, so it is refused rather than cut`,
+      );
     else chunks.push(c);
   });
   child.stderr.on('data', (c: Buffer) => {
@@ -116,10 +134,14 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   if (opts.signal?.aborted === true) throw opts.signal.reason;
-  if ('error' in outcome) throw fail(opts.binary, `it cannot be started (${outcome.error.message}); check the path and that it is executable`, outcome.error);
+  if ('error' in outcome)
+    throw fail(opts.binary, `it cannot be started (${outcome.error.message}); check the path and that it is executable`, outcome.error);
   if (problem !== undefined) throw fail(opts.binary, problem);
   if ((await started.settled()) === 'failed') {
-    throw fail(opts.binary, `the sandbox could not start it, so it did not run (${stderrGist(stderr) || `bubblewrap exited with status ${outcome.code ?? 'unknown'}`}); ${sandboxStartFix(opts.binary)}`);
+    throw fail(
+      opts.binary,
+      `the sandbox could not start it, so it did not run (${stderrGist(stderr) || `bubblewrap exited with status ${outcome.code ?? 'unknown'}`}); ${sandboxStartFix(opts.binary)}`,
+    );
   }
   if (outcome.code !== 0) {
     const gist = stderrGist(stderr);
@@ -129,12 +151,18 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   let decoded: unknown;
   const text = Buffer.concat(chunks).toString('utf8');
   if (jsonTextDepth(text, INTROSPECT_MAX_DEPTH) > INTROSPECT_MAX_DEPTH) {
-    throw fail(opts.binary, `its answer nests deeper than ${INTROSPECT_MAX_DEPTH} levels of arrays and objects; no command tree or schema needs that, so it is refused`);
+    throw fail(
+      opts.binary,
+      `its answer nests deeper than ${INTROSPECT_MAX_DEPTH} levels of arrays and objects; no command tree or schema needs that, so it is refused`,
+    );
   }
   try {
     decoded = JSON.parse(text);
   } catch (err) {
-    const held = end === 'held_open' ? `; its output was still held open ${OUTPUT_GRACE_MS} ms after it exited, by a descendant that left its process group, and was cut there` : '';
+    const held =
+      end === 'held_open'
+        ? `; its output was still held open ${OUTPUT_GRACE_MS} ms after it exited, by a descendant that left its process group, and was cut there`
+        : '';
     throw fail(opts.binary, `its answer is not JSON (${(err as Error).message})${held}; is it a fisk application?`, err);
   }
   try {
@@ -179,7 +207,13 @@ function sameEnv(a: Readonly<Record<string, string>>, b: Readonly<Record<string,
 
 /** Starts `<binary> --fisk-introspect` now and returns the handle its answer is claimed or discarded through. */
 export function startIntrospection(params: IntrospectionParams): PendingIntrospection {
-  const started = { binary: params.binary, env: { ...params.env }, timeoutMs: params.timeoutMs, cwd: process.cwd(), sandbox: params.sandbox };
+  const started = {
+    binary: params.binary,
+    env: { ...params.env },
+    timeoutMs: params.timeoutMs,
+    cwd: process.cwd(),
+    sandbox: params.sandbox,
+  };
   const control = new AbortController();
   const answer = introspect({
     binary: started.binary,

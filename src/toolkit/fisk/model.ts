@@ -82,9 +82,19 @@ const ARG_KEYS = 8;
  */
 function completeFlag(o: Json): boolean {
   return (
-    typeof o['name'] === 'string' && o['name'] !== '' && typeof o['help'] === 'string' && typeof o['short'] === 'string' && strings(o['default']) &&
-    typeof o['envar'] === 'string' && typeof o['place_holder'] === 'string' && typeof o['required'] === 'boolean' && typeof o['hidden'] === 'boolean' &&
-    typeof o['boolean'] === 'boolean' && typeof o['negatable'] === 'boolean' && typeof o['cumulative'] === 'boolean' && strings(o['completions']) &&
+    typeof o['name'] === 'string' &&
+    o['name'] !== '' &&
+    typeof o['help'] === 'string' &&
+    typeof o['short'] === 'string' &&
+    strings(o['default']) &&
+    typeof o['envar'] === 'string' &&
+    typeof o['place_holder'] === 'string' &&
+    typeof o['required'] === 'boolean' &&
+    typeof o['hidden'] === 'boolean' &&
+    typeof o['boolean'] === 'boolean' &&
+    typeof o['negatable'] === 'boolean' &&
+    typeof o['cumulative'] === 'boolean' &&
+    strings(o['completions']) &&
     Object.keys(o).length === FLAG_KEYS
   );
 }
@@ -92,8 +102,15 @@ function completeFlag(o: Json): boolean {
 /** As `completeFlag`, for a positional argument. */
 function completeArg(o: Json): boolean {
   return (
-    typeof o['name'] === 'string' && o['name'] !== '' && typeof o['help'] === 'string' && strings(o['default']) && typeof o['envar'] === 'string' &&
-    typeof o['place_holder'] === 'string' && typeof o['required'] === 'boolean' && typeof o['hidden'] === 'boolean' && typeof o['cumulative'] === 'boolean' &&
+    typeof o['name'] === 'string' &&
+    o['name'] !== '' &&
+    typeof o['help'] === 'string' &&
+    strings(o['default']) &&
+    typeof o['envar'] === 'string' &&
+    typeof o['place_holder'] === 'string' &&
+    typeof o['required'] === 'boolean' &&
+    typeof o['hidden'] === 'boolean' &&
+    typeof o['cumulative'] === 'boolean' &&
     Object.keys(o).length === ARG_KEYS
   );
 }

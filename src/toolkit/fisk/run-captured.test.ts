@@ -70,7 +70,9 @@ describe('runCaptured', () => {
     await eventually(() => runningWithCommandLine(fragment).length > 0, 'the sleeping command to start');
     ac.abort(new Error('stopped by the operator'));
     await expect(running).rejects.toThrow('stopped by the operator');
-    await eventually(() => runningWithCommandLine(fragment).length === 0, 'the sleeping command to be killed', { observed: () => runningWithCommandLine(fragment) });
+    await eventually(() => runningWithCommandLine(fragment).length === 0, 'the sleeping command to be killed', {
+      observed: () => runningWithCommandLine(fragment),
+    });
   });
   it('reports a binary that cannot start', async () => {
     const r = await runCaptured({ binary: '/nonexistent/tool', argv: [], env, signal });

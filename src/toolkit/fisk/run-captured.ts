@@ -199,7 +199,10 @@ export async function runCaptured(opts: RunOptions): Promise<RunResult> {
   if (timedOut) return { kind: 'timed_out', output: capture.text(), truncated: capture.truncated, heldOpen };
   if ((await started.settled()) === 'failed') {
     const said = capture.text().trim() || `bubblewrap exited with status ${ended.code ?? 'unknown'}`;
-    return { kind: 'failed', message: `the sandbox could not start ${opts.binary}, so it did not run: ${said}; ${sandboxStartFix(opts.binary)}` };
+    return {
+      kind: 'failed',
+      message: `the sandbox could not start ${opts.binary}, so it did not run: ${said}; ${sandboxStartFix(opts.binary)}`,
+    };
   }
   return {
     kind: 'exited',

@@ -27,13 +27,18 @@ function refusal(spec: FuncToolSpec): string {
 describe('newFuncTool construction rules', () => {
   it('refuses a gated remote tool, and gates an MCP-backed one (its server has no operator to gate it)', () => {
     expect(refusal({ ...base, origin: remote, confirm: { trigger: 'ai:confirm' } })).toMatch(/cannot be confirm-gated/);
-    expect(newFuncTool({ ...base, origin: mcp, confirm: { trigger: 'confirm: always' } }).capabilities.gate).toEqual({ gated: true, trigger: 'confirm: always' });
+    expect(newFuncTool({ ...base, origin: mcp, confirm: { trigger: 'confirm: always' } }).capabilities.gate).toEqual({
+      gated: true,
+      trigger: 'confirm: always',
+    });
     expect(refusal({ ...base, origin: mcp, confirm: { trigger: 'x' }, exposure: { mcp: true, a2a: false } })).toMatch(/cannot be exposed/);
   });
   it('refuses exposure of an imported or gated tool', () => {
     expect(refusal({ ...base, origin: remote, exposure: { mcp: true, a2a: false } })).toMatch(/cannot be exposed/);
     expect(refusal({ ...base, origin: mcp, exposure: { mcp: false, a2a: true } })).toMatch(/cannot be exposed/);
-    expect(refusal({ ...base, kind: 'builtin', confirm: { trigger: 'ai:confirm' }, exposure: { mcp: true, a2a: false } })).toMatch(/cannot declare exposure/);
+    expect(refusal({ ...base, kind: 'builtin', confirm: { trigger: 'ai:confirm' }, exposure: { mcp: true, a2a: false } })).toMatch(
+      /cannot declare exposure/,
+    );
   });
   it('refuses a built-in that did not state its exposure', () => {
     expect(refusal({ ...base, kind: 'builtin' })).toMatch(/must state its exposure/);
@@ -56,8 +61,13 @@ describe('FuncTool', () => {
     expect(t.mcpExposable()).toBe(false);
     expect(t.a2aExposable()).toBe(false);
     expect(t.capabilities.gate).toEqual({ gated: false });
-    expect(t.definition(true)).toEqual({ name: 'echo', description: 'Echoes its input\n\nTags: team:ops', inputSchema: base.inputSchema, deferLoading: true });
-    expect((t.capabilities.gate !== null) && true && t.capabilities.deferrable).toBe(true);
+    expect(t.definition(true)).toEqual({
+      name: 'echo',
+      description: 'Echoes its input\n\nTags: team:ops',
+      inputSchema: base.inputSchema,
+      deferLoading: true,
+    });
+    expect(t.capabilities.gate !== null && true && t.capabilities.deferrable).toBe(true);
     expect(t.capabilities.prompter || t.capabilities.workDir || t.capabilities.operatorPaced).toBe(false);
   });
   it('takes kind and presentation from the origin', () => {
@@ -66,7 +76,14 @@ describe('FuncTool', () => {
     expect(t.presentation).toBe('remote');
   });
   it('never defers a built-in and grants only the capabilities asked for', () => {
-    const t = newFuncTool({ ...base, kind: 'builtin', exposure: { mcp: false, a2a: false }, deferrable: true, needsPrompter: true, operatorPaced: true });
+    const t = newFuncTool({
+      ...base,
+      kind: 'builtin',
+      exposure: { mcp: false, a2a: false },
+      deferrable: true,
+      needsPrompter: true,
+      operatorPaced: true,
+    });
     expect(t.capabilities.deferrable).toBe(false);
     expect(t.capabilities.prompter && t.capabilities.operatorPaced).toBe(true);
     expect(t.capabilities.workDir).toBe(false);

@@ -24,7 +24,9 @@ function checkSpec(spec: FuncToolSpec): void {
     refuse("a remote agent's tool cannot be confirm-gated here: the serving agent's operator gates it");
   }
   if (exposed && origin !== undefined) {
-    refuse(`an imported (${origin.kind}) tool cannot be exposed: re-serving another party's tool under this identity needs an operator opt-in a spec cannot record`);
+    refuse(
+      `an imported (${origin.kind}) tool cannot be exposed: re-serving another party's tool under this identity needs an operator opt-in a spec cannot record`,
+    );
   }
   if (exposed && gated) refuse('a confirm-gated tool cannot declare exposure: no operator stands behind a served call');
   if (origin !== undefined && spec.validateRequired === true) {
@@ -115,7 +117,6 @@ export class FuncTool implements Tool {
   a2aExposable(): boolean {
     return this.#spec.exposure?.a2a ?? false;
   }
-
 }
 
 /**

@@ -31,5 +31,7 @@ export function gateOf(tool: Tool, confirmTags: readonly string[]): GateInfo {
  * model (and a replay) can tell the operator's words from the harness's.
  */
 export function denialOutput(reason: string, operatorReason?: string): string {
-  return JSON.stringify(operatorReason === undefined ? { allowed: false, reason } : { allowed: false, reason, operator_reason: operatorReason });
+  return JSON.stringify(
+    operatorReason === undefined ? { allowed: false, reason } : { allowed: false, reason, operator_reason: operatorReason },
+  );
 }

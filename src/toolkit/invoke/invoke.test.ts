@@ -59,8 +59,16 @@ describe('runTool with a signal nothing aborts', () => {
       },
     });
     const broken = fakeTool('broken', { handler: () => Promise.reject(new Error('tool broke')) });
-    expect(await runTool(needsText, '{"text":"hi"}', {}, NEVER_ABORTED, 1000)).toEqual({ status: 'completed', output: 'said hi', isError: false });
-    expect(await runTool(needsText, '{"text":"hi"}', {}, NEVER_ABORTED, undefined)).toEqual({ status: 'completed', output: 'said hi', isError: false });
+    expect(await runTool(needsText, '{"text":"hi"}', {}, NEVER_ABORTED, 1000)).toEqual({
+      status: 'completed',
+      output: 'said hi',
+      isError: false,
+    });
+    expect(await runTool(needsText, '{"text":"hi"}', {}, NEVER_ABORTED, undefined)).toEqual({
+      status: 'completed',
+      output: 'said hi',
+      isError: false,
+    });
     expect(await runTool(broken, '{}', {}, NEVER_ABORTED, 1000)).toMatchObject({ status: 'completed', isError: true });
     expect(await runTool(stuck, '{}', {}, NEVER_ABORTED, 30)).toEqual({ status: 'timeout' });
     // the tool's own signal is aborted at the deadline even though the caller's never is

@@ -63,7 +63,14 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   }
   // model input can nest thousands of levels deep; refuse it before anything walks it
   const tooDeep = toolInputDepthError(call.input);
-  if (tooDeep !== undefined) return refused(invalidArgumentsMessage(original.name, tooDeep, original.inputSchema), 'invalid_arguments', original.kind, true, original.name);
+  if (tooDeep !== undefined)
+    return refused(
+      invalidArgumentsMessage(original.name, tooDeep, original.inputSchema),
+      'invalid_arguments',
+      original.kind,
+      true,
+      original.name,
+    );
   const notCallable = ctx.notCallable?.(call.name);
   if (notCallable !== undefined) return refused(notCallable, 'not_loaded', original.kind, true, original.name);
   if (ctx.refuseUngateable === true && original.capabilities.gate === null) {
@@ -86,10 +93,20 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
       case 'rewrite': {
         const target = ctx.tools.get(pre.name);
         if (target === undefined) {
-          return { kind: 'end_run', status: 'error', code: 'hook', message: `PreToolUse rewrote ${call.name} to ${JSON.stringify(pre.name)}, which is not one of this run's tools; the run was stopped rather than dispatch it` };
+          return {
+            kind: 'end_run',
+            status: 'error',
+            code: 'hook',
+            message: `PreToolUse rewrote ${call.name} to ${JSON.stringify(pre.name)}, which is not one of this run's tools; the run was stopped rather than dispatch it`,
+          };
         }
         if (!isJsonObject(pre.input)) {
-          return { kind: 'end_run', status: 'error', code: 'hook', message: `PreToolUse rewrote the arguments of ${call.name} to something that is not a JSON object; the run was stopped rather than dispatch it` };
+          return {
+            kind: 'end_run',
+            status: 'error',
+            code: 'hook',
+            message: `PreToolUse rewrote the arguments of ${call.name} to something that is not a JSON object; the run was stopped rather than dispatch it`,
+          };
         }
         if (target.name !== call.name || pre.input !== call.input) {
           observe({ type: 'warning', text: `a PreToolUse hook rewrote the call: ${callLine(target, pre.input)}` });
@@ -107,9 +124,11 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
 
   // 4. argument validation, before the gate: nobody is asked to approve a call that cannot run
   // a hook's rewrite is parsed afresh; the caller's own decoding is taken as it is
-  const parsed = input === call.input && call.parsedInput !== undefined ? { ok: true as const, value: call.parsedInput } : parseToolInput(input);
+  const parsed =
+    input === call.input && call.parsedInput !== undefined ? { ok: true as const, value: call.parsedInput } : parseToolInput(input);
   const invalid = parsed.ok ? requiredProblem(tool.inputSchema, parsed.value) : parsed.error;
-  if (invalid !== undefined) return refused(invalidArgumentsMessage(tool.name, invalid, tool.inputSchema), 'invalid_arguments', tool.kind, true, tool.name);
+  if (invalid !== undefined)
+    return refused(invalidArgumentsMessage(tool.name, invalid, tool.inputSchema), 'invalid_arguments', tool.kind, true, tool.name);
 
   // 5. the confirm gate fires if either the original or the effective tool is gated
   const effectiveGate = tool === original ? originalGate : gateOf(tool, ctx.confirmTags);
@@ -138,7 +157,8 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   // 6. dependencies go only to tools that declared the need
   const caps = tool.capabilities;
   const timeout = caps.operatorPaced ? undefined : ctx.timeout;
-  const deps: { prompter?: Prompter; workDir?: string; timeoutMs?: number; progress?: (text: string) => void; chain?: readonly string[] } = {};
+  const deps: { prompter?: Prompter; workDir?: string; timeoutMs?: number; progress?: (text: string) => void; chain?: readonly string[] } =
+    {};
   if (caps.prompter && ctx.prompter !== undefined) deps.prompter = ctx.prompter;
   if (caps.workDir && ctx.workDir !== undefined) deps.workDir = ctx.workDir;
   if (timeout !== undefined) deps.timeoutMs = timeout.ms;
@@ -148,14 +168,24 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
 
   // 7. takeover: the last check before an irreversible effect
   if (ctx.stillOwned !== undefined && !(await ctx.stillOwned())) {
-    return { kind: 'end_run', status: 'error', code: 'taken_over', message: 'another runner took this run over; stopped before running a tool' };
+    return {
+      kind: 'end_run',
+      status: 'error',
+      code: 'taken_over',
+      message: 'another runner took this run over; stopped before running a tool',
+    };
   }
   let release: (() => void) | undefined;
   if (ctx.acquireSlot !== undefined) {
     try {
       release = await ctx.acquireSlot(ctx.signal);
     } catch {
-      return { kind: 'end_run', status: 'aborted', code: 'aborted', message: `the call to ${tool.name} was cancelled while it waited for a free slot` };
+      return {
+        kind: 'end_run',
+        status: 'aborted',
+        code: 'aborted',
+        message: `the call to ${tool.name} was cancelled while it waited for a free slot`,
+      };
     }
   }
 
@@ -167,7 +197,8 @@ async function handle(call: InvokeCall, ctx: InvokeContext): Promise<InvokeResul
   } finally {
     release?.();
   }
-  if (ran.status === 'aborted') return { kind: 'end_run', status: 'aborted', code: 'aborted', message: `the run was cancelled while ${tool.name} ran` };
+  if (ran.status === 'aborted')
+    return { kind: 'end_run', status: 'aborted', code: 'aborted', message: `the run was cancelled while ${tool.name} ran` };
   if (ran.status === 'deferred') {
     const deferred = { kind: 'deferred' as const, reason: ran.reason, toolKind: tool.kind, toolName: tool.name };
     return grant === undefined ? deferred : { ...deferred, grant };

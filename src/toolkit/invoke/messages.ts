@@ -69,7 +69,8 @@ export const SERVED_DENIAL_ADVICE = {
   /** Nobody answered the approval question, or it could not be put. */
   unanswered: 'retrying at once will not help: ask the user whether they are there to approve it, then try again',
   /** This surface refuses every call to the tool from this caller. */
-  unapprovable: 'retrying will not help, because every call to it is refused here: tell the user, who can run it where its approval can be given',
+  unapprovable:
+    'retrying will not help, because every call to it is refused here: tell the user, who can run it where its approval can be given',
 } as const;
 export type ServedDenial = keyof typeof SERVED_DENIAL_ADVICE;
 

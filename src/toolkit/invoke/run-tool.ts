@@ -41,7 +41,13 @@ async function raced(tool: Tool, input: string, deps: ExecDeps, signal: AbortSig
  * even if the tool ignores it, so the deadline and the interrupt always win. A tool that throws
  * failed in a way the model can still reason about, so the throw becomes an error outcome.
  */
-export async function runTool(tool: Tool, input: string, deps: ExecDeps, signal: AbortSignal, timeoutMs: number | undefined): Promise<RunToolResult> {
+export async function runTool(
+  tool: Tool,
+  input: string,
+  deps: ExecDeps,
+  signal: AbortSignal,
+  timeoutMs: number | undefined,
+): Promise<RunToolResult> {
   if (timeoutMs === undefined) {
     try {
       const outcome = await raced(tool, input, deps, signal);

@@ -74,7 +74,13 @@ export type PostToolDecision = { readonly action: 'keep' } | { readonly action: 
 /** The caller's hooks around a call (the agent loop's PreToolUse and PostToolUse). */
 export interface InvokeHooks {
   readonly pre?: (call: InvokeCall) => Promise<PreToolDecision | undefined>;
-  readonly post?: (result: { readonly call: InvokeCall; readonly name: string; readonly input: string; readonly output: string; readonly isError: boolean }) => Promise<PostToolDecision | undefined>;
+  readonly post?: (result: {
+    readonly call: InvokeCall;
+    readonly name: string;
+    readonly input: string;
+    readonly output: string;
+    readonly isError: boolean;
+  }) => Promise<PostToolDecision | undefined>;
 }
 
 /** Everything one call runs against. Every resource is borrowed. */
@@ -143,7 +149,12 @@ export type InvokeResult =
   /** The tool will answer later; the call is never dispatched again. */
   | { readonly kind: 'deferred'; readonly reason: string; readonly toolKind: Kind; readonly toolName: string; readonly grant?: string }
   /** The run must end: a malformed hook rewrite, a takeover, or cancellation. */
-  | { readonly kind: 'end_run'; readonly status: 'aborted' | 'error'; readonly code: 'hook' | 'taken_over' | 'aborted'; readonly message: string };
+  | {
+      readonly kind: 'end_run';
+      readonly status: 'aborted' | 'error';
+      readonly code: 'hook' | 'taken_over' | 'aborted';
+      readonly message: string;
+    };
 
 /** One wrapper around the whole handling of a call, every exit included. */
 export type InvokeWrapper = (call: InvokeCall, next: () => Promise<InvokeResult>) => Promise<InvokeResult>;

@@ -14,7 +14,8 @@ import { isolationArgs } from './command-line.js';
 /** How long the check waits for bubblewrap to run a program: far more than it ever takes. */
 const CHECK_TIMEOUT_MS = 10_000;
 
-const INSTALL_HINT = 'install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora and RHEL: dnf install bubblewrap; Alpine: apk add bubblewrap; Arch: pacman -S bubblewrap)';
+const INSTALL_HINT =
+  'install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora and RHEL: dnf install bubblewrap; Alpine: apk add bubblewrap; Arch: pacman -S bubblewrap)';
 const DISABLE_HINT = 'or set harness.sandbox.enabled: false (and mcp_clients[].sandbox: false) to run tools unsandboxed';
 
 /** Where `name` is on `path` (a PATH value), as an executable file; undefined when it is nowhere. */
@@ -41,11 +42,29 @@ const checked = new Map<string, true>();
 /** Runs a trivial program in every namespace a child gets; the error names what stopped it. */
 function probe(bwrap: string, key: string): void {
   if (checked.has(bwrap)) return;
-  const r = spawnSync(bwrap, [...isolationArgs(false), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', process.execPath, '--version'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: CHECK_TIMEOUT_MS,
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    bwrap,
+    [
+      ...isolationArgs(false),
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+      '--',
+      process.execPath,
+      '--version',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: CHECK_TIMEOUT_MS,
+      encoding: 'utf8',
+    },
+  );
   if (r.error !== undefined || r.status !== 0) {
     const said = oneLine((r.stderr ?? '').trim() || r.error?.message || `exit status ${r.status ?? 'unknown'}`);
     throw fail(
@@ -67,7 +86,12 @@ export interface SandboxPrograms {
  * that asked for it (`harness.sandbox.enabled`, `mcp_clients[0].sandbox`); `limits` says whether
  * `prlimit` is needed. Throws `ToolkitError` (`sandbox`) naming the key and the remedy.
  */
-export function checkSandbox(env: Readonly<Record<string, string | undefined>>, key: string, limits: boolean, platform: NodeJS.Platform = process.platform): SandboxPrograms {
+export function checkSandbox(
+  env: Readonly<Record<string, string | undefined>>,
+  key: string,
+  limits: boolean,
+  platform: NodeJS.Platform = process.platform,
+): SandboxPrograms {
   if (platform !== 'linux') {
     throw fail(key, `the sandbox runs on Linux only, with bubblewrap, and this is ${platform}; run the agent on Linux, ${DISABLE_HINT}`);
   }
@@ -77,7 +101,11 @@ export function checkSandbox(env: Readonly<Record<string, string | undefined>>, 
   let prlimit: string | undefined;
   if (limits) {
     prlimit = findOnPath('prlimit', env['PATH']);
-    if (prlimit === undefined) throw fail('harness.sandbox.limits', 'the limits need prlimit, which is not on PATH; install util-linux (it ships prlimit), or remove harness.sandbox.limits');
+    if (prlimit === undefined)
+      throw fail(
+        'harness.sandbox.limits',
+        'the limits need prlimit, which is not on PATH; install util-linux (it ships prlimit), or remove harness.sandbox.limits',
+      );
   }
   return { bwrap, prlimit };
 }

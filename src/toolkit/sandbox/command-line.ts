@@ -62,7 +62,10 @@ function writableBinds(policy: SandboxPolicy, workDir: string): string[] {
   const out: string[] = [];
   for (const p of wanted) {
     const r = real(p);
-    if (r === undefined) throw new SandboxSetupError(`the writable path ${JSON.stringify(p)} does not exist; create it or remove it from the sandbox's writable paths`);
+    if (r === undefined)
+      throw new SandboxSetupError(
+        `the writable path ${JSON.stringify(p)} does not exist; create it or remove it from the sandbox's writable paths`,
+      );
     if (!out.includes(r)) out.push(r);
   }
   return out.sort((a, b) => depth(a) - depth(b));
@@ -109,13 +112,22 @@ function limitArgs(policy: SandboxPolicy): string[] {
   if (l.cpuSeconds !== undefined) args.push(`--cpu=${l.cpuSeconds}`);
   if (l.openFiles !== undefined) args.push(`--nofile=${l.openFiles}`);
   if (args.length === 0) return [];
-  if (policy.prlimit === undefined) throw new SandboxSetupError('resource limits are set but prlimit was not found; install util-linux or remove harness.sandbox.limits');
+  if (policy.prlimit === undefined)
+    throw new SandboxSetupError('resource limits are set but prlimit was not found; install util-linux or remove harness.sandbox.limits');
   return [policy.prlimit, ...args, '--'];
 }
 
 /** The namespace and privilege flags every sandboxed child gets; the start-up check uses them too. */
 export function isolationArgs(network: boolean): string[] {
-  return ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', ...(network ? [] : ['--unshare-net']), '--cap-drop', 'ALL'];
+  return [
+    '--die-with-parent',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    ...(network ? [] : ['--unshare-net']),
+    '--cap-drop',
+    'ALL',
+  ];
 }
 
 /** A `TMPDIR` under `/tmp` is made again, empty, in the private `/tmp`, so a program that uses it still finds it. */
@@ -135,16 +147,23 @@ export function sandboxedCommand(cmd: ChildCommand, policy: SandboxPolicy, cwd: 
   const writable = writableBinds(policy, workDir);
   const argv = [
     ...isolationArgs(policy.network),
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--tmpfs', '/tmp',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
     ...tmpdirArgs(tmpdir),
     ...keptUnderTmp(cmd.binary, workDir, writable),
     ...writable.flatMap((w) => ['--bind', w, w]),
     ...hideMounts(policy.hide),
-    '--chdir', workDir,
-    '--json-status-fd', String(STATUS_FD),
+    '--chdir',
+    workDir,
+    '--json-status-fd',
+    String(STATUS_FD),
     '--',
     ...limitArgs(policy),
     cmd.binary,

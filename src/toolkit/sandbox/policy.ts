@@ -47,7 +47,6 @@ export interface SandboxPolicy {
   readonly limits: SandboxLimits;
 }
 
-
 /** The placeholder a report shows for the call's work directory. */
 export const WORK_DIRECTORY = '<work directory>';
 
@@ -80,7 +79,10 @@ export function introspectionPolicy(settings: SandboxSettings): SandboxPolicy {
 }
 
 /** A stdio MCP server's policy: its own `network` and `writable` keys over the harness's hidden set and limits. */
-export function serverPolicy(settings: SandboxSettings, own: { readonly network: boolean; readonly writable: readonly string[] | undefined }): SandboxPolicy {
+export function serverPolicy(
+  settings: SandboxSettings,
+  own: { readonly network: boolean; readonly writable: readonly string[] | undefined },
+): SandboxPolicy {
   return { ...base(settings), network: own.network, workDirWritable: own.writable === undefined, writable: own.writable ?? [] };
 }
 

@@ -58,11 +58,25 @@ afterAll(async () => {
 });
 
 function sh(script: string, policy: SandboxPolicy): Promise<RunResult> {
-  return runCaptured({ binary: '/bin/sh', argv: ['-c', script], env: { PATH: process.env['PATH'] ?? '', HOME: home }, cwd: work, signal, sandbox: policy });
+  return runCaptured({
+    binary: '/bin/sh',
+    argv: ['-c', script],
+    env: { PATH: process.env['PATH'] ?? '', HOME: home },
+    cwd: work,
+    signal,
+    sandbox: policy,
+  });
 }
 
 function node(script: string, policy: SandboxPolicy): Promise<RunResult> {
-  return runCaptured({ binary: process.execPath, argv: ['-e', script], env: { PATH: process.env['PATH'] ?? '', HOME: home }, cwd: work, signal, sandbox: policy });
+  return runCaptured({
+    binary: process.execPath,
+    argv: ['-e', script],
+    env: { PATH: process.env['PATH'] ?? '', HOME: home },
+    cwd: work,
+    signal,
+    sandbox: policy,
+  });
 }
 
 const connect = (p: number): string =>
@@ -71,7 +85,10 @@ const connect = (p: number): string =>
 describe('a sandboxed command', () => {
   it('writes in the work directory, and a write anywhere else fails inside and leaves nothing behind', async () => {
     const target = join(outside, 'escaped.txt');
-    const r = await sh(`echo kept > ${work}/kept.txt && echo wrote-work; echo leaked > ${target} || echo refused; echo x > /etc/fisk-sandbox-test || echo refused-etc`, toolPolicy(settings, 'plain'));
+    const r = await sh(
+      `echo kept > ${work}/kept.txt && echo wrote-work; echo leaked > ${target} || echo refused; echo x > /etc/fisk-sandbox-test || echo refused-etc`,
+      toolPolicy(settings, 'plain'),
+    );
     expect(r).toMatchObject({ kind: 'exited', exitCode: 0 });
     if (r.kind !== 'exited') throw new Error('unreachable');
     expect(r.output).toMatch(/wrote-work/);
@@ -82,7 +99,10 @@ describe('a sandboxed command', () => {
   });
 
   it('reads nothing of a hidden directory or file, and cannot unmount what hides them', async () => {
-    const r = await sh('cat ~/.ssh/id_rsa; ls -A ~/.ssh | wc -l; cat ~/.netrc; umount ~/.ssh; cat ~/.ssh/id_rsa; echo done', toolPolicy(settings, 'plain'));
+    const r = await sh(
+      'cat ~/.ssh/id_rsa; ls -A ~/.ssh | wc -l; cat ~/.netrc; umount ~/.ssh; cat ~/.ssh/id_rsa; echo done',
+      toolPolicy(settings, 'plain'),
+    );
     if (r.kind !== 'exited') throw new Error(`unexpected ${r.kind}`);
     expect(r.output).not.toMatch(/secret-key-material|hunter2/);
     expect(r.output).toMatch(/^0$/m);
@@ -97,10 +117,18 @@ describe('a sandboxed command', () => {
   });
 
   it('reaches the network, and writes a granted path, only for a tool whose name an operator grant matches', async () => {
-    const r = await node(`require('fs').writeFileSync(${JSON.stringify(join(home, 'granted', 'g.txt'))},'g');${connect(port)}`, toolPolicy(settings, 'net_fetch'));
+    const r = await node(
+      `require('fs').writeFileSync(${JSON.stringify(join(home, 'granted', 'g.txt'))},'g');${connect(port)}`,
+      toolPolicy(settings, 'net_fetch'),
+    );
     expect(r).toMatchObject({ kind: 'exited', exitCode: 0, output: 'hello from the host\n' });
     expect(existsSync(join(home, 'granted', 'g.txt'))).toBe(true);
-    expect(reportTool(settings, 'net_fetch')).toEqual({ network: true, writable: ['<work directory>', join(home, 'granted')], hide: settings.hide, grants: [0] });
+    expect(reportTool(settings, 'net_fetch')).toEqual({
+      network: true,
+      writable: ['<work directory>', join(home, 'granted')],
+      hide: settings.hide,
+      grants: [0],
+    });
     expect(reportTool(settings, 'fetch_net')).toMatchObject({ network: false, writable: ['<work directory>'], grants: [] });
   });
 
@@ -128,7 +156,15 @@ describe('a sandboxed command', () => {
   });
 
   it('is killed with everything it started when the call times out, as without a sandbox', async () => {
-    const r = await runCaptured({ binary: '/bin/sh', argv: ['-c', 'sleep 31.4159 & sleep 31.4159'], env: { PATH: process.env['PATH'] ?? '' }, cwd: work, signal, timeoutMs: 300, sandbox: toolPolicy(settings, 'plain') });
+    const r = await runCaptured({
+      binary: '/bin/sh',
+      argv: ['-c', 'sleep 31.4159 & sleep 31.4159'],
+      env: { PATH: process.env['PATH'] ?? '' },
+      cwd: work,
+      signal,
+      timeoutMs: 300,
+      sandbox: toolPolicy(settings, 'plain'),
+    });
     expect(r.kind).toBe('timed_out');
     const left = (): string[] =>
       readdirSync('/proc')
@@ -193,10 +229,19 @@ describe('an application file without execute permission', () => {
 
   it('is named as the cause of a failed command', async () => {
     const file = app();
-    const r = await runCaptured({ binary: file, argv: [], env: { PATH: process.env['PATH'] ?? '' }, cwd: work, signal, sandbox: toolPolicy(settings, 'plain') });
+    const r = await runCaptured({
+      binary: file,
+      argv: [],
+      env: { PATH: process.env['PATH'] ?? '' },
+      cwd: work,
+      signal,
+      sandbox: toolPolicy(settings, 'plain'),
+    });
     expect(r).toMatchObject({ kind: 'failed' });
     if (r.kind !== 'failed') throw new Error('unreachable');
-    expect(r.message).toMatch(/^the sandbox could not start .*not-executable\.sh, so it did not run: bwrap: execvp .*: Permission denied; .*not-executable\.sh is not executable; make it so with chmod \+x /);
+    expect(r.message).toMatch(
+      /^the sandbox could not start .*not-executable\.sh, so it did not run: bwrap: execvp .*: Permission denied; .*not-executable\.sh is not executable; make it so with chmod \+x /,
+    );
   });
 
   it('leaves the sandbox settings named when the file is executable and the sandbox itself failed', async () => {
@@ -227,16 +272,22 @@ describe('the command line', () => {
 
 describe('the start-up check', () => {
   it('stops with the key and how to install bubblewrap when bwrap is not on PATH', () => {
-    expect(() => checkSandbox({ PATH: join(root, 'empty-bin') }, 'harness.sandbox.enabled', false)).toThrow(/harness\.sandbox\.enabled: bubblewrap \(bwrap\) is not on PATH; install bubblewrap \(Debian and Ubuntu: apt-get install bubblewrap/);
+    expect(() => checkSandbox({ PATH: join(root, 'empty-bin') }, 'harness.sandbox.enabled', false)).toThrow(
+      /harness\.sandbox\.enabled: bubblewrap \(bwrap\) is not on PATH; install bubblewrap \(Debian and Ubuntu: apt-get install bubblewrap/,
+    );
   });
   it('refuses a platform other than Linux', () => {
-    expect(() => checkSandbox({ PATH: process.env['PATH'] }, 'mcp_clients[0].sandbox', false, 'darwin')).toThrow(/mcp_clients\[0\]\.sandbox: the sandbox runs on Linux only/);
+    expect(() => checkSandbox({ PATH: process.env['PATH'] }, 'mcp_clients[0].sandbox', false, 'darwin')).toThrow(
+      /mcp_clients\[0\]\.sandbox: the sandbox runs on Linux only/,
+    );
   });
   it('names the key when bwrap cannot create namespaces', () => {
     const fake = join(root, 'fake-bin');
     mkdirSync(fake, { recursive: true });
     writeFileSync(join(fake, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
     chmodSync(join(fake, 'bwrap'), 0o755);
-    expect(() => checkSandbox({ PATH: fake }, 'harness.sandbox.enabled', false)).toThrow(/harness\.sandbox\.enabled: bubblewrap .* cannot create the sandbox's namespaces here \(bwrap: No permissions to create new namespace\)/);
+    expect(() => checkSandbox({ PATH: fake }, 'harness.sandbox.enabled', false)).toThrow(
+      /harness\.sandbox\.enabled: bubblewrap .* cannot create the sandbox's namespaces here \(bwrap: No permissions to create new namespace\)/,
+    );
   });
 });

@@ -75,7 +75,12 @@ async function withinMs(promise: Promise<void>, ms: number): Promise<void> {
 export function startChild(spec: ChildSpec): StartedChild {
   const cwd = spec.cwd ?? process.cwd();
   if (spec.sandbox === undefined) {
-    const child = spawn(spec.binary, [...spec.argv], { stdio: [...spec.stdio], detached: true, env: { ...spec.env }, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }) });
+    const child = spawn(spec.binary, [...spec.argv], {
+      stdio: [...spec.stdio],
+      detached: true,
+      env: { ...spec.env },
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+    });
     return { child, sandboxed: false, settled: () => Promise.resolve('ran') };
   }
   let command;

@@ -22,7 +22,13 @@ function verifies(jwt: string, publicKey: KeyObject, alg: string): boolean {
   if (alg === 'EdDSA') return verify(null, data, publicKey, signature);
   const digest = `sha${alg.slice(2)}`;
   if (alg.startsWith('ES')) return verify(digest, data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
-  if (alg.startsWith('PS')) return verify(digest, data, { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, signature);
+  if (alg.startsWith('PS'))
+    return verify(
+      digest,
+      data,
+      { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST },
+      signature,
+    );
   return verify(digest, data, publicKey, signature);
 }
 
@@ -70,14 +76,21 @@ describe('private_key_jwt client assertions', () => {
   });
 
   it('refuses an algorithm the key cannot sign, naming the algorithm key', () => {
-    expect(() => loadSigningKey(pkcs8(rsa.privateKey), WHERE, 'ES256', undefined, ALG_KEY)).toThrow(/mcp_clients\[0\]\.oauth\.signing_algorithm is ES256, which a rsa key/);
+    expect(() => loadSigningKey(pkcs8(rsa.privateKey), WHERE, 'ES256', undefined, ALG_KEY)).toThrow(
+      /mcp_clients\[0\]\.oauth\.signing_algorithm is ES256, which a rsa key/,
+    );
     expect(() => loadSigningKey(pkcs8(p256.privateKey), WHERE, 'ES384', undefined, ALG_KEY)).toThrow(/signing_algorithm is ES384/);
     expect(() => loadSigningKey(pkcs8(ed.privateKey), WHERE, 'RS256', undefined, ALG_KEY)).toThrow(/signing_algorithm is RS256/);
   });
 
   it('refuses a public key, a symmetric JWK and text that is no key, without quoting it', () => {
     const publicPem = rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    for (const text of [publicPem, JSON.stringify({ kty: 'oct', k: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ' }), 'not-a-key-at-all-0123456789', '{"kty":']) {
+    for (const text of [
+      publicPem,
+      JSON.stringify({ kty: 'oct', k: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ' }),
+      'not-a-key-at-all-0123456789',
+      '{"kty":',
+    ]) {
       let message = '';
       try {
         loadSigningKey(text, WHERE, undefined, undefined, ALG_KEY);
@@ -94,12 +107,17 @@ describe('private_key_jwt client assertions', () => {
     expect(() => loadSigningKey(pkcs8(k.privateKey), WHERE, undefined, undefined, ALG_KEY)).toThrow(/signs none of/);
   });
 
-  it("authenticates a token request addressed to the issuer, or else the token endpoint, and reports each assertion", async () => {
+  it('authenticates a token request addressed to the issuer, or else the token endpoint, and reports each assertion', async () => {
     const key = loadSigningKey(pkcs8(p256.privateKey), WHERE, undefined, undefined, ALG_KEY);
     const seen: string[] = [];
     const add = privateKeyJwtAuth(key, 'worker', (a) => seen.push(a));
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    await add(new Headers(), params, 'https://as.example.com/token', { issuer: 'https://as.example.com/', authorization_endpoint: 'x', token_endpoint: 'https://as.example.com/token', response_types_supported: ['code'] });
+    await add(new Headers(), params, 'https://as.example.com/token', {
+      issuer: 'https://as.example.com/',
+      authorization_endpoint: 'x',
+      token_endpoint: 'https://as.example.com/token',
+      response_types_supported: ['code'],
+    });
     expect(params.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
     expect(decode(params.get('client_assertion') ?? '').claims['aud']).toBe('https://as.example.com/');
     const bare = new URLSearchParams();

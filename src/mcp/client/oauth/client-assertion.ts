@@ -72,12 +72,28 @@ function jwkString(jwk: JsonWebKey | undefined, field: string): string | undefin
  * Reads `text` as a private key. `where` names the key or file it came from; `algorithm` and
  * `keyId` are the configured ones (a JWK's own `alg` and `kid` fill in for them).
  */
-export function loadSigningKey(text: string, where: string, algorithm: JwtSigningAlgorithm | undefined, keyId: string | undefined, algorithmKey: string): SigningKey {
+export function loadSigningKey(
+  text: string,
+  where: string,
+  algorithm: JwtSigningAlgorithm | undefined,
+  keyId: string | undefined,
+  algorithmKey: string,
+): SigningKey {
   const { key, jwk } = parseKey(text, where);
   const fromJwk = jwkString(jwk, 'alg');
-  const wanted = algorithm ?? (fromJwk !== undefined && (JWT_SIGNING_ALGORITHMS as readonly string[]).includes(fromJwk) ? (fromJwk as JwtSigningAlgorithm) : defaultAlgorithm(key));
-  if (wanted === undefined) throw new Error(`${where} holds a ${key.asymmetricKeyType ?? 'unknown'} key, which signs none of ${JWT_SIGNING_ALGORITHMS.join(', ')}; use an RSA, EC (P-256, P-384, P-521) or Ed25519 key`);
-  if (!fits(key, wanted)) throw new Error(`${algorithmKey} is ${wanted}, which a ${key.asymmetricKeyType ?? 'unknown'} key cannot sign; set the algorithm this key is for, or leave it out to take the key's own`);
+  const wanted =
+    algorithm ??
+    (fromJwk !== undefined && (JWT_SIGNING_ALGORITHMS as readonly string[]).includes(fromJwk)
+      ? (fromJwk as JwtSigningAlgorithm)
+      : defaultAlgorithm(key));
+  if (wanted === undefined)
+    throw new Error(
+      `${where} holds a ${key.asymmetricKeyType ?? 'unknown'} key, which signs none of ${JWT_SIGNING_ALGORITHMS.join(', ')}; use an RSA, EC (P-256, P-384, P-521) or Ed25519 key`,
+    );
+  if (!fits(key, wanted))
+    throw new Error(
+      `${algorithmKey} is ${wanted}, which a ${key.asymmetricKeyType ?? 'unknown'} key cannot sign; set the algorithm this key is for, or leave it out to take the key's own`,
+    );
   return { key, algorithm: wanted, keyId: keyId ?? jwkString(jwk, 'kid') };
 }
 
@@ -85,7 +101,8 @@ function signature(key: KeyObject, algorithm: JwtSigningAlgorithm, data: Buffer)
   if (algorithm === 'EdDSA') return sign(null, data, key);
   const digest = `sha${algorithm.slice(2)}`;
   if (algorithm.startsWith('ES')) return sign(digest, data, { key, dsaEncoding: 'ieee-p1363' });
-  if (algorithm.startsWith('PS')) return sign(digest, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST });
+  if (algorithm.startsWith('PS'))
+    return sign(digest, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST });
   return sign(digest, data, key);
 }
 

@@ -62,7 +62,10 @@ function requestFor(idp: IdentityProvider, subjectToken: string, r: ExchangeRequ
   const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' });
   const id = idp.config.clientId;
   if (id !== undefined && idp.clientSecret !== undefined) {
-    headers.set('authorization', `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(idp.clientSecret)}`).toString('base64')}`);
+    headers.set(
+      'authorization',
+      `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(idp.clientSecret)}`).toString('base64')}`,
+    );
   } else if (id !== undefined) {
     body.set('client_id', id);
   }

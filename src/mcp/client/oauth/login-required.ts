@@ -14,7 +14,9 @@ export class McpLoginRequired extends Error {
   readonly server: string;
 
   constructor(server: string, why: string) {
-    super(`MCP server ${JSON.stringify(server)} needs a login: ${why}; run \`${loginCommand(server)}\` (with this agent's --config) and start again`);
+    super(
+      `MCP server ${JSON.stringify(server)} needs a login: ${why}; run \`${loginCommand(server)}\` (with this agent's --config) and start again`,
+    );
     this.name = 'McpLoginRequired';
     this.server = server;
   }

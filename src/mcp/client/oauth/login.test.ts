@@ -46,7 +46,23 @@ describe('an OAuth-protected MCP server', () => {
   let server: TestAuthServer;
   let state: string;
   let env: Record<string, string | undefined>;
-  const secure = (): ReturnType<typeof entry> => entry({ name: 'secure', transport: 'http', command: undefined, url: server.url, oauth: { grant: 'authorization_code', clientId: undefined, clientSecretEnv: undefined, scopes: [], redirectPort: 0, clientMetadataUrl: undefined, privateKey: undefined, idp: undefined } });
+  const secure = (): ReturnType<typeof entry> =>
+    entry({
+      name: 'secure',
+      transport: 'http',
+      command: undefined,
+      url: server.url,
+      oauth: {
+        grant: 'authorization_code',
+        clientId: undefined,
+        clientSecretEnv: undefined,
+        scopes: [],
+        redirectPort: 0,
+        clientMetadataUrl: undefined,
+        privateKey: undefined,
+        idp: undefined,
+      },
+    });
   const opts = (): { env: Record<string, string | undefined>; credentialEnvNames: string[] } => ({ env, credentialEnvNames: [] });
   const stateFile = (): string => {
     const dir = join(state, 'fisk-ai', 'mcp-oauth');
@@ -85,7 +101,10 @@ describe('an OAuth-protected MCP server', () => {
     expect(result.file).toBe(stateFile());
     expect(statSync(result.file).mode & 0o777).toBe(0o600);
     expect(statSync(join(result.file, '..')).mode & 0o777).toBe(0o700);
-    const stored = JSON.parse(readFileSync(result.file, 'utf8')) as { tokens: { access_token: string; refresh_token: string }; server_url: string };
+    const stored = JSON.parse(readFileSync(result.file, 'utf8')) as {
+      tokens: { access_token: string; refresh_token: string };
+      server_url: string;
+    };
     expect(stored.server_url).toBe(server.url);
     expect(server.issued).toContain(stored.tokens.access_token);
   });
@@ -96,7 +115,9 @@ describe('an OAuth-protected MCP server', () => {
     const set = await openMcpSessions([secure()], opts());
     try {
       const whoami = set.sources()[0]?.tools.find((t) => t.name === 'whoami');
-      expect(output(await (whoami ?? { execute: () => Promise.reject(new Error('no whoami')) }).execute('{}', {}, signal))).toMatch(/client [0-9a-f-]{36}/);
+      expect(output(await (whoami ?? { execute: () => Promise.reject(new Error('no whoami')) }).execute('{}', {}, signal))).toMatch(
+        /client [0-9a-f-]{36}/,
+      );
     } finally {
       await set.close();
     }

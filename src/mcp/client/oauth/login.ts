@@ -56,7 +56,12 @@ export interface LoopbackAuthorizer {
  * back with the code, until `signal`. Runs given it (`ConnectOptions.authorizer`) can complete an
  * authorization, including a scope step-up in the middle of a call.
  */
-export async function openLoopbackAuthorizer(port: number, remembered: string | undefined, ui: LoginUi, signal: AbortSignal): Promise<LoopbackAuthorizer> {
+export async function openLoopbackAuthorizer(
+  port: number,
+  remembered: string | undefined,
+  ui: LoginUi,
+  signal: AbortSignal,
+): Promise<LoopbackAuthorizer> {
   const loopback = await listenFor(port, remembered);
   const authorizer: OAuthAuthorizer = {
     redirectUrl: loopback.redirectUrl,
@@ -77,9 +82,11 @@ export async function openLoopbackAuthorizer(port: number, remembered: string | 
  */
 export async function loginMcpServer(entry: McpClientConfig, index: number, opts: ConnectOptions, ui: LoginUi): Promise<LoginResult> {
   const key = `mcp_clients[${index}]`;
-  if (entry.transport === 'stdio') throw new Error(`${key} (${entry.name}) is a stdio server; a login applies only to an http server with oauth`);
+  if (entry.transport === 'stdio')
+    throw new Error(`${key} (${entry.name}) is a stdio server; a login applies only to an http server with oauth`);
   if (entry.oauth === undefined) throw new Error(`${key} (${entry.name}) has no oauth block; add \`oauth: {}\` to it to log in with OAuth`);
-  if (entry.oauth.grant !== 'authorization_code') throw new Error(`${key}.oauth.grant is ${entry.oauth.grant}: the client authenticates by itself and nobody needs to log in`);
+  if (entry.oauth.grant !== 'authorization_code')
+    throw new Error(`${key}.oauth.grant is ${entry.oauth.grant}: the client authenticates by itself and nobody needs to log in`);
   const resolved = resolveMcpClient(entry, index, opts.env);
   const file = oauthStateFileFor(entry, httpTarget(resolved.url ?? '', {}, key).url, opts.env);
   const stored = file.read();

@@ -28,7 +28,13 @@ export interface OAuthFetch {
 }
 
 /** Builds the OAuth layer; `authFetch` is what talks to the authorization server (no MCP headers). */
-export function oauthFetch(server: string, serverUrl: URL, provider: FiskOAuthProvider, authFetch: FetchLike, authorizer: OAuthAuthorizer | undefined): OAuthFetch {
+export function oauthFetch(
+  server: string,
+  serverUrl: URL,
+  provider: FiskOAuthProvider,
+  authFetch: FetchLike,
+  authorizer: OAuthAuthorizer | undefined,
+): OAuthFetch {
   let lastStepUp: string | null | undefined;
   let loginRequired: McpLoginRequired | undefined;
 
@@ -38,7 +44,12 @@ export function oauthFetch(server: string, serverUrl: URL, provider: FiskOAuthPr
   };
 
   const authorize = async (resourceMetadataUrl: URL | undefined, scope: string | undefined): Promise<void> => {
-    const base = { serverUrl, fetchFn: authFetch, ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }), ...(scope === undefined ? {} : { scope }) };
+    const base = {
+      serverUrl,
+      fetchFn: authFetch,
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+      ...(scope === undefined ? {} : { scope }),
+    };
     let result;
     try {
       result = await auth(provider, base);
@@ -74,40 +85,42 @@ export function oauthFetch(server: string, serverUrl: URL, provider: FiskOAuthPr
     await single(() => authorize(undefined, undefined));
   };
 
-  const wrap = (next: FetchLike): FetchLike => async (input, init) => {
-    await refreshIfDue();
-    for (let attempt = 0; ; attempt++) {
-      const headers = new Headers(init?.headers);
-      const tokens = provider.tokens();
-      if (tokens !== undefined) headers.set('Authorization', `Bearer ${tokens.access_token}`);
-      const res = await next(input, { ...init, headers });
-      if (res.status !== 401 && res.status !== 403) return res;
-      const challenge = extractWWWAuthenticateParams(res);
-      if (res.status === 403 && challenge.error !== 'insufficient_scope') return res;
-      // one authorization per request: a server that refuses what it was just given is answered as it is
-      if (attempt > 0) return res;
-      if (res.status === 403) {
-        // the same demand again after being satisfied once means no login will satisfy it
-        const header = res.headers.get('www-authenticate');
-        if (header === lastStepUp) return res;
-        lastStepUp = header;
-      }
-      await res.body?.cancel();
-      // another request renewed the token while this one was out: send it again with the new one
-      if (res.status === 401 && provider.tokens()?.access_token !== tokens?.access_token) continue;
-      const scope = provider.neededScope() ?? challenge.scope;
-      if (!provider.interactive && !provider.unattended) {
+  const wrap =
+    (next: FetchLike): FetchLike =>
+    async (input, init) => {
+      await refreshIfDue();
+      for (let attempt = 0; ; attempt++) {
+        const headers = new Headers(init?.headers);
+        const tokens = provider.tokens();
+        if (tokens !== undefined) headers.set('Authorization', `Bearer ${tokens.access_token}`);
+        const res = await next(input, { ...init, headers });
+        if (res.status !== 401 && res.status !== 403) return res;
+        const challenge = extractWWWAuthenticateParams(res);
+        if (res.status === 403 && challenge.error !== 'insufficient_scope') return res;
+        // one authorization per request: a server that refuses what it was just given is answered as it is
+        if (attempt > 0) return res;
         if (res.status === 403) {
-          if (challenge.scope !== undefined) provider.noteNeededScope(challenge.scope);
-          return needLogin(`the server asks for the scope "${challenge.scope ?? ''}", which the stored login does not grant`);
+          // the same demand again after being satisfied once means no login will satisfy it
+          const header = res.headers.get('www-authenticate');
+          if (header === lastStepUp) return res;
+          lastStepUp = header;
         }
-        if (tokens === undefined) return needLogin('no login is stored for it');
-        if (tokens.refresh_token === undefined) return needLogin('the stored login has expired and cannot be refreshed');
+        await res.body?.cancel();
+        // another request renewed the token while this one was out: send it again with the new one
+        if (res.status === 401 && provider.tokens()?.access_token !== tokens?.access_token) continue;
+        const scope = provider.neededScope() ?? challenge.scope;
+        if (!provider.interactive && !provider.unattended) {
+          if (res.status === 403) {
+            if (challenge.scope !== undefined) provider.noteNeededScope(challenge.scope);
+            return needLogin(`the server asks for the scope "${challenge.scope ?? ''}", which the stored login does not grant`);
+          }
+          if (tokens === undefined) return needLogin('no login is stored for it');
+          if (tokens.refresh_token === undefined) return needLogin('the stored login has expired and cannot be refreshed');
+        }
+        const wanted = res.status === 403 ? (challenge.scope ?? scope) : scope;
+        await single(() => authorize(challenge.resourceMetadataUrl, wanted));
       }
-      const wanted = res.status === 403 ? (challenge.scope ?? scope) : scope;
-      await single(() => authorize(challenge.resourceMetadataUrl, wanted));
-    }
-  };
+    };
 
   return { wrap, lastLoginRequired: () => loginRequired };
 }

@@ -97,7 +97,12 @@ export class FiskOAuthProvider implements OAuthClientProvider {
     const base = { client_name: this.#o.clientName, ...(scope === '' ? {} : { scope }) };
     if (this.#o.oauth.grant === 'client_credentials') return { ...base, redirect_uris: [], grant_types: ['client_credentials'] };
     if (this.#o.oauth.grant === 'cross_app_access') return { ...base, redirect_uris: [], grant_types: [JWT_BEARER_GRANT] };
-    return { ...base, redirect_uris: [this.redirectUrl ?? NO_LOGIN_REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] };
+    return {
+      ...base,
+      redirect_uris: [this.redirectUrl ?? NO_LOGIN_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    };
   }
 
   state(): string {
@@ -112,7 +117,8 @@ export class FiskOAuthProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     const o = this.#o.oauth;
-    if (o.clientId !== undefined) return { client_id: o.clientId, ...(this.#o.clientSecret === undefined ? {} : { client_secret: this.#o.clientSecret }) };
+    if (o.clientId !== undefined)
+      return { client_id: o.clientId, ...(this.#o.clientSecret === undefined ? {} : { client_secret: this.#o.clientSecret }) };
     const stored = this.#read().client_information;
     if (stored === undefined) return undefined;
     // a registration made for another loopback port would be refused at the redirect
@@ -222,7 +228,8 @@ export class FiskOAuthProvider implements OAuthClientProvider {
     if (idp === undefined) throw new Error(`${this.#o.server}: cross_app_access has no identity provider configured`);
     const d = this.#discovery;
     const audience = d?.authorizationServerMetadata?.issuer ?? d?.authorizationServerUrl;
-    if (audience === undefined) throw new Error(`${this.#o.server}: the authorization server was not discovered, so no ID-JAG can be addressed to it`);
+    if (audience === undefined)
+      throw new Error(`${this.#o.server}: the authorization server was not discovered, so no ID-JAG can be addressed to it`);
     const idToken = currentIdToken(idp);
     this.#used.set('idToken', idToken);
     const resource = d?.resourceMetadata?.resource ?? this.#o.serverUrl.href;

@@ -39,7 +39,8 @@ type Env = OAuthSetupOptions['env'];
 /** The value of the variable `name` that `key` names; throws saying what to export. */
 function secretFromEnv(env: Env, name: string, key: string, what: string): string {
   const value = env[name];
-  if (value === undefined || value === '') throw new Error(`${key} names ${name}, which is not set in the environment; export ${what} there`);
+  if (value === undefined || value === '')
+    throw new Error(`${key} names ${name}, which is not set in the environment; export ${what} there`);
   return value;
 }
 
@@ -60,7 +61,10 @@ function signingKeyFor(oauth: McpOAuthConfig, key: string, env: Env): { signingK
   const pk = oauth.privateKey;
   if (pk === undefined) return undefined;
   const what = "the client's private key (PEM or JWK)";
-  const [where, text] = pk.env !== undefined ? [`${key}.private_key_env`, secretFromEnv(env, pk.env, `${key}.private_key_env`, what)] : [`${key}.private_key_file`, secretFromFile(pk.file ?? '', `${key}.private_key_file`, what)];
+  const [where, text] =
+    pk.env !== undefined
+      ? [`${key}.private_key_env`, secretFromEnv(env, pk.env, `${key}.private_key_env`, what)]
+      : [`${key}.private_key_file`, secretFromFile(pk.file ?? '', `${key}.private_key_file`, what)];
   return { signingKey: loadSigningKey(text, where, pk.algorithm, pk.keyId, `${key}.signing_algorithm`), keyMaterial: text };
 }
 
@@ -69,8 +73,12 @@ function identityProviderFor(oauth: McpOAuthConfig, key: string, env: Env): Iden
   const idp = oauth.idp;
   if (idp === undefined) return undefined;
   const k = `${key}.idp`;
-  const clientSecret = idp.clientSecretEnv === undefined ? undefined : secretFromEnv(env, idp.clientSecretEnv, `${k}.client_secret_env`, "the client secret at the identity provider");
-  const idToken = idp.idTokenEnv === undefined ? undefined : secretFromEnv(env, idp.idTokenEnv, `${k}.id_token_env`, "this agent's ID token");
+  const clientSecret =
+    idp.clientSecretEnv === undefined
+      ? undefined
+      : secretFromEnv(env, idp.clientSecretEnv, `${k}.client_secret_env`, 'the client secret at the identity provider');
+  const idToken =
+    idp.idTokenEnv === undefined ? undefined : secretFromEnv(env, idp.idTokenEnv, `${k}.id_token_env`, "this agent's ID token");
   if (idp.idTokenFile !== undefined) secretFromFile(idp.idTokenFile, `${k}.id_token_file`, "this agent's ID token");
   const idpFetch = (input: string | URL, init?: RequestInit): Promise<Response> => fetch(input, init);
   return { config: idp, key: k, clientSecret, idToken: idToken?.trim(), fetch: idpFetch };
@@ -81,7 +89,10 @@ export function oauthLayerFor(entry: McpClientConfig, key: string, serverUrl: UR
   const oauth = entry.oauth;
   if (oauth === undefined) return undefined;
   const k = `${key}.oauth`;
-  const clientSecret = oauth.clientSecretEnv === undefined ? undefined : secretFromEnv(opts.env, oauth.clientSecretEnv, `${k}.client_secret_env`, 'the client secret');
+  const clientSecret =
+    oauth.clientSecretEnv === undefined
+      ? undefined
+      : secretFromEnv(opts.env, oauth.clientSecretEnv, `${k}.client_secret_env`, 'the client secret');
   const signing = signingKeyFor(oauth, k, opts.env);
   const file = oauth.grant === 'authorization_code' ? oauthStateFileFor(entry, serverUrl, opts.env) : undefined;
   const provider = new FiskOAuthProvider({

@@ -61,7 +61,8 @@ export class OAuthStateFile {
     }
     try {
       const parsed: unknown = JSON.parse(text);
-      if (typeof parsed === 'object' && parsed !== null && 'server_url' in parsed && parsed.server_url === this.#serverUrl) return parsed as OAuthState;
+      if (typeof parsed === 'object' && parsed !== null && 'server_url' in parsed && parsed.server_url === this.#serverUrl)
+        return parsed as OAuthState;
     } catch {
       // a damaged file counts as no login: the next login replaces it
     }

@@ -67,7 +67,11 @@ class MemoryProvider implements OAuthServerProvider {
       getClient: (id) => this.#clients.get(id),
       registerClient: (client) => {
         this.counts.registrations++;
-        const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
+        const full = {
+          ...client,
+          client_id: randomUUID(),
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+        } as OAuthClientInformationFull;
         this.#clients.set(full.client_id, full);
         return full;
       },
@@ -77,7 +81,11 @@ class MemoryProvider implements OAuthServerProvider {
   authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     this.counts.authorizations++;
     const code = randomBytes(16).toString('hex');
-    this.#codes.set(code, { grant: { clientId: client.client_id, scopes: params.scopes ?? [] }, challenge: params.codeChallenge, redirectUri: params.redirectUri });
+    this.#codes.set(code, {
+      grant: { clientId: client.client_id, scopes: params.scopes ?? [] },
+      challenge: params.codeChallenge,
+      redirectUri: params.redirectUri,
+    });
     const back = new URL(params.redirectUri);
     back.searchParams.set('code', code);
     if (params.state !== undefined) back.searchParams.set('state', params.state);
@@ -97,7 +105,13 @@ class MemoryProvider implements OAuthServerProvider {
     this.issued.push(access);
     this.#access.set(access, { ...grant, expiresAt: Date.now() / 1000 + this.#lifetimeSeconds });
     this.refreshTokens.set(refresh, grant);
-    return { access_token: access, token_type: 'bearer', expires_in: this.#advertisedSeconds, refresh_token: refresh, scope: grant.scopes.join(' ') };
+    return {
+      access_token: access,
+      token_type: 'bearer',
+      expires_in: this.#advertisedSeconds,
+      refresh_token: refresh,
+      scope: grant.scopes.join(' '),
+    };
   }
 
   exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<OAuthTokens> {
@@ -136,7 +150,9 @@ class MemoryProvider implements OAuthServerProvider {
  * Starts the server on a free loopback port. Access tokens are honoured for `lifetimeSeconds` and
  * issued saying `expires_in: advertisedSeconds` (0 makes every client refresh before each request).
  */
-export async function startTestAuthServer(options: { readonly lifetimeSeconds?: number; readonly advertisedSeconds?: number } = {}): Promise<TestAuthServer> {
+export async function startTestAuthServer(
+  options: { readonly lifetimeSeconds?: number; readonly advertisedSeconds?: number } = {},
+): Promise<TestAuthServer> {
   const lifetime = options.lifetimeSeconds ?? 3600;
   const provider = new MemoryProvider(lifetime, options.advertisedSeconds ?? lifetime);
   const port = await freePort();

@@ -54,7 +54,9 @@ function validAssertion(jwt: string, publicKey: KeyObject, issuer: string): bool
   const [h, c, s] = jwt.split('.');
   const ok = verify('sha256', Buffer.from(`${h}.${c}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s ?? '', 'base64url'));
   const claims = JSON.parse(Buffer.from(c ?? '', 'base64url').toString()) as Record<string, unknown>;
-  return ok && claims['iss'] === CLIENT && claims['sub'] === CLIENT && claims['aud'] === issuer && Number(claims['exp']) > Date.now() / 1000;
+  return (
+    ok && claims['iss'] === CLIENT && claims['sub'] === CLIENT && claims['aud'] === issuer && Number(claims['exp']) > Date.now() / 1000
+  );
 }
 
 class AuthWorld {
@@ -88,14 +90,18 @@ class AuthWorld {
       if (grant === 'authorization_code' && body.get('code') !== 'the-code') return json(res, 400, { error: 'invalid_grant' });
       const assertion = body.get('client_assertion') ?? '';
       this.seen.assertions.push(assertion);
-      if (body.get('client_assertion_type') !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' || !validAssertion(assertion, this.key.publicKey, this.base)) {
+      if (
+        body.get('client_assertion_type') !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' ||
+        !validAssertion(assertion, this.key.publicKey, this.base)
+      ) {
         return json(res, 401, { error: 'invalid_client', error_description: 'the assertion does not verify' });
       }
       return this.#issue(res);
     }
     if (body.get('grant_type') === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
       this.seen.bearerGrants++;
-      if (basic(req) !== `${CLIENT}:${SECRET}` || !(body.get('assertion') ?? '').startsWith('idjag-')) return json(res, 400, { error: 'invalid_grant' });
+      if (basic(req) !== `${CLIENT}:${SECRET}` || !(body.get('assertion') ?? '').startsWith('idjag-'))
+        return json(res, 400, { error: 'invalid_grant' });
       return this.#issue(res);
     }
     json(res, 400, { error: 'unsupported_grant_type' });
@@ -105,13 +111,19 @@ class AuthWorld {
     const body = await form(req);
     this.seen.exchanges.push(body);
     if (basic(req) !== `${IDP_CLIENT}:${IDP_SECRET}`) return json(res, 401, { error: 'invalid_client' });
-    if (!this.seen.idTokens.has(body.get('subject_token') ?? '')) return json(res, 400, { error: 'invalid_grant', error_description: 'the ID token is not valid' });
-    json(res, 200, { access_token: `idjag-grant-${this.seen.exchanges.length}`, issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag', token_type: 'N_A' });
+    if (!this.seen.idTokens.has(body.get('subject_token') ?? ''))
+      return json(res, 400, { error: 'invalid_grant', error_description: 'the ID token is not valid' });
+    json(res, 200, {
+      access_token: `idjag-grant-${this.seen.exchanges.length}`,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+      token_type: 'N_A',
+    });
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', this.base).pathname;
-    if (path === '/.well-known/oauth-protected-resource/mcp') return json(res, 200, { resource: `${this.base}/mcp`, authorization_servers: [this.base] });
+    if (path === '/.well-known/oauth-protected-resource/mcp')
+      return json(res, 200, { resource: `${this.base}/mcp`, authorization_servers: [this.base] });
     if (path === '/.well-known/oauth-authorization-server') {
       return json(res, 200, {
         issuer: this.base,
@@ -135,7 +147,12 @@ class AuthWorld {
     if (path === '/mcp') {
       const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
       if (this.seen.access.has(token)) return json(res, 200, { ok: true });
-      return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${this.base}/.well-known/oauth-protected-resource/mcp"` });
+      return json(
+        res,
+        401,
+        { error: 'invalid_token' },
+        { 'www-authenticate': `Bearer resource_metadata="${this.base}/.well-known/oauth-protected-resource/mcp"` },
+      );
     }
     json(res, 404, {});
   }
@@ -155,7 +172,12 @@ afterEach(() => {
 });
 
 /** The OAuth layer of one entry, built in a fresh agent directory holding `files`. */
-function layer(oauth: Record<string, unknown>, env: Record<string, string | undefined>, files: Record<string, string> = {}, authorizer?: OAuthAuthorizer): OAuthLayer {
+function layer(
+  oauth: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  files: Record<string, string> = {},
+  authorizer?: OAuthAuthorizer,
+): OAuthLayer {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   dir = mkdtempSync(join(tmpdir(), 'fisk-unattended-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
@@ -163,7 +185,11 @@ function layer(oauth: Record<string, unknown>, env: Record<string, string | unde
   const config = parseConfigForMode({ text: yaml, name: 'agent.yaml', baseDir: dir }, 'info');
   const entry = config.mcpClients[0];
   if (entry === undefined) throw new Error('no entry');
-  const made = oauthLayerFor(entry, 'mcp_clients[0]', new URL(`${world.base}/mcp`), { env: { XDG_STATE_HOME: dir, ...env }, clientName: 'fisk-ai', ...(authorizer === undefined ? {} : { authorizer }) });
+  const made = oauthLayerFor(entry, 'mcp_clients[0]', new URL(`${world.base}/mcp`), {
+    env: { XDG_STATE_HOME: dir, ...env },
+    clientName: 'fisk-ai',
+    ...(authorizer === undefined ? {} : { authorizer }),
+  });
   if (made === undefined) throw new Error('no oauth layer');
   return made;
 }
@@ -178,7 +204,9 @@ const pem = (): string => world.key.privateKey.export({ type: 'pkcs8', format: '
 
 describe('client credentials with private_key_jwt', () => {
   it('authenticates with an assertion signed by the key in a file next to agent.yaml, and redacts the key and the assertion', async () => {
-    expect(() => layer({ grant: 'client_credentials', client_id: CLIENT, private_key_file: 'missing.pem' }, {})).toThrow(/mcp_clients\[0\]\.oauth\.private_key_file .*missing\.pem cannot be read \(ENOENT\)/);
+    expect(() => layer({ grant: 'client_credentials', client_id: CLIENT, private_key_file: 'missing.pem' }, {})).toThrow(
+      /mcp_clients\[0\]\.oauth\.private_key_file .*missing\.pem cannot be read \(ENOENT\)/,
+    );
     const withFile = layer({ grant: 'client_credentials', client_id: CLIENT, private_key_file: 'worker.pem' }, {}, { 'worker.pem': pem() });
     const before = world.seen.assertions.length;
     expect(await call(withFile)).toBe(200);
@@ -192,11 +220,27 @@ describe('client credentials with private_key_jwt', () => {
   });
 
   it('takes the key from a variable, which joins the credentials withheld from children', async () => {
-    const l = layer({ grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY', signing_algorithm: 'ES256', key_id: 'k1' }, { WORKER_KEY: pem() });
+    const l = layer(
+      { grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY', signing_algorithm: 'ES256', key_id: 'k1' },
+      { WORKER_KEY: pem() },
+    );
     expect(await call(l)).toBe(200);
-    const header = JSON.parse(Buffer.from((world.seen.assertions.at(-1) ?? '').split('.')[0] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const header = JSON.parse(Buffer.from((world.seen.assertions.at(-1) ?? '').split('.')[0] ?? '', 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
     expect(header).toEqual({ alg: 'ES256', typ: 'JWT', kid: 'k1' });
-    const config = parseConfigForMode({ text: JSON.stringify({ mcp_clients: [{ name: 't', url: 'https://x/mcp', oauth: { grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY' } }] }), name: 'agent.yaml' }, 'info');
+    const config = parseConfigForMode(
+      {
+        text: JSON.stringify({
+          mcp_clients: [
+            { name: 't', url: 'https://x/mcp', oauth: { grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY' } },
+          ],
+        }),
+        name: 'agent.yaml',
+      },
+      'info',
+    );
     expect(credentialEnvNames(config)).toContain('WORKER_KEY');
   });
 
@@ -224,9 +268,18 @@ describe('client credentials with private_key_jwt', () => {
   });
 
   it('refuses an unset variable, a key of the wrong kind and an algorithm the key cannot sign, naming the key', () => {
-    expect(() => layer({ grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY' }, {})).toThrow(/mcp_clients\[0\]\.oauth\.private_key_env names WORKER_KEY, which is not set/);
-    expect(() => layer({ grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY' }, { WORKER_KEY: 'just-some-text-here' })).toThrow(/private_key_env does not hold a private key/);
-    expect(() => layer({ grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY', signing_algorithm: 'RS256' }, { WORKER_KEY: pem() })).toThrow(/mcp_clients\[0\]\.oauth\.signing_algorithm is RS256/);
+    expect(() => layer({ grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY' }, {})).toThrow(
+      /mcp_clients\[0\]\.oauth\.private_key_env names WORKER_KEY, which is not set/,
+    );
+    expect(() =>
+      layer({ grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY' }, { WORKER_KEY: 'just-some-text-here' }),
+    ).toThrow(/private_key_env does not hold a private key/);
+    expect(() =>
+      layer(
+        { grant: 'client_credentials', client_id: CLIENT, private_key_env: 'WORKER_KEY', signing_algorithm: 'RS256' },
+        { WORKER_KEY: pem() },
+      ),
+    ).toThrow(/mcp_clients\[0\]\.oauth\.signing_algorithm is RS256/);
   });
 });
 
@@ -273,22 +326,42 @@ describe('cross-app access', () => {
     const l = layer(oauth({ id_token_env: 'ID_TOKEN' }), { ...env, ID_TOKEN: 'id-token-revoked-0003' });
     const err: unknown = await call(l).catch((e: unknown) => e);
     const message = err instanceof Error ? err.message : String(err);
-    expect(message).toMatch(/mcp_clients\[0\]\.oauth\.idp\.token_endpoint\) refused the token exchange: invalid_grant \(the ID token is not valid\)/);
+    expect(message).toMatch(
+      /mcp_clients\[0\]\.oauth\.idp\.token_endpoint\) refused the token exchange: invalid_grant \(the ID token is not valid\)/,
+    );
     expect(redactSecrets(message, l.provider.secrets())).not.toContain('id-token-revoked-0003');
   });
 
   it('is not logged in to', async () => {
-    const config = parseConfigForMode({ text: JSON.stringify({ mcp_clients: [{ name: 't', url: `${world.base}/mcp`, oauth: oauth({ id_token_env: 'ID_TOKEN' }) }] }), name: 'agent.yaml' }, 'info');
+    const config = parseConfigForMode(
+      {
+        text: JSON.stringify({ mcp_clients: [{ name: 't', url: `${world.base}/mcp`, oauth: oauth({ id_token_env: 'ID_TOKEN' }) }] }),
+        name: 'agent.yaml',
+      },
+      'info',
+    );
     const entry = config.mcpClients[0] ?? expect.fail('no entry');
     const ui = { show: (): void => undefined, open: (): void => undefined };
-    await expect(loginMcpServer(entry, 0, { env, credentialEnvNames: [] }, ui)).rejects.toThrow(/mcp_clients\[0\]\.oauth\.grant is cross_app_access: the client authenticates by itself/);
+    await expect(loginMcpServer(entry, 0, { env, credentialEnvNames: [] }, ui)).rejects.toThrow(
+      /mcp_clients\[0\]\.oauth\.grant is cross_app_access: the client authenticates by itself/,
+    );
   });
 
   it('refuses an unset ID token variable or an unreadable file, naming the key, and all three variables are withheld', () => {
-    expect(() => layer(oauth({ id_token_env: 'ID_TOKEN' }), { ...env, ID_TOKEN: undefined })).toThrow(/mcp_clients\[0\]\.oauth\.idp\.id_token_env names ID_TOKEN, which is not set/);
-    expect(() => layer(oauth({ id_token_file: 'nowhere' }), env)).toThrow(/mcp_clients\[0\]\.oauth\.idp\.id_token_file .*nowhere cannot be read/);
+    expect(() => layer(oauth({ id_token_env: 'ID_TOKEN' }), { ...env, ID_TOKEN: undefined })).toThrow(
+      /mcp_clients\[0\]\.oauth\.idp\.id_token_env names ID_TOKEN, which is not set/,
+    );
+    expect(() => layer(oauth({ id_token_file: 'nowhere' }), env)).toThrow(
+      /mcp_clients\[0\]\.oauth\.idp\.id_token_file .*nowhere cannot be read/,
+    );
     expect(() => layer(oauth({ id_token_env: 'ID_TOKEN' }), { ...env, IDP_SECRET: '' })).toThrow(/idp\.client_secret_env names IDP_SECRET/);
-    const config = parseConfigForMode({ text: JSON.stringify({ mcp_clients: [{ name: 't', url: 'https://x/mcp', oauth: oauth({ id_token_env: 'ID_TOKEN' }) }] }), name: 'agent.yaml' }, 'info');
+    const config = parseConfigForMode(
+      {
+        text: JSON.stringify({ mcp_clients: [{ name: 't', url: 'https://x/mcp', oauth: oauth({ id_token_env: 'ID_TOKEN' }) }] }),
+        name: 'agent.yaml',
+      },
+      'info',
+    );
     expect(credentialEnvNames(config)).toEqual(expect.arrayContaining(['AS_SECRET', 'IDP_SECRET', 'ID_TOKEN']));
   });
 });
