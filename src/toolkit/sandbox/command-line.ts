@@ -87,16 +87,29 @@ function hideMounts(hide: readonly string[]): string[] {
 }
 
 /**
+ * The directory of a program's project under `tmp`: the nearest directory above the program holding
+ * `node_modules`, where a script finds its packages (and links in it point within it), or the
+ * program's own directory when there is none.
+ */
+function projectUnderTmp(programDir: string, tmp: string): string {
+  for (let dir = programDir; dir !== tmp && within(dir, tmp); dir = dirname(dir)) {
+    if (kindOf(resolve(dir, 'node_modules')) === 'dir') return dir;
+  }
+  return programDir;
+}
+
+/**
  * What must stay visible under the private `/tmp` for the program to start at all: the program's
- * own directory and the working directory, read-only, when they live there and are not writable.
+ * project (its own directory, or the nearest one above it holding `node_modules`) and the working
+ * directory, read-only, when they live there and are not writable.
  */
 function keptUnderTmp(binary: string, cwd: string, writable: readonly string[]): string[] {
   const needed: string[] = [];
+  const tmp = real('/tmp') ?? '/tmp';
   const prog = isAbsolute(binary) || binary.includes('/') ? real(resolve(cwd, binary)) : undefined;
-  if (prog !== undefined) needed.push(dirname(prog));
+  if (prog !== undefined) needed.push(projectUnderTmp(dirname(prog), tmp));
   const rcwd = real(cwd);
   if (rcwd !== undefined) needed.push(rcwd);
-  const tmp = real('/tmp') ?? '/tmp';
   const args: string[] = [];
   for (const p of new Set(needed)) {
     if (!within(p, tmp) || p === tmp || writable.some((w) => within(p, w))) continue;

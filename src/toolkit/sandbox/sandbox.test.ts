@@ -3,7 +3,7 @@
  * sandbox which cannot start never runs the program outside it. These run as whatever user the
  * tests run as, root included: a read-only bind and dropped capabilities hold for root too.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -263,6 +263,28 @@ describe('the command line', () => {
     expect(a.lastIndexOf('--bind')).toBeLessThan(a.indexOf(join(home, '.ssh')));
     expect(a.slice(a.lastIndexOf('/bin/echo'))).toEqual(['/bin/echo', '--', '$(id)', 'a b']);
     expect(a).not.toContain(join(home, '.aws'));
+  });
+
+  it('keeps a program under /tmp visible with the project holding its node_modules, read-only', () => {
+    const project = mkdtempSync('/tmp/fisk-sandbox-project-');
+    try {
+      mkdirSync(join(project, 'node_modules', 'dep'), { recursive: true });
+      mkdirSync(join(project, 'examples', 'app'), { recursive: true });
+      const program = join(project, 'examples', 'app', 'app.mjs');
+      writeFileSync(program, '#!/usr/bin/env node\n');
+      const a = sandboxedCommand({ binary: program, argv: [] }, toolPolicy(settings, 'plain'), work).argv;
+      const kept = realpathSync(project);
+      const at = a.findIndex((x, i) => x === '--ro-bind' && a[i + 1] === kept);
+      expect(at).toBeGreaterThan(a.indexOf('--tmpfs'));
+      expect(a[at + 2]).toBe(kept);
+      // without node_modules above it, only the program's own directory is kept
+      rmSync(join(project, 'node_modules'), { recursive: true });
+      const b = sandboxedCommand({ binary: program, argv: [] }, toolPolicy(settings, 'plain'), work).argv;
+      expect(b).not.toContain(kept);
+      expect(b).toContain(realpathSync(join(project, 'examples', 'app')));
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('keeps the network namespace only when granted', () => {
