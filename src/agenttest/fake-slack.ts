@@ -162,7 +162,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let seq = 0;
   const nextTs = (): string => `${clock++}.${String(++seq).padStart(6, '0')}`;
   const changed = (): void => {
-    for (const w of [...waiters]) w();
+    for (const wake of [...waiters]) wake();
   };
 
   const reply = (res: ServerResponse, body: Record<string, unknown>): void => {
@@ -186,9 +186,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         if (text === '' && blocks.length === 0) return { ok: false, error: 'no_text' };
         if (text.length > 40_000) return { ok: false, error: 'msg_too_long' };
         const threadTs = params['thread_ts'] === undefined ? undefined : str(params['thread_ts']);
-        const m: FakeSlackMessage = { channel, ts: nextTs(), threadTs, user: botUserId, text, blocks, edits: 0 };
-        messages.push(m);
-        return { ok: true, channel, ts: m.ts, message: { text, ts: m.ts, user: botUserId } };
+        const message: FakeSlackMessage = { channel, ts: nextTs(), threadTs, user: botUserId, text, blocks, edits: 0 };
+        messages.push(message);
+        return { ok: true, channel, ts: message.ts, message: { text, ts: message.ts, user: botUserId } };
       }
       case 'chat.postEphemeral': {
         const channel = str(params['channel']);
@@ -210,18 +210,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         const metadata = (view as Record<string, unknown>)['private_metadata'];
         if (typeof metadata === 'string' && metadata.length > 3000) return { ok: false, error: 'invalid_arguments' };
         triggers.delete(trigger);
-        const v: FakeSlackView = { id: `V${++seq}`, user, view: view as Record<string, unknown> };
-        views.push(v);
-        return { ok: true, view: { id: v.id, ...v.view } };
+        const opened: FakeSlackView = { id: `V${++seq}`, user, view: view as Record<string, unknown> };
+        views.push(opened);
+        return { ok: true, view: { id: opened.id, ...opened.view } };
       }
       case 'chat.update': {
-        const m = messages.find((x) => x.channel === params['channel'] && x.ts === params['ts']);
-        if (m === undefined) return { ok: false, error: 'message_not_found' };
-        if (m.user !== botUserId) return { ok: false, error: 'cant_update_message' };
-        m.text = str(params['text']);
-        m.blocks = (params['blocks'] as Record<string, unknown>[] | undefined) ?? [];
-        m.edits++;
-        return { ok: true, channel: m.channel, ts: m.ts, text: m.text };
+        const message = messages.find((x) => x.channel === params['channel'] && x.ts === params['ts']);
+        if (message === undefined) return { ok: false, error: 'message_not_found' };
+        if (message.user !== botUserId) return { ok: false, error: 'cant_update_message' };
+        message.text = str(params['text']);
+        message.blocks = (params['blocks'] as Record<string, unknown>[] | undefined) ?? [];
+        message.edits++;
+        return { ok: true, channel: message.channel, ts: message.ts, text: message.text };
       }
       default:
         return { ok: false, error: 'unknown_method' };
@@ -254,16 +254,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     sockets.add(ws);
     opened++;
     ws.on('message', (data: Buffer) => {
-      let m: { envelope_id?: unknown; payload?: unknown };
+      let frame: { envelope_id?: unknown; payload?: unknown };
       try {
-        m = JSON.parse(data.toString('utf8')) as typeof m;
+        frame = JSON.parse(data.toString('utf8')) as typeof frame;
       } catch {
         return;
       }
-      if (typeof m.envelope_id !== 'string') return;
-      const payload = typeof m.payload === 'object' && m.payload !== null ? (m.payload as Record<string, unknown>) : {};
-      acks.get(m.envelope_id)?.(payload);
-      acks.delete(m.envelope_id);
+      if (typeof frame.envelope_id !== 'string') return;
+      const payload = typeof frame.payload === 'object' && frame.payload !== null ? (frame.payload as Record<string, unknown>) : {};
+      acks.get(frame.envelope_id)?.(payload);
+      acks.delete(frame.envelope_id);
     });
     ws.on('close', () => {
       sockets.delete(ws);
@@ -303,7 +303,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
 
   const person = (post: FakeSlackPost): FakeSlackMessage => {
-    const m: FakeSlackMessage = {
+    const message: FakeSlackMessage = {
       channel: post.channel,
       ts: nextTs(),
       threadTs: post.threadTs,
@@ -312,19 +312,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       blocks: [],
       edits: 0,
     };
-    messages.push(m);
-    return m;
+    messages.push(message);
+    return message;
   };
-  const eventOf = (type: string, m: FakeSlackMessage): Record<string, unknown> => ({
+  const eventOf = (type: string, message: FakeSlackMessage): Record<string, unknown> => ({
     type,
-    user: m.user,
-    text: m.text,
-    ts: m.ts,
-    channel: m.channel,
-    event_ts: m.ts,
+    user: message.user,
+    text: message.text,
+    ts: message.ts,
+    channel: message.channel,
+    event_ts: message.ts,
     channel_type: 'channel',
     team,
-    ...(m.threadTs === undefined ? {} : { thread_ts: m.threadTs }),
+    ...(message.threadTs === undefined ? {} : { thread_ts: message.threadTs }),
   });
   const callback = (event: Record<string, unknown>): Record<string, unknown> => ({
     token: 'fake',
@@ -382,34 +382,34 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     connected: (n = 1) =>
       until(() => (opened >= n && sockets.size > 0 ? true : undefined), `${n} socket connection(s)`).then(() => undefined),
     mention(post) {
-      const m = person({ ...post, text: `<@${botUserId}> ${post.text}` });
-      deliver('events_api', callback(eventOf('app_mention', m)));
+      const message = person({ ...post, text: `<@${botUserId}> ${post.text}` });
+      deliver('events_api', callback(eventOf('app_mention', message)));
       // Slack sends the plain message event too; the bot must not answer it twice
-      deliver('events_api', callback(eventOf('message', m)));
-      return Promise.resolve(m.ts);
+      deliver('events_api', callback(eventOf('message', message)));
+      return Promise.resolve(message.ts);
     },
     say(post) {
-      const m = person(post);
-      deliver('events_api', callback(eventOf('message', m)));
-      return Promise.resolve(m.ts);
+      const message = person(post);
+      deliver('events_api', callback(eventOf('message', message)));
+      return Promise.resolve(message.ts);
     },
-    act(a) {
-      const user = a.user ?? 'UPERSON';
+    act(press) {
+      const user = press.user ?? 'UPERSON';
       // the block the element sits in gives the payload its block id, as Slack's does
-      const block = a.message.blocks.find((b) =>
+      const block = press.message.blocks.find((b) =>
         b['element'] !== undefined
-          ? (b['element'] as { action_id?: string }).action_id === a.actionId
-          : JSON.stringify(b['elements'] ?? []).includes(`"action_id":"${a.actionId}"`),
+          ? (b['element'] as { action_id?: string }).action_id === press.actionId
+          : JSON.stringify(b['elements'] ?? []).includes(`"action_id":"${press.actionId}"`),
       );
-      const blockId = typeof block?.['block_id'] === 'string' ? block['block_id'] : `b-${a.actionId}`;
-      const action: Record<string, unknown> = { action_id: a.actionId, block_id: blockId, action_ts: String(clock) };
-      if (a.value !== undefined) Object.assign(action, { type: 'button', value: a.value });
-      if (a.selectedValue !== undefined)
+      const blockId = typeof block?.['block_id'] === 'string' ? block['block_id'] : `b-${press.actionId}`;
+      const action: Record<string, unknown> = { action_id: press.actionId, block_id: blockId, action_ts: String(clock) };
+      if (press.value !== undefined) Object.assign(action, { type: 'button', value: press.value });
+      if (press.selectedValue !== undefined)
         Object.assign(action, {
           type: 'static_select',
-          selected_option: { value: a.selectedValue, text: { type: 'plain_text', text: a.selectedValue } },
+          selected_option: { value: press.selectedValue, text: { type: 'plain_text', text: press.selectedValue } },
         });
-      if (a.typed !== undefined) Object.assign(action, { type: 'plain_text_input', value: a.typed });
+      if (press.typed !== undefined) Object.assign(action, { type: 'plain_text_input', value: press.typed });
       deliver('interactive', {
         type: 'block_actions',
         user: { id: user, team_id: team },
@@ -417,33 +417,35 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         api_app_id: 'AFAKE',
         token: 'fake',
         trigger_id: trigger(user),
-        channel: { id: a.message.channel },
+        channel: { id: press.message.channel },
         container: {
           type: 'message',
-          message_ts: a.message.ts,
-          channel_id: a.message.channel,
-          ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }),
+          message_ts: press.message.ts,
+          channel_id: press.message.channel,
+          ...(press.message.threadTs === undefined ? {} : { thread_ts: press.message.threadTs }),
         },
         message: {
-          ts: a.message.ts,
-          text: a.message.text,
-          user: a.message.user,
-          ...(a.message.threadTs === undefined ? {} : { thread_ts: a.message.threadTs }),
+          ts: press.message.ts,
+          text: press.message.text,
+          user: press.message.user,
+          ...(press.message.threadTs === undefined ? {} : { thread_ts: press.message.threadTs }),
         },
         actions: [action],
       });
       return Promise.resolve();
     },
-    submit(s) {
-      const user = s.user ?? s.view.user;
-      const blocks = (s.view.view['blocks'] as Record<string, unknown>[] | undefined) ?? [];
+    submit(submission) {
+      const user = submission.user ?? submission.view.user;
+      const blocks = (submission.view.view['blocks'] as Record<string, unknown>[] | undefined) ?? [];
       // every input block is in the state, typed into or not, as Slack sends it
       const values: Record<string, Record<string, { type: string; value: string | null }>> = {};
-      for (const b of blocks) {
-        if (b['type'] !== 'input' || typeof b['block_id'] !== 'string') continue;
-        const el = b['element'] as { type?: string; action_id?: string } | undefined;
+      for (const block of blocks) {
+        if (block['type'] !== 'input' || typeof block['block_id'] !== 'string') continue;
+        const el = block['element'] as { type?: string; action_id?: string } | undefined;
         if (el?.action_id === undefined) continue;
-        values[b['block_id']] = { [el.action_id]: { type: el.type ?? 'plain_text_input', value: s.values?.[b['block_id']] ?? null } };
+        values[block['block_id']] = {
+          [el.action_id]: { type: el.type ?? 'plain_text_input', value: submission.values?.[block['block_id']] ?? null },
+        };
       }
       return new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('the bot never acknowledged the view submission')), 20_000);
@@ -457,7 +459,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
               api_app_id: 'AFAKE',
               token: 'fake',
               trigger_id: trigger(user),
-              view: { ...s.view.view, id: s.view.id, team_id: team, state: { values } },
+              view: { ...submission.view.view, id: submission.view.id, team_id: team, state: { values } },
             },
             (payload) => {
               clearTimeout(timer);
@@ -472,7 +474,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     until,
     async close() {
-      for (const s of sockets) s.terminate();
+      for (const socket of sockets) socket.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -166,31 +166,31 @@ export function enumerate(reader: KnowledgeReader, query: string, limit?: number
     const heading = new Map<number, number>();
     const reports: TermReport[] = [];
     const stems = stemmer.stems(usable.map((t) => t.text));
-    usable.forEach((t, idx) => {
-      const b = t.scope === 'heading' ? new Map<number, number>() : countsFor(db, matchFor(t, 'content'));
-      const h = t.scope === 'body' ? new Map<number, number>() : countsFor(db, matchFor(t, 'heading_path'));
-      const docs = new Set([...b.keys(), ...h.keys()]);
+    usable.forEach((term, idx) => {
+      const bodyCounts = term.scope === 'heading' ? new Map<number, number>() : countsFor(db, matchFor(term, 'content'));
+      const headingCounts = term.scope === 'body' ? new Map<number, number>() : countsFor(db, matchFor(term, 'heading_path'));
+      const docs = new Set([...bodyCounts.keys(), ...headingCounts.keys()]);
       const termStems = stems[idx] ?? [];
       reports.push({
-        term: t.text,
-        negated: t.negated,
-        scope: t.scope,
+        term: term.text,
+        negated: term.negated,
+        scope: term.scope,
         stems: termStems,
         words: termStems.length === 1 && termStems[0] !== undefined ? wordsForStem(db, stemmer, termStems[0]) : [],
         documents: docs.size,
       });
-      if (t.negated) return;
+      if (term.negated) return;
       set = set === undefined ? docs : new Set([...set].filter((d) => docs.has(d)));
-      for (const [d, n] of b) body.set(d, (body.get(d) ?? 0) + n);
-      for (const [d, n] of h) heading.set(d, (heading.get(d) ?? 0) + n);
+      for (const [doc, count] of bodyCounts) body.set(doc, (body.get(doc) ?? 0) + count);
+      for (const [doc, count] of headingCounts) heading.set(doc, (heading.get(doc) ?? 0) + count);
     });
-    usable.forEach((t) => {
-      if (!t.negated || set === undefined) return;
+    usable.forEach((term) => {
+      if (!term.negated || set === undefined) return;
       const excl = new Set([
-        ...(t.scope === 'heading' ? [] : countsFor(db, matchFor(t, 'content')).keys()),
-        ...(t.scope === 'body' ? [] : countsFor(db, matchFor(t, 'heading_path')).keys()),
+        ...(term.scope === 'heading' ? [] : countsFor(db, matchFor(term, 'content')).keys()),
+        ...(term.scope === 'body' ? [] : countsFor(db, matchFor(term, 'heading_path')).keys()),
       ]);
-      for (const d of excl) set.delete(d);
+      for (const doc of excl) set.delete(doc);
     });
     const ids = [...(set ?? [])];
     const paths = new Map<number, string>();

@@ -280,15 +280,15 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     // the Sandbox column only where a sandbox was asked for, so an unsandboxed listing reads as it always has
     const boxed = report.sandbox !== null;
     const rows = [['Tool', 'Source', 'Gated', 'Deferred', ...(boxed ? ['Sandbox'] : []), 'Description', 'Tags']];
-    for (const t of report.tools) {
+    for (const tool of report.tools) {
       rows.push([
-        t.name,
-        t.label === undefined ? t.source : `${t.source}:${t.label}`,
-        t.gated ? `yes (${t.trigger ?? ''})` : 'no',
-        t.deferred ? 'yes' : 'no',
-        ...(boxed ? [stripControl(sandboxCell(t.sandbox))] : []),
-        firstLine(t.description, 50),
-        stripControl(t.tags.join(', ')),
+        tool.name,
+        tool.label === undefined ? tool.source : `${tool.source}:${tool.label}`,
+        tool.gated ? `yes (${tool.trigger ?? ''})` : 'no',
+        tool.deferred ? 'yes' : 'no',
+        ...(boxed ? [stripControl(sandboxCell(tool.sandbox))] : []),
+        firstLine(tool.description, 50),
+        stripControl(tool.tags.join(', ')),
       ]);
     }
     for (const line of table(rows)) println(out, line);
@@ -299,10 +299,16 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     println(out);
     println(out, `Delegation tools (${delegations.length}; each hands a whole task to another agent)`);
     const rows = [['Tool', 'Agent', 'Transport', 'Gated', 'Where']];
-    for (const t of delegations) {
-      const d = t.delegation;
-      if (d === undefined) continue;
-      rows.push([t.name, stripControl(d.agent), d.transport, t.gated ? `yes (${t.trigger ?? ''})` : 'no', stripControl(d.endpoint)]);
+    for (const tool of delegations) {
+      const delegation = tool.delegation;
+      if (delegation === undefined) continue;
+      rows.push([
+        tool.name,
+        stripControl(delegation.agent),
+        delegation.transport,
+        tool.gated ? `yes (${tool.trigger ?? ''})` : 'no',
+        stripControl(delegation.endpoint),
+      ]);
     }
     for (const line of table(rows)) println(out, line);
   }
@@ -311,8 +317,12 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     println(out);
     println(out, `Renamed for the model (${renamed.length}; calls use the name where the tool comes from)`);
     const rows = [['Tool', 'Source', 'Its own name']];
-    for (const t of renamed)
-      rows.push([t.name, t.label === undefined ? t.source : `${t.source}:${t.label}`, JSON.stringify(stripControl(t.remoteName ?? ''))]);
+    for (const tool of renamed)
+      rows.push([
+        tool.name,
+        tool.label === undefined ? tool.source : `${tool.source}:${tool.label}`,
+        JSON.stringify(stripControl(tool.remoteName ?? '')),
+      ]);
     for (const line of table(rows)) println(out, line);
   }
   if (report.filtered.length > 0) {
@@ -320,8 +330,13 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
     if (all) {
       println(out, `Filtered tools (${report.filtered.length})`);
       const rows = [['Tool', 'Source', 'Reason', 'Detail']];
-      for (const f of report.filtered)
-        rows.push([f.name, f.label === undefined ? f.source : `${f.source}:${f.label}`, f.reason, stripControl(f.detail)]);
+      for (const filtered of report.filtered)
+        rows.push([
+          filtered.name,
+          filtered.label === undefined ? filtered.source : `${filtered.source}:${filtered.label}`,
+          filtered.reason,
+          stripControl(filtered.detail),
+        ]);
       for (const line of table(rows)) println(out, line);
     } else {
       println(out, `${counted(report.filtered.length, 'tool')} filtered out; list them with --all`);
@@ -330,9 +345,12 @@ function renderTools(report: InfoReport, all: boolean, out: Io['out']): void {
   if (report.globalFlags !== null && report.globalFlags.length > 0) {
     println(out);
     println(out, 'Exposable application global flags (global_flags)');
-    for (const g of report.globalFlags) {
-      const marks = [g.exposed ? 'exposed' : '', g.required ? 'required' : ''].filter((m) => m !== '');
-      println(out, stripControl(`  --${g.name}${marks.length === 0 ? '' : ` [${marks.join(', ')}]`}${g.help === '' ? '' : `  ${g.help}`}`));
+    for (const flag of report.globalFlags) {
+      const marks = [flag.exposed ? 'exposed' : '', flag.required ? 'required' : ''].filter((m) => m !== '');
+      println(
+        out,
+        stripControl(`  --${flag.name}${marks.length === 0 ? '' : ` [${marks.join(', ')}]`}${flag.help === '' ? '' : `  ${flag.help}`}`),
+      );
     }
   }
 }
@@ -347,7 +365,7 @@ function renderValue(v: Setting['value']): string {
 /** Prints the report as the text `fisk info` shows. */
 export function renderText(report: InfoReport, all: boolean, io: Io): void {
   const out = io.out;
-  for (const w of report.warnings) println(io.err, stripControl(`warning: ${w.key}: ${w.message}`));
+  for (const warning of report.warnings) println(io.err, stripControl(`warning: ${warning.key}: ${warning.message}`));
   println(
     out,
     `Agent ${report.identity.name} (identity ${report.identity.source === 'explicit' ? 'set in the file' : report.identity.source === 'application' ? 'taken from the application name' : 'default'})`,
@@ -367,27 +385,27 @@ export function renderText(report: InfoReport, all: boolean, io: Io): void {
   println(out);
   println(out, 'Settings');
   const width = Math.max(...report.settings.map((s) => s.key.length), ...report.telemetry.map((r) => r.key.length));
-  for (const s of report.settings) {
-    println(out, `  ${s.key.padEnd(width)}  ${renderValue(s.value)}  [${s.origin}]`);
+  for (const setting of report.settings) {
+    println(out, `  ${setting.key.padEnd(width)}  ${renderValue(setting.value)}  [${setting.origin}]`);
   }
-  for (const r of report.telemetry) println(out, `  ${r.key.padEnd(width)}  ${r.value}  [${r.origin}]`);
+  for (const row of report.telemetry) println(out, `  ${row.key.padEnd(width)}  ${row.value}  [${row.origin}]`);
   if (report.memory !== null) {
     println(out);
     println(out, 'Memory');
-    const w = Math.max(...report.memory.map((r) => r.label.length));
-    for (const r of report.memory) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
+    const width = Math.max(...report.memory.map((r) => r.label.length));
+    for (const row of report.memory) println(out, `  ${row.label.padEnd(width)}  ${row.value}`);
   }
   if (report.tasks !== null) {
     println(out);
     println(out, 'Tasks');
-    const w = Math.max(...report.tasks.map((r) => r.label.length));
-    for (const r of report.tasks) println(out, `  ${r.label.padEnd(w)}  ${r.value}`);
+    const width = Math.max(...report.tasks.map((r) => r.label.length));
+    for (const row of report.tasks) println(out, `  ${row.label.padEnd(width)}  ${row.value}`);
   }
   if (report.slack !== null) {
     println(out);
     println(out, 'Slack');
-    const w = Math.max(...report.slack.map((r) => r.label.length));
-    for (const r of report.slack) println(out, `  ${r.label.padEnd(w)}  ${stripControl(r.value)}`);
+    const width = Math.max(...report.slack.map((r) => r.label.length));
+    for (const row of report.slack) println(out, `  ${row.label.padEnd(width)}  ${stripControl(row.value)}`);
   }
   renderSandbox(report.sandbox, out);
   renderTools(report, all, out);

@@ -156,27 +156,27 @@ function reportIndex(ctx: Ctx, res: IndexResult): void {
 export async function runIndex(
   ctx: Ctx,
   paths: readonly string[],
-  o: { reindex?: boolean; dryRun?: boolean; prune?: boolean },
+  options: { reindex?: boolean; dryRun?: boolean; prune?: boolean },
 ): Promise<void> {
   const { roots, fromConfig } = rootsFor(ctx, paths);
-  const prune: PruneScope = fromConfig ? 'all' : o.prune === true ? 'under_roots' : 'none';
+  const prune: PruneScope = fromConfig ? 'all' : options.prune === true ? 'under_roots' : 'none';
   const progress = progressPrinter(ctx);
   const common = {
     roots,
     cwd: ctx.root,
     excludeDirs: ctx.excludeDirs,
     extensions: ctx.config.harness.knowledge.extensions,
-    reindex: o.reindex === true,
+    reindex: options.reindex === true,
     prune,
     vector: ctx.setup.vector,
     onNote: (n: string) => println(ctx.io.err, n),
     ...(progress === undefined ? {} : { onProgress: progress }),
   };
-  if (o.dryRun === true) {
-    const r = reader(ctx);
-    printTier(ctx, r);
-    reportIndex(ctx, await indexCorpus(r.handle(), { ...common, dryRun: true }));
-    r.close();
+  if (options.dryRun === true) {
+    const indexReader = reader(ctx);
+    printTier(ctx, indexReader);
+    reportIndex(ctx, await indexCorpus(indexReader.handle(), { ...common, dryRun: true }));
+    indexReader.close();
     return;
   }
   const store = openWriter(ctx.setup.storeDir, { bulk: true });
@@ -203,17 +203,17 @@ export async function runIndex(
   }
 }
 
-export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; full?: boolean; json?: boolean }): Promise<void> {
+export async function runSearch(ctx: Ctx, query: string, options: { topK?: string; full?: boolean; json?: boolean }): Promise<void> {
   const { search } = await import('../../knowledge/search.js');
-  const topK = o.topK === undefined || Number(o.topK) === 0 ? ctx.config.harness.knowledge.topK : Number(o.topK);
-  if (!Number.isInteger(topK) || topK < 0) throw new UsageError(`--top-k must be a whole number, got ${JSON.stringify(o.topK)}`);
-  const r = reader(ctx);
+  const topK = options.topK === undefined || Number(options.topK) === 0 ? ctx.config.harness.knowledge.topK : Number(options.topK);
+  if (!Number.isInteger(topK) || topK < 0) throw new UsageError(`--top-k must be a whole number, got ${JSON.stringify(options.topK)}`);
+  const indexReader = reader(ctx);
   try {
-    const res = await withInterrupt((signal) => search(r, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
+    const res = await withInterrupt((signal) => search(indexReader, query, { topK: Math.min(topK, 50), vector: ctx.setup.vector, signal }));
     const out = ctx.io.out;
     // a script must not read an index that was never built as an empty answer
-    if (o.json === true && res.status === 'not_built') throw new CliError(NOT_BUILT);
-    if (o.json === true) {
+    if (options.json === true && res.status === 'not_built') throw new CliError(NOT_BUILT);
+    if (options.json === true) {
       println(
         out,
         JSON.stringify(
@@ -258,32 +258,32 @@ export async function runSearch(ctx: Ctx, query: string, o: { topK?: string; ful
         return never;
       }
     }
-    res.hits.forEach((h, i) => {
+    res.hits.forEach((hit, i) => {
       if (i > 0) println(out);
-      println(out, oneLine(h.citation));
-      if (h.headingPath !== '') println(out, `  Section  ${oneLine(h.headingPath)}`);
-      if (o.full === true) {
+      println(out, oneLine(hit.citation));
+      if (hit.headingPath !== '') println(out, `  Section  ${oneLine(hit.headingPath)}`);
+      if (options.full === true) {
         println(out, `  Chunk`);
-        for (const line of stripControl(h.content).split('\n')) println(out, `    ${line}`);
+        for (const line of stripControl(hit.content).split('\n')) println(out, `    ${line}`);
       } else {
-        const one = oneLine(h.content);
+        const one = oneLine(hit.content);
         println(out, `  Chunk    ${one.length > 100 ? `${one.slice(0, 100)}...` : one}`);
       }
     });
   } finally {
-    r.close();
+    indexReader.close();
   }
 }
 
 /** Figures to three places, as the evaluation prints them. */
 const fig = (x: number): string => x.toFixed(3);
 
-export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?: boolean; missesOnly?: boolean }): Promise<void> {
+export async function runEval(ctx: Ctx, file: string, options: { depth?: string; json?: boolean; missesOnly?: boolean }): Promise<void> {
   const { evaluateQuestions, parseQuestions, EVAL_DEPTH } = await import('../../knowledge/evaluate.js');
   const { listSources } = await import('../../knowledge/maintenance.js');
-  const depth = o.depth === undefined ? EVAL_DEPTH : Number(o.depth);
+  const depth = options.depth === undefined ? EVAL_DEPTH : Number(options.depth);
   if (!Number.isInteger(depth) || depth < 5 || depth > 50)
-    throw new UsageError(`--depth must be a whole number from 5 to 50, got ${JSON.stringify(o.depth)}`);
+    throw new UsageError(`--depth must be a whole number from 5 to 50, got ${JSON.stringify(options.depth)}`);
   const path = resolve(ctx.io.cwd, file);
   let text: string;
   try {
@@ -299,33 +299,33 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
     throw new UsageError(`cannot read the questions file ${JSON.stringify(file)}: ${why}`);
   }
   const questions = parseQuestions(text, file);
-  const r = reader(ctx);
+  const indexReader = reader(ctx);
   try {
-    const sources = listSources(r);
+    const sources = listSources(indexReader);
     if (sources === undefined) throw new CliError(NOT_BUILT);
     const report = await withInterrupt((signal) =>
-      evaluateQuestions(r, questions, { depth, vector: ctx.setup.vector, signal, indexedPaths: sources.map((s) => s.path) }),
+      evaluateQuestions(indexReader, questions, { depth, vector: ctx.setup.vector, signal, indexedPaths: sources.map((s) => s.path) }),
     );
     const out = ctx.io.out;
-    const s = report.score;
-    if (o.json === true) {
+    const score = report.score;
+    if (options.json === true) {
       println(
         out,
         JSON.stringify(
           {
             tier: tierText(report.tier),
             depth: report.depth,
-            questions: s.questions,
-            recall_at_1: s.recallAt1,
-            recall_at_5: s.recallAt5,
-            mrr: s.mrr,
+            questions: score.questions,
+            recall_at_1: score.recallAt1,
+            recall_at_5: score.recallAt5,
+            mrr: score.mrr,
             unknown_answers: report.unknownAnswers,
-            outcomes: report.outcomes.map((q) => ({
-              line: q.line,
-              question: q.question,
-              answers: q.answers,
-              rank: q.rank,
-              first: q.ranked.slice(0, 5),
+            outcomes: report.outcomes.map((outcome) => ({
+              line: outcome.line,
+              question: outcome.question,
+              answers: outcome.answers,
+              rank: outcome.rank,
+              first: outcome.ranked.slice(0, 5),
             })),
           },
           null,
@@ -335,19 +335,19 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
       return;
     }
     println(ctx.io.err, tierLine(report.tier));
-    for (const q of report.outcomes) {
-      if (o.missesOnly === true && q.rank === 1) continue;
-      const rank = q.rank === 0 ? '-' : String(q.rank);
-      const first = q.ranked[0] === undefined ? 'nothing' : oneLine(q.ranked[0]);
-      const expected = `expected ${q.answers.map((a) => oneLine(a)).join(' | ')}${q.rank === 0 ? `, not in the first ${report.depth}` : ''}`;
-      const where = q.rank === 1 ? first : `${first} (${expected})`;
-      println(out, `${rank.padStart(3)}  ${oneLine(q.question)}  -> ${where}`);
+    for (const outcome of report.outcomes) {
+      if (options.missesOnly === true && outcome.rank === 1) continue;
+      const rank = outcome.rank === 0 ? '-' : String(outcome.rank);
+      const first = outcome.ranked[0] === undefined ? 'nothing' : oneLine(outcome.ranked[0]);
+      const expected = `expected ${outcome.answers.map((a) => oneLine(a)).join(' | ')}${outcome.rank === 0 ? `, not in the first ${report.depth}` : ''}`;
+      const where = outcome.rank === 1 ? first : `${first} (${expected})`;
+      println(out, `${rank.padStart(3)}  ${oneLine(outcome.question)}  -> ${where}`);
     }
-    const count = (share: number): number => Math.round(share * s.questions);
+    const count = (share: number): number => Math.round(share * score.questions);
     println(out);
     println(
       out,
-      `${counted(s.questions, 'question')}: recall@1 ${fig(s.recallAt1)} (${count(s.recallAt1)}), recall@5 ${fig(s.recallAt5)} (${count(s.recallAt5)}), MRR ${fig(s.mrr)}`,
+      `${counted(score.questions, 'question')}: recall@1 ${fig(score.recallAt1)} (${count(score.recallAt1)}), recall@5 ${fig(score.recallAt5)} (${count(score.recallAt5)}), MRR ${fig(score.mrr)}`,
     );
     if (report.unknownAnswers.length > 0) {
       println(
@@ -356,20 +356,20 @@ export async function runEval(ctx: Ctx, file: string, o: { depth?: string; json?
       );
     }
   } finally {
-    r.close();
+    indexReader.close();
   }
 }
 
-export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean; json?: boolean; limit?: string }): Promise<void> {
+export async function runMatch(ctx: Ctx, query: string, options: { exitCode?: boolean; json?: boolean; limit?: string }): Promise<void> {
   const { enumerate } = await import('../../knowledge/enumerate.js');
-  const limit = o.limit === undefined ? undefined : Number(o.limit);
+  const limit = options.limit === undefined ? undefined : Number(options.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-    throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(o.limit)}`);
-  const r = reader(ctx);
+    throw new UsageError(`--limit must be a whole number of at least 1, got ${JSON.stringify(options.limit)}`);
+  const indexReader = reader(ctx);
   try {
-    const res = enumerate(r, query, limit);
+    const res = enumerate(indexReader, query, limit);
     const out = ctx.io.out;
-    if (o.json === true) {
+    if (options.json === true) {
       if (res.status === 'not_built') throw new CliError(NOT_BUILT);
       println(
         out,
@@ -398,18 +398,18 @@ export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean;
           break;
         case 'no_match':
         case 'ok':
-          for (const t of res.terms) {
-            const words = t.words.length > 0 ? ` (words: ${t.words.map(oneLine).join(', ')})` : '';
+          for (const term of res.terms) {
+            const words = term.words.length > 0 ? ` (words: ${term.words.map(oneLine).join(', ')})` : '';
             println(
               ctx.io.err,
-              `term ${t.negated ? '-' : ''}${t.scope === 'any' ? '' : `${t.scope}:`}${oneLine(t.term)}: stems ${t.stems.map(oneLine).join(' ') || '(none)'}${words}, ${counted(t.documents, 'document')}`,
+              `term ${term.negated ? '-' : ''}${term.scope === 'any' ? '' : `${term.scope}:`}${oneLine(term.term)}: stems ${term.stems.map(oneLine).join(' ') || '(none)'}${words}, ${counted(term.documents, 'document')}`,
             );
           }
           println(
             out,
             `${res.total} of ${res.corpus} documents match${res.documents.length < res.total ? ` (showing ${res.documents.length})` : ''}`,
           );
-          for (const d of res.documents) println(out, `${oneLine(d.path)}  heading=${d.headingMatches} body=${d.bodyMatches}`);
+          for (const doc of res.documents) println(out, `${oneLine(doc.path)}  heading=${doc.headingMatches} body=${doc.bodyMatches}`);
           break;
         default: {
           const never: never = res.status;
@@ -417,9 +417,9 @@ export async function runMatch(ctx: Ctx, query: string, o: { exitCode?: boolean;
         }
       }
     }
-    if (o.exitCode === true && res.total === 0) throw new ExitWith(EXIT.noMatch);
+    if (options.exitCode === true && res.total === 0) throw new ExitWith(EXIT.noMatch);
   } finally {
-    r.close();
+    indexReader.close();
   }
 }
 
@@ -486,16 +486,18 @@ export async function runRm(ctx: Ctx, paths: readonly string[]): Promise<void> {
     }
     // a file indexed through a relative root is stored relative to the directory holding
     // agent.yaml, and one indexed through an absolute root absolutely: try both spellings
-    const res = paths.map((p) => {
-      const abs = resolve(ctx.io.cwd, p);
+    const res = paths.map((path) => {
+      const abs = resolve(ctx.io.cwd, path);
       const rel = relative(ctx.root, abs);
       const forms = [...new Set([abs, rel.startsWith('..') || rel === '' ? abs : rel])];
-      return { source: p, removed: removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
+      return { source: path, removed: removeSources(store, forms).reduce((n, r) => n + r.removed, 0) };
     });
-    for (const r of res)
+    for (const row of res)
       println(
         ctx.io.out,
-        r.removed > 0 ? `removed ${oneLine(r.source)}${r.removed > 1 ? ` (${r.removed} files)` : ''}` : `not indexed: ${oneLine(r.source)}`,
+        row.removed > 0
+          ? `removed ${oneLine(row.source)}${row.removed > 1 ? ` (${row.removed} files)` : ''}`
+          : `not indexed: ${oneLine(row.source)}`,
       );
     println(ctx.io.out, `removed ${res.filter((r) => r.removed > 0).length} of ${res.length} sources`);
   } finally {
@@ -633,13 +635,13 @@ function stamp(): string {
   return new Date().toISOString().slice(11, 19);
 }
 
-export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce: string; initial: boolean }): Promise<void> {
+export async function runWatch(ctx: Ctx, paths: readonly string[], options: { debounce: string; initial: boolean }): Promise<void> {
   const { startWatch } = await import('../../knowledge/watch.js');
   let debounceMs: number;
   try {
-    debounceMs = parseGoDuration(o.debounce);
+    debounceMs = parseGoDuration(options.debounce);
   } catch {
-    throw new UsageError(`--debounce ${JSON.stringify(o.debounce)} is not a duration; write it like 2s or 500ms`);
+    throw new UsageError(`--debounce ${JSON.stringify(options.debounce)} is not a duration; write it like 2s or 500ms`);
   }
   if (debounceMs < 100) throw new UsageError('--debounce must be at least 100ms');
   const { roots, fromConfig } = rootsFor(ctx, paths);
@@ -651,17 +653,17 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
       `nothing to watch: none of the paths from ${source} exists (${roots.map((p) => JSON.stringify(p)).join(', ')}, relative to ${ctx.root}); create one or name an existing path`,
     );
   }
-  for (const p of missing) println(io.err, `warning: ${JSON.stringify(p)} does not exist and is not watched`);
-  const r = reader(ctx);
+  for (const path of missing) println(io.err, `warning: ${JSON.stringify(path)} does not exist and is not watched`);
+  const indexReader = reader(ctx);
   try {
-    printTier(ctx, r);
+    printTier(ctx, indexReader);
   } finally {
-    r.close();
+    indexReader.close();
   }
   const store = openWriter(ctx.setup.storeDir);
   try {
     await withInterrupt(async (signal) => {
-      if (o.initial) {
+      if (options.initial) {
         const res = await indexCorpus(store.db, {
           roots,
           cwd: ctx.root,
@@ -675,7 +677,7 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
         if (res.canceled) return;
         reportIndex(ctx, res);
       }
-      const w = await startWatch(store, {
+      const watcher = await startWatch(store, {
         roots,
         cwd: ctx.root,
         excludeDirs: ctx.excludeDirs,
@@ -694,13 +696,13 @@ export async function runWatch(ctx: Ctx, paths: readonly string[], o: { debounce
       });
       println(
         io.out,
-        `watching ${counted(w.watchedDirectories(), 'directory', 'directories')} under ${counted(roots.length, 'path')} (debounce ${o.debounce}); press Ctrl-C to stop`,
+        `watching ${counted(watcher.watchedDirectories(), 'directory', 'directories')} under ${counted(roots.length, 'path')} (debounce ${options.debounce}); press Ctrl-C to stop`,
       );
       await new Promise<void>((res) => {
         if (signal.aborted) res();
         signal.addEventListener('abort', () => res(), { once: true });
       });
-      await w.stop();
+      await watcher.stop();
     });
     println(io.out, 'stopped watching');
   } finally {

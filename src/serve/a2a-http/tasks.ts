@@ -112,20 +112,20 @@ export class TaskChannel implements Channel, AgentExecutor {
     if (this.#entries.has(id)) return { id, fresh: false };
     const busy = this.#activeIn(contextId);
     if (busy !== undefined) return { id, fresh: false, busy };
-    const e = this.#entry(id, contextId, messageId);
-    e.hops = hops;
+    const entry = this.#entry(id, contextId, messageId);
+    entry.hops = hops;
     const last = this.#lastCompleted.get(contextId);
     if (last !== undefined) {
-      e.sessionId = last.sessionId;
-      e.continues = true;
+      entry.sessionId = last.sessionId;
+      entry.continues = true;
     }
-    this.#entries.set(id, e);
+    this.#entries.set(id, entry);
     return { id, fresh: true };
   }
 
   /** The task of a context that has not ended, if any: a conversation takes one task at a time. */
   #activeIn(contextId: string): string | undefined {
-    for (const e of this.#entries.values()) if (e.contextId === contextId && e.phase !== 'ended') return e.id;
+    for (const entry of this.#entries.values()) if (entry.contextId === contextId && entry.phase !== 'ended') return entry.id;
     return undefined;
   }
 
@@ -136,18 +136,18 @@ export class TaskChannel implements Channel, AgentExecutor {
 
   /** Whether a message on an existing task answers its open question, repeats one, or comes at the wrong time. */
   follows(taskId: string, messageId: string): 'answer' | 'repeat' | 'busy' | 'unknown' {
-    const e = this.#entries.get(taskId);
-    if (e === undefined) return 'unknown';
-    if (e.seen.has(messageId)) return 'repeat';
-    if (e.phase === 'input-required' && e.answer !== undefined) return 'answer';
-    return e.phase === 'ended' ? 'unknown' : 'busy';
+    const entry = this.#entries.get(taskId);
+    if (entry === undefined) return 'unknown';
+    if (entry.seen.has(messageId)) return 'repeat';
+    if (entry.phase === 'input-required' && entry.answer !== undefined) return 'answer';
+    return entry.phase === 'ended' ? 'unknown' : 'busy';
   }
 
   /** Resolves once the task is waiting for input or has ended. */
   paused(taskId: string): Promise<void> {
-    const e = this.#entries.get(taskId);
-    if (e === undefined || e.phase === 'input-required' || e.phase === 'ended') return Promise.resolve();
-    return new Promise((r) => e.waiters.push(r));
+    const entry = this.#entries.get(taskId);
+    if (entry === undefined || entry.phase === 'input-required' || entry.phase === 'ended') return Promise.resolve();
+    return new Promise((r) => entry.waiters.push(r));
   }
 
   #entry(id: string, contextId: string, messageId: string): Entry {
@@ -176,47 +176,47 @@ export class TaskChannel implements Channel, AgentExecutor {
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const message = ctx.userMessage;
-    let e = this.#entries.get(ctx.taskId);
-    if (e === undefined) {
-      e = this.#entry(ctx.taskId, ctx.contextId, message.messageId);
-      this.#entries.set(e.id, e);
+    let entry = this.#entries.get(ctx.taskId);
+    if (entry === undefined) {
+      entry = this.#entry(ctx.taskId, ctx.contextId, message.messageId);
+      this.#entries.set(entry.id, entry);
     }
-    e.bus = bus;
-    e.call = ctx.context;
-    e.attached++;
+    entry.bus = bus;
+    entry.call = ctx.context;
+    entry.attached++;
     try {
-      bus.publish(AgentEvent.task(ctx.task ?? this.#fresh(e, message)));
-      if (e.phase === 'new') this.#start(e, message);
-      else if (e.phase === 'input-required' && e.answer !== undefined) {
-        e.seen.add(message.messageId);
-        const answer = e.answer;
-        e.answer = undefined;
-        this.#phase(e, 'working');
-        this.#publish(e, AgentEvent.statusUpdate(statusUpdate(e.id, e.contextId, TaskState.TASK_STATE_WORKING)));
+      bus.publish(AgentEvent.task(ctx.task ?? this.#fresh(entry, message)));
+      if (entry.phase === 'new') this.#start(entry, message);
+      else if (entry.phase === 'input-required' && entry.answer !== undefined) {
+        entry.seen.add(message.messageId);
+        const answer = entry.answer;
+        entry.answer = undefined;
+        this.#phase(entry, 'working');
+        this.#publish(entry, AgentEvent.statusUpdate(statusUpdate(entry.id, entry.contextId, TaskState.TASK_STATE_WORKING)));
         answer(message);
       }
-      await this.paused(e.id);
+      await this.paused(entry.id);
     } finally {
-      e.attached--;
+      entry.attached--;
     }
   }
 
   cancelTask(taskId: string): Promise<void> {
-    const e = this.#entries.get(taskId);
-    if (e === undefined || e.phase === 'ended') return Promise.resolve();
-    e.cancelled = true;
+    const entry = this.#entries.get(taskId);
+    if (entry === undefined || entry.phase === 'ended') return Promise.resolve();
+    entry.cancelled = true;
     // the handler reads the bus until the task ends: its terminal status is stored by it
-    e.attached++;
-    e.stop.abort(new Error('cancelled by the caller'));
-    e.answer?.(undefined);
-    if (e.work !== undefined) this.#queue.withdraw(e.work);
+    entry.attached++;
+    entry.stop.abort(new Error('cancelled by the caller'));
+    entry.answer?.(undefined);
+    if (entry.work !== undefined) this.#queue.withdraw(entry.work);
     return Promise.resolve();
   }
 
-  #fresh(e: Entry, message: Message): Task {
+  #fresh(entry: Entry, message: Message): Task {
     return {
-      id: e.id,
-      contextId: e.contextId,
+      id: entry.id,
+      contextId: entry.contextId,
       status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
       artifacts: [],
       history: [message],
@@ -224,107 +224,116 @@ export class TaskChannel implements Channel, AgentExecutor {
     };
   }
 
-  #phase(e: Entry, phase: Phase): void {
-    e.phase = phase;
-    if (phase === 'input-required' || phase === 'ended') for (const w of e.waiters.splice(0)) w();
+  #phase(entry: Entry, phase: Phase): void {
+    entry.phase = phase;
+    if (phase === 'input-required' || phase === 'ended') for (const wake of entry.waiters.splice(0)) wake();
   }
 
   /** Sends an event to whoever reads the bus; with no request reading it, stores it here. */
-  #publish(e: Entry, event: AgentExecutionEvent): void {
-    e.bus?.publish(event);
-    const call = e.call;
-    if (e.attached > 0 || call === undefined) return;
+  #publish(entry: Entry, event: AgentExecutionEvent): void {
+    entry.bus?.publish(event);
+    const call = entry.call;
+    if (entry.attached > 0 || call === undefined) return;
     const rm = new ResultManager(this.#opts.store, call);
-    e.writes = e.writes.then(() => rm.processEvent(event)).catch(() => undefined);
+    entry.writes = entry.writes.then(() => rm.processEvent(event)).catch(() => undefined);
   }
 
-  #status(e: Entry, state: TaskState, text?: string, data?: Record<string, unknown>, metadata?: Record<string, unknown>): void {
+  #status(entry: Entry, state: TaskState, text?: string, data?: Record<string, unknown>, metadata?: Record<string, unknown>): void {
     const parts = text === undefined ? undefined : [textPart(text), ...(data === undefined ? [] : [dataPart(data)])];
-    this.#publish(e, AgentEvent.statusUpdate({ ...statusUpdate(e.id, e.contextId, state, parts), metadata }));
+    this.#publish(entry, AgentEvent.statusUpdate({ ...statusUpdate(entry.id, entry.contextId, state, parts), metadata }));
   }
 
   /** The last status; a run's token use travels in its metadata (`usage`), for a delegating caller to count. */
-  #end(e: Entry, state: TaskState, text: string | undefined, usage?: { readonly input: number; readonly output: number }): Promise<void> {
+  #end(
+    entry: Entry,
+    state: TaskState,
+    text: string | undefined,
+    usage?: { readonly input: number; readonly output: number },
+  ): Promise<void> {
     this.#status(
-      e,
+      entry,
       state,
       text,
       undefined,
       usage === undefined ? undefined : { usage: { input_tokens: usage.input, output_tokens: usage.output } },
     );
-    this.#phase(e, 'ended');
-    return e.writes;
+    this.#phase(entry, 'ended');
+    return entry.writes;
   }
 
-  #start(e: Entry, message: Message): void {
+  #start(entry: Entry, message: Message): void {
     const prompt = messageText(message);
     if (prompt === '') {
-      void this.#end(e, TaskState.TASK_STATE_REJECTED, 'the message holds no text: send the task as a text part');
+      void this.#end(entry, TaskState.TASK_STATE_REJECTED, 'the message holds no text: send the task as a text part');
       return;
     }
     if (!this.#queue.open) {
       void this.#end(
-        e,
+        entry,
         TaskState.TASK_STATE_REJECTED,
         `agent ${this.#opts.identity} is shutting down and takes no new tasks; send it again once it is back`,
       );
       return;
     }
-    this.#phase(e, 'queued');
-    const work = this.#work(e, prompt);
-    e.work = work;
+    this.#phase(entry, 'queued');
+    const work = this.#work(entry, prompt);
+    entry.work = work;
     this.#offer(work);
   }
 
-  #asker(e: Entry): Asker {
+  #asker(entry: Entry): Asker {
     return {
-      canAsk: () => this.#queue.open && !e.stop.signal.aborted,
-      ask: (q: Question) =>
+      canAsk: () => this.#queue.open && !entry.stop.signal.aborted,
+      ask: (question: Question) =>
         new Promise<Message | undefined>((resolve) => {
-          if (!this.#queue.open || e.stop.signal.aborted) return resolve(undefined);
-          const timer = setTimeout(() => e.answer?.(undefined), this.#opts.questionTimeoutMs);
-          e.answer = (m) => {
+          if (!this.#queue.open || entry.stop.signal.aborted) return resolve(undefined);
+          const timer = setTimeout(() => entry.answer?.(undefined), this.#opts.questionTimeoutMs);
+          entry.answer = (answer) => {
             clearTimeout(timer);
-            e.answer = undefined;
-            if (m === undefined && e.phase === 'input-required') this.#phase(e, 'working');
-            resolve(m);
+            entry.answer = undefined;
+            if (answer === undefined && entry.phase === 'input-required') this.#phase(entry, 'working');
+            resolve(answer);
           };
-          this.#phase(e, 'input-required');
-          this.#publish(e, AgentEvent.statusUpdate(statusUpdate(e.id, e.contextId, TaskState.TASK_STATE_INPUT_REQUIRED, questionParts(q))));
+          this.#phase(entry, 'input-required');
+          this.#publish(
+            entry,
+            AgentEvent.statusUpdate(statusUpdate(entry.id, entry.contextId, TaskState.TASK_STATE_INPUT_REQUIRED, questionParts(question))),
+          );
         }),
     };
   }
 
-  #work(e: Entry, prompt: string): Work {
+  #work(entry: Entry, prompt: string): Work {
     return {
-      label: `a2a task ${e.id}`,
-      ids: { session: e.sessionId },
-      input: e.continues ? { resume: e.sessionId, followUp: prompt } : { prompt, checkpoint: { runId: e.sessionId } },
-      prompter: new TaskPrompter(this.#asker(e), 'the A2A caller'),
-      ...(e.hops.length === 0 ? {} : { hops: e.hops }),
-      signal: e.stop.signal,
+      label: `a2a task ${entry.id}`,
+      ids: { session: entry.sessionId },
+      input: entry.continues ? { resume: entry.sessionId, followUp: prompt } : { prompt, checkpoint: { runId: entry.sessionId } },
+      prompter: new TaskPrompter(this.#asker(entry), 'the A2A caller'),
+      ...(entry.hops.length === 0 ? {} : { hops: entry.hops }),
+      signal: entry.stop.signal,
       runContext: (handle) => {
-        this.#phase(e, 'working');
-        this.#status(e, TaskState.TASK_STATE_WORKING);
-        handle.subscribe({ emit: (event) => this.#progress(e, event) });
+        this.#phase(entry, 'working');
+        this.#status(entry, TaskState.TASK_STATE_WORKING);
+        handle.subscribe({ emit: (event) => this.#progress(entry, event) });
       },
-      done: (result) => this.#finish(e, result),
+      done: (result) => this.#finish(entry, result),
     };
   }
 
   /** What the caller sees of the run as it goes: its prose, and each tool it calls. */
-  #progress(e: Entry, event: RunEvent): void {
+  #progress(entry: Entry, event: RunEvent): void {
     switch (event.type) {
       case 'text':
-        if (!event.final && event.text.trim() !== '') this.#status(e, TaskState.TASK_STATE_WORKING, event.text);
+        if (!event.final && event.text.trim() !== '') this.#status(entry, TaskState.TASK_STATE_WORKING, event.text);
         return;
       case 'tool_call':
-        e.calls.set(event.id, event.name);
-        this.#status(e, TaskState.TASK_STATE_WORKING, `calling ${event.name}`, { tool_call: { id: event.id, name: event.name } });
+        entry.calls.set(event.id, event.name);
+        this.#status(entry, TaskState.TASK_STATE_WORKING, `calling ${event.name}`, { tool_call: { id: event.id, name: event.name } });
         return;
       case 'tool_result': {
-        const name = e.calls.get(event.call_id);
-        if (name === 'knowledge_search' && !event.is_error) for (const p of passagesOf(event.output)) e.retrieved.set(p.ref, p);
+        const name = entry.calls.get(event.call_id);
+        if (name === 'knowledge_search' && !event.is_error)
+          for (const passage of passagesOf(event.output)) entry.retrieved.set(passage.ref, passage);
         return;
       }
       default:
@@ -332,26 +341,26 @@ export class TaskChannel implements Channel, AgentExecutor {
     }
   }
 
-  async #finish(e: Entry, result: WorkResult): Promise<void> {
-    e.answer?.(undefined);
+  async #finish(entry: Entry, result: WorkResult): Promise<void> {
+    entry.answer?.(undefined);
     const ending = taskEnding(result, {
       identity: this.#opts.identity,
-      sessionId: e.sessionId,
-      cancelled: e.cancelled,
+      sessionId: entry.sessionId,
+      cancelled: entry.cancelled,
       draining: !this.#queue.open,
     });
     if (result.kind === 'ran' && result.outcome.status === 'completed') {
-      this.#artifacts(e, result.outcome.answer);
-      this.#lastCompleted.set(e.contextId, e);
+      this.#artifacts(entry, result.outcome.answer);
+      this.#lastCompleted.set(entry.contextId, entry);
     }
-    await this.#end(e, ending.state, ending.text, result.kind === 'ran' ? result.outcome.counters.usage : undefined);
+    await this.#end(entry, ending.state, ending.text, result.kind === 'ran' ? result.outcome.counters.usage : undefined);
   }
 
-  #artifacts(e: Entry, answer: string): void {
+  #artifacts(entry: Entry, answer: string): void {
     this.#publish(
-      e,
+      entry,
       AgentEvent.artifactUpdate(
-        artifactUpdate(e.id, e.contextId, {
+        artifactUpdate(entry.id, entry.contextId, {
           artifactId: 'answer',
           name: 'answer',
           description: 'The answer of the run',
@@ -359,13 +368,13 @@ export class TaskChannel implements Channel, AgentExecutor {
         }),
       ),
     );
-    const cited = citedIn(answer, e.retrieved);
+    const cited = citedIn(answer, entry.retrieved);
     if (cited.length === 0) return;
     const lines = cited.map((c) => `${c.ref}${c.section === undefined ? '' : ` (${c.section})`}${c.url === undefined ? '' : ` ${c.url}`}`);
     this.#publish(
-      e,
+      entry,
       AgentEvent.artifactUpdate(
-        artifactUpdate(e.id, e.contextId, {
+        artifactUpdate(entry.id, entry.contextId, {
           artifactId: 'citations',
           name: 'citations',
           description: 'The knowledge passages the answer rests on',
@@ -387,7 +396,7 @@ export class TaskChannel implements Channel, AgentExecutor {
     if (!this.#queue.open) return Promise.resolve();
     this.#queue.close();
     // an open question is given up: the run stops at its gate and the task fails, saying why
-    for (const e of this.#entries.values()) e.answer?.(undefined);
+    for (const entry of this.#entries.values()) entry.answer?.(undefined);
     return Promise.resolve();
   }
 
