@@ -251,7 +251,7 @@ class AcceptedPrompt {
 
   /** Gives up the questions still open, sends how the run ended, and stops listening. */
   async end(ending: RunEnding): Promise<void> {
-    for (const q of this.#questions.values()) q.resolve({ answered: false });
+    for (const question of this.#questions.values()) question.resolve({ answered: false });
     try {
       if ('error' in ending) await this.#replies.send('io.choria.fisk-ai.v1.error', ending);
       else await this.#replies.send('io.choria.fisk-ai.v1.result', ending);
@@ -267,38 +267,39 @@ class AcceptedPrompt {
         })
         .catch(() => undefined);
     } finally {
-      for (const s of this.#subscriptions) s.close();
+      for (const subscription of this.#subscriptions) subscription.close();
     }
   }
 
   #onCancel(data: Uint8Array): void {
-    let m;
+    let message;
     try {
-      m = decode(data, ['io.choria.fisk-ai.v1.cancel', 'io.choria.fisk-ai.v1.run.abort']);
+      message = decode(data, ['io.choria.fisk-ai.v1.cancel', 'io.choria.fisk-ai.v1.run.abort']);
     } catch {
       return;
     }
-    if (m.protocol === 'io.choria.fisk-ai.v1.run.abort') this.#abort.abort(new Error('aborted by the caller'));
+    if (message.protocol === 'io.choria.fisk-ai.v1.run.abort') this.#abort.abort(new Error('aborted by the caller'));
     else this.#park.abort(new Error('canceled by the caller'));
     // a question is not a boundary: closing the gate gives it up (a hosted run's operator is
     // still there, and its questions end with the run)
-    if (!this.#hosted) for (const q of this.#questions.values()) q.resolve({ answered: false });
+    if (!this.#hosted) for (const question of this.#questions.values()) question.resolve({ answered: false });
   }
 
   #onElicit(data: Uint8Array): void {
-    let m;
+    let message;
     try {
-      m = decode(data, ['io.choria.fisk-ai.v1.answer', 'io.choria.fisk-ai.v1.keepalive']);
+      message = decode(data, ['io.choria.fisk-ai.v1.answer', 'io.choria.fisk-ai.v1.keepalive']);
     } catch {
       return;
     }
-    const q = m.question === undefined ? undefined : this.#questions.get(m.question);
-    if (q === undefined) {
-      if (m.protocol === 'io.choria.fisk-ai.v1.answer') for (const listener of this.#answerListeners) listener(m.question, answerOf(m));
+    const question = message.question === undefined ? undefined : this.#questions.get(message.question);
+    if (question === undefined) {
+      if (message.protocol === 'io.choria.fisk-ai.v1.answer')
+        for (const listener of this.#answerListeners) listener(message.question, answerOf(message));
       return;
     }
-    if (m.protocol === 'io.choria.fisk-ai.v1.answer') q.resolve({ answered: true, value: answerOf(m) });
-    else q.restart();
+    if (message.protocol === 'io.choria.fisk-ai.v1.answer') question.resolve({ answered: true, value: answerOf(message) });
+    else question.restart();
   }
 
   /** Sends a question under a fresh id and waits for its answer; a windowed one turns to silence once the window closes. */
@@ -306,10 +307,10 @@ class AcceptedPrompt {
     const id = mintId();
     const answer = new Promise<AskResult>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
-      const done = (r: AskResult): void => {
+      const done = (result: AskResult): void => {
         if (timer !== undefined) clearTimeout(timer);
         this.#questions.delete(id);
-        resolve(r);
+        resolve(result);
       };
       const restart = (): void => {
         if (!windowed) return;
@@ -352,17 +353,19 @@ class AcceptedPrompt {
       emit: (block) => replies.send('io.choria.fisk-ai.v1.event', { block }),
       text: (fragment) => replies.send('io.choria.fisk-ai.v1.text', { text: fragment }),
       warn: (text) => replies.send('io.choria.fisk-ai.v1.warning', { text }),
-      ask: async (q) => {
+      ask: async (question) => {
         if (park.aborted || abort.aborted) return { answered: false };
         const approval =
-          q.tool !== undefined && q.tool !== '' && q.trigger !== undefined && q.trigger !== '' ? { tool: q.tool, trigger: q.trigger } : {};
+          question.tool !== undefined && question.tool !== '' && question.trigger !== undefined && question.trigger !== ''
+            ? { tool: question.tool, trigger: question.trigger }
+            : {};
         return this.#ask(
           (id) =>
             replies.send('io.choria.fisk-ai.v1.question', {
               question: id,
-              kind: q.kind,
-              text: q.text,
-              ...(q.options !== undefined ? { options: q.options } : {}),
+              kind: question.kind,
+              text: question.text,
+              ...(question.options !== undefined ? { options: question.options } : {}),
               ...approval,
             }),
           true,

@@ -181,15 +181,15 @@ function slackApprovers(value: string | readonly string[] | undefined): SlackApp
   const key = 'expose.agent.slack.approvers';
   if (value === undefined) return { kind: 'requester' };
   if (typeof value === 'string') {
-    const v = value.trim();
-    if (v === '' || v === 'requester') return { kind: 'requester' };
-    if (v === 'channel') return { kind: 'channel' };
-    if (SLACK_USER_ID.test(v))
-      throw ConfigError.of('value', key, `"${v}" looks like one user id; write a list ([${v}]), or use requester or channel`);
+    const trimmed = value.trim();
+    if (trimmed === '' || trimmed === 'requester') return { kind: 'requester' };
+    if (trimmed === 'channel') return { kind: 'channel' };
+    if (SLACK_USER_ID.test(trimmed))
+      throw ConfigError.of('value', key, `"${trimmed}" looks like one user id; write a list ([${trimmed}]), or use requester or channel`);
     throw ConfigError.of(
       'value',
       key,
-      `"${v}" is not an approvers setting; use requester (only the person who asked), channel (anybody in the channel) or a list of Slack user ids`,
+      `"${trimmed}" is not an approvers setting; use requester (only the person who asked), channel (anybody in the channel) or a list of Slack user ids`,
     );
   }
   const users = normalizeList(value);
@@ -218,10 +218,10 @@ function deriveIdentity(raw: RawConfig): { identity: string; identitySource: Ide
 }
 
 function prepareLlm(raw: RawConfig): LlmConfig {
-  const b = raw.llm?.budget;
+  const budget = raw.llm?.budget;
   const thinking: ThinkingSetting = raw.llm?.thinking === undefined ? 'unset' : raw.llm.thinking.enabled ? 'on' : 'off';
-  const maxOutput = nonNegative(b?.max_output_tokens, 'llm.budget.max_output_tokens');
-  const callTimeout = parseDuration(b?.call_timeout, 'llm.budget.call_timeout', DEFAULTS.callTimeout);
+  const maxOutput = nonNegative(budget?.max_output_tokens, 'llm.budget.max_output_tokens');
+  const callTimeout = parseDuration(budget?.call_timeout, 'llm.budget.call_timeout', DEFAULTS.callTimeout);
   if (callTimeout.ms <= 0) {
     throw ConfigError.of(
       'value',
@@ -229,7 +229,7 @@ function prepareLlm(raw: RawConfig): LlmConfig {
       `must be positive, got "${callTimeout.text}"; remove the key for the ${DEFAULTS.callTimeout} default`,
     );
   }
-  const toolTimeout = parseDuration(b?.tool_timeout, 'llm.budget.tool_timeout', DEFAULTS.toolTimeout);
+  const toolTimeout = parseDuration(budget?.tool_timeout, 'llm.budget.tool_timeout', DEFAULTS.toolTimeout);
   if (toolTimeout.ms < 0) {
     throw ConfigError.of('value', 'llm.budget.tool_timeout', `must not be negative, got "${toolTimeout.text}"; use 0 for no timeout`);
   }
@@ -238,9 +238,9 @@ function prepareLlm(raw: RawConfig): LlmConfig {
     model: (raw.llm?.model ?? '').trim(),
     baseUrl: trimmed(raw.llm?.base_url),
     budget: {
-      maxTokens: nonNegative(b?.max_tokens, 'llm.budget.max_tokens') || DEFAULTS.maxTokens,
+      maxTokens: nonNegative(budget?.max_tokens, 'llm.budget.max_tokens') || DEFAULTS.maxTokens,
       maxOutputTokens: maxOutput || (thinking === 'on' ? DEFAULTS.maxOutputTokensThinking : DEFAULTS.maxOutputTokens),
-      maxIterations: nonNegative(b?.max_iterations, 'llm.budget.max_iterations') || DEFAULTS.maxIterations,
+      maxIterations: nonNegative(budget?.max_iterations, 'llm.budget.max_iterations') || DEFAULTS.maxIterations,
       callTimeout,
       toolTimeout: toolTimeout.ms === 0 ? undefined : toolTimeout,
     },
@@ -252,24 +252,24 @@ function prepareLlm(raw: RawConfig): LlmConfig {
 }
 
 function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
-  const k = raw.harness?.knowledge;
-  const topK = k?.top_k ?? 0;
-  const maxInjected = k?.max_injected_tokens ?? 0;
-  const citations = (k?.citations ?? []).map((c, i) => {
+  const knowledge = raw.harness?.knowledge;
+  const topK = knowledge?.top_k ?? 0;
+  const maxInjected = knowledge?.max_injected_tokens ?? 0;
+  const citations = (knowledge?.citations ?? []).map((citation, i) => {
     try {
-      new RegExp(c.pattern, 'u');
+      new RegExp(citation.pattern, 'u');
     } catch (err) {
       throw ConfigError.of(
         'value',
         `harness.knowledge.citations[${i}].pattern`,
-        `${JSON.stringify(c.pattern)} is not a valid regular expression (${(err as Error).message})`,
+        `${JSON.stringify(citation.pattern)} is not a valid regular expression (${(err as Error).message})`,
       );
     }
-    return { pattern: c.pattern, replace: c.replace };
+    return { pattern: citation.pattern, replace: citation.replace };
   });
   let embeddings: KnowledgeConfig['embeddings'];
-  if (k?.embeddings !== undefined) {
-    const e = k.embeddings;
+  if (knowledge?.embeddings !== undefined) {
+    const e = knowledge.embeddings;
     const baseUrl = (e.base_url ?? '').trim().replace(/\/+$/, '');
     const model = (e.model ?? '').trim();
     if (baseUrl === '') {
@@ -301,14 +301,14 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
     };
   }
   return {
-    enabled: k?.enabled ?? false,
-    paths: normalizeList(k?.paths),
-    extensions: prepareKnowledgeExtensions(k?.extensions),
-    directory: trimmed(k?.directory) ?? `knowledge/${identity}`,
+    enabled: knowledge?.enabled ?? false,
+    paths: normalizeList(knowledge?.paths),
+    extensions: prepareKnowledgeExtensions(knowledge?.extensions),
+    directory: trimmed(knowledge?.directory) ?? `knowledge/${identity}`,
     topK: topK <= 0 ? DEFAULTS.knowledgeTopK : Math.min(topK, DEFAULTS.knowledgeTopKMax),
     maxInjectedTokens: maxInjected <= 0 ? DEFAULTS.knowledgeMaxInjectedTokens : maxInjected,
-    expandToSection: k?.expand_to_section ?? false,
-    readTool: k?.read_tool ?? false,
+    expandToSection: knowledge?.expand_to_section ?? false,
+    readTool: knowledge?.read_tool ?? false,
     citations,
     embeddings,
   };
@@ -350,16 +350,16 @@ function prepareMcpConfirm(raw: string | readonly string[] | undefined, key: str
 }
 
 function prepareMcpClient(
-  c: NonNullable<RawConfig['mcp_clients']>[number],
+  client: NonNullable<RawConfig['mcp_clients']>[number],
   i: number,
   sandboxed: boolean,
   baseDir: string,
 ): McpClientConfig {
   const key = `mcp_clients[${i}]`;
-  const command = trimmed(c.command);
-  const url = trimmed(c.url);
+  const command = trimmed(client.command);
+  const url = trimmed(client.url);
   let transport: McpTransport;
-  const named = normalizeEnum(c.transport, '');
+  const named = normalizeEnum(client.transport, '');
   if (named === '') {
     transport = url !== undefined && command === undefined ? 'http' : 'stdio';
   } else if (isOneOf(MCP_TRANSPORTS, named)) {
@@ -371,65 +371,65 @@ function prepareMcpClient(
       `"${named}" is not an MCP transport; use stdio (with command), or with url: http (streamable HTTP, falling back to SSE), streamable-http or sse`,
     );
   }
-  const startupTimeout = parseDuration(c.startup_timeout, `${key}.startup_timeout`, DEFAULTS.mcpStartupTimeout);
+  const startupTimeout = parseDuration(client.startup_timeout, `${key}.startup_timeout`, DEFAULTS.mcpStartupTimeout);
   if (startupTimeout.ms <= 0) {
     throw ConfigError.of('value', `${key}.startup_timeout`, `must be positive, got "${startupTimeout.text}"`);
   }
   return {
-    name: (c.name ?? '').trim(),
+    name: (client.name ?? '').trim(),
     transport,
     command,
-    args: c.args ?? [],
-    env: c.env ?? {},
+    args: client.args ?? [],
+    env: client.env ?? {},
     url,
-    headers: c.headers ?? {},
-    oauth: c.oauth === undefined ? undefined : prepareMcpOAuth(c.oauth, `${key}.oauth`, baseDir),
+    headers: client.headers ?? {},
+    oauth: client.oauth === undefined ? undefined : prepareMcpOAuth(client.oauth, `${key}.oauth`, baseDir),
     startupTimeout,
-    confirm: prepareMcpConfirm(c.confirm, `${key}.confirm`),
-    maxOutput: parseByteSize(c.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
-    prefix: trimmed(c.prefix),
-    include: normalizeFilter(c.include, `${key}.include`),
-    exclude: normalizeFilter(c.exclude, `${key}.exclude`),
-    sandbox: prepareMcpSandbox(c, key, sandboxed, transport === 'stdio', baseDir),
+    confirm: prepareMcpConfirm(client.confirm, `${key}.confirm`),
+    maxOutput: parseByteSize(client.max_output, `${key}.max_output`, DEFAULTS.mcpMaxOutput, MCP_MAX_OUTPUT_MIN, MCP_MAX_OUTPUT_MAX),
+    prefix: trimmed(client.prefix),
+    include: normalizeFilter(client.include, `${key}.include`),
+    exclude: normalizeFilter(client.exclude, `${key}.exclude`),
+    sandbox: prepareMcpSandbox(client, key, sandboxed, transport === 'stdio', baseDir),
   };
 }
 
 function prepareExposeMcp(raw: RawConfig, knowledgeEnabled: boolean): ExposeMcpConfig {
-  const m = raw.expose?.agent?.mcp ?? {};
-  const confirm = normalizeEnum(m.confirm_over_mcp, 'auto');
+  const mcp = raw.expose?.agent?.mcp ?? {};
+  const confirm = normalizeEnum(mcp.confirm_over_mcp, 'auto');
   if (!isOneOf(CONFIRM_OVER_MCP, confirm)) {
     throw ConfigError.of('value', 'expose.agent.mcp.confirm_over_mcp', `"${confirm}" is not accepted; use auto, always or never`);
   }
-  const builtins = normalizeList(m.builtins);
-  for (const b of builtins) {
-    if (!isOneOf(MCP_EXPOSABLE_BUILTINS, b)) {
+  const builtins = normalizeList(mcp.builtins);
+  for (const builtin of builtins) {
+    if (!isOneOf(MCP_EXPOSABLE_BUILTINS, builtin)) {
       throw ConfigError.of(
         'value',
         'expose.agent.mcp.builtins',
-        `"${b}" cannot be served over MCP; only ${MCP_EXPOSABLE_BUILTINS.join(' and ')} may be (memory and human-in-the-loop tools need an operator or run state)`,
+        `"${builtin}" cannot be served over MCP; only ${MCP_EXPOSABLE_BUILTINS.join(' and ')} may be (memory and human-in-the-loop tools need an operator or run state)`,
       );
     }
     if (!knowledgeEnabled) {
       throw ConfigError.of(
         'value',
         'expose.agent.mcp.builtins',
-        `lists ${b} but knowledge is not enabled; set harness.knowledge.enabled: true or remove ${b}`,
+        `lists ${builtin} but knowledge is not enabled; set harness.knowledge.enabled: true or remove ${builtin}`,
       );
     }
   }
-  const port = m.port ?? 0;
+  const port = mcp.port ?? 0;
   if (port < 0 || port > 65535) {
     throw ConfigError.of('value', 'expose.agent.mcp.port', `${port} is not a TCP port; use 1 to 65535, or leave it out for 8080`);
   }
   return {
     port,
-    address: (m.address ?? '').trim(),
-    instructions: m.instructions ?? '',
+    address: (mcp.address ?? '').trim(),
+    instructions: mcp.instructions ?? '',
     confirmOverMcp: confirm,
     builtins,
-    maxConcurrentTools: concurrency(m.max_concurrent_tools, 'expose.agent.mcp.max_concurrent_tools'),
-    toolTimeout: servedTimeout(m.tool_timeout, 'expose.agent.mcp.tool_timeout'),
-    authTokenEnv: authTokenEnv(m.auth_token_env),
+    maxConcurrentTools: concurrency(mcp.max_concurrent_tools, 'expose.agent.mcp.max_concurrent_tools'),
+    toolTimeout: servedTimeout(mcp.tool_timeout, 'expose.agent.mcp.tool_timeout'),
+    authTokenEnv: authTokenEnv(mcp.auth_token_env),
   };
 }
 

@@ -245,11 +245,11 @@ function stemTest(stem: string): (text: string) => boolean {
  * candidate document, best first, each with its best chunk.
  */
 export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[] {
-  const c = cacheFor(db);
+  const cache = cacheFor(db);
   const content = keep.filter((t) => !isStopWord(t));
   const base = content.length > 0 ? content : keep;
   if (base.length === 0) return [];
-  const rows = c.st.candidates.all(base.map(quoteTerm).join(' OR ')) as {
+  const rows = cache.st.candidates.all(base.map(quoteTerm).join(' OR ')) as {
     id: number;
     s: number;
     doc: number;
@@ -259,36 +259,36 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
   }[];
   if (rows.length === 0) return [];
   const chunkScore = new Map<number, number>();
-  for (const r of rows) chunkScore.set(r.id, -r.s);
+  for (const row of rows) chunkScore.set(row.id, -row.s);
 
   // coverage: a chunk (with its headings) holding more of the distinct content words wins
   const stems = [...new Set(stemmer().stems([base.join(' ')])[0])];
   const tests = stems.map(stemTest);
   const coverage = (text: string): number => {
     if (tests.length === 0) return 1;
-    let n = 0;
-    for (const t of tests) if (t(text)) n++;
-    return n / tests.length;
+    let matched = 0;
+    for (const test of tests) if (test(text)) matched++;
+    return matched / tests.length;
   };
 
   // by document: the best chunk stands for it, its second-best adds a part
   const byDoc = new Map<number, { chunkId: number; best: number; second: number }>();
-  for (const r of rows) {
-    let s = (chunkScore.get(r.id) ?? 0) * coverage(`${r.heading}\n${r.content}`) ** COVERAGE_POWER;
-    if (r.ordinal < INTRO_CHUNKS && !r.heading.includes(HEADING_SEPARATOR)) s *= 1 + LEAD_WEIGHT;
-    const d = byDoc.get(r.doc);
-    if (d === undefined) byDoc.set(r.doc, { chunkId: r.id, best: s, second: 0 });
-    else if (s > d.best) {
-      d.second = d.best;
-      d.best = s;
-      d.chunkId = r.id;
-    } else if (s > d.second) d.second = s;
+  for (const row of rows) {
+    let score = (chunkScore.get(row.id) ?? 0) * coverage(`${row.heading}\n${row.content}`) ** COVERAGE_POWER;
+    if (row.ordinal < INTRO_CHUNKS && !row.heading.includes(HEADING_SEPARATOR)) score *= 1 + LEAD_WEIGHT;
+    const doc = byDoc.get(row.doc);
+    if (doc === undefined) byDoc.set(row.doc, { chunkId: row.id, best: score, second: 0 });
+    else if (score > doc.best) {
+      doc.second = doc.best;
+      doc.best = score;
+      doc.chunkId = row.id;
+    } else if (score > doc.second) doc.second = score;
   }
 
   // what each document is about: its title and path, and its opening chunk
   const out: RankedDocument[] = [];
   for (const [documentId, d] of byDoc) {
-    const doc = docAbout(c, documentId);
+    const doc = docAbout(cache, documentId);
     const named = coverage(doc.name);
     const about = coverage(doc.opening);
     const score =

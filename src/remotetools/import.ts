@@ -157,27 +157,27 @@ export async function importRemoteTools(
   const client = new A2aClient(transport, opts.identity);
   const warnings: RemoteToolWarning[] = [];
   const filtered: FilteredTool[] = [];
-  for (const [i, h] of hosts.entries()) {
-    if (h.exclude.tags.length > 0) {
+  for (const [i, host] of hosts.entries()) {
+    if (host.exclude.tags.length > 0) {
       throw new RemoteToolsError(
         'unusable_filter',
-        `remote_tools[${i}].exclude.tags cannot be honored for host ${JSON.stringify(h.name)}: discovery does not carry tags, so a tool excluded by tag would be imported anyway; exclude by tool name instead`,
+        `remote_tools[${i}].exclude.tags cannot be honored for host ${JSON.stringify(host.name)}: discovery does not carry tags, so a tool excluded by tag would be imported anyway; exclude by tool name instead`,
       );
     }
-    if (h.include.tags.length > 0) {
+    if (host.include.tags.length > 0) {
       warnings.push({
         code: 'include_tags_ignored',
-        host: h.name,
-        message: `remote_tools[${i}].include.tags is ignored for host ${JSON.stringify(h.name)}: discovery does not carry tags; include by tool name instead`,
+        host: host.name,
+        message: `remote_tools[${i}].include.tags is ignored for host ${JSON.stringify(host.name)}: discovery does not carry tags; include by tool name instead`,
       });
     }
   }
   const callOptions = opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {};
   const [cards, limits] = await Promise.all([
     Promise.all(
-      hosts.map(async (h): Promise<DiscoveryReplyMessage | Error> => {
+      hosts.map(async (host): Promise<DiscoveryReplyMessage | Error> => {
         try {
-          return await client.discover(h.name, callOptions);
+          return await client.discover(host.name, callOptions);
         } catch (err) {
           return err as Error;
         }
@@ -186,75 +186,83 @@ export async function importRemoteTools(
     Promise.all(hosts.map((h) => client.toolTimeout(h.name, callOptions))),
   ]);
   const candidates: Array<Candidate & { descriptor: ToolDescriptor }> = [];
-  for (const [i, h] of hosts.entries()) {
+  for (const [i, host] of hosts.entries()) {
     const card = cards[i];
     if (card instanceof Error || card === undefined) {
-      const message = `remote agent ${JSON.stringify(h.name)} could not be discovered: ${card?.message ?? 'no answer'}`;
+      const message = `remote agent ${JSON.stringify(host.name)} could not be discovered: ${card?.message ?? 'no answer'}`;
       if (opts.mode === 'strict')
         throw new RemoteToolsError(
           'host_failed',
           `${message}; check that it is serving and that nats_context reaches it, or remove it from remote_tools`,
           { cause: card },
         );
-      warnings.push({ code: 'host_unavailable', host: h.name, message });
+      warnings.push({ code: 'host_unavailable', host: host.name, message });
       continue;
     }
-    const include = compile(h.include.tools, `remote_tools[${i}].include.tools`);
-    const exclude = compile(h.exclude.tools, `remote_tools[${i}].exclude.tools`);
-    for (const d of card.tools ?? []) {
-      if (!isValidToolName(d.name) || (d.description ?? '').trim() === '') {
+    const include = compile(host.include.tools, `remote_tools[${i}].include.tools`);
+    const exclude = compile(host.exclude.tools, `remote_tools[${i}].exclude.tools`);
+    for (const declared of card.tools ?? []) {
+      if (!isValidToolName(declared.name) || (declared.description ?? '').trim() === '') {
         warnings.push({
           code: 'descriptor_unusable',
-          host: h.name,
-          tool: d.name,
-          message: `remote agent ${JSON.stringify(h.name)} offers ${JSON.stringify(d.name)} ${isValidToolName(d.name) ? 'without a description' : 'under an invalid name'}; it is not imported`,
+          host: host.name,
+          tool: declared.name,
+          message: `remote agent ${JSON.stringify(host.name)} offers ${JSON.stringify(declared.name)} ${isValidToolName(declared.name) ? 'without a description' : 'under an invalid name'}; it is not imported`,
         });
         continue;
       }
-      if (include.length > 0 && !include.some((r) => r.test(d.name))) {
+      if (include.length > 0 && !include.some((r) => r.test(declared.name))) {
         filtered.push({
-          name: d.name,
+          name: declared.name,
           source: 'a2a',
-          label: h.alias,
+          label: host.alias,
           reason: 'not_included',
           detail: `matches no remote_tools[${i}].include.tools pattern`,
         });
         continue;
       }
-      const ex = exclude.find((r) => r.test(d.name));
+      const ex = exclude.find((r) => r.test(declared.name));
       if (ex !== undefined) {
         filtered.push({
-          name: d.name,
+          name: declared.name,
           source: 'a2a',
-          label: h.alias,
+          label: host.alias,
           reason: 'excluded',
           detail: `matches remote_tools[${i}].exclude.tools ${JSON.stringify(ex.source)}`,
         });
         continue;
       }
-      candidates.push({ host: h.name, alias: h.alias, remoteName: d.name, descriptor: d });
+      candidates.push({ host: host.name, alias: host.alias, remoteName: declared.name, descriptor: declared });
     }
   }
   const named = nameRemoteTools(candidates, new Set(opts.localNames));
   const byHost = new Map<string, Tool[]>();
-  for (const [i, n] of named.entries()) {
-    const c = candidates[i] as (typeof candidates)[number];
-    if (n.status !== 'named') {
-      if (opts.mode === 'strict') throw new RemoteToolsError('collision', n.detail);
-      warnings.push({ code: 'collision', host: c.host, tool: n.name, message: n.detail });
-      filtered.push({ name: n.name, source: 'a2a', label: c.alias, reason: 'collision', detail: n.detail });
+  for (const [i, naming] of named.entries()) {
+    const candidate = candidates[i] as (typeof candidates)[number];
+    if (naming.status !== 'named') {
+      if (opts.mode === 'strict') throw new RemoteToolsError('collision', naming.detail);
+      warnings.push({ code: 'collision', host: candidate.host, tool: naming.name, message: naming.detail });
+      filtered.push({ name: naming.name, source: 'a2a', label: candidate.alias, reason: 'collision', detail: naming.detail });
       continue;
     }
-    byHost.set(c.host, [
-      ...(byHost.get(c.host) ?? []),
-      remoteTool(client, c.host, c.remoteName, n.name, c.descriptor, opts.timeoutMs, limits[hosts.findIndex((h) => h.name === c.host)]),
+    byHost.set(candidate.host, [
+      ...(byHost.get(candidate.host) ?? []),
+      remoteTool(
+        client,
+        candidate.host,
+        candidate.remoteName,
+        naming.name,
+        candidate.descriptor,
+        opts.timeoutMs,
+        limits[hosts.findIndex((h) => h.name === candidate.host)],
+      ),
     ]);
   }
   const sources: ToolSource[] = [];
-  for (const [i, h] of hosts.entries()) {
-    const tools = byHost.get(h.name);
+  for (const [i, host] of hosts.entries()) {
+    const tools = byHost.get(host.name);
     if (tools !== undefined) {
-      sources.push({ source: 'a2a', label: h.alias, tools });
+      sources.push({ source: 'a2a', label: host.alias, tools });
       continue;
     }
     // a host that answered and gave nothing would otherwise vanish without a word
@@ -265,7 +273,7 @@ export async function importRemoteTools(
       offered === 0
         ? 'it offers no tools'
         : `none of the ${offered} ${offered === 1 ? 'tool' : 'tools'} it offers is left after remote_tools[${i}]'s include and exclude filters or name checks`;
-    warnings.push({ code: 'no_tools', host: h.name, message: `remote agent ${JSON.stringify(h.name)} contributes no tools: ${why}` });
+    warnings.push({ code: 'no_tools', host: host.name, message: `remote agent ${JSON.stringify(host.name)} contributes no tools: ${why}` });
   }
   return { sources, warnings, filtered };
 }

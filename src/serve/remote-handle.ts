@@ -147,14 +147,14 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
   const abort = new AbortController();
   const began = Date.now();
   const wait = (id: string): Waiting => {
-    let w = waiting.get(id);
-    if (w === undefined) {
+    let entry = waiting.get(id);
+    if (entry === undefined) {
       let resolve: (value: QuestionAnswer) => void = () => undefined;
       const question = new Promise<QuestionAnswer>((r) => (resolve = r));
-      w = { question, resolve, answered: false };
-      waiting.set(id, w);
+      entry = { question, resolve, answered: false };
+      waiting.set(id, entry);
     }
-    return w;
+    return entry;
   };
   const sink: EventSink = {
     emit(event) {
@@ -164,13 +164,13 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
       hub.emit(event);
     },
   };
-  const answer = async (q: QuestionMessage, signal: AbortSignal): Promise<QuestionAnswer> => {
-    const w = wait(q.question);
-    if (signal.aborted) return conservativeAnswer(q);
+  const answer = async (question: QuestionMessage, signal: AbortSignal): Promise<QuestionAnswer> => {
+    const entry = wait(question.question);
+    if (signal.aborted) return conservativeAnswer(question);
     try {
-      return await raceAbort(w.question, signal, () => conservativeAnswer(q));
+      return await raceAbort(entry.question, signal, () => conservativeAnswer(question));
     } finally {
-      waiting.delete(q.question);
+      waiting.delete(question.question);
     }
   };
 
@@ -205,11 +205,11 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
       error: { message, code: err instanceof A2aError ? err.code : undefined },
     };
   });
-  const outcome = remote.then((r) => {
-    for (const w of waiting.values()) w.resolve(null);
-    if (r.status === 'completed' && r.text !== '') sink.emit({ type: 'text', text: r.text, final: true });
+  const outcome = remote.then((result) => {
+    for (const entry of waiting.values()) entry.resolve(null);
+    if (result.status === 'completed' && result.text !== '') sink.emit({ type: 'text', text: result.text, final: true });
     hub.close();
-    return outcomeFromRemote(r, opts.agent, seen, Date.now() - began);
+    return outcomeFromRemote(result, opts.agent, seen, Date.now() - began);
   });
 
   const handle: RemoteRunHandle = {
@@ -231,10 +231,10 @@ async function begin(opts: RemoteHandleOptions, conversation: string | undefined
       stop.abort(new Error('canceled'));
     },
     answer: (id, value) => {
-      const w = waiting.get(id);
-      if (w === undefined || w.answered) return false;
-      w.answered = true;
-      w.resolve(value);
+      const entry = waiting.get(id);
+      if (entry === undefined || entry.answered) return false;
+      entry.answered = true;
+      entry.resolve(value);
       return true;
     },
     outcome,
@@ -371,14 +371,14 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
     ...(conversation === undefined ? {} : { conversation }),
     signal: park.signal,
     abort: abort.signal,
-    onAck: (_accepted, c) => {
-      if (conversation === undefined) conv = c;
+    onAck: (_accepted, conversationId) => {
+      if (conversation === undefined) conv = conversationId;
     },
     onAnswerer: (a) => (answerer = a),
-    onRun: (m) => {
-      switch (m.protocol) {
+    onRun: (message) => {
+      switch (message.protocol) {
         case 'io.choria.fisk-ai.v1.run.started': {
-          const { system, tools, ...start } = m.started as unknown as RunStart & {
+          const { system, tools, ...start } = message.started as unknown as RunStart & {
             system?: readonly SystemBlock[];
             tools?: readonly string[];
           };
@@ -386,17 +386,17 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
           return;
         }
         case 'io.choria.fisk-ai.v1.run.event': {
-          const event = m.event as unknown as AgentEvent;
+          const event = message.event as unknown as AgentEvent;
           if (event.type === 'question' && event.id !== undefined) open.add(event.id);
           hub.emit(event);
           return;
         }
         case 'io.choria.fisk-ai.v1.run.outcome':
-          if (m.failure !== undefined) refused?.(rebuiltFailure(m.failure));
-          else ended = m.outcome as unknown as RunOutcome;
+          if (message.failure !== undefined) refused?.(rebuiltFailure(message.failure));
+          else ended = message.outcome as unknown as RunOutcome;
           return;
         default: {
-          const never: never = m;
+          const never: never = message;
           return never;
         }
       }
@@ -412,10 +412,10 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
       },
       (err: unknown) => failedOutcome(err instanceof Error ? err.message : String(err), Date.now() - began),
     )
-    .then((o) => {
+    .then((outcome) => {
       asking.abort(new Error('the run ended'));
       hub.close();
-      return o;
+      return outcome;
     });
   // the run began, or never will: a refusal, or a reply set that ended first
   const first = await Promise.race([starting, outcome.then((o) => o)]);

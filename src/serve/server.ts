@@ -194,9 +194,9 @@ class AgentServer implements Server {
     this.#notify = options.notify ?? ((): void => undefined);
     this.#metrics = options.telemetry?.telemetry;
     this.stopped = new Promise<Error | undefined>((resolve) => (this.#resolveStopped = resolve));
-    for (const c of options.channels) this.slots.set(c.name, Math.max(1, options.workers ?? c.workers));
-    for (const c of options.channels) this.#watchPause(c);
-    for (const c of options.channels) this.#pullers.push(this.#pull(c));
+    for (const channel of options.channels) this.slots.set(channel.name, Math.max(1, options.workers ?? channel.workers));
+    for (const channel of options.channels) this.#watchPause(channel);
+    for (const channel of options.channels) this.#pullers.push(this.#pull(channel));
   }
 
   get inFlight(): number {
@@ -216,7 +216,7 @@ class AgentServer implements Server {
 
   cancel(): void {
     this.#cancelAll.abort(new Error('cancelled'));
-    for (const h of this.#handles) h.cancel();
+    for (const handle of this.#handles) handle.cancel();
     void this.drain();
   }
 
@@ -252,21 +252,21 @@ class AgentServer implements Server {
         if (!hold.aborted) this.#onFault(channel.name, new Error(`channel ${channel.name} stopped handing out work`));
         return;
       }
-      const w = work;
-      this.#taken(channel, w);
-      const signals = w.signal === undefined ? [hold] : [hold, w.signal];
+      const taken = work;
+      this.#taken(channel, taken);
+      const signals = taken.signal === undefined ? [hold] : [hold, taken.signal];
       if (!(await pool.acquire(signals))) {
-        this.#track(this.#abandon(channel, w));
+        this.#track(this.#abandon(channel, taken));
         continue;
       }
-      this.#track(this.#run(channel, w).finally(() => pool.release()));
+      this.#track(this.#run(channel, taken).finally(() => pool.release()));
     }
   }
 
   /** Keeps a piece of work counted until it settles, so a drain waits for it. */
-  #track(p: Promise<void>): void {
-    this.#runs.add(p);
-    void p.finally(() => this.#runs.delete(p));
+  #track(settling: Promise<void>): void {
+    this.#runs.add(settling);
+    void settling.finally(() => this.#runs.delete(settling));
   }
 
   /** Counts what a piece of work brings with it as it is taken: its wait in the queue, a retry. */
@@ -350,7 +350,7 @@ class AgentServer implements Server {
       const outcome: RunOutcome = await handle.outcome;
       return { kind: 'ran', runId: handle.runId, outcome };
     } finally {
-      for (const d of detach) d();
+      for (const detachOne of detach) detachOne();
       this.#metrics?.recordServedInFlight(channel.name, -1);
     }
   }
@@ -387,18 +387,18 @@ class AgentServer implements Server {
   async #drain(): Promise<Error | undefined> {
     this.#hold.abort(new Error('draining'));
     // each channel closes its own intake first, so nothing is acknowledged that will not run
-    for (const c of this.#options.channels) {
+    for (const channel of this.#options.channels) {
       try {
-        await c.close();
+        await channel.close();
       } catch (err) {
-        this.#fault ??= new Error(`channel ${c.name} did not close cleanly: ${asError(err).message}`, { cause: err });
+        this.#fault ??= new Error(`channel ${channel.name} did not close cleanly: ${asError(err).message}`, { cause: err });
       }
     }
-    for (const s of this.#options.services ?? []) {
+    for (const service of this.#options.services ?? []) {
       try {
-        await s.close();
+        await service.close();
       } catch (err) {
-        this.#fault ??= new Error(`${s.name} did not close cleanly: ${asError(err).message}`, { cause: err });
+        this.#fault ??= new Error(`${service.name} did not close cleanly: ${asError(err).message}`, { cause: err });
       }
     }
     await Promise.allSettled(this.#pullers);

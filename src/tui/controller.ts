@@ -70,7 +70,7 @@ export class ViewController {
       height: () => this.#viewHeight(this.#modal()),
       search: (q) => this.#transcript.search(q),
     });
-    if (deps.card !== undefined) for (const l of cardLines(deps.card)) this.#transcript.add('card', l);
+    if (deps.card !== undefined) for (const line of cardLines(deps.card)) this.#transcript.add('card', line);
     this.#folding = !deps.unfolded;
     this.#interrupt = this.#newInterrupt();
     this.#left = new Promise((resolve) => (this.#leave = resolve));
@@ -115,8 +115,8 @@ export class ViewController {
     if (start.kind === 'resumed') {
       // the bar counts on from what the journaled turns used
       if (start.usage !== undefined) this.#tally.seed(start.usage);
-      for (const c of start.changes) {
-        const warning = `resuming under a changed configuration (--force): ${c.line}`;
+      for (const change of start.changes) {
+        const warning = `resuming under a changed configuration (--force): ${change.line}`;
         this.#transcript.add('warning', `warning: ${warning}`, 'yellow');
         // reprinted on the normal screen with the other warnings
         this.#warnings.push(oneLine(warning));
@@ -230,22 +230,27 @@ export class ViewController {
   #newInterrupt(): () => ReturnType<ReturnType<typeof twoStageInterrupt>> {
     // the stop requests leave the draw loop at once: a cancel that waited would swallow the next press
     return twoStageInterrupt(() => {
-      const h = this.#turnActive ? this.#handle : undefined;
-      if (h === undefined) return undefined;
-      return { ...h, runId: resumeKey(h), suspend: () => setImmediate(() => h.suspend()), cancel: () => setImmediate(() => h.cancel()) };
+      const handle = this.#turnActive ? this.#handle : undefined;
+      if (handle === undefined) return undefined;
+      return {
+        ...handle,
+        runId: resumeKey(handle),
+        suspend: () => setImmediate(() => handle.suspend()),
+        cancel: () => setImmediate(() => handle.cancel()),
+      };
     });
   }
 
-  #event(e: AgentEvent): void {
-    if (e.type === 'status') this.#tally.live(e.usage.input_tokens, e.usage.output_tokens);
+  #event(event: AgentEvent): void {
+    if (event.type === 'status') this.#tally.live(event.usage.input_tokens, event.usage.output_tokens);
     // the spinner runs from the moment a model call starts until anything else happens
-    this.#thinking.set(e.type === 'status' && e.phase === 'model_call');
-    if (e.type === 'warning') this.#warnings.push(oneLine(e.text));
-    if (e.type === 'question' && e.id !== undefined) {
-      this.#questions.push(e);
+    this.#thinking.set(event.type === 'status' && event.phase === 'model_call');
+    if (event.type === 'warning') this.#warnings.push(oneLine(event.text));
+    if (event.type === 'question' && event.id !== undefined) {
+      this.#questions.push(event);
       if (this.#questions.length === 1) this.#asking();
     }
-    this.#transcript.addEvent(e);
+    this.#transcript.addEvent(event);
     this.#changed();
   }
 
@@ -277,7 +282,7 @@ export class ViewController {
         'red',
       );
     // answers the run outlived are said here, between the turn and the input row
-    for (const h of this.#held.splice(0)) this.#transcript.add('note', h, 'dim');
+    for (const held of this.#held.splice(0)) this.#transcript.add('note', held, 'dim');
     this.#bar({ type: 'turn_ended', status: outcome.status });
     this.#bar({ type: 'input_ready' });
     this.deps.pane?.report('idle');
@@ -321,12 +326,12 @@ export class ViewController {
 
   #answer(value: QuestionAnswer): void {
     this.#typingReason = false;
-    const q = this.#questions.shift();
-    if (q === undefined || q.id === undefined) return;
-    const delivered = this.#handle?.answer(q.id, value) ?? false;
+    const question = this.#questions.shift();
+    if (question === undefined || question.id === undefined) return;
+    const delivered = this.#handle?.answer(question.id, value) ?? false;
     if (!delivered)
       this.#held.push(
-        `an answer (${describe(value)}) came after the run stopped waiting for "${capLine(oneLine(q.text), 60)}"; it was not used`,
+        `an answer (${describe(value)}) came after the run stopped waiting for "${capLine(oneLine(question.text), 60)}"; it was not used`,
       );
     if (this.#questions.length > 0) this.#asking();
     else {
@@ -337,10 +342,10 @@ export class ViewController {
   }
 
   #modalKey(input: string, key: KeyPress): void {
-    const q = this.#questions[0] as QuestionEvent;
-    const set = choicesFor(q);
+    const question = this.#questions[0] as QuestionEvent;
+    const set = choicesFor(question);
     if (key.escape === true) return this.#answer(set.declined);
-    if (q.kind === 'input' || this.#typingReason) {
+    if (question.kind === 'input' || this.#typingReason) {
       const send = (): void => this.#answer(this.#typingReason ? reasonedDecline(this.#answerText) : this.#answerText);
       if (key.return === true) return send();
       if (key.backspace === true || key.delete === true) this.#answerText = Array.from(this.#answerText).slice(0, -1).join('');
@@ -350,7 +355,7 @@ export class ViewController {
       }
       return this.#changed();
     }
-    const n = set.labels.length;
+    const count = set.labels.length;
     const pick = (index: number): void => {
       if (index === set.withReason) {
         // the decline waits for the words that go with it
@@ -361,9 +366,9 @@ export class ViewController {
       this.#answer(set.values[index] ?? set.declined);
     };
     if (key.return === true) return pick(this.#choice);
-    if (key.upArrow === true || input === 'k') this.#choice = (this.#choice + n - 1) % Math.max(1, n);
-    else if (key.downArrow === true || input === 'j' || key.tab === true) this.#choice = (this.#choice + 1) % Math.max(1, n);
-    else if (/^[1-9]$/.test(input) && Number(input) <= n) return pick(Number(input) - 1);
+    if (key.upArrow === true || input === 'k') this.#choice = (this.#choice + count - 1) % Math.max(1, count);
+    else if (key.downArrow === true || input === 'j' || key.tab === true) this.#choice = (this.#choice + 1) % Math.max(1, count);
+    else if (/^[1-9]$/.test(input) && Number(input) <= count) return pick(Number(input) - 1);
     this.#changed();
   }
 
@@ -502,12 +507,12 @@ export class ViewController {
   #copy(): void {
     const text = this.#transcript.copyText(this.#folding);
     this.deps.copy(text);
-    const n = text === '' ? 0 : text.split('\n').length;
-    this.#notice = `copied ${counted(n, 'line')}${this.#folding ? ' (folded blocks left out)' : ''}`;
+    const lineCount = text === '' ? 0 : text.split('\n').length;
+    this.#notice = `copied ${counted(lineCount, 'line')}${this.#folding ? ' (folded blocks left out)' : ''}`;
   }
 
-  #bar(e: BarEvent): void {
-    this.#state = nextBarState(this.#state, e);
+  #bar(event: BarEvent): void {
+    this.#state = nextBarState(this.#state, event);
   }
 
   #rows(): Row[] {
@@ -516,16 +521,16 @@ export class ViewController {
   }
 
   #modal(): Modal | undefined {
-    const q = this.#questions[0];
-    if (q === undefined) return undefined;
-    const set = choicesFor(q);
+    const question = this.#questions[0];
+    if (question === undefined) return undefined;
+    const set = choicesFor(question);
     const width = Math.max(10, this.#width - 6);
-    const text = capLine(oneLine(q.text), width * 3);
+    const text = capLine(oneLine(question.text), width * 3);
     const body: string[] = [];
     for (let i = 0; i < text.length; i += width) body.push(text.slice(i, i + width));
-    const title = questionTitle(q, this.#typingReason);
+    const title = questionTitle(question, this.#typingReason);
     if (this.#typingReason) return { title, body, choices: [], selected: -1, text: this.#answerText };
-    return { title, body, choices: set.labels, selected: this.#choice, ...(q.kind === 'input' ? { text: this.#answerText } : {}) };
+    return { title, body, choices: set.labels, selected: this.#choice, ...(question.kind === 'input' ? { text: this.#answerText } : {}) };
   }
 
   #viewHeight(modal: Modal | undefined): number {
@@ -544,7 +549,7 @@ export class ViewController {
 
   #changed(): void {
     this.#version++;
-    for (const l of this.#listeners) l();
+    for (const listener of this.#listeners) listener();
   }
 }
 

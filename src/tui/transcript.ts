@@ -146,7 +146,7 @@ export class Transcript {
   /** Adds lines that are not events: the prompt a person typed, a note from the view. */
   add(kind: LineKind, text: string, tone: LineTone = 'plain'): void {
     this.#endStream();
-    for (const l of stripControl(text).split('\n')) this.#push(kind, l, tone, undefined);
+    for (const line of stripControl(text).split('\n')) this.#push(kind, line, tone, undefined);
   }
 
   /** Adds what one event renders to, in the same words as the line surface. */
@@ -202,7 +202,7 @@ export class Transcript {
       }
     }
     const kind = kindFor(event);
-    for (const l of lines) this.#push(kind, l, tone, undefined);
+    for (const line of lines) this.#push(kind, line, tone, undefined);
   }
 
   /** The viewport's rows, wrapped to the width, folded blocks as one placeholder row each. */
@@ -241,18 +241,18 @@ export class Transcript {
               : wrapLine(text, width).flatMap((r) => rowsFor(r, width));
         this.#wrapped[i] = wrapped;
       }
-      for (const r of wrapped) out.push({ text: r, tone, line: i, kind, placeholder: false });
+      for (const row of wrapped) out.push({ text: row, tone, line: i, kind, placeholder: false });
     }
     return out;
   }
 
   /** The lines whose plain text holds `query`, case-insensitively; none for an empty query. */
   search(query: string): number[] {
-    const q = query.toLowerCase();
-    if (q === '') return [];
+    const needle = query.toLowerCase();
+    if (needle === '') return [];
     const hits: number[] = [];
-    this.#plain.forEach((l, i) => {
-      if (l.toLowerCase().includes(q)) hits.push(i);
+    this.#plain.forEach((line, i) => {
+      if (line.toLowerCase().includes(needle)) hits.push(i);
     });
     return hits;
   }
@@ -264,8 +264,8 @@ export class Transcript {
   copyText(folding: boolean): string {
     const kept: string[] = [];
     for (let i = 0; i < this.#plain.length; i++) {
-      const g = this.#group[i];
-      if (g !== undefined && this.#folded(g, { width: 1, folding })) continue;
+      const group = this.#group[i];
+      if (group !== undefined && this.#folded(group, { width: 1, folding })) continue;
       kept.push(this.#plain[i] ?? '');
     }
     return kept.join('\n');
@@ -283,9 +283,9 @@ export class Transcript {
 
   #pushGroup(kind: FoldGroup['kind'], lineKind: LineKind, lines: readonly string[], tone: LineTone): void {
     if (lines.length === 0) return;
-    const g = this.#groups.length;
+    const group = this.#groups.length;
     this.#groups.push({ kind, first: this.#plain.length, count: lines.length });
-    for (const l of lines) this.#push(lineKind, l, tone, g);
+    for (const line of lines) this.#push(lineKind, line, tone, group);
   }
 
   #push(kind: LineKind, text: string, tone: LineTone, group: number | undefined): void {
@@ -326,10 +326,10 @@ export class Transcript {
 
   /** Replaces every line from `first` on with the lines of `text`. */
   #replaceFrom(first: number, text: string): void {
-    const n = this.#plain.length - first;
-    for (const list of [this.#plain, this.#markup, this.#tone, this.#kind, this.#group] as unknown[][]) list.splice(first, n);
+    const count = this.#plain.length - first;
+    for (const list of [this.#plain, this.#markup, this.#tone, this.#kind, this.#group] as unknown[][]) list.splice(first, count);
     this.#wrapped = [];
-    for (const l of stripControl(text).split('\n')) this.#push('text', l, 'plain', undefined);
+    for (const line of stripControl(text).split('\n')) this.#push('text', line, 'plain', undefined);
   }
 }
 

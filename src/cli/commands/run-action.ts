@@ -95,57 +95,57 @@ interface FullScreenParts {
  * that cannot start says so on the normal screen; on exit everything worth keeping is reprinted
  * there (warnings, conversations set aside, the answer, the resume hint and the summary).
  */
-async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, p: FullScreenParts): Promise<ExitCode> {
+async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, parts: FullScreenParts): Promise<ExitCode> {
   // the terminal libraries load only for a run that takes the full screen
   const { chatOutcome, localCard, runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   // questions go out as events and come back through the handle; the model's text streams
-  const base = runOptions(io, p.telemetry, { prompter: 'handle', stream: true, interactive: true });
+  const base = runOptions(io, parts.telemetry, { prompter: 'handle', stream: true, interactive: true });
   const prompt = query.join(' ').trim();
   const journaled = flags.checkpoint === true;
   // with no query, the view opens on the input row and waits for the person's first prompt
   const waiting = flags.resume === undefined && prompt === '';
-  const first = waiting ? undefined : await startRun(p.runtime, firstInput(flags, prompt), base);
+  const first = waiting ? undefined : await startRun(parts.runtime, firstInput(flags, prompt), base);
   // the first conversation takes --name; later ones (after /clear) get their own ids
   let named = first !== undefined;
   const startSession = (text: string, options: FollowUpOptions): Promise<RunHandle> => {
     const name = !named && flags.name !== undefined ? { runId: flags.name } : {};
     named = true;
     const input: RunInput = { prompt: text, ...(journaled || flags.resume !== undefined ? { checkpoint: name } : {}) };
-    return startRun(p.runtime, input, { ...base, ...(options.model === undefined ? {} : { model: options.model }) });
+    return startRun(parts.runtime, input, { ...base, ...(options.model === undefined ? {} : { model: options.model }) });
   };
   const stateDir = flags.stateDir === undefined ? undefined : resolve(io.cwd, flags.stateDir);
   const result = await runFullScreen({
     ...(first === undefined ? {} : { handle: first }),
     ...(flags.resume === undefined && first !== undefined ? { prompt } : {}),
-    identity: p.runtime.config.identity,
+    identity: parts.runtime.config.identity,
     // before the first prompt there is no turn to ask: the card counts the tools a run assembles
     card: localCard(
-      p.runtime,
+      parts.runtime,
       first,
-      p.telemetry,
-      first === undefined ? (await assembleTools(p.runtime, 'run')).toolSet.tools.map((t) => t.name) : undefined,
+      parts.telemetry,
+      first === undefined ? (await assembleTools(parts.runtime, 'run')).toolSet.tools.map((t) => t.name) : undefined,
     ),
     startSession,
     resumeHint: (runId) => resumeCommand(runId, resolve(io.cwd, flags.config), stateDir),
     modelSwitch: true,
-    verbose: p.verbose,
-    toolOutput: p.toolOutput,
-    noBell: p.runtime.config.harness.noBell,
+    verbose: parts.verbose,
+    toolOutput: parts.toolOutput,
+    noBell: parts.runtime.config.harness.noBell,
     env: io.env,
     color: flags.color,
     stdout: io.out as NodeJS.WriteStream,
-    stdin: p.stdin,
+    stdin: parts.stdin,
     stderr: new StderrBuffer(),
     onInterrupt: (handler) => {
       process.on('SIGTERM', handler);
       return () => process.off('SIGTERM', handler);
     },
   });
-  for (const w of result.warnings) println(io.err, `warning: ${w}`);
+  for (const warning of result.warnings) println(io.err, `warning: ${warning}`);
   const handle = result.handle ?? first;
   if (handle === undefined) {
     // left before sending a prompt: nothing ran
-    for (const h of result.handles) await h.close();
+    for (const handle of result.handles) await handle.close();
     return EXIT.ok;
   }
   if (result.abandoned) {
@@ -159,9 +159,9 @@ async function fullScreenRun(query: readonly string[], flags: RunFlags, io: Io, 
   outcome ??= await handle.outcome;
   // the summary counts every turn of the chat, follow-ups and new conversations included
   const chat = chatOutcome(outcome, result.outcomes);
-  await present(chat, handle, flags, io, p.verbose, undefined);
-  p.debug.summary(chat);
-  for (const h of result.handles) if (h !== handle) await h.close();
+  await present(chat, handle, flags, io, parts.verbose, undefined);
+  parts.debug.summary(chat);
+  for (const other of result.handles) if (other !== handle) await other.close();
   await handle.close();
   return exitCodeFor(outcome.status);
 }
@@ -187,7 +187,7 @@ export async function runCommand(
     { toolOutput, verbose, width: lineWidthFor(err) },
     { color: shouldColorLines(io.err.isTTY === true, !flags.color, env) },
   );
-  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
+  for (const warning of configWarnings(config)) println(io.err, `warning: ${warning.key}: ${warning.message}`);
   const cleanup: (() => void)[] = [];
   let runtime: RunRuntime | undefined;
   let handle: RunHandle | undefined;
@@ -216,7 +216,7 @@ export async function runCommand(
     })
       .catch(interruptedLoading)
       .finally(stopLoading);
-    for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+    for (const note of runtime.notes) println(io.err, `${note.level}: ${note.message}`);
 
     let prompter: Prompter | undefined = deps.prompter;
     const stdin = deps.stdin ?? process.stdin;
@@ -308,7 +308,7 @@ export async function runCommand(
       // the conversation so far, through the same renderer as a live run
       walkReplay(start.replay, start.prompts ?? [], {
         prompt: (text) => {
-          for (const l of stripControl(text).split('\n')) println(io.err, `> ${l}`);
+          for (const line of stripControl(text).split('\n')) println(io.err, `> ${line}`);
         },
         event: (event) => surface.emit(event),
       });
@@ -332,7 +332,7 @@ export async function runCommand(
     const code = exitCodeFor(outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {
-    for (const c of cleanup.reverse()) c();
+    for (const undo of cleanup.reverse()) undo();
     await handle?.close();
     await runtime?.close();
     await finishCommandTelemetry(telemetry, io);

@@ -128,16 +128,19 @@ interface BannerParts {
   readonly health: HealthServer | undefined;
 }
 
-function printBanner(log: ServeLog, b: BannerParts): void {
-  const { tools, prompts, jobs, slack, server } = b;
+function printBanner(log: ServeLog, banner: BannerParts): void {
+  const { tools, prompts, jobs, slack, server } = banner;
   const slotsOf = (name: string, own: number): number => server?.slots.get(name) ?? own;
   if (tools !== undefined) {
-    for (const w of tools.warnings) log.warn('warning', w.message);
-    for (const n of tools.notServed)
-      log.info('not_served', `note: not serving ${n.name} (${n.reason}): ${n.detail}`, { tool: n.name, reason: n.reason });
+    for (const warning of tools.warnings) log.warn('warning', warning.message);
+    for (const notServed of tools.notServed)
+      log.info('not_served', `note: not serving ${notServed.name} (${notServed.reason}): ${notServed.detail}`, {
+        tool: notServed.name,
+        reason: notServed.reason,
+      });
   }
-  const where = b.natsContext === undefined ? 'without NATS' : `on NATS context ${b.natsContext}`;
-  const head = `Agent ${b.identity} ${b.version} (fisk-ai ${packageVersion()}) ${where} as worker ${log.worker}`;
+  const where = banner.natsContext === undefined ? 'without NATS' : `on NATS context ${banner.natsContext}`;
+  const head = `Agent ${banner.identity} ${banner.version} (fisk-ai ${packageVersion()}) ${where} as worker ${log.worker}`;
   const channels: Record<string, unknown>[] = [];
   const lines: string[] = [head];
   if (jobs !== undefined) {
@@ -165,9 +168,9 @@ function printBanner(log: ServeLog, b: BannerParts): void {
   }
   if (prompts !== undefined) {
     const slots = slotsOf(prompts.name, prompts.workers);
-    channels.push({ name: prompts.name, slots, subject: prompts.subject, elicitation: b.elicitation });
+    channels.push({ name: prompts.name, slots, subject: prompts.subject, elicitation: banner.elicitation });
     lines.push(
-      `  Prompts:   ${prompts.subject} (${slots} at once; questions ${b.elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`,
+      `  Prompts:   ${prompts.subject} (${slots} at once; questions ${banner.elicitation ? 'go to the caller' : 'are declined: expose.agent.a2a.elicitation is off'})`,
     );
   }
   if (slack !== undefined) {
@@ -176,36 +179,37 @@ function printBanner(log: ServeLog, b: BannerParts): void {
     channels.push({ name: slack.name, slots, channels: list });
     lines.push(`${tools === undefined ? 'Serving' : '  Also:     '} Slack threads in ${list.join(', ')} (${slots} at once; socket mode)`);
   }
-  if (b.http !== undefined) {
-    const h = b.http;
-    const slots = slotsOf(h.name, h.workers);
-    const auth = h.tokenEnv === undefined ? 'no token: loopback only' : `bearer token from $${h.tokenEnv}`;
+  if (banner.http !== undefined) {
+    const http = banner.http;
+    const slots = slotsOf(http.name, http.workers);
+    const auth = http.tokenEnv === undefined ? 'no token: loopback only' : `bearer token from $${http.tokenEnv}`;
     channels.push({
-      name: h.name,
+      name: http.name,
       slots,
-      url: h.url,
-      card: h.cardUrl,
-      listening: h.listening,
-      auth: h.tokenEnv === undefined ? 'none' : 'bearer',
+      url: http.url,
+      card: http.cardUrl,
+      listening: http.listening,
+      auth: http.tokenEnv === undefined ? 'none' : 'bearer',
     });
     lines.push(
-      `${tools === undefined && slack === undefined ? 'Serving' : '  Also:     '} A2A over HTTP on ${h.listening} (${slots} at once; ${auth})`,
-      `  Card:      ${h.cardUrl}`,
+      `${tools === undefined && slack === undefined ? 'Serving' : '  Also:     '} A2A over HTTP on ${http.listening} (${slots} at once; ${auth})`,
+      `  Card:      ${http.cardUrl}`,
     );
   }
-  if (b.health !== undefined) lines.push(`  Health:    ${b.health.url}/healthz (alive), ${b.health.url}/readyz (taking work)`);
+  if (banner.health !== undefined)
+    lines.push(`  Health:    ${banner.health.url}/healthz (alive), ${banner.health.url}/readyz (taking work)`);
   const stop =
     server === undefined
       ? 'Press Ctrl-C to stop: the first press finishes the calls in flight, a second exits at once.'
       : 'Press Ctrl-C to stop: the first press finishes the calls and runs in flight, a second cancels the runs (resumable), a third exits at once.';
   if (log.format === 'json') {
     log.info('serving', head, {
-      identity: b.identity,
-      version: b.version,
+      identity: banner.identity,
+      version: banner.version,
       fisk_ai_version: packageVersion(),
-      ...(b.natsContext === undefined ? {} : { nats_context: b.natsContext }),
+      ...(banner.natsContext === undefined ? {} : { nats_context: banner.natsContext }),
       channels,
-      ...(b.health === undefined ? {} : { health: b.health.url }),
+      ...(banner.health === undefined ? {} : { health: banner.health.url }),
     });
     return;
   }
@@ -218,46 +222,47 @@ function idFields(ids: WorkIds): LogFields {
 }
 
 /** Logs what the server reports. Without `--verbose` only what went wrong: faults, failures, pauses. */
-function logNotice(log: ServeLog, n: ServerNotice, verbose: boolean): void {
-  switch (n.kind) {
+function logNotice(log: ServeLog, notice: ServerNotice, verbose: boolean): void {
+  switch (notice.kind) {
     case 'started': {
       if (!verbose) return;
-      const session = n.ids.session !== undefined && !n.label.includes(n.ids.session) ? ` (session ${n.ids.session})` : '';
-      log.info('started', `started ${n.label}${session}`, { channel: n.channel, ...idFields(n.ids) });
+      const session =
+        notice.ids.session !== undefined && !notice.label.includes(notice.ids.session) ? ` (session ${notice.ids.session})` : '';
+      log.info('started', `started ${notice.label}${session}`, { channel: notice.channel, ...idFields(notice.ids) });
       return;
     }
     case 'ended': {
-      const { outcome, reason } = n.settled;
+      const { outcome, reason } = notice.settled;
       const bad = outcome === 'failed' || outcome === 'dead' || outcome === 'crashed' || outcome === 'refused' || outcome === 'retried';
       if (!verbose && !bad) return;
-      const ran = n.result.kind !== 'abandoned';
-      const took = ran ? ` in ${Math.round(n.durationMs)} ms` : '';
+      const ran = notice.result.kind !== 'abandoned';
+      const took = ran ? ` in ${Math.round(notice.durationMs)} ms` : '';
       const fields: LogFields = {
-        channel: n.channel,
-        ...idFields(n.ids),
+        channel: notice.channel,
+        ...idFields(notice.ids),
         outcome,
         reason,
-        ...(ran ? { duration_ms: Math.round(n.durationMs) } : {}),
+        ...(ran ? { duration_ms: Math.round(notice.durationMs) } : {}),
       };
       log.line(
         bad ? 'warn' : 'info',
         'ended',
-        `ended ${n.label}: ${outcome}${took}${reason === undefined || reason === '' ? '' : `: ${reason}`}`,
+        `ended ${notice.label}: ${outcome}${took}${reason === undefined || reason === '' ? '' : `: ${reason}`}`,
         fields,
       );
       return;
     }
     case 'fault':
-      log.error('fault', `${n.channel} failed: ${n.error.message}`, { channel: n.channel, reason: n.error.message });
+      log.error('fault', `${notice.channel} failed: ${notice.error.message}`, { channel: notice.channel, reason: notice.error.message });
       return;
     case 'paused':
-      log.warn('paused', `${n.channel} paused: ${n.reason}`, { channel: n.channel, reason: n.reason });
+      log.warn('paused', `${notice.channel} paused: ${notice.reason}`, { channel: notice.channel, reason: notice.reason });
       return;
     case 'resumed':
-      log.info('resumed', `${n.channel} resumed`, { channel: n.channel });
+      log.info('resumed', `${notice.channel} resumed`, { channel: notice.channel });
       return;
     default: {
-      const never: never = n;
+      const never: never = notice;
       return never;
     }
   }
@@ -276,7 +281,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // Slack tokens come from the environment only, checked before anything connects
   const tokens = servable.slack ? slackTokens(io.env) : undefined;
   const slackApi = servable.slack ? slackApiBase(io.env, config.expose.slack?.apiUrl) : undefined;
-  for (const w of configWarnings(config)) log.warn('warning', `${w.key}: ${w.message}`, { key: w.key });
+  for (const warning of configWarnings(config)) log.warn('warning', `${warning.key}: ${warning.message}`, { key: warning.key });
   const { HostTelemetry } = await import('../../host/index.js');
   const telemetry = await HostTelemetry.open(config, {
     env: io.env,
@@ -296,8 +301,12 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   // set by the first interrupt: a probe says not ready from then on, before the drain begins
   let stopping = false;
   try {
-    for (const n of runtime.notes)
-      log.line(n.level === 'warning' ? 'warn' : 'info', n.level, n.level === 'warning' ? n.message : `${n.level}: ${n.message}`);
+    for (const note of runtime.notes)
+      log.line(
+        note.level === 'warning' ? 'warn' : 'info',
+        note.level,
+        note.level === 'warning' ? note.message : `${note.level}: ${note.message}`,
+      );
     // jobs bind their queue and task store first: a stream, consumer or bucket nobody made fails before anything is served
     const jobs =
       journaled === undefined
@@ -310,7 +319,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     // a stream or bucket with one replica on a cluster is lost with its node: said once, at start
     if (journaled !== undefined && natsContext !== undefined) {
       const nats = await runtime.connections.connection(natsContext);
-      for (const w of await replicaWarnings(nats, provisioningPlan(config))) log.warn('replicas', w);
+      for (const warning of await replicaWarnings(nats, provisioningPlan(config))) log.warn('replicas', warning);
     }
     // the health endpoint listens before any work is taken: a port it cannot bind stops the
     // worker before a job is pulled
@@ -364,15 +373,19 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
             ...(prompts === undefined ? {} : { extraEndpoints: [prompts.endpoint] }),
             ...(verbose
               ? {
-                  observe: (c) => {
+                  observe: (call) => {
                     // names and outcomes only: arguments may hold what the operator would not log
-                    const how = c.isError ? 'error' : c.exitCode !== undefined ? `exit ${c.exitCode}` : 'ok';
-                    log.info('called', `called ${cleanText(c.tool)} for ${cleanText(c.caller)}: ${how} in ${Math.round(c.durationMs)} ms`, {
-                      tool: c.tool,
-                      caller: c.caller,
-                      outcome: how,
-                      duration_ms: Math.round(c.durationMs),
-                    });
+                    const how = call.isError ? 'error' : call.exitCode !== undefined ? `exit ${call.exitCode}` : 'ok';
+                    log.info(
+                      'called',
+                      `called ${cleanText(call.tool)} for ${cleanText(call.caller)}: ${how} in ${Math.round(call.durationMs)} ms`,
+                      {
+                        tool: call.tool,
+                        caller: call.caller,
+                        outcome: how,
+                        duration_ms: Math.round(call.durationMs),
+                      },
+                    );
                   },
                 }
               : {}),
@@ -468,7 +481,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     }
     log.info('stopped', tools === undefined ? 'worker stopped' : 'a2a server stopped');
   } finally {
-    for (const c of cleanup.reverse()) c();
+    for (const undo of cleanup.reverse()) undo();
     // a channel opened before something else failed still closes its socket (a no-op after a drain)
     await slack?.close();
     await slack?.settled();

@@ -118,16 +118,16 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
   const closeAll = async (): Promise<void> => {
     closed = true;
     const open = lives.map((l) => l.open).filter((o): o is OpenServer => o !== undefined);
-    for (const l of lives) l.open = undefined;
+    for (const live of lives) live.open = undefined;
     await Promise.allSettled(open.map((o) => o.close()));
   };
 
   const takenElsewhere = (self: Live): Map<string, string> => {
     const taken = new Map<string, string>();
     for (const name of opts.reservedNames?.() ?? []) taken.set(name, 'another tool source');
-    for (const l of lives) {
-      if (l === self) continue;
-      for (const t of l.tools) taken.set(t.name, `MCP server ${JSON.stringify(l.entry.name)}`);
+    for (const live of lives) {
+      if (live === self) continue;
+      for (const tool of live.tools) taken.set(tool.name, `MCP server ${JSON.stringify(live.entry.name)}`);
     }
     return taken;
   };
@@ -150,18 +150,18 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
         open.sandbox,
       );
       const taken = takenElsewhere(live);
-      const skipped: FilteredTool[] = built.problems.map((p) => ({
-        name: p.tool,
+      const skipped: FilteredTool[] = built.problems.map((problem) => ({
+        name: problem.tool,
         source: 'mcp',
         label: live.entry.name,
         reason: 'unusable',
-        detail: p.reason,
+        detail: problem.reason,
       }));
-      const kept = built.tools.filter((t) => {
-        const holder = taken.get(t.name);
+      const kept = built.tools.filter((tool) => {
+        const holder = taken.get(tool.name);
         if (holder === undefined) return true;
         skipped.push({
-          name: t.name,
+          name: tool.name,
           source: 'mcp',
           label: live.entry.name,
           reason: 'collision',
@@ -198,7 +198,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
         advisory: `The MCP server ${JSON.stringify(live.entry.name)} said its tools changed, but the new list could not be read; its tools are unchanged.`,
       };
     }
-    for (const l of [...listeners]) l(change);
+    for (const listener of [...listeners]) listener(change);
   };
 
   try {
@@ -236,11 +236,11 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       );
       if (built.problems.length > 0) throw new McpClientError('descriptor', entry.name, problemsMessage(entry.name, index, built));
       const taken = takenElsewhere(live);
-      for (const t of built.tools) {
-        const holder = taken.get(t.name);
-        if (holder !== undefined) throw new McpClientError('collision', entry.name, collisionMessage(entry, index, t.name, holder));
+      for (const tool of built.tools) {
+        const holder = taken.get(tool.name);
+        if (holder !== undefined) throw new McpClientError('collision', entry.name, collisionMessage(entry, index, tool.name, holder));
       }
-      for (const n of built.notes) warnings.push({ server: entry.name, message: n.message });
+      for (const note of built.notes) warnings.push({ server: entry.name, message: note.message });
       live.tools = built.tools;
       live.filtered = built.filtered;
       // the first listing may already predate the change, so it is read again

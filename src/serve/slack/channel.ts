@@ -263,34 +263,34 @@ export class SlackChannel implements Channel {
 
   /** Tracks one event handler, so a drain waits for intake to end before counting what was admitted. */
   #admitIntake(handle: () => Promise<void>): Promise<void> {
-    const p = handle().catch((err: unknown) =>
+    const intake = handle().catch((err: unknown) =>
       this.#warn(`slack: could not take a message: ${err instanceof Error ? err.message : String(err)}`),
     );
-    this.#intake.add(p);
-    void p.finally(() => this.#intake.delete(p));
-    return p;
+    this.#intake.add(intake);
+    void intake.finally(() => this.#intake.delete(intake));
+    return intake;
   }
 
   /** Runs a Web API call and keeps it counted until it settles, so a drain lets it land. */
   #post<T>(call: () => Promise<T>): Promise<T | undefined> {
-    const p = call().catch((err: unknown) => {
+    const posted = call().catch((err: unknown) => {
       this.#warn(`slack: a message could not be posted: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     });
-    this.#posts.add(p);
-    void p.finally(() => this.#posts.delete(p));
-    return p;
+    this.#posts.add(posted);
+    void posted.finally(() => this.#posts.delete(posted));
+    return posted;
   }
 
   #say(channel: string, thread: string, text: string, blocks?: readonly Record<string, unknown>[]): Promise<string | undefined> {
     return this.#post(async () => {
-      const r = await this.#app.client.chat.postMessage({
+      const posted = await this.#app.client.chat.postMessage({
         channel,
         thread_ts: thread,
         text,
         ...(blocks === undefined ? {} : { blocks: blocks as never }),
       });
-      return typeof r.ts === 'string' ? r.ts : undefined;
+      return typeof posted.ts === 'string' ? posted.ts : undefined;
     });
   }
 
@@ -400,14 +400,14 @@ export class SlackChannel implements Channel {
       ids: { session: turn.session },
       input,
       prompter,
-      runContext: (h) => {
+      runContext: (handle) => {
         turn.state = 'handed';
         status(STATUS.working);
-        detach = h.subscribe({
-          emit: (e: AgentEvent) => {
-            if (e.type === 'tool_call') status(`:gear: Working: running \`${escapeSlack(e.name)}\`…`);
-            else if (e.type === 'question') status(':raised_hand: Waiting for an answer to the question below.');
-            else if (e.type === 'tool_result') status(STATUS.working);
+        detach = handle.subscribe({
+          emit: (event: AgentEvent) => {
+            if (event.type === 'tool_call') status(`:gear: Working: running \`${escapeSlack(event.name)}\`…`);
+            else if (event.type === 'question') status(':raised_hand: Waiting for an answer to the question below.');
+            else if (event.type === 'tool_result') status(STATUS.working);
           },
         });
       },
@@ -583,8 +583,8 @@ export class SlackChannel implements Channel {
   async next(signal: AbortSignal): Promise<Work | undefined> {
     for (;;) {
       if (this.#closed || signal.aborted) return undefined;
-      const w = this.#queue.shift();
-      if (w !== undefined) return w;
+      const turn = this.#queue.shift();
+      if (turn !== undefined) return turn;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         signal.addEventListener('abort', () => resolve(), { once: true });
@@ -603,10 +603,10 @@ export class SlackChannel implements Channel {
       while (this.#intake.size > 0) await Promise.allSettled([...this.#intake]);
       const unstarted = [...this.#turns].filter((t) => t.state === 'waiting' || t.state === 'queued');
       this.#queue.length = 0;
-      for (const t of unstarted) {
-        t.state = 'ended';
-        void this.#setStatus(t, STATUS.notStarted);
-        t.end();
+      for (const turn of unstarted) {
+        turn.state = 'ended';
+        void this.#setStatus(turn, STATUS.notStarted);
+        turn.end();
       }
     })();
     return this.#closing;
