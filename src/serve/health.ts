@@ -6,8 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ServeError } from './errors.js';
+import { listenOn } from './listen.js';
 
 export interface HealthServerOptions {
   readonly address: string;
@@ -37,31 +36,8 @@ export class HealthServer {
     const http = createServer((req, res) => answer(req, res, options.notReady));
     // a probe holds no connection open across a drain
     http.keepAliveTimeout = 1_000;
-    await new Promise<void>((resolve, reject) => {
-      const failed = (err: NodeJS.ErrnoException): void => {
-        const why =
-          err.code === 'EADDRINUSE'
-            ? 'the port is taken'
-            : err.code === 'EADDRNOTAVAIL'
-              ? 'the address is not on this machine'
-              : (err.code ?? err.message);
-        reject(
-          new ServeError(
-            'health',
-            `expose.agent.health: cannot listen on ${options.address}:${options.port} (${why}); set expose.agent.health.port (and address) to a free one`,
-            { cause: err },
-          ),
-        );
-      };
-      http.once('error', failed);
-      http.listen(options.port, options.address, () => {
-        http.off('error', failed);
-        resolve();
-      });
-    });
-    const bound = http.address() as AddressInfo;
-    const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-    return new HealthServer(http, `http://${host}:${bound.port}`);
+    const origin = await listenOn(http, options.address, options.port, 'health');
+    return new HealthServer(http, origin);
   }
 
   /** `http://address:port`, with the port actually bound. */

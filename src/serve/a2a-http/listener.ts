@@ -9,13 +9,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AgentCard, A2A_VERSION_HEADER, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server';
 import type { A2ARequestHandler, User } from '@a2a-js/sdk/server';
 import { isLoopbackHost, loopbackRequestRefusal } from '../../util/loopback.js';
-import { ServeError } from '../errors.js';
+import { listenOn } from '../listen.js';
 
 export const CARD_PATH = '/.well-known/agent-card.json';
 /** A request body larger than this is refused before it is parsed. */
@@ -90,31 +89,8 @@ export class A2aListener {
         else res.end();
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      const failed = (err: NodeJS.ErrnoException): void => {
-        const why =
-          err.code === 'EADDRINUSE'
-            ? 'the port is taken'
-            : err.code === 'EADDRNOTAVAIL'
-              ? 'the address is not on this machine'
-              : (err.code ?? err.message);
-        reject(
-          new ServeError(
-            'a2a_http',
-            `expose.agent.a2a_http: cannot listen on ${o.address}:${o.port} (${why}); set expose.agent.a2a_http.port (and address) to a free one`,
-            { cause: err },
-          ),
-        );
-      };
-      http.once('error', failed);
-      http.listen(o.port, o.address, () => {
-        http.off('error', failed);
-        resolve();
-      });
-    });
-    const bound = http.address() as AddressInfo;
-    const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-    return new A2aListener(http, `http://${host}:${bound.port}/`);
+    const origin = await listenOn(http, o.address, o.port, 'a2a_http');
+    return new A2aListener(http, `${origin}/`);
   }
 
   /** Stops listening once every open request has ended; idle connections close now. Idempotent. */
