@@ -90,9 +90,9 @@ describe('delegating to an A2A agent over HTTP', () => {
       anthropicToolUse([{ id: 'toolu_2', name: 'delegate_planner', input: { task: 'plan the db upgrade' } }]),
       anthropicText('the plan is in'),
     );
-    const r = await runFisk(['run', '--config', 'caller.yaml', '--tool-output', '--checkpoint', 'plan', 'it'], home, env);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe('the plan is in\n');
+    const result = await runFisk(['run', '--config', 'caller.yaml', '--tool-output', '--checkpoint', 'plan', 'it'], home, env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('the plan is in\n');
     // the tool the model was offered is described by the peer's card
     const tools = JSON.stringify((fake.requests[0]?.body as { tools?: unknown }).tools);
     expect(tools).toContain('delegate_planner');
@@ -108,9 +108,9 @@ describe('delegating to an A2A agent over HTTP', () => {
     expect(planner.requests.at(-1)?.authorization).toBe(`Bearer ${TOKEN}`);
     expect(planner.requests.at(-1)?.['fisk-hops']).toBe('caller');
     // progress on the caller's surface, the peer's tokens apart from the run's own
-    expect(r.stderr).toMatch(/planner: working: reading the task/);
-    expect(r.stderr).toMatch(/Run summary: .*delegated_tokens=120\/30/);
-    expect(r.stderr + r.stdout).not.toContain(TOKEN);
+    expect(result.stderr).toMatch(/planner: working: reading the task/);
+    expect(result.stderr).toMatch(/Run summary: .*delegated_tokens=120\/30/);
+    expect(result.stderr + result.stdout).not.toContain(TOKEN);
     // nothing journaled holds it, and the application's command never saw the variable
     const journaled = files(join(home, 'xdg-state'))
       .map((f) => readFileSync(f, 'utf8'))

@@ -160,10 +160,10 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
     'shows the delegated run in the full-screen view at a terminal: the question is its modal, the answer is reprinted on exit',
     async () => {
       fake.reset();
-      const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
+      const streamed = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
       fake.reply(
-        s(anthropicToolUse([{ id: 'toolu_5', name: 'ask_human_confirm', input: { question: 'Shout it?' } }])),
-        s(anthropicText('shouted, as you agreed')),
+        streamed(anthropicToolUse([{ id: 'toolu_5', name: 'ask_human_confirm', input: { question: 'Shout it?' } }])),
+        streamed(anthropicText('shouted, as you agreed')),
       );
       const done = join(home, 'pane-exit-status');
       const vars = Object.entries(env).map(([k, v]) => `${k}='${v}'`);

@@ -30,21 +30,21 @@ function resultsOf(n: number): string {
 describe.skipIf(!hasTmux)('the full-screen chat, in tmux at 60 columns', () => {
   it('declines with a reason, renders markdown, keeps commands local, answers a select with nothing and gives a follow-up a fresh budget', async () => {
     const { fake, dir } = agent;
-    const s = (r: FakeReply): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
+    const streamed = (r: FakeReply): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
     writeFileSync(
       join(dir, 'chat.yaml'),
       `identity: chat-agent\nsystem_prompt: You purge.\napplication_path: ${join(ROOT, 'test/fixtures/fisk-app.mjs')}\nllm:\n  model: claude-fake-1\n  budget:\n    max_iterations: 2\nharness:\n  human_in_the_loop:\n    enabled: true\n`,
     );
     fake.reply(
-      s(anthropicToolUse([{ id: 'toolu_p', name: 'stream_purge', input: { stream: 'orders' } }])),
-      s(anthropicText(`# Retention\n\n${PARAGRAPH}\n\n- **kept**: thirty days`)),
-      s(
+      streamed(anthropicToolUse([{ id: 'toolu_p', name: 'stream_purge', input: { stream: 'orders' } }])),
+      streamed(anthropicText(`# Retention\n\n${PARAGRAPH}\n\n- **kept**: thirty days`)),
+      streamed(
         anthropicToolUse([{ id: 'toolu_s', name: 'ask_human_select', input: { question: 'Which stream?', options: ['orders', 'audit'] } }]),
       ),
-      s(anthropicText('Nothing chosen, nothing done.')),
-      s(anthropicToolUse([{ id: 'toolu_e1', name: 'stream_ls', input: {} }])),
-      s(anthropicToolUse([{ id: 'toolu_e2', name: 'stream_ls', input: {} }])),
-      s(anthropicText('A fresh budget for this prompt.')),
+      streamed(anthropicText('Nothing chosen, nothing done.')),
+      streamed(anthropicToolUse([{ id: 'toolu_e1', name: 'stream_ls', input: {} }])),
+      streamed(anthropicToolUse([{ id: 'toolu_e2', name: 'stream_ls', input: {} }])),
+      streamed(anthropicText('A fresh budget for this prompt.')),
       { hang: true },
     );
     const command = [process.execPath, MAIN, 'run', '--config', 'chat.yaml', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders']

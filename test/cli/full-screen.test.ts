@@ -25,16 +25,16 @@ const agent = paneAgent('pane-purger', pane);
 describe.skipIf(!hasTmux)('fisk run in the full-screen view, in tmux', () => {
   it('asks for approval in a modal, folds and searches tool output, labels the pane, and reprints the answer on exit', async () => {
     const { fake, dir } = agent;
-    const s = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
+    const streamed = (r: ReturnType<typeof anthropicText>): ReturnType<typeof streamIfAsked> => streamIfAsked(r, anthropicEventStream);
     fake.reply(
       // a stream name long enough that the call's output takes more than one row, so it folds
-      s(
+      streamed(
         anthropicToolUse([{ id: 'toolu_a', name: 'stream_purge', input: { stream: 'orders-archive-of-the-whole-year' } }], {
           text: 'Purging now.',
         }),
       ),
-      s(anthropicText('The orders stream is purged.')),
-      s(anthropicText('The audit copy was kept.')),
+      streamed(anthropicText('The orders stream is purged.')),
+      streamed(anthropicText('The audit copy was kept.')),
     );
     const done = join(dir, 'exit-status');
     const command = [process.execPath, MAIN, 'run', '--base-url', fake.url, '--api-key', 'k', 'purge', 'orders']

@@ -35,8 +35,8 @@ function held(text: string): { reply: FakeReplyStep; release: () => void } {
 describe.skipIf(!hasTmux)('the line surface while the model thinks, in tmux', () => {
   it('draws a spinner with the time waited on stderr, and erases it when the run goes on', async () => {
     const { fake, dir } = agent;
-    const h = held('Thought it over.');
-    fake.reply(h.reply);
+    const slow = held('Thought it over.');
+    fake.reply(slow.reply);
     const done = join(dir, 'err-status');
     // stdout goes to a file: whatever the pane shows came on stderr
     errPane.run(
@@ -59,7 +59,7 @@ describe.skipIf(!hasTmux)('the line surface while the model thinks, in tmux', ()
       'the waited time climbing',
     );
     expect(later.split('\n').filter((l) => l.includes('waiting for the model'))).toHaveLength(1);
-    h.release();
+    slow.release();
     await errPane.until(finished(done), 'the run ending');
     expect(readFileSync(done, 'utf8').trim()).toBe('0');
     expect(readFileSync(join(dir, 'answer.txt'), 'utf8')).toBe('Thought it over.\n');

@@ -98,7 +98,7 @@ describe.skipIf(!hasTmux)('resuming a run whose earlier calls were decided at a 
     expect(at(SAID)).toBeGreaterThan(audit);
     expect(at(SAID)).toBeLessThan(lines.findIndex((l) => l.startsWith('resuming run d1 at iteration')));
     // each replayed decision is the very line the live run printed
-    for (const l of [APPROVED, DECLINED, SAID]) expect(live.split('\n').map((x) => x.trimEnd())).toContain(l);
+    for (const line of [APPROVED, DECLINED, SAID]) expect(live.split('\n').map((x) => x.trimEnd())).toContain(line);
     expect(lines.filter((l) => l.startsWith('approval: '))).toHaveLength(3);
   }, 180_000);
 

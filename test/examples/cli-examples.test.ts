@@ -119,14 +119,14 @@ describe("examples/docs-assistant: this project's docs with citations", () => {
       anthropicToolUse([{ id: 'toolu_1', name: 'knowledge_search', input: { query: 'approve a gated command' } }]),
       anthropicText('Answer 1, 2 or 3 at the prompt (docs/running.md#approving-gated-commands).'),
     );
-    const r = await runFisk(
+    const result = await runFisk(
       ['run', '--config', 'agent.yaml', '--base-url', fake.url, '--api-key', 'k', 'How do I approve a gated command?'],
       dir,
       env(),
     );
-    expect(r.stderr).not.toMatch(/error/i);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('docs/running.md');
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('docs/running.md');
     expect(toolNames(0)).toContain('knowledge_search');
     expect(toolResults(1)[0]).toMatch(/docs\/running\.md#[a-z-]+/);
     expect(existsSync(join(storeBase, 'knowledge'))).toBe(true);

@@ -107,9 +107,9 @@ describe('examples/embed', () => {
     expect(outAt).toBeGreaterThan(-1);
     const out = join(WORK, 'embed');
     args[outAt + 1] = out;
-    const r = spawnSync(process.execPath, [TSC, ...args], { cwd: ROOT, encoding: 'utf8' });
-    expect(`${r.stdout}${r.stderr}`).toBe('');
-    expect(r.status).toBe(0);
+    const result = spawnSync(process.execPath, [TSC, ...args], { cwd: ROOT, encoding: 'utf8' });
+    expect(`${result.stdout}${result.stderr}`).toBe('');
+    expect(result.status).toBe(0);
     fake.reply(
       anthropicToolUse([{ id: 'toolu_1', name: 'lookup_order', input: { id: 'A-17' } }]),
       anthropicText('Order A-17 shipped on Monday.'),

@@ -96,19 +96,19 @@ function comparable(def: unknown): unknown {
 }
 
 describe('fisk info shows what the model receives', () => {
-  for (const c of CASES) {
-    it(`${c.provider}: system segments and tool definitions equal the captured request`, async () => {
-      const dir = join(root, c.provider);
+  for (const testCase of CASES) {
+    it(`${testCase.provider}: system segments and tool definitions equal the captured request`, async () => {
+      const dir = join(root, testCase.provider);
       mkdirSync(join(dir, 'docs'), { recursive: true });
       writeFileSync(join(dir, 'docs/backups.md'), '# Backups\n\nBackups are kept for thirty days.\n');
       writeFileSync(
         join(dir, 'agent.yaml'),
-        `identity: eq-${c.provider}
+        `identity: eq-${testCase.provider}
 application_path: ${app}
 system_prompt: You help the operator with backups.
 llm:
-  provider: ${c.provider}
-  model: ${c.model}
+  provider: ${testCase.provider}
+  model: ${testCase.model}
   no_tool_search: true
 harness:
   memory: {enabled: true, backend: file, options: {directory: mem}}
@@ -125,16 +125,16 @@ harness:
       const report = JSON.parse(listed.out) as InfoReport;
 
       fake.reset();
-      fake.reply(c.reply);
+      fake.reply(testCase.reply);
       const ran = await fisk(dir, ['run', '--base-url', fake.url, '--api-key', 'k', 'how long are backups kept?']);
       expect(ran.code, ran.err).toBe(EXIT.ok);
       expect(fake.requests).toHaveLength(1);
-      const seen = c.wire(fake.requests[0]?.body as Record<string, unknown>);
+      const seen = testCase.wire(fake.requests[0]?.body as Record<string, unknown>);
 
       // the listing really carries memory and knowledge, so the equality below covers them
       expect(report.system.join('\n')).toContain('retention');
       expect(report.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['memory_read', 'knowledge_search']));
-      expect(c.joined ? [report.system.join('\n\n')] : report.system).toEqual(seen.system);
+      expect(testCase.joined ? [report.system.join('\n\n')] : report.system).toEqual(seen.system);
       expect(report.tools.map((t) => comparable(t.definition))).toEqual(seen.definitions);
     });
   }

@@ -82,8 +82,8 @@ describe('fisk knowledge', () => {
     expect(none.out).toBe('');
     expect(none.err).toContain('no results');
 
-    const s = await fisk(['search', 'retention', '--json']);
-    const doc = JSON.parse(s.out) as { tier: string; status: string; results: { citation: string; section: string }[] };
+    const search = await fisk(['search', 'retention', '--json']);
+    const doc = JSON.parse(search.out) as { tier: string; status: string; results: { citation: string; section: string }[] };
     expect(doc.status).toBe('ok');
     // the field is named tier: its value does not say it again
     expect(doc.tier).toBe('lexical (FTS5 BM25)');
@@ -95,8 +95,8 @@ describe('fisk knowledge', () => {
     expect((await fisk(['search', 'how', 'do', 'I', 'keep', 'a', 'backup'])).err).not.toContain('dropped terms');
 
     // documents holding both words in different chunks are found; OR is refused by name
-    const m = await fisk(['match', 'retention backups', '--json']);
-    const mj = JSON.parse(m.out) as { total: number; documents: { path: string }[] };
+    const match = await fisk(['match', 'retention backups', '--json']);
+    const mj = JSON.parse(match.out) as { total: number; documents: { path: string }[] };
     expect(mj.documents.map((d) => d.path)).toEqual(['docs/retention.md']);
     const neg = await fisk(['match', 'backups -retention']);
     expect(neg.out).toContain('docs/policy.md');
@@ -282,17 +282,17 @@ describe('fisk knowledge eval', () => {
   it('scores where the first right document lands, and names an answer the index does not hold', async () => {
     tmp.write('questions.tsv', QUESTIONS);
     expect((await fisk(['index'])).code).toBe(EXIT.ok);
-    const r = await fisk(['eval', 'questions.tsv']);
-    expect(r.code).toBe(EXIT.ok);
-    const lines = r.out.trimEnd().split('\n');
-    expect(r.err.split('\n')[0]).toBe('tier: lexical (FTS5 BM25)');
+    const result = await fisk(['eval', 'questions.tsv']);
+    expect(result.code).toBe(EXIT.ok);
+    const lines = result.out.trimEnd().split('\n');
+    expect(result.err.split('\n')[0]).toBe('tier: lexical (FTS5 BM25)');
     expect(lines[0]).toBe('  1  How long are backups kept?  -> docs/retention.md');
     expect(lines[2]).toBe('  1  How often is a policy reviewed?  -> docs/policy.md');
     expect(lines[3]).toMatch(
       /^ {2}- {2}Who holds the legal exceptions\? {2}-> docs\/retention\.md \(expected docs\/nowhere\.md, not in the first 10\)$/,
     );
     expect(lines.at(-1)).toBe('4 questions: recall@1 0.750 (3), recall@5 0.750 (3), MRR 0.750');
-    expect(r.err).toContain("this answer names no indexed document (see 'fisk knowledge sources'): docs/nowhere.md");
+    expect(result.err).toContain("this answer names no indexed document (see 'fisk knowledge sources'): docs/nowhere.md");
 
     const misses = await fisk(['eval', 'questions.tsv', '--misses-only']);
     expect(misses.out.split('\n').filter((l) => l.includes('->'))).toHaveLength(1);

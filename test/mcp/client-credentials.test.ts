@@ -141,7 +141,7 @@ describe('a credential given to one MCP server', () => {
     expect(ghConfides).toContain('[GH_PAT-REDACTED]');
     // the other server read the first one's environment from /proc; what it answers is scrubbed
     expect(otherReads).toContain('GITHUB_TOKEN=[GH_PAT-REDACTED]');
-    for (const r of results) expect(r).not.toContain(SECRET);
+    for (const result of results) expect(result).not.toContain(SECRET);
     expect(JSON.stringify(model.requests)).not.toContain(SECRET);
   });
 });

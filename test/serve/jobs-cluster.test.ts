@@ -264,7 +264,7 @@ describe('workers on a three-node cluster with R3 streams', () => {
       },
       { timeout: 30_000, interval: 100 },
     );
-    for (const w of ws.slice(1)) expect(w.child.exitCode).toBeNull();
+    for (const worker of ws.slice(1)) expect(worker.child.exitCode).toBeNull();
   }, 180_000);
 
   it('re-runs a failed job with fisk task retry, and lists and removes tasks by state', async () => {
@@ -291,8 +291,8 @@ describe('workers on a three-node cluster with R3 streams', () => {
   }, 120_000);
 
   it('retries a job under the budget its submission lowered', async () => {
-    const w = startWorker();
-    await pulling(1, [w]);
+    const worker = startWorker();
+    await pulling(1, [worker]);
     const first = await runCli([
       'task',
       'submit',
@@ -341,22 +341,22 @@ describe('workers on a three-node cluster with R3 streams', () => {
     } finally {
       await leader.restart();
     }
-    for (const [i, r] of submits.entries())
-      expect(r, `submit of ${ids[i] ?? ''}: ${r.err}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
+    for (const [i, submitted] of submits.entries())
+      expect(submitted, `submit of ${ids[i] ?? ''}: ${submitted.err}`).toMatchObject({ code: 0, out: `${ids[i] ?? ''}\n` });
     // the election happened under the submissions: the stream's leader moved away from the killed node
     expect((await cluster.streamLeader('JOBS')).name).not.toBe(leader.name);
     const info = await jsm.streams.info('JOBS');
     const queued = new Map<string, number>();
     for (let seq = before + 1; seq <= info.state.last_seq; seq++) {
-      const m = await jsm.streams.getMessage('JOBS', { seq }).catch(() => null);
-      if (m === null) continue;
-      const id = m.json<{ id: string }>().id;
+      const message = await jsm.streams.getMessage('JOBS', { seq }).catch(() => null);
+      if (message === null) continue;
+      const id = message.json<{ id: string }>().id;
       queued.set(id, (queued.get(id) ?? 0) + 1);
     }
     expect(Object.fromEntries(queued)).toEqual(Object.fromEntries(ids.map((id) => [id, 1])));
     for (const id of ids) {
-      const e = await kv.get(id);
-      expect(e?.json<Record<string, unknown>>()).toMatchObject({ id, state: 'pending', prompt: `during the election ${id}` });
+      const entry = await kv.get(id);
+      expect(entry?.json<Record<string, unknown>>()).toMatchObject({ id, state: 'pending', prompt: `during the election ${id}` });
       // one record: written once, never rewritten by a repeated attempt
       await vi.waitFor(
         () => {

@@ -170,7 +170,7 @@ describe('fisk serve for an operator', () => {
     const port = await freePort();
     const config = join(home, 'json.yaml');
     writeFileSync(config, agentYaml(port, true));
-    const w = startWorker(config, ['--log-format', 'json', '--verbose']);
+    const served = startWorker(config, ['--log-format', 'json', '--verbose']);
     const health = `http://127.0.0.1:${port}`;
     await vi.waitFor(async () => expect(await probe(`${health}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } }), {
       timeout: 30_000,
@@ -185,23 +185,23 @@ describe('fisk serve for an operator', () => {
 
     // a job in flight holds the drain open: the worker is alive and not ready meanwhile
     await publish({ id: 'json-slow', prompt: 'work 3 slowly' });
-    await vi.waitFor(() => expect(w.stderr()).toContain('"job":"json-slow"'), { timeout: 30_000, interval: 50 });
-    w.child.kill('SIGINT');
+    await vi.waitFor(() => expect(served.stderr()).toContain('"job":"json-slow"'), { timeout: 30_000, interval: 50 });
+    served.child.kill('SIGINT');
     await vi.waitFor(
       async () => expect(await probe(`${health}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['draining'] } }),
       { timeout: 10_000, interval: 50 },
     );
     expect((await probe(`${health}/healthz`)).status).toBe(200);
-    expect(await w.exited).toBe(0);
+    expect(await served.exited).toBe(0);
     expect(await task('json-slow')).toMatchObject({ state: 'completed' });
 
-    const lines = w.stderr().trim().split('\n');
+    const lines = served.stderr().trim().split('\n');
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    const worker = `${hostname()}:${w.child.pid}`;
-    for (const r of records) {
-      expect(r['time']).toMatch(ISO);
-      expect(r['worker']).toBe(worker);
-      expect(typeof r['event']).toBe('string');
+    const workerId = `${hostname()}:${served.child.pid}`;
+    for (const record of records) {
+      expect(record['time']).toMatch(ISO);
+      expect(record['worker']).toBe(workerId);
+      expect(typeof record['event']).toBe('string');
     }
     const banner = records.find((r) => r['event'] === 'serving');
     expect(banner).toMatchObject({

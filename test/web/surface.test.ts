@@ -362,7 +362,7 @@ describe('fisk web for a person', () => {
     expect(box?.y ?? -1).toBeGreaterThanOrEqual(0);
     expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
     expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(844);
-    for (const b of await dialog.locator('.choices button').all()) expect(await b.isVisible()).toBe(true);
+    for (const button of await dialog.locator('.choices button').all()) expect(await button.isVisible()).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'phone-approval.png') });
     await page.keyboard.press('Enter');
     await page.locator('.turn-end').last().waitFor();
@@ -382,10 +382,10 @@ describe('fisk web for a person', () => {
 
   it('has nothing axe-core reports, in light and in dark mode, for the controlling tab and a watching one', async () => {
     const watching = await openPage(desktop, new URL(`${web.url.origin}/`), false);
-    for (const p of [page, watching]) {
+    for (const view of [page, watching]) {
       for (const scheme of ['light', 'dark'] as const) {
-        await p.emulateMedia({ colorScheme: scheme });
-        expect(await axeViolations(p), `${p === page ? 'controlling' : 'watching'} tab, ${scheme}`).toEqual([]);
+        await view.emulateMedia({ colorScheme: scheme });
+        expect(await axeViolations(view), `${view === page ? 'controlling' : 'watching'} tab, ${scheme}`).toEqual([]);
       }
     }
     // the read-only banner follows dark mode
