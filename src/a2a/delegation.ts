@@ -201,59 +201,60 @@ export async function delegate(
   try {
     let expected = 1;
     for (;;) {
-      const m = decode(await stream.next(expected === 1 ? Math.min(idleMs, 30_000) : idleMs));
-      if (m.request !== req.request)
+      const reply = decode(await stream.next(expected === 1 ? Math.min(idleMs, 30_000) : idleMs));
+      if (reply.request !== req.request)
         throw new A2aError(
           'sequence',
-          `reply for request ${JSON.stringify(m.request)} arrived on the inbox of ${JSON.stringify(req.request)}`,
+          `reply for request ${JSON.stringify(reply.request)} arrived on the inbox of ${JSON.stringify(req.request)}`,
         );
-      if (m.sequence !== expected) throw new A2aError('sequence', `reply set from ${agent} skipped from ${expected} to ${m.sequence}`);
+      if (reply.sequence !== expected)
+        throw new A2aError('sequence', `reply set from ${agent} skipped from ${expected} to ${reply.sequence}`);
       expected++;
-      switch (m.protocol) {
+      switch (reply.protocol) {
         case 'io.choria.fisk-ai.v1.ack':
-          if (m.sequence !== 1) throw new A2aError('sequence', `an ack arrived at position ${m.sequence}`);
-          opts.onAck?.(m.accepted, req.conversation);
+          if (reply.sequence !== 1) throw new A2aError('sequence', `an ack arrived at position ${reply.sequence}`);
+          opts.onAck?.(reply.accepted, req.conversation);
           // a stop asked for before the ack goes out first, so an agent that takes it stops now
           // rather than parking on the cancel behind it
-          if (m.accepted && opts.abort !== undefined) {
+          if (reply.accepted && opts.abort !== undefined) {
             if (opts.abort.aborted) onStop();
             else opts.abort.addEventListener('abort', onStop, { once: true });
           }
-          if (m.accepted && opts.signal !== undefined) {
+          if (reply.accepted && opts.signal !== undefined) {
             if (opts.signal.aborted) onAbort();
             else opts.signal.addEventListener('abort', onAbort, { once: true });
           }
-          if (m.accepted) opts.onAnswerer?.(answerQuestion);
+          if (reply.accepted) opts.onAnswerer?.(answerQuestion);
           break;
         case 'io.choria.fisk-ai.v1.run.started':
         case 'io.choria.fisk-ai.v1.run.event':
         case 'io.choria.fisk-ai.v1.run.outcome':
           if (opts.run === undefined)
-            throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
-          opts.onRun?.(m);
+            throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${reply.protocol}`);
+          opts.onRun?.(reply);
           break;
         case 'io.choria.fisk-ai.v1.run.ask': {
           if (opts.run === undefined)
-            throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+            throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${reply.protocol}`);
           const ask = opts.onRunAsk ?? ((): Promise<null> => Promise.resolve(null));
-          void ask(m)
-            .then((value) => answerQuestion(m.question, value))
+          void ask(reply)
+            .then((value) => answerQuestion(reply.question, value))
             .catch(() => undefined);
           break;
         }
         case 'io.choria.fisk-ai.v1.result':
         case 'io.choria.fisk-ai.v1.error':
-          return m;
+          return reply;
         case 'io.choria.fisk-ai.v1.question': {
-          opts.onUpdate?.(m);
+          opts.onUpdate?.(reply);
           const ask = opts.onQuestion;
           if (ask !== undefined) {
             const keepalive = (): Promise<void> =>
-              sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.keepalive', { question: m.question });
-            void ask(m, keepalive)
+              sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.keepalive', { question: reply.question });
+            void ask(reply, keepalive)
               .then((value) =>
                 sendBack(subjects.elicit(agent, req.request), 'io.choria.fisk-ai.v1.answer', {
-                  question: m.question,
+                  question: reply.question,
                   ...wireAnswer(value),
                 }),
               )
@@ -265,7 +266,7 @@ export async function delegate(
         case 'io.choria.fisk-ai.v1.text':
         case 'io.choria.fisk-ai.v1.warning':
         case 'io.choria.fisk-ai.v1.keepalive':
-          opts.onUpdate?.(m);
+          opts.onUpdate?.(reply);
           break;
         case 'io.choria.fisk-ai.v1.request':
         case 'io.choria.fisk-ai.v1.followup':
@@ -277,9 +278,9 @@ export async function delegate(
         case 'io.choria.fisk-ai.v1.discovery.reply':
         case 'io.choria.fisk-ai.v1.run.start':
         case 'io.choria.fisk-ai.v1.run.abort':
-          throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${m.protocol}`);
+          throw new A2aError('unexpected_protocol', `unexpected message protocol in a reply set: ${reply.protocol}`);
         default: {
-          const never: never = m;
+          const never: never = reply;
           return never;
         }
       }

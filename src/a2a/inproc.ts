@@ -87,8 +87,8 @@ class InprocTransport implements Transport {
     opts: { readonly headers?: Readonly<Record<string, string>> } = {},
   ): Promise<ReplyStream> {
     const inbox = this.bus.inbox();
-    const q = new PullQueue<Delivery>();
-    const stop = this.bus.listen(inbox, { queue: undefined, deliver: (d) => q.push(d) });
+    const queue = new PullQueue<Delivery>();
+    const stop = this.bus.listen(inbox, { queue: undefined, deliver: (d) => queue.push(d) });
     if (
       !this.bus.publish(subject, { kind: 'data', data, replyTo: inbox, ...(opts.headers === undefined ? {} : { headers: opts.headers }) })
     ) {
@@ -97,7 +97,7 @@ class InprocTransport implements Transport {
     }
     return Promise.resolve({
       next: async (timeoutMs: number) => {
-        const got = await q.pull(timeoutMs);
+        const got = await queue.pull(timeoutMs);
         if (got === undefined) throw new A2aError('unavailable', `remote agent unavailable: no reply on ${subject} within ${timeoutMs} ms`);
         if (got.done === true) throw new A2aError('closed', `reply stream for ${subject} is closed`);
         const d = got.value;
@@ -107,7 +107,7 @@ class InprocTransport implements Transport {
       },
       close: () => {
         stop();
-        q.close();
+        queue.close();
       },
     });
   }

@@ -135,11 +135,11 @@ describe('nats transport requests under subject permissions', () => {
       await srv.flush();
       const nc = await connect({ servers: guarded.url, user: 'caller', pass: 'caller-pw' });
       // a deadline past the test's own timeout: the refusal has to come from the server, not the clock
-      const t = createTransport('nats', { connection: nc, timeoutMs: 600_000 });
-      const err = await failure(t.request('forbidden.x', bytes('x')));
+      const transport = createTransport('nats', { connection: nc, timeoutMs: 600_000 });
+      const err = await failure(transport.request('forbidden.x', bytes('x')));
       expect(err.code).toBe('unavailable');
       expect(err.message).toMatch(/^remote agent unavailable: .*Permissions Violation for Publish to "forbidden\.x"/i);
-      expect(text(await t.request('allowed.x', bytes('y')))).toBe('fine');
+      expect(text(await transport.request('allowed.x', bytes('y')))).toBe('fine');
       await nc.close();
       await srv.close();
     } finally {

@@ -197,21 +197,21 @@ class NatsTransport implements Transport {
   ): Promise<ReplyStream> {
     // the connection's own inbox prefix, so a context that restricts inboxes still gets replies
     const inbox = createInbox((this.nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix ?? '');
-    const q = new PullQueue<Msg>();
-    const sub = this.nc.subscribe(inbox, { callback: (_err, msg) => q.push(msg) });
+    const queue = new PullQueue<Msg>();
+    const sub = this.nc.subscribe(inbox, { callback: (_err, msg) => queue.push(msg) });
     await this.nc.flush();
     const given = Object.entries(opts.headers ?? {});
     if (given.length === 0) this.nc.publish(subject, data, { reply: inbox });
     else {
       // the client library loads only for a request that carries headers (a delegation chain)
       const { headers: natsHeaders } = await import('@nats-io/transport-node');
-      const h = natsHeaders();
-      for (const [k, v] of given) h.set(k, v);
-      this.nc.publish(subject, data, { reply: inbox, headers: h });
+      const requestHeaders = natsHeaders();
+      for (const [name, value] of given) requestHeaders.set(name, value);
+      this.nc.publish(subject, data, { reply: inbox, headers: requestHeaders });
     }
     return {
       next: async (timeoutMs: number) => {
-        const got = await q.pull(timeoutMs);
+        const got = await queue.pull(timeoutMs);
         if (got === undefined) throw new A2aError('unavailable', `remote agent unavailable: no reply on ${subject} within ${timeoutMs} ms`);
         if (got.done === true) throw new A2aError('closed', `reply stream for ${subject} is closed`);
         const refused = replyError(got.value, subject);
@@ -220,7 +220,7 @@ class NatsTransport implements Transport {
       },
       close: () => {
         sub.unsubscribe();
-        q.close();
+        queue.close();
       },
     };
   }

@@ -318,18 +318,18 @@ describe('a2a schemas', () => {
         JSON.stringify(errors?.slice(0, 1).map((e) => [e.keyword, e.instancePath, e.message]));
       for (const mode of ['strict', 'lenient'] as const) {
         const compiled = compileValidators(mode, formats);
-        for (const p of PROTOCOLS) {
-          const want = compiled.get(p);
-          const got = generated?.[mode].get(p);
-          if (want === undefined || got === undefined) throw new Error(`no ${mode} validator for ${p}`);
+        for (const protocol of PROTOCOLS) {
+          const want = compiled.get(protocol);
+          const got = generated?.[mode].get(protocol);
+          if (want === undefined || got === undefined) throw new Error(`no ${mode} validator for ${protocol}`);
           for (const msg of corpus) {
-            const a = structuredClone(msg);
-            const b = structuredClone(msg);
-            const verdict = want(a);
+            const forCompiled = structuredClone(msg);
+            const forGenerated = structuredClone(msg);
+            const verdict = want(forCompiled);
             // the verdict, what the lenient form removed, and the first error must all be the same
-            const expected = JSON.stringify([verdict, a, first(want.errors)]);
-            const actual = JSON.stringify([got(b), b, first(got.errors)]);
-            if (actual !== expected) mismatches.push(`${mode} ${p} ${JSON.stringify(msg)}: ${actual} != ${expected}`);
+            const expected = JSON.stringify([verdict, forCompiled, first(want.errors)]);
+            const actual = JSON.stringify([got(forGenerated), forGenerated, first(got.errors)]);
+            if (actual !== expected) mismatches.push(`${mode} ${protocol} ${JSON.stringify(msg)}: ${actual} != ${expected}`);
             checked++;
             if (!verdict) refused++;
           }

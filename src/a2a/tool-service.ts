@@ -125,14 +125,17 @@ async function runTool(
   input: Readonly<Record<string, unknown>> | undefined,
   policy: RunPolicy,
 ): Promise<BodyOf<'io.choria.fisk-ai.v1.tool.reply'>> {
-  const r = await invokeTool({ id: '', name, input: input === undefined ? '{}' : JSON.stringify(input), parsedInput: input ?? {} }, ctx);
-  switch (r.kind) {
+  const result = await invokeTool(
+    { id: '', name, input: input === undefined ? '{}' : JSON.stringify(input), parsedInput: input ?? {} },
+    ctx,
+  );
+  switch (result.kind) {
     case 'answered': {
-      const exec = r.exec;
+      const exec = result.exec;
       return {
         // zero values are omitted, as every peer of this protocol writes them
-        ...(r.isError || r.refused !== undefined ? { is_error: true } : {}),
-        ...(r.output !== '' ? { output: r.output } : {}),
+        ...(result.isError || result.refused !== undefined ? { is_error: true } : {}),
+        ...(result.output !== '' ? { output: result.output } : {}),
         ...(exec !== undefined
           ? {
               exec: {
@@ -145,11 +148,11 @@ async function runTool(
       };
     }
     case 'deferred':
-      return { is_error: true, output: deferralNotCarriedMessage(name, r.reason) };
+      return { is_error: true, output: deferralNotCarriedMessage(name, result.reason) };
     case 'end_run':
-      return { is_error: true, output: policy.scrub(r.message) };
+      return { is_error: true, output: policy.scrub(result.message) };
     default: {
-      const never: never = r;
+      const never: never = result;
       return never;
     }
   }

@@ -159,7 +159,7 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
   });
 
   it('refuses oversized, malformed and mislabelled bodies as transport errors (400), never in-band', async () => {
-    const t = pair.calling;
+    const transport = pair.calling;
     const cases: Array<[string, Uint8Array]> = [
       ['oversized', new Uint8Array(MAX_MESSAGE_BYTES + 10).fill(0x7b)],
       ['malformed', new TextEncoder().encode('{"protocol": "io.choria')],
@@ -185,11 +185,11 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
       ],
     ];
     for (const [what, body] of cases) {
-      const err = await errorOf(t.request(subjects.tool('peer-1'), body));
+      const err = await errorOf(transport.request(subjects.tool('peer-1'), body));
       expect([what, err.code, err.status]).toEqual([what, 'rejected', 400]);
     }
     // still serving afterwards
-    expect((await new A2aClient(t, 'caller').callTool('peer-1', 'echo', {})).output).toBe('{}');
+    expect((await new A2aClient(transport, 'caller').callTool('peer-1', 'echo', {})).output).toBe('{}');
   });
 
   it('takes the slot before the worker starts: a second call waits for the first to free it', async () => {
@@ -232,13 +232,13 @@ describe.each(bindings)('a2a transport conformance: %s', (_name, make) => {
       slots: 1,
       maxWaiting: 1,
     });
-    const c = new A2aClient(pair.calling, 'caller');
-    const running = c.callTool('busy-1', 'gate', { tag: 'a' });
+    const client = new A2aClient(pair.calling, 'caller');
+    const running = client.callTool('busy-1', 'gate', { tag: 'a' });
     await eventually(() => ran.length > 0, 'the first call to run');
-    const waiting = c.callTool('busy-1', 'gate', { tag: 'b' });
+    const waiting = client.callTool('busy-1', 'gate', { tag: 'b' });
     // a discovery round trip sent after the second call proves the server holds it
-    await c.discover('busy-1');
-    const refused = await errorOf(c.callTool('busy-1', 'gate', { tag: 'c' }));
+    await client.discover('busy-1');
+    const refused = await errorOf(client.callTool('busy-1', 'gate', { tag: 'c' }));
     expect([refused.code, refused.status, refused.message]).toEqual([
       'rejected',
       503,

@@ -119,15 +119,15 @@ export function loadNatsContext(name: string, env: Readonly<Record<string, strin
   const obj = raw as Record<string, unknown>;
   const str: Partial<Record<(typeof STRING_FIELDS)[number], string>> = {};
   for (const field of STRING_FIELDS) {
-    const v = obj[field];
-    if (v === undefined || v === null || v === '') continue;
-    if (typeof v !== 'string')
+    const value = obj[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string')
       throw new ConnError('context_invalid', `NATS context ${JSON.stringify(name)}: ${file}: ${field} must be a string`);
-    str[field] = v;
+    str[field] = value;
   }
   for (const field of UNSUPPORTED) {
-    const v = obj[field];
-    if (v !== undefined && v !== null && v !== '' && v !== false) {
+    const value = obj[field];
+    if (value !== undefined && value !== null && value !== '' && value !== false) {
       throw new ConnError(
         'context_invalid',
         `NATS context ${JSON.stringify(name)}: ${file} sets ${field}, which fisk-ai cannot honour; use a context without it`,

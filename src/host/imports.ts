@@ -118,7 +118,7 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
         identity: config.identity,
         timeoutMs: config.llm.budget.callTimeout.ms,
       });
-      for (const w of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: w.message });
+      for (const warning of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: warning.message });
       return remoteSources(result);
     } catch (err) {
       notes.push({ level: 'warning', key: 'remote_tools', message: `the tools of remote_tools are not listed: ${message(err)}` });
@@ -135,7 +135,7 @@ async function remoteImport(config: Config, stance: ImportStance, ctx: ImportCon
     identity: config.identity,
     timeoutMs: config.llm.budget.callTimeout.ms,
   });
-  for (const w of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: w.message });
+  for (const warning of result.warnings) notes.push({ level: 'warning', key: 'remote_tools', message: warning.message });
   return remoteSources(result);
 }
 

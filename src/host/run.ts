@@ -213,7 +213,7 @@ export async function startRun(given: RunRuntime, input: RunInput, opts: StartRu
   const memorySnapshot =
     resuming && sessions !== undefined && config.harness.memory.enabled ? (await loadRun(sessions, input.resume)).memoryScope : undefined;
   const tools = await assembleTools(runtime, 'run', memorySnapshot === undefined ? {} : { memorySnapshot });
-  for (const w of tools.warnings) hub.emit({ type: 'warning', text: w.message });
+  for (const warning of tools.warnings) hub.emit({ type: 'warning', text: warning.message });
   if (opts.prompter === undefined) {
     for (const text of unattendedWarnings(tools.toolSet.tools, settings.confirmTags)) hub.emit({ type: 'warning', text });
   }
@@ -235,8 +235,8 @@ interface Begun {
   readonly traced: RunTelemetry | undefined;
 }
 
-async function begin(runtime: RunRuntime, input: RunInput, opts: StartRunOptions, b: Begun): Promise<RunHandle> {
-  const { hub, tools, tooling, settings, sessions, traced } = b;
+async function begin(runtime: RunRuntime, input: RunInput, opts: StartRunOptions, begun: Begun): Promise<RunHandle> {
+  const { hub, tools, tooling, settings, sessions, traced } = begun;
   const config = runtime.config;
   const resuming = 'resume' in input;
   const source = tooling.source;

@@ -246,7 +246,7 @@ export class A2aHttpPeer implements DelegatePeer {
         leg.taskId = payload.value.id;
         leg.contextId = payload.value.contextId;
         leg.usage = usageOf(payload.value.metadata) ?? leg.usage;
-        for (const a of payload.value.artifacts) this.#artifact(leg, a.parts, false);
+        for (const artifact of payload.value.artifacts) this.#artifact(leg, artifact.parts, false);
         const status = payload.value.status;
         if (status !== undefined) this.#status(leg, status.state, status.message, request);
         return;

@@ -66,50 +66,50 @@ const freshId = (): string => `run-${process.pid}-${++counter}`;
 
 function conformance(name: string, setup: () => Promise<Harness>): void {
   describe(`session store conformance: ${name}`, () => {
-    let h: Harness;
+    let harness: Harness;
     beforeAll(async () => {
-      h = await setup();
+      harness = await setup();
     }, 30_000);
     afterAll(async () => {
-      await h.cleanup();
+      await harness.cleanup();
     });
 
     it('creates, appends, loads and folds a run byte for byte', async () => {
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'hello' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'hello' });
       expect(j.lastSeq()).toBe(1);
       await appendNext(j, turn(0, 'a'));
       await appendNext(j, result('a'));
       await appendNext(j, terminalBody('completed'));
       await j.close();
-      const run = await loadRun(h.store, id);
+      const run = await loadRun(harness.store, id);
       expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
       expect(run.status).toBe('completed');
       expect(run.lastSeq).toBe(4);
-      const again = await (await h.peer()).load(id);
-      expect(again).toEqual(await h.store.load(id));
+      const again = await (await harness.peer()).load(id);
+      expect(again).toEqual(await harness.store.load(id));
     });
 
     it('skips a duplicate sequence and refuses a gap', async () => {
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       const rec = { ...turn(0), seq: 2 } as SessionRecord;
       expect(await j.append(rec)).toBe('appended');
       expect(await j.append(rec)).toBe('duplicate');
       expect(await code(j.append({ ...terminalBody('completed'), seq: 9 }))).toBe('gap');
       expect(j.lastSeq()).toBe(2);
       await j.close();
-      expect((await h.store.load(id)).length).toBe(2);
+      expect((await harness.store.load(id)).length).toBe(2);
     });
 
     it('refuses bad ids, an existing id, an unknown id and a bad record', async () => {
-      expect(await code(h.store.create('../etc'))).toBe('invalid_run_id');
-      expect(await code(h.store.open('a'.repeat(129)))).toBe('invalid_run_id');
-      expect(await code(h.store.load('nope-never'))).toBe('not_found');
-      expect(await code(h.store.open('nope-never'))).toBe('not_found');
+      expect(await code(harness.store.create('../etc'))).toBe('invalid_run_id');
+      expect(await code(harness.store.open('a'.repeat(129)))).toBe('invalid_run_id');
+      expect(await code(harness.store.load('nope-never'))).toBe('not_found');
+      expect(await code(harness.store.open('nope-never'))).toBe('not_found');
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
-      expect(await code(h.store.create(id))).toBe('exists');
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      expect(await code(harness.store.create(id))).toBe('exists');
       const bad = { ...turn(0), seq: 2, assistant: { ...turn(0).assistant, in_tokens: -1 } } as SessionRecord;
       expect(await code(j.append(bad))).toBe('schema');
       expect(j.lastSeq()).toBe(1);
@@ -118,11 +118,11 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
 
     it('lets exactly one of two racing resumers proceed', async () => {
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await appendNext(j, turn(0, 'a'));
       await j.close();
-      const peer = await h.peer();
-      const outcomes = await Promise.allSettled([claimRun(h.store, id, 'one'), claimRun(peer, id, 'two')]);
+      const peer = await harness.peer();
+      const outcomes = await Promise.allSettled([claimRun(harness.store, id, 'one'), claimRun(peer, id, 'two')]);
       const won = outcomes.filter((o) => o.status === 'fulfilled');
       expect(won).toHaveLength(1);
       const lost = outcomes.find((o) => o.status === 'rejected');
@@ -131,14 +131,14 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       expect(winner.value.run.pending?.calls[0]?.state).toBe('unanswered');
       await appendNext(winner.value.journal, result('a'));
       await winner.value.journal.close();
-      expect((await loadRun(h.store, id)).pending).toBeUndefined();
+      expect((await loadRun(harness.store, id)).pending).toBeUndefined();
     });
 
     it('lets exactly one of two racing creators of one id proceed', async () => {
       const id = freshId();
-      const peer = await h.peer();
+      const peer = await harness.peer();
       const outcomes = await Promise.allSettled([
-        startRun(h.store, { runId: id, fingerprint, prompt: 'a' }),
+        startRun(harness.store, { runId: id, fingerprint, prompt: 'a' }),
         startRun(peer, { runId: id, fingerprint, prompt: 'b' }),
       ]);
       const won = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<typeof startRun>>> => o.status === 'fulfilled');
@@ -146,13 +146,13 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       const lost = outcomes.find((o) => o.status === 'rejected');
       expect(isRunStateError(lost?.reason, 'exists')).toBe(true);
       await won[0]?.value.close();
-      expect((await h.store.load(id)).length).toBe(1);
+      expect((await harness.store.load(id)).length).toBe(1);
     });
 
     it('refuses a writer whose run was claimed by another, at its next append', async () => {
       const id = freshId();
-      const a = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
-      const peer = await h.peer();
+      const a = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      const peer = await harness.peer();
       const claimed = await code(claimRun(peer, id, 'newcomer').then(async ({ journal }) => journal.close()));
       const held = await a.isHeld();
       const next = await code(appendNext(a, turn(0)));
@@ -165,53 +165,53 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
 
     it('answers a deferred call once, then says it was already answered', async () => {
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await appendNext(j, turn(0, 'a'));
       await appendNext(j, deferralBody('a', 'echo', 'waiting on a person'));
       await appendNext(j, terminalBody('suspended'));
       await j.close();
-      await answerDeferred(h.store, id, 'a', 'the answer');
-      const run = await loadRun(h.store, id);
+      await answerDeferred(harness.store, id, 'a', 'the answer');
+      const run = await loadRun(harness.store, id);
       expect(run.pending).toBeUndefined();
       expect(run.messages[2]?.content[0]).toEqual({ type: 'tool_result', toolUseId: 'a', content: 'the answer' });
-      await expect(answerDeferred(h.store, id, 'a', 'again')).rejects.toThrow(/already answered/);
-      expect((await h.store.load(id)).length).toBe(5);
+      await expect(answerDeferred(harness.store, id, 'a', 'again')).rejects.toThrow(/already answered/);
+      expect((await harness.store.load(id)).length).toBe(5);
     });
 
     it('lists runs with model, status and prompt, and removes them', async () => {
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'list me' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'list me' });
       await appendNext(j, terminalBody('suspended'));
       await j.close();
-      const row = (await h.store.list()).find((r) => r.runId === id);
+      const row = (await harness.store.list()).find((r) => r.runId === id);
       expect(row).toMatchObject({ model: 'm1', status: 'suspended', prompt: 'list me' });
-      await h.store.remove(id);
-      expect((await h.store.list()).some((r) => r.runId === id)).toBe(false);
-      expect(await code(h.store.load(id))).toBe('not_found');
-      await h.store.remove(id);
+      await harness.store.remove(id);
+      expect((await harness.store.list()).some((r) => r.runId === id)).toBe(false);
+      expect(await code(harness.store.load(id))).toBe('not_found');
+      await harness.store.remove(id);
     });
 
     it('reports an interior bad record as corrupt', async () => {
-      if (h.injectRaw === undefined) return;
+      if (harness.injectRaw === undefined) return;
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await j.close();
-      await h.injectRaw(id, 2, '{"seq":2,"protocol":', false);
-      await h.injectRaw(
+      await harness.injectRaw(id, 2, '{"seq":2,"protocol":', false);
+      await harness.injectRaw(
         id,
         3,
         JSON.stringify({ seq: 3, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }),
         false,
       );
-      expect(await code(h.store.load(id))).toBe('corrupt');
+      expect(await code(harness.store.load(id))).toBe('corrupt');
     });
 
     it('refuses a sequence gap on read, naming the sequence', async () => {
-      if (h.injectRaw === undefined) return;
+      if (harness.injectRaw === undefined) return;
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await j.close();
-      await h.injectRaw(
+      await harness.injectRaw(
         id,
         7,
         JSON.stringify({ seq: 7, protocol: 'io.choria.fisk-ai.v1.session.terminal', terminal: { reason: 'completed' } }),
@@ -219,7 +219,7 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       );
       let caught: unknown;
       try {
-        await loadRun(h.store, id);
+        await loadRun(harness.store, id);
       } catch (err) {
         caught = err;
       }
@@ -228,52 +228,52 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
     });
 
     it('refuses a record nested past the bound on read, saying why', async () => {
-      if (h.injectRaw === undefined) return;
+      if (harness.injectRaw === undefined) return;
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await j.close();
       // an optional record of a newer kind is otherwise accepted and skipped: only its depth is wrong
       const record = (extra: unknown): string =>
         JSON.stringify({ seq: 2, protocol: 'io.choria.fisk-ai.v1.session.future', optional: true, extra });
       const nest = (n: number): unknown => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`);
-      await h.injectRaw(id, 2, record(nest(1200)), false);
+      await harness.injectRaw(id, 2, record(nest(1200)), false);
       let read: unknown;
       try {
-        await loadRun(h.store, id);
+        await loadRun(harness.store, id);
       } catch (err) {
         read = err;
       }
       expect((read as Error).message).toMatch(/seq 2 nests deeper than 1000 levels.*cannot be resumed/);
       const fine = freshId();
-      const k = await startRun(h.store, { runId: fine, fingerprint, prompt: 'p' });
+      const k = await startRun(harness.store, { runId: fine, fingerprint, prompt: 'p' });
       await k.close();
-      await h.injectRaw(fine, 2, record(nest(900)), false);
-      expect((await loadRun(h.store, fine)).lastSeq).toBe(2);
+      await harness.injectRaw(fine, 2, record(nest(900)), false);
+      expect((await loadRun(harness.store, fine)).lastSeq).toBe(2);
     });
 
     it('drops a torn final line and appends after it', async () => {
-      if (h.injectRaw === undefined || !h.tornTails) return;
+      if (harness.injectRaw === undefined || !harness.tornTails) return;
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await appendNext(j, turn(0, 'a'));
       await j.close();
-      await h.injectRaw(id, 3, '{"seq":3,"protocol":"io.choria.fis', true);
-      expect((await h.store.load(id)).length).toBe(2);
-      const k = await h.store.open(id);
+      await harness.injectRaw(id, 3, '{"seq":3,"protocol":"io.choria.fis', true);
+      expect((await harness.store.load(id)).length).toBe(2);
+      const k = await harness.store.open(id);
       expect(k.lastSeq()).toBe(2);
       await appendNext(k, result('a'));
       await k.close();
-      const run = await loadRun(h.store, id);
+      const run = await loadRun(harness.store, id);
       expect(run.lastSeq).toBe(3);
       expect(run.pending).toBeUndefined();
     });
 
     it('keeps appending across a server restart', async () => {
-      if (h.restart === undefined) return;
+      if (harness.restart === undefined) return;
       const id = freshId();
-      const j = await startRun(h.store, { runId: id, fingerprint, prompt: 'p' });
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
       await appendNext(j, turn(0, 'a'));
-      await h.restart();
+      await harness.restart();
       let refused: Error | undefined;
       await eventually(
         async () => {
@@ -290,7 +290,7 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       );
       await appendNext(j, terminalBody('completed'));
       await j.close();
-      const run = await loadRun(h.store, id);
+      const run = await loadRun(harness.store, id);
       expect(run.lastSeq).toBe(4);
       expect(run.status).toBe('completed');
     }, 30_000);

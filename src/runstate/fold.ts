@@ -157,11 +157,11 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
       case 'meta':
         throw corrupt(`seq ${record.seq}: a second meta record`);
       case 'assistant': {
-        const a = (record as Extract<StoredRecord, { assistant: unknown }>).assistant;
+        const assistant = (record as Extract<StoredRecord, { assistant: unknown }>).assistant;
         if (turn !== undefined) commit(messages, turn);
-        const message = decodeMessage(a.message);
+        const message = decodeMessage(assistant.message);
         turn = {
-          iteration: a.iteration,
+          iteration: assistant.iteration,
           message,
           calls: message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use'),
           results: new Map(),
@@ -169,46 +169,48 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
           approvals: new Map(),
         };
         llmCalls++;
-        usage.input += a.in_tokens;
-        usage.output += a.out_tokens;
-        usage.cacheRead += a.cache_read_tokens ?? 0;
-        usage.cacheWrite += a.cache_create_tokens ?? 0;
-        nextIteration = a.iteration + 1;
+        usage.input += assistant.in_tokens;
+        usage.output += assistant.out_tokens;
+        usage.cacheRead += assistant.cache_read_tokens ?? 0;
+        usage.cacheWrite += assistant.cache_create_tokens ?? 0;
+        nextIteration = assistant.iteration + 1;
         terminal = undefined;
         break;
       }
       case 'user': {
-        const u = (record as Extract<StoredRecord, { user: unknown }>).user;
+        const user = (record as Extract<StoredRecord, { user: unknown }>).user;
         if (turn !== undefined) commit(messages, turn);
         turn = undefined;
-        pushUser(messages, decodeMessage(u.message).content);
+        pushUser(messages, decodeMessage(user.message).content);
         terminal = undefined;
         break;
       }
       case 'tool_result': {
-        const t = (record as Extract<StoredRecord, { tool_result: unknown }>).tool_result;
-        if (turn === undefined) throw corrupt(`seq ${record.seq}: tool result ${t.tool_use_id} before any assistant turn`);
-        if (!turn.calls.some((c) => c.id === t.tool_use_id))
-          throw corrupt(`seq ${record.seq}: tool result ${t.tool_use_id} answers no call of the open turn`);
-        if (turn.results.has(t.tool_use_id)) throw corrupt(`seq ${record.seq}: a second result for ${t.tool_use_id}`);
-        turn.results.set(t.tool_use_id, decodeToolResult({ ...t.result, tool_use_id: t.tool_use_id }));
-        if (t.gate !== undefined) gates.set(t.tool_use_id, t.gate);
+        const toolResult = (record as Extract<StoredRecord, { tool_result: unknown }>).tool_result;
+        if (turn === undefined) throw corrupt(`seq ${record.seq}: tool result ${toolResult.tool_use_id} before any assistant turn`);
+        if (!turn.calls.some((c) => c.id === toolResult.tool_use_id))
+          throw corrupt(`seq ${record.seq}: tool result ${toolResult.tool_use_id} answers no call of the open turn`);
+        if (turn.results.has(toolResult.tool_use_id)) throw corrupt(`seq ${record.seq}: a second result for ${toolResult.tool_use_id}`);
+        turn.results.set(toolResult.tool_use_id, decodeToolResult({ ...toolResult.result, tool_use_id: toolResult.tool_use_id }));
+        if (toolResult.gate !== undefined) gates.set(toolResult.tool_use_id, toolResult.gate);
         toolCalls++;
-        if (t.remote === true) remoteToolCalls++;
-        if (t.delegated !== undefined) {
-          delegated.input += t.delegated.input_tokens;
-          delegated.output += t.delegated.output_tokens;
-          if (t.delegated.counts_budget === true) delegated.counted += t.delegated.input_tokens + t.delegated.output_tokens;
+        if (toolResult.remote === true) remoteToolCalls++;
+        if (toolResult.delegated !== undefined) {
+          delegated.input += toolResult.delegated.input_tokens;
+          delegated.output += toolResult.delegated.output_tokens;
+          if (toolResult.delegated.counts_budget === true)
+            delegated.counted += toolResult.delegated.input_tokens + toolResult.delegated.output_tokens;
         }
         break;
       }
       case 'deferral': {
-        const d = (record as Extract<StoredRecord, { deferral: unknown }>).deferral;
-        if (turn === undefined || !turn.calls.some((c) => c.id === d.tool_use_id)) {
-          throw corrupt(`seq ${record.seq}: deferral of ${d.tool_use_id} which is no call of the open turn`);
+        const deferral = (record as Extract<StoredRecord, { deferral: unknown }>).deferral;
+        if (turn === undefined || !turn.calls.some((c) => c.id === deferral.tool_use_id)) {
+          throw corrupt(`seq ${record.seq}: deferral of ${deferral.tool_use_id} which is no call of the open turn`);
         }
-        if (turn.results.has(d.tool_use_id)) throw corrupt(`seq ${record.seq}: deferral of ${d.tool_use_id} after its result`);
-        turn.deferred.set(d.tool_use_id, d.note);
+        if (turn.results.has(deferral.tool_use_id))
+          throw corrupt(`seq ${record.seq}: deferral of ${deferral.tool_use_id} after its result`);
+        turn.deferred.set(deferral.tool_use_id, deferral.note);
         break;
       }
       case 'approval': {
@@ -219,8 +221,8 @@ export function fold(records: readonly StoredRecord[]): FoldedRun {
         break;
       }
       case 'grant': {
-        const g = (record as Extract<StoredRecord, { grant: unknown }>).grant;
-        if (!grants.some((x) => x.tool === g.tool)) grants.push({ tool: g.tool, toolUseId: g.tool_use_id });
+        const grant = (record as Extract<StoredRecord, { grant: unknown }>).grant;
+        if (!grants.some((x) => x.tool === grant.tool)) grants.push({ tool: grant.tool, toolUseId: grant.tool_use_id });
         break;
       }
       case 'claim':

@@ -154,6 +154,6 @@ export class DependencyPause {
   }
 
   #notify(): void {
-    for (const w of this.#wake.splice(0)) w();
+    for (const wake of this.#wake.splice(0)) wake();
   }
 }

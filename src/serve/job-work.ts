@@ -80,9 +80,9 @@ export class JobWork implements Work {
     this.#job.stopKeepAlive();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     await this.#marking;
-    const d = dispositionOf(runId, result, this.#timedOut);
-    if (dependenciesAnswered(d)) pause.succeeded();
-    switch (d.kind) {
+    const disposition = dispositionOf(runId, result, this.#timedOut);
+    if (dependenciesAnswered(disposition)) pause.succeeded();
+    switch (disposition.kind) {
       case 'handback':
         pause.released(probe);
         await this.#desk.tasks.progress(id, { state: 'pending', attempts: this.#job.attemptsBefore }).catch(() => undefined);
@@ -97,7 +97,7 @@ export class JobWork implements Work {
       case 'elsewhere':
         pause.released(probe);
         this.#desk.handBack(msg, RETRY_DELAY_MS);
-        return { outcome: 'returned', reason: `held elsewhere, handed back to the queue: ${d.reason}` };
+        return { outcome: 'returned', reason: `held elsewhere, handed back to the queue: ${disposition.reason}` };
       case 'taken':
         // another worker claimed the run (this delivery outlived its ack wait) and holds the
         // job now; acknowledging here would let the job go if that worker died, so the
@@ -105,10 +105,10 @@ export class JobWork implements Work {
         pause.released(probe);
         return { outcome: 'taken_over', reason: 'another worker took the run over and stores its result' };
       case 'retry':
-        return this.#retry(d.reason);
+        return this.#retry(disposition.reason);
       case 'result':
         try {
-          await this.#desk.finish(msg, id, d.result);
+          await this.#desk.finish(msg, id, disposition.result);
         } catch (err) {
           if (isRetryableFailure(err)) pause.failed(`the task store: ${(err as Error).message}`, false);
           this.#desk.handBack(msg, RETRY_DELAY_MS);
@@ -117,11 +117,11 @@ export class JobWork implements Work {
             reason: `the result could not be stored, handed back to the queue (its journal keeps the work): ${(err as Error).message}`,
           };
         }
-        return d.result.state === 'completed'
+        return disposition.result.state === 'completed'
           ? { outcome: 'completed' }
-          : { outcome: d.result.state, reason: `${d.result.reason}: ${d.result.message}` };
+          : { outcome: disposition.result.state, reason: `${disposition.result.reason}: ${disposition.result.message}` };
       default: {
-        const never: never = d;
+        const never: never = disposition;
         return never;
       }
     }

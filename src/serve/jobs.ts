@@ -115,13 +115,13 @@ export interface BoundQueue {
  */
 export async function bindQueue(nats: NatsConn, stream: string, consumer: string): Promise<BoundQueue> {
   const ctx = nats.context.name;
-  const r = suggestedReplicas(nats.connection);
+  const replicas = suggestedReplicas(nats.connection);
   const jsm = await jetstreamManager(nats.connection, nats.jetstream);
   const info = await jsm.streams.info(stream).catch((err: unknown) => {
     if (apiCode(err) === JetStreamApiCodes.StreamNotFound) {
       throw new ServeError(
         'no_endpoint',
-        `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsStreamAddCommand(stream, ctx, r)}`,
+        `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsStreamAddCommand(stream, ctx, replicas)}`,
       );
     }
     throw new ServeError(
@@ -134,7 +134,7 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
     if (apiCode(err) === JetStreamApiCodes.ConsumerNotFound) {
       throw new ServeError(
         'no_endpoint',
-        `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsConsumerAddCommand(stream, consumer, ctx, r)}`,
+        `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} on stream ${JSON.stringify(stream)} does not exist; fisk-ai never creates it. Create it with: ${jobsConsumerAddCommand(stream, consumer, ctx, replicas)}`,
       );
     }
     throw new ServeError(
@@ -150,7 +150,7 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
   if (problems.length > 0) {
     throw new ServeError(
       'no_endpoint',
-      `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} cannot hand out jobs: ${problems.join('; ')}. Create a suitable one with: ${jobsConsumerAddCommand(stream, `${consumer}_pull`, ctx, r)}`,
+      `expose.agent.jobs.consumer: consumer ${JSON.stringify(consumer)} cannot hand out jobs: ${problems.join('; ')}. Create a suitable one with: ${jobsConsumerAddCommand(stream, `${consumer}_pull`, ctx, replicas)}`,
     );
   }
   const filters = [ci.config.filter_subject ?? '', ...(ci.config.filter_subjects ?? [])];
@@ -158,7 +158,7 @@ export async function bindQueue(nats: NatsConn, stream: string, consumer: string
   if (subject === undefined)
     throw new ServeError(
       'no_endpoint',
-      `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} has no subjects to publish jobs on; recreate it with: ${jobsStreamAddCommand(stream, ctx, r)}`,
+      `expose.agent.jobs.stream: stream ${JSON.stringify(stream)} has no subjects to publish jobs on; recreate it with: ${jobsStreamAddCommand(stream, ctx, replicas)}`,
     );
   return { consumerInfo: ci, subject };
 }

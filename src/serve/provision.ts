@@ -127,18 +127,19 @@ async function consumerInfo(jsm: JetStreamManager, stream: string, name: string)
 }
 
 /** How an existing stream differs from what its binder needs, replicas included. */
-function streamDifferences(r: Resource, info: StreamInfo, replicas: number): string[] {
-  const c = info.config;
+function streamDifferences(resource: Resource, info: StreamInfo, replicas: number): string[] {
+  const config = info.config;
   const out: string[] = [];
-  if (c.num_replicas !== replicas) out.push(`it has ${c.num_replicas} replica${c.num_replicas === 1 ? '' : 's'}, not ${replicas}`);
-  switch (r.kind) {
+  if (config.num_replicas !== replicas)
+    out.push(`it has ${config.num_replicas} replica${config.num_replicas === 1 ? '' : 's'}, not ${replicas}`);
+  switch (resource.kind) {
     case 'jobs_stream':
-      if (c.retention !== RetentionPolicy.Workqueue) out.push(`its retention is ${c.retention}, not workqueue`);
-      if ((c.subjects ?? []).length === 0) out.push('it has no subjects to publish jobs on');
+      if (config.retention !== RetentionPolicy.Workqueue) out.push(`its retention is ${config.retention}, not workqueue`);
+      if ((config.subjects ?? []).length === 0) out.push('it has no subjects to publish jobs on');
       break;
     case 'sessions_stream':
       try {
-        checkStream(r.name, c);
+        checkStream(resource.name, config);
       } catch (err) {
         out.push(
           (err as Error).message.replace(/^.*cannot hold session journals: /u, '').replace(/\. Create a suitable stream with: .*$/u, ''),
@@ -147,12 +148,12 @@ function streamDifferences(r: Resource, info: StreamInfo, replicas: number): str
       break;
     case 'tasks_bucket':
     case 'memory_bucket':
-      if (c.max_age > 0) out.push(`it has a TTL (${c.max_age / 1e9}s), so what it holds would silently expire`);
+      if (config.max_age > 0) out.push(`it has a TTL (${config.max_age / 1e9}s), so what it holds would silently expire`);
       break;
     case 'jobs_consumer':
       break;
     default: {
-      const never: never = r.kind;
+      const never: never = resource.kind;
       return never;
     }
   }
@@ -168,12 +169,12 @@ function consumerDifferences(info: ConsumerInfo): string[] {
   return out;
 }
 
-async function create(nats: NatsConn, jsm: JetStreamManager, r: Resource, replicas: number): Promise<void> {
-  switch (r.kind) {
+async function create(nats: NatsConn, jsm: JetStreamManager, resource: Resource, replicas: number): Promise<void> {
+  switch (resource.kind) {
     case 'jobs_stream':
       await jsm.streams.add({
-        name: r.name,
-        subjects: [`fisk.jobs.${r.name}`],
+        name: resource.name,
+        subjects: [`fisk.jobs.${resource.name}`],
         retention: RetentionPolicy.Workqueue,
         storage: StorageType.File,
         discard: DiscardPolicy.Old,
@@ -181,8 +182,8 @@ async function create(nats: NatsConn, jsm: JetStreamManager, r: Resource, replic
       });
       return;
     case 'jobs_consumer':
-      await jsm.consumers.add(r.stream ?? '', {
-        durable_name: r.name,
+      await jsm.consumers.add(resource.stream ?? '', {
+        durable_name: resource.name,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: ACK_WAIT_NS,
@@ -192,7 +193,7 @@ async function create(nats: NatsConn, jsm: JetStreamManager, r: Resource, replic
       return;
     case 'sessions_stream':
       await jsm.streams.add({
-        name: r.name,
+        name: resource.name,
         subjects: ['fisk.sessions.>'],
         storage: StorageType.File,
         retention: RetentionPolicy.Limits,
@@ -205,10 +206,10 @@ async function create(nats: NatsConn, jsm: JetStreamManager, r: Resource, replic
       return;
     case 'tasks_bucket':
     case 'memory_bucket':
-      await new Kvm(jetstream(nats.connection, nats.jetstream)).create(r.name, { history: 1, storage: StorageType.File, replicas });
+      await new Kvm(jetstream(nats.connection, nats.jetstream)).create(resource.name, { history: 1, storage: StorageType.File, replicas });
       return;
     default: {
-      const never: never = r.kind;
+      const never: never = resource.kind;
       return never;
     }
   }
@@ -229,29 +230,29 @@ export async function provision(
   const results: Provisioned[] = [];
   // each result is reported as it happens, so a failure part-way leaves a record of what was made
   const out = { push: (p: Provisioned): void => void (results.push(p), onEach?.(p)) };
-  for (const r of plan) {
-    if (r.kind === 'jobs_consumer') {
-      const existing = await consumerInfo(jsm, r.stream ?? '', r.name);
+  for (const resource of plan) {
+    if (resource.kind === 'jobs_consumer') {
+      const existing = await consumerInfo(jsm, resource.stream ?? '', resource.name);
       if (existing === undefined) {
-        await create(nats, jsm, r, replicas);
-        out.push({ resource: r, action: 'created', replicas, differences: [] });
+        await create(nats, jsm, resource, replicas);
+        out.push({ resource, action: 'created', replicas, differences: [] });
         continue;
       }
       const differences = consumerDifferences(existing);
       // a consumer without its own count has its stream's
       const own = existing.config.num_replicas ?? 0;
-      const has = own > 0 ? own : ((await streamInfo(jsm, r.stream ?? ''))?.config.num_replicas ?? 1);
-      out.push({ resource: r, action: differences.length === 0 ? 'ok' : 'differs', replicas: has, differences });
+      const has = own > 0 ? own : ((await streamInfo(jsm, resource.stream ?? ''))?.config.num_replicas ?? 1);
+      out.push({ resource, action: differences.length === 0 ? 'ok' : 'differs', replicas: has, differences });
       continue;
     }
-    const existing = await streamInfo(jsm, streamOf(r));
+    const existing = await streamInfo(jsm, streamOf(resource));
     if (existing === undefined) {
-      await create(nats, jsm, r, replicas);
-      out.push({ resource: r, action: 'created', replicas, differences: [] });
+      await create(nats, jsm, resource, replicas);
+      out.push({ resource, action: 'created', replicas, differences: [] });
       continue;
     }
-    const differences = streamDifferences(r, existing, replicas);
-    out.push({ resource: r, action: differences.length === 0 ? 'ok' : 'differs', replicas: existing.config.num_replicas, differences });
+    const differences = streamDifferences(resource, existing, replicas);
+    out.push({ resource, action: differences.length === 0 ? 'ok' : 'differs', replicas: existing.config.num_replicas, differences });
   }
   return results;
 }

@@ -113,7 +113,7 @@ describe('a delegated run as a run handle', () => {
     expect(handle.answer(question?.type === 'question' ? (question.id ?? '') : '', 'once')).toBe(false);
     // the event stream ends with the turn
     const streamed: string[] = [];
-    for await (const e of handle.events()) streamed.push(e.type);
+    for await (const event of handle.events()) streamed.push(event.type);
     expect(streamed.at(-1)).toBe('text');
   });
 

@@ -354,7 +354,7 @@ async function beginHosted(opts: HostedHandleOptions, conversation: string | und
   const open = new Set<string>();
   const began = Date.now();
   let answerer: ((question: string, value: AnswerValue) => Promise<void>) | undefined;
-  let started: ((s: { start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }) => void) | undefined;
+  let started: ((begun: { start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }) => void) | undefined;
   let refused: ((err: Error) => void) | undefined;
   const starting = new Promise<{ start: RunStart; system: readonly SystemBlock[]; tools: readonly string[] | undefined }>(
     (resolve, reject) => {

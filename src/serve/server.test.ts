@@ -155,30 +155,30 @@ describe('startServer', () => {
     await open();
     const ch = new FakeChannel('fake', 1);
     const server = startServer(runtime, { channels: [ch] });
-    const a = work('a');
-    const b = work('b');
-    ch.push(a.work);
-    ch.push(b.work);
+    const firstWork = work('a');
+    const secondWork = work('b');
+    ch.push(firstWork.work);
+    ch.push(secondWork.work);
     await gate.until(1);
     // b is taken from the channel but waits for the one slot
     expect(ch.queue).toHaveLength(0);
-    expect(b.started).toBe(0);
+    expect(secondWork.started).toBe(0);
     gate.release();
-    await a.ended;
+    await firstWork.ended;
     await gate.until(1);
     gate.release();
-    const rb = await b.ended;
+    const rb = await secondWork.ended;
     expect(gate.most).toBe(1);
     expect(rb.kind).toBe('ran');
-    for (const t of [a, b]) {
-      expect(t.results).toHaveLength(1);
-      expect(t.started).toBe(1);
-      const r = t.results[0];
-      if (r?.kind !== 'ran') throw new Error(`expected a run, got ${r?.kind}`);
-      expect(r.outcome.status).toBe('completed');
-      expect(r.runId).toBeDefined();
+    for (const piece of [firstWork, secondWork]) {
+      expect(piece.results).toHaveLength(1);
+      expect(piece.started).toBe(1);
+      const result = piece.results[0];
+      if (result?.kind !== 'ran') throw new Error(`expected a run, got ${result?.kind}`);
+      expect(result.outcome.status).toBe('completed');
+      expect(result.runId).toBeDefined();
       // journaled, and released before done was called
-      const stored = await loadRun(runtime.sessions, r.runId!);
+      const stored = await loadRun(runtime.sessions, result.runId!);
       expect(stored.status).toBe('completed');
     }
     expect(await server.drain()).toBeUndefined();
@@ -380,8 +380,8 @@ describe('readiness and what the server reports', () => {
       ch.pause?.resumed();
       expect((await probe(`${health.url}/readyz`)).status).toBe(200);
       expect(notices.map((n) => n.kind)).toEqual(['paused', 'resumed']);
-      const a = work('a');
-      ch.push(a.work);
+      const piece = work('a');
+      ch.push(piece.work);
       await gate.until(1);
       const drained = server.drain();
       expect(await probe(`${health.url}/readyz`)).toEqual({ status: 503, body: { status: 'not ready', reasons: ['draining'] } });

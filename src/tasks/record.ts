@@ -288,17 +288,17 @@ export function progressedTask(record: TaskRecord, progress: TaskProgress): Task
         const { attempts: _previous, ...rest } = base;
         return { ...rest, state: 'pending', ...(progress.attempts > 0 ? { attempts: progress.attempts } : {}) };
       }
-      const f = progress.failure;
+      const reported = progress.failure;
       const failure: AttemptFailure = {
-        attempt: f.attempt,
-        at: (f.at ?? new Date()).toISOString(),
-        ...(f.worker === undefined ? {} : { worker: f.worker }),
-        message: f.message.length > MAX_FAILURE_CHARS ? `${f.message.slice(0, MAX_FAILURE_CHARS)}...` : f.message,
+        attempt: reported.attempt,
+        at: (reported.at ?? new Date()).toISOString(),
+        ...(reported.worker === undefined ? {} : { worker: reported.worker }),
+        message: reported.message.length > MAX_FAILURE_CHARS ? `${reported.message.slice(0, MAX_FAILURE_CHARS)}...` : reported.message,
       };
       return {
         ...base,
         state: 'pending',
-        attempts: Math.max(f.attempt, record.attempts ?? 0),
+        attempts: Math.max(reported.attempt, record.attempts ?? 0),
         failures: [...(record.failures ?? []), failure].slice(-MAX_ATTEMPT_FAILURES),
       };
     }

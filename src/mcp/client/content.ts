@@ -89,32 +89,32 @@ class Rendering {
   readonly images: ToolImage[] = [];
 
   add(block: unknown): void {
-    const b = record(block);
-    const type = str(b?.['type']);
-    if (b === undefined || type === undefined) {
+    const fields = record(block);
+    const type = str(fields?.['type']);
+    if (fields === undefined || type === undefined) {
       this.parts.push('[a content block that is not an object with a type, not shown]');
       return;
     }
     switch (type) {
       case 'text':
-        this.parts.push(cleanText(str(b['text']) ?? ''));
+        this.parts.push(cleanText(str(fields['text']) ?? ''));
         return;
       case 'image':
-        this.#image(b);
+        this.#image(fields);
         return;
       case 'audio': {
-        const mime = str(b['mimeType']) ?? 'audio';
-        const bytes = base64Bytes(str(b['data']) ?? '');
+        const mime = str(fields['mimeType']) ?? 'audio';
+        const bytes = base64Bytes(str(fields['data']) ?? '');
         this.parts.push(
           `[audio ${quoted(mime)}${bytes === undefined ? '' : `, ${sizeText(bytes)}`}, not shown: no model API takes audio in a tool result]`,
         );
         return;
       }
       case 'resource_link':
-        this.parts.push(`[resource link ${quoted(str(b['uri']) ?? '')}${this.#about(b)}]`);
+        this.parts.push(`[resource link ${quoted(str(fields['uri']) ?? '')}${this.#about(fields)}]`);
         return;
       case 'resource':
-        this.#resource(record(b['resource']));
+        this.#resource(record(fields['resource']));
         return;
       default:
         this.parts.push(`[content of type ${quoted(type)}, not shown]`);

@@ -46,7 +46,7 @@ export async function discoverMcpTools(entries: readonly McpClientConfig[], opts
         entry.confirm,
         open.sandbox,
       );
-      for (const n of built.notes) warnings.push({ server: entry.name, message: n.message });
+      for (const note of built.notes) warnings.push({ server: entry.name, message: note.message });
       const unusable: FilteredTool[] = built.problems.map((p) => ({
         name: p.tool,
         source: 'mcp',
@@ -54,10 +54,10 @@ export async function discoverMcpTools(entries: readonly McpClientConfig[], opts
         reason: 'unusable',
         detail: p.reason,
       }));
-      for (const p of built.problems) {
+      for (const problem of built.problems) {
         warnings.push({
           server: entry.name,
-          message: `MCP server ${JSON.stringify(entry.name)}: tool ${p.tool} cannot be sent to a model (${p.reason}); a run would refuse to start until it is excluded (mcp_clients[${index}].exclude.tools)`,
+          message: `MCP server ${JSON.stringify(entry.name)}: tool ${problem.tool} cannot be sent to a model (${problem.reason}); a run would refuse to start until it is excluded (mcp_clients[${index}].exclude.tools)`,
         });
       }
       sources.push({ source: 'mcp', label: entry.name, tools: built.tools, filtered: [...built.filtered, ...unusable] });

@@ -72,8 +72,8 @@ const CallAnswer = z.looseObject({
  */
 export function callerFor(server: string, client: () => Client | undefined, redact: Redactor, maxOutput: number): McpCaller {
   return async (remoteName, args, deps, signal) => {
-    const c = client();
-    if (c === undefined)
+    const mcpClient = client();
+    if (mcpClient === undefined)
       throw new McpClientError(
         'closed',
         server,
@@ -86,7 +86,7 @@ export function callerFor(server: string, client: () => Client | undefined, reda
     if (signal.aborted) forward();
     else signal.addEventListener('abort', forward, { once: true });
     try {
-      const answer = await c.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CallAnswer, {
+      const answer = await mcpClient.request({ method: 'tools/call', params: { name: remoteName, arguments: args } }, CallAnswer, {
         signal: own.signal,
         timeout: deps.timeoutMs ?? NO_TIMEOUT_MS,
       });
@@ -166,34 +166,38 @@ export function buildTools(
   });
   const names = modelNames(kept, naming.prefix);
   const tools: FuncTool[] = [];
-  for (const d of kept) {
-    const name = names.get(d.name);
+  for (const definition of kept) {
+    const name = names.get(definition.name);
     if (name === undefined) {
-      problems.push({ tool: shownName(d.name), reason: 'its name, rewritten for the model APIs, is one another of its tools already has' });
+      problems.push({
+        tool: shownName(definition.name),
+        reason: 'its name, rewritten for the model APIs, is one another of its tools already has',
+      });
       continue;
     }
     // a description that is nothing but escape sequences and control characters is no description
-    let description = d.description === undefined ? '' : redact(cleanDescription(d.description));
+    let description = definition.description === undefined ? '' : redact(cleanDescription(definition.description));
     if (description === '') {
-      description = oneLine(d.name);
+      description = oneLine(definition.name);
       notes.push({
         tool: name,
-        message: `MCP server ${JSON.stringify(server)}: tool ${shownName(d.name)} has no description, so the model is told only its name; exclude it with ${naming.key}.exclude.tools if that is not enough to use it by`,
+        message: `MCP server ${JSON.stringify(server)}: tool ${shownName(definition.name)} has no description, so the model is told only its name; exclude it with ${naming.key}.exclude.tools if that is not enough to use it by`,
       });
     }
     // gated by the server's own name and annotations, whatever the model calls it
-    const hints = annotations.get(d.name) ?? {};
-    const trigger = gateFor(d.name, hints);
+    const hints = annotations.get(definition.name) ?? {};
+    const trigger = gateFor(definition.name, hints);
     tools.push(
       newFuncTool({
         name,
         description,
-        inputSchema: cleanSchema(d.inputSchema),
-        origin: { kind: 'mcp', server, remoteName: d.name },
+        inputSchema: cleanSchema(definition.inputSchema),
+        origin: { kind: 'mcp', server, remoteName: definition.name },
         behavior: behaviorFrom(hints),
         ...(trigger === undefined ? {} : { confirm: { trigger } }),
         ...(sandbox === undefined ? {} : { sandbox }),
-        handler: (input, call) => (caller === undefined ? notCallable(server, d.name) : caller(d.name, input, call.deps, call.signal)),
+        handler: (input, call) =>
+          caller === undefined ? notCallable(server, definition.name) : caller(definition.name, input, call.deps, call.signal),
       }),
     );
   }

@@ -108,7 +108,7 @@ async function answerCall(
       observe?.({ ...ungatedCall(e.tool.name, gateOf(e.tool, policy.confirmTags ?? []).trigger, ungatedReason(policy.confirmOverMcp)) });
     else if (e.type === 'started') observe?.({ type: 'started', tool: e.tool.name });
   };
-  const r = await invokeTool(
+  const invoked = await invokeTool(
     { id: '', name, input: JSON.stringify(args ?? {}) },
     {
       tools: policy.tools,
@@ -129,18 +129,18 @@ async function answerCall(
     },
   );
   let result: ServedResult;
-  switch (r.kind) {
+  switch (invoked.kind) {
     case 'answered':
-      if (r.refused === 'denied' || r.refused === 'ungateable') {
-        observe?.({ type: 'denied', tool: name, reason: deniedFor ?? deniedReason(r.content) });
+      if (invoked.refused === 'denied' || invoked.refused === 'ungateable') {
+        observe?.({ type: 'denied', tool: name, reason: deniedFor ?? deniedReason(invoked.content) });
         // a denial is an error to the client, with the same allowed/reason body the loop uses
-        return textResult(r.content, true);
+        return textResult(invoked.content, true);
       }
-      result = textResult(r.content, r.isError);
-      if (r.refused !== undefined) return result;
+      result = textResult(invoked.content, invoked.isError);
+      if (invoked.refused !== undefined) return result;
       break;
     case 'deferred':
-      result = textResult(deferralNotCarriedMessage(name, r.reason), true);
+      result = textResult(deferralNotCarriedMessage(name, invoked.reason), true);
       break;
     case 'end_run':
       if (stopping?.aborted === true && !clientSignal.aborted) {
@@ -148,9 +148,9 @@ async function answerCall(
         result = textResult(shuttingDownMessage(name), true);
         break;
       }
-      return textResult(clientSignal.aborted ? `the call to ${name} was cancelled by the client` : r.message, true);
+      return textResult(clientSignal.aborted ? `the call to ${name} was cancelled by the client` : invoked.message, true);
     default: {
-      const never: never = r;
+      const never: never = invoked;
       return never;
     }
   }
@@ -168,21 +168,24 @@ function approver(policy: CallPolicy, peer: CallPeer, denied: (why: string) => v
     denied(why);
     return { verdict: 'deny', reason: servedDenialReason(why, kind) };
   };
-  return async (q, sig) => {
+  return async (question, sig) => {
     const action = gateAction(policy.confirmOverMcp, true, peer.canElicit());
     switch (action) {
       case 'run':
-        return { verdict: 'ungated', reason: ungatedCall(q.tool.name, q.trigger, ungatedReason(policy.confirmOverMcp)).message };
+        return {
+          verdict: 'ungated',
+          reason: ungatedCall(question.tool.name, question.trigger, ungatedReason(policy.confirmOverMcp)).message,
+        };
       case 'refuse':
         return deny(
-          `${q.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation, and expose.agent.mcp.confirm_over_mcp is always)`,
+          `${question.tool.name} needs approval and this client cannot be asked (it did not offer form elicitation, and expose.agent.mcp.confirm_over_mcp is always)`,
           'unapprovable',
         );
       case 'ask': {
-        policy.observe?.({ type: 'asking', tool: q.tool.name });
+        policy.observe?.({ type: 'asking', tool: question.tool.name });
         let answer: unknown;
         try {
-          answer = await peer.elicit(approvalForm(q.tool.name, q.commandLine, q.trigger), {
+          answer = await peer.elicit(approvalForm(question.tool.name, question.commandLine, question.trigger), {
             signal: sig,
             timeoutMs: policy.elicitationTimeoutMs,
           });

@@ -429,12 +429,12 @@ describe('the listener', () => {
   });
 
   it('answers JSON-RPC errors with the codes the specification gives', async () => {
-    const s = await serve([tool('plain')]);
+    const server = await serve([tool('plain')]);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const broken = await fetch(s.url, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method":' });
+    const broken = await fetch(server.url, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "method":' });
     expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
-    const init = await fetch(s.url, {
+    const init = await fetch(server.url, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -448,9 +448,9 @@ describe('the listener', () => {
     await init.text();
     const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
     await (
-      await fetch(s.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
+      await fetch(server.url, { method: 'POST', headers: withSession, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
     ).text();
-    const call = await fetch(s.url, {
+    const call = await fetch(server.url, {
       method: 'POST',
       headers: withSession,
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'plain', arguments: 'not an object' } }),
@@ -458,13 +458,13 @@ describe('the listener', () => {
     const text = await call.text();
     expect(text).toContain('"code":-32602');
     expect(text).not.toContain('-32603');
-    const noName = await fetch(s.url, {
+    const noName = await fetch(server.url, {
       method: 'POST',
       headers: withSession,
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } }),
     });
     expect(await noName.text()).toContain('"code":-32602');
-    const unknown = await fetch(s.url, {
+    const unknown = await fetch(server.url, {
       method: 'POST',
       headers: withSession,
       body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/frobnicate', params: {} }),
@@ -473,12 +473,12 @@ describe('the listener', () => {
     expect(unknownText).toContain('"code":-32601');
     expect(unknownText).toContain('"id":4');
     // a body that is not JSON is refused the same way inside a session
-    const brokenInSession = await fetch(s.url, { method: 'POST', headers: withSession, body: '[{' });
+    const brokenInSession = await fetch(server.url, { method: 'POST', headers: withSession, body: '[{' });
     expect(await brokenInSession.json()).toMatchObject({ error: { code: -32700 } });
     // JSON, but no JSON-RPC message: an invalid request, with or without a session
     for (const body of ['42', '{"id":5,"method":"tools/list"}', '[]', '[{"jsonrpc":"2.0","id":6,"method":"tools/list"},7]']) {
-      for (const h of [headers, withSession]) {
-        const invalid = await fetch(s.url, { method: 'POST', headers: h, body });
+      for (const requestHeaders of [headers, withSession]) {
+        const invalid = await fetch(server.url, { method: 'POST', headers: requestHeaders, body });
         expect(invalid.status).toBe(400);
         expect(await invalid.json()).toMatchObject({ error: { code: -32600 } });
       }
@@ -515,33 +515,33 @@ describe('the listener', () => {
     });
     const gated = tool('gated', { confirm: { trigger: 'ai:confirm' } });
     const events: CallEvent[] = [];
-    const s = await serve([stuck, gated], { observe: (e) => events.push(e), maxConcurrentTools: 1 });
+    const server = await serve([stuck, gated], { observe: (e) => events.push(e), maxConcurrentTools: 1 });
     let asked = false;
-    const c = await client(s, () => {
+    const caller = await client(server, () => {
       asked = true;
       // a person who never answers: the shutdown must not wait for them
       return new Promise(() => undefined);
     });
-    expect(s.sessions()).toBe(1);
-    const running = c.callTool({ name: 'stuck', arguments: {} });
+    expect(server.sessions()).toBe(1);
+    const running = caller.callTool({ name: 'stuck', arguments: {} });
     await until(() => events.some((e) => e.type === 'started'), 'the call to start');
     // one slot, held by the running call: a second call to stuck waits for it
-    const waiting = c.callTool({ name: 'stuck', arguments: {} });
+    const waiting = caller.callTool({ name: 'stuck', arguments: {} });
     await until(() => events.filter((e) => e.type === 'queued').length === 2, 'the second call to queue');
-    const asking = c.callTool({ name: 'gated', arguments: {} });
+    const asking = caller.callTool({ name: 'gated', arguments: {} });
     await until(() => asked, 'the approval question');
-    await s.close();
+    await server.close();
     expect(cancelled).toBe(true);
-    for (const [r, name] of [
+    for (const [result, name] of [
       [await running, 'stuck'],
       [await waiting, 'stuck'],
       [await asking, 'gated'],
     ] as const) {
-      expect(r.isError).toBe(true);
-      expect(resultText(r)).toBe(shuttingDownMessage(name));
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toBe(shuttingDownMessage(name));
     }
     expect(resultText(await running)).toMatch(/shutting down.*did not complete.*retried/);
-    expect(s.sessions()).toBe(0);
+    expect(server.sessions()).toBe(0);
   });
 
   it('closes once however often it is asked, keeps reporting where it listened, and refuses connections afterwards', async () => {

@@ -184,7 +184,7 @@ class McpHttpServer implements RunningMcpServer {
     // A backstop for a caller that did not go through selectServedTools: the first claim on a name
     // keeps it, so a later tool can never take over a name (and strip a gate) by being listed twice.
     const byName = new Map<string, Tool>();
-    for (const t of options.tools) if (!byName.has(t.name)) byName.set(t.name, t);
+    for (const tool of options.tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
     this.#policy = {
       tools: byName,
       confirmOverMcp: options.confirmOverMcp,

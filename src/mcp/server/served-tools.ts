@@ -47,34 +47,36 @@ export function selectServedTools(input: ServedSelectionInput): ServedSelection 
   const tools: Tool[] = [];
   const filtered: FilteredTool[] = [];
   const claimed = new Map<string, ToolEntry>();
-  for (const e of ordered) {
-    const t = e.tool;
-    const verdict = filterVerdict({ name: t.name, tags: t.capabilities.tags }, filters);
+  for (const entry of ordered) {
+    const tool = entry.tool;
+    const verdict = filterVerdict({ name: tool.name, tags: tool.capabilities.tags }, filters);
     if (verdict !== undefined) {
-      filtered.push(leftOut(e, verdict.reason, verdict.reason === 'denied' ? verdict.detail : `expose.agent.tools: ${verdict.detail}`));
+      filtered.push(leftOut(entry, verdict.reason, verdict.reason === 'denied' ? verdict.detail : `expose.agent.tools: ${verdict.detail}`));
       continue;
     }
-    if (!t.mcpExposable()) {
-      filtered.push(leftOut(e, 'not_exposed', `a ${t.kind} tool that does not declare MCP exposure`));
+    if (!tool.mcpExposable()) {
+      filtered.push(leftOut(entry, 'not_exposed', `a ${tool.kind} tool that does not declare MCP exposure`));
       continue;
     }
-    if (t.kind === 'builtin' && !allow.has(t.name)) {
-      filtered.push(leftOut(e, 'not_exposed', 'a built-in not listed in expose.agent.mcp.builtins'));
+    if (tool.kind === 'builtin' && !allow.has(tool.name)) {
+      filtered.push(leftOut(entry, 'not_exposed', 'a built-in not listed in expose.agent.mcp.builtins'));
       continue;
     }
-    if (t.capabilities.gate === null) {
-      filtered.push(leftOut(e, 'not_confirmable', 'cannot report whether it needs approval, so it is refused rather than served ungated'));
+    if (tool.capabilities.gate === null) {
+      filtered.push(
+        leftOut(entry, 'not_confirmable', 'cannot report whether it needs approval, so it is refused rather than served ungated'),
+      );
       continue;
     }
-    const prior = claimed.get(t.name);
+    const prior = claimed.get(tool.name);
     if (prior !== undefined) {
       throw new McpServeError(
         'collision',
-        `tool name ${JSON.stringify(t.name)} is claimed by a ${prior.tool.kind} tool and a ${t.kind} tool; leave one out with expose.agent.tools.exclude`,
+        `tool name ${JSON.stringify(tool.name)} is claimed by a ${prior.tool.kind} tool and a ${tool.kind} tool; leave one out with expose.agent.tools.exclude`,
       );
     }
-    claimed.set(t.name, e);
-    tools.push(t);
+    claimed.set(tool.name, entry);
+    tools.push(tool);
   }
   return { tools, filtered };
 }

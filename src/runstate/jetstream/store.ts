@@ -151,8 +151,8 @@ export class JetStreamSessionStore implements SessionStore {
       const tail: StoredRecord[] = [this.#keys.decodeAt(last)];
       let status = statusOf([this.#keys.decodeAt(meta), ...tail]);
       for (let seq = this.#keys.seqOf(last.subject) - 1; seq > 1 && tail.length < 8; seq--) {
-        const t = tail[0] as StoredRecord;
-        if ('terminal' in t || 'assistant' in t || 'user' in t) break;
+        const earliest = tail[0] as StoredRecord;
+        if ('terminal' in earliest || 'assistant' in earliest || 'user' in earliest) break;
         const prev = await this.#keys.lastMsg(this.#keys.subject(runId, seq));
         if (prev === null) break;
         tail.unshift(this.#keys.decodeAt(prev));

@@ -53,19 +53,19 @@ function generalSkill(o: HttpCardOptions): AgentSkill {
   };
 }
 
-export function buildHttpCard(o: HttpCardOptions): AgentCard {
+export function buildHttpCard(options: HttpCardOptions): AgentCard {
   const interfaces = duplicateInterfacesForLegacy(
-    [{ url: o.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    [{ url: options.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     ['JSONRPC'],
   );
   return {
-    name: o.identity,
-    description: o.description,
+    name: options.identity,
+    description: options.description,
     supportedInterfaces: interfaces,
     provider: undefined,
-    version: o.version === '' ? 'dev' : o.version,
+    version: options.version === '' ? 'dev' : options.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: o.bearer
+    securitySchemes: options.bearer
       ? {
           bearer: {
             scheme: {
@@ -79,10 +79,10 @@ export function buildHttpCard(o: HttpCardOptions): AgentCard {
           },
         }
       : {},
-    securityRequirements: o.bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
+    securityRequirements: options.bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: MODES,
     defaultOutputModes: MODES,
-    skills: o.tools.length === 0 ? [generalSkill(o)] : o.tools.map(skillOf),
+    skills: options.tools.length === 0 ? [generalSkill(options)] : options.tools.map(skillOf),
     signatures: [],
   };
 }

@@ -41,20 +41,20 @@ type Routed = { readonly kind: 'run'; readonly params: SendMessageRequest } | { 
 /** Wraps `inner` so every call that starts or continues a task goes through the channel's rules. */
 export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, store: TaskStore, identity: string): A2ARequestHandler {
   const route = async (params: SendMessageRequest, ctx: ServerCallContext): Promise<Routed> => {
-    const m: Message | undefined = params.message;
-    if (m === undefined) return { kind: 'run', params };
-    if (m.messageId.trim() === '')
+    const message: Message | undefined = params.message;
+    if (message === undefined) return { kind: 'run', params };
+    if (message.messageId.trim() === '')
       throw new RequestMalformedError(
         'message.messageId is required: it is how a retried message finds its task; give every message its own id',
       );
-    if (m.taskId === '') {
+    if (message.taskId === '') {
       if (!channel.open)
         throw new UnsupportedOperationError(`agent ${identity} is shutting down and takes no new tasks; send it again once it is back`);
-      const hops = hopsOf(params, m, ctx);
+      const hops = hopsOf(params, message, ctx);
       const circle = hopsRefusal(identity, hops);
       if (circle !== undefined) throw new UnsupportedOperationError(`agent ${identity} refuses this task: ${circle}`);
-      const contextId = m.contextId === '' ? randomUUID() : m.contextId;
-      const { id, fresh, busy } = channel.claim(m.messageId, contextId, hops);
+      const contextId = message.contextId === '' ? randomUUID() : message.contextId;
+      const { id, fresh, busy } = channel.claim(message.messageId, contextId, hops);
       if (busy !== undefined) {
         throw new UnsupportedOperationError(
           `the conversation ${contextId} has a task still open (${busy}); wait for it to end, answer it or cancel it before sending the next one`,
@@ -75,14 +75,14 @@ export function guardedHandler(inner: A2ARequestHandler, channel: TaskChannel, s
         channel.unclaim(id);
         throw err;
       }
-      return { kind: 'run', params: { ...params, message: { ...m, taskId: id, contextId } } };
+      return { kind: 'run', params: { ...params, message: { ...message, taskId: id, contextId } } };
     }
-    switch (channel.follows(m.taskId, m.messageId)) {
+    switch (channel.follows(message.taskId, message.messageId)) {
       case 'repeat':
-        return { kind: 'existing', id: m.taskId };
+        return { kind: 'existing', id: message.taskId };
       case 'busy':
         throw new UnsupportedOperationError(
-          `task ${m.taskId} is working and has asked nothing; follow it (GetTask or SubscribeToTask) or cancel it, and send a new message for a new task`,
+          `task ${message.taskId} is working and has asked nothing; follow it (GetTask or SubscribeToTask) or cancel it, and send a new message for a new task`,
         );
       default:
         return { kind: 'run', params };

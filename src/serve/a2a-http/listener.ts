@@ -137,10 +137,10 @@ async function answer(req: IncomingMessage, res: ServerResponse, o: Answering): 
   await rpcAnswer(req, res, text, o);
 }
 
-async function rpcAnswer(req: IncomingMessage, res: ServerResponse, text: string, o: Answering): Promise<void> {
+async function rpcAnswer(req: IncomingMessage, res: ServerResponse, text: string, answering: Answering): Promise<void> {
   const version = header(req, A2A_VERSION_HEADER);
   const useLegacy = version === undefined || version === '' || version === '0.3';
-  const user: User = o.token === undefined ? new UnauthenticatedUser() : new BearerUser();
+  const user: User = answering.token === undefined ? new UnauthenticatedUser() : new BearerUser();
   // the headers travel in the call's state: a delegated task's chain of agents is among them
   const context = new ServerCallContext({
     user,
@@ -149,8 +149,8 @@ async function rpcAnswer(req: IncomingMessage, res: ServerResponse, text: string
   });
   let out: Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
   try {
-    validateVersion(context.requestedVersion, await o.handler.getAgentCard(), 'JSONRPC');
-    out = useLegacy ? await o.legacy.handle(text, context) : await o.rpc.handle(text, context);
+    validateVersion(context.requestedVersion, await answering.handler.getAgentCard(), 'JSONRPC');
+    out = useLegacy ? await answering.legacy.handle(text, context) : await answering.rpc.handle(text, context);
   } catch (err) {
     const error = useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
     return send(res, 200, { jsonrpc: '2.0', id: null, error });

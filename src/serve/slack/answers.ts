@@ -60,7 +60,7 @@ export async function journalAnswer(store: SessionStore, session: string, reply:
       const decision = reply.decision === 'decline' ? 'decline' : 'approve';
       // every call of the stopped batch is covered: only the gated one consults it
       const reason = decision === 'decline' ? declineReasonOf(declineWith(reply.reason ?? '')) : undefined;
-      for (const c of calls) await appendNext(journal, approvalBody(c.call.id, decision, reply.user, reason));
+      for (const entry of calls) await appendNext(journal, approvalBody(entry.call.id, decision, reply.user, reason));
       return decision === 'approve' ? 'Allowed' : 'Declined';
     }
     let content: string;

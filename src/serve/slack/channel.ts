@@ -333,15 +333,18 @@ export class SlackChannel implements Channel {
    * Takes on a turn: posts its status (or, for a run resumed by a late answer, brings the status
    * message of the turn that stopped up to date), then queues it behind the thread's turn in progress.
    */
-  #admit(t: Pick<Turn, 'session' | 'channel' | 'thread' | 'requester' | 'ask'>, statusTs?: string): void {
+  #admit(incoming: Pick<Turn, 'session' | 'channel' | 'thread' | 'requester' | 'ask'>, statusTs?: string): void {
     let end!: () => void;
     const ended = new Promise<void>((r) => (end = r));
-    const before = this.#tails.get(t.session);
+    const before = this.#tails.get(incoming.session);
     const first = before === undefined ? STATUS.admitted : STATUS.queued;
     const turn: Turn = {
-      ...t,
+      ...incoming,
       state: 'waiting',
-      status: statusTs === undefined ? this.#say(t.channel, t.thread, first) : this.#edit(t.channel, statusTs, first).then(() => statusTs),
+      status:
+        statusTs === undefined
+          ? this.#say(incoming.channel, incoming.thread, first)
+          : this.#edit(incoming.channel, statusTs, first).then(() => statusTs),
       ended,
       end: () => {
         turn.state = 'ended';
@@ -351,9 +354,9 @@ export class SlackChannel implements Channel {
     };
     this.#turns.add(turn);
     const tail = (before ?? Promise.resolve()).then(() => this.#enqueue(turn)).then(() => turn.ended);
-    this.#tails.set(t.session, tail);
+    this.#tails.set(incoming.session, tail);
     void tail.finally(() => {
-      if (this.#tails.get(t.session) === tail) this.#tails.delete(t.session);
+      if (this.#tails.get(incoming.session) === tail) this.#tails.delete(incoming.session);
     });
   }
 

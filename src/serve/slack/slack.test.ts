@@ -108,9 +108,9 @@ async function worker(
     ...(opts.windowMs === undefined ? {} : { questionWindowMs: opts.windowMs }),
   });
   const server = startServer(runtime, { channels: [channel] });
-  const w = { runtime, server, channel };
-  open.push(w);
-  return w;
+  const started = { runtime, server, channel };
+  open.push(started);
+  return started;
 }
 
 /** Stops a worker the way a restart does: drain, then close the runtime. */

@@ -82,7 +82,7 @@ export class FiskOAuthProvider implements OAuthClientProvider {
     return this.#o.file?.read() ?? this.#memory;
   }
 
-  #write(change: (s: OAuthState) => OAuthState): void {
+  #write(change: (state: OAuthState) => OAuthState): void {
     if (this.#o.file !== undefined) this.#o.file.update(change);
     else this.#memory = change(this.#memory);
   }
@@ -116,9 +116,9 @@ export class FiskOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    const o = this.#o.oauth;
-    if (o.clientId !== undefined)
-      return { client_id: o.clientId, ...(this.#o.clientSecret === undefined ? {} : { client_secret: this.#o.clientSecret }) };
+    const oauth = this.#o.oauth;
+    if (oauth.clientId !== undefined)
+      return { client_id: oauth.clientId, ...(this.#o.clientSecret === undefined ? {} : { client_secret: this.#o.clientSecret }) };
     const stored = this.#read().client_information;
     if (stored === undefined) return undefined;
     // a registration made for another loopback port would be refused at the redirect
@@ -226,13 +226,13 @@ export class FiskOAuthProvider implements OAuthClientProvider {
   async #idJag(scope: string): Promise<string> {
     const idp = this.#o.idp;
     if (idp === undefined) throw new Error(`${this.#o.server}: cross_app_access has no identity provider configured`);
-    const d = this.#discovery;
-    const audience = d?.authorizationServerMetadata?.issuer ?? d?.authorizationServerUrl;
+    const discovery = this.#discovery;
+    const audience = discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl;
     if (audience === undefined)
       throw new Error(`${this.#o.server}: the authorization server was not discovered, so no ID-JAG can be addressed to it`);
     const idToken = currentIdToken(idp);
     this.#used.set('idToken', idToken);
-    const resource = d?.resourceMetadata?.resource ?? this.#o.serverUrl.href;
+    const resource = discovery?.resourceMetadata?.resource ?? this.#o.serverUrl.href;
     const idJag = await exchangeForIdJag(idp, idToken, { audience, resource, scope: scope === '' ? undefined : scope });
     this.#used.set('idJag', idJag);
     return idJag;
@@ -240,12 +240,12 @@ export class FiskOAuthProvider implements OAuthClientProvider {
 
   /** Every secret this provider holds now, to redact from anything printed. */
   secrets(): string[] {
-    const s = this.#read();
+    const state = this.#read();
     const info = this.clientInformation();
     const out = [
-      s.tokens?.access_token,
-      s.tokens?.refresh_token,
-      s.tokens?.id_token,
+      state.tokens?.access_token,
+      state.tokens?.refresh_token,
+      state.tokens?.id_token,
       this.#o.clientSecret,
       info !== undefined && 'client_secret' in info ? info.client_secret : undefined,
       this.#o.keyMaterial,

@@ -135,10 +135,10 @@ class AuthWorld {
       });
     }
     if (path === '/authorize') {
-      const q = new URL(req.url ?? '/', this.base).searchParams;
-      const back = new URL(q.get('redirect_uri') ?? '');
+      const query = new URL(req.url ?? '/', this.base).searchParams;
+      const back = new URL(query.get('redirect_uri') ?? '');
       back.searchParams.set('code', 'the-code');
-      back.searchParams.set('state', q.get('state') ?? '');
+      back.searchParams.set('state', query.get('state') ?? '');
       res.writeHead(302, { location: back.href }).end();
       return;
     }
