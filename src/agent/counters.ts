@@ -43,27 +43,27 @@ export function deriveCounters(entries: readonly JournalEntry[]): RunCounters {
   let toolCalls = 0;
   let usage = ZERO_USAGE;
   const delegated = { input: 0, output: 0 };
-  for (const e of entries) {
-    switch (e.type) {
+  for (const entry of entries) {
+    switch (entry.type) {
       case 'assistant':
         llmCalls++;
-        usage = addUsage(usage, e.usage);
+        usage = addUsage(usage, entry.usage);
         break;
       case 'tool_result':
         toolCalls++;
-        byKind[e.kind]++;
-        delegated.input += e.delegated?.input ?? 0;
-        delegated.output += e.delegated?.output ?? 0;
+        byKind[entry.kind]++;
+        delegated.input += entry.delegated?.input ?? 0;
+        delegated.output += entry.delegated?.output ?? 0;
         break;
       case 'tool_deferred':
         toolCalls++;
-        byKind[e.kind]++;
+        byKind[entry.kind]++;
         break;
       case 'grant':
       case 'terminal':
         break;
       default: {
-        const never: never = e;
+        const never: never = entry;
         throw new TypeError(`unhandled journal entry ${JSON.stringify(never)}`);
       }
     }

@@ -27,9 +27,9 @@ describe('a decline that carries a reason', () => {
     const journal = new MemoryJournal();
     await runAgent({ settings: settings(), provider, tools: sourceOf([gated(calls)]), prompt: 'go', prompter, events, journal });
     expect(calls).toEqual([]);
-    const [r] = resultsIn(provider.requests[1]?.messages[2]);
-    expect(r?.isError).toBeUndefined();
-    expect(JSON.parse(r?.content ?? '{}')).toEqual({
+    const [result] = resultsIn(provider.requests[1]?.messages[2]);
+    expect(result?.isError).toBeUndefined();
+    expect(JSON.parse(result?.content ?? '{}')).toEqual({
       allowed: false,
       reason: DECLINED_WITH_REASON,
       operator_reason: 'use the staging stream instead',
@@ -50,7 +50,7 @@ describe('a decline that carries a reason', () => {
 
     // journaled with the refusal, and replayed exactly as the live run showed it
     const stored = journal.entries().find((e) => e.type === 'tool_result');
-    expect(stored?.type === 'tool_result' ? stored.result.content : '').toBe(r?.content);
+    expect(stored?.type === 'tool_result' ? stored.result.content : '').toBe(result?.content);
     const replayed = replayEvents(provider.requests[1]?.messages ?? []).filter(
       (e): e is Extract<AgentEvent, { type: 'tool_result' }> => e.type === 'tool_result',
     );

@@ -55,24 +55,24 @@ export function replayConversation(
 ): { readonly events: AgentEvent[]; readonly prompts: ReplayedPrompt[] } {
   const events: AgentEvent[] = [];
   const prompts: ReplayedPrompt[] = [];
-  messages.forEach((m, index) => {
-    if (m.role === 'user') {
-      if (m.content.some((b) => b.type === 'tool_result')) return;
-      const text = m.content
+  messages.forEach((message, index) => {
+    if (message.role === 'user') {
+      if (message.content.some((b) => b.type === 'tool_result')) return;
+      const text = message.content
         .flatMap((b) => (b.type === 'text' ? [b.text] : []))
         .join('\n')
         .trim();
       if (text !== '') prompts.push({ before: events.length, text });
       return;
     }
-    const calls = m.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    for (const b of m.content) {
-      if (b.type === 'thinking' && b.text !== '') events.push({ type: 'thinking', text: b.text });
-      if (b.type === 'text' && b.text !== '') events.push({ type: 'text', text: b.text, final: calls.length === 0 });
+    const calls = message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    for (const block of message.content) {
+      if (block.type === 'thinking' && block.text !== '') events.push({ type: 'thinking', text: block.text });
+      if (block.type === 'text' && block.text !== '') events.push({ type: 'text', text: block.text, final: calls.length === 0 });
     }
     const next = messages[index + 1];
     const results = new Map<string, ToolResultBlock>();
-    if (next?.role === 'user') for (const b of next.content) if (b.type === 'tool_result') results.set(b.toolUseId, b);
+    if (next?.role === 'user') for (const block of next.content) if (block.type === 'tool_result') results.set(block.toolUseId, block);
     for (const call of calls) {
       events.push({ type: 'tool_call', id: call.id, name: call.name, input: inputObject(call.input) });
       const gate = gates?.get(call.id);
@@ -85,14 +85,14 @@ export function replayConversation(
           outcome: gate.outcome,
           ...(gate.reason === undefined ? {} : { reason: gate.reason }),
         });
-      const r = results.get(call.id);
-      if (r === undefined) continue;
-      const { output, exec } = splitEnvelope(r.content);
-      const isError = r.isError === true;
-      const refused = exec === undefined ? refusalOf(r.content, isError) : undefined;
+      const result = results.get(call.id);
+      if (result === undefined) continue;
+      const { output, exec } = splitEnvelope(result.content);
+      const isError = result.isError === true;
+      const refused = exec === undefined ? refusalOf(result.content, isError) : undefined;
       events.push({
         type: 'tool_result',
-        call_id: r.toolUseId,
+        call_id: result.toolUseId,
         is_error: isError,
         output,
         ...(exec === undefined ? {} : { exec }),

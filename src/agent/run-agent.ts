@@ -211,9 +211,9 @@ class Run {
 
   #common(): OutcomeCommon {
     const counters = deriveCounters(this.entries);
-    const d = counters.delegatedUsage;
+    const delegated = counters.delegatedUsage;
     const before = this.#delegatedBefore;
-    const delegatedUsage = { input: d.input + before.input, output: d.output + before.output };
+    const delegatedUsage = { input: delegated.input + before.input, output: delegated.output + before.output };
     return {
       stopReason: this.lastStop,
       counters: { ...counters, delegatedUsage },
@@ -268,23 +268,23 @@ export function advisoryNote(advisories: readonly string[]): string {
 export const TRUNCATED_CALL =
   'not run: your response was cut off at the output token limit, so these arguments may be incomplete; send the call again, shorter';
 
-async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): Promise<RunOutcome> {
-  const s = run.settings;
+async function loop(run: Run, options: RunOptions, hooks: Hooks, prompter: Prompter | undefined, signal: AbortSignal): Promise<RunOutcome> {
+  const settings = run.settings;
   const gate = new ConfirmGate(
     prompter,
-    o.grants?.standing ?? [],
-    o.grants?.oneShot ?? [],
-    o.grants?.declined ?? [],
-    o.grants?.declineReasons ?? {},
+    options.grants?.standing ?? [],
+    options.grants?.oneShot ?? [],
+    options.grants?.declined ?? [],
+    options.grants?.declineReasons ?? {},
   );
-  const system = systemBlocks(s.systemPrompt, s.humanInTheLoop, o.systemNotes ?? []);
+  const system = systemBlocks(settings.systemPrompt, settings.humanInTheLoop, options.systemNotes ?? []);
   const startIteration = run.iteration;
 
   // UserPromptSubmit, with the PII guard reading what the caller's hook left behind
-  if (o.prompt !== '') {
-    const decided = hooks.userPromptSubmit === undefined ? undefined : await hooks.userPromptSubmit(o.prompt);
+  if (options.prompt !== '') {
+    const decided = hooks.userPromptSubmit === undefined ? undefined : await hooks.userPromptSubmit(options.prompt);
     if (decided?.action === 'deny') return run.failed({ code: 'hook', message: `the prompt was refused: ${decided.reason}` });
-    const prompt = decided?.action === 'continue' && decided.prompt !== undefined ? decided.prompt : o.prompt;
+    const prompt = decided?.action === 'continue' && decided.prompt !== undefined ? decided.prompt : options.prompt;
     run.messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
   }
   if (run.messages.length === 0) {
@@ -292,59 +292,59 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
   }
 
   // a resumed batch: its model call is journaled, so only its unanswered calls run
-  if (o.pendingBatch !== undefined) {
-    run.messages.push(o.pendingBatch.message);
-    const calls = o.pendingBatch.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+  if (options.pendingBatch !== undefined) {
+    run.messages.push(options.pendingBatch.message);
+    const calls = options.pendingBatch.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     const ended = await runBatch(
       run,
       calls,
-      batchContext(run, o, o.tools.current(), gate, hooks, prompter, signal),
-      o.pendingBatch.results,
+      batchContext(run, options, options.tools.current(), gate, hooks, prompter, signal),
+      options.pendingBatch.results,
     );
     if (ended !== undefined) return ended;
   }
 
   for (;;) {
     // 1. suspend only at the boundary, before the iteration index is consumed
-    if (o.suspendRequested?.() === true) return run.suspended("suspended at the operator's request");
+    if (options.suspendRequested?.() === true) return run.suspended("suspended at the operator's request");
     if (signal.aborted) return run.stopped('aborted', 'the run was cancelled');
-    if (run.iteration - (o.budgetFrom ?? 0) >= s.maxIterations) {
+    if (run.iteration - (options.budgetFrom ?? 0) >= settings.maxIterations) {
       return run.stopped(
         'max_iterations',
-        `stopped after ${s.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further`,
+        `stopped after ${settings.maxIterations} model calls (llm.budget.max_iterations); raise it to let the run go further`,
       );
     }
-    if (run.iteration > startIteration && run.tokens() >= s.maxTokens) return budgetStop(run);
+    if (run.iteration > startIteration && run.tokens() >= settings.maxTokens) return budgetStop(run);
 
     // 2. one snapshot serves the model call and its whole batch; a list a server changed during
     // the last batch (its announcement came before its answer) is read first, so this call has it
-    await settledWithin(o.tools, signal);
+    await settledWithin(options.tools, signal);
     if (signal.aborted) return run.stopped('aborted', 'the run was cancelled');
-    const set = o.tools.current();
+    const set = options.tools.current();
     // an advisory (a server changed its tool list) rides with the call that carries the new set
-    const advisories = o.tools.drainAdvisories();
+    const advisories = options.tools.drainAdvisories();
     for (const advisory of advisories) run.events.emit({ type: 'warning', text: advisory });
 
     // 3. the model call, under the provider's own per-call timeout
     run.status('model_call');
     const request: Request = {
-      model: s.model,
+      model: settings.model,
       system: advisories.length === 0 ? system : [...system, { text: advisoryNote(advisories) }],
       messages: [...run.messages],
       tools: set.definitions(),
-      maxOutputTokens: s.maxOutputTokens,
-      thinking: s.thinking,
-      ...(s.reasoningEffort === undefined ? {} : { reasoningEffort: s.reasoningEffort }),
-      interactive: o.interactive ?? false,
-      noPromptCache: s.noPromptCache,
+      maxOutputTokens: settings.maxOutputTokens,
+      thinking: settings.thinking,
+      ...(settings.reasoningEffort === undefined ? {} : { reasoningEffort: settings.reasoningEffort }),
+      interactive: options.interactive ?? false,
+      noPromptCache: settings.noPromptCache,
     };
     let response: Response;
     try {
       const call = (): Promise<Response> =>
-        o.stream === true
-          ? o.provider.call(request, signal, { onText: (text) => run.events.emit({ type: 'text_fragment', text }) })
-          : o.provider.call(request, signal);
-      response = await (o.modelCall === undefined ? call() : o.modelCall(request, call));
+        options.stream === true
+          ? options.provider.call(request, signal, { onText: (text) => run.events.emit({ type: 'text_fragment', text }) })
+          : options.provider.call(request, signal);
+      response = await (options.modelCall === undefined ? call() : options.modelCall(request, call));
     } catch (err) {
       if (isAbort(err, signal)) return run.stopped('aborted', 'the run was cancelled during a model call');
       const message = err instanceof Error ? err.message : String(err);
@@ -371,21 +371,21 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
       return run.failed({ code: 'model', message: refusalMessage(textOf(response.message)) });
     }
     const calls = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    for (const b of response.message.content) {
-      if (b.type === 'thinking' && b.text !== '') run.events.emit({ type: 'thinking', text: b.text });
-      if (b.type === 'text' && b.text !== '') run.events.emit({ type: 'text', text: b.text, final: calls.length === 0 });
+    for (const block of response.message.content) {
+      if (block.type === 'thinking' && block.text !== '') run.events.emit({ type: 'thinking', text: block.text });
+      if (block.type === 'text' && block.text !== '') run.events.emit({ type: 'text', text: block.text, final: calls.length === 0 });
     }
 
     // a response cut at max_tokens never dispatches its calls; the model is told instead
     if (response.stopReason.unified === 'max_tokens' && calls.length > 0) {
       run.events.emit({
         type: 'warning',
-        text: `the model's response was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}); its ${calls.length} tool call(s) were not run`,
+        text: `the model's response was cut at the output limit (llm.budget.max_output_tokens = ${settings.maxOutputTokens}); its ${calls.length} tool call(s) were not run`,
       });
       const results: ToolResultBlock[] = [];
-      for (const c of calls) {
-        const block: ToolResultBlock = { type: 'tool_result', toolUseId: c.id, content: TRUNCATED_CALL, isError: true };
-        await run.record({ type: 'tool_result', result: block, name: c.name, kind: set.get(c.name)?.kind ?? 'unknown' });
+      for (const call of calls) {
+        const block: ToolResultBlock = { type: 'tool_result', toolUseId: call.id, content: TRUNCATED_CALL, isError: true };
+        await run.record({ type: 'tool_result', result: block, name: call.name, kind: set.get(call.name)?.kind ?? 'unknown' });
         results.push(block);
       }
       run.messages.push({ role: 'user', content: results });
@@ -399,7 +399,7 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
       if (response.stopReason.unified === 'max_tokens') {
         run.events.emit({
           type: 'warning',
-          text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${s.maxOutputTokens}) and may be incomplete`,
+          text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${settings.maxOutputTokens}) and may be incomplete`,
         });
       }
       // a completed answer is returned even past the budget: those tokens are already spent
@@ -407,14 +407,14 @@ async function loop(run: Run, o: RunOptions, hooks: Hooks, prompter: Prompter | 
     }
 
     // the cumulative budget is checked before a tool batch
-    if (run.tokens() >= s.maxTokens) {
+    if (run.tokens() >= settings.maxTokens) {
       run.iteration++;
       return budgetStop(run);
     }
 
     // 5. execute each call, then 6. feed the results back
     run.iteration++;
-    const ended = await runBatch(run, calls, batchContext(run, o, set, gate, hooks, prompter, signal), new Map());
+    const ended = await runBatch(run, calls, batchContext(run, options, set, gate, hooks, prompter, signal), new Map());
     if (ended !== undefined) return ended;
   }
 }
@@ -468,33 +468,33 @@ async function runBatch(
       results.push(known);
       continue;
     }
-    const r = await executeToolCall(call, ctx);
-    switch (r.kind) {
+    const outcome = await executeToolCall(call, ctx);
+    switch (outcome.kind) {
       case 'answered':
         await run.record({
           type: 'tool_result',
-          result: r.block,
+          result: outcome.block,
           name: call.name,
-          kind: r.toolKind,
-          ...(r.gate === undefined ? {} : { gate: r.gate }),
-          ...(r.delegated === undefined ? {} : { delegated: r.delegated }),
+          kind: outcome.toolKind,
+          ...(outcome.gate === undefined ? {} : { gate: outcome.gate }),
+          ...(outcome.delegated === undefined ? {} : { delegated: outcome.delegated }),
         });
-        results.push(r.block);
+        results.push(outcome.block);
         break;
       case 'deferred':
-        await run.record({ type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: r.toolKind, reason: r.reason });
-        run.deferred.push({ toolUseId: call.id, name: call.name, reason: r.reason });
+        await run.record({ type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: outcome.toolKind, reason: outcome.reason });
+        run.deferred.push({ toolUseId: call.id, name: call.name, reason: outcome.reason });
         break;
       case 'end_run':
-        if (r.status === 'aborted') return run.stopped('aborted', r.message);
-        return run.failed({ code: r.code === 'taken_over' ? 'taken_over' : 'hook', message: r.message });
+        if (outcome.status === 'aborted') return run.stopped('aborted', outcome.message);
+        return run.failed({ code: outcome.code === 'taken_over' ? 'taken_over' : 'hook', message: outcome.message });
       default: {
-        const never: never = r;
+        const never: never = outcome;
         throw new TypeError(`unknown call result ${JSON.stringify(never)}`);
       }
     }
     // a grant is written only once the call that earned it is answered or deferred
-    if (r.grant !== undefined) await run.record({ type: 'grant', tool: r.grant, toolUseId: call.id });
+    if (outcome.grant !== undefined) await run.record({ type: 'grant', tool: outcome.grant, toolUseId: call.id });
   }
   if (run.deferred.length > 0) {
     return run.suspended(`suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later`);

@@ -64,35 +64,35 @@ export type CallResult =
 
 export { timeoutMessage } from '../toolkit/invoke/messages.js';
 
-function emitFor(events: EventSink): (e: InvokeEvent) => void {
-  return (e) => {
-    switch (e.type) {
+function emitFor(events: EventSink): (event: InvokeEvent) => void {
+  return (event) => {
+    switch (event.type) {
       case 'call': {
-        if (e.tool === undefined) {
-          events.emit({ type: 'tool_call', id: e.call.id, name: e.call.name, input: inputObject(e.call.input) });
+        if (event.tool === undefined) {
+          events.emit({ type: 'tool_call', id: event.call.id, name: event.call.name, input: inputObject(event.call.input) });
           return;
         }
-        const via = importedFrom(e.tool);
+        const via = importedFrom(event.tool);
         events.emit({
           type: 'tool_call',
-          id: e.call.id,
-          name: e.call.name,
-          input: inputObject(e.call.input),
-          presentation: e.tool.presentation,
+          id: event.call.id,
+          name: event.call.name,
+          input: inputObject(event.call.input),
+          presentation: event.tool.presentation,
           ...(via === undefined ? {} : { via }),
         });
         return;
       }
       case 'warning':
-        events.emit({ type: 'warning', text: e.text });
+        events.emit({ type: 'warning', text: event.text });
         return;
       case 'ungated':
-        events.emit({ type: 'warning', text: `${e.tool.name} ran without approval: ${e.reason}` });
+        events.emit({ type: 'warning', text: `${event.tool.name} ran without approval: ${event.reason}` });
         return;
       case 'started':
         return;
       default: {
-        const never: never = e;
+        const never: never = event;
         throw new TypeError(`unknown invocation event ${JSON.stringify(never)}`);
       }
     }
@@ -106,41 +106,48 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
   const invoke: InvokeContext = {
     tools: ctx.set,
     confirmTags: ctx.confirmTags,
-    approve: async (q, signal): Promise<ApprovalVerdict> => {
-      const v = await ctx.gate.check(q.callId, { tool: q.tool.name, commandLine: q.commandLine, trigger: q.trigger }, signal);
+    approve: async (question, signal): Promise<ApprovalVerdict> => {
+      const verdict = await ctx.gate.check(
+        question.callId,
+        { tool: question.tool.name, commandLine: question.commandLine, trigger: question.trigger },
+        signal,
+      );
       const decided = (outcome: ApprovalOutcome, reason?: string): void => {
-        gate = { outcome, trigger: q.trigger, commandLine: q.commandLine, ...(reason === undefined ? {} : { reason }) };
+        gate = { outcome, trigger: question.trigger, commandLine: question.commandLine, ...(reason === undefined ? {} : { reason }) };
         ctx.events.emit({
           type: 'approval',
-          call_id: q.callId,
-          tool: q.tool.name,
-          trigger: q.trigger,
+          call_id: question.callId,
+          tool: question.tool.name,
+          trigger: question.trigger,
           outcome,
           ...(reason === undefined ? {} : { reason }),
         });
       };
-      switch (v.verdict) {
+      switch (verdict.verdict) {
         case 'abort':
           decided('cancelled');
           return { verdict: 'abort' };
         case 'deny':
-          decided(v.by === 'operator' ? 'declined' : v.by === 'earlier' ? 'declined_earlier' : 'no_operator', v.operatorReason);
-          return v.operatorReason === undefined
-            ? { verdict: 'deny', reason: v.reason }
-            : { verdict: 'deny', reason: v.reason, operatorReason: v.operatorReason };
+          decided(
+            verdict.by === 'operator' ? 'declined' : verdict.by === 'earlier' ? 'declined_earlier' : 'no_operator',
+            verdict.operatorReason,
+          );
+          return verdict.operatorReason === undefined
+            ? { verdict: 'deny', reason: verdict.reason }
+            : { verdict: 'deny', reason: verdict.reason, operatorReason: verdict.operatorReason };
         case 'allow':
           decided(
-            v.via === 'operator'
+            verdict.via === 'operator'
               ? 'approved_once'
-              : v.via === 'new_grant'
+              : verdict.via === 'new_grant'
                 ? 'approved_for_run'
-                : v.via === 'earlier'
+                : verdict.via === 'earlier'
                   ? 'approved_earlier'
                   : 'approved_by_grant',
           );
-          return v.via === 'new_grant' ? { verdict: 'allow', grant: v.grant } : { verdict: 'allow' };
+          return verdict.via === 'new_grant' ? { verdict: 'allow', grant: verdict.grant } : { verdict: 'allow' };
         default: {
-          const never: never = v;
+          const never: never = verdict;
           throw new TypeError(`unknown gate verdict ${JSON.stringify(never)}`);
         }
       }
@@ -167,40 +174,43 @@ export async function executeToolCall(call: ToolUseBlock, ctx: ToolCallContext):
     observe: emitFor(ctx.events),
     signal: ctx.signal,
   };
-  const r = await invokeTool({ id: call.id, name: call.name, input: call.input }, invoke);
-  switch (r.kind) {
+  const result = await invokeTool({ id: call.id, name: call.name, input: call.input }, invoke);
+  switch (result.kind) {
     case 'end_run':
-      return r;
+      return result;
     case 'deferred':
-      return r.grant === undefined
-        ? { kind: 'deferred', reason: r.reason, toolKind: r.toolKind }
-        : { kind: 'deferred', reason: r.reason, toolKind: r.toolKind, grant: r.grant };
+      return result.grant === undefined
+        ? { kind: 'deferred', reason: result.reason, toolKind: result.toolKind }
+        : { kind: 'deferred', reason: result.reason, toolKind: result.toolKind, grant: result.grant };
     case 'answered': {
-      const text: ToolResultBlock = r.isError
-        ? { type: 'tool_result', toolUseId: call.id, content: r.content, isError: true }
-        : { type: 'tool_result', toolUseId: call.id, content: r.content };
-      const block: ToolResultBlock = r.images === undefined ? text : { ...text, images: r.images };
-      const exec = r.exec === undefined ? undefined : { command: r.exec.command, exit_code: r.exec.exitCode, truncated: r.exec.truncated };
+      const text: ToolResultBlock = result.isError
+        ? { type: 'tool_result', toolUseId: call.id, content: result.content, isError: true }
+        : { type: 'tool_result', toolUseId: call.id, content: result.content };
+      const block: ToolResultBlock = result.images === undefined ? text : { ...text, images: result.images };
+      const exec =
+        result.exec === undefined
+          ? undefined
+          : { command: result.exec.command, exit_code: result.exec.exitCode, truncated: result.exec.truncated };
       const event: ToolResultEvent = {
         type: 'tool_result',
         call_id: call.id,
-        is_error: r.isError,
-        output: r.output,
+        is_error: result.isError,
+        output: result.output,
         ...(exec === undefined ? {} : { exec }),
-        ...(r.refused === undefined ? {} : { refused: r.refused }),
+        ...(result.refused === undefined ? {} : { refused: result.refused }),
       };
       ctx.events.emit(event);
       const answered: AnsweredCall = {
         kind: 'answered',
         block,
-        toolKind: r.toolKind,
+        toolKind: result.toolKind,
         ...(gate === undefined ? {} : { gate }),
-        ...(r.delegated === undefined ? {} : { delegated: r.delegated }),
+        ...(result.delegated === undefined ? {} : { delegated: result.delegated }),
       };
-      return r.grant === undefined ? answered : { ...answered, grant: r.grant };
+      return result.grant === undefined ? answered : { ...answered, grant: result.grant };
     }
     default: {
-      const never: never = r;
+      const never: never = result;
       throw new TypeError(`unknown invocation result ${JSON.stringify(never)}`);
     }
   }

@@ -87,8 +87,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
         body = undefined;
       }
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
       const received: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers, bodyText, body };
       if (record) requests.push(received);

@@ -98,33 +98,33 @@ function flag(name: string): Record<string, unknown> {
 /** A 300-command application: 20 resource groups times 15 commands. */
 export function generatedApplication(): GeneratedApplication {
   const commands: GeneratedCommand[] = [];
-  const groups = RESOURCES.map((r) => ({
-    name: r.word,
+  const groups = RESOURCES.map((resource) => ({
+    name: resource.word,
     aliases: [],
-    help: `Manage every ${r.phrase}`,
+    help: `Manage every ${resource.phrase}`,
     help_long: '',
     hidden: false,
     default: false,
     tags: [],
     flags: [],
     args: [],
-    commands: ACTIONS.map((a) => {
-      const description = a.template.replace('@', r.phrase);
-      commands.push({ name: `${r.word}_${a.word}`, description });
-      const flags = [...r.flags, ...a.flags];
+    commands: ACTIONS.map((action) => {
+      const description = action.template.replace('@', resource.phrase);
+      commands.push({ name: `${resource.word}_${action.word}`, description });
+      const flags = [...resource.flags, ...action.flags];
       return {
-        name: a.word,
+        name: action.word,
         aliases: [],
         help: description,
         help_long: '',
         hidden: false,
         default: false,
-        tags: a.tags,
+        tags: action.tags,
         flags: flags.map(flag),
         args: [
           {
             name: 'name',
-            help: `the ${r.phrase} name`,
+            help: `the ${resource.phrase} name`,
             default: [],
             envar: '',
             place_holder: '',
@@ -138,7 +138,7 @@ export function generatedApplication(): GeneratedApplication {
           type: 'object',
           properties: Object.fromEntries<Record<string, string>>([
             ...flags.map((f): [string, Record<string, string>] => [f, { type: 'string', description: `the ${f.replace(/_/g, ' ')}` }]),
-            ['name', { type: 'string', description: `the ${r.phrase} name` }],
+            ['name', { type: 'string', description: `the ${resource.phrase} name` }],
           ]),
           required: ['name'],
           additionalProperties: false,

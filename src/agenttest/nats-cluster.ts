@@ -93,7 +93,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   for (let i = 0; i < size; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
   const routes = ports.map((p) => `nats-route://127.0.0.1:${p.route}`);
 
-  const nodes = ports.map((p, i) => {
+  const nodes = ports.map((port, i) => {
     const name = `n${i + 1}`;
     const dir = join(root, name);
     mkdirSync(join(dir, 'js'), { recursive: true });
@@ -102,10 +102,10 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       conf,
       [
         `server_name: ${name}`,
-        `listen: 127.0.0.1:${p.client}`,
-        `http: 127.0.0.1:${p.monitor}`,
+        `listen: 127.0.0.1:${port.client}`,
+        `http: 127.0.0.1:${port.monitor}`,
         `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }`,
-        `cluster { name: fisk-test, listen: 127.0.0.1:${p.route}, routes: [${routes.filter((_, j) => j !== i).join(', ')}] }`,
+        `cluster { name: fisk-test, listen: 127.0.0.1:${port.route}, routes: [${routes.filter((_, j) => j !== i).join(', ')}] }`,
         '',
       ].join('\n'),
     );
@@ -131,7 +131,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
         const proc = child;
         if (proc === undefined) throw new Error(`node ${name} is not running`);
         if (proc.exitCode !== null) throw new Error(`node ${name}: nats-server exited with code ${proc.exitCode}\n${stderr}`);
-        if (await healthy(p.monitor)) return;
+        if (await healthy(port.monitor)) return;
         if (Date.now() > deadline) throw new Error(`node ${name} did not report healthy within ${readyTimeout} ms\n${stderr}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -147,8 +147,8 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
 
     const node: NatsClusterNode & { launch(): Promise<void>; ready(): Promise<void>; stop(): Promise<void> } = {
       name,
-      url: `nats://127.0.0.1:${p.client}`,
-      port: p.client,
+      url: `nats://127.0.0.1:${port.client}`,
+      port: port.client,
       get running() {
         return child !== undefined;
       },
@@ -179,7 +179,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   };
   try {
     // every node starts before any is asked to be healthy: a lone node has no meta leader
-    for (const n of nodes) await n.launch();
+    for (const node of nodes) await node.launch();
     await Promise.all(nodes.map((n) => n.ready()));
   } catch (err) {
     await stopAll();

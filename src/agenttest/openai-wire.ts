@@ -25,9 +25,9 @@ export interface OpenAIResponseOptions {
 
 /** A Responses API reply carrying `output` items verbatim. */
 export function openaiResponse(output: readonly unknown[], options: OpenAIResponseOptions = {}): FakeReply {
-  const u = options.usage ?? {};
-  const input = u.input_tokens ?? 0;
-  const out = u.output_tokens ?? 0;
+  const usage = options.usage ?? {};
+  const input = usage.input_tokens ?? 0;
+  const out = usage.output_tokens ?? 0;
   return {
     headers: { 'x-request-id': 'req_fake_ok' },
     body: {
@@ -55,9 +55,9 @@ export function openaiResponse(output: readonly unknown[], options: OpenAIRespon
       truncation: 'disabled',
       usage: {
         input_tokens: input,
-        input_tokens_details: { cached_tokens: u.cached_tokens ?? 0 },
+        input_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
         output_tokens: out,
-        output_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0 },
+        output_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
         total_tokens: input + out,
       },
       user: null,
@@ -115,7 +115,7 @@ export interface ChatCompletionOptions {
 
 /** A Chat Completions reply with one choice. */
 export function chatCompletion(content: string | null, options: ChatCompletionOptions = {}): FakeReply {
-  const u = options.usage ?? {};
+  const usage = options.usage ?? {};
   const calls = options.tool_calls?.map((c) => ({
     id: c.id,
     type: 'function',
@@ -144,11 +144,11 @@ export function chatCompletion(content: string | null, options: ChatCompletionOp
         },
       ],
       usage: {
-        prompt_tokens: u.prompt_tokens ?? 0,
-        completion_tokens: u.completion_tokens ?? 0,
-        total_tokens: (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0),
-        prompt_tokens_details: { cached_tokens: u.cached_tokens ?? 0, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0, audio_tokens: 0 },
+        prompt_tokens: usage.prompt_tokens ?? 0,
+        completion_tokens: usage.completion_tokens ?? 0,
+        total_tokens: (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
+        prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0, audio_tokens: 0 },
       },
       service_tier: 'default',
     },

@@ -178,8 +178,8 @@ export function chatCompletionEventStream(reply: FakeReply): FakeReply {
     void out.push(sse('', JSON.stringify({ ...envelope, choices: [{ index: 0, delta, logprobs: null, finish_reason }] })));
   chunk({ role: 'assistant', content: '', refusal: null });
   for (const key of ['reasoning_content', 'reasoning', 'content', 'refusal'] as const) {
-    const v = message[key];
-    if (typeof v === 'string') for (const t of fragments(v)) chunk({ [key]: t });
+    const value = message[key];
+    if (typeof value === 'string') for (const fragment of fragments(value)) chunk({ [key]: fragment });
   }
   const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Record<string, unknown>[]) : [];
   calls.forEach((call, index) => {

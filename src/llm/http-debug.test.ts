@@ -66,14 +66,14 @@ describe('trace file', () => {
     const trace = openTraceFile(path);
     let iter = 3;
     server.reply(anthropicRateLimited(1), anthropicText('ok'));
-    const p = new AnthropicProvider({
+    const provider = new AnthropicProvider({
       baseUrl: server.url,
       apiKey: 'sk-do-not-trace',
       callTimeoutMs: 5000,
       fetchMiddleware: [trace.middleware({ iteration: () => iter })],
       env: {},
     });
-    await p.call(req, new AbortController().signal);
+    await provider.call(req, new AbortController().signal);
     iter = 4;
     trace.close();
     const text = readFileSync(path, 'utf8');

@@ -91,12 +91,12 @@ export function traceMiddleware(sink: (event: TraceHttpEvent) => void, options: 
       else await record;
       return res;
     } catch (err) {
-      const t = now();
+      const failedAt = now();
       sink({
         type: 'error',
         ...common,
-        time: new Date(t).toISOString(),
-        duration_ms: t - started,
+        time: new Date(failedAt).toISOString(),
+        duration_ms: failedAt - started,
         error: err instanceof Error ? err.message : String(err),
       });
       throw err;

@@ -99,7 +99,7 @@ export function selectTools(input: SelectionInput): Selection {
     const tags = tool.capabilities.tags;
     let facts = read.get(tags);
     if (facts === undefined) {
-      for (const t of tags) allTags.add(t);
+      for (const tag of tags) allTags.add(tag);
       facts = { unknown: unknownAiTags(tags), conflicts: behaviorConflicts(tags) };
       if (Object.isFrozen(tags)) read.set(tags, facts);
     }

@@ -416,20 +416,20 @@ export interface ToolReach {
  */
 export function describeToolReach(policy: DeferralPolicy, decision: DeferralDecision, entries: readonly ToolEntry[]): ToolReach {
   const deferred = entries.filter((e) => e.deferred).map((e) => e.tool.name);
-  const n = deferred.length;
+  const count = deferred.length;
   const threshold = `${decision.counted} tools count toward the threshold of ${DEFER_THRESHOLD}`;
   switch (decision.via) {
     case 'provider':
       return {
         mode: 'provider_search',
         deferred,
-        summary: `${n} definitions are deferred (${threshold}); the model finds them through the provider's server-side tool search`,
+        summary: `${count} definitions are deferred (${threshold}); the model finds them through the provider's server-side tool search`,
       };
     case 'harness':
       return {
         mode: 'harness_search',
         deferred,
-        summary: `${n} definitions are deferred (${threshold}); the provider has no tool search, so the model finds them with the built-in ${TOOL_SEARCH_NAME} tool, which loads the matching definitions for the rest of the run`,
+        summary: `${count} definitions are deferred (${threshold}); the provider has no tool search, so the model finds them with the built-in ${TOOL_SEARCH_NAME} tool, which loads the matching definitions for the rest of the run`,
       };
     case 'none':
       if (!decision.sentAllInstead) {

@@ -20,28 +20,28 @@ type Frame = { readonly kind: 'text'; readonly text: string } | { readonly kind:
 export function sortedJson(value: unknown, opts: SortedJsonOptions = {}): string {
   const out: string[] = [];
   const stack: Frame[] = [{ kind: 'value', value }];
-  for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
-    if (f.kind === 'text') {
-      out.push(f.text);
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.kind === 'text') {
+      out.push(frame.text);
       continue;
     }
-    let v = f.value;
-    if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-      v = (v as { toJSON: () => unknown }).toJSON();
+    let current = frame.value;
+    if (typeof current === 'object' && current !== null && typeof (current as { toJSON?: unknown }).toJSON === 'function') {
+      current = (current as { toJSON: () => unknown }).toJSON();
     }
-    if (typeof v === 'string') {
-      out.push(JSON.stringify(opts.mapString === undefined ? v : opts.mapString(v)));
-    } else if (Array.isArray(v)) {
+    if (typeof current === 'string') {
+      out.push(JSON.stringify(opts.mapString === undefined ? current : opts.mapString(current)));
+    } else if (Array.isArray(current)) {
       // frames are pushed in reverse so they pop in order
       stack.push({ kind: 'text', text: ']' });
-      for (let i = v.length - 1; i >= 0; i--) {
-        const e: unknown = v[i];
-        stack.push({ kind: 'value', value: skipped(e) ? null : e });
+      for (let i = current.length - 1; i >= 0; i--) {
+        const element: unknown = current[i];
+        stack.push({ kind: 'value', value: skipped(element) ? null : element });
         if (i > 0) stack.push({ kind: 'text', text: ',' });
       }
       out.push('[');
-    } else if (typeof v === 'object' && v !== null) {
-      const obj = v as Record<string, unknown>;
+    } else if (typeof current === 'object' && current !== null) {
+      const obj = current as Record<string, unknown>;
       const keys = Object.keys(obj)
         .filter((k) => !skipped(obj[k]))
         .sort();
@@ -53,7 +53,7 @@ export function sortedJson(value: unknown, opts: SortedJsonOptions = {}): string
       }
       out.push('{');
     } else {
-      out.push(JSON.stringify(v) ?? 'null');
+      out.push(JSON.stringify(current) ?? 'null');
     }
   }
   return out.join('');

@@ -287,20 +287,20 @@ function clear(): void {
   delete statusPill.dataset['state'];
 }
 
-function handle(e: Incoming): void {
-  switch (e.type) {
+function handle(message: Incoming): void {
+  switch (message.type) {
     case 'control':
-      tab = e.tab;
-      setTab(e.tab);
-      skew = e.now - Date.now();
-      control = e.control;
-      if (e.key !== undefined) sessionStorage.setItem(CONTROL_KEY, e.key);
-      else if (!e.control) sessionStorage.removeItem(CONTROL_KEY);
-      agentName.textContent = e.agent;
-      document.title = e.agent === '' ? 'fisk web' : `${e.agent} · fisk web`;
+      tab = message.tab;
+      setTab(message.tab);
+      skew = message.now - Date.now();
+      control = message.control;
+      if (message.key !== undefined) sessionStorage.setItem(CONTROL_KEY, message.key);
+      else if (!message.control) sessionStorage.removeItem(CONTROL_KEY);
+      agentName.textContent = message.agent;
+      document.title = message.agent === '' ? 'fisk web' : `${message.agent} · fisk web`;
       if (statusPill.textContent === 'connecting' || statusPill.textContent === 'disconnected')
-        statusPill.textContent = e.busy ? 'running' : 'ready';
-      busy = e.busy;
+        statusPill.textContent = message.busy ? 'running' : 'ready';
+      busy = message.busy;
       refreshControls();
       if (!control) questions.withdraw(undefined);
       return;
@@ -308,75 +308,75 @@ function handle(e: Incoming): void {
       clear();
       return;
     case 'prompt': {
-      const p = add(el('div', 'user'));
-      p.textContent = e.text;
+      const prompt = add(el('div', 'user'));
+      prompt.textContent = message.text;
       return;
     }
     case 'run':
-      if (e.runId !== undefined) sessionLabel.textContent = `session ${e.runId}`;
-      statusPill.textContent = e.resumed ? 'resuming' : 'starting';
-      activity.show('starting', onPageClock(e.at));
+      if (message.runId !== undefined) sessionLabel.textContent = `session ${message.runId}`;
+      statusPill.textContent = message.resumed ? 'resuming' : 'starting';
+      activity.show('starting', onPageClock(message.at));
       return;
     case 'text_fragment':
-      fragment(e.text);
+      fragment(message.text);
       return;
     case 'text': {
-      const target = finishStreaming(e.text);
-      target.classList.toggle('final', e.final);
+      const target = finishStreaming(message.text);
+      target.classList.toggle('final', message.final);
       return;
     }
     case 'thinking': {
-      const d = el('details', 'thinking');
-      d.append(el('summary', undefined, 'Thinking'), el('pre', undefined, e.text));
+      const details = el('details', 'thinking');
+      details.append(el('summary', undefined, 'Thinking'), el('pre', undefined, message.text));
       // the reasoning arrives after the answer it led to has streamed: shown before that answer
-      if (streaming !== undefined) streaming.el.before(d);
-      else add(d);
+      if (streaming !== undefined) streaming.el.before(details);
+      else add(details);
       return;
     }
     case 'tool_call':
       if (streaming !== undefined) finishStreaming(undefined);
-      toolCall(e);
+      toolCall(message);
       return;
     case 'tool_result':
-      toolResult(e);
+      toolResult(message);
       return;
     case 'warning':
-      note(`warning: ${e.text}`, 'warning');
+      note(`warning: ${message.text}`, 'warning');
       return;
     case 'progress':
-      note(e.text, 'note');
+      note(message.text, 'note');
       return;
     case 'status':
       // iterations count from 1 wherever a person reads them, as on the terminal
-      statusPill.textContent = `${PHASES[e.phase]} · step ${e.iteration + 1}`;
-      statusPill.dataset['state'] = e.phase;
-      tokens.textContent = `${e.usage.input_tokens} in / ${e.usage.output_tokens} out tokens`;
-      if (e.phase === 'model_call') activity.show('thinking', onPageClock(e.at));
-      else if (e.phase === 'tools') activity.show('tools', onPageClock(e.at));
+      statusPill.textContent = `${PHASES[message.phase]} · step ${message.iteration + 1}`;
+      statusPill.dataset['state'] = message.phase;
+      tokens.textContent = `${message.usage.input_tokens} in / ${message.usage.output_tokens} out tokens`;
+      if (message.phase === 'model_call') activity.show('thinking', onPageClock(message.at));
+      else if (message.phase === 'tools') activity.show('tools', onPageClock(message.at));
       return;
     case 'question':
-      question(e, e.at);
+      question(message, message.at);
       return;
     case 'answered':
-      answered(e);
+      answered(message);
       return;
     case 'approval':
-      approval(e);
+      approval(message);
       return;
     case 'decision':
-      replayedDecision(e);
+      replayedDecision(message);
       return;
     case 'outcome':
-      outcome(e);
+      outcome(message);
       return;
     case 'reopened':
-      reopened(e);
+      reopened(message);
       return;
     case 'crash':
-      note(`The run crashed: ${e.message}`, 'error');
+      note(`The run crashed: ${message.message}`, 'error');
       return;
     case 'error':
-      note(e.message, 'error');
+      note(message.message, 'error');
       return;
   }
 }

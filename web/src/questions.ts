@@ -67,22 +67,22 @@ dialog.addEventListener('close', () => {
   if (asked !== undefined) settle(declined(asked.q));
 });
 
-/** Opens the dialog for `q`; `reply` receives the answer exactly once. */
-export function ask(q: Question, reply: (value: Answer) => void): void {
-  asked = { q, reply };
+/** Opens the dialog for `question`; `reply` receives the answer exactly once. */
+export function ask(question: Question, reply: (value: Answer) => void): void {
+  asked = { q: question, reply };
   choices.replaceChildren();
-  input.hidden = q.kind !== 'input';
+  input.hidden = question.kind !== 'input';
   input.value = '';
   reasonBox.hidden = true;
   reasonText.value = '';
-  gate.hidden = q.kind !== 'approval' || q.trigger === undefined;
-  gate.textContent = q.trigger === undefined ? '' : `Gated by the tag ${q.trigger}.`;
-  text.textContent = q.text;
+  gate.hidden = question.kind !== 'approval' || question.trigger === undefined;
+  gate.textContent = question.trigger === undefined ? '' : `Gated by the tag ${question.trigger}.`;
+  text.textContent = question.text;
   const button = (label: string, value: () => Answer, cls: string): HTMLButtonElement => {
     const b = el('button', cls, label);
     b.type = 'button';
     b.addEventListener('click', () => {
-      if (q.kind === 'input' && cls === 'yes' && input.value.trim() === '') {
+      if (question.kind === 'input' && cls === 'yes' && input.value.trim() === '') {
         input.focus();
         return;
       }
@@ -92,7 +92,7 @@ export function ask(q: Question, reply: (value: Answer) => void): void {
     return b;
   };
   let first: HTMLButtonElement;
-  switch (q.kind) {
+  switch (question.kind) {
     case 'approval':
       title.textContent = 'Approval needed';
       first = button('No, do not run it', () => 'decline', 'no');
@@ -119,7 +119,7 @@ export function ask(q: Question, reply: (value: Answer) => void): void {
     case 'select':
       title.textContent = 'Choose one';
       first = button('No answer', () => null, 'no');
-      for (const o of q.options ?? []) button(o, () => o, 'option');
+      for (const option of question.options ?? []) button(option, () => option, 'option');
       break;
     case 'input':
       title.textContent = 'Question';
@@ -128,7 +128,7 @@ export function ask(q: Question, reply: (value: Answer) => void): void {
       break;
   }
   if (!dialog.open) dialog.showModal();
-  if (q.kind === 'input') input.focus();
+  if (question.kind === 'input') input.focus();
   else first.focus();
 }
 

@@ -60,22 +60,22 @@ export async function openSessions(canOpen: () => boolean): Promise<void> {
   }
   if (body.sessions.length === 0) sideBody.append(el('p', 'muted', 'No journaled sessions yet.'));
   const list = el('ul', 'sessions');
-  for (const s of body.sessions) {
+  for (const session of body.sessions) {
     const item = el('li');
-    item.dataset['runId'] = s.runId;
+    item.dataset['runId'] = session.runId;
     const open = el('button', 'open-session', 'Open');
     open.type = 'button';
     open.disabled = !canOpen();
-    open.setAttribute('aria-label', `Open session ${s.runId}`);
+    open.setAttribute('aria-label', `Open session ${session.runId}`);
     open.addEventListener('click', () => {
-      void post('/api/reopen', { runId: s.runId }).then((refused) => {
+      void post('/api/reopen', { runId: session.runId }).then((refused) => {
         if (refused === undefined) closeSide();
         else sideBody.prepend(el('p', 'error', refused));
       });
     });
     item.append(
-      el('div', 'session-prompt', s.prompt === '' ? '(no prompt)' : s.prompt),
-      el('div', 'muted', `${s.status} · ${s.updated.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} · ${s.runId}`),
+      el('div', 'session-prompt', session.prompt === '' ? '(no prompt)' : session.prompt),
+      el('div', 'muted', `${session.status} · ${session.updated.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} · ${session.runId}`),
       open,
     );
     list.append(item);

@@ -63,30 +63,33 @@ interface FlagEntry {
 function flagsOf(options: readonly OptionLike[]): FlagEntry[] {
   const out: FlagEntry[] = [];
   const positives = new Set(options.filter((o) => !o.negate && o.isBoolean()).map((o) => o.attributeName()));
-  for (const o of options) {
-    const long = o.long?.replace(/^--/, '');
+  for (const option of options) {
+    const long = option.long?.replace(/^--/, '');
     if (long === undefined || FRAMEWORK.has(long)) continue;
-    if (o.negate && positives.has(o.attributeName())) continue; // folded into its positive switch
-    const isSwitch = o.isBoolean() || o.negate;
-    const negatable = !o.negate && isSwitch && options.some((n) => n.negate && n.attributeName() === o.attributeName());
+    if (option.negate && positives.has(option.attributeName())) continue; // folded into its positive switch
+    const isSwitch = option.isBoolean() || option.negate;
+    const negatable = !option.negate && isSwitch && options.some((n) => n.negate && n.attributeName() === option.attributeName());
     const flag: FlagModel = {
       name: long,
-      help: o.description,
-      short: o.short?.replace(/^-/, '') ?? '',
-      default: isSwitch && o.defaultValue === undefined ? [] : defaults(o.defaultValue),
-      envar: o.envVar ?? '',
+      help: option.description,
+      short: option.short?.replace(/^-/, '') ?? '',
+      default: isSwitch && option.defaultValue === undefined ? [] : defaults(option.defaultValue),
+      envar: option.envVar ?? '',
       place_holder: '',
-      required: o.mandatory,
-      hidden: o.hidden,
+      required: option.mandatory,
+      hidden: option.hidden,
       boolean: isSwitch,
       negatable,
-      cumulative: o.variadic,
-      completions: o.argChoices === undefined ? [] : [...o.argChoices],
+      cumulative: option.variadic,
+      completions: option.argChoices === undefined ? [] : [...option.argChoices],
     };
     let property: Record<string, unknown> | undefined;
-    if (!o.hidden) {
-      const item = valueSchema(typeFor(o), o.argChoices);
-      property = withDescription(isSwitch ? { type: 'boolean' } : o.variadic ? { type: 'array', items: item } : item, o.description);
+    if (!option.hidden) {
+      const item = valueSchema(typeFor(option), option.argChoices);
+      property = withDescription(
+        isSwitch ? { type: 'boolean' } : option.variadic ? { type: 'array', items: item } : item,
+        option.description,
+      );
     }
     out.push({ flag, property });
   }
@@ -131,14 +134,14 @@ function describeCommand(cmd: CommandLike): CommandModel {
   if (children.length > 0) return base;
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
-  for (const f of flags) {
-    if (f.property === undefined) continue;
-    properties[f.flag.name] = f.property;
-    if (f.flag.required) required.push(f.flag.name);
+  for (const flag of flags) {
+    if (flag.property === undefined) continue;
+    properties[flag.flag.name] = flag.property;
+    if (flag.flag.required) required.push(flag.flag.name);
   }
-  for (const a of args) {
-    properties[a.arg.name] = a.property;
-    if (a.arg.required) required.push(a.arg.name);
+  for (const arg of args) {
+    properties[arg.arg.name] = arg.property;
+    if (arg.arg.required) required.push(arg.arg.name);
   }
   const restricted = { type: 'object', properties, required, additionalProperties: false };
   return { ...base, restricted_schema: restricted, schema: restricted };

@@ -36,7 +36,7 @@ function request(over: Partial<Request> = {}): Request {
 
 describe('buildParams', () => {
   it('sends the images of a tool result as image blocks after its text', () => {
-    const p = buildParams(
+    const params = buildParams(
       request({
         messages: [
           { role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -55,7 +55,7 @@ describe('buildParams', () => {
         ],
       }),
     );
-    expect(p.messages[2]?.content).toEqual([
+    expect(params.messages[2]?.content).toEqual([
       {
         type: 'tool_result',
         tool_use_id: 'c1',

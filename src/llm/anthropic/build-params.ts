@@ -142,41 +142,41 @@ function messageParam(m: Message, slots: RawSlots | undefined): MessageParam {
   return { role: m.role, content: m.content.filter((b) => b.type !== 'text' || b.text !== '').map((b) => blockParam(b, slots)) };
 }
 
-function blockParam(b: ContentBlock, slots: RawSlots | undefined): ContentBlockParam {
-  switch (b.type) {
+function blockParam(block: ContentBlock, slots: RawSlots | undefined): ContentBlockParam {
+  switch (block.type) {
     case 'text':
-      return { type: 'text', text: b.text };
+      return { type: 'text', text: block.text };
     case 'thinking':
-      return { type: 'thinking', thinking: b.text, signature: b.signature === undefined ? '' : signatureText(b.signature) };
+      return { type: 'thinking', thinking: block.text, signature: block.signature === undefined ? '' : signatureText(block.signature) };
     case 'tool_use': {
-      const what = `tool call ${b.id} (${b.name}) input`;
+      const what = `tool call ${block.id} (${block.name}) input`;
       return {
         type: 'tool_use',
-        id: b.id,
-        name: b.name,
-        input: slots === undefined ? parseJson(b.input, what) : slots.slot(b.input, what),
+        id: block.id,
+        name: block.name,
+        input: slots === undefined ? parseJson(block.input, what) : slots.slot(block.input, what),
       };
     }
     case 'tool_result':
       return {
         type: 'tool_result',
-        tool_use_id: b.toolUseId,
+        tool_use_id: block.toolUseId,
         content: [
-          { type: 'text', text: toolOutputText(b.content) },
-          ...(b.images ?? []).map((i) => ({
+          { type: 'text', text: toolOutputText(block.content) },
+          ...(block.images ?? []).map((i) => ({
             type: 'image' as const,
             source: { type: 'base64' as const, media_type: i.mediaType, data: i.data },
           })),
         ],
-        is_error: b.isError ?? false,
+        is_error: block.isError ?? false,
       };
     case 'provider':
       // Faithful raw JSON the API produced; sent back exactly as it came.
       return (
-        slots === undefined ? parseJson(b.raw, `provider block ${b.kind}`) : slots.slot(b.raw, `provider block ${b.kind}`)
+        slots === undefined ? parseJson(block.raw, `provider block ${block.kind}`) : slots.slot(block.raw, `provider block ${block.kind}`)
       ) as ContentBlockParam;
     default: {
-      const never: never = b;
+      const never: never = block;
       return never;
     }
   }

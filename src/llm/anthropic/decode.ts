@@ -58,32 +58,32 @@ export function decodeMessage(text: string): Response {
   return model === undefined ? response : { ...response, model };
 }
 
-function decodeBlock(b: JsonObject, text: string, spanOf: () => Span): ContentBlock {
-  const type = str(b, 'type');
+function decodeBlock(block: JsonObject, text: string, spanOf: () => Span): ContentBlock {
+  const type = str(block, 'type');
   switch (type) {
     case 'text':
-      return { type: 'text', text: str(b, 'text') };
+      return { type: 'text', text: str(block, 'text') };
     case 'thinking': {
-      const sig = b.signature;
+      const sig = block.signature;
       return typeof sig === 'string' && sig !== ''
-        ? { type: 'thinking', text: str(b, 'thinking'), signature: signatureBytes(sig) }
-        : { type: 'thinking', text: str(b, 'thinking') };
+        ? { type: 'thinking', text: str(block, 'thinking'), signature: signatureBytes(sig) }
+        : { type: 'thinking', text: str(block, 'thinking') };
     }
     case 'tool_use': {
       const input = objectMembers(text, spanOf().start).get('input');
       return {
         type: 'tool_use',
-        id: str(b, 'id'),
-        name: str(b, 'name'),
+        id: str(block, 'id'),
+        name: str(block, 'name'),
         input: input === undefined ? '{}' : text.slice(input.start, input.end),
       };
     }
     case 'tool_result': {
-      const plain = plainToolResultText(b.content);
+      const plain = plainToolResultText(block.content);
       if (plain !== undefined) {
-        return b.is_error === true
-          ? { type: 'tool_result', toolUseId: str(b, 'tool_use_id'), content: plain, isError: true }
-          : { type: 'tool_result', toolUseId: str(b, 'tool_use_id'), content: plain };
+        return block.is_error === true
+          ? { type: 'tool_result', toolUseId: str(block, 'tool_use_id'), content: plain, isError: true }
+          : { type: 'tool_result', toolUseId: str(block, 'tool_use_id'), content: plain };
       }
       return rawBlock(type, text, spanOf());
     }

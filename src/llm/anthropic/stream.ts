@@ -34,8 +34,8 @@ export async function decodeMessageStream(body: ReadableStream<Uint8Array> | nul
   let usage: Record<string, unknown> = {};
   let stop = '';
   let stopped = false;
-  for await (const e of sseEvents(body)) {
-    const data = eventJson(e);
+  for await (const event of sseEvents(body)) {
+    const data = eventJson(event);
     if (!isObject(data)) continue;
     switch (data.type) {
       case 'message_start': {
@@ -46,8 +46,8 @@ export async function decodeMessageStream(body: ReadableStream<Uint8Array> | nul
       }
       case 'content_block_start': {
         const start = obj(data, 'content_block') ?? {};
-        const span = rootMemberSpan(e.data, 'content_block');
-        const startRaw = span === undefined ? '{}' : e.data.slice(span.start, span.end);
+        const span = rootMemberSpan(event.data, 'content_block');
+        const startRaw = span === undefined ? '{}' : event.data.slice(span.start, span.end);
         const type = str(start, 'type');
         blocks[index(data)] = {
           type,
@@ -65,15 +65,15 @@ export async function decodeMessageStream(body: ReadableStream<Uint8Array> | nul
         if (block === undefined) throw new LlmError('decode', 'the streamed answer changed a block it never started');
         switch (delta.type) {
           case 'text_delta': {
-            const t = str(delta, 'text');
-            block.text += t;
-            report(observer, 'text', t);
+            const text = str(delta, 'text');
+            block.text += text;
+            report(observer, 'text', text);
             break;
           }
           case 'thinking_delta': {
-            const t = str(delta, 'thinking');
-            block.text += t;
-            report(observer, 'thinking', t);
+            const thinking = str(delta, 'thinking');
+            block.text += thinking;
+            report(observer, 'thinking', thinking);
             break;
           }
           case 'signature_delta':
@@ -89,9 +89,9 @@ export async function decodeMessageStream(body: ReadableStream<Uint8Array> | nul
         break;
       }
       case 'message_delta': {
-        const d = obj(data, 'delta');
-        if (typeof d?.stop_reason === 'string') stop = d.stop_reason;
-        for (const [k, v] of Object.entries(obj(data, 'usage') ?? {})) if (v !== null && v !== undefined) usage[k] = v;
+        const messageDelta = obj(data, 'delta');
+        if (typeof messageDelta?.stop_reason === 'string') stop = messageDelta.stop_reason;
+        for (const [key, value] of Object.entries(obj(data, 'usage') ?? {})) if (value !== null && value !== undefined) usage[key] = value;
         break;
       }
       case 'message_stop':
@@ -109,7 +109,7 @@ export async function decodeMessageStream(body: ReadableStream<Uint8Array> | nul
   }
   if (!stopped) throw new LlmError('network', 'the streamed answer ended before message_stop');
   const content: ContentBlock[] = [];
-  for (const b of blocks) if (b !== undefined) content.push(finish(b));
+  for (const block of blocks) if (block !== undefined) content.push(finish(block));
   const response: Response = {
     message: { role: 'assistant', content },
     stopReason: stopReason(stop),

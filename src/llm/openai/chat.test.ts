@@ -22,7 +22,7 @@ const req = (over: Partial<Request> = {}): Request => ({
 describe('buildChatParams', () => {
   it('sends a tool result with images as its text and a line saying the images are not shown', () => {
     const images = [{ mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' }];
-    const p = buildChatParams(
+    const params = buildChatParams(
       req({
         messages: [
           {
@@ -42,7 +42,7 @@ describe('buildChatParams', () => {
         ],
       }),
     );
-    expect(p.messages.filter((m) => m.role === 'tool')).toEqual([
+    expect(params.messages.filter((m) => m.role === 'tool')).toEqual([
       {
         role: 'tool',
         tool_call_id: 'c1',
@@ -57,7 +57,7 @@ describe('buildChatParams', () => {
   });
 
   it('sends the system prompt as one string, one message per tool result, no reasoning and no deferral', () => {
-    const p = buildChatParams(
+    const params = buildChatParams(
       req({
         messages: [
           { role: 'user', content: [{ type: 'text', text: 'go' }] },
@@ -80,7 +80,7 @@ describe('buildChatParams', () => {
         ],
       }),
     );
-    expect(p.messages).toEqual([
+    expect(params.messages).toEqual([
       { role: 'system', content: 'one\n\ntwo' },
       { role: 'user', content: 'go' },
       {
@@ -94,11 +94,11 @@ describe('buildChatParams', () => {
       { role: 'tool', tool_call_id: 'c1', content: 'r1' },
       { role: 'tool', tool_call_id: 'c2', content: 'r2' },
     ]);
-    expect(p.tools).toEqual([
+    expect(params.tools).toEqual([
       { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object', properties: {} } } },
     ]);
-    expect(JSON.stringify(p)).not.toMatch(/cache_control|thinking|defer_loading/);
-    expect(p.max_tokens).toBe(100);
+    expect(JSON.stringify(params)).not.toMatch(/cache_control|thinking|defer_loading/);
+    expect(params.max_tokens).toBe(100);
   });
 });
 

@@ -136,28 +136,28 @@ function appendMessage(out: ResponseInputItem[], m: Message, slots: RawSlots | u
   flush();
 }
 
-function inputItem(b: Exclude<ContentBlock, { type: 'text' }>, slots: RawSlots | undefined): ResponseInputItem | undefined {
-  switch (b.type) {
+function inputItem(block: Exclude<ContentBlock, { type: 'text' }>, slots: RawSlots | undefined): ResponseInputItem | undefined {
+  switch (block.type) {
     case 'thinking': {
       // Only reasoning this API produced can go back: its signature is the reasoning item itself.
-      if (b.signature === undefined) return undefined;
-      const raw = signatureText(b.signature);
+      if (block.signature === undefined) return undefined;
+      const raw = signatureText(block.signature);
       const item = tryJson(raw);
       if (!isReasoningItem(item)) return undefined;
       return slots === undefined ? item : (slots.slot(raw, 'reasoning item') as unknown as ResponseInputItem);
     }
     case 'tool_use':
       // The arguments go back as the exact text the model produced.
-      return { type: 'function_call', call_id: b.id, name: b.name, arguments: b.input };
+      return { type: 'function_call', call_id: block.id, name: block.name, arguments: block.input };
     case 'tool_result':
-      if (b.images === undefined || b.images.length === 0)
-        return { type: 'function_call_output', call_id: b.toolUseId, output: toolOutputText(b.content) };
+      if (block.images === undefined || block.images.length === 0)
+        return { type: 'function_call_output', call_id: block.toolUseId, output: toolOutputText(block.content) };
       return {
         type: 'function_call_output',
-        call_id: b.toolUseId,
+        call_id: block.toolUseId,
         output: [
-          { type: 'input_text', text: toolOutputText(b.content) },
-          ...b.images.map((i) => ({
+          { type: 'input_text', text: toolOutputText(block.content) },
+          ...block.images.map((i) => ({
             type: 'input_image' as const,
             image_url: `data:${i.mediaType};base64,${i.data}`,
             detail: 'auto' as const,
@@ -165,13 +165,13 @@ function inputItem(b: Exclude<ContentBlock, { type: 'text' }>, slots: RawSlots |
         ],
       };
     case 'provider': {
-      if (slots !== undefined) return slots.slot(b.raw, `provider block ${b.kind}`) as unknown as ResponseInputItem;
-      const item = tryJson(b.raw);
-      if (item === undefined) throw new LlmError('bad_request', `the stored provider block ${b.kind} is not valid JSON`);
+      if (slots !== undefined) return slots.slot(block.raw, `provider block ${block.kind}`) as unknown as ResponseInputItem;
+      const item = tryJson(block.raw);
+      if (item === undefined) throw new LlmError('bad_request', `the stored provider block ${block.kind} is not valid JSON`);
       return item as ResponseInputItem;
     }
     default: {
-      const never: never = b;
+      const never: never = block;
       return never;
     }
   }

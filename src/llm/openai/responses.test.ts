@@ -150,8 +150,8 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
 
   it('keeps the reasoning item whole in the signature and sends it back unchanged', async () => {
     server.reply({ body: OPENAI_FIXTURES.reasoningToolCall }, openaiText('ok'));
-    const p = provider();
-    const first = await p.call(req({ thinking: 'on' }), signal());
+    const openai = provider();
+    const first = await openai.call(req({ thinking: 'on' }), signal());
     const [thinking, call] = first.message.content;
     expect(thinking?.type).toBe('thinking');
     expect(thinking?.type === 'thinking' ? thinking.text : '').toBe('Search the knowledge base first.');
@@ -169,7 +169,7 @@ describe('OpenAIResponsesProvider against the fake Responses API', () => {
       input: '{"query":"suite timing","n":12345678901234567890}',
     });
     expect(first.usage).toEqual({ input: 3282, output: 121, cacheRead: 256, cacheWrite: 0, thinking: 52 });
-    await p.call(
+    await openai.call(
       req({
         thinking: 'on',
         messages: [

@@ -59,12 +59,12 @@ export async function decodeChatStream(body: ReadableStream<Uint8Array> | null, 
   let reasoning = '';
   const calls: ChatCall[] = [];
   let done = false;
-  for await (const e of sseEvents(body)) {
-    if (e.data === '[DONE]') {
+  for await (const event of sseEvents(body)) {
+    if (event.data === '[DONE]') {
       done = true;
       break;
     }
-    const chunk = eventJson(e);
+    const chunk = eventJson(event);
     if (!isObject(chunk)) continue;
     if (isObject(chunk.error)) throw streamError(chunk.error);
     if (typeof chunk.model === 'string' && model === undefined) model = chunk.model;
@@ -74,12 +74,12 @@ export async function decodeChatStream(body: ReadableStream<Uint8Array> | null, 
     if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
     const delta = obj(choice, 'delta');
     if (delta === undefined) continue;
-    const t = str(delta, 'content');
-    text += t;
-    report(observer, 'text', t);
-    const r = str(delta, 'refusal');
-    refusal += r;
-    report(observer, 'text', r);
+    const textDelta = str(delta, 'content');
+    text += textDelta;
+    report(observer, 'text', textDelta);
+    const refusalDelta = str(delta, 'refusal');
+    refusal += refusalDelta;
+    report(observer, 'text', refusalDelta);
     const rc = str(delta, 'reasoning_content');
     reasoningContent += rc;
     report(observer, 'thinking', rc);

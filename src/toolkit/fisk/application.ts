@@ -188,12 +188,12 @@ export function buildCommandTools(
     if (globals.length > 0) {
       const own = new Set([...cmd.flags.map((f) => f.name), ...cmd.args.map((a) => a.name)]);
       globals = opts.globals.filter((g) => !own.has(g.name));
-      for (const g of opts.globals) {
-        if (own.has(g.name)) {
+      for (const globalFlag of opts.globals) {
+        if (own.has(globalFlag.name)) {
           warnings.push({
             code: 'global_flag_clash',
             tool: name,
-            message: `global flag ${JSON.stringify(g.name)} is not offered on ${name}: the command has its own ${JSON.stringify(g.name)}`,
+            message: `global flag ${JSON.stringify(globalFlag.name)} is not offered on ${name}: the command has its own ${JSON.stringify(globalFlag.name)}`,
           });
         }
       }

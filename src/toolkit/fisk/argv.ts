@@ -67,7 +67,7 @@ function renderFlag(flag: FlagModel, v: ExactJson, out: string[]): void {
 /** Renders decoded input for one command. Throws `ArgvError` for input the rules refuse. */
 export function renderArgv(shape: CommandShape, input: { readonly [key: string]: ExactJson }): string[] {
   const known = new Set<string>([...shape.globals, ...shape.flags].map((f) => f.name));
-  for (const a of shape.args) known.add(a.name);
+  for (const arg of shape.args) known.add(arg.name);
   for (const key of Object.keys(input)) {
     if (!known.has(key)) throw new ArgvError(`unknown argument ${JSON.stringify(key)}`);
   }
@@ -94,13 +94,13 @@ export function renderArgv(shape: CommandShape, input: { readonly [key: string]:
       positionals.push(...arg.default);
       continue;
     }
-    const v = input[arg.name] ?? null;
-    if (Array.isArray(v)) {
+    const value = input[arg.name] ?? null;
+    if (Array.isArray(value)) {
       if (!arg.cumulative) throw new ArgvError(`argument ${JSON.stringify(arg.name)} takes one value, not a list`);
       if (i !== shape.args.length - 1) throw new ArgvError(`argument ${JSON.stringify(arg.name)} repeats but is not the last argument`);
-      for (const e of v as readonly ExactJson[]) positionals.push(scalar(arg.name, e));
+      for (const item of value as readonly ExactJson[]) positionals.push(scalar(arg.name, item));
     } else {
-      positionals.push(scalar(arg.name, v));
+      positionals.push(scalar(arg.name, value));
     }
   }
   out.push('--', ...positionals);

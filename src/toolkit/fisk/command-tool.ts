@@ -192,7 +192,7 @@ export class FiskCommandTool implements Tool {
       throw err;
     }
     const command = argv.join(' ');
-    const r = await runCaptured({
+    const result = await runCaptured({
       binary: this.#spec.binary,
       argv,
       env: toolEnvironment(this.#spec.env ?? process.env, this.#spec.credentialEnvNames, deps.workDir),
@@ -201,25 +201,25 @@ export class FiskCommandTool implements Tool {
       ...(this.#spec.sandbox === undefined ? {} : { sandbox: this.#spec.sandbox.policy }),
       signal,
     });
-    switch (r.kind) {
+    switch (result.kind) {
       case 'exited':
         return {
           status: 'completed',
-          output: this.#scrubber()(r.heldOpen ? withNote(r.output, heldOpenNote()) : r.output),
-          exec: { command, exitCode: r.exitCode, truncated: r.truncated },
+          output: this.#scrubber()(result.heldOpen ? withNote(result.output, heldOpenNote()) : result.output),
+          exec: { command, exitCode: result.exitCode, truncated: result.truncated },
           isError: false,
         };
       case 'timed_out':
         return {
           status: 'completed',
-          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group${r.heldOpen ? `; ${heldOpenNote()}` : ''}`,
+          output: `the command timed out after ${formatGoDuration(deps.timeoutMs ?? 0)} and was killed with its process group${result.heldOpen ? `; ${heldOpenNote()}` : ''}`,
           exec: { command, exitCode: -1, truncated: false },
           isError: true,
         };
       case 'failed':
-        return { status: 'completed', output: this.#scrubber()(r.message), isError: true };
+        return { status: 'completed', output: this.#scrubber()(result.message), isError: true };
       default: {
-        const never: never = r;
+        const never: never = result;
         return never;
       }
     }

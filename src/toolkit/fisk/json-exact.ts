@@ -22,20 +22,20 @@ const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 class Parser {
   pos = 0;
   depth = 0;
-  constructor(readonly s: string) {}
+  constructor(readonly text: string) {}
 
   fail(what: string): never {
     throw new SyntaxError(`${what} at offset ${this.pos}`);
   }
 
   ws(): void {
-    while (this.pos < this.s.length && ' \t\n\r'.includes(this.s[this.pos] ?? '')) this.pos++;
+    while (this.pos < this.text.length && ' \t\n\r'.includes(this.text[this.pos] ?? '')) this.pos++;
   }
 
   value(): ExactJson {
     this.ws();
-    const c = this.s[this.pos];
-    switch (c) {
+    const char = this.text[this.pos];
+    switch (char) {
       case '{':
         return this.object();
       case '[':
@@ -53,28 +53,28 @@ class Parser {
     }
   }
 
-  word<T>(w: string, v: T): T {
-    if (this.s.startsWith(w, this.pos)) {
-      this.pos += w.length;
-      return v;
+  word<T>(word: string, value: T): T {
+    if (this.text.startsWith(word, this.pos)) {
+      this.pos += word.length;
+      return value;
     }
     return this.fail('unexpected token');
   }
 
   number(): JsonNumber {
     NUMBER.lastIndex = this.pos;
-    const m = NUMBER.exec(this.s);
-    if (m === null) this.fail('unexpected token');
-    this.pos += m[0].length;
-    return new JsonNumber(m[0]);
+    const match = NUMBER.exec(this.text);
+    if (match === null) this.fail('unexpected token');
+    this.pos += match[0].length;
+    return new JsonNumber(match[0]);
   }
 
   string(): string {
     STRING.lastIndex = this.pos;
-    const m = STRING.exec(this.s);
-    if (m === null) this.fail('invalid string');
-    this.pos += m[0].length;
-    return JSON.parse(m[0]) as string;
+    const match = STRING.exec(this.text);
+    if (match === null) this.fail('invalid string');
+    this.pos += match[0].length;
+    return JSON.parse(match[0]) as string;
   }
 
   enter(): void {
@@ -87,7 +87,7 @@ class Parser {
     this.pos++;
     const out: ExactJson[] = [];
     this.ws();
-    if (this.s[this.pos] === ']') {
+    if (this.text[this.pos] === ']') {
       this.pos++;
       this.depth--;
       return out;
@@ -95,12 +95,12 @@ class Parser {
     for (;;) {
       out.push(this.value());
       this.ws();
-      const c = this.s[this.pos++];
-      if (c === ']') {
+      const char = this.text[this.pos++];
+      if (char === ']') {
         this.depth--;
         return out;
       }
-      if (c !== ',') this.fail('expected "," or "]"');
+      if (char !== ',') this.fail('expected "," or "]"');
     }
   }
 
@@ -109,25 +109,25 @@ class Parser {
     this.pos++;
     const out: Record<string, ExactJson> = Object.create(null) as Record<string, ExactJson>;
     this.ws();
-    if (this.s[this.pos] === '}') {
+    if (this.text[this.pos] === '}') {
       this.pos++;
       this.depth--;
       return out;
     }
     for (;;) {
       this.ws();
-      if (this.s[this.pos] !== '"') this.fail('expected a property name');
+      if (this.text[this.pos] !== '"') this.fail('expected a property name');
       const key = this.string();
       this.ws();
-      if (this.s[this.pos++] !== ':') this.fail('expected ":"');
+      if (this.text[this.pos++] !== ':') this.fail('expected ":"');
       out[key] = this.value();
       this.ws();
-      const c = this.s[this.pos++];
-      if (c === '}') {
+      const char = this.text[this.pos++];
+      if (char === '}') {
         this.depth--;
         return out;
       }
-      if (c !== ',') this.fail('expected "," or "}"');
+      if (char !== ',') this.fail('expected "," or "}"');
     }
   }
 }

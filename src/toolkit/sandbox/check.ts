@@ -42,7 +42,7 @@ const checked = new Map<string, true>();
 /** Runs a trivial program in every namespace a child gets; the error names what stopped it. */
 function probe(bwrap: string, key: string): void {
   if (checked.has(bwrap)) return;
-  const r = spawnSync(
+  const result = spawnSync(
     bwrap,
     [
       ...isolationArgs(false),
@@ -65,8 +65,8 @@ function probe(bwrap: string, key: string): void {
       encoding: 'utf8',
     },
   );
-  if (r.error !== undefined || r.status !== 0) {
-    const said = oneLine((r.stderr ?? '').trim() || r.error?.message || `exit status ${r.status ?? 'unknown'}`);
+  if (result.error !== undefined || result.status !== 0) {
+    const said = oneLine((result.stderr ?? '').trim() || result.error?.message || `exit status ${result.status ?? 'unknown'}`);
     throw fail(
       key,
       `bubblewrap (${bwrap}) cannot create the sandbox's namespaces here (${said}); allow unprivileged user namespaces (sysctl -w kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 and later also kernel.apparmor_restrict_unprivileged_userns=0), or in a container allow unshare and mount (for example docker run --security-opt seccomp=unconfined --cap-add SYS_ADMIN), ${DISABLE_HINT}`,
