@@ -150,7 +150,7 @@ describe('decodeOptions', () => {
 
 describe('credentials', () => {
   it('strips provider, OTLP and Slack variables, the embeddings key, every MCP reference and the served token', () => {
-    const c = parse(`
+    const config = parse(`
 harness:
   knowledge:
     enabled: true
@@ -166,9 +166,9 @@ expose:
   agent:
     mcp: {auth_token_env: SERVED_TOKEN}
 `);
-    const names = credentialEnvNames(c);
+    const names = credentialEnvNames(config);
     expect(names).not.toContain('GITHUB_TOKEN');
-    for (const n of [
+    for (const name of [
       'ANTHROPIC_API_KEY',
       'OPENAI_API_KEY',
       'OTEL_EXPORTER_OTLP_HEADERS',
@@ -179,7 +179,7 @@ expose:
       'GH_PAT',
       'SERVED_TOKEN',
     ]) {
-      expect(names).toContain(n);
+      expect(names).toContain(name);
     }
   });
 

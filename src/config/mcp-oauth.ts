@@ -97,8 +97,8 @@ function idp(raw: RawIdp, key: string, baseDir: string): McpOAuthIdpConfig {
 }
 
 /** Reads one `oauth` block; `key` is its own key (`mcp_clients[i].oauth`). */
-export function prepareMcpOAuth(o: RawOAuth, key: string, baseDir: string): McpOAuthConfig {
-  const grant = normalizeEnum(o.grant, 'authorization_code');
+export function prepareMcpOAuth(oauth: RawOAuth, key: string, baseDir: string): McpOAuthConfig {
+  const grant = normalizeEnum(oauth.grant, 'authorization_code');
   if (!isOneOf(MCP_OAUTH_GRANTS, grant)) {
     throw ConfigError.of(
       'value',
@@ -106,11 +106,11 @@ export function prepareMcpOAuth(o: RawOAuth, key: string, baseDir: string): McpO
       `"${grant}" is not accepted; use authorization_code (a person logs in with fisk mcp login), client_credentials (unattended, with client_id and client_secret_env or a private key) or cross_app_access (an identity provider's ID token, with idp)`,
     );
   }
-  const redirectPort = o.redirect_port ?? 0;
+  const redirectPort = oauth.redirect_port ?? 0;
   if (redirectPort < 0 || redirectPort > 65_535) {
     throw ConfigError.of('value', `${key}.redirect_port`, `must be a port from 1 to 65535, or 0 for any free port; got ${redirectPort}`);
   }
-  if (o.idp !== undefined && grant !== 'cross_app_access') {
+  if (oauth.idp !== undefined && grant !== 'cross_app_access') {
     throw ConfigError.of(
       'value',
       `${key}.idp`,
@@ -119,13 +119,13 @@ export function prepareMcpOAuth(o: RawOAuth, key: string, baseDir: string): McpO
   }
   return {
     grant,
-    clientId: trimmed(o.client_id),
-    clientSecretEnv: trimmed(o.client_secret_env),
-    scopes: normalizeList(o.scopes),
+    clientId: trimmed(oauth.client_id),
+    clientSecretEnv: trimmed(oauth.client_secret_env),
+    scopes: normalizeList(oauth.scopes),
     redirectPort,
-    clientMetadataUrl: trimmed(o.client_metadata_url),
-    privateKey: privateKey(o, key, baseDir),
-    idp: o.idp === undefined ? undefined : idp(o.idp, `${key}.idp`, baseDir),
+    clientMetadataUrl: trimmed(oauth.client_metadata_url),
+    privateKey: privateKey(oauth, key, baseDir),
+    idp: oauth.idp === undefined ? undefined : idp(oauth.idp, `${key}.idp`, baseDir),
   };
 }
 
@@ -140,15 +140,15 @@ function envNameIssue(value: string | undefined, key: string, example: string): 
   ];
 }
 
-function clientIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
+function clientIssues(oauth: McpOAuthConfig, key: string): ConfigIssue[] {
   const out: ConfigIssue[] = [
-    ...envNameIssue(o.clientSecretEnv, `${key}.client_secret_env`, 'TICKETS_CLIENT_SECRET'),
-    ...envNameIssue(o.privateKey?.env, `${key}.private_key_env`, 'TICKETS_PRIVATE_KEY'),
+    ...envNameIssue(oauth.clientSecretEnv, `${key}.client_secret_env`, 'TICKETS_CLIENT_SECRET'),
+    ...envNameIssue(oauth.privateKey?.env, `${key}.private_key_env`, 'TICKETS_PRIVATE_KEY'),
   ];
-  const pk = o.privateKey;
+  const pk = oauth.privateKey;
   if (pk?.env !== undefined && pk.file !== undefined)
     out.push({ code: 'value', key: `${key}.private_key_file`, message: 'and private_key_env both name the private key; keep one of them' });
-  if (pk !== undefined && o.clientSecretEnv !== undefined) {
+  if (pk !== undefined && oauth.clientSecretEnv !== undefined) {
     out.push({
       code: 'value',
       key: `${key}.client_secret_env`,
@@ -156,8 +156,8 @@ function clientIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
         'and a private key both authenticate the client; keep client_secret_env (client_secret_basic) or the private key (private_key_jwt)',
     });
   }
-  if (o.clientId === undefined) {
-    if (o.clientSecretEnv !== undefined)
+  if (oauth.clientId === undefined) {
+    if (oauth.clientSecretEnv !== undefined)
       out.push({
         code: 'missing',
         key: `${key}.client_id`,
@@ -170,28 +170,28 @@ function clientIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
         message: 'is required with a private key: the key belongs to a client registered in advance',
       });
   }
-  if (o.grant !== 'authorization_code') {
-    if (o.clientId === undefined && o.clientSecretEnv === undefined && pk === undefined) {
+  if (oauth.grant !== 'authorization_code') {
+    if (oauth.clientId === undefined && oauth.clientSecretEnv === undefined && pk === undefined) {
       out.push({
         code: 'missing',
         key: `${key}.client_id`,
-        message: `is required for the ${o.grant} grant: the client registered for this agent at the authorization server`,
+        message: `is required for the ${oauth.grant} grant: the client registered for this agent at the authorization server`,
       });
     }
-    if (o.clientSecretEnv === undefined && pk === undefined) {
+    if (oauth.clientSecretEnv === undefined && pk === undefined) {
       out.push({
         code: 'missing',
         key: `${key}.client_secret_env`,
-        message: `is required for the ${o.grant} grant (or private_key_env / private_key_file): how the client authenticates itself`,
+        message: `is required for the ${oauth.grant} grant (or private_key_env / private_key_file): how the client authenticates itself`,
       });
     }
   }
   return out;
 }
 
-function idpIssues(o: McpOAuthConfig, key: string): ConfigIssue[] {
-  if (o.grant !== 'cross_app_access') return [];
-  const i = o.idp;
+function idpIssues(oauth: McpOAuthConfig, key: string): ConfigIssue[] {
+  if (oauth.grant !== 'cross_app_access') return [];
+  const i = oauth.idp;
   if (i === undefined)
     return [
       {

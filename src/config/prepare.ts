@@ -269,9 +269,9 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
   });
   let embeddings: KnowledgeConfig['embeddings'];
   if (knowledge?.embeddings !== undefined) {
-    const e = knowledge.embeddings;
-    const baseUrl = (e.base_url ?? '').trim().replace(/\/+$/, '');
-    const model = (e.model ?? '').trim();
+    const embeddingSettings = knowledge.embeddings;
+    const baseUrl = (embeddingSettings.base_url ?? '').trim().replace(/\/+$/, '');
+    const model = (embeddingSettings.model ?? '').trim();
     if (baseUrl === '') {
       throw ConfigError.of(
         'missing',
@@ -287,17 +287,17 @@ function prepareKnowledge(raw: RawConfig, identity: string): KnowledgeConfig {
       );
     }
     checkServiceUrl(baseUrl, 'harness.knowledge.embeddings.base_url');
-    const timeout = parseDuration(e.timeout, 'harness.knowledge.embeddings.timeout', DEFAULTS.embeddingsTimeout);
+    const timeout = parseDuration(embeddingSettings.timeout, 'harness.knowledge.embeddings.timeout', DEFAULTS.embeddingsTimeout);
     if (timeout.ms <= 0) {
       throw ConfigError.of('value', 'harness.knowledge.embeddings.timeout', `must be positive, got "${timeout.text}"`);
     }
     embeddings = {
       baseUrl,
       model,
-      apiKeyEnv: trimmed(e.api_key_env),
+      apiKeyEnv: trimmed(embeddingSettings.api_key_env),
       timeout,
-      queryPrefix: e.query_prefix ?? '',
-      documentPrefix: e.document_prefix ?? '',
+      queryPrefix: embeddingSettings.query_prefix ?? '',
+      documentPrefix: embeddingSettings.document_prefix ?? '',
     };
   }
   return {

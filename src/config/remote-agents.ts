@@ -59,47 +59,47 @@ export function prepareRemoteAgents(raw: readonly RawRemoteAgent[]): RemoteAgent
 }
 
 /** What is wrong with the `remote_agents` entries, whatever the command. */
-export function remoteAgentIssues(c: Config): ConfigIssue[] {
+export function remoteAgentIssues(config: Config): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const aliases = new Map<string, number>();
-  c.remoteAgents.forEach((a, i) => {
+  config.remoteAgents.forEach((agent, i) => {
     const key = `remote_agents[${i}]`;
-    if (a.name === '') {
-      const what = a.transport === 'nats' ? "the peer agent's identity on NATS" : 'a short name for the A2A agent at url';
+    if (agent.name === '') {
+      const what = agent.transport === 'nats' ? "the peer agent's identity on NATS" : 'a short name for the A2A agent at url';
       out.push({ code: 'missing', key: `${key}.name`, message: `is required: ${what}` });
       return;
     }
-    if (!NAME.test(a.name)) {
+    if (!NAME.test(agent.name)) {
       out.push({
         code: 'value',
         key: `${key}.name`,
-        message: `"${a.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and the delegation chain)`,
+        message: `"${agent.name}" is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and the delegation chain)`,
       });
     }
-    if (!NAME.test(a.alias)) {
+    if (!NAME.test(agent.alias)) {
       out.push({
         code: 'value',
         key: `${key}.alias`,
-        message: `"${a.alias}" is invalid: use only letters, digits, '-' and '_' (the tool is named delegate_<alias>)`,
+        message: `"${agent.alias}" is invalid: use only letters, digits, '-' and '_' (the tool is named delegate_<alias>)`,
       });
-    } else if (delegateToolName(a.alias).length > MAX_TOOL_NAME) {
+    } else if (delegateToolName(agent.alias).length > MAX_TOOL_NAME) {
       out.push({
         code: 'value',
         key: `${key}.alias`,
-        message: `"${a.alias}" is too long: the tool delegate_<alias> may have at most ${MAX_TOOL_NAME} characters; choose a shorter alias`,
+        message: `"${agent.alias}" is too long: the tool delegate_<alias> may have at most ${MAX_TOOL_NAME} characters; choose a shorter alias`,
       });
     }
-    const earlier = aliases.get(a.alias);
+    const earlier = aliases.get(agent.alias);
     if (earlier !== undefined) {
       out.push({
         code: 'value',
         key: `${key}.alias`,
-        message: `"${a.alias}" is used by remote_agents[${earlier}] too; give each peer its own alias (each becomes the tool delegate_<alias>)`,
+        message: `"${agent.alias}" is used by remote_agents[${earlier}] too; give each peer its own alias (each becomes the tool delegate_<alias>)`,
       });
     } else {
-      aliases.set(a.alias, i);
+      aliases.set(agent.alias, i);
     }
-    if (a.transport === 'nats' && Object.keys(a.headers).length > 0) {
+    if (agent.transport === 'nats' && Object.keys(agent.headers).length > 0) {
       out.push({
         code: 'value',
         key: `${key}.headers`,
@@ -107,7 +107,7 @@ export function remoteAgentIssues(c: Config): ConfigIssue[] {
           'apply only to an A2A peer reached over HTTP; set url to the agent card, or remove headers (NATS credentials come from nats_context)',
       });
     }
-    for (const header of Object.keys(a.headers)) {
+    for (const header of Object.keys(agent.headers)) {
       if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
         out.push({
           code: 'value',

@@ -116,24 +116,24 @@ export function prepareSandbox(raw: RawSandbox | undefined, baseDir: string): Sa
  * belong to a sandboxed stdio server only, so on any other entry they are refused.
  */
 export function prepareMcpSandbox(
-  c: RawMcpClient,
+  client: RawMcpClient,
   key: string,
   harnessEnabled: boolean,
   stdio: boolean,
   baseDir: string,
 ): McpSandboxConfig {
-  const enabled = c.sandbox ?? harnessEnabled;
-  const given = c.sandbox !== undefined || c.network !== undefined || c.writable !== undefined;
+  const enabled = client.sandbox ?? harnessEnabled;
+  const given = client.sandbox !== undefined || client.network !== undefined || client.writable !== undefined;
   if (!stdio && given) {
-    const which = c.sandbox !== undefined ? 'sandbox' : c.network !== undefined ? 'network' : 'writable';
+    const which = client.sandbox !== undefined ? 'sandbox' : client.network !== undefined ? 'network' : 'writable';
     throw ConfigError.of(
       'value',
       `${key}.${which}`,
       'applies to stdio servers only (a program fisk starts); remove it from this http entry',
     );
   }
-  if (!enabled && (c.network !== undefined || c.writable !== undefined)) {
-    const which = c.network !== undefined ? 'network' : 'writable';
+  if (!enabled && (client.network !== undefined || client.writable !== undefined)) {
+    const which = client.network !== undefined ? 'network' : 'writable';
     throw ConfigError.of(
       'value',
       `${key}.${which}`,
@@ -142,7 +142,7 @@ export function prepareMcpSandbox(
   }
   return {
     enabled: stdio && enabled,
-    network: c.network ?? false,
-    writable: paths(c.writable, `${key}.writable`, baseDir),
+    network: client.network ?? false,
+    writable: paths(client.writable, `${key}.writable`, baseDir),
   };
 }

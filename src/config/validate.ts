@@ -56,17 +56,18 @@ export function validateForMode(config: Config, mode: Mode): void {
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
-function alwaysIssues(c: Config): ConfigIssue[] {
+function alwaysIssues(config: Config): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  if (!NAME.test(c.identity)) {
-    const from = c.identitySource === 'application' ? ` (taken from the application name ${JSON.stringify(c.applicationPath)})` : '';
+  if (!NAME.test(config.identity)) {
+    const from =
+      config.identitySource === 'application' ? ` (taken from the application name ${JSON.stringify(config.applicationPath)})` : '';
     out.push({
       code: 'value',
       key: 'identity',
-      message: `"${c.identity}"${from} is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and queue groups); set an explicit identity`,
+      message: `"${config.identity}"${from} is invalid: use only letters, digits, '-' and '_' (it names NATS subjects and queue groups); set an explicit identity`,
     });
   }
-  if (c.globalFlags.length > 0 && c.applicationPath === undefined) {
+  if (config.globalFlags.length > 0 && config.applicationPath === undefined) {
     out.push({
       code: 'value',
       key: 'global_flags',
@@ -74,7 +75,7 @@ function alwaysIssues(c: Config): ConfigIssue[] {
         'is set but application_path is not: global flags belong to the wrapped application; remove global_flags or set application_path',
     });
   }
-  c.remoteTools.forEach((host, i) => {
+  config.remoteTools.forEach((host, i) => {
     const key = `remote_tools[${i}]`;
     if (host.name === '') {
       out.push({ code: 'missing', key: `${key}.name`, message: 'is required: the identity of the agent whose tools to import' });
@@ -103,52 +104,56 @@ function alwaysIssues(c: Config): ConfigIssue[] {
       });
     }
   });
-  out.push(...remoteAgentIssues(c));
+  out.push(...remoteAgentIssues(config));
   const names = new Set<string>();
-  c.mcpClients.forEach((m, i) => {
+  config.mcpClients.forEach((client, i) => {
     const key = `mcp_clients[${i}]`;
-    if (m.name === '') {
+    if (client.name === '') {
       out.push({
         code: 'missing',
         key: `${key}.name`,
         message: 'is required: a short name for the server, used in messages and tool prefixes',
       });
-    } else if (!NAME.test(m.name)) {
-      out.push({ code: 'value', key: `${key}.name`, message: `"${m.name}" is invalid: use only letters, digits, '-' and '_'` });
-    } else if (names.has(m.name)) {
-      out.push({ code: 'value', key: `${key}.name`, message: `"${m.name}" is used by an earlier entry; give each server its own name` });
+    } else if (!NAME.test(client.name)) {
+      out.push({ code: 'value', key: `${key}.name`, message: `"${client.name}" is invalid: use only letters, digits, '-' and '_'` });
+    } else if (names.has(client.name)) {
+      out.push({
+        code: 'value',
+        key: `${key}.name`,
+        message: `"${client.name}" is used by an earlier entry; give each server its own name`,
+      });
     }
-    names.add(m.name);
-    if (m.prefix !== undefined && (!NAME.test(m.prefix) || m.prefix.length > MAX_PREFIX)) {
+    names.add(client.name);
+    if (client.prefix !== undefined && (!NAME.test(client.prefix) || client.prefix.length > MAX_PREFIX)) {
       out.push({
         code: 'value',
         key: `${key}.prefix`,
-        message: `"${m.prefix}" is invalid: use 1 to ${MAX_PREFIX} letters, digits, '-' and '_' (tools are named <prefix>_<tool>, and a model API accepts nothing else)`,
+        message: `"${client.prefix}" is invalid: use 1 to ${MAX_PREFIX} letters, digits, '-' and '_' (tools are named <prefix>_<tool>, and a model API accepts nothing else)`,
       });
     }
-    if (m.transport === 'stdio') {
-      if (m.command === undefined) {
+    if (client.transport === 'stdio') {
+      if (client.command === undefined) {
         out.push({
           code: 'missing',
           key: `${key}.command`,
           message: 'is required for a stdio server: the program to start (arguments go in args)',
         });
       }
-      if (m.url !== undefined) {
+      if (client.url !== undefined) {
         out.push({
           code: 'value',
           key: `${key}.url`,
           message: 'does not apply to a stdio server; remove url, or remove command to connect over http',
         });
       }
-      if (Object.keys(m.headers).length > 0) {
+      if (Object.keys(client.headers).length > 0) {
         out.push({
           code: 'value',
           key: `${key}.headers`,
           message: 'apply only to an http server; remove them, or use env for a stdio server',
         });
       }
-      if (m.oauth !== undefined) {
+      if (client.oauth !== undefined) {
         out.push({
           code: 'value',
           key: `${key}.oauth`,
@@ -156,20 +161,20 @@ function alwaysIssues(c: Config): ConfigIssue[] {
         });
       }
     } else {
-      if (m.url === undefined) {
-        out.push({ code: 'missing', key: `${key}.url`, message: `is required for an ${m.transport} server: its endpoint URL` });
-      } else if (!/^https?:\/\//i.test(m.url)) {
+      if (client.url === undefined) {
+        out.push({ code: 'missing', key: `${key}.url`, message: `is required for an ${client.transport} server: its endpoint URL` });
+      } else if (!/^https?:\/\//i.test(client.url)) {
         out.push({ code: 'value', key: `${key}.url`, message: 'must start with http:// or https://' });
       }
-      out.push(...httpAuthIssues(m, key));
-      if (m.command !== undefined) {
+      out.push(...httpAuthIssues(client, key));
+      if (client.command !== undefined) {
         out.push({
           code: 'value',
           key: `${key}.command`,
           message: 'does not apply to an http server; remove command, or remove url to start a stdio server',
         });
       }
-      if (m.args.length > 0 || Object.keys(m.env).length > 0) {
+      if (client.args.length > 0 || Object.keys(client.env).length > 0) {
         out.push({ code: 'value', key: `${key}.args`, message: 'args and env apply only to a stdio server; remove them' });
       }
     }
@@ -241,10 +246,10 @@ function runIssues(c: Config): ConfigIssue[] {
   return out;
 }
 
-function serveIssues(c: Config): ConfigIssue[] {
+function serveIssues(config: Config): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  const a2a = c.expose.a2a;
-  if (c.identitySource !== 'explicit') {
+  const a2a = config.expose.a2a;
+  if (config.identitySource !== 'explicit') {
     out.push({
       code: 'missing',
       key: 'identity',
@@ -252,7 +257,11 @@ function serveIssues(c: Config): ConfigIssue[] {
     });
   }
   const endpoints =
-    a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
+    a2a.serveTools ||
+    a2a.prompts ||
+    config.expose.jobs !== undefined ||
+    config.expose.slack !== undefined ||
+    config.expose.a2aHttp !== undefined;
   if (!endpoints) {
     out.push({
       code: 'missing',
@@ -261,37 +270,38 @@ function serveIssues(c: Config): ConfigIssue[] {
         'enables no endpoint to serve: set expose.agent.a2a.serve_tools or expose.agent.a2a.prompts, or add expose.agent.jobs, expose.agent.slack or expose.agent.a2a_http',
     });
   }
-  if (a2a.serveTools && c.applicationPath === undefined) {
+  if (a2a.serveTools && config.applicationPath === undefined) {
     out.push({
       code: 'missing',
       key: 'application_path',
       message: 'is required with expose.agent.a2a.serve_tools: only application commands are served to peers',
     });
   }
-  const overNats = a2a.serveTools || a2a.prompts || c.expose.jobs !== undefined || c.remoteTools.length > 0;
-  if (overNats && c.natsContext === undefined) {
+  const overNats = a2a.serveTools || a2a.prompts || config.expose.jobs !== undefined || config.remoteTools.length > 0;
+  if (overNats && config.natsContext === undefined) {
     out.push({
       code: 'missing',
       key: 'nats_context',
       message: 'is required to serve over NATS: the context naming the server and credentials',
     });
   }
-  const runsModel = a2a.prompts || c.expose.jobs !== undefined || c.expose.slack !== undefined || c.expose.a2aHttp !== undefined;
-  if (runsModel && c.llm.model === '') {
+  const runsModel =
+    a2a.prompts || config.expose.jobs !== undefined || config.expose.slack !== undefined || config.expose.a2aHttp !== undefined;
+  if (runsModel && config.llm.model === '') {
     out.push({
       code: 'missing',
       key: 'llm.model',
       message: 'is required to serve prompts, jobs, slack or a2a_http: those endpoints run the agent loop',
     });
   }
-  if (c.expose.jobs !== undefined && c.expose.jobs.stream === '') {
+  if (config.expose.jobs !== undefined && config.expose.jobs.stream === '') {
     out.push({ code: 'missing', key: 'expose.agent.jobs.stream', message: 'is required: the JetStream stream holding the work queue' });
   }
-  if (runsModel) out.push(...remoteAgentRunIssues(c));
-  if (c.expose.slack !== undefined && c.expose.slack.channels.length === 0) {
+  if (runsModel) out.push(...remoteAgentRunIssues(config));
+  if (config.expose.slack !== undefined && config.expose.slack.channels.length === 0) {
     out.push({ code: 'missing', key: 'expose.agent.slack.channels', message: 'is required: the Slack channel ids the agent answers in' });
   }
-  out.push(...natsBackendIssues(c));
+  out.push(...natsBackendIssues(config));
   return out;
 }
 

@@ -234,40 +234,40 @@ class Chunking {
  */
 export function chunkMarkdown(text: string, maxChars: number = DEFAULT_CHUNK_CHARS): ChunkedDocument {
   const lines = (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text).split('\n');
-  const c = new Chunking(lines, maxChars);
+  const chunking = new Chunking(lines, maxChars);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     const lead = leadOf(line);
     if (lead === BACKTICK || lead === TILDE) {
       const fence = FENCE_OPEN.exec(line);
       if (fence !== null) {
-        i = c.fence(i, lead, (fence[1] ?? '```').length);
+        i = chunking.fence(i, lead, (fence[1] ?? '```').length);
         continue;
       }
     } else if (lead === HASH) {
-      const h = HEADING.exec(line);
-      if (h !== null) {
-        c.heading((h[1] ?? '#').length, headingText(h[2] ?? ''));
+      const heading = HEADING.exec(line);
+      if (heading !== null) {
+        chunking.heading((heading[1] ?? '#').length, headingText(heading[2] ?? ''));
         continue;
       }
-    } else if ((lead === EQUALS || lead === DASH) && c.paraLines === 1) {
+    } else if ((lead === EQUALS || lead === DASH) && chunking.paraLines === 1) {
       // an underlined single-line paragraph is a heading; `---` after a blank line stays a rule
       const underline = SETEXT.exec(line);
       if (underline !== null) {
-        const textOf = headingText(lines[c.paraStart] ?? '');
-        c.paraLines = 0;
-        c.heading(underline[1]?.startsWith('=') === true ? 1 : 2, textOf);
+        const textOf = headingText(lines[chunking.paraStart] ?? '');
+        chunking.paraLines = 0;
+        chunking.heading(underline[1]?.startsWith('=') === true ? 1 : 2, textOf);
         continue;
       }
     }
     if (isBlank(line)) {
-      c.endPara();
+      chunking.endPara();
       continue;
     }
-    if (c.paraLines === 0) c.paraStart = i;
-    c.paraLines++;
+    if (chunking.paraLines === 0) chunking.paraStart = i;
+    chunking.paraLines++;
   }
-  c.flush();
-  c.headingsOnly();
-  return { title: c.title, chunks: c.chunks };
+  chunking.flush();
+  chunking.headingsOnly();
+  return { title: chunking.title, chunks: chunking.chunks };
 }

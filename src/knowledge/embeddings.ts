@@ -85,11 +85,11 @@ export function mapResponse(body: unknown, count: number): Float32Array[] {
   if (typeof body !== 'object' || body === null) throw new EmbeddingsError('failed', 'the embeddings response is not a JSON object');
   const rec = body as Record<string, unknown>;
   if (rec['error'] !== undefined && rec['error'] !== null) {
-    const e = rec['error'];
+    const error = rec['error'];
     const msg =
-      typeof e === 'object' && e !== null && typeof (e as Record<string, unknown>)['message'] === 'string'
-        ? String((e as Record<string, unknown>)['message'])
-        : JSON.stringify(e);
+      typeof error === 'object' && error !== null && typeof (error as Record<string, unknown>)['message'] === 'string'
+        ? String((error as Record<string, unknown>)['message'])
+        : JSON.stringify(error);
     throw new EmbeddingsError('failed', `the embeddings server answered with an error: ${msg}`);
   }
   const data = rec['data'];
@@ -109,16 +109,17 @@ export function mapResponse(body: unknown, count: number): Float32Array[] {
     const emb = it['embedding'];
     if (!Array.isArray(emb) || emb.length === 0)
       throw new EmbeddingsError('failed', `the embedding at index ${index} is empty or not an array`);
-    const v = new Float32Array(emb.length);
+    const vector = new Float32Array(emb.length);
     for (let i = 0; i < emb.length; i++) {
-      const x: unknown = emb[i];
-      if (typeof x !== 'number' || !Number.isFinite(x))
+      const value: unknown = emb[i];
+      if (typeof value !== 'number' || !Number.isFinite(value))
         throw new EmbeddingsError('failed', `the embedding at index ${index} holds a non-numeric value`);
-      v[i] = x;
+      vector[i] = value;
     }
-    if (dim === -1) dim = v.length;
-    else if (v.length !== dim) throw new EmbeddingsError('failed', `the embeddings response mixes dimensions ${dim} and ${v.length}`);
-    out[index] = v;
+    if (dim === -1) dim = vector.length;
+    else if (vector.length !== dim)
+      throw new EmbeddingsError('failed', `the embeddings response mixes dimensions ${dim} and ${vector.length}`);
+    out[index] = vector;
   }
   const missing = out.findIndex((v) => v === undefined);
   if (missing !== -1) throw new EmbeddingsError('failed', `the embeddings response has no vector for index ${missing}`);

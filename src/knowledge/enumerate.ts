@@ -28,28 +28,28 @@ const OPERATORS = new Set(['OR', 'AND', 'NOT', 'NEAR']);
 export function parseEnumQuery(query: string): EnumTerm[] {
   const terms: EnumTerm[] = [];
   let i = 0;
-  const s = query;
-  while (i < s.length) {
-    while (i < s.length && /\s/u.test(s[i] ?? '')) i++;
-    if (i >= s.length) break;
+  const queryText = query;
+  while (i < queryText.length) {
+    while (i < queryText.length && /\s/u.test(queryText[i] ?? '')) i++;
+    if (i >= queryText.length) break;
     let negated = false;
     let scope: TermScope = 'any';
-    if (s[i] === '-') {
+    if (queryText[i] === '-') {
       negated = true;
       i++;
     }
-    const rest = s.slice(i);
+    const rest = queryText.slice(i);
     const sc = /^(heading|body):/u.exec(rest);
     if (sc !== null) {
       scope = sc[1] === 'heading' ? 'heading' : 'body';
       i += sc[0].length;
     }
-    if (s[i] === '"') {
-      const end = s.indexOf('"', i + 1);
+    if (queryText[i] === '"') {
+      const end = queryText.indexOf('"', i + 1);
       if (end === -1) throw new KnowledgeError('bad_query', `unterminated quote in ${JSON.stringify(query)}; close the phrase with "`);
-      const text = s.slice(i + 1, end);
+      const text = queryText.slice(i + 1, end);
       i = end + 1;
-      if (s[i] === '*')
+      if (queryText[i] === '*')
         throw new KnowledgeError(
           'bad_query',
           'a trailing * is not supported: prefix matching over stemmed words can find fewer documents as the prefix grows; write the whole word',
@@ -58,8 +58,8 @@ export function parseEnumQuery(query: string): EnumTerm[] {
       continue;
     }
     let j = i;
-    while (j < s.length && !/\s/u.test(s[j] ?? '')) j++;
-    const word = s.slice(i, j);
+    while (j < queryText.length && !/\s/u.test(queryText[j] ?? '')) j++;
+    const word = queryText.slice(i, j);
     i = j;
     if (word === '') continue;
     if (OPERATORS.has(word) || word.startsWith('NEAR(')) {

@@ -42,37 +42,37 @@ function healthy(w: WriterStore): boolean {
 
 describe('an unfinished full-text fill', () => {
   it('is marked, refuses removals, and resumes where it stopped', async () => {
-    const w = openWriter(storeDir, { bulk: true });
+    const writer = openWriter(storeDir, { bulk: true });
     try {
-      await stoppedBuild(w);
-      const gap = readGap(w.db);
+      await stoppedBuild(writer);
+      const gap = readGap(writer.db);
       expect(gap?.tables).toEqual(['chunks_fts', 'chunks_exact']);
       expect(
-        checkIntegrity(w)
+        checkIntegrity(writer)
           .filter((i) => i.state === 'fail')
           .map((i) => i.detail),
       ).toEqual([expect.stringContaining('incomplete'), expect.stringContaining('incomplete')]);
       // a delete trigger must never meet an FTS row that was never inserted
       let refused: unknown;
       try {
-        removeSources(w, ['docs/f000.md']);
+        removeSources(writer, ['docs/f000.md']);
       } catch (err) {
         refused = err;
       }
       expect(isKnowledgeError(refused, 'fulltext_incomplete')).toBe(true);
       // the first step runs before the fill yields; stopped there, the marker holds its end
       const ac = new AbortController();
-      const first = fillGap(w.db, ac.signal);
+      const first = fillGap(writer.db, ac.signal);
       ac.abort();
       expect(await first).toBe(false);
-      expect(readGap(w.db)?.after).toBe(2000);
-      expect(await fillGap(w.db, new AbortController().signal)).toBe(true);
-      expect(readGap(w.db)).toBeUndefined();
-      expect(healthy(w)).toBe(true);
-      expect(removeSources(w, ['docs/f000.md'])[0]?.removed).toBe(1);
-      expect(healthy(w)).toBe(true);
+      expect(readGap(writer.db)?.after).toBe(2000);
+      expect(await fillGap(writer.db, new AbortController().signal)).toBe(true);
+      expect(readGap(writer.db)).toBeUndefined();
+      expect(healthy(writer)).toBe(true);
+      expect(removeSources(writer, ['docs/f000.md'])[0]?.removed).toBe(1);
+      expect(healthy(writer)).toBe(true);
     } finally {
-      w.close();
+      writer.close();
     }
   });
 

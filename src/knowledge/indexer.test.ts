@@ -128,16 +128,16 @@ describe('indexCorpus', () => {
 
 describe('a bulk first build', () => {
   it('writes a side file readers cannot see, renames it into place on close, and then writes in place', async () => {
-    const w = openWriter(storeDir, { bulk: true });
+    const writer = openWriter(storeDir, { bulk: true });
     const reader = new KnowledgeReader(storeDir);
     try {
-      expect(w.bulk).toBe(true);
-      await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir], bulk: w.bulk });
+      expect(writer.bulk).toBe(true);
+      await indexCorpus(writer.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [storeDir], bulk: writer.bulk });
       expect(existsSync(join(storeDir, BUILD_FILE))).toBe(true);
       // until the build is closed, the store reads as never built
       expect(reader.handle()).toBeUndefined();
     } finally {
-      w.close();
+      writer.close();
     }
     expect(existsSync(join(storeDir, BUILD_FILE))).toBe(false);
     expect(statSync(join(storeDir, DB_FILE)).mode & 0o777).toBe(0o600);

@@ -391,17 +391,17 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
   };
 
   if (withVectors && (forceAll || stored.size === 0) && !dryRun) {
-    let n = 0;
-    for (const f of walk.files) {
+    let chunkCount = 0;
+    for (const walked of walk.files) {
       try {
-        const t = decode(readFileSync(f.abs));
-        if (t !== undefined) n += chunkMarkdown(t, maxChars).chunks.length;
+        const text = decode(readFileSync(walked.abs));
+        if (text !== undefined) chunkCount += chunkMarkdown(text, maxChars).chunks.length;
       } catch {
         // counted as skipped in the pass itself
       }
     }
     opts.onNote?.(
-      `first full build: about to embed ${counted(n, 'chunk')} across ${counted(walk.files.length, 'file')}; run with --dry-run to preview`,
+      `first full build: about to embed ${counted(chunkCount, 'chunk')} across ${counted(walk.files.length, 'file')}; run with --dry-run to preview`,
     );
   }
 
@@ -418,11 +418,11 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
         canceled = true;
         break;
       }
-      const p = prepare(file);
-      if (p !== undefined) {
+      const prepared = prepare(file);
+      if (prepared !== undefined) {
         if (withVectors) {
-          pending.push(p);
-          pendingChunks += p.chunks.length;
+          pending.push(prepared);
+          pendingChunks += prepared.chunks.length;
           if (pendingChunks >= 64) {
             try {
               await drain();
@@ -434,7 +434,7 @@ export async function indexCorpus(db: Db | undefined, opts: IndexOptions): Promi
             }
           }
         } else {
-          commit(p, undefined);
+          commit(prepared, undefined);
         }
       }
       done++;

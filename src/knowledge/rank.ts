@@ -287,16 +287,16 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
 
   // what each document is about: its title and path, and its opening chunk
   const out: RankedDocument[] = [];
-  for (const [documentId, d] of byDoc) {
+  for (const [documentId, hits] of byDoc) {
     const doc = docAbout(cache, documentId);
     const named = coverage(doc.name);
     const about = coverage(doc.opening);
     const score =
-      (d.best + SPREAD_WEIGHT * d.second) *
+      (hits.best + SPREAD_WEIGHT * hits.second) *
       (1 + TITLE_WEIGHT * named) *
       (1 + ABOUT_WEIGHT * about) *
       (doc.changeLog ? CHANGE_LOG_WEIGHT : 1);
-    out.push({ documentId, chunkId: d.chunkId, score, hash: doc.hash });
+    out.push({ documentId, chunkId: hits.chunkId, score, hash: doc.hash });
   }
   return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
 }

@@ -188,7 +188,7 @@ describe('copies of one file', () => {
 
 describe('what a document is about', () => {
   let t2: TempDir;
-  let r: KnowledgeReader;
+  let reader: KnowledgeReader;
   beforeAll(async () => {
     t2 = tempDir();
     // every word in a short section under a matching sub-heading: BM25 alone puts this chunk first
@@ -216,26 +216,26 @@ describe('what a document is about', () => {
     const w = openWriter(join(t2.path, 'store'));
     await indexCorpus(w.db, { roots: ['docs'], cwd: t2.path, excludeDirs: [] });
     w.close();
-    r = new KnowledgeReader(join(t2.path, 'store'));
+    reader = new KnowledgeReader(join(t2.path, 'store'));
   });
   afterAll(() => {
-    r.close();
+    reader.close();
     t2.cleanup();
   });
 
   it('ranks a document whose opening chunk holds the words above one that mentions them in a section', async () => {
-    const res = await search(r, 'how do I retry a failing operation with exponential backoff', { topK: 5 });
+    const res = await search(reader, 'how do I retry a failing operation with exponential backoff', { topK: 5 });
     expect(res.hits.map((h) => h.path).slice(0, 2)).toEqual(['docs/toolkit.md', 'docs/guide.md']);
   });
 
   it('counts the text under the title as the introduction even after a chunk before the title', async () => {
-    const res = await search(r, 'quux frobs', { topK: 5 });
+    const res = await search(reader, 'quux frobs', { topK: 5 });
     expect(res.hits.map((h) => h.path)).toEqual(['docs/z-intro.md', 'docs/a-section.md']);
     expect(res.hits[0]?.headingPath).toBe('Zeta');
   });
 
   it('ranks a change log that names the feature below the document that explains it', async () => {
-    const res = await search(r, 'how do I export a widget', { topK: 5 });
+    const res = await search(reader, 'how do I export a widget', { topK: 5 });
     expect(res.hits.map((h) => h.path)).toEqual(['docs/sharing.md', 'docs/CHANGELOG.md']);
   });
 });

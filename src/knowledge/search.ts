@@ -274,10 +274,10 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
           hash: string;
         }[];
         vectorDocs = [];
-        for (const r of rows) {
-          if (vectorDocs.some((v) => v.id === r.doc)) continue;
-          vectorDocs.push({ id: r.doc, hash: r.hash });
-          if (!chunkOf.has(r.doc)) chunkOf.set(r.doc, r.id);
+        for (const row of rows) {
+          if (vectorDocs.some((v) => v.id === row.doc)) continue;
+          vectorDocs.push({ id: row.doc, hash: row.hash });
+          if (!chunkOf.has(row.doc)) chunkOf.set(row.doc, row.id);
         }
         tier = { kind: 'hybrid', model: vector.settings.model, dimension: pinned.dimension };
       } catch (err) {

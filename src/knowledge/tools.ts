@@ -173,8 +173,8 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
         const quarter = Math.floor(budget / 4);
         const documents: { path: string; heading_matches: number; body_matches: number }[] = [];
         let used = 0;
-        for (const d of res.documents) {
-          const entry = { path: cleanText(d.path), heading_matches: d.headingMatches, body_matches: d.bodyMatches };
+        for (const document of res.documents) {
+          const entry = { path: cleanText(document.path), heading_matches: document.headingMatches, body_matches: document.bodyMatches };
           const cost = JSON.stringify(entry).length;
           // a floor of one document: a budget rounding to nothing must not read as absence
           if (documents.length > 0 && used + cost > quarter) break;

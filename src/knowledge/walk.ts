@@ -109,12 +109,12 @@ export function walkRoots(
         return;
       }
       const names: string[] = [];
-      for (const r of raw) {
+      for (const rawName of raw) {
         try {
-          names.push(utf8Name.decode(r));
+          names.push(utf8Name.decode(rawName));
         } catch {
           // a name the system would only give back mangled: say so rather than "unreadable"
-          if (r[0] !== 0x2e) skipped.push({ path: childKey(key, escapeName(r)), reason: 'name_not_utf8' });
+          if (rawName[0] !== 0x2e) skipped.push({ path: childKey(key, escapeName(rawName)), reason: 'name_not_utf8' });
         }
       }
       names.sort();

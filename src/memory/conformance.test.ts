@@ -41,7 +41,7 @@ interface Harness {
 
 function fileHarness(): Harness {
   const root = mkdtempSync(join(tmpdir(), 'fisk-mem-conf-'));
-  let n = 0;
+  let counter = 0;
   return {
     name: 'file',
     backend: 'file',
@@ -51,7 +51,7 @@ function fileHarness(): Harness {
       return Promise.resolve();
     },
     async fresh() {
-      const dir = join(root, `s${++n}`);
+      const dir = join(root, `s${++counter}`);
       const store = await FileStore.open(dir);
       return {
         store,
@@ -63,7 +63,7 @@ function fileHarness(): Harness {
       };
     },
     async broken() {
-      const dir = join(root, `gone${++n}`);
+      const dir = join(root, `gone${++counter}`);
       const store = await FileStore.open(dir);
       rmSync(dir, { recursive: true });
       writeFileSync(dir, 'not a directory');
@@ -77,7 +77,7 @@ function jetStreamHarness(): Harness {
   let nc: NatsConnection | undefined;
   let nc2: NatsConnection | undefined;
   let kv: KV | undefined;
-  let n = 0;
+  let counter = 0;
   const bucket = 'memconf';
   return {
     name: 'jetstream',
@@ -95,7 +95,7 @@ function jetStreamHarness(): Harness {
     },
     async fresh() {
       if (nc === undefined || nc2 === undefined || kv === undefined) throw new Error('setup did not run');
-      const prefix = `p${++n}`;
+      const prefix = `p${++counter}`;
       const bucketKv = kv;
       return {
         store: await JetStreamStore.open({ nats: nc, bucket, prefix }),
@@ -108,7 +108,7 @@ function jetStreamHarness(): Harness {
     async broken() {
       if (server === undefined) throw new Error('setup did not run');
       const own = await connect({ servers: server.url });
-      const store = await JetStreamStore.open({ nats: own, bucket, prefix: `b${++n}` });
+      const store = await JetStreamStore.open({ nats: own, bucket, prefix: `b${++counter}` });
       await own.close();
       return store;
     },
@@ -125,18 +125,18 @@ async function failure(p: Promise<unknown>): Promise<MemoryError> {
   throw new Error('expected the call to fail');
 }
 
-describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (h) => {
-  beforeAll(() => h.setup());
-  afterAll(() => h.teardown());
+describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (harness) => {
+  beforeAll(() => harness.setup());
+  afterAll(() => harness.teardown());
 
   it('reports its backend and no filesystem path as its location', async () => {
-    const { store } = await h.fresh();
-    expect(store.info().backend).toBe(h.backend);
+    const { store } = await harness.fresh();
+    expect(store.info().backend).toBe(harness.backend);
     expect(store.info().location).not.toMatch(/[/\\]tmp|fisk-mem/u);
   });
 
   it('creates, reads back verbatim with the normalized description, and lists without bodies', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     const body = 'line one\n---\nnot a header\n日本語 ✓\n\n';
     await store.create('notes.todo', '  things\nto do  ', body);
     await store.create('a-first', 'first: with a colon', 'x');
@@ -148,7 +148,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('refuses to create a key that exists and keeps the stored text', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     await store.create('k', 'original', 'one');
     const err = await failure(store.create('k', 'other', 'two'));
     expect(err.code).toBe('exists');
@@ -157,7 +157,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('reports missing keys and whether a delete found anything', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     expect((await failure(store.read('nothing'))).code).toBe('not_found');
     expect(await store.delete('nothing')).toBe(false);
     await store.create('k', 'd', 'c');
@@ -170,7 +170,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('updates a key this run read, and one it created', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     const scope = new Scope();
     await store.create('mine', 'd', 'v1', { scope });
     await store.update('mine', 'd2', 'v2', { scope });
@@ -182,7 +182,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('records revisions only for reads and own writes, and drops them on delete', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     await store.create('k', 'd', 'c');
     const scope = new Scope();
     await store.list({ scope });
@@ -203,7 +203,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
     ['NUL', 'a\u0000b'],
     ['201 runes', 'x'.repeat(201)],
   ])('refuses the key %s on every method before any I/O', async (_what, key) => {
-    const store = await h.broken();
+    const store = await harness.broken();
     expect((await failure(store.read(key))).code).toBe('invalid_key');
     expect((await failure(store.create(key, 'd', 'c'))).code).toBe('invalid_key');
     expect((await failure(store.update(key, 'd', 'c', { scope: new Scope() }))).code).toBe('invalid_key');
@@ -213,7 +213,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('refuses a bad description or oversized content and stores nothing', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     expect((await failure(store.create('k', ' \n ', 'c'))).code).toBe('invalid_description');
     expect((await failure(store.create('k', 'd', 'a'.repeat(MAX_CONTENT_BYTES + 1)))).code).toBe('too_large');
     expect(await store.list()).toEqual([]);
@@ -222,7 +222,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('refuses a create at capacity but still allows an overwrite', async () => {
-    const b = await h.fresh();
+    const b = await harness.fresh();
     const text = serializeEntry('seeded', 'x');
     for (let i = 0; i < MAX_ENTRIES; i += 128) {
       await Promise.all(Array.from({ length: Math.min(128, MAX_ENTRIES - i) }, (_, j) => b.seed(`k${i + j}`, text)));
@@ -242,7 +242,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('lets exactly one of two racing creators win', async () => {
-    const b = await h.fresh();
+    const b = await harness.fresh();
     const results = await Promise.allSettled([b.store.create('race', 'first', 'a'), b.twin.create('race', 'second', 'b')]);
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -252,7 +252,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('shares one backing between independent stores', async () => {
-    const b = await h.fresh();
+    const b = await harness.fresh();
     await b.store.create('shared', 'written by one', 'text');
     expect(await b.twin.read('shared')).toEqual({ description: 'written by one', content: 'text' });
     expect(await b.twin.delete('shared')).toBe(true);
@@ -260,7 +260,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('reads a hand-written entry leniently', async () => {
-    const b = await h.fresh();
+    const b = await harness.fresh();
     await b.seed('hand', 'no frontmatter at all\n');
     await b.seed('header', '---\ndescription: "quoted: yes"\n---\n\nbody');
     expect(await b.store.read('hand')).toEqual({ description: '', content: 'no frontmatter at all\n' });
@@ -271,7 +271,7 @@ describe.each([fileHarness(), jetStreamHarness()])('Store conformance: $name', (
   });
 
   it('refuses to start an operation for a cancelled call and stores nothing', async () => {
-    const { store } = await h.fresh();
+    const { store } = await harness.fresh();
     const ac = new AbortController();
     ac.abort(new Error('cancelled'));
     await expect(store.create('k', 'd', 'c', { signal: ac.signal })).rejects.toThrow('cancelled');

@@ -75,10 +75,10 @@ async function driveRun(tel: Telemetry, model: FakeModelServer): Promise<void> {
   const chat = run.chat({ provider: 'anthropic', model: 'claude-test', serverAddress: '127.0.0.1' });
   chat.recordInput(() => conversation.slice(0, 1));
   // Composed the way the model clients compose their fetch, with this middleware last (innermost).
-  const f = composeFetch(fetch, [chat.fetchMiddleware()]);
-  const first = await f(`${model.url}/v1/messages`, { method: 'POST', body: '{}' });
+  const tracedFetch = composeFetch(fetch, [chat.fetchMiddleware()]);
+  const first = await tracedFetch(`${model.url}/v1/messages`, { method: 'POST', body: '{}' });
   expect(first.status).toBe(429);
-  const second = await f(`${model.url}/v1/messages`, { method: 'POST', body: '{}' });
+  const second = await tracedFetch(`${model.url}/v1/messages`, { method: 'POST', body: '{}' });
   expect(second.status).toBe(200);
   chat.recordOutput(() => conversation.slice(1, 2));
   chat.response({ id: 'msg-1', model: 'claude-test-2026', finishReasons: ['tool_use'], inputTokens: 1200, outputTokens: 35 });
@@ -160,9 +160,9 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     expect(root.attributes[ATTR_GEN_AI_OPERATION_NAME]).toBe('invoke_agent');
     expect(root.attributes[ATTR_GEN_AI_CONVERSATION_ID]).toBe('conv-42');
     expect(root.resource[ATTR_SERVICE_NAME]).toBe('helper');
-    for (const s of spans) {
-      expect(s.traceId).toBe(root.traceId);
-      if (s !== root) expect(s.parentSpanId).toBe(root.spanId);
+    for (const span of spans) {
+      expect(span.traceId).toBe(root.traceId);
+      if (span !== root) expect(span.parentSpanId).toBe(root.spanId);
     }
 
     const chat = spans.find((s) => s.name === 'chat claude-test' && s.status.code === 0);
@@ -194,13 +194,13 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     const crashed = byName(spans, 'execute_tool explodes');
     expect([crashed.attributes['fisk.tool.exit'], crashed.attributes[ATTR_ERROR_TYPE]]).toEqual(['crashed', 'crashed']);
     // No exception events (they carry stack traces), and no error text.
-    for (const s of spans) expect(s.events.filter((e) => e.name === 'exception')).toEqual([]);
+    for (const span of spans) expect(span.events.filter((e) => e.name === 'exception')).toEqual([]);
     expect(receiver.allBodies().includes('boom')).toBe(false);
 
     // Capture off: no content attribute and no message text anywhere in any request.
-    for (const s of spans) {
+    for (const span of spans) {
       for (const key of [ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS])
-        expect(s.attributes[key]).toBeUndefined();
+        expect(span.attributes[key]).toBeUndefined();
     }
     const all = receiver.allBodies();
     for (const secret of [SECRET_PROMPT, SECRET_USER, SECRET_ARGS, SECRET_RESULT, SECRET_SIGNATURE])
@@ -232,7 +232,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     const duration = receiver.metrics.find((m) => m.name === METRIC_GEN_AI_CLIENT_OPERATION_DURATION);
     expect(duration?.unit).toBe('s');
     expect(duration?.points.length).toBe(2);
-    for (const p of duration?.points ?? []) expect(p.explicitBounds).toEqual(SECONDS_BUCKETS);
+    for (const point of duration?.points ?? []) expect(point.explicitBounds).toEqual(SECONDS_BUCKETS);
     expect(duration?.points.some((p) => p.attributes[ATTR_ERROR_TYPE] === 'rate_limited')).toBe(true);
 
     const degraded = receiver.metrics.find((m) => m.name === METRIC_KNOWLEDGE_DEGRADED);
@@ -243,7 +243,8 @@ describe.each(['http/protobuf', 'http/json'] as const)('export over %s', (protoc
     expect(append?.points[0]?.bucketCounts?.[0]).toBe(1);
 
     const forbidden = [ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME, 'session.id'];
-    for (const m of receiver.metrics) for (const p of m.points) for (const key of forbidden) expect(p.attributes[key]).toBeUndefined();
+    for (const metric of receiver.metrics)
+      for (const point of metric.points) for (const key of forbidden) expect(point.attributes[key]).toBeUndefined();
   });
 
   it('captures content as deltas, omits signatures, and gzips when capture is on', async () => {

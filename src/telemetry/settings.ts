@@ -102,7 +102,7 @@ const OFF_WORDS = new Set(['off', 'false', '0', 'no']);
 export function resolveTelemetrySettings(input: ResolveTelemetryInput): TelemetrySettings {
   const env = input.env ?? process.env;
   const source = input.source ?? 'agent.yaml';
-  const c = input.config;
+  const config = input.config;
   const fromFile = (key: string): string => (input.present === undefined || input.present.has(key) ? source : 'default');
   const read = (name: string): string | undefined => {
     const v = env[name]?.trim();
@@ -112,31 +112,35 @@ export function resolveTelemetrySettings(input: ResolveTelemetryInput): Telemetr
   const enabled = resolveEnabled(input, read, fromFile('telemetry.enabled'));
 
   const endpoint: Setting<string> =
-    c.endpoint !== undefined
-      ? { value: c.endpoint, origin: fromFile('telemetry.endpoint') }
+    config.endpoint !== undefined
+      ? { value: config.endpoint, origin: fromFile('telemetry.endpoint') }
       : (endpointFromEnv(read) ?? { value: DEFAULT_OTLP_ENDPOINT, origin: 'default' });
-  const protocolValue = c.protocol ?? read('OTEL_EXPORTER_OTLP_PROTOCOL');
+  const protocolValue = config.protocol ?? read('OTEL_EXPORTER_OTLP_PROTOCOL');
   const protocol: Setting<string> =
-    c.protocol !== undefined
-      ? { value: c.protocol, origin: fromFile('telemetry.protocol') }
+    config.protocol !== undefined
+      ? { value: config.protocol, origin: fromFile('telemetry.protocol') }
       : protocolValue !== undefined
         ? { value: protocolValue, origin: 'OTEL_EXPORTER_OTLP_PROTOCOL' }
         : { value: 'http/protobuf', origin: 'default' };
   const envService = read('OTEL_SERVICE_NAME');
   const serviceName: Setting<string> =
-    c.serviceName !== undefined
-      ? { value: c.serviceName, origin: fromFile('telemetry.service_name') }
+    config.serviceName !== undefined
+      ? { value: config.serviceName, origin: fromFile('telemetry.service_name') }
       : envService !== undefined
         ? { value: envService, origin: 'OTEL_SERVICE_NAME' }
         : { value: input.identity, origin: 'identity' };
   const sampleRatio: Setting<number> =
-    c.sampleRatio !== undefined ? { value: c.sampleRatio, origin: fromFile('telemetry.sample_ratio') } : { value: 1, origin: 'default' };
+    config.sampleRatio !== undefined
+      ? { value: config.sampleRatio, origin: fromFile('telemetry.sample_ratio') }
+      : { value: 1, origin: 'default' };
   const captureContent: Setting<boolean> = enabled.value
-    ? { value: c.captureContent, origin: fromFile('telemetry.capture_content') }
+    ? { value: config.captureContent, origin: fromFile('telemetry.capture_content') }
     : { value: false, origin: `forced off: telemetry is off (${enabled.origin})` };
-  const metrics: Setting<boolean> = { value: !c.noMetrics, origin: fromFile('telemetry.no_metrics') };
+  const metrics: Setting<boolean> = { value: !config.noMetrics, origin: fromFile('telemetry.no_metrics') };
 
-  const plan = enabled.value ? buildPlan({ endpoint, protocol, serviceName, sampleRatio, captureContent, metrics }, c, read) : undefined;
+  const plan = enabled.value
+    ? buildPlan({ endpoint, protocol, serviceName, sampleRatio, captureContent, metrics }, config, read)
+    : undefined;
   const note = enabled.value ? undefined : exporterVariableNote(env, enabled.origin, input);
   return { enabled, endpoint, protocol, serviceName, sampleRatio, captureContent, metrics, plan, note };
 }
@@ -164,27 +168,35 @@ function endpointFromEnv(read: (name: string) => string | undefined): Setting<st
 }
 
 function buildPlan(
-  s: Omit<TelemetrySettings, 'enabled' | 'plan' | 'note'>,
-  c: TelemetryConfigValues,
+  settings: Omit<TelemetrySettings, 'enabled' | 'plan' | 'note'>,
+  config: TelemetryConfigValues,
   read: (name: string) => string | undefined,
 ): ExportPlan {
-  const protocolKey = s.protocol.origin === 'OTEL_EXPORTER_OTLP_PROTOCOL' ? 'OTEL_EXPORTER_OTLP_PROTOCOL' : 'telemetry.protocol';
-  const protocol = s.protocol.value.toLowerCase();
+  const protocolKey = settings.protocol.origin === 'OTEL_EXPORTER_OTLP_PROTOCOL' ? 'OTEL_EXPORTER_OTLP_PROTOCOL' : 'telemetry.protocol';
+  const protocol = settings.protocol.value.toLowerCase();
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    const why = protocol === 'grpc' ? 'grpc export is not built into fisk-ai' : `"${s.protocol.value}" is not an OTLP protocol`;
+    const why = protocol === 'grpc' ? 'grpc export is not built into fisk-ai' : `"${settings.protocol.value}" is not an OTLP protocol`;
     throw new TelemetryError('protocol', protocolKey, `${protocolKey}: ${why}; use http/protobuf (collector port 4318) or http/json`);
   }
-  if (!Number.isFinite(s.sampleRatio.value) || s.sampleRatio.value < 0 || s.sampleRatio.value > 1) {
-    throw new TelemetryError('variable', 'telemetry.sample_ratio', `telemetry.sample_ratio: ${s.sampleRatio.value} is outside 0 to 1`);
+  if (!Number.isFinite(settings.sampleRatio.value) || settings.sampleRatio.value < 0 || settings.sampleRatio.value > 1) {
+    throw new TelemetryError(
+      'variable',
+      'telemetry.sample_ratio',
+      `telemetry.sample_ratio: ${settings.sampleRatio.value} is outside 0 to 1`,
+    );
   }
-  const capture = s.captureContent.value;
+  const capture = settings.captureContent.value;
   const endpointKey =
-    c.endpoint !== undefined ? 'telemetry.endpoint' : s.endpoint.origin === 'default' ? 'telemetry.endpoint' : s.endpoint.origin;
-  const base = checkUrl(s.endpoint.value, endpointKey, capture);
+    config.endpoint !== undefined
+      ? 'telemetry.endpoint'
+      : settings.endpoint.origin === 'default'
+        ? 'telemetry.endpoint'
+        : settings.endpoint.origin;
+  const base = checkUrl(settings.endpoint.value, endpointKey, capture);
   // A signal variable names the full URL; the base endpoint gets the signal path appended.
   const signalUrl = (signal: 'traces' | 'metrics'): string => {
     const variable = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`;
-    const own = c.endpoint === undefined ? read(variable) : undefined;
+    const own = config.endpoint === undefined ? read(variable) : undefined;
     if (own !== undefined) return checkUrl(own, variable, capture).href;
     const u = new URL(base.href);
     u.pathname = `${u.pathname.replace(/\/+$/, '')}/v1/${signal}`;
@@ -194,10 +206,10 @@ function buildPlan(
     protocol,
     tracesUrl: signalUrl('traces'),
     metricsUrl: signalUrl('metrics'),
-    serviceName: s.serviceName.value,
-    sampleRatio: s.sampleRatio.value,
+    serviceName: settings.serviceName.value,
+    sampleRatio: settings.sampleRatio.value,
     captureContent: capture,
-    metrics: s.metrics.value,
+    metrics: settings.metrics.value,
   };
 }
 

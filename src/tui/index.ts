@@ -69,36 +69,36 @@ export interface FullScreenResult extends ViewResult {
 }
 
 /** Runs the view until the person leaves; the terminal is restored before this resolves or throws. */
-export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenResult> {
-  const stderr = o.stderr;
-  const screen = new Screen({ stdout: o.stdout, stdin: o.stdin }, stderr);
-  const pane = new PaneReporter(detectMultiplexer(o.env), o.identity, (bytes) => o.stdout.write(bytes));
+export async function runFullScreen(options: FullScreenOptions): Promise<FullScreenResult> {
+  const stderr = options.stderr;
+  const screen = new Screen({ stdout: options.stdout, stdin: options.stdin }, stderr);
+  const pane = new PaneReporter(detectMultiplexer(options.env), options.identity, (bytes) => options.stdout.write(bytes));
   // answers are set out as markdown where colour is on; --no-color shows them as written
-  const markdown = o.color === false ? undefined : (await import('../render/markdown.js')).renderMarkdown;
+  const markdown = options.color === false ? undefined : (await import('../render/markdown.js')).renderMarkdown;
   const controller = new ViewController({
-    identity: o.identity,
-    startSession: o.startSession,
+    identity: options.identity,
+    startSession: options.startSession,
     bell: () => {
-      if (!o.noBell) o.stdout.write('\u0007');
+      if (!options.noBell) options.stdout.write('\u0007');
     },
     // OSC 52: the terminal puts the text on the system clipboard
-    copy: (text) => o.stdout.write(`\u001b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\u0007`),
+    copy: (text) => options.stdout.write(`\u001b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\u0007`),
     pane,
-    verbose: o.verbose,
-    unfolded: o.toolOutput,
-    ...(o.card === undefined ? {} : { card: o.card }),
-    ...(o.resumeHint === undefined ? {} : { resumeHint: o.resumeHint }),
-    ...(o.modelSwitch === undefined ? {} : { modelSwitch: o.modelSwitch }),
+    verbose: options.verbose,
+    unfolded: options.toolOutput,
+    ...(options.card === undefined ? {} : { card: options.card }),
+    ...(options.resumeHint === undefined ? {} : { resumeHint: options.resumeHint }),
+    ...(options.modelSwitch === undefined ? {} : { modelSwitch: options.modelSwitch }),
     ...(markdown === undefined ? {} : { markdown }),
   });
   const { render } = await loadInk();
   let removeInterrupt: (() => void) | undefined;
   try {
     screen.enter();
-    screen.onRestore(applyTerminalColours(o.stdout, o.env, o.color !== false));
+    screen.onRestore(applyTerminalColours(options.stdout, options.env, options.color !== false));
     const ink = render(createElement(FullScreen, { controller }), {
-      stdout: o.stdout,
-      stdin: o.stdin,
+      stdout: options.stdout,
+      stdin: options.stdin,
       stderr: process.stderr,
       exitOnCtrlC: false,
       patchConsole: false,
@@ -107,9 +107,9 @@ export async function runFullScreen(o: FullScreenOptions): Promise<FullScreenRes
       ink.unmount();
       ink.cleanup();
     });
-    removeInterrupt = o.onInterrupt?.(() => controller.interrupt());
-    if (o.handle === undefined) controller.awaitPrompt();
-    else controller.attach(o.handle, o.prompt);
+    removeInterrupt = options.onInterrupt?.(() => controller.interrupt());
+    if (options.handle === undefined) controller.awaitPrompt();
+    else controller.attach(options.handle, options.prompt);
     // a view that fails to draw ends the wait too, rather than leaving the run behind a dead screen
     const failed = ink.waitUntilExit().then(
       () => Promise.reject(new Error('the full-screen view stopped before the run was left')),

@@ -153,7 +153,7 @@ describe('the full-screen view of a remote run', () => {
     const result = await running;
     expect(result.outcome).toMatchObject({ status: 'completed', answer: 'Still purged.' });
     expect(result.abandoned).toBe(false);
-    for (const h of result.handles) await h.close();
+    for (const handle of result.handles) await handle.close();
   });
 
   it('parks the remote run on the first Ctrl-C: it finishes its step and the view says it was suspended', async () => {

@@ -214,9 +214,9 @@ export class Transcript {
     }
     const out: Row[] = [];
     for (let i = 0; i < this.#plain.length; i++) {
-      const g = this.#group[i];
-      if (g !== undefined && this.#folded(g, layout)) {
-        const group = this.#groups[g] as FoldGroup;
+      const groupNumber = this.#group[i];
+      if (groupNumber !== undefined && this.#folded(groupNumber, layout)) {
+        const group = this.#groups[groupNumber] as FoldGroup;
         if (i === group.first)
           out.push({
             text: rowsFor(placeholder(group), width)[0] ?? '',
@@ -271,9 +271,9 @@ export class Transcript {
     return kept.join('\n');
   }
 
-  #folded(g: number, layout: Layout): boolean {
+  #folded(groupIndex: number, layout: Layout): boolean {
     if (!layout.folding) return false;
-    const group = this.#groups[g] as FoldGroup;
+    const group = this.#groups[groupIndex] as FoldGroup;
     const revealed = layout.revealed;
     if (revealed !== undefined) {
       for (let i = group.first; i < group.first + group.count; i++) if (revealed.has(i)) return false;

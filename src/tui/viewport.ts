@@ -94,17 +94,17 @@ export class Viewport {
     }
   }
 
-  setQuery(q: string): void {
-    this.#query = q;
-    this.#matches = this.source.search(q);
+  setQuery(query: string): void {
+    this.#query = query;
+    this.#matches = this.source.search(query);
     this.#match = this.#matches.length > 0 ? 0 : -1;
   }
 
   /** Moves to the next (+1) or previous (-1) match; 0 to the first at or below the view's top. */
   jump(step: number): void {
     this.#matches = this.source.search(this.#query);
-    const n = this.#matches.length;
-    if (n === 0) {
+    const count = this.#matches.length;
+    if (count === 0) {
       this.#match = -1;
       return;
     }
@@ -114,7 +114,7 @@ export class Viewport {
       const at = this.#matches.findIndex((l) => l >= top);
       this.#match = at < 0 ? 0 : at;
     } else {
-      this.#match = (Math.max(0, this.#match) + step + n) % n;
+      this.#match = (Math.max(0, this.#match) + step + count) % count;
     }
     const line = this.#matches[this.#match] as number;
     const rows = this.source.rows();
@@ -151,8 +151,8 @@ export class Viewport {
   /** Mouse reports in `input` (the wheel scrolls); false when there were none. */
   mouse(input: string): boolean {
     let seen = false;
-    for (const m of input.matchAll(MOUSE)) {
-      const button = Number(m[1]);
+    for (const match of input.matchAll(MOUSE)) {
+      const button = Number(match[1]);
       if (button === 64) this.scroll(-WHEEL_STEP, true);
       else if (button === 65) this.scroll(WHEEL_STEP, true);
       seen = true;

@@ -66,7 +66,7 @@ export class Conversation {
     this.#tabs.set(tab, { send });
     this.#control.attach(tab, claim);
     send(this.#controlEvent(tab));
-    for (const e of this.#log) send(e);
+    for (const event of this.#log) send(event);
   }
 
   /** Removes a tab; a controlling tab's open questions are declined and control passes on. */
@@ -95,19 +95,19 @@ export class Conversation {
   }
 
   #announce(): void {
-    for (const [id, t] of this.#tabs) t.send(this.#controlEvent(id));
+    for (const [id, tab] of this.#tabs) tab.send(this.#controlEvent(id));
   }
 
   #emit(event: WebEvent | { readonly type: 'reset' }): void {
     if (event.type === 'question' && event.id !== undefined) this.#open.add(event.id);
     if (event.type === 'reset') {
       this.#log = [];
-      for (const t of this.#tabs.values()) t.send(event);
+      for (const tab of this.#tabs.values()) tab.send(event);
       return;
     }
     const stamped: StampedEvent = { ...event, at: Date.now() };
     this.#log.push(stamped);
-    for (const t of this.#tabs.values()) t.send(stamped);
+    for (const tab of this.#tabs.values()) tab.send(stamped);
   }
 
   #mustControl(tab: string): void {
@@ -270,10 +270,10 @@ export class Conversation {
   }
 
   async #release(): Promise<void> {
-    const h = this.#handle;
+    const handle = this.#handle;
     this.#handle = undefined;
     this.#lastStatus = undefined;
-    await h?.close();
+    await handle?.close();
   }
 
   /** Ends the run in progress and releases the handle. */

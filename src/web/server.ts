@@ -395,7 +395,7 @@ class WebServer implements RunningWebServer {
   }
 
   async #close(): Promise<void> {
-    for (const s of this.#streams) s.end();
+    for (const stream of this.#streams) stream.end();
     await this.#conversation.close();
     await new Promise<void>((resolve) => {
       const cut = setTimeout(() => this.#http.closeAllConnections(), 2_000);

@@ -51,16 +51,16 @@ export function openRunDebugFiles(
           (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it already exists (a trace is never overwritten)' : (err as Error).message;
         throw new CliError(`--trace ${flags.trace}: cannot create the trace file: ${why}; name a new file`, EXIT.usage);
       }
-      const t = trace;
-      closers.push(() => t.close());
-      t.write({
+      const traceFile = trace;
+      closers.push(() => traceFile.close());
+      traceFile.write({
         type: 'session',
         time: new Date().toISOString(),
         model: config.llm.model,
         config: config.source,
         version: packageVersion(),
       });
-      middleware.push(t.middleware({ iteration }));
+      middleware.push(traceFile.middleware({ iteration }));
     }
     if (flags.httpDebug === true || envFlag(io.env, 'HTTP_DEBUG')) {
       let log: HttpDebugLog;

@@ -149,11 +149,11 @@ function unreachable(err: unknown, p: RemoteParts): unknown {
 }
 
 /** The remote run on the line surface: its questions asked on the terminal, Ctrl-C sends the cancel. */
-async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (() => void)[]): Promise<RemoteEnding> {
-  const surface = new LineSurface(io.err, { toolOutput: p.toolOutput, verbose: p.verbose });
+async function lineRemote(parts: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (() => void)[]): Promise<RemoteEnding> {
+  const surface = new LineSurface(io.err, { toolOutput: parts.toolOutput, verbose: parts.verbose });
   let prompter = deps.prompter;
-  if (prompter === undefined && p.stdin.isTTY === true) {
-    const line = new LinePrompter({ input: p.stdin, output: io.err });
+  if (prompter === undefined && parts.stdin.isTTY === true) {
+    const line = new LinePrompter({ input: parts.stdin, output: io.err });
     cleanup.push(() => line.close());
     prompter = line;
   }
@@ -163,18 +163,18 @@ async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (()
     (deps.onInterrupt ?? processInterrupt)(() => {
       presses++;
       if (presses > 1) process.exit(EXIT.aborted);
-      println(io.err, `\ncancel sent to ${p.agent}: its run stops at the next step; press Ctrl-C again to quit now`);
+      println(io.err, `\ncancel sent to ${parts.agent}: its run stops at the next step; press Ctrl-C again to quit now`);
       cancel.abort(new Error('interrupted'));
     }),
   );
-  let conversation = p.conversation;
+  let conversation = parts.conversation;
   try {
     const outcome = await runRemote({
-      transport: p.transport,
-      self: p.self,
-      agent: p.agent,
-      prompt: p.prompt,
-      ...(p.conversation === undefined ? {} : { conversation: p.conversation }),
+      transport: parts.transport,
+      self: parts.self,
+      agent: parts.agent,
+      prompt: parts.prompt,
+      ...(parts.conversation === undefined ? {} : { conversation: parts.conversation }),
       onAck: (accepted, c) => {
         if (accepted) conversation = c;
       },
@@ -184,7 +184,7 @@ async function lineRemote(p: RemoteParts, io: Io, deps: RemoteDeps, cleanup: (()
     });
     return { outcome, conversation, cancelled: cancel.signal.aborted };
   } catch (err) {
-    throw unreachable(err, p);
+    throw unreachable(err, parts);
   }
 }
 
@@ -198,30 +198,30 @@ function isRemoteHandle(h: RunHandle): h is RemoteRunHandle {
  * questions are the view's modal, Ctrl-C sends the cancel, and the input row takes a follow-up
  * in the same remote conversation.
  */
-async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefined): Promise<RemoteEnding> {
+async function fullScreenRemote(parts: RemoteParts, io: Io, config: Config | undefined): Promise<RemoteEnding> {
   const { runFullScreen, StderrBuffer } = await import('../../tui/index.js');
   const start = (text: string, conversation?: string): Promise<RemoteRunHandle> =>
     startRemoteRun({
-      transport: p.transport,
-      self: p.self,
-      agent: p.agent,
+      transport: parts.transport,
+      self: parts.self,
+      agent: parts.agent,
       prompt: text,
       stream: true,
       ...(conversation === undefined ? {} : { conversation }),
     });
   let first: RemoteRunHandle;
   try {
-    first = await start(p.prompt, p.conversation);
+    first = await start(parts.prompt, parts.conversation);
   } catch (err) {
-    throw unreachable(err, p);
+    throw unreachable(err, parts);
   }
   const result = await runFullScreen({
     handle: first,
-    prompt: p.prompt,
-    identity: p.agent,
+    prompt: parts.prompt,
+    identity: parts.agent,
     // a peer's card says nothing of its model or telemetry, so the card says so rather than guess
     card: {
-      identity: `${p.agent} (remote)`,
+      identity: `${parts.agent} (remote)`,
       model: 'chosen by the agent',
       provider: '',
       tools: undefined,
@@ -230,12 +230,12 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
       telemetry: { state: 'unknown' },
     },
     startSession: (text) => start(text),
-    verbose: p.verbose,
-    toolOutput: p.toolOutput,
+    verbose: parts.verbose,
+    toolOutput: parts.toolOutput,
     noBell: config?.harness.noBell === true,
     env: io.env,
     stdout: io.out as NodeJS.WriteStream,
-    stdin: p.stdin as NodeJS.ReadStream,
+    stdin: parts.stdin as NodeJS.ReadStream,
     stderr: new StderrBuffer(),
     onInterrupt: (handler) => {
       process.on('SIGTERM', handler);
@@ -244,7 +244,7 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
   });
   const last = result.handle ?? first;
   const handle = isRemoteHandle(last) ? last : first;
-  for (const w of result.warnings) println(io.err, `warning: ${w}`);
+  for (const warning of result.warnings) println(io.err, `warning: ${warning}`);
   if (result.abandoned) {
     // the last interrupt with the cancel still travelling: leave at once, as on the line surface
     handle.cancel();
@@ -253,7 +253,7 @@ async function fullScreenRemote(p: RemoteParts, io: Io, config: Config | undefin
   }
   const ending = await handle.remote;
   const cancelled = handle.cancelSent;
-  for (const h of result.handles) if (h !== handle) await h.close();
+  for (const other of result.handles) if (other !== handle) await other.close();
   await handle.close();
   return { outcome: ending, conversation: handle.conversation === '' ? undefined : handle.conversation, cancelled };
 }
@@ -340,7 +340,7 @@ export async function runRemoteCommand(
     const code = ending.cancelled ? EXIT.aborted : exitCodeFor(ending.outcome.status);
     if (code !== EXIT.ok) throw new ExitWith(code);
   } finally {
-    for (const c of cleanup.reverse()) c();
+    for (const release of cleanup.reverse()) release();
     await conn.connection.close();
   }
 }

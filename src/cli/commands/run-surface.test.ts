@@ -128,10 +128,10 @@ describe('fisk run streams the answer to a terminal', () => {
     const varying = new Set(['run_id', 'created', 'ts', 'time', 'duration_ms', 'elapsed_ms']);
     const records = async (id: string): Promise<unknown[]> =>
       (await store.load(id)).map((r) => JSON.parse(JSON.stringify(r, (k, v: unknown) => (varying.has(k) ? undefined : v))) as unknown);
-    const a = await records('streamed');
-    const b = await records('plain');
-    expect(a.length).toBeGreaterThan(3);
-    expect(a).toEqual(b);
+    const streamed = await records('streamed');
+    const plain = await records('plain');
+    expect(streamed.length).toBeGreaterThan(3);
+    expect(streamed).toEqual(plain);
   });
 });
 

@@ -80,10 +80,10 @@ function replyWithTools(): void {
 describe.each(['http/protobuf', 'http/json'] as const)('fisk run exporting over %s', (protocol) => {
   it('exports the run, startup, chat and tool spans and the GenAI metrics, with no content', async () => {
     replyWithTools();
-    const r = await run(`telemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n  protocol: ${protocol}\n`);
-    expect(r.code).toBe(EXIT.ok);
-    expect(r.out).toBe(`${ANSWER}\n`);
-    expect(r.err).toMatch(/telemetry: 7 of 7 spans delivered/);
+    const result = await run(`telemetry:\n  enabled: true\n  endpoint: ${receiver.url}\n  protocol: ${protocol}\n`);
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.out).toBe(`${ANSWER}\n`);
+    expect(result.err).toMatch(/telemetry: 7 of 7 spans delivered/);
     expect(new Set(receiver.exports.map((e) => e.encoding))).toEqual(new Set([protocol === 'http/json' ? 'json' : 'protobuf']));
 
     const spans = receiver.spans;
@@ -92,23 +92,23 @@ describe.each(['http/protobuf', 'http/json'] as const)('fisk run exporting over 
     expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'otel-runner' });
     expect(root.status.code).not.toBe(2);
     expect(root.resource['service.name']).toBe('otel-runner');
-    for (const s of spans) {
-      expect(s.traceId).toBe(root.traceId);
-      if (s !== root) expect(s.parentSpanId).toBe(root.spanId);
+    for (const span of spans) {
+      expect(span.traceId).toBe(root.traceId);
+      if (span !== root) expect(span.parentSpanId).toBe(root.spanId);
     }
     one(spans, 'fisk.startup');
 
     const chats = spans.filter((s) => s.name === 'chat claude-fake-1');
     expect(chats).toHaveLength(2);
-    for (const c of chats) {
-      expect(c.kind).toBe(3);
-      expect(c.attributes).toMatchObject({
+    for (const chat of chats) {
+      expect(chat.kind).toBe(3);
+      expect(chat.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': 'anthropic',
         'gen_ai.request.model': 'claude-fake-1',
       });
-      expect(c.events.map((e) => e.name)).toEqual(['fisk.http.attempt']);
-      expect(c.events[0]?.attributes).toMatchObject({
+      expect(chat.events.map((e) => e.name)).toEqual(['fisk.http.attempt']);
+      expect(chat.events[0]?.attributes).toMatchObject({
         'http.request.method': 'POST',
         'http.response.status_code': 200,
         'server.address': '127.0.0.1',

@@ -213,15 +213,15 @@ export function formatTranscript(run: FoldedRun, opts: { readonly thinking: bool
     out.push('');
   }
   if (run.pending !== undefined) {
-    for (const p of run.pending.calls) {
-      if (p.state === 'answered')
+    for (const call of run.pending.calls) {
+      if (call.state === 'answered')
         out.push(
           ...renderEvent(
-            { type: 'tool_result', call_id: p.call.id, is_error: p.result.isError === true, output: p.result.content },
+            { type: 'tool_result', call_id: call.call.id, is_error: call.result.isError === true, output: call.result.content },
             { toolOutput: true, verbose: true },
           ),
         );
-      else out.push(`   (${p.call.id}: ${p.state})`);
+      else out.push(`   (${call.call.id}: ${call.state})`);
     }
   }
   return out;

@@ -81,7 +81,7 @@ async function serveWeb(flags: WebFlags, io: Io, deps: WebCommandDeps): Promise<
     import('./run-debug.js'),
   ]);
   const config = parseConfigForMode({ path: resolve(io.cwd, flags.config) }, 'run');
-  for (const w of configWarnings(config)) println(io.err, `warning: ${w.key}: ${w.message}`);
+  for (const warning of configWarnings(config)) println(io.err, `warning: ${warning.key}: ${warning.message}`);
   if (address.warning !== undefined) println(io.err, `warning: ${address.warning}`);
   // the page's runs share one trace and one debug log; a trace has no closing summary, as no one run closes it
   const debug = openRunDebugFiles(config, flags, io, () => undefined);
@@ -95,7 +95,7 @@ async function serveWeb(flags: WebFlags, io: Io, deps: WebCommandDeps): Promise<
     };
     const runtime = await openRuntime(config, 'run', runtimeDepsFromFlags(flags, io, extras));
     try {
-      for (const n of runtime.notes) println(io.err, `${n.level}: ${n.message}`);
+      for (const note of runtime.notes) println(io.err, `${note.level}: ${note.message}`);
       const server = await startWebServer({
         host: address.host,
         port,

@@ -104,10 +104,10 @@ export class FileStore implements Store {
   }
 
   async create(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
-    const w = validateWrite(key, description, content);
+    const write = validateWrite(key, description, content);
     options?.signal?.throwIfAborted();
     checkCapacity((await this.#keys()).length, key);
-    const tmp = await this.#stage(serializeEntry(w.description, w.content));
+    const tmp = await this.#stage(serializeEntry(write.description, write.content));
     try {
       await link(tmp, this.#path(key));
     } catch (err) {
@@ -122,11 +122,11 @@ export class FileStore implements Store {
   }
 
   async update(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
-    const w = validateWrite(key, description, content);
+    const write = validateWrite(key, description, content);
     options?.signal?.throwIfAborted();
     // Replacing an entry keeps the count; writing a key that holds nothing adds one, so it counts like a create.
     if (!(await this.#exists(key))) checkCapacity((await this.#keys()).length, key);
-    const tmp = await this.#stage(serializeEntry(w.description, w.content));
+    const tmp = await this.#stage(serializeEntry(write.description, write.content));
     try {
       await rename(tmp, this.#path(key));
     } catch (err) {
@@ -174,9 +174,9 @@ export class FileStore implements Store {
       throw ioError('cannot list the memory directory', err);
     }
     const keys: string[] = [];
-    for (const e of entries) {
-      if (!e.isFile() || !e.name.endsWith(SUFFIX)) continue;
-      const stem = e.name.slice(0, -SUFFIX.length);
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith(SUFFIX)) continue;
+      const stem = entry.name.slice(0, -SUFFIX.length);
       if (isValidKey(stem)) keys.push(stem);
     }
     return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -28,8 +28,8 @@ export interface JetStreamSettings {
  * must be a legal key (an explicit `""` is a flat keyspace). Throws `ConfigError` naming the option.
  */
 export function jetStreamSettings(options: string, context: BackendContext): JetStreamSettings {
-  const o = decodeOptions(options, JetStreamOptionsSchema, 'harness.memory.options', JETSTREAM_BACKEND);
-  const bucket = o.bucket?.trim() ?? '';
+  const opts = decodeOptions(options, JetStreamOptionsSchema, 'harness.memory.options', JETSTREAM_BACKEND);
+  const bucket = opts.bucket?.trim() ?? '';
   if (bucket === '') {
     throw ConfigError.of(
       'missing',
@@ -45,7 +45,7 @@ export function jetStreamSettings(options: string, context: BackendContext): Jet
     );
   }
   let prefix: string;
-  if (o.prefix === undefined) {
+  if (opts.prefix === undefined) {
     prefix = context.identity;
     if (!isValidKey(prefix)) {
       throw ConfigError.of(
@@ -55,7 +55,7 @@ export function jetStreamSettings(options: string, context: BackendContext): Jet
       );
     }
   } else {
-    prefix = o.prefix;
+    prefix = opts.prefix;
     if (prefix !== '' && !isValidKey(prefix)) {
       throw ConfigError.of(
         'value',
@@ -64,7 +64,7 @@ export function jetStreamSettings(options: string, context: BackendContext): Jet
       );
     }
   }
-  return { bucket, prefix, requireReadBeforeUpdate: o.no_require_read_before_update !== true };
+  return { bucket, prefix, requireReadBeforeUpdate: opts.no_require_read_before_update !== true };
 }
 
 /** The jetstream backend's registry entry. Needs a borrowed NATS connection from the host. */

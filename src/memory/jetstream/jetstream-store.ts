@@ -152,20 +152,20 @@ export class JetStreamStore implements Store {
   async read(key: string, options?: CallOptions): Promise<MemoryEntry> {
     validateKey(key);
     options?.signal?.throwIfAborted();
-    const e = await this.#get(key);
-    if (e === undefined) {
+    const entry = await this.#get(key);
+    if (entry === undefined) {
       options?.scope?.forget(key);
       throw new MemoryError('not_found', `no memory named ${JSON.stringify(key)}`, { key });
     }
-    options?.scope?.record(key, e.revision);
-    return parseEntry(e.string());
+    options?.scope?.record(key, entry.revision);
+    return parseEntry(entry.string());
   }
 
   async create(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
-    const w = validateWrite(key, description, content);
+    const write = validateWrite(key, description, content);
     options?.signal?.throwIfAborted();
     checkCapacity(await this.#count(options?.scope), key);
-    const value = encode(serializeEntry(w.description, w.content), key);
+    const value = encode(serializeEntry(write.description, write.content), key);
     let rev: number;
     try {
       rev = await this.#kv.create(this.#stored(key), value);
@@ -180,9 +180,9 @@ export class JetStreamStore implements Store {
   }
 
   async update(key: string, description: string, content: string, options?: CallOptions): Promise<void> {
-    const w = validateWrite(key, description, content);
+    const write = validateWrite(key, description, content);
     options?.signal?.throwIfAborted();
-    const value = encode(serializeEntry(w.description, w.content), key);
+    const value = encode(serializeEntry(write.description, write.content), key);
     let rev: number;
     if (!this.#requireRead) {
       // An unchecked update of a key that holds nothing adds an entry, so it counts like a create.
@@ -214,8 +214,8 @@ export class JetStreamStore implements Store {
     validateKey(key);
     options?.signal?.throwIfAborted();
     options?.scope?.forget(key);
-    const e = await this.#get(key);
-    if (e === undefined) return false;
+    const entry = await this.#get(key);
+    if (entry === undefined) return false;
     try {
       await this.#kv.delete(this.#stored(key));
     } catch (err) {
@@ -236,8 +236,8 @@ export class JetStreamStore implements Store {
 
   #tally(scope: Scope | undefined, delta: number): void {
     if (scope === undefined) return;
-    const c = this.#counts.get(scope);
-    if (c !== undefined) this.#counts.set(scope, Math.max(0, c + delta));
+    const count = this.#counts.get(scope);
+    if (count !== undefined) this.#counts.set(scope, Math.max(0, count + delta));
   }
 
   #stored(key: string): string {
@@ -246,13 +246,13 @@ export class JetStreamStore implements Store {
 
   /** The live entry under a memory key, or undefined when it holds nothing (or a delete marker). */
   async #get(key: string): Promise<KvEntry | undefined> {
-    let e: KvEntry | null;
+    let entry: KvEntry | null;
     try {
-      e = await this.#kv.get(this.#stored(key));
+      entry = await this.#kv.get(this.#stored(key));
     } catch (err) {
       throw backendError(`cannot read memory ${JSON.stringify(key)}`, err, key);
     }
-    return e === null || e.operation !== 'PUT' ? undefined : e;
+    return entry === null || entry.operation !== 'PUT' ? undefined : entry;
   }
 
   /** Live memory keys under the prefix, sorted; stored keys that are not legal memory keys are skipped. */
