@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import letterNames from './scripts/eslint/letter-names.js';
 
 export default tseslint.config(
   {
@@ -38,6 +39,11 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts', 'web/src/**/*.ts', 'test/**/*.ts'],
+    plugins: { fisk: { rules: { 'letter-names': letterNames } } },
+    rules: { 'fisk/letter-names': 'error' },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
