@@ -14,15 +14,16 @@ function lineCount(node) {
   return node.loc ? node.loc.end.line - node.loc.start.line + 1 : 0;
 }
 
-/** @param {any} fn */
-function isLong(fn) {
-  if (lineCount(fn) > LONG_FUNCTION) return true;
+/**
+ * Why a function counts as long, in words for the report, or null when it does not.
+ * @param {any} fn
+ */
+function longBecause(fn) {
+  if (lineCount(fn) > LONG_FUNCTION) return `a function of ${lineCount(fn)} lines`;
   const method = fn.parent;
-  if (method && method.type === 'MethodDefinition') {
-    const klass = method.parent && method.parent.parent;
-    return Boolean(klass) && lineCount(klass) > LONG_CLASS;
-  }
-  return false;
+  const klass = method && method.type === 'MethodDefinition' ? method.parent && method.parent.parent : null;
+  if (klass && lineCount(klass) > LONG_CLASS) return `a method of a class of ${lineCount(klass)} lines`;
+  return null;
 }
 
 /** @type {import('eslint').Rule.RuleModule} */
@@ -32,19 +33,20 @@ export default {
     docs: { description: 'long functions name their values instead of using single letters' },
     schema: [],
     messages: {
-      letter: "'{{name}}' is a single letter in a function of {{lines}} lines; give it a name that says what it holds",
+      letter: "'{{name}}' is a single letter in {{where}}; give it a name that says what it holds",
     },
   },
   create(context) {
     const source = context.sourceCode;
     /** @param {any} node @param {any} fn */
     function check(node, fn) {
-      if (!fn || !isLong(fn)) return;
+      const where = fn ? longBecause(fn) : null;
+      if (where === null) return;
       for (const variable of source.getDeclaredVariables(node)) {
         if (variable.name.length !== 1 || ALLOWED.has(variable.name)) continue;
         for (const identifier of variable.identifiers) {
           if (identifier === (node.id ?? null) && FUNCTIONS.has(node.type)) continue;
-          context.report({ node: identifier, messageId: 'letter', data: { name: variable.name, lines: String(lineCount(fn)) } });
+          context.report({ node: identifier, messageId: 'letter', data: { name: variable.name, where } });
         }
       }
     }

@@ -22,11 +22,15 @@ tester.run('letter-names', letterNames, {
   invalid: [
     {
       code: `function long(a: number) {\n${body('  a++;')}\n  const b = a;\n  try { a--; } catch (e) { a = 0; }\n  return b;\n}`,
-      errors: [{ messageId: 'letter' }, { messageId: 'letter' }, { messageId: 'letter' }],
+      errors: [
+        { message: "'a' is a single letter in a function of 36 lines; give it a name that says what it holds" },
+        { messageId: 'letter' },
+        { messageId: 'letter' },
+      ],
     },
     {
       code: `class Big {\n${body('  field = 1;')}\n${body('  other = 2;')}\n${body('  more = 3;')}\n${body('  last = 4;')}\n  method() { const t = this.field; return t; }\n}`,
-      errors: [{ messageId: 'letter' }],
+      errors: [{ message: "'t' is a single letter in a method of a class of 127 lines; give it a name that says what it holds" }],
     },
   ],
 });
