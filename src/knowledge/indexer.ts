@@ -9,7 +9,7 @@ import type { EmbeddingsClient } from './embeddings.js';
 import { KnowledgeError } from './errors.js';
 import { identityDifference, readIdentity, writeIdentity } from './identity.js';
 import type { VectorIdentity, VectorSettings } from './identity.js';
-import { createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
+import { chunkIdOf, createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
 import { fillGap, markIncomplete } from './fulltext.js';
 import type { FullTextTable } from './fulltext.js';
 import { walkRoots } from './walk.js';
@@ -213,7 +213,7 @@ class Writer {
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#updateDoc = db.prepare('UPDATE documents SET title = ?, mtime = ?, size = ?, hash = ?, indexed_at = ? WHERE id = ?');
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE document_id = ?');
-    this.#insertChunk = db.prepare('INSERT INTO chunks(document_id, ordinal, heading_path, content) VALUES (?, ?, ?, ?)');
+    this.#insertChunk = db.prepare('INSERT INTO chunks(id, document_id, ordinal, heading_path, content) VALUES (?, ?, ?, ?, ?)');
     this.#insertFts = db.prepare(INSERT_FTS_SQL[0]);
     this.#insertExact = db.prepare(INSERT_FTS_SQL[1]);
     this.#insertVec = vectors ? db.prepare('INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)') : undefined;
@@ -228,16 +228,18 @@ class Writer {
   // shrinking file leaves no ghosts
   #replaceOne(p: Prepared, vecs: readonly Float32Array[] | undefined, now: number): void {
     const mtime = Math.floor(p.file.mtimeMs / 1000);
-    let id: number | bigint;
+    let id: number;
     if (p.existing !== undefined) {
       id = p.existing.id;
       this.#deleteChunks.run(id);
       this.#updateDoc.run(p.title, mtime, p.file.size, p.hash, now, id);
     } else {
-      id = this.#insertDoc.run(p.file.key, p.title, mtime, p.file.size, p.hash, now).lastInsertRowid;
+      id = Number(this.#insertDoc.run(p.file.key, p.title, mtime, p.file.size, p.hash, now).lastInsertRowid);
     }
     p.chunks.forEach((c, i) => {
-      const chunkId = this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid;
+      // the id says which document and where in it: a search reads no chunk row to learn either
+      const chunkId = chunkIdOf(id, i);
+      this.#insertChunk.run(chunkId, id, i, c.headingPath, c.content);
       if (!this.#deferStemmed) this.#insertFts.run(chunkId, c.content, c.headingPath);
       if (!this.#deferExact) this.#insertExact.run(chunkId, c.content, c.headingPath);
       const v = vecs?.[i];

@@ -2,7 +2,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { HEADING_SEPARATOR } from './chunker.js';
 import { dataVersion } from './data-version.js';
 import { quoteTerm } from './query.js';
-import { BM25_WEIGHTS } from './schema.js';
+import { BM25_WEIGHTS, CHUNK_ID_SPAN, chunkIdOf, documentOfChunk, ordinalOfChunk } from './schema.js';
 import { Stemmer } from './stems.js';
 
 /**
@@ -149,9 +149,14 @@ export interface RankedDocument {
 }
 
 interface Statements {
+  /** The BM25 candidates: row ids (which say the document and position) and scores, no text. */
   readonly candidates: Statement;
   /** A document's title, path and opening chunk. */
   readonly doc: Statement;
+  /** The headings of a document's first chunks, by id range. */
+  readonly intro: Statement;
+  /** One chunk's heading path and text. */
+  readonly text: Statement;
 }
 
 /** What a document says it is about: its name (title and path) and its opening chunk. */
@@ -160,6 +165,8 @@ interface DocAbout {
   readonly name: string;
   readonly opening: string;
   readonly changeLog: boolean;
+  /** Bit `n` is set when chunk `n` (below `INTRO_CHUNKS`) belongs to the introduction. */
+  readonly lead: number;
 }
 
 interface Cache {
@@ -180,89 +187,229 @@ function stemmer(): Stemmer {
   return sharedStemmer;
 }
 
+/** Each query word's stems, shared across searches; bounded, and emptied when full. */
+const wordStems = new Map<string, readonly string[]>();
+const WORD_STEMS_KEPT = 4096;
+
+/** The stems of query words, in order: each word is stemmed once (one tokenizer pass for the new ones). */
+function stemsOf(words: readonly string[]): string[] {
+  let fresh = [...new Set(words.filter((word) => !wordStems.has(word)))];
+  if (fresh.length > 0) {
+    if (wordStems.size + fresh.length > WORD_STEMS_KEPT) {
+      wordStems.clear();
+      fresh = [...new Set(words)];
+    }
+    const stemmed = stemmer().stems(fresh);
+    fresh.forEach((word, at) => wordStems.set(word, stemmed[at] ?? []));
+  }
+  return words.flatMap((word) => wordStems.get(word) ?? []);
+}
+
 function cacheFor(db: Db): Cache {
   const version = dataVersion(db);
-  let c = caches.get(db);
-  if (c === undefined) {
+  let cache = caches.get(db);
+  if (cache === undefined) {
     const weights = BM25_WEIGHTS.join(', ');
-    c = {
+    cache = {
       version,
       st: {
         candidates: db.prepare(
-          `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal, c.heading_path AS heading, c.content AS content FROM (SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}) f JOIN chunks c ON c.id = f.id`,
+          `SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}`,
         ),
         doc: db.prepare(
-          'SELECT d.title AS title, d.path AS path, d.hash AS hash, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
+          `SELECT d.title AS title, d.path AS path, d.hash AS hash, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.id = d.id * ${CHUNK_ID_SPAN} WHERE d.id = ?`,
         ),
+        intro: db.prepare('SELECT ordinal, heading_path AS heading FROM chunks WHERE id >= ? AND id < ?'),
+        text: db.prepare('SELECT heading_path AS heading, content FROM chunks WHERE id = ?'),
       },
       docs: new Map(),
     };
-    caches.set(db, c);
+    caches.set(db, cache);
   }
-  if (c.version !== version) {
-    c.version = version;
-    c.docs.clear();
+  if (cache.version !== version) {
+    cache.version = version;
+    cache.docs.clear();
   }
-  return c;
+  return cache;
 }
 
-function docAbout(c: Cache, id: number): DocAbout {
-  let a = c.docs.get(id);
-  if (a === undefined) {
-    const row = c.st.doc.get(OPENING_CHARS, id) as
+function docAbout(cache: Cache, id: number): DocAbout {
+  let about = cache.docs.get(id);
+  if (about === undefined) {
+    const row = cache.st.doc.get(OPENING_CHARS, id) as
       { title: string; path: string; hash: string; heading: string | null; content: string | null } | undefined;
-    a =
-      row === undefined
-        ? { hash: `missing:${id}`, name: '', opening: '', changeLog: false }
-        : {
-            hash: row.hash,
-            name: `${row.title}\n${row.path}`,
-            opening: `${row.heading ?? ''}\n${row.content ?? ''}`,
-            changeLog: isChangeLog(row.path),
-          };
-    c.docs.set(id, a);
+    if (row === undefined) {
+      about = { hash: `missing:${id}`, name: '', opening: '', changeLog: false, lead: 0 };
+    } else {
+      let lead = 0;
+      const first = chunkIdOf(id, 0);
+      for (const chunk of cache.st.intro.all(first, first + INTRO_CHUNKS) as { ordinal: number; heading: string }[]) {
+        if (!chunk.heading.includes(HEADING_SEPARATOR)) lead |= 1 << chunk.ordinal;
+      }
+      about = {
+        hash: row.hash,
+        name: `${row.title}\n${row.path}`,
+        opening: `${row.heading ?? ''}\n${row.content ?? ''}`,
+        changeLog: isChangeLog(row.path),
+        lead,
+      };
+    }
+    cache.docs.set(id, about);
   }
-  return a;
+  return about;
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A letter or a digit: a stem that follows one is inside a word, not at its start. */
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+
+/** Whether the character before `at` (a whole code point, surrogate pairs included) is a letter or digit. */
+function insideWord(text: string, at: number): boolean {
+  if (at === 0) return false;
+  const low = text.charCodeAt(at - 1);
+  const start = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? at - 2 : at - 1;
+  return WORD_CHARACTER.test(String.fromCodePoint(text.codePointAt(start) ?? low));
+}
+
+/** Compiled stem tests, shared across searches; bounded, and emptied when full. */
+const stemTests = new Map<string, (text: string) => boolean>();
+const STEM_TESTS_KEPT = 4096;
+
 /**
  * A test for a stem at the start of a word, in any letter case. Porter mostly strips suffixes, so
  * a word starts with its stem; its one common rewrite, a final y to i, is tried both ways.
+ *
+ * The word start is checked beside the match rather than by a look-behind for `\p{L}\p{N}`: a
+ * Unicode letter class compiled into every stem's expression cost about 0.2 ms a stem, more than a
+ * whole search of a small index, each time a query brought a new word.
  */
-function stemTest(stem: string): (text: string) => boolean {
+export function stemTest(stem: string): (text: string) => boolean {
+  const known = stemTests.get(stem);
+  if (known !== undefined) return known;
   const forms = [stem];
   if (stem.endsWith('i') && stem.length > 2) forms.push(`${stem.slice(0, -1)}y`);
-  // a look-behind for the word start and a case-blind match: no lower-cased copy of each text
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms.map(escapeRegExp).join('|')})`, 'iu');
-  return (text) => re.test(text);
+  // case-blind and global: each occurrence in turn, until one starts a word
+  const re = new RegExp(forms.map(escapeRegExp).join('|'), 'gi');
+  const test = (text: string): boolean => {
+    re.lastIndex = 0;
+    for (let found = re.exec(text); found !== null; found = re.exec(text)) {
+      if (!insideWord(text, found.index)) return true;
+      re.lastIndex = found.index + 1;
+    }
+    return false;
+  };
+  if (stemTests.size >= STEM_TESTS_KEPT) stemTests.clear();
+  stemTests.set(stem, test);
+  return test;
+}
+
+/** One BM25 candidate chunk: its id, its BM25 score (higher is better) and whether it opens its document. */
+interface CandidateChunk {
+  readonly id: number;
+  readonly bm25: number;
+  readonly lead: boolean;
+  /** Its score at full coverage. */
+  readonly most: number;
+}
+
+/** The weights a document's name, opening and kind multiply its chunks' part by. */
+interface Weights {
+  named: number;
+  opening: number;
+  changeLog: number;
+}
+
+/** The most the weights can be: the whole query in the name and in the opening, not a change log. */
+const MOST_WEIGHTS: Weights = { named: 1 + TITLE_WEIGHT, opening: 1 + ABOUT_WEIGHT, changeLog: 1 };
+
+/** A candidate document: its chunks among the candidates and what bounds its score. */
+interface Candidate extends Weights {
+  readonly documentId: number;
+  readonly chunks: CandidateChunk[];
+  readonly about: DocAbout;
+  /** The best two chunks' scores at full coverage, which bound the document's part. */
+  best: number;
+  second: number;
+  /** The most the document can score before its name and opening are read: every weight at its most. */
+  loose: number;
+  /** The most it can score with its own weights: every chunk at full coverage. */
+  bound: number;
+}
+
+/**
+ * A document's score from its best two chunks' scores and its weights, the bounds and the exact
+ * score alike (one order of operations, so a bound is never below the score it bounds).
+ */
+function documentScore(weights: Weights, best: number, second: number): number {
+  return (best + SPREAD_WEIGHT * second) * weights.named * weights.opening * weights.changeLog;
+}
+
+/**
+ * The score of the `limit`-th distinct content among scored documents, best first (copies of one
+ * file count once), or `-Infinity` while fewer than `limit` are scored.
+ */
+function cutoff(scored: readonly RankedDocument[], limit: number): number {
+  const seen = new Set<string>();
+  for (const doc of scored) {
+    seen.add(doc.hash);
+    if (seen.size === limit) return doc.score;
+  }
+  return -Infinity;
+}
+
+const byScore = (x: RankedDocument, y: RankedDocument): number => y.score - x.score || x.chunkId - y.chunkId;
+
+/** The candidate documents, in BM25 order of their first chunk, each with its chunks and part bound. */
+function candidatesOf(cache: Cache, rows: readonly { id: number; s: number }[]): Candidate[] {
+  const byDoc = new Map<number, Candidate>();
+  for (const row of rows) {
+    const documentId = documentOfChunk(row.id);
+    let candidate = byDoc.get(documentId);
+    if (candidate === undefined) {
+      const about = docAbout(cache, documentId);
+      candidate = { documentId, chunks: [], about, named: 1, opening: 1, changeLog: 1, best: 0, second: 0, loose: 0, bound: 0 };
+      byDoc.set(documentId, candidate);
+    }
+    const ordinal = ordinalOfChunk(row.id);
+    const lead = ordinal < INTRO_CHUNKS && (candidate.about.lead & (1 << ordinal)) !== 0;
+    const bm25 = -row.s;
+    // coverage can only lower a chunk: at full coverage it keeps its BM25 score and its lead
+    const most = lead ? bm25 * (1 + LEAD_WEIGHT) : bm25;
+    candidate.chunks.push({ id: row.id, bm25, lead, most });
+    if (most > candidate.best) {
+      candidate.second = candidate.best;
+      candidate.best = most;
+    } else if (most > candidate.second) candidate.second = most;
+  }
+  const candidates = [...byDoc.values()];
+  for (const candidate of candidates) candidate.loose = documentScore(MOST_WEIGHTS, candidate.best, candidate.second);
+  return candidates;
 }
 
 /**
  * Ranks documents for query terms (already reduced to words). `keep` are the terms worth ranking
- * (rare enough to carry weight). Returns every
- * candidate document, best first, each with its best chunk.
+ * (rare enough to carry weight). Returns the candidate documents, best first, each with its best
+ * chunk: every one of them, or with `limit` the head of that same order, through its `limit`-th
+ * distinct content (copies of one file under several paths count once).
+ *
+ * With a limit, a document is weighed (its name and opening tested) and a chunk's text read only
+ * while the document can still reach the head. Coverage can only lower a chunk, so a document's
+ * score is bounded by its chunks' BM25 scores and, more tightly, by those and its own weights;
+ * documents are taken best bound first, and the work stops at the first bound below the head's
+ * last score. The head is exactly the one the whole ranking gives, with fewer chunk rows read
+ * (each a page of its own on a large index).
  */
-export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[] {
+export function rankDocuments(db: Db, keep: readonly string[], limit?: number): RankedDocument[] {
   const cache = cacheFor(db);
-  const content = keep.filter((t) => !isStopWord(t));
+  const content = keep.filter((term) => !isStopWord(term));
   const base = content.length > 0 ? content : keep;
   if (base.length === 0) return [];
-  const rows = cache.st.candidates.all(base.map(quoteTerm).join(' OR ')) as {
-    id: number;
-    s: number;
-    doc: number;
-    ordinal: number;
-    heading: string;
-    content: string;
-  }[];
+  const rows = cache.st.candidates.all(base.map(quoteTerm).join(' OR ')) as { id: number; s: number }[];
   if (rows.length === 0) return [];
-  const chunkScore = new Map<number, number>();
-  for (const row of rows) chunkScore.set(row.id, -row.s);
 
   // coverage: a chunk (with its headings) holding more of the distinct content words wins
-  const stems = [...new Set(stemmer().stems([base.join(' ')])[0])];
+  const stems = [...new Set(stemsOf(base))];
   const tests = stems.map(stemTest);
   const coverage = (text: string): number => {
     if (tests.length === 0) return 1;
@@ -271,32 +418,84 @@ export function rankDocuments(db: Db, keep: readonly string[]): RankedDocument[]
     return matched / tests.length;
   };
 
-  // by document: the best chunk stands for it, its second-best adds a part
-  const byDoc = new Map<number, { chunkId: number; best: number; second: number }>();
-  for (const row of rows) {
-    let score = (chunkScore.get(row.id) ?? 0) * coverage(`${row.heading}\n${row.content}`) ** COVERAGE_POWER;
-    if (row.ordinal < INTRO_CHUNKS && !row.heading.includes(HEADING_SEPARATOR)) score *= 1 + LEAD_WEIGHT;
-    const doc = byDoc.get(row.doc);
-    if (doc === undefined) byDoc.set(row.doc, { chunkId: row.id, best: score, second: 0 });
-    else if (score > doc.best) {
-      doc.second = doc.best;
-      doc.best = score;
-      doc.chunkId = row.id;
-    } else if (score > doc.second) doc.second = score;
+  // what a document is about: its title and path, and its opening chunk
+  const weigh = (candidate: Candidate): void => {
+    const { about } = candidate;
+    candidate.named = 1 + TITLE_WEIGHT * coverage(about.name);
+    candidate.opening = 1 + ABOUT_WEIGHT * coverage(about.opening);
+    candidate.changeLog = about.changeLog ? CHANGE_LOG_WEIGHT : 1;
+    candidate.bound = documentScore(candidate, candidate.best, candidate.second);
+  };
+
+  // by document: the best chunk stands for it (the first in BM25 order among equals), its
+  // second-best adds a part; chunks are read best bound first, and no further once the next
+  // bound is below the second-best score found, since it can change neither
+  const score = (candidate: Candidate): RankedDocument => {
+    const order = candidate.chunks.map((chunk, at) => ({ chunk, at })).sort((x, y) => y.chunk.most - x.chunk.most || x.at - y.at);
+    let chunkId = candidate.chunks[0]?.id ?? -1;
+    let bestAt = Infinity;
+    let best = -Infinity;
+    let second = -Infinity;
+    for (const { chunk, at } of order) {
+      if (chunk.most < second) break;
+      const row = cache.st.text.get(chunk.id) as { heading: string; content: string } | undefined;
+      let chunkScore = chunk.bm25 * coverage(row === undefined ? '' : `${row.heading}\n${row.content}`) ** COVERAGE_POWER;
+      if (chunk.lead) chunkScore *= 1 + LEAD_WEIGHT;
+      if (chunkScore > best || (chunkScore === best && at < bestAt)) {
+        second = best;
+        best = chunkScore;
+        bestAt = at;
+        chunkId = chunk.id;
+      } else if (chunkScore > second) second = chunkScore;
+    }
+    return {
+      documentId: candidate.documentId,
+      chunkId,
+      score: documentScore(candidate, best, second === -Infinity ? 0 : second),
+      hash: candidate.about.hash,
+    };
+  };
+
+  const candidates = candidatesOf(cache, rows);
+  if (limit === undefined) {
+    const out: RankedDocument[] = [];
+    for (const candidate of candidates) {
+      weigh(candidate);
+      out.push(score(candidate));
+    }
+    return out.sort(byScore);
   }
 
-  // what each document is about: its title and path, and its opening chunk
+  // best bound first: the next document unweighed (by its loose bound) or weighed (by its own)
+  candidates.sort((x, y) => y.loose - x.loose);
+  const weighed: Candidate[] = [];
   const out: RankedDocument[] = [];
-  for (const [documentId, hits] of byDoc) {
-    const doc = docAbout(cache, documentId);
-    const named = coverage(doc.name);
-    const about = coverage(doc.opening);
-    const score =
-      (hits.best + SPREAD_WEIGHT * hits.second) *
-      (1 + TITLE_WEIGHT * named) *
-      (1 + ABOUT_WEIGHT * about) *
-      (doc.changeLog ? CHANGE_LOG_WEIGHT : 1);
-    out.push({ documentId, chunkId: hits.chunkId, score, hash: doc.hash });
+  let next = 0;
+  for (;;) {
+    const floor = cutoff(out, limit);
+    const loose = candidates[next]?.loose ?? -Infinity;
+    const tight = weighed[0]?.bound ?? -Infinity;
+    // every document left is bounded below the head's last score: none of them can enter it
+    if (floor > loose && floor > tight) break;
+    if (loose === -Infinity && tight === -Infinity) break;
+    if (loose > tight) {
+      const candidate = candidates[next++] as Candidate;
+      weigh(candidate);
+      if (candidate.bound < floor) continue;
+      let at = weighed.length;
+      while (at > 0 && (weighed[at - 1] as Candidate).bound < candidate.bound) at--;
+      weighed.splice(at, 0, candidate);
+      continue;
+    }
+    out.push(score(weighed.shift() as Candidate));
+    out.sort(byScore);
   }
-  return out.sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
+  // the head only: past its last distinct content, unscored documents could fall in between
+  const seen = new Set<string>();
+  let end = 0;
+  while (end < out.length && seen.size < limit) {
+    seen.add(out[end]?.hash ?? '');
+    end++;
+  }
+  return out.slice(0, end);
 }

@@ -5,10 +5,38 @@ import { KnowledgeError } from './errors.js';
 /**
  * The on-disk format this build writes and reads. Version 1 was a single porter-stemmed FTS table
  * with the heading folded into it; version 2 keeps headings apart (weighted 2.0) and adds the exact
- * table and the vocabulary view. There is no migration in either direction, by design: an index is
- * derived data, and rebuilding it is cheaper and safer than a migration that could go wrong.
+ * table and the vocabulary view; version 3 numbers each chunk by its document and position
+ * (`chunkIdOf`), so a search learns a candidate's document from its full-text row id without
+ * reading the chunk row (which holds the text, one to three chunks a page). There is no migration
+ * in either direction, by design: an index is derived data, and rebuilding it is cheaper and safer
+ * than a migration that could go wrong.
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
+
+/**
+ * Chunk ids are `document id × CHUNK_ID_SPAN + ordinal`. A document holds at most
+ * `MAX_FILE_BYTES` (512 KiB) of text, so it can never have this many chunks; document ids stay
+ * far below 2^33, which keeps every chunk id an exact JavaScript number.
+ */
+export const CHUNK_ID_SPAN = 2 ** 20;
+
+/** The id of a document's chunk at `ordinal`. */
+export function chunkIdOf(documentId: number, ordinal: number): number {
+  if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= CHUNK_ID_SPAN) {
+    throw new KnowledgeError('io', `a document cannot be indexed as more than ${CHUNK_ID_SPAN} chunks (it gave chunk ${ordinal})`);
+  }
+  return documentId * CHUNK_ID_SPAN + ordinal;
+}
+
+/** The document a chunk id belongs to. */
+export function documentOfChunk(chunkId: number): number {
+  return Math.floor(chunkId / CHUNK_ID_SPAN);
+}
+
+/** A chunk's position in its document, from its id. */
+export function ordinalOfChunk(chunkId: number): number {
+  return chunkId % CHUNK_ID_SPAN;
+}
 
 /**
  * There is deliberately no insert trigger: FTS5 flushes its pending terms at every statement
@@ -41,7 +69,8 @@ CREATE TABLE chunks (
   ordinal INTEGER NOT NULL,
   heading_path TEXT NOT NULL,
   content TEXT NOT NULL,
-  UNIQUE (document_id, ordinal)
+  UNIQUE (document_id, ordinal),
+  CHECK (id = document_id * ${CHUNK_ID_SPAN} + ordinal)
 );
 CREATE TABLE knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(content, heading_path, content='chunks', content_rowid='id', tokenize='porter unicode61');

@@ -236,7 +236,9 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
   if (parsed.match === undefined) return { ...base, status: 'no_terms', tier: tier0, hits: [] };
 
   const { keep, common } = splitCommonTerms(db, parsed.terms);
-  const ranked = rankDocuments(db, keep);
+  const top = Math.max(1, opts.topK);
+  // a lexical answer needs only the ranking's head; fusion with the vectors reads further down it
+  const ranked = rankDocuments(db, keep, opts.vector !== undefined && pinned !== undefined ? undefined : top);
   // one chunk per document: the best one found for it
   const chunkOf = new Map<number, number>(ranked.map((r) => [r.documentId, r.chunkId]));
   let vectorDocs: { id: number; hash: string }[] | undefined;
@@ -285,7 +287,6 @@ export async function search(reader: KnowledgeReader, query: string, opts: Searc
       }
     }
   }
-  const top = Math.max(1, opts.topK);
   const first = new Map<string, number>();
   const lexicalDocs = firstCopies(
     ranked.map((r) => ({ id: r.documentId, hash: r.hash })),
