@@ -411,10 +411,12 @@ export function rankDocuments(db: Db, keep: readonly string[], limit?: number): 
   // coverage: a chunk (with its headings) holding more of the distinct content words wins
   const stems = [...new Set(stemsOf(base))];
   const tests = stems.map(stemTest);
-  const coverage = (text: string): number => {
+  // the heading and the text are tested apart: a stem never spans the line between them, and
+  // each test checks the word start itself, so this equals testing them joined by a new line
+  const coverage = (text: string, heading = ''): number => {
     if (tests.length === 0) return 1;
     let matched = 0;
-    for (const test of tests) if (test(text)) matched++;
+    for (const test of tests) if (test(heading) || test(text)) matched++;
     return matched / tests.length;
   };
 
@@ -439,7 +441,7 @@ export function rankDocuments(db: Db, keep: readonly string[], limit?: number): 
     for (const { chunk, at } of order) {
       if (chunk.most < second) break;
       const row = cache.st.text.get(chunk.id) as { heading: string; content: string } | undefined;
-      let chunkScore = chunk.bm25 * coverage(row === undefined ? '' : `${row.heading}\n${row.content}`) ** COVERAGE_POWER;
+      let chunkScore = chunk.bm25 * coverage(row?.content ?? '', row?.heading) ** COVERAGE_POWER;
       if (chunk.lead) chunkScore *= 1 + LEAD_WEIGHT;
       if (chunkScore > best || (chunkScore === best && at < bestAt)) {
         second = best;
@@ -471,8 +473,8 @@ export function rankDocuments(db: Db, keep: readonly string[], limit?: number): 
   const weighed: Candidate[] = [];
   const out: RankedDocument[] = [];
   let next = 0;
+  let floor = -Infinity;
   for (;;) {
-    const floor = cutoff(out, limit);
     const loose = candidates[next]?.loose ?? -Infinity;
     const tight = weighed[0]?.bound ?? -Infinity;
     // every document left is bounded below the head's last score: none of them can enter it
@@ -489,6 +491,7 @@ export function rankDocuments(db: Db, keep: readonly string[], limit?: number): 
     }
     out.push(score(weighed.shift() as Candidate));
     out.sort(byScore);
+    floor = cutoff(out, limit);
   }
   // the head only: past its last distinct content, unscored documents could fall in between
   const seen = new Set<string>();
