@@ -2,7 +2,8 @@
  * The seam between the loop and durable storage. The loop appends in a fixed order: the assistant
  * turn before any of its tools run (so a crash mid-batch resumes without paying for the model call
  * again), each tool result as it completes, a staged grant after the call that triggered it is
- * answered, and one terminal entry. A backend maps these onto its own records.
+ * answered, and one terminal entry. A backend maps these onto its own records. Entries with no
+ * effect between them (a final turn and its terminal entry) may come as one batch.
  */
 import type { Message, StopReason, ToolResultBlock, Usage } from '../llm/types.js';
 import type { DelegatedUsage, Kind } from '../toolkit/tool.js';
@@ -76,6 +77,13 @@ export type JournalEntry = AssistantEntry | ToolResultEntry | ToolDeferredEntry 
 export interface RunJournal {
   append(entry: JournalEntry): Promise<void>;
   /**
+   * Stores entries the loop writes back to back, with nothing between them that depends on the
+   * first, as one durable step (a final model turn and the terminal entry: one fsync on the file
+   * backend). It resolves only once all of them are as durable as `append` makes one. A journal
+   * without it is given them one `append` at a time.
+   */
+  appendAll?(entries: readonly JournalEntry[]): Promise<void>;
+  /**
    * Whether this process still owns the run. Checked as the last step before a tool's irreversible
    * effect, so a run taken over on a shared store stops there rather than at its next append.
    */
@@ -88,6 +96,11 @@ export class MemoryJournal implements RunJournal {
 
   append(entry: JournalEntry): Promise<void> {
     this.#entries.push(entry);
+    return Promise.resolve();
+  }
+
+  appendAll(entries: readonly JournalEntry[]): Promise<void> {
+    this.#entries.push(...entries);
     return Promise.resolve();
   }
 

@@ -8,6 +8,7 @@ import { DECLINED_REASON, NO_OPERATOR_REASON } from './confirm-gate.js';
 import { CRASH_MESSAGE } from './errors.js';
 import { EventLog } from './events.js';
 import { MemoryJournal } from './journal.js';
+import type { JournalEntry, RunJournal } from './journal.js';
 import { runAgent, TRUNCATED_CALL } from './run-agent.js';
 import { ScriptedPrompter, recordingTool, sourceOf, testSettings } from './test-support.js';
 import { answerOf, deferredOf, errorOf, messageOf } from './outcome.js';
@@ -521,5 +522,163 @@ describe('runAgent: the crash barrier holds when the run state itself is broken'
     expect(out.status).toBe('crashed');
     expect(errorOf(out)).toEqual({ code: 'crashed', message: CRASH_MESSAGE });
     expect(ends).toEqual(['crashed']);
+  });
+});
+
+describe('runAgent: records written back to back', () => {
+  /** A journal that logs each write, a batch as one line, beside the events and tool runs it sees. */
+  function loggingJournal(log: string[], options: { refuse?: (entries: readonly JournalEntry[]) => boolean } = {}): RunJournal {
+    return {
+      append: (entry) => {
+        log.push(`append ${entry.type}`);
+        return Promise.resolve();
+      },
+      appendAll: (entries) => {
+        log.push(`batch ${entries.map((e) => e.type).join(',')}`);
+        return options.refuse?.(entries) === true ? Promise.reject(new Error('disk full')) : Promise.resolve();
+      },
+    };
+  }
+  const textLog = (log: string[]): EventLog => {
+    const events = new EventLog();
+    const emit = events.emit.bind(events);
+    events.emit = (event) => {
+      if (event.type === 'text') log.push(`text ${event.text}`);
+      emit(event);
+    };
+    return events;
+  };
+
+  it('stores a final turn with its terminal entry as one step, and shows its text only once it is stored', async () => {
+    const log: string[] = [];
+    const tool = recordingTool('echo', [], {}, () => {
+      log.push('tool');
+      return 'ran';
+    });
+    const provider = new ScriptedProvider([
+      toolUseResponse([{ name: 'echo', input: {}, id: 't1' }], { text: 'calling' }),
+      textResponse('done'),
+    ]);
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([tool]),
+      prompt: 'go',
+      events: textLog(log),
+      journal: loggingJournal(log),
+    });
+    expect(out.status).toBe('completed');
+    expect(log).toEqual(['batch assistant', 'text calling', 'tool', 'batch tool_result', 'batch assistant,terminal', 'text done']);
+  });
+
+  it('gives a journal without a batch append its entries one at a time', async () => {
+    const written: string[] = [];
+    const out = await runAgent({
+      settings: testSettings(),
+      provider: new ScriptedProvider([textResponse('done')]),
+      tools: sourceOf([]),
+      prompt: 'go',
+      journal: {
+        append: (entry) => {
+          written.push(entry.type);
+          return Promise.resolve();
+        },
+      },
+    });
+    expect(out.status).toBe('completed');
+    expect(written).toEqual(['assistant', 'terminal']);
+  });
+
+  it('fails the run with a journal error when the final turn is refused with its terminal entry, showing none of its text', async () => {
+    const log: string[] = [];
+    const ends: string[] = [];
+    const out = await runAgent({
+      settings: testSettings(),
+      provider: new ScriptedProvider([textResponse('done')]),
+      tools: sourceOf([]),
+      prompt: 'go',
+      events: textLog(log),
+      hooks: { runEnd: (o) => void ends.push(o.status) },
+      journal: loggingJournal(log, { refuse: (entries) => entries[0]?.type === 'assistant' }),
+    });
+    expect(out.status).toBe('error');
+    expect(errorOf(out)?.code).toBe('journal');
+    expect(ends).toEqual(['error']);
+    // the error is still journaled where the journal lets it
+    expect(log).toEqual(['batch assistant,terminal', 'batch terminal']);
+  });
+
+  it('stores a response cut at the output limit with the refusals of its calls as one step', async () => {
+    const log: string[] = [];
+    const provider = new ScriptedProvider([
+      toolUseResponse(
+        [
+          { name: 'echo', input: {} },
+          { name: 'echo', input: {} },
+        ],
+        { stopReason: 'max_tokens' },
+      ),
+      textResponse('ok'),
+    ]);
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([recordingTool('echo', [])]),
+      prompt: 'go',
+      journal: loggingJournal(log),
+    });
+    expect(out.status).toBe('completed');
+    expect(log).toEqual(['batch assistant,tool_result,tool_result', 'batch assistant,terminal']);
+  });
+
+  it('stores a grant with the answer of the call that earned it', async () => {
+    const log: string[] = [];
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: { text: 'a' }, id: 'g1' }]), textResponse('ok')]);
+    await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([recordingTool('deploy', [], { confirm: { trigger: 'ai:confirm' } })]),
+      prompt: 'go',
+      prompter: new ScriptedPrompter(['always']),
+      journal: loggingJournal(log),
+    });
+    expect(log).toEqual(['batch assistant', 'batch tool_result,grant', 'batch assistant,terminal']);
+  });
+
+  it('stores a held turn alone when the run crashes before its terminal entry', async () => {
+    const log: string[] = [];
+    let asked = 0;
+    const out = await runAgent({
+      settings: testSettings(),
+      provider: new ScriptedProvider([textResponse('thinking on', { stopReason: 'pause_turn' }), textResponse('never asked for')]),
+      tools: sourceOf([]),
+      prompt: 'go',
+      suspendRequested: () => {
+        if (++asked > 1) throw new TypeError('suspend check bug');
+        return false;
+      },
+      journal: loggingJournal(log),
+    });
+    expect(out.status).toBe('crashed');
+    expect(log).toEqual(['batch assistant']);
+  });
+
+  it('stores a paused turn before the next model call', async () => {
+    const log: string[] = [];
+    const provider = new ScriptedProvider([textResponse('thinking on', { stopReason: 'pause_turn' }), textResponse('done')]);
+    const journal = loggingJournal(log);
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([]),
+      prompt: 'go',
+      modelCall: (_request, call) => {
+        log.push('model call');
+        return call();
+      },
+      journal,
+    });
+    expect(out.status).toBe('completed');
+    expect(log).toEqual(['model call', 'batch assistant', 'model call', 'batch assistant,terminal']);
   });
 });

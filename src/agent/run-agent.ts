@@ -15,7 +15,7 @@ import { ConfirmGate } from './confirm-gate.js';
 import { deriveCounters, tokensProcessed } from './counters.js';
 import { AgentError, CRASH_MESSAGE } from './errors.js';
 import type { RunError } from './errors.js';
-import type { EventSink } from './events.js';
+import type { AgentEvent, EventSink } from './events.js';
 import { DISCARD_EVENTS } from './events.js';
 import type { Hooks } from './hooks.js';
 import type { JournalEntry, RunJournal } from './journal.js';
@@ -149,6 +149,9 @@ class Run {
   /** Peers' tokens the operator asked the budget to count (`remote_agents[].count_budget`). */
   #counted = 0;
   readonly #delegatedBefore: { readonly input: number; readonly output: number };
+  /** Entries kept back from the journal (`hold`), and the events waiting for them. */
+  #held: JournalEntry[] = [];
+  #waiting: AgentEvent[] = [];
 
   constructor(
     readonly settings: RunSettings,
@@ -165,26 +168,78 @@ class Run {
     this.#counted = delegatedBefore.counted;
   }
 
+  /**
+   * Keeps `entry` (a model turn) back from the journal until the next record or `flush`, so a turn
+   * that ends the run is stored with its terminal entry as one durable step. Events emitted while
+   * it is held wait with it: nothing the turn caused is seen before the turn is stored.
+   */
+  hold(entry: JournalEntry): void {
+    this.#note(entry);
+    this.#held.push(entry);
+  }
+
+  /** Whether an entry is held back from the journal. */
+  holding(): boolean {
+    return this.#held.length > 0;
+  }
+
   async record(entry: JournalEntry): Promise<void> {
+    await this.recordAll([entry]);
+  }
+
+  /**
+   * Journals `entries`, behind whatever is held, as one durable step, then lets out the events that
+   * waited for it. When the journal refuses them, the events are dropped with them.
+   */
+  async recordAll(entries: readonly JournalEntry[]): Promise<void> {
+    for (const entry of entries) this.#note(entry);
+    const batch = [...this.#held, ...entries];
+    const waiting = this.#waiting;
+    this.#held = [];
+    this.#waiting = [];
+    const journal = this.journal;
+    if (journal !== undefined && batch.length > 0) {
+      try {
+        if (journal.appendAll !== undefined) await journal.appendAll(batch);
+        else for (const entry of batch) await journal.append(entry);
+      } catch (err) {
+        throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+          retryable: isRetryableFailure(err),
+        });
+      }
+    }
+    for (const event of waiting) this.events.emit(event);
+  }
+
+  /** Journals what is held, before anything that depends on it (a tool, a model call). */
+  async flush(): Promise<void> {
+    if (this.#held.length > 0) await this.recordAll([]);
+  }
+
+  /** Journals what is held without the events that waited for it: after a crash, which a sink may have caused. */
+  async salvage(): Promise<void> {
+    this.#waiting = [];
+    await this.flush();
+  }
+
+  /** Emits `event`, after the held entries are stored when there are any. */
+  emit(event: AgentEvent): void {
+    if (this.#held.length > 0) this.#waiting.push(event);
+    else this.events.emit(event);
+  }
+
+  #note(entry: JournalEntry): void {
     this.entries.push(entry);
     if (entry.type === 'assistant') this.#usage = addUsage(this.#usage, entry.usage);
     if (entry.type === 'tool_result' && entry.delegated?.countsBudget === true)
       this.#counted += entry.delegated.input + entry.delegated.output;
-    if (this.journal === undefined) return;
-    try {
-      await this.journal.append(entry);
-    } catch (err) {
-      throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, {
-        cause: err,
-        retryable: isRetryableFailure(err),
-      });
-    }
   }
 
   status(phase: RunPhase): void {
     this.phase = phase;
     const usage = this.#usage;
-    this.events.emit({
+    this.emit({
       type: 'status',
       iteration: this.iteration,
       phase,
@@ -316,6 +371,9 @@ async function loop(run: Run, options: RunOptions, hooks: Hooks, prompter: Promp
     }
     if (run.iteration > startIteration && run.tokens() >= settings.maxTokens) return budgetStop(run);
 
+    // a turn held back from the journal (a paused one) is stored before anything else happens
+    await run.flush();
+
     // 2. one snapshot serves the model call and its whole batch; a list a server changed during
     // the last batch (its announcement came before its answer) is read first, so this call has it
     await settledWithin(options.tools, signal);
@@ -323,7 +381,7 @@ async function loop(run: Run, options: RunOptions, hooks: Hooks, prompter: Promp
     const set = options.tools.current();
     // an advisory (a server changed its tool list) rides with the call that carries the new set
     const advisories = options.tools.drainAdvisories();
-    for (const advisory of advisories) run.events.emit({ type: 'warning', text: advisory });
+    for (const advisory of advisories) run.emit({ type: 'warning', text: advisory });
 
     // 3. the model call, under the provider's own per-call timeout
     run.status('model_call');
@@ -357,8 +415,10 @@ async function loop(run: Run, options: RunOptions, hooks: Hooks, prompter: Promp
     if (response.model !== undefined) run.model = response.model;
     run.lastStop = response.stopReason;
 
-    // 4. journal the assistant turn before any tool runs
-    await run.record({
+    // 4. journal the assistant turn before any tool runs. It is held until the next record or
+    // effect: a turn that ends the run goes to the journal with its terminal record, one durable
+    // step, and what it shows (its text, a warning) waits for it; a batch flushes it first
+    run.hold({
       type: 'assistant',
       iteration: run.iteration,
       message: response.message,
@@ -372,23 +432,30 @@ async function loop(run: Run, options: RunOptions, hooks: Hooks, prompter: Promp
     }
     const calls = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     for (const block of response.message.content) {
-      if (block.type === 'thinking' && block.text !== '') run.events.emit({ type: 'thinking', text: block.text });
-      if (block.type === 'text' && block.text !== '') run.events.emit({ type: 'text', text: block.text, final: calls.length === 0 });
+      if (block.type === 'thinking' && block.text !== '') run.emit({ type: 'thinking', text: block.text });
+      if (block.type === 'text' && block.text !== '') run.emit({ type: 'text', text: block.text, final: calls.length === 0 });
     }
 
     // a response cut at max_tokens never dispatches its calls; the model is told instead
     if (response.stopReason.unified === 'max_tokens' && calls.length > 0) {
-      run.events.emit({
+      run.emit({
         type: 'warning',
         text: `the model's response was cut at the output limit (llm.budget.max_output_tokens = ${settings.maxOutputTokens}); its ${calls.length} tool call(s) were not run`,
       });
-      const results: ToolResultBlock[] = [];
-      for (const call of calls) {
-        const block: ToolResultBlock = { type: 'tool_result', toolUseId: call.id, content: TRUNCATED_CALL, isError: true };
-        await run.record({ type: 'tool_result', result: block, name: call.name, kind: set.get(call.name)?.kind ?? 'unknown' });
-        results.push(block);
-      }
-      run.messages.push({ role: 'user', content: results });
+      const refused = calls.map((call) => ({
+        call,
+        block: { type: 'tool_result', toolUseId: call.id, content: TRUNCATED_CALL, isError: true } satisfies ToolResultBlock,
+      }));
+      // stored with the turn as one step: nothing runs between them
+      await run.recordAll(
+        refused.map(({ call, block }) => ({
+          type: 'tool_result',
+          result: block,
+          name: call.name,
+          kind: set.get(call.name)?.kind ?? 'unknown',
+        })),
+      );
+      run.messages.push({ role: 'user', content: refused.map(({ block }) => block) });
       run.iteration++;
       continue;
     }
@@ -397,7 +464,7 @@ async function loop(run: Run, options: RunOptions, hooks: Hooks, prompter: Promp
       run.iteration++;
       if (response.stopReason.unified === 'pause_turn') continue;
       if (response.stopReason.unified === 'max_tokens') {
-        run.events.emit({
+        run.emit({
           type: 'warning',
           text: `the answer was cut at the output limit (llm.budget.max_output_tokens = ${settings.maxOutputTokens}) and may be incomplete`,
         });
@@ -460,6 +527,8 @@ async function runBatch(
   ctx: BatchContext,
   answered: ReadonlyMap<string, ToolResultBlock>,
 ): Promise<RunOutcome | undefined> {
+  // the model turn that asked for these calls is stored before the first of them runs
+  await run.flush();
   run.status('tools');
   const results: ToolResultBlock[] = [];
   for (const call of calls) {
@@ -469,21 +538,20 @@ async function runBatch(
       continue;
     }
     const outcome = await executeToolCall(call, ctx);
+    let answer: JournalEntry;
     switch (outcome.kind) {
       case 'answered':
-        await run.record({
+        answer = {
           type: 'tool_result',
           result: outcome.block,
           name: call.name,
           kind: outcome.toolKind,
           ...(outcome.gate === undefined ? {} : { gate: outcome.gate }),
           ...(outcome.delegated === undefined ? {} : { delegated: outcome.delegated }),
-        });
-        results.push(outcome.block);
+        };
         break;
       case 'deferred':
-        await run.record({ type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: outcome.toolKind, reason: outcome.reason });
-        run.deferred.push({ toolUseId: call.id, name: call.name, reason: outcome.reason });
+        answer = { type: 'tool_deferred', toolUseId: call.id, name: call.name, kind: outcome.toolKind, reason: outcome.reason };
         break;
       case 'end_run':
         if (outcome.status === 'aborted') return run.stopped('aborted', outcome.message);
@@ -493,8 +561,11 @@ async function runBatch(
         throw new TypeError(`unknown call result ${JSON.stringify(never)}`);
       }
     }
-    // a grant is written only once the call that earned it is answered or deferred
-    if (outcome.grant !== undefined) await run.record({ type: 'grant', tool: outcome.grant, toolUseId: call.id });
+    // a grant is written only once the call that earned it is answered or deferred: with the
+    // answer, as one durable step (nothing runs between them)
+    await run.recordAll(outcome.grant === undefined ? [answer] : [answer, { type: 'grant', tool: outcome.grant, toolUseId: call.id }]);
+    if (outcome.kind === 'answered') results.push(outcome.block);
+    else run.deferred.push({ toolUseId: call.id, name: call.name, reason: outcome.reason });
   }
   if (run.deferred.length > 0) {
     return run.suspended(`suspended: ${run.deferred.map((d) => d.name).join(', ')} will answer later`);
@@ -550,11 +621,14 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
       if (!(err instanceof AgentError)) throw err;
       outcome = run.failed(err.toRunError());
     }
-    await finish(run, outcome);
+    outcome = await finish(run, outcome);
     run.status('finished');
     await fireRunEnd(outcome);
     return outcome;
   } catch (err) {
+    // a model turn held for a terminal record that never came is stored alone: the crashed run
+    // resumes without paying for that model call again
+    await run.salvage().catch(() => undefined);
     // the crash barrier: the stack goes to the sink alone, inside its own guard
     const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
     try {
@@ -578,13 +652,34 @@ export async function runAgent(options: RunOptions): Promise<RunOutcome> {
   }
 }
 
-async function finish(run: Run, outcome: RunOutcome): Promise<void> {
+function terminalOf(outcome: RunOutcome): JournalEntry {
   const message = messageOf(outcome);
-  const terminal: JournalEntry =
-    message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message };
+  return message === '' ? { type: 'terminal', status: outcome.status } : { type: 'terminal', status: outcome.status, message };
+}
+
+/**
+ * Writes the terminal entry, with the model turn that ended the run when it is held (one durable
+ * step). A refused held turn fails the run, as it would have had the turn been written alone; a
+ * refused terminal entry alone is a warning, the outcome standing.
+ */
+async function finish(run: Run, outcome: RunOutcome): Promise<RunOutcome> {
+  const withTurn = run.holding();
   try {
-    await run.record(terminal);
+    await run.record(terminalOf(outcome));
+    return outcome;
   } catch (err) {
-    run.events.emit({ type: 'warning', text: err instanceof Error ? err.message : String(err) });
+    // only a refusal by the journal is handled here: a sink that throws is a crash, as it always was
+    if (!(err instanceof AgentError)) throw err;
+    if (!withTurn) {
+      run.events.emit({ type: 'warning', text: err.message });
+      return outcome;
+    }
+    const failed = run.failed(err.toRunError());
+    try {
+      await run.record(terminalOf(failed));
+    } catch (again) {
+      run.events.emit({ type: 'warning', text: again instanceof Error ? again.message : String(again) });
+    }
+    return failed;
   }
 }

@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ScriptedProvider, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
-import { appendNext, fold, memorySessionStore, metaBody } from '../runstate/index.js';
+import { appendNext, fileSessionStore, fold, loadRun, memorySessionStore, metaBody, startRun } from '../runstate/index.js';
 import { runAgent } from './run-agent.js';
 import { sessionJournal } from './runstate-journal.js';
 import { ScriptedPrompter, recordingTool, sourceOf, testSettings } from './test-support.js';
@@ -49,5 +54,40 @@ describe('the session journal adapter', () => {
     });
     expect(out.status).toBe('aborted');
     expect(fold(await store.load('run-2')).status).toBe('open');
+  });
+});
+
+describe('a run journaled in the file store', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fisk-run-syncs-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** How many times the run's records were fsynced, counted at `FileHandle.sync`. */
+  async function syncsOf(runId: string, provider: ScriptedProvider, tools = sourceOf([])): Promise<number> {
+    const store = fileSessionStore(join(dir, 'runs'));
+    const journal = await startRun(store, { runId, fingerprint: { model: 'test-model' }, prompt: 'go' });
+    const probe = await open(join(dir, `${runId}.probe`), 'w');
+    const sync = vi.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'sync');
+    await probe.close();
+    try {
+      const out = await runAgent({ settings: testSettings(), provider, tools, prompt: 'go', journal: sessionJournal(journal) });
+      expect(out.status).toBe('completed');
+      return sync.mock.calls.length;
+    } finally {
+      sync.mockRestore();
+      await journal.close();
+      expect((await loadRun(store, runId)).status).toBe('completed');
+    }
+  }
+
+  it('syncs a one-model-call run once: its answer and terminal record are one write', async () => {
+    expect(await syncsOf('one-call', new ScriptedProvider([textResponse('done')]))).toBe(1);
+    const records = await fileSessionStore(join(dir, 'runs')).load('one-call');
+    expect(records.map((r) => r.protocol.split('.').pop())).toEqual(['meta', 'assistant', 'terminal']);
+  });
+
+  it('syncs the turn that asks for a tool before the tool runs, and its result before the next call', async () => {
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'deploy', input: { text: 'a' }, id: 'c1' }]), textResponse('done')]);
+    // the tool turn, its result, then the answer with the terminal record
+    expect(await syncsOf('tool-call', provider, sourceOf([recordingTool('deploy', [])]))).toBe(3);
   });
 });

@@ -5,7 +5,7 @@
  * the invocation pipeline. Disabled telemetry takes the same paths with nothing behind them.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RunJournal } from '../agent/journal.js';
+import type { JournalEntry, RunJournal } from '../agent/journal.js';
 import type { RunOutcome } from '../agent/outcome.js';
 import type { Config } from '../config/index.js';
 import { LlmError } from '../llm/errors.js';
@@ -220,23 +220,28 @@ export class HostTelemetry {
   };
 
   /**
-   * The run's journal with each append timed and recorded (`fisk.session.append.duration`),
-   * measured here by the caller rather than as a span per append, which would double a run's spans.
+   * The run's journal with each append (a batch counting as one) timed and recorded
+   * (`fisk.session.append.duration`), measured here by the caller rather than as a span per
+   * append, which would double a run's spans.
    */
   timedJournal(journal: RunJournal, backend: string): RunJournal {
     const telemetry = this.telemetry;
+    const timed = async (write: () => Promise<void>): Promise<void> => {
+      const started = performance.now();
+      let failed = true;
+      try {
+        await write();
+        failed = false;
+      } finally {
+        telemetry.recordSessionAppend(backend, (performance.now() - started) / 1000, failed);
+      }
+    };
+    const appendAll = journal.appendAll?.bind(journal);
     return {
       ...(journal.stillOwned === undefined ? {} : { stillOwned: () => journal.stillOwned?.() ?? Promise.resolve(true) }),
-      async append(entry) {
-        const started = performance.now();
-        let failed = true;
-        try {
-          await journal.append(entry);
-          failed = false;
-        } finally {
-          telemetry.recordSessionAppend(backend, (performance.now() - started) / 1000, failed);
-        }
-      },
+      append: (entry) => timed(() => journal.append(entry)),
+      // a batch is one durable step, so it is timed as one append
+      ...(appendAll === undefined ? {} : { appendAll: (entries: readonly JournalEntry[]) => timed(() => appendAll(entries)) }),
     };
   }
 

@@ -6,9 +6,11 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ZERO_USAGE } from '../llm/types.js';
-import { assistantBody, deferralBody, terminalBody, toolResultBody } from './builders.js';
+import { assistantBody, deferralBody, metaBody, terminalBody, toolResultBody } from './builders.js';
 import { isRunStateError } from './errors.js';
 import type { RunStateErrorCode } from './errors.js';
 import { fileSessionStore } from './file/store.js';
@@ -100,6 +102,85 @@ function conformance(name: string, setup: () => Promise<Harness>): void {
       expect(j.lastSeq()).toBe(2);
       await j.close();
       expect((await harness.store.load(id)).length).toBe(2);
+    });
+
+    it('stores a batch as one step, answering each record in order', async () => {
+      const id = freshId();
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      expect(await j.appendAll([])).toEqual([]);
+      const records = [
+        { ...turn(0, 'a'), seq: 2 },
+        { ...result('a'), seq: 3 },
+        { ...terminalBody('completed'), seq: 4 },
+      ] as SessionRecord[];
+      expect(await j.appendAll(records)).toEqual(['appended', 'appended', 'appended']);
+      expect(j.lastSeq()).toBe(4);
+      await j.close();
+      const run = await loadRun(harness.store, id);
+      expect(run.status).toBe('completed');
+      expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect((await harness.store.load(id)).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    });
+
+    it('skips duplicates inside a batch and across batches, keeping the first record stored', async () => {
+      const id = freshId();
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      const first = { ...turn(0, 'a'), seq: 2 } as SessionRecord;
+      const retried = { ...turn(7), seq: 2 } as SessionRecord;
+      const answer = { ...result('a'), seq: 3 } as SessionRecord;
+      expect(await j.appendAll([first, retried, answer])).toEqual(['appended', 'duplicate', 'appended']);
+      expect(await j.appendAll([answer, { ...terminalBody('completed'), seq: 4 }])).toEqual(['duplicate', 'appended']);
+      expect(await j.appendAll([first, answer])).toEqual(['duplicate', 'duplicate']);
+      expect(await j.append(answer)).toBe('duplicate');
+      expect(j.lastSeq()).toBe(4);
+      await j.close();
+      const stored = await harness.store.load(id);
+      expect(stored.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+      expect((await loadRun(harness.store, id)).messages[1]?.content[0]).toEqual({ type: 'text', text: 'turn 0' });
+    });
+
+    it('refuses a whole batch holding a gap or a bad record, storing none of it', async () => {
+      const id = freshId();
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      const next = { ...turn(0, 'a'), seq: 2 } as SessionRecord;
+      expect(await code(j.appendAll([next, { ...result('a'), seq: 4 }]))).toBe('gap');
+      expect(await code(j.appendAll([{ ...result('a'), seq: 3 }]))).toBe('gap');
+      const bad = { ...turn(1), seq: 3, assistant: { ...turn(1).assistant, in_tokens: -1 } } as SessionRecord;
+      expect(await code(j.appendAll([next, bad]))).toBe('schema');
+      expect(j.lastSeq()).toBe(1);
+      expect((await harness.store.load(id)).length).toBe(1);
+      // the journal goes on from where it was
+      expect(await j.appendAll([next])).toEqual(['appended']);
+      await j.close();
+      expect((await harness.store.load(id)).length).toBe(2);
+    });
+
+    it('refuses a batch on a closed journal', async () => {
+      const id = freshId();
+      const j = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      await j.close();
+      expect(await code(j.appendAll([{ ...turn(0), seq: 2 }]))).toBe('locked');
+      expect((await harness.store.load(id)).length).toBe(1);
+    });
+
+    it('refuses a batch from a writer whose run was claimed by another', async () => {
+      const id = freshId();
+      const a = await startRun(harness.store, { runId: id, fingerprint, prompt: 'p' });
+      const peer = await harness.peer();
+      const claimed = await code(claimRun(peer, id, 'newcomer').then(async ({ journal }) => journal.close()));
+      const next = await code(
+        a.appendAll([
+          { ...turn(0), seq: 2 },
+          { ...terminalBody('completed'), seq: 3 },
+        ] as SessionRecord[]),
+      );
+      // exactly one of them holds the run, and a refused batch left nothing of itself
+      expect([claimed, next].filter((c) => c === 'ok')).toHaveLength(1);
+      expect([claimed, next]).toContain('locked');
+      const seqs = (await harness.store.load(id)).map((r) => r.seq);
+      expect(seqs).toEqual(next === 'ok' ? [1, 2, 3] : [1, 2]);
+      if (next !== 'ok') expect((await harness.store.load(id))[1]?.protocol).toBe('io.choria.fisk-ai.v1.session.claim');
+      await a.close();
     });
 
     it('refuses bad ids, an existing id, an unknown id and a bad record', async () => {
@@ -378,6 +459,36 @@ describe('file backend specifics', () => {
     const lines = readFileSync(join(runs, 'perm.json'), 'utf8').split('\n');
     expect(lines).toHaveLength(3);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ seq: 1, protocol: 'io.choria.fisk-ai.v1.session.meta' });
+  });
+
+  it("writes a batch under one fsync, and syncs the directory once after a new journal's first", async () => {
+    const runs = join(dir, 'batch');
+    const store = fileSessionStore(runs);
+    const j = await store.create('batch');
+    const probe = await open(join(dir, 'probe'), 'w');
+    const sync = vi.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'sync');
+    await probe.close();
+    try {
+      const meta = { ...metaBody({ runId: 'batch', created: new Date(), fingerprint, prompt: 'p' }), seq: 1 } as SessionRecord;
+      expect(await j.appendAll([meta, { ...turn(0, 'a'), seq: 2 }])).toEqual(['appended', 'appended']);
+      expect(sync).toHaveBeenCalledTimes(2); // the journal, then its directory
+      sync.mockClear();
+      const rest = [
+        { ...result('a'), seq: 3 },
+        { ...terminalBody('completed'), seq: 4 },
+      ] as SessionRecord[];
+      expect(await j.appendAll(rest)).toEqual(['appended', 'appended']);
+      expect(sync).toHaveBeenCalledTimes(1);
+      sync.mockClear();
+      expect(await j.appendAll(rest)).toEqual(['duplicate', 'duplicate']);
+      expect(sync).not.toHaveBeenCalled();
+    } finally {
+      sync.mockRestore();
+    }
+    await j.close();
+    const lines = readFileSync(join(runs, 'batch.json'), 'utf8').split('\n');
+    expect(lines.map((line) => (line === '' ? 0 : (JSON.parse(line) as { seq: number }).seq))).toEqual([1, 2, 3, 4, 0]);
+    expect((await loadRun(store, 'batch')).status).toBe('completed');
   });
 
   it('refuses to remove a run another journal holds', async () => {

@@ -9,7 +9,7 @@ export type { RunStateErrorCode } from './errors.js';
 export { checkAppend, gapError } from './check-append.js';
 export type { AppendCheck } from './check-append.js';
 export { checkRunId, newRunId, RUN_ID_PATTERN, RUN_ID_MAX_LENGTH } from './run-id.js';
-export { appendNext } from './store.js';
+export { appendAllNext, appendNext } from './store.js';
 export type { AppendOutcome, Journal, RunSummary, SessionStore } from './store.js';
 export { checkRecord, decodeRecord, encodeRecord, schemaFor } from './validate.js';
 export { encodeMessage, decodeMessage, encodeBlock, decodeBlock, encodeToolResult, decodeToolResult } from './message-codec.js';

@@ -4,7 +4,7 @@
  * writer whose tail was moved by another is refused. For tests and for embedders that want
  * checkpoint semantics without persistence; everything is lost with the process.
  */
-import { checkAppend, gapError } from './check-append.js';
+import { planBatch } from './check-append.js';
 import { RunStateError } from './errors.js';
 import type { SessionRecord, StoredRecord } from './records.js';
 import { checkRunId } from './run-id.js';
@@ -32,25 +32,29 @@ export function memorySessionStore(): SessionStore {
     run.holder = token;
     let last = run.lines.length;
     let closed = false;
+    // a batch is checked whole and then stored at once, so it lands entirely or not at all
+    const store = (records: readonly SessionRecord[]): AppendOutcome[] => {
+      if (closed) throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);
+      const plan = planBatch(records, last, (record) => ({ seq: record.seq, body: encodeRecord(record) }));
+      const newest = plan.stored[plan.stored.length - 1];
+      if (newest === undefined) return plan.outcomes;
+      if (run.lines.length !== last || runs.get(runId) !== run) {
+        throw new RunStateError('locked', `run ${JSON.stringify(runId)} was taken over by another writer`);
+      }
+      for (const entry of plan.stored) run.lines.push(entry.body);
+      run.updated = new Date();
+      last = newest.seq;
+      return plan.outcomes;
+    };
     return {
       runId,
       lastSeq: () => last,
       isHeld: () => Promise.resolve(!closed && run.holder === token && run.lines.length === last && runs.get(runId) === run),
       append(record: SessionRecord): Promise<AppendOutcome> {
-        return attempt((): AppendOutcome => {
-          if (closed) throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);
-          const body = encodeRecord(record);
-          const check = checkAppend(record.seq, last);
-          if (check === 'duplicate') return 'duplicate';
-          if (check === 'gap') throw gapError(record.seq, last);
-          if (run.lines.length !== last || runs.get(runId) !== run) {
-            throw new RunStateError('locked', `run ${JSON.stringify(runId)} was taken over by another writer`);
-          }
-          run.lines.push(body);
-          run.updated = new Date();
-          last = record.seq;
-          return 'appended';
-        });
+        return attempt(() => store([record])[0] ?? 'duplicate');
+      },
+      appendAll(records: readonly SessionRecord[]): Promise<AppendOutcome[]> {
+        return attempt(() => store(records));
       },
       close(): Promise<void> {
         closed = true;

@@ -11,7 +11,8 @@ export type AppendOutcome = 'appended' | 'duplicate';
  * One run's append-only journal, held exclusively for its lifetime. `append` follows
  * `checkAppend`: a sequence at or below `lastSeq()` is a duplicate and skipped, the next one is
  * stored durably before `lastSeq()` advances, and a gap is refused. A writer that lost the run to
- * a newer claimant is refused at its next append with `RunStateError` `locked`.
+ * a newer claimant is refused at its next append with `RunStateError` `locked`. `appendAll` stores
+ * records written back to back as one durable step, under the same rules record by record.
  */
 export interface Journal {
   readonly runId: string;
@@ -26,6 +27,18 @@ export interface Journal {
   isHeld(): Promise<boolean>;
   /** Validates and durably stores one record. */
   append(record: SessionRecord): Promise<AppendOutcome>;
+  /**
+   * Validates and durably stores several records as one step, answering each one's outcome in
+   * order. Each is checked as `append` would check it against the records before it, the batch's
+   * own included, so a retried record is a duplicate inside a batch as across batches. An invalid
+   * record or a gap anywhere refuses the whole batch before anything is stored. The file backend
+   * writes the batch's lines at once under one fsync; a backend may store them one after another,
+   * as long as none is reported stored before it is durable. A write that fails part way may leave
+   * a prefix of the batch stored, as appends one after another would, and leaves the journal as a
+   * failed `append` does (a file journal refuses to write again until the run is reopened). An
+   * empty batch stores nothing.
+   */
+  appendAll(records: readonly SessionRecord[]): Promise<AppendOutcome[]>;
   /** Releases the journal (the file lock); appending afterwards is refused. Idempotent. */
   close(): Promise<void>;
 }
@@ -79,4 +92,12 @@ export async function appendNext(journal: Journal, body: RecordBody): Promise<Se
   const record = { seq: journal.lastSeq() + 1, ...body } as SessionRecord;
   await journal.append(record);
   return record;
+}
+
+/** Appends `bodies` as the journal's next records (from `lastSeq() + 1`), as one durable step. */
+export async function appendAllNext(journal: Journal, bodies: readonly RecordBody[]): Promise<SessionRecord[]> {
+  const first = journal.lastSeq() + 1;
+  const records = bodies.map((body, i) => ({ seq: first + i, ...body }));
+  await journal.appendAll(records);
+  return records;
 }

@@ -38,6 +38,29 @@ for (let i = 0; i < 50; i++) {
 console.log(JSON.stringify({ stored, refused: null }));
 `;
 
+// batches of three records: the batch that does not fit is refused whole, and the journal is then broken
+const batchScript = `
+import { fileSessionStore, startRun, appendAllNext, toolResultBody } from ${JSON.stringify(built)};
+const store = fileSessionStore(process.argv[1]);
+const journal = await startRun(store, { runId: 'full', fingerprint: { provider: 'anthropic', model: 'm1' }, prompt: 'p' });
+const batch = (i) => [0, 1, 2].map((k) => toolResultBody({ type: 'tool_result', toolUseId: 'call_' + i + '_' + k, content: 'x'.repeat(1500) }));
+let stored = 1;
+for (let i = 0; i < 50; i++) {
+  try {
+    await appendAllNext(journal, batch(i));
+    stored += 3;
+  } catch (err) {
+    const after = await journal.appendAll([{ seq: stored + 1, ...toolResultBody({ type: 'tool_result', toolUseId: 'later', content: 'y' }) }]).then(
+      () => null,
+      (again) => again.message,
+    );
+    console.log(JSON.stringify({ stored, lastSeq: journal.lastSeq(), refused: err.message, after }));
+    process.exit(0);
+  }
+}
+console.log(JSON.stringify({ stored, refused: null }));
+`;
+
 describe('a file journal on a full disk', () => {
   it('refuses the record that did not fit, and every record it accepted reads back whole', async () => {
     const child = spawnSync('prlimit', ['--fsize=20000', process.execPath, '--input-type=module', '-e', script, dir], { encoding: 'utf8' });
@@ -48,5 +71,26 @@ describe('a file journal on a full disk', () => {
     const records = await fileSessionStore(dir).load('full');
     expect(records).toHaveLength(said.stored);
     expect(said.stored).toBeGreaterThan(1);
+  });
+
+  it('refuses a batch that did not fit and breaks the journal; a reopen keeps only whole records', async () => {
+    const runs = join(dir, 'batches');
+    const child = spawnSync('prlimit', ['--fsize=20000', process.execPath, '--input-type=module', '-e', batchScript, runs], {
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    const said = JSON.parse(child.stdout.trim()) as { stored: number; lastSeq: number; refused: string | null; after: string | null };
+    expect(said.refused).toMatch(/cannot write run "full" in .*(stored \d+ of \d+ bytes|EFBIG|file too large)/i);
+    expect(said.lastSeq).toBe(said.stored);
+    expect(said.after).toMatch(/failed a write; reopen the run/);
+    // a prefix of the refused batch may be whole on disk; the torn line after it is dropped on read
+    const store = fileSessionStore(runs);
+    const records = await store.load('full');
+    expect(records.length).toBeGreaterThanOrEqual(said.stored);
+    expect(records.length).toBeLessThan(said.stored + 3);
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+    const journal = await store.open('full');
+    expect(journal.lastSeq()).toBe(records.length);
+    await journal.close();
   });
 });

@@ -1,14 +1,15 @@
 /**
  * The file session backend: one JSON-lines journal per run (`<dir>/<id>.json`, mode 0600, in a
  * 0700 directory) and an exclusive flock on `<dir>/<id>.lock` for as long as a journal is open.
- * Every record is fsynced before the journal advances, and the directory is fsynced after a new
- * journal's first record so the file itself survives a crash.
+ * Every record is fsynced before the journal advances (records appended together share one write
+ * and one fsync), and the directory is fsynced after a new journal's first record so the file
+ * itself survives a crash.
  */
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkAppend, gapError } from '../check-append.js';
+import { planBatch } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { SessionRecord, StoredRecord } from '../records.js';
 import { RUN_ID_PATTERN, checkRunId } from '../run-id.js';
@@ -89,7 +90,8 @@ export function fileSessionStore(dir: string): SessionStore {
     let state: 'open' | 'broken' | 'closed' = 'open';
     let chain: Promise<unknown> = Promise.resolve();
 
-    const write = async (record: SessionRecord): Promise<AppendOutcome> => {
+    // the lines of a batch go down in one write under one fsync: a record is durable once the sync returns
+    const write = async (records: readonly SessionRecord[]): Promise<AppendOutcome[]> => {
       if (state === 'closed') throw new RunStateError('locked', `journal for run ${JSON.stringify(runId)} is closed`);
       if (state === 'broken') {
         throw new RunStateError(
@@ -97,10 +99,9 @@ export function fileSessionStore(dir: string): SessionStore {
           `journal for run ${JSON.stringify(runId)} failed a write; reopen the run to continue from its last whole record`,
         );
       }
-      const line = `${encodeRecord(record)}\n`;
-      const check = checkAppend(record.seq, lastSeq);
-      if (check === 'duplicate') return 'duplicate';
-      if (check === 'gap') throw gapError(record.seq, lastSeq);
+      const plan = planBatch(records, lastSeq, (record) => ({ seq: record.seq, line: `${encodeRecord(record)}\n` }));
+      const newest = plan.stored[plan.stored.length - 1];
+      if (newest === undefined) return plan.outcomes;
       try {
         let first = false;
         if (fh === undefined) {
@@ -108,7 +109,7 @@ export function fileSessionStore(dir: string): SessionStore {
           fh = await open(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
           first = true;
         }
-        await writeWhole(fh, line);
+        await writeWhole(fh, plan.stored.map((entry) => entry.line).join(''));
         await fh.sync();
         if (first) await fsyncDir(dir);
       } catch (err) {
@@ -118,8 +119,14 @@ export function fileSessionStore(dir: string): SessionStore {
           cause: err,
         });
       }
-      lastSeq = record.seq;
-      return 'appended';
+      lastSeq = newest.seq;
+      return plan.outcomes;
+    };
+
+    const queued = (records: readonly SessionRecord[]): Promise<AppendOutcome[]> => {
+      const next = chain.then(() => write(records));
+      chain = next.catch(() => undefined);
+      return next;
     };
 
     return {
@@ -127,11 +134,8 @@ export function fileSessionStore(dir: string): SessionStore {
       lastSeq: () => lastSeq,
       // the flock excludes every other writer for as long as the journal is open
       isHeld: () => Promise.resolve(state === 'open'),
-      append(record: SessionRecord): Promise<AppendOutcome> {
-        const next = chain.then(() => write(record));
-        chain = next.catch(() => undefined);
-        return next;
-      },
+      append: async (record: SessionRecord): Promise<AppendOutcome> => (await queued([record]))[0] ?? 'duplicate',
+      appendAll: (records: readonly SessionRecord[]): Promise<AppendOutcome[]> => queued(records),
       async close(): Promise<void> {
         if (state === 'closed') return;
         state = 'closed';

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { checkAppend, gapError } from '../check-append.js';
+import { checkAppend, gapError, planBatch } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { SessionRecord } from '../records.js';
 import type { AppendOutcome, Journal } from '../store.js';
@@ -62,6 +62,26 @@ export class JetStreamJournal implements Journal {
 
   append(record: SessionRecord): Promise<AppendOutcome> {
     const next = this.#chain.then(() => this.#write(record));
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * The batch is checked whole (validity, gaps) before anything is published, then published one
+   * record after another, each acknowledged before the next: a message per subject cannot be
+   * fenced as a group, so a batch costs what its appends would.
+   */
+  appendAll(records: readonly SessionRecord[]): Promise<AppendOutcome[]> {
+    const next = this.#chain.then(async () => {
+      if (this.#closed) throw new RunStateError('locked', `journal for run ${JSON.stringify(this.runId)} is closed`);
+      // encoded here to refuse an invalid record before any of the batch is published
+      const plan = planBatch(records, this.#lastSeq, (record) => {
+        encodeRecord(record);
+        return record;
+      });
+      for (const record of plan.stored) await this.#write(record);
+      return plan.outcomes;
+    });
     this.#chain = next.catch(() => undefined);
     return next;
   }
