@@ -68,7 +68,7 @@ export function assertComplete(db: Db): void {
 }
 
 /**
- * Fills the unfinished full-text tables from the chunks table, in rowid ranges. Each range is its
+ * Fills the unfinished full-text tables from the chunks table, in ranges of chunks. Each range is its
  * own short transaction that also moves the marker forward, so a stop between ranges loses
  * nothing and the next fill resumes there; between ranges the event loop gets a turn, which is
  * when a Ctrl-C handler can abort `signal`. Ranges grow until one takes about 200 ms, which keeps
@@ -100,10 +100,13 @@ export async function fillGap(db: Db, signal: AbortSignal, onStart?: (chunks: nu
     if (to >= last) clearGap(db);
     else writeGap(db, { tables: gap.tables, after: to });
   });
+  // chunk ids leave gaps (each document has a range of its own), so a span counts chunks, not ids
+  const endOf = db.prepare('SELECT id FROM chunks WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?');
   let span = FIRST_SPAN;
   for (;;) {
     if (signal.aborted) return false;
-    const to = Math.min(last, after + span);
+    const end = endOf.get(after, span - 1) as { id: number } | undefined;
+    const to = Math.min(last, end?.id ?? last);
     const started = Date.now();
     step(after, to);
     after = to;
