@@ -4,24 +4,22 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parseConfigForMode } from '../../dist/config/index.js';
 import { openMcpSessions } from '../../dist/mcp/index.js';
 
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const OPENS = 5;
 const CALLS = 300;
-const none = { tools: [], tags: [] };
-const entry = {
-  name: 'everything',
-  transport: 'stdio',
-  command: process.execPath,
-  args: [EVERYTHING, 'stdio'],
-  env: {},
-  url: undefined,
-  headers: {},
-  startupTimeout: { text: '30s', ms: 30_000 },
-  include: none,
-  exclude: none,
-};
+// the entry is read from configuration text, as a user's agent.yaml is, so it has every key the
+// client expects (sandbox off: the reference server runs as a plain child, as the bare client's does)
+const config = parseConfigForMode(
+  {
+    text: `identity: bench\nsystem_prompt: You answer.\nllm:\n  model: claude-fake-1\nmcp_clients:\n  - name: everything\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(EVERYTHING)}, stdio]\n    startup_timeout: 30s\n`,
+    name: 'bench/mcpclient',
+  },
+  'run',
+);
+const entry = config.mcpClients[0];
 const opts = { env: process.env, credentialEnvNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'] };
 
 function stats(samples) {
