@@ -6,6 +6,7 @@ import { identityDifference, readIdentity } from './identity.js';
 import type { VectorSettings } from './identity.js';
 import { COMPLETE_HINT, readGap } from './fulltext.js';
 import { isKnowledgeError } from './errors.js';
+import { FORMAT_VERSION, formatVersion } from './schema.js';
 import type { CheckState } from './maintenance.js';
 import type { KnowledgeReader } from './store.js';
 import { counted } from '../util/count.js';
@@ -78,7 +79,16 @@ export async function runDoctor(
         pinned = readIdentity(db);
         const docs = (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
         checks.push({ name: 'store', state: 'ok', detail: `${reader.path} (${counted(docs, 'document')})`, fatal: false });
-        checks.push({ name: 'format', state: 'ok', detail: 'format version and shape match this build', fatal: true });
+        const version = formatVersion(db);
+        checks.push({
+          name: 'format',
+          state: 'ok',
+          detail:
+            version !== undefined && version < FORMAT_VERSION
+              ? `format version ${version}, read and updated as it is; its searches read every candidate's row, and 'fisk knowledge reset --force' then 'fisk knowledge index' rebuild it in format ${FORMAT_VERSION}, which does not (embeddings are made again)`
+              : 'format version and shape match this build',
+          fatal: true,
+        });
         checks.push(
           readGap(db) === undefined
             ? { name: 'full-text', state: 'ok', detail: 'both full-text tables hold every chunk', fatal: false }

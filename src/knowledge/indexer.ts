@@ -9,7 +9,7 @@ import type { EmbeddingsClient } from './embeddings.js';
 import { KnowledgeError } from './errors.js';
 import { identityDifference, readIdentity, writeIdentity } from './identity.js';
 import type { VectorIdentity, VectorSettings } from './identity.js';
-import { chunkIdOf, createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
+import { chunkIdOf, chunkIdsCarryDocument, createVectorSchema, dropVectorSchema, INSERT_FTS_SQL } from './schema.js';
 import { fillGap, markIncomplete } from './fulltext.js';
 import type { FullTextTable } from './fulltext.js';
 import { walkRoots } from './walk.js';
@@ -201,6 +201,8 @@ class Writer {
 
   readonly #deferExact: boolean;
   readonly #deferStemmed: boolean;
+  /** Whether chunk ids are numbered by document (format 3) rather than in order (format 2). */
+  readonly #chunkIds: boolean;
 
   /**
    * `deferExact`: leave the exact-word table to one pass over all chunks at the end (a first
@@ -213,7 +215,11 @@ class Writer {
     this.#insertDoc = db.prepare('INSERT INTO documents(path, title, mtime, size, hash, indexed_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#updateDoc = db.prepare('UPDATE documents SET title = ?, mtime = ?, size = ?, hash = ?, indexed_at = ? WHERE id = ?');
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE document_id = ?');
-    this.#insertChunk = db.prepare('INSERT INTO chunks(id, document_id, ordinal, heading_path, content) VALUES (?, ?, ?, ?, ?)');
+    // an index in format 2 keeps numbering its chunks in order; format 3 numbers them by document
+    this.#chunkIds = chunkIdsCarryDocument(db);
+    this.#insertChunk = this.#chunkIds
+      ? db.prepare('INSERT INTO chunks(id, document_id, ordinal, heading_path, content) VALUES (?, ?, ?, ?, ?)')
+      : db.prepare('INSERT INTO chunks(document_id, ordinal, heading_path, content) VALUES (?, ?, ?, ?)');
     this.#insertFts = db.prepare(INSERT_FTS_SQL[0]);
     this.#insertExact = db.prepare(INSERT_FTS_SQL[1]);
     this.#insertVec = vectors ? db.prepare('INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)') : undefined;
@@ -238,8 +244,9 @@ class Writer {
     }
     p.chunks.forEach((c, i) => {
       // the id says which document and where in it: a search reads no chunk row to learn either
-      const chunkId = chunkIdOf(id, i);
-      this.#insertChunk.run(chunkId, id, i, c.headingPath, c.content);
+      const chunkId = this.#chunkIds
+        ? Number(this.#insertChunk.run(chunkIdOf(id, i), id, i, c.headingPath, c.content).lastInsertRowid)
+        : Number(this.#insertChunk.run(id, i, c.headingPath, c.content).lastInsertRowid);
       if (!this.#deferStemmed) this.#insertFts.run(chunkId, c.content, c.headingPath);
       if (!this.#deferExact) this.#insertExact.run(chunkId, c.content, c.headingPath);
       const v = vecs?.[i];

@@ -5,7 +5,9 @@ import { indexCorpus } from './indexer.js';
 import { freeTextQuery } from './query.js';
 import { rankDocuments, stemTest } from './rank.js';
 import type { RankedDocument } from './rank.js';
-import { chunkIdOf, CHUNK_ID_SPAN, documentOfChunk, ordinalOfChunk } from './schema.js';
+import { runDoctor } from './doctor.js';
+import { chunkIdOf, CHUNK_ID_SPAN, createSchema, documentOfChunk, dropEverything, ordinalOfChunk } from './schema.js';
+import { search } from './search.js';
 import { KnowledgeReader, openWriter } from './store.js';
 import { splitCommonTerms } from './term-stats.js';
 
@@ -23,6 +25,8 @@ function random(seed: number): () => number {
 
 let tmp: TempDir;
 let reader: KnowledgeReader;
+/** The same corpus in an index of format 2 (chunk ids numbered in order). */
+let older: KnowledgeReader;
 
 beforeAll(async () => {
   tmp = tempDir();
@@ -43,9 +47,18 @@ beforeAll(async () => {
   await indexCorpus(writer.db, { roots: ['docs', 'copies'], cwd: tmp.path, excludeDirs: [], maxChunkChars: 300 });
   writer.close();
   reader = new KnowledgeReader(`${tmp.path}/store`);
+  const two = openWriter(`${tmp.path}/store-2`);
+  two.db.transaction(() => {
+    dropEverything(two.db);
+    createSchema(two.db, 2);
+  })();
+  await indexCorpus(two.db, { roots: ['docs', 'copies'], cwd: tmp.path, excludeDirs: [], maxChunkChars: 300 });
+  two.close();
+  older = new KnowledgeReader(`${tmp.path}/store-2`);
 });
 afterAll(() => {
   reader.close();
+  older.close();
   tmp.cleanup();
 });
 
@@ -84,6 +97,35 @@ describe('rankDocuments', () => {
     expect(hashes.size).toBeLessThan(whole.length);
     const limited = rankDocuments(db, ['alpha', 'bravo'], hashes.size);
     expect(limited).toEqual(whole);
+  });
+});
+
+describe('an index in format 2', () => {
+  it('is searched with the same answers as format 3, its chunks numbered in order', async () => {
+    const db = older.handle();
+    if (db === undefined) throw new Error('no index');
+    const ids = db.prepare('SELECT count(*) AS n, max(id) AS top FROM chunks').get() as { n: number; top: number };
+    expect(ids.top).toBe(ids.n);
+    const next = random(5);
+    for (let query = 0; query < 60; query++) {
+      const words = Array.from({ length: 1 + Math.floor(next() * 3) }, () => WORDS[Math.floor(next() * WORDS.length)] ?? 'alpha').join(' ');
+      const answer = async (from: KnowledgeReader): Promise<unknown[]> =>
+        (await search(from, words, { topK: 5 })).hits.map((hit) => [hit.path, hit.ordinal, hit.score, hit.content]);
+      expect(await answer(older), words).toEqual(await answer(reader));
+    }
+  });
+
+  it('is updated in its own format, and the doctor says how to rebuild it in this one', async () => {
+    tmp.write('docs/d2.md', '# Changed\n\nnow about zulu alone\n');
+    const writer = openWriter(`${tmp.path}/store-2`);
+    await indexCorpus(writer.db, { roots: ['docs', 'copies'], cwd: tmp.path, excludeDirs: [] });
+    writer.close();
+    const hits = (await search(older, 'zulu alone', { topK: 3 })).hits.map((hit) => hit.path);
+    expect(hits[0]).toBe('docs/d2.md');
+    const report = await runDoctor(older, undefined, new AbortController().signal);
+    expect(report.checks.find((check) => check.name === 'format')?.detail).toMatch(
+      /format version 2, read and updated as it is.*reset --force/,
+    );
   });
 });
 

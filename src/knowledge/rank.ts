@@ -2,7 +2,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { HEADING_SEPARATOR } from './chunker.js';
 import { dataVersion } from './data-version.js';
 import { quoteTerm } from './query.js';
-import { BM25_WEIGHTS, CHUNK_ID_SPAN, chunkIdOf, documentOfChunk, ordinalOfChunk } from './schema.js';
+import { BM25_WEIGHTS, chunkIdsCarryDocument, documentOfChunk, ordinalOfChunk } from './schema.js';
 import { Stemmer } from './stems.js';
 
 /**
@@ -151,9 +151,11 @@ export interface RankedDocument {
 interface Statements {
   /** The BM25 candidates: row ids (which say the document and position) and scores, no text. */
   readonly candidates: Statement;
+  /** The same for an index whose chunk ids are numbered in order (format 2): each row read for its document. */
+  readonly candidatesJoined: Statement;
   /** A document's title, path and opening chunk. */
   readonly doc: Statement;
-  /** The headings of a document's first chunks, by id range. */
+  /** The headings of a document's first chunks. */
   readonly intro: Statement;
   /** One chunk's heading path and text. */
   readonly text: Statement;
@@ -171,6 +173,8 @@ interface DocAbout {
 
 interface Cache {
   version: number;
+  /** Whether chunk ids say their document and position (format 3), for the current data version. */
+  idsCarryDocument: boolean;
   readonly st: Statements;
   /** Each document's name and opening, by document id, for the current data version. */
   readonly docs: Map<number, DocAbout>;
@@ -210,16 +214,19 @@ function cacheFor(db: Db): Cache {
   let cache = caches.get(db);
   if (cache === undefined) {
     const weights = BM25_WEIGHTS.join(', ');
+    const candidates = `SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}`;
     cache = {
       version,
+      idsCarryDocument: chunkIdsCarryDocument(db),
       st: {
-        candidates: db.prepare(
-          `SELECT rowid AS id, bm25(chunks_fts, ${weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}`,
+        candidates: db.prepare(candidates),
+        candidatesJoined: db.prepare(
+          `SELECT f.id AS id, f.s AS s, c.document_id AS doc, c.ordinal AS ordinal FROM (${candidates}) f JOIN chunks c ON c.id = f.id`,
         ),
         doc: db.prepare(
-          `SELECT d.title AS title, d.path AS path, d.hash AS hash, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.id = d.id * ${CHUNK_ID_SPAN} WHERE d.id = ?`,
+          'SELECT d.title AS title, d.path AS path, d.hash AS hash, c.heading_path AS heading, substr(c.content, 1, ?) AS content FROM documents d LEFT JOIN chunks c ON c.document_id = d.id AND c.ordinal = 0 WHERE d.id = ?',
         ),
-        intro: db.prepare('SELECT ordinal, heading_path AS heading FROM chunks WHERE id >= ? AND id < ?'),
+        intro: db.prepare('SELECT ordinal, heading_path AS heading FROM chunks WHERE document_id = ? AND ordinal < ?'),
         text: db.prepare('SELECT heading_path AS heading, content FROM chunks WHERE id = ?'),
       },
       docs: new Map(),
@@ -228,6 +235,8 @@ function cacheFor(db: Db): Cache {
   }
   if (cache.version !== version) {
     cache.version = version;
+    // a reset and a new index can change the format under an open reader
+    cache.idsCarryDocument = chunkIdsCarryDocument(db);
     cache.docs.clear();
   }
   return cache;
@@ -242,8 +251,7 @@ function docAbout(cache: Cache, id: number): DocAbout {
       about = { hash: `missing:${id}`, name: '', opening: '', changeLog: false, lead: 0 };
     } else {
       let lead = 0;
-      const first = chunkIdOf(id, 0);
-      for (const chunk of cache.st.intro.all(first, first + INTRO_CHUNKS) as { ordinal: number; heading: string }[]) {
+      for (const chunk of cache.st.intro.all(id, INTRO_CHUNKS) as { ordinal: number; heading: string }[]) {
         if (!chunk.heading.includes(HEADING_SEPARATOR)) lead |= 1 << chunk.ordinal;
       }
       about = {
@@ -360,18 +368,26 @@ function cutoff(scored: readonly RankedDocument[], limit: number): number {
 
 const byScore = (x: RankedDocument, y: RankedDocument): number => y.score - x.score || x.chunkId - y.chunkId;
 
+/** A BM25 candidate as the query gives it: its document and position read from its row in format 2 only. */
+interface CandidateRow {
+  readonly id: number;
+  readonly s: number;
+  readonly doc?: number;
+  readonly ordinal?: number;
+}
+
 /** The candidate documents, in BM25 order of their first chunk, each with its chunks and part bound. */
-function candidatesOf(cache: Cache, rows: readonly { id: number; s: number }[]): Candidate[] {
+function candidatesOf(cache: Cache, rows: readonly CandidateRow[]): Candidate[] {
   const byDoc = new Map<number, Candidate>();
   for (const row of rows) {
-    const documentId = documentOfChunk(row.id);
+    const documentId = row.doc ?? documentOfChunk(row.id);
     let candidate = byDoc.get(documentId);
     if (candidate === undefined) {
       const about = docAbout(cache, documentId);
       candidate = { documentId, chunks: [], about, named: 1, opening: 1, changeLog: 1, best: 0, second: 0, loose: 0, bound: 0 };
       byDoc.set(documentId, candidate);
     }
-    const ordinal = ordinalOfChunk(row.id);
+    const ordinal = row.ordinal ?? ordinalOfChunk(row.id);
     const lead = ordinal < INTRO_CHUNKS && (candidate.about.lead & (1 << ordinal)) !== 0;
     const bm25 = -row.s;
     // coverage can only lower a chunk: at full coverage it keeps its BM25 score and its lead
@@ -405,7 +421,8 @@ export function rankDocuments(db: Db, keep: readonly string[], limit?: number): 
   const content = keep.filter((term) => !isStopWord(term));
   const base = content.length > 0 ? content : keep;
   if (base.length === 0) return [];
-  const rows = cache.st.candidates.all(base.map(quoteTerm).join(' OR ')) as { id: number; s: number }[];
+  const expression = base.map(quoteTerm).join(' OR ');
+  const rows = (cache.idsCarryDocument ? cache.st.candidates : cache.st.candidatesJoined).all(expression) as CandidateRow[];
   if (rows.length === 0) return [];
 
   // coverage: a chunk (with its headings) holding more of the distinct content words wins

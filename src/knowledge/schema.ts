@@ -3,15 +3,21 @@ import * as sqliteVec from 'sqlite-vec';
 import { KnowledgeError } from './errors.js';
 
 /**
- * The on-disk format this build writes and reads. Version 1 was a single porter-stemmed FTS table
- * with the heading folded into it; version 2 keeps headings apart (weighted 2.0) and adds the exact
- * table and the vocabulary view; version 3 numbers each chunk by its document and position
+ * The on-disk format this build writes. Version 1 was a single porter-stemmed FTS table with the
+ * heading folded into it; version 2 keeps headings apart (weighted 2.0) and adds the exact table
+ * and the vocabulary view; version 3 numbers each chunk by its document and position
  * (`chunkIdOf`), so a search learns a candidate's document from its full-text row id without
- * reading the chunk row (which holds the text, one to three chunks a page). There is no migration
- * in either direction, by design: an index is derived data, and rebuilding it is cheaper and safer
- * than a migration that could go wrong.
+ * reading the chunk row (which holds the text, one to three chunks a page). Version 2 has the same
+ * tables and is still read and written as it is (its chunks numbered in order, its searches
+ * reading each candidate's row), so an upgrade neither refuses an index nor makes anyone rebuild
+ * it and pay for its embeddings again; a reset and a new index writes version 3. There is no
+ * migration, by design: an index is derived data, and rebuilding it is cheaper and safer than a
+ * migration that could go wrong.
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 3 as const;
+
+/** The oldest format this build reads (and keeps writing in its own format). */
+export const OLDEST_FORMAT_VERSION = 2 as const;
 
 /**
  * Chunk ids are `document id × CHUNK_ID_SPAN + ordinal`. A document holds at most
@@ -53,6 +59,9 @@ export const INSERT_FTS_SQL = [
 /** BM25 column weights for `chunks_fts(content, heading_path)`: a heading match counts double. */
 export const BM25_WEIGHTS = [1.0, 2.0] as const;
 
+/** Format 3's rule for chunk ids, held by SQLite on every insert. */
+const CHUNK_ID_CHECK = `,\n  CHECK (id = document_id * ${CHUNK_ID_SPAN} + ordinal)`;
+
 const BASE_DDL = `
 CREATE TABLE documents (
   id INTEGER PRIMARY KEY,
@@ -69,8 +78,7 @@ CREATE TABLE chunks (
   ordinal INTEGER NOT NULL,
   heading_path TEXT NOT NULL,
   content TEXT NOT NULL,
-  UNIQUE (document_id, ordinal),
-  CHECK (id = document_id * ${CHUNK_ID_SPAN} + ordinal)
+  UNIQUE (document_id, ordinal)${CHUNK_ID_CHECK}
 );
 CREATE TABLE knowledge_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(content, heading_path, content='chunks', content_rowid='id', tokenize='porter unicode61');
@@ -126,10 +134,14 @@ export function listObjects(db: Database): Map<string, string> {
   return out;
 }
 
-/** Creates the base schema on the caller's transaction (never a nested one). */
-export function createSchema(db: Database): void {
-  db.exec(BASE_DDL);
-  db.prepare('INSERT INTO knowledge_meta(key, value) VALUES (?, ?)').run('format_version', String(FORMAT_VERSION));
+/**
+ * Creates the base schema on the caller's transaction (never a nested one), in this build's format
+ * or, for tests of reading and writing an older index, in format 2: the same tables, with chunk
+ * ids numbered in order.
+ */
+export function createSchema(db: Database, version: typeof OLDEST_FORMAT_VERSION | typeof FORMAT_VERSION = FORMAT_VERSION): void {
+  db.exec(version === FORMAT_VERSION ? BASE_DDL : BASE_DDL.replace(CHUNK_ID_CHECK, ''));
+  db.prepare('INSERT INTO knowledge_meta(key, value) VALUES (?, ?)').run('format_version', String(version));
 }
 
 const withVectors = new WeakSet<Database>();
@@ -188,6 +200,17 @@ function readVersion(db: Database, objects: Map<string, string>): number | undef
 
 const RESET_HINT = "run 'fisk knowledge reset --force' and then 'fisk knowledge index' to rebuild it";
 
+/** The format version a built index pins (`undefined` when it pins none). */
+export function formatVersion(db: Database): number | undefined {
+  return readVersion(db, listObjects(db));
+}
+
+/** Whether the index's chunk ids carry their document and position (format 3 and later). */
+export function chunkIdsCarryDocument(db: Database): boolean {
+  const row = db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'format_version'`).get() as { value: string } | undefined;
+  return row !== undefined && Number(row.value) >= 3;
+}
+
 /**
  * The format gate. Refuses a newer format (upgrade fisk-ai) and an older one (reset and rebuild),
  * and compares the object list and column shape separately from the pinned number, because an
@@ -203,10 +226,10 @@ export function checkFormat(db: Database, path: string): FormatState {
       `the knowledge index ${path} has format version ${version}, but this build reads up to ${FORMAT_VERSION}; upgrade fisk-ai`,
     );
   }
-  if (version !== undefined && version < FORMAT_VERSION) {
+  if (version !== undefined && version < OLDEST_FORMAT_VERSION) {
     throw new KnowledgeError(
       'format_too_old',
-      `the knowledge index ${path} has format version ${version}, older than this build's ${FORMAT_VERSION}; ${RESET_HINT}`,
+      `the knowledge index ${path} has format version ${version}, older than this build reads (${OLDEST_FORMAT_VERSION} to ${FORMAT_VERSION}); ${RESET_HINT}`,
     );
   }
   const problems: string[] = [];

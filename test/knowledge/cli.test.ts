@@ -176,13 +176,6 @@ CREATE TRIGGER chunks_au AFTER UPDATE ON chunks BEGIN SELECT 1; END;`);
     db.exec(`INSERT INTO knowledge_meta VALUES ('format_version', '1')`);
     db.close();
     expect((await fisk(['stats'])).err).toContain("reset --force' and then 'fisk knowledge index'");
-    // the format before chunk ids said their document: refused the same way, never read wrongly
-    db = new Database(path);
-    db.exec(`UPDATE knowledge_meta SET value = '2' WHERE key = 'format_version'`);
-    db.close();
-    const older = await fisk(['search', 'x1']);
-    expect(older.err).toContain('format version 2, older than');
-    expect(older.err).toContain("reset --force' and then 'fisk knowledge index'");
   });
 
   it('reports the doctor with unrun checks as not run', async () => {
