@@ -4,10 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ZERO_USAGE } from '../llm/types.js';
 import { assistantBody, deferralBody, metaBody, terminalBody, toolResultBody } from './builders.js';
@@ -465,9 +464,7 @@ describe('file backend specifics', () => {
     const runs = join(dir, 'batch');
     const store = fileSessionStore(runs);
     const j = await store.create('batch');
-    const probe = await open(join(dir, 'probe'), 'w');
-    const sync = vi.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'sync');
-    await probe.close();
+    const sync = vi.spyOn(fs, 'fsync');
     try {
       const meta = { ...metaBody({ runId: 'batch', created: new Date(), fingerprint, prompt: 'p' }), seq: 1 } as SessionRecord;
       expect(await j.appendAll([meta, { ...turn(0, 'a'), seq: 2 }])).toEqual(['appended', 'appended']);

@@ -19,8 +19,10 @@
  *   the directory too.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { syncDescriptor, syncDirectory, writeWhole } from '../util/durable-write.js';
 import { TaskError } from './errors.js';
 import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask, isFinalState, progressedTask, reopenedTask } from './record.js';
 import type { TaskRecord } from './record.js';
@@ -30,26 +32,31 @@ import { newestFirst } from './store.js';
 const ASKED = '.json';
 const RESULT = '.result.json';
 
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
+// records are small: they are written, linked, renamed, read and removed synchronously, and only
+// the syncs wait off the event loop (see util/durable-write.ts)
 
 /** Writes `text` to a new private temporary file beside `name` (synced with `sync`), and returns its path. */
 async function writeTemp(dir: string, name: string, text: string, sync: boolean): Promise<string> {
   const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'wx', 0o600);
+  const fd = openSync(tmp, 'wx', 0o600);
   try {
-    await fh.writeFile(text);
-    if (sync) await fh.sync();
-  } finally {
-    await fh.close();
+    writeWhole(fd, text);
+    if (sync) await syncDescriptor(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkQuietly(tmp);
+    throw err;
   }
+  closeSync(fd);
   return tmp;
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone, or never made: nothing is left behind either way
+  }
 }
 
 /**
@@ -59,15 +66,15 @@ async function writeTemp(dir: string, name: string, text: string, sync: boolean)
 async function createExclusive(dir: string, name: string, text: string, durable: boolean): Promise<boolean> {
   const tmp = await writeTemp(dir, name, text, durable);
   try {
-    await link(tmp, join(dir, name));
-    if (durable) await syncDir(dir);
-    return true;
+    linkSync(tmp, join(dir, name));
   } catch (err) {
+    unlinkQuietly(tmp);
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
-  } finally {
-    await unlink(tmp).catch(() => undefined);
   }
+  unlinkQuietly(tmp);
+  if (durable) await syncDirectory(dir);
+  return true;
 }
 
 /**
@@ -77,9 +84,9 @@ async function createExclusive(dir: string, name: string, text: string, durable:
 async function replace(dir: string, name: string, text: string, synced = false): Promise<void> {
   const tmp = await writeTemp(dir, name, text, synced);
   try {
-    await rename(tmp, join(dir, name));
+    renameSync(tmp, join(dir, name));
   } catch (err) {
-    await unlink(tmp).catch(() => undefined);
+    unlinkQuietly(tmp);
     throw err;
   }
 }
@@ -89,9 +96,9 @@ function neverWritten(text: string): boolean {
   return /^\0*$/u.test(text);
 }
 
-async function unlinkIfPresent(path: string): Promise<boolean> {
+function unlinkIfPresent(path: string): boolean {
   try {
-    await unlink(path);
+    unlinkSync(path);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -99,9 +106,9 @@ async function unlinkIfPresent(path: string): Promise<boolean> {
   }
 }
 
-async function readIfPresent(path: string): Promise<string | undefined> {
+function readIfPresent(path: string): string | undefined {
   try {
-    return await readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -121,11 +128,11 @@ export function fileTaskStore(dir: string): TaskStore {
     if (record.id !== id) throw new TaskError('schema', `${path}: holds task ${JSON.stringify(record.id)}, not ${JSON.stringify(id)}`);
     return record;
   };
-  const read = async (id: string): Promise<TaskRecord | undefined> => {
+  const read = (id: string): TaskRecord | undefined => {
     checkTaskId(id);
     for (const suffix of [RESULT, ASKED]) {
       const path = join(dir, id + suffix);
-      const text = await readIfPresent(path);
+      const text = readIfPresent(path);
       // a result is synced before its name appears; what was asked is not, and may be empty after a crash
       if (text !== undefined && !(suffix === ASKED && neverWritten(text))) return decodeAt(id, path, text);
     }
@@ -139,55 +146,56 @@ export function fileTaskStore(dir: string): TaskStore {
       const text = encodeTaskRecord(record, `task ${record.id}`);
       await ensureDir();
       if (await createExclusive(dir, record.id + ASKED, text, false)) return record;
-      const current = await read(record.id);
+      const current = read(record.id);
       if (current !== undefined) return current;
       // the name is there but a crash kept none of its text: asked again, it is written again
       await replace(dir, record.id + ASKED, text);
-      return (await read(record.id)) ?? record;
+      return read(record.id) ?? record;
     },
-    get: read,
+    // a throw while reading becomes the promise's rejection
+    get: (id) => new Promise((resolve) => resolve(read(id))),
     async complete(id, result) {
-      const current = await read(id);
+      const current = read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       if (isFinalState(current.state))
         throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
       const done = finishedTask(current, result);
       if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`), true)) return done;
-      const winner = await read(id);
+      const winner = read(id);
       throw new TaskError(
         'completed',
         `task ${JSON.stringify(id)} already has its result (${winner?.state ?? 'unknown'}); the first result stands`,
       );
     },
     async progress(id, progress) {
-      const current = await read(id);
+      const current = read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       const next = progressedTask(current, progress);
       if (next === current) return current;
       await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
       // a result stored meanwhile wins over what was just written
       const resultPath = join(dir, id + RESULT);
-      const result = await readIfPresent(resultPath);
+      const result = readIfPresent(resultPath);
       return result === undefined ? next : decodeAt(id, resultPath, result);
     },
     async reopen(id) {
-      const current = await read(id);
+      const current = read(id);
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       if (current.state !== 'failed' && current.state !== 'dead')
         throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
       const next = reopenedTask(current);
       // synced: once the result is gone, this record is all that says the task exists
       await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), true);
-      await unlinkIfPresent(join(dir, id + RESULT));
-      await syncDir(dir);
+      unlinkIfPresent(join(dir, id + RESULT));
+      await syncDirectory(dir);
       return next;
     },
     async remove(id) {
       checkTaskId(id);
       // the result first: a task half removed reads as still asked, never as finished without its question
-      const result = await unlinkIfPresent(join(dir, id + RESULT));
-      const asked = await unlinkIfPresent(join(dir, id + ASKED));
-      if (result || asked) await syncDir(dir);
+      const result = unlinkIfPresent(join(dir, id + RESULT));
+      const asked = unlinkIfPresent(join(dir, id + ASKED));
+      if (result || asked) await syncDirectory(dir);
       return result || asked;
     },
     async list() {
@@ -203,7 +211,7 @@ export function fileTaskStore(dir: string): TaskStore {
           .filter((n) => n.endsWith(ASKED) && !n.startsWith('.'))
           .map((n) => n.slice(0, n.endsWith(RESULT) ? -RESULT.length : -ASKED.length)),
       );
-      const records = await Promise.all([...ids].map((id) => read(id)));
+      const records = [...ids].map((id) => read(id));
       return newestFirst(records.filter((r): r is TaskRecord => r !== undefined));
     },
   };

@@ -5,10 +5,10 @@
  * and one fsync), and the directory is fsynced after a new journal's first record so the file
  * itself survives a crash.
  */
-import { constants } from 'node:fs';
-import { mkdir, open, readFile, readdir, stat, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, constants, ftruncateSync, openSync, statSync } from 'node:fs';
+import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { syncDescriptor, syncDirectory, writeWhole } from '../../util/durable-write.js';
 import { planBatch } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { SessionRecord, StoredRecord } from '../records.js';
@@ -20,17 +20,11 @@ import { tryLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import { parseJournal } from './read.js';
 
+// a journal line is small: it is written synchronously, and only its sync waits off the event
+// loop (see util/durable-write.ts)
+
 function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, constants.O_RDONLY);
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
 
 function lockedError(runId: string): RunStateError {
@@ -38,22 +32,6 @@ function lockedError(runId: string): RunStateError {
     'locked',
     `run is already locked (by another process or a concurrent run of the same id): ${JSON.stringify(runId)}`,
   );
-}
-
-/** Builds a file store over `dir`. The directory is created (0700) when the first run is. */
-/**
- * Writes all of `text`, or throws. A write to a full disk or past a file-size limit can store
- * part of a line and report success with fewer bytes written; taking that as a stored record
- * would let the run go on (and make its next model call) on a journal that holds a torn line.
- */
-async function writeWhole(fh: FileHandle, text: string): Promise<void> {
-  const bytes = Buffer.from(text, 'utf8');
-  let at = 0;
-  while (at < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, at, bytes.length - at);
-    if (bytesWritten <= 0) throw new Error(`the write stored ${at} of ${bytes.length} bytes (is the disk full?)`);
-    at += bytesWritten;
-  }
 }
 
 /** Why a journal file holding text but no record cannot be read back. */
@@ -84,8 +62,8 @@ export function fileSessionStore(dir: string): SessionStore {
     made = true;
   };
 
-  const journal = (runId: string, lock: HeldLock, handle: FileHandle | undefined, last: number): Journal => {
-    let fh = handle;
+  const journal = (runId: string, lock: HeldLock, descriptor: number | undefined, last: number): Journal => {
+    let fd = descriptor;
     let lastSeq = last;
     let state: 'open' | 'broken' | 'closed' = 'open';
     let chain: Promise<unknown> = Promise.resolve();
@@ -104,14 +82,14 @@ export function fileSessionStore(dir: string): SessionStore {
       if (newest === undefined) return plan.outcomes;
       try {
         let first = false;
-        if (fh === undefined) {
+        if (fd === undefined) {
           await ensureDir();
-          fh = await open(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+          fd = openSync(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
           first = true;
         }
-        await writeWhole(fh, plan.stored.map((entry) => entry.line).join(''));
-        await fh.sync();
-        if (first) await fsyncDir(dir);
+        writeWhole(fd, plan.stored.map((entry) => entry.line).join(''));
+        await syncDescriptor(fd);
+        if (first) await syncDirectory(dir);
       } catch (err) {
         // a partial line may be on disk: only a reopen (which drops a torn tail) may write again
         state = 'broken';
@@ -141,7 +119,7 @@ export function fileSessionStore(dir: string): SessionStore {
         state = 'closed';
         await chain;
         try {
-          await fh?.close();
+          if (fd !== undefined) closeSync(fd);
         } finally {
           lock.release();
         }
@@ -163,13 +141,14 @@ export function fileSessionStore(dir: string): SessionStore {
       const lock = await take(runId);
       if (lock === undefined)
         throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)} (another process is writing it)`);
+      let found: boolean;
       try {
-        await stat(paths(runId).json);
+        found = statSync(paths(runId).json, { throwIfNoEntry: false }) !== undefined;
       } catch (err) {
-        if (errno(err) === 'ENOENT') return journal(runId, lock, undefined, 0);
         lock.release();
         throw err;
       }
+      if (!found) return journal(runId, lock, undefined, 0);
       lock.release();
       throw new RunStateError('exists', `run already exists: ${JSON.stringify(runId)}`);
     },
@@ -185,21 +164,26 @@ export function fileSessionStore(dir: string): SessionStore {
         const parsed = parseJournal(text, paths(runId).json);
         // nothing to cut back to: the file is left as it is, for the operator to look at or remove
         if (parsed.records.length === 0 && text.trim() !== '') throw new RunStateError('corrupt', noWholeRecord(paths(runId).json));
-        const fh = await open(paths(runId).json, constants.O_RDWR | constants.O_APPEND);
-        const bytes = Buffer.byteLength(text);
-        if (parsed.validBytes < bytes) {
-          await fh.truncate(parsed.validBytes);
-          await fh.sync();
-        } else if (parsed.missingNewline) {
-          await fh.write('\n');
-          await fh.sync();
+        const fd = openSync(paths(runId).json, constants.O_RDWR | constants.O_APPEND);
+        try {
+          const bytes = Buffer.byteLength(text);
+          if (parsed.validBytes < bytes) {
+            ftruncateSync(fd, parsed.validBytes);
+            await syncDescriptor(fd);
+          } else if (parsed.missingNewline) {
+            writeWhole(fd, '\n');
+            await syncDescriptor(fd);
+          }
+        } catch (err) {
+          closeSync(fd);
+          throw err;
         }
         const last = parsed.records[parsed.records.length - 1];
         if (last === undefined) {
-          await fh.close();
+          closeSync(fd);
           throw new RunStateError('corrupt', `corrupt record sequence: run ${JSON.stringify(runId)} has no whole record`);
         }
-        return journal(runId, lock, fh, last.seq);
+        return journal(runId, lock, fd, last.seq);
       } catch (err) {
         lock.release();
         throw err;
