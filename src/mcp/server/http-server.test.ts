@@ -182,6 +182,32 @@ describe('the concurrency cap', () => {
     expect(results.every((r) => resultText(r) === '{"done":true}')).toBe(true);
   });
 
+  it('warns of no listener leak with more calls in flight than Node allows one signal by default', async () => {
+    const gate = latch();
+    const events: CallEvent[] = [];
+    const hold = tool('hold', {
+      handler: async () => {
+        await gate.promise;
+        return jsonOutcome({ done: true });
+      },
+    });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const c = await client(await serve([hold], { observe: (e) => events.push(e), maxConcurrentTools: 16 }));
+      const calls = Array.from({ length: 14 }, () => c.callTool({ name: 'hold', arguments: {} }));
+      await until(() => events.filter((e) => e.type === 'started').length === 14, 'fourteen calls to start');
+      gate.open();
+      await Promise.all(calls);
+      // a warning is emitted on the next turn
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('holds no slot while a person deliberates over an approval', async () => {
     const deliberating = latch();
     let asked = false;

@@ -4,6 +4,7 @@
  * in-flight calls first, because closing the listener alone waits on them forever.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -161,12 +162,23 @@ export function admissionPolicy(host: string, token: string | undefined): Admiss
   return token === undefined ? { loopback } : { loopback, token };
 }
 
+/**
+ * A controller whose signal may carry any number of listeners: Node warns of a leak past ten, and
+ * a server with more calls in flight than that would print the warning to its operator.
+ */
+function unboundedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 /** The listener behind `startMcpServer`. */
 class McpHttpServer implements RunningMcpServer {
   readonly host: string;
   readonly #options: McpServerOptions;
   readonly #admission: AdmissionPolicy;
-  readonly #shutdown = new AbortController();
+  // every call in flight (and every one waiting for a slot) listens to it, and unhooks when answered
+  readonly #shutdown = unboundedController();
   readonly #policy: CallPolicy;
   readonly #listing: ReturnType<typeof listTools>;
   readonly #sessions: SessionPool;
