@@ -190,12 +190,16 @@ export function dropEverything(db: Database): void {
 /** What the format gate found. */
 export type FormatState = 'fresh' | 'current';
 
-function readVersion(db: Database, objects: Map<string, string>): number | undefined {
-  if (!objects.has('knowledge_meta')) return undefined;
+/** The version `knowledge_meta` pins (-1 for one that is not a whole number), read without checking the table exists. */
+function pinnedVersion(db: Database): number | undefined {
   const row = db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'format_version'`).get() as { value: string } | undefined;
   if (row === undefined) return undefined;
   const n = Number(row.value);
   return Number.isInteger(n) ? n : -1;
+}
+
+function readVersion(db: Database, objects: Map<string, string>): number | undefined {
+  return objects.has('knowledge_meta') ? pinnedVersion(db) : undefined;
 }
 
 const RESET_HINT = "run 'fisk knowledge reset --force' and then 'fisk knowledge index' to rebuild it";
@@ -205,10 +209,12 @@ export function formatVersion(db: Database): number | undefined {
   return readVersion(db, listObjects(db));
 }
 
-/** Whether the index's chunk ids carry their document and position (format 3 and later). */
+/** The first format whose chunk ids carry their document and position. */
+const CHUNK_IDS_BY_DOCUMENT = 3;
+
+/** Whether the index's chunk ids carry their document and position (format 3 and later); on a gated file. */
 export function chunkIdsCarryDocument(db: Database): boolean {
-  const row = db.prepare(`SELECT value FROM knowledge_meta WHERE key = 'format_version'`).get() as { value: string } | undefined;
-  return row !== undefined && Number(row.value) >= 3;
+  return (pinnedVersion(db) ?? 0) >= CHUNK_IDS_BY_DOCUMENT;
 }
 
 /**

@@ -50,6 +50,15 @@ describe('search', () => {
     r.close();
   });
 
+  it('refuses a number of results that is not a whole number, naming it', async () => {
+    const r = new KnowledgeReader(store());
+    for (const topK of [Number.NaN, 2.5, Infinity]) {
+      await expect(search(r, 'zebra', { topK })).rejects.toThrow(`topK must be a whole number of results, got ${String(topK)}`);
+    }
+    expect((await search(r, 'zebra', { topK: 0 })).hits.map((h) => h.path)).toEqual(['docs/special.md']);
+    r.close();
+  });
+
   it('leaves out a term more than half of all chunks hold, and reports it', async () => {
     const r = new KnowledgeReader(store());
     const res = await search(r, 'the zebra', { topK: 3 });

@@ -75,6 +75,7 @@ export interface SearchVector {
 
 /** How a search runs: result count, the optional vector tier, and a cancellation signal. */
 export interface SearchOptions {
+  /** How many documents to answer with: a whole number (below 1 counts as 1; anything else is refused). */
   readonly topK: number;
   readonly vector?: SearchVector | undefined;
   readonly signal?: AbortSignal;
@@ -224,6 +225,9 @@ function firstCopies(docs: readonly { readonly id: number; readonly hash: string
  * would be wrong rather than narrower; a cancellation by the caller is thrown.
  */
 export async function search(reader: KnowledgeReader, query: string, opts: SearchOptions): Promise<SearchResult> {
+  if (!Number.isInteger(opts.topK)) {
+    throw new KnowledgeError('bad_query', `topK must be a whole number of results, got ${String(opts.topK)}`);
+  }
   const db = reader.handle();
   const parsed = freeTextQuery(query);
   const base = { terms: parsed.terms, dropped: parsed.dropped, common: [] as string[] };

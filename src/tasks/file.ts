@@ -40,14 +40,17 @@ async function writeTemp(dir: string, name: string, text: string, sync: boolean)
   const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {
-    writeWhole(fd, text);
-    if (sync) await syncDescriptor(fd);
+    try {
+      writeWhole(fd, text);
+      if (sync) await syncDescriptor(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
-    closeSync(fd);
+    // a write, sync or close that failed leaves no temporary file behind
     unlinkQuietly(tmp);
     throw err;
   }
-  closeSync(fd);
   return tmp;
 }
 

@@ -158,16 +158,21 @@ describe('calls', () => {
   });
 });
 
+/** A tool whose calls finish once `until` settles. */
+function heldTool(until: Promise<unknown>): Tool {
+  return tool('hold', {
+    handler: async () => {
+      await until;
+      return jsonOutcome({ done: true });
+    },
+  });
+}
+
 describe('the concurrency cap', () => {
   it('does not start a third call until a slot frees', async () => {
     const gate = latch();
     const events: CallEvent[] = [];
-    const hold = tool('hold', {
-      handler: async () => {
-        await gate.promise;
-        return jsonOutcome({ done: true });
-      },
-    });
+    const hold = heldTool(gate.promise);
     const c = await client(await serve([hold], { observe: (e) => events.push(e) }));
     const started = (): number => events.filter((e) => e.type === 'started').length;
     const queued = (): number => events.filter((e) => e.type === 'queued').length;
@@ -185,12 +190,7 @@ describe('the concurrency cap', () => {
   it('warns of no listener leak with more calls in flight than Node allows one signal by default', async () => {
     const gate = latch();
     const events: CallEvent[] = [];
-    const hold = tool('hold', {
-      handler: async () => {
-        await gate.promise;
-        return jsonOutcome({ done: true });
-      },
-    });
+    const hold = heldTool(gate.promise);
     const warnings: Error[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning);
     process.on('warning', onWarning);
