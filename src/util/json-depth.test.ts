@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TOOL_INPUT_DEPTH, jsonTextDepth, jsonValueDepth, toolInputDepthError } from './json-depth.js';
+import { MAX_TOOL_INPUT_DEPTH, jsonTextDepth, jsonValueDepth, jsonValueExceeds, toolInputDepthError } from './json-depth.js';
 
 const nested = (n: number): string => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 
@@ -21,6 +21,32 @@ describe('jsonValueDepth', () => {
     expect(jsonValueDepth(deep, 100)).toBe(101);
     expect(jsonValueDepth({ a: [], b: { c: [1] } })).toBe(3);
     expect(jsonValueDepth('x')).toBe(0);
+  });
+});
+
+describe('jsonValueExceeds', () => {
+  it('answers as jsonValueDepth does, and stops at its limit on a value nested far past any stack', () => {
+    const deep: unknown = JSON.parse(nested(200_000));
+    expect(jsonValueExceeds(deep, 1000)).toBe(true);
+    const values: unknown[] = [
+      'x',
+      null,
+      [],
+      {},
+      { a: [], b: { c: [1] } },
+      [[[{ d: [[]] }]]],
+      JSON.parse(nested(40)),
+      { a: 1, b: [2, { c: {} }] },
+    ];
+    for (const v of values) {
+      const depth = jsonValueDepth(v);
+      for (let limit = 0; limit <= depth + 1; limit++)
+        expect(jsonValueExceeds(v, limit), `${JSON.stringify(v)} at ${limit}`).toBe(depth > limit);
+    }
+  });
+  it('refuses a limit its recursion could not keep to', () => {
+    expect(() => jsonValueExceeds({}, 5000)).toThrow(/at most 1024/);
+    expect(() => jsonValueExceeds({}, Number.NaN)).toThrow(/at most 1024/);
   });
 });
 

@@ -59,6 +59,41 @@ export function jsonValueDepth(value: unknown, limit: number = Number.MAX_SAFE_I
   return max;
 }
 
+/** The largest limit `jsonValueExceeds` accepts: its recursion is bounded by the limit. */
+const MAX_RECURSIVE_LIMIT = 1024;
+
+/**
+ * Whether a decoded value nests deeper than `limit` (counted as `jsonValueDepth` counts). It
+ * recurses, but never more than `limit` calls deep, so a hostile value cannot overflow the stack;
+ * with no stack to keep it is several times faster than `jsonValueDepth` over many small values
+ * (the schemas of an application's thousands of commands). `limit` must be at most 1024.
+ */
+export function jsonValueExceeds(value: unknown, limit: number): boolean {
+  if (!(limit <= MAX_RECURSIVE_LIMIT))
+    throw new RangeError(`jsonValueExceeds takes a limit of at most ${MAX_RECURSIVE_LIMIT}, not ${limit}`);
+  return exceeds(value, limit);
+}
+
+function exceeds(value: unknown, room: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (room <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const c: unknown = value[i];
+      if (typeof c === 'object' && c !== null && exceeds(c, room - 1)) return true;
+    }
+    return false;
+  }
+  // walked by key: no array of values is made for each of the many small objects
+  const o = value as Record<string, unknown>;
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    const c = o[k];
+    if (typeof c === 'object' && c !== null && exceeds(c, room - 1)) return true;
+  }
+  return false;
+}
+
 /**
  * The check for tool input a model wrote, before anything walks it: `undefined` when the JSON text
  * nests no deeper than `limit`, otherwise the message to return to the model as the call's error

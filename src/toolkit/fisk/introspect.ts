@@ -7,7 +7,6 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { INTROSPECT_FLAG } from '@fisk-ai/app';
-import { jsonTextDepth } from '../../util/json-depth.js';
 import { oneLine } from '../../util/terminal-text.js';
 import { ToolkitError } from '../errors.js';
 import { OUTPUT_GRACE_MS, awaitOutputEnd } from './held-output.js';
@@ -20,8 +19,6 @@ import type { ApplicationModel } from './model.js';
 
 /** The largest introspection document accepted: 16 MiB. */
 export const INTROSPECT_MAX_BYTES = 16 * 1024 * 1024;
-/** The deepest nesting accepted in an introspection document; the model is walked recursively. */
-export const INTROSPECT_MAX_DEPTH = 256;
 /** The introspection deadline when the caller gives none: 30 s. */
 export const INTROSPECT_DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -150,13 +147,8 @@ export async function introspect(opts: IntrospectOptions): Promise<ApplicationMo
   }
   let decoded: unknown;
   const text = Buffer.concat(chunks).toString('utf8');
-  if (jsonTextDepth(text, INTROSPECT_MAX_DEPTH) > INTROSPECT_MAX_DEPTH) {
-    throw fail(
-      opts.binary,
-      `its answer nests deeper than ${INTROSPECT_MAX_DEPTH} levels of arrays and objects; no command tree or schema needs that, so it is refused`,
-    );
-  }
   try {
+    // decoding never recurses, however deep the text nests; the model reader bounds what it keeps
     decoded = JSON.parse(text);
   } catch (err) {
     const held =

@@ -4,11 +4,26 @@
  * package that writes the document.
  */
 import type { ApplicationModel, ArgModel, CommandModel, FlagModel } from '@fisk-ai/app';
+import { jsonValueExceeds } from '../../util/json-depth.js';
 import { ToolkitError } from '../errors.js';
 
 export type { ApplicationModel, ArgModel, CommandModel, FlagModel } from '@fisk-ai/app';
 
 type Json = Record<string, unknown>;
+
+/**
+ * The deepest nesting accepted in an introspection document, counted as in its text: the document
+ * is `1`, a top-level command `3`, a command nested in it `5`, and a schema adds its own depth to its
+ * command's. Decoding never recurses; this bounds what walks the model afterwards.
+ */
+export const MODEL_MAX_DEPTH = 256;
+
+function tooDeep(): never {
+  throw new ToolkitError(
+    'introspect',
+    `the introspection document nests deeper than ${MODEL_MAX_DEPTH} levels of arrays and objects; no command tree or schema needs that, so it is refused`,
+  );
+}
 
 /**
  * Reads one place in the document. Where it is, for a message, is spelled out only when something
@@ -153,20 +168,24 @@ function readArg(r: Reader, v: unknown): ArgModel {
   };
 }
 
-function readSchema(r: Reader, o: Json, key: string): Record<string, unknown> | undefined {
+/** A command's schema, kept as decoded; `depth` is its command's, so the schema's own may add at most the rest. */
+function readSchema(r: Reader, o: Json, key: string, depth: number): Record<string, unknown> | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  return r.at(`.${key}`).obj(v);
+  if (typeof v !== 'object' || Array.isArray(v)) return r.at(`.${key}`).obj(v);
+  if (jsonValueExceeds(v, MODEL_MAX_DEPTH - depth)) tooDeep();
+  return v as Record<string, unknown>;
 }
 
-function readCommand(r: Reader, v: unknown): CommandModel {
+/** Reads a command found at `depth` (the document's text would have it that deep). */
+function readCommand(r: Reader, v: unknown, depth: number): CommandModel {
+  if (depth > MODEL_MAX_DEPTH) tooDeep();
   const o = r.obj(v);
   const name = r.str(o, 'name');
   if (name === '') r.fail('a command has no name');
   const here = r.at(` ${name}`);
-  const restricted = readSchema(here, o, 'restricted_schema');
-  const schema = readSchema(here, o, 'schema');
+  const restricted = readSchema(here, o, 'restricted_schema', depth);
+  const schema = readSchema(here, o, 'schema', depth);
   const command: { -readonly [K in keyof CommandModel]: CommandModel[K] } = {
     name,
     aliases: here.strs(o, 'aliases'),
@@ -177,7 +196,7 @@ function readCommand(r: Reader, v: unknown): CommandModel {
     tags: here.strs(o, 'tags'),
     flags: here.list(o, 'flags').map((f) => readFlag(here, f)),
     args: here.list(o, 'args').map((a) => readArg(here, a)),
-    commands: here.list(o, 'commands').map((c) => readCommand(here, c)),
+    commands: here.list(o, 'commands').map((c) => readCommand(here, c, depth + 2)),
   };
   // assigned rather than spread in: this runs once for each of thousands of commands
   if (restricted !== undefined) command.restricted_schema = restricted;
@@ -185,7 +204,11 @@ function readCommand(r: Reader, v: unknown): CommandModel {
   return command;
 }
 
-/** Checks decoded introspection JSON and returns it typed, or throws naming the bad field. */
+/**
+ * Checks decoded introspection JSON and returns it typed, or throws naming the bad field. What it
+ * keeps of the document (commands, and their schemas as decoded) nests no deeper than
+ * `MODEL_MAX_DEPTH`; what it does not keep is never walked.
+ */
 export function readApplicationModel(value: unknown): ApplicationModel {
   const r = new Reader(undefined, 'the application');
   const o = r.obj(value);
@@ -196,6 +219,6 @@ export function readApplicationModel(value: unknown): ApplicationModel {
     author: r.str(o, 'author'),
     flags: r.list(o, 'flags').map((f) => readFlag(r.at(' flags'), f)),
     args: r.list(o, 'args').map((a) => readArg(r.at(' args'), a)),
-    commands: r.list(o, 'commands').map((c) => readCommand(r.at(':'), c)),
+    commands: r.list(o, 'commands').map((c) => readCommand(r.at(':'), c, 3)),
   };
 }
