@@ -56,3 +56,76 @@ describe('readApplicationModel nesting', () => {
     expect(model).not.toHaveProperty('extra');
   });
 });
+
+describe('readApplicationModel copying', () => {
+  const flag = {
+    name: 'count',
+    help: 'how many',
+    short: '',
+    default: [],
+    envar: '',
+    place_holder: '',
+    required: false,
+    hidden: false,
+    boolean: false,
+    negatable: false,
+    cumulative: false,
+    completions: [],
+  };
+  const arg = {
+    name: 'target',
+    help: 'the target',
+    default: [],
+    envar: '',
+    place_holder: '',
+    required: true,
+    hidden: false,
+    cumulative: false,
+  };
+  const leaf = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    name: 'leaf',
+    aliases: [],
+    help: 'a leaf',
+    help_long: '',
+    hidden: false,
+    default: false,
+    tags: ['ai:read_only'],
+    flags: [flag],
+    args: [arg],
+    commands: [],
+    restricted_schema: { type: 'object' },
+    ...extra,
+  });
+  it('keeps a command written whole as it was decoded, lists and all', () => {
+    const decoded = leaf();
+    const group = { ...leaf(), name: 'group', restricted_schema: undefined, commands: [decoded] };
+    delete (group as Record<string, unknown>)['restricted_schema'];
+    const model = readApplicationModel({ name: 'app', commands: [group] });
+    expect(model.commands[0]).toBe(group);
+    expect(model.commands[0]?.commands[0]).toBe(decoded);
+  });
+  it('copies a command with a missing field, an unknown key or a null schema, and fills in what is missing', () => {
+    const partial = leaf();
+    delete partial['aliases'];
+    const read = readApplicationModel({ name: 'app', commands: [partial, leaf({ extra: 1 }), leaf({ schema: null })] });
+    expect(read.commands[0]).not.toBe(partial);
+    expect(read.commands[0]?.aliases).toEqual([]);
+    expect(read.commands[1]).not.toHaveProperty('extra');
+    expect(read.commands[2]).not.toHaveProperty('schema');
+    expect(read.commands[2]?.restricted_schema).toEqual({ type: 'object' });
+  });
+  it('copies a whole command whose flag needed filling in, and keeps the rest of its lists', () => {
+    const thin = { name: 'level' };
+    const command = leaf({ flags: [flag, thin] });
+    const read = readApplicationModel({ name: 'app', commands: [command] }).commands[0];
+    expect(read).not.toBe(command);
+    expect(read?.flags[0]).toBe(flag);
+    expect(read?.flags[1]).toMatchObject({ name: 'level', help: '', default: [], boolean: false });
+    expect(read?.args).toBe(command['args']);
+  });
+  it('still refuses a wrong type in a command that holds every field', () => {
+    expect(() => readApplicationModel({ name: 'app', commands: [leaf({ hidden: 'no' })] })).toThrow(/hidden must be a boolean/);
+    expect(() => readApplicationModel({ name: 'app', commands: [leaf({ tags: [1] })] })).toThrow(/tags must be a list of strings/);
+    expect(() => readApplicationModel({ name: 'app', commands: [leaf({ restricted_schema: [] })] })).toThrow(/expected an object/);
+  });
+});

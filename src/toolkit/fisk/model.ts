@@ -177,31 +177,111 @@ function readSchema(r: Reader, o: Json, key: string, depth: number): Record<stri
   return v as Record<string, unknown>;
 }
 
+/** The keys a command may hold: the model's ten fields and its two optional schemas. */
+const COMMAND_KEYS = 10;
+
+/**
+ * Reads a list of flags, arguments or commands, keeping the decoded array itself when every
+ * element is kept as decoded (a conforming writer's document is then not copied at all).
+ */
+function readList<T>(r: Reader, o: Json, key: string, read: (v: unknown) => T): readonly T[] {
+  const list = r.list(o, key);
+  let out: T[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i];
+    const got = read(v);
+    if (out !== undefined) out.push(got);
+    else if ((got as unknown) !== v) {
+      out = list.slice(0, i) as T[];
+      out.push(got);
+    }
+  }
+  return out ?? (list as T[]);
+}
+
+/**
+ * Whether a decoded command holds the model's fields and nothing else, each of its type, so it can
+ * be kept as decoded once its flags, arguments, subcommands and schemas are too.
+ */
+function completeCommand(o: Json): boolean {
+  // a schema counts only as an object (readSchema refused any other value but null, and a null
+  // one is left out by the copy, so a command holding one is copied)
+  let keys = COMMAND_KEYS;
+  if (typeof o['restricted_schema'] === 'object' && o['restricted_schema'] !== null) keys++;
+  if (typeof o['schema'] === 'object' && o['schema'] !== null) keys++;
+  return (
+    typeof o['help'] === 'string' &&
+    typeof o['help_long'] === 'string' &&
+    typeof o['hidden'] === 'boolean' &&
+    typeof o['default'] === 'boolean' &&
+    strings(o['aliases']) &&
+    strings(o['tags']) &&
+    Array.isArray(o['flags']) &&
+    Array.isArray(o['args']) &&
+    Array.isArray(o['commands']) &&
+    Object.keys(o).length === keys
+  );
+}
+
+/**
+ * A command that holds every field of its type, read with its lists: the decoded object itself
+ * when nothing in it needed a default or a copy, else a copy. `undefined` for any other command.
+ */
+function wholeCommand(here: Reader, decoded: Json, depth: number): CommandModel | undefined {
+  if (!completeCommand(decoded)) return undefined;
+  const flags = readList(here, decoded, 'flags', (f) => readFlag(here, f));
+  const args = readList(here, decoded, 'args', (a) => readArg(here, a));
+  const commands = readList(here, decoded, 'commands', (c) => readCommand(here, c, depth + 2));
+  if (flags === decoded['flags'] && args === decoded['args'] && commands === decoded['commands']) return decoded as unknown as CommandModel;
+  return Object.assign(shallowCommand(decoded), { flags, args, commands });
+}
+
 /** Reads a command found at `depth` (the document's text would have it that deep). */
-function readCommand(r: Reader, v: unknown, depth: number): CommandModel {
+function readCommand(reader: Reader, value: unknown, depth: number): CommandModel {
   if (depth > MODEL_MAX_DEPTH) tooDeep();
-  const o = r.obj(v);
-  const name = r.str(o, 'name');
-  if (name === '') r.fail('a command has no name');
-  const here = r.at(` ${name}`);
-  const restricted = readSchema(here, o, 'restricted_schema', depth);
-  const schema = readSchema(here, o, 'schema', depth);
+  const decoded = reader.obj(value);
+  const name = reader.str(decoded, 'name');
+  if (name === '') reader.fail('a command has no name');
+  const here = reader.at(` ${name}`);
+  const restricted = readSchema(here, decoded, 'restricted_schema', depth);
+  const schema = readSchema(here, decoded, 'schema', depth);
+  const whole = wholeCommand(here, decoded, depth);
+  if (whole !== undefined) return whole;
   const command: { -readonly [K in keyof CommandModel]: CommandModel[K] } = {
     name,
-    aliases: here.strs(o, 'aliases'),
-    help: here.str(o, 'help'),
-    help_long: here.str(o, 'help_long'),
-    hidden: here.bool(o, 'hidden'),
-    default: here.bool(o, 'default'),
-    tags: here.strs(o, 'tags'),
-    flags: here.list(o, 'flags').map((f) => readFlag(here, f)),
-    args: here.list(o, 'args').map((a) => readArg(here, a)),
-    commands: here.list(o, 'commands').map((c) => readCommand(here, c, depth + 2)),
+    aliases: here.strs(decoded, 'aliases'),
+    help: here.str(decoded, 'help'),
+    help_long: here.str(decoded, 'help_long'),
+    hidden: here.bool(decoded, 'hidden'),
+    default: here.bool(decoded, 'default'),
+    tags: here.strs(decoded, 'tags'),
+    flags: here.list(decoded, 'flags').map((f) => readFlag(here, f)),
+    args: here.list(decoded, 'args').map((a) => readArg(here, a)),
+    commands: here.list(decoded, 'commands').map((c) => readCommand(here, c, depth + 2)),
   };
   // assigned rather than spread in: this runs once for each of thousands of commands
   if (restricted !== undefined) command.restricted_schema = restricted;
   if (schema !== undefined) command.schema = schema;
   return command;
+}
+
+/** A copy of a complete command's own fields, for one whose lists were not all kept as decoded. */
+function shallowCommand(o: Json): { -readonly [K in keyof CommandModel]: CommandModel[K] } {
+  const c: { -readonly [K in keyof CommandModel]: CommandModel[K] } = {
+    name: o['name'] as string,
+    aliases: o['aliases'] as string[],
+    help: o['help'] as string,
+    help_long: o['help_long'] as string,
+    hidden: o['hidden'] as boolean,
+    default: o['default'] as boolean,
+    tags: o['tags'] as string[],
+    flags: [],
+    args: [],
+    commands: [],
+  };
+  if (o['restricted_schema'] !== undefined) c.restricted_schema = o['restricted_schema'] as Record<string, unknown>;
+  if (o['schema'] !== undefined) c.schema = o['schema'] as Record<string, unknown>;
+  return c;
 }
 
 /**
