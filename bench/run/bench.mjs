@@ -4,6 +4,16 @@
 //   - `run_app_10` and `run_app_3000`: the same turn with an application of 10 and of 3,000
 //     commands (a shell script printing a fixed --fisk-introspect document, standing for a compiled
 //     application, so the CPU measured is fisk's own): the cost a large application adds to a run.
+// Beside them, the floors those figures stand on:
+//   - `node_fetch`: `node -e 'new Headers()'`, what a process pays to load Node's own fetch (undici),
+//     which the official Anthropic SDK cannot do without (it builds every request's headers as a
+//     `Headers`);
+//   - `bare_sdk_10` and `bare_sdk_3000`: a bare script (bare-sdk.mjs) making the same call with
+//     the official SDK after running the application's --fisk-introspect, decoding it and sending a
+//     deferred definition of every command: the least any harness offering those commands through
+//     the provider's tool search does. Its extra CPU for 3,000 commands over 10 is the floor under
+//     fisk's (`floor_3000_extra_cpu_ms` against `app_3000_extra_cpu_ms`, and the
+//     `app_3000_extra_cpu_allowed_ms` the 1.3x goal leaves).
 // Wall and CPU time (user + system of the child and what it waited for) per case; the ratios are
 // taken round by round (wall) and between medians (CPU, which comes in 10 ms ticks), and peak
 // resident memory of the 3,000-command run. FISK_BENCH_RUN_ROUNDS sets the rounds (default 11).
@@ -104,11 +114,16 @@ function plain() {
 const server = fork(join(here, 'fake-server.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 const url = await new Promise((res) => server.once('message', (m) => res(m.url)));
 const runArgs = ['run', '--no-tui', '--base-url', url, '--api-key', 'k', 'hi'];
+const apps = { 10: application(10), 3000: application(3000) };
+const bareSdk = join(here, 'bare-sdk.mjs');
 const cases = {
   node: { args: ['-e', '0'], cwd: root },
+  node_fetch: { args: ['-e', 'new Headers()'], cwd: root },
   run_plain: { args: [cli, ...runArgs], cwd: plain() },
-  run_app_10: { args: [cli, ...runArgs], cwd: application(10) },
-  run_app_3000: { args: [cli, ...runArgs], cwd: application(3000) },
+  run_app_10: { args: [cli, ...runArgs], cwd: apps[10] },
+  run_app_3000: { args: [cli, ...runArgs], cwd: apps[3000] },
+  bare_sdk_10: { args: [bareSdk, url, join(apps[10], 'app')], cwd: root },
+  bare_sdk_3000: { args: [bareSdk, url, join(apps[3000], 'app')], cwd: root },
 };
 const env = { PATH: process.env.PATH, HOME: scratch, NO_COLOR: '1' };
 const once = (c, extra = {}) => timeNode(c.args, { cwd: c.cwd, env: { ...env, ...extra } });
@@ -125,7 +140,8 @@ try {
     for (let j = 0; j < names.length; j++) {
       const name = names[(i + j) % names.length];
       const t = once(cases[name]);
-      if (name !== 'node' && !t.stdout.includes('done')) throw new Error(`${name} did not print the answer: ${t.stdout.slice(0, 300)}`);
+      if (!name.startsWith('node') && !t.stdout.includes('done'))
+        throw new Error(`${name} did not print the answer: ${t.stdout.slice(0, 300)}`);
       wall[name].push(t.wall);
       if (t.cpu !== null) cpu[name].push(t.cpu);
     }
@@ -135,6 +151,8 @@ try {
   }
   const hasCpu = cpu.node.length === rounds;
   const ratio = (a, b) => stats(wall[a].map((x, i) => x / wall[b][i]));
+  // what one case costs over another, round by round (both ran in the same round)
+  const extra = (a, b) => stats(cpu[a].map((x, i) => x - cpu[b][i]));
   const cpuRatio = (a, b) => (hasCpu ? round2(stats(cpu[a]).median / Math.max(stats(cpu[b]).median, TICK_MS)) : null);
   console.log(
     JSON.stringify({
@@ -155,6 +173,16 @@ try {
       app_3000_vs_10_wall: ratio('run_app_3000', 'run_app_10'),
       app_3000_vs_10_goal: 1.3,
       app_3000_max_rss_mib: stats(rss),
+      node_fetch_ms: stats(wall.node_fetch),
+      node_fetch_vs_node: ratio('node_fetch', 'node'),
+      node_fetch_vs_node_cpu: cpuRatio('node_fetch', 'node'),
+      bare_sdk_10_ms: stats(wall.bare_sdk_10),
+      bare_sdk_10_cpu_ms: hasCpu ? stats(cpu.bare_sdk_10) : null,
+      bare_sdk_3000_cpu_ms: hasCpu ? stats(cpu.bare_sdk_3000) : null,
+      run_app_10_vs_bare_sdk_cpu: cpuRatio('run_app_10', 'bare_sdk_10'),
+      app_3000_extra_cpu_ms: hasCpu ? extra('run_app_3000', 'run_app_10') : null,
+      floor_3000_extra_cpu_ms: hasCpu ? extra('bare_sdk_3000', 'bare_sdk_10') : null,
+      app_3000_extra_cpu_allowed_ms: hasCpu ? Math.round(0.3 * stats(cpu.run_app_10).median) : null,
     }),
   );
 } finally {
