@@ -69,18 +69,35 @@ export function filterVerdict(tool: Filterable, f: CompiledFilters): Pick<Filter
   return undefined;
 }
 
-/** Splits tools into those kept and a record of each one left out, in input order. */
+/**
+ * Splits tools into those kept and a record of each one left out, in input order. `view` says how
+ * a tool is seen by the filters (its name and tags), so tools of any shape are filtered as they
+ * are, without a wrapper made for each.
+ */
 export function applyFilters<T extends Filterable>(
   tools: readonly T[],
   filters: CompiledFilters,
   source: SourceName,
+): { kept: T[]; filtered: FilteredTool[] };
+export function applyFilters<T>(
+  tools: readonly T[],
+  filters: CompiledFilters,
+  source: SourceName,
+  view: (tool: T) => Filterable,
+): { kept: T[]; filtered: FilteredTool[] };
+export function applyFilters<T>(
+  tools: readonly T[],
+  filters: CompiledFilters,
+  source: SourceName,
+  view: (tool: T) => Filterable = (tool) => tool as unknown as Filterable,
 ): { kept: T[]; filtered: FilteredTool[] } {
   const kept: T[] = [];
   const filtered: FilteredTool[] = [];
   for (const t of tools) {
-    const verdict = filterVerdict(t, filters);
+    const seen = view(t);
+    const verdict = filterVerdict(seen, filters);
     if (verdict === undefined) kept.push(t);
-    else filtered.push({ name: t.name, source, ...verdict });
+    else filtered.push({ name: seen.name, source, ...verdict });
   }
   return { kept, filtered };
 }

@@ -59,14 +59,10 @@ export async function loadApplicationTools(opts: LoadApplicationOptions): Promis
     ...(opts.env === undefined ? {} : { env: opts.env }),
     ...(opts.sandbox === undefined ? {} : { sandbox: opts.sandbox }),
   });
-  const { kept, filtered } = applyFilters(
-    built.tools.map((tool) => ({ name: tool.name, tags: tool.tags(), tool })),
-    filters,
-    'application',
-  );
+  const { kept, filtered } = applyFilters(built.tools, filters, 'application', (tool) => ({ name: tool.name, tags: tool.tags() }));
   return {
     model,
-    source: { source: 'application', tools: kept.map((k) => k.tool), filtered: [...built.unusable, ...filtered] },
+    source: { source: 'application', tools: kept, filtered: [...built.unusable, ...filtered] },
     all: built.tools,
     warnings: built.warnings,
     globalFlags: reportGlobalFlags(model.flags, globals),

@@ -105,6 +105,25 @@ describe('buildParams', () => {
     expect(deferred.tools?.[2]).toEqual(TOOL_SEARCH_TOOL);
     expect(buildParams(request({ tools: [] })).tools).toBeUndefined();
   });
+  it('puts "type": "object" first in every schema, sending one that already starts so as it is', () => {
+    const schemas: Record<string, unknown>[] = [
+      { type: 'object', properties: {} },
+      { properties: { q: { type: 'string' } }, type: 'object' },
+      { properties: {} },
+      { type: 'string' },
+      JSON.parse('{"__proto__": {"x": 1}, "type": "object"}') as Record<string, unknown>,
+    ];
+    for (const inputSchema of schemas) {
+      const sent = buildParams(request({ tools: [{ name: 't', description: 'd', inputSchema, deferLoading: false }] })).tools?.[0] as {
+        input_schema: Record<string, unknown>;
+      };
+      expect(JSON.stringify(sent.input_schema)).toBe(JSON.stringify({ type: 'object', ...inputSchema }));
+      expect(Object.keys(sent.input_schema)[0]).toBe('type');
+    }
+    const kept = { type: 'object', properties: {} };
+    const params = buildParams(request({ tools: [{ name: 't', description: 'd', inputSchema: kept, deferLoading: false }] }));
+    expect((params.tools?.[0] as { input_schema: unknown }).input_schema).toBe(kept);
+  });
 
   it('sends adaptive summarized thinking when on, disabled when off, nothing when unset', () => {
     expect(buildParams(request({ thinking: 'on' })).thinking).toEqual({ type: 'adaptive', display: 'summarized' });

@@ -6,6 +6,7 @@ import type {
   OutputConfig,
   TextBlockParam,
   ThinkingConfigParam,
+  Tool,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { LlmError } from '../errors.js';
@@ -130,12 +131,28 @@ export function toolParams(tools: readonly ToolDef[]): ToolUnion[] {
       type: 'custom',
       name: t.name,
       description: t.description,
-      input_schema: { type: 'object', ...t.inputSchema },
+      input_schema: objectSchema(t.inputSchema),
       defer_loading: t.deferLoading,
     });
   }
   if (deferred) out.push({ ...TOOL_SEARCH_TOOL });
   return out;
+}
+
+/**
+ * The schema with `"type": "object"` first, as the API wants it. A schema that already starts so
+ * (every command's does) is sent as it is, not copied: it encodes to the same text.
+ */
+function objectSchema(schema: Readonly<Record<string, unknown>>): Tool.InputSchema {
+  let first: string | undefined;
+  // the first own key, without listing them all
+  for (const key in schema) {
+    first = key;
+    break;
+  }
+  if (first === 'type' && schema['type'] === 'object' && Object.prototype.hasOwnProperty.call(schema, 'type'))
+    return schema as Tool.InputSchema;
+  return { type: 'object', ...schema };
 }
 
 function messageParam(m: Message, slots: RawSlots | undefined): MessageParam {
