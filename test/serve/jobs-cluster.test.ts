@@ -96,17 +96,31 @@ beforeAll(async () => {
     num_replicas: 3,
   });
   kv = await new Kvm(nc).create('TASKS', { history: 1, replicas: 3 });
-  const watch = await kv.watch({ include: 'updates' });
-  void (async () => {
-    for await (const e of watch) {
-      if (e.operation !== 'PUT') continue;
-      writes.set(e.key, (writes.get(e.key) ?? 0) + 1);
-      const state = e.json<{ state: string }>().state;
-      const t = e.json<{ state: string; message?: string }>();
-      if (state === 'completed' || state === 'failed' || state === 'dead')
-        results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
+  // the watcher is started again from the next revision if a stream leader change ends it, so no
+  // write is missed or counted twice
+  let seen = 0;
+  const follow = async (): Promise<void> => {
+    for (;;) {
+      try {
+        const watch = await kv.watch(seen === 0 ? { include: 'updates' } : { resumeFromRevision: seen + 1 });
+        for await (const e of watch) {
+          if (e.revision <= seen) continue;
+          seen = e.revision;
+          if (e.operation !== 'PUT') continue;
+          writes.set(e.key, (writes.get(e.key) ?? 0) + 1);
+          const t = e.json<{ state: string; message?: string }>();
+          const state = t.state;
+          if (state === 'completed' || state === 'failed' || state === 'dead')
+            results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
+        }
+      } catch {
+        // the cluster is electing a leader: watch again
+      }
+      if (nc.isClosed()) return;
+      await new Promise((r) => setTimeout(r, 200));
     }
-  })();
+  };
+  void follow();
   fake = await startFakeModelServer({ fallback: model });
   writeFileSync(
     join(home, 'agent.yaml'),
