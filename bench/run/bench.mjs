@@ -22,6 +22,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { argModel, flagModel } from '../../dist/agenttest/index.js';
 import { TICK_MS, machine, stats, timeNode } from '../lib/process-time.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,20 +32,7 @@ const probe = join(here, '..', 'lib', 'rss-probe.cjs');
 const rounds = Number(process.env.FISK_BENCH_RUN_ROUNDS ?? 11);
 const scratch = mkdtempSync(join(tmpdir(), 'fisk-bench-run-'));
 
-const flag = (name) => ({
-  name,
-  help: `the ${name} flag`,
-  short: '',
-  default: [],
-  envar: '',
-  place_holder: '',
-  required: false,
-  hidden: false,
-  boolean: false,
-  negatable: false,
-  cumulative: false,
-  completions: [],
-});
+const flag = (name) => flagModel(name, { help: `the ${name} flag` });
 function leaf(name) {
   return {
     name,
@@ -55,9 +43,7 @@ function leaf(name) {
     default: false,
     tags: ['ai:read_only'],
     flags: [flag('count'), flag('level')],
-    args: [
-      { name: 'target', help: 'the target', default: [], envar: '', place_holder: '', required: true, hidden: false, cumulative: false },
-    ],
+    args: [argModel('target', { help: 'the target', required: true })],
     commands: [],
     restricted_schema: {
       type: 'object',

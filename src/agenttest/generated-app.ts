@@ -3,6 +3,8 @@
  * document of a command-line program with 20 resource groups of 15 commands each (300 tools),
  * every command with its own description, flags and tags.
  */
+import type { FlagModel } from '@fisk-ai/app';
+import { flagModel } from './app-model.js';
 
 /** One resource group: the command word and how descriptions speak of it. */
 interface Resource {
@@ -78,21 +80,8 @@ export interface GeneratedApplication {
   readonly commands: readonly GeneratedCommand[];
 }
 
-function flag(name: string): Record<string, unknown> {
-  return {
-    name,
-    help: `the ${name.replace(/_/g, ' ')}`,
-    short: '',
-    default: [],
-    envar: '',
-    place_holder: '',
-    required: false,
-    hidden: false,
-    boolean: false,
-    negatable: false,
-    cumulative: false,
-    completions: [],
-  };
+function flag(name: string): FlagModel {
+  return flagModel(name, { help: `the ${name.replace(/_/g, ' ')}` });
 }
 
 /** A 300-command application: 20 resource groups times 15 commands. */

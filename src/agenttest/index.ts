@@ -44,6 +44,7 @@ export {
   openaiText,
 } from './openai-wire.js';
 export type { ChatCompletionOptions, OpenAIResponseOptions, OpenAIUsage } from './openai-wire.js';
+export { argModel, flagModel } from './app-model.js';
 export { generatedApplication } from './generated-app.js';
 export type { GeneratedApplication, GeneratedCommand } from './generated-app.js';
 export { eventually } from './eventually.js';

@@ -1,28 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArgvError, renderArgvFromJson } from './argv.js';
 import type { CommandShape } from './argv.js';
-import type { ArgModel, FlagModel } from './model.js';
-
-function flag(name: string, extra: Partial<FlagModel> = {}): FlagModel {
-  return {
-    name,
-    help: '',
-    short: '',
-    default: [],
-    envar: '',
-    place_holder: '',
-    required: false,
-    hidden: false,
-    boolean: false,
-    negatable: false,
-    cumulative: false,
-    completions: [],
-    ...extra,
-  };
-}
-function arg(name: string, extra: Partial<ArgModel> = {}): ArgModel {
-  return { name, help: '', default: [], envar: '', place_holder: '', required: false, hidden: false, cumulative: false, ...extra };
-}
+import { argModel as arg, flagModel as flag } from '../../agenttest/app-model.js';
 
 const shape: CommandShape = {
   path: ['stream', 'add'],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { argModel, flagModel } from '../../agenttest/app-model.js';
 import { jsonTextDepth } from '../../util/json-depth.js';
 import { MODEL_MAX_DEPTH, readApplicationModel } from './model.js';
 
@@ -58,30 +59,8 @@ describe('readApplicationModel nesting', () => {
 });
 
 describe('readApplicationModel copying', () => {
-  const flag = {
-    name: 'count',
-    help: 'how many',
-    short: '',
-    default: [],
-    envar: '',
-    place_holder: '',
-    required: false,
-    hidden: false,
-    boolean: false,
-    negatable: false,
-    cumulative: false,
-    completions: [],
-  };
-  const arg = {
-    name: 'target',
-    help: 'the target',
-    default: [],
-    envar: '',
-    place_holder: '',
-    required: true,
-    hidden: false,
-    cumulative: false,
-  };
+  const flag = flagModel('count', { help: 'how many' });
+  const arg = argModel('target', { help: 'the target', required: true });
   const leaf = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     name: 'leaf',
     aliases: [],
