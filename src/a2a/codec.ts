@@ -5,6 +5,7 @@
  * unknown protocol id, a body over the cap, a body that is not a JSON object, or a schema failure.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { jsonValueExceeds } from '../util/json-depth.js';
 import { A2aError } from './errors.js';
 import { MAX_MESSAGE_BYTES, PROTOCOLS, isProtocolId } from './protocol.js';
 import type { ProtocolId } from './protocol.js';
@@ -73,38 +74,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Whether a JSON value nests deeper than `limit`, walked with an explicit stack (two parallel
- * arrays, no allocation per node) that only ever holds objects and arrays, stopping past `limit`.
- */
-export function depthExceeds(value: unknown, limit: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const values: object[] = [value];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const v = values.pop() as object;
-    const d = depths.pop() as number;
-    if (d > limit) return true;
-    if (Array.isArray(v)) {
-      for (const child of v as unknown[]) {
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(d + 1);
-        }
-      }
-    } else {
-      for (const key in v) {
-        const child = (v as Record<string, unknown>)[key];
-        if (typeof child === 'object' && child !== null) {
-          values.push(child);
-          depths.push(d + 1);
-        }
-      }
-    }
-  }
-  return false;
-}
-
-/**
  * Loads (or, without the build's generated code, compiles) every validator now rather than on
  * the first message. A server calls this before it answers anything, so its first reply does not
  * pay for it against the caller's deadline.
@@ -155,7 +124,7 @@ export function decode(data: Uint8Array, expected?: readonly ProtocolId[]): Mess
     throw new A2aError('malformed', `message is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   if (!isObject(parsed)) throw new A2aError('malformed', 'message is not a JSON object');
-  if (depthExceeds(parsed, MAX_DEPTH)) throw new A2aError('malformed', `message nests deeper than ${MAX_DEPTH} levels`);
+  if (jsonValueExceeds(parsed, MAX_DEPTH)) throw new A2aError('malformed', `message nests deeper than ${MAX_DEPTH} levels`);
   const protocol = parsed.protocol;
   if (typeof protocol !== 'string') throw new A2aError('invalid', 'message has no protocol id');
   if (!isProtocolId(protocol)) throw new A2aError('unknown_protocol', `unknown message protocol ${JSON.stringify(protocol.slice(0, 100))}`);

@@ -4,6 +4,8 @@
  * naming the server and the tool. A name the APIs refuse and a missing description are not
  * refusals: the first is rewritten (see `naming.ts`) and the second replaced by the name.
  */
+import { jsonValueExceeds } from '../../util/json-depth.js';
+
 /** How deep an imported input schema may nest. Deeper schemas are refused rather than walked. */
 export const MAX_SCHEMA_DEPTH = 32;
 
@@ -24,18 +26,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Whether `value` nests deeper than `limit`, walked with an explicit stack. */
-export function deeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 0 }];
-  while (stack.length > 0) {
-    const { v, d } = stack.pop() as { v: unknown; d: number };
-    if (typeof v !== 'object' || v === null) continue;
-    if (d >= limit) return true;
-    for (const child of Object.values(v)) stack.push({ v: child, d: d + 1 });
-  }
-  return false;
-}
-
 /** A name as it may appear in a message: quoted, control characters escaped, long ones cut. */
 export function shownName(name: string): string {
   return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}...` : name);
@@ -53,6 +43,6 @@ export function checkDescriptor(raw: unknown, position: number): DescriptorVerdi
   const schema = raw['inputSchema'];
   if (!isRecord(schema)) return refuse('its input schema is not a JSON object');
   if (schema['type'] !== 'object') return refuse(`its input schema's root type is ${JSON.stringify(schema['type'] ?? null)}, not "object"`);
-  if (deeperThan(schema, MAX_SCHEMA_DEPTH)) return refuse(`its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  if (jsonValueExceeds(schema, MAX_SCHEMA_DEPTH)) return refuse(`its input schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
   return { ok: true, descriptor: { name, description, inputSchema: schema } };
 }
