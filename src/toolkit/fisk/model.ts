@@ -205,7 +205,7 @@ function readList<T>(r: Reader, o: Json, key: string, read: (v: unknown) => T): 
  */
 function completeCommand(o: Json): boolean {
   // a schema counts only as an object (readSchema refused any other value but null, and a null
-  // one is left out by the copy, so a command holding one is copied)
+  // one is left out of the copy, so a command holding one is copied)
   let keys = COMMAND_KEYS;
   if (typeof o['restricted_schema'] === 'object' && o['restricted_schema'] !== null) keys++;
   if (typeof o['schema'] === 'object' && o['schema'] !== null) keys++;
@@ -216,24 +216,8 @@ function completeCommand(o: Json): boolean {
     typeof o['default'] === 'boolean' &&
     strings(o['aliases']) &&
     strings(o['tags']) &&
-    Array.isArray(o['flags']) &&
-    Array.isArray(o['args']) &&
-    Array.isArray(o['commands']) &&
     Object.keys(o).length === keys
   );
-}
-
-/**
- * A command that holds every field of its type, read with its lists: the decoded object itself
- * when nothing in it needed a default or a copy, else a copy. `undefined` for any other command.
- */
-function wholeCommand(here: Reader, decoded: Json, depth: number): CommandModel | undefined {
-  if (!completeCommand(decoded)) return undefined;
-  const flags = readList(here, decoded, 'flags', (f) => readFlag(here, f));
-  const args = readList(here, decoded, 'args', (a) => readArg(here, a));
-  const commands = readList(here, decoded, 'commands', (c) => readCommand(here, c, depth + 2));
-  if (flags === decoded['flags'] && args === decoded['args'] && commands === decoded['commands']) return decoded as unknown as CommandModel;
-  return Object.assign(shallowCommand(decoded), { flags, args, commands });
 }
 
 /** Reads a command found at `depth` (the document's text would have it that deep). */
@@ -245,8 +229,12 @@ function readCommand(reader: Reader, value: unknown, depth: number): CommandMode
   const here = reader.at(` ${name}`);
   const restricted = readSchema(here, decoded, 'restricted_schema', depth);
   const schema = readSchema(here, decoded, 'schema', depth);
-  const whole = wholeCommand(here, decoded, depth);
-  if (whole !== undefined) return whole;
+  const flags = readList(here, decoded, 'flags', (f) => readFlag(here, f));
+  const args = readList(here, decoded, 'args', (a) => readArg(here, a));
+  const commands = readList(here, decoded, 'commands', (c) => readCommand(here, c, depth + 2));
+  // a command written whole, its lists kept as decoded too, needs no copy
+  if (flags === decoded['flags'] && args === decoded['args'] && commands === decoded['commands'] && completeCommand(decoded))
+    return decoded as unknown as CommandModel;
   const command: { -readonly [K in keyof CommandModel]: CommandModel[K] } = {
     name,
     aliases: here.strs(decoded, 'aliases'),
@@ -255,33 +243,14 @@ function readCommand(reader: Reader, value: unknown, depth: number): CommandMode
     hidden: here.bool(decoded, 'hidden'),
     default: here.bool(decoded, 'default'),
     tags: here.strs(decoded, 'tags'),
-    flags: here.list(decoded, 'flags').map((f) => readFlag(here, f)),
-    args: here.list(decoded, 'args').map((a) => readArg(here, a)),
-    commands: here.list(decoded, 'commands').map((c) => readCommand(here, c, depth + 2)),
+    flags,
+    args,
+    commands,
   };
   // assigned rather than spread in: this runs once for each of thousands of commands
   if (restricted !== undefined) command.restricted_schema = restricted;
   if (schema !== undefined) command.schema = schema;
   return command;
-}
-
-/** A copy of a complete command's own fields, for one whose lists were not all kept as decoded. */
-function shallowCommand(o: Json): { -readonly [K in keyof CommandModel]: CommandModel[K] } {
-  const c: { -readonly [K in keyof CommandModel]: CommandModel[K] } = {
-    name: o['name'] as string,
-    aliases: o['aliases'] as string[],
-    help: o['help'] as string,
-    help_long: o['help_long'] as string,
-    hidden: o['hidden'] as boolean,
-    default: o['default'] as boolean,
-    tags: o['tags'] as string[],
-    flags: [],
-    args: [],
-    commands: [],
-  };
-  if (o['restricted_schema'] !== undefined) c.restricted_schema = o['restricted_schema'] as Record<string, unknown>;
-  if (o['schema'] !== undefined) c.schema = o['schema'] as Record<string, unknown>;
-  return c;
 }
 
 /**
