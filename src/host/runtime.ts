@@ -306,6 +306,8 @@ export async function openRuntime(config: Config, mode: RuntimeMode, deps: Runti
         ...(stateDir === undefined ? {} : { stateDir }),
         ...(nats === undefined ? {} : { nats }),
       });
+      const opened = sessions;
+      closers.push(() => opened.close?.());
     }
 
     let memoryStore: MemoryStore | undefined;

@@ -447,6 +447,33 @@ describe('file backend specifics', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('makes a run lock and journal from spare files made ahead, with the same modes, and a closed store leaves none', async () => {
+    const runs = join(dir, 'spares', 'runs');
+    const store = fileSessionStore(runs);
+    const first = await startRun(store, { runId: 'one', fingerprint, prompt: 'p' });
+    await first.close();
+    // the first run asked for spares: they are made in the background, locked and private
+    await eventually(() => readdirSync(runs).filter((n) => n.startsWith('.spare-')).length === 2, 'two spare files');
+    const made = readdirSync(runs).filter((n) => n.startsWith('.spare-'));
+    const second = await startRun(store, { runId: 'two', fingerprint, prompt: 'p' });
+    // both spares were used: one became the lock file, the other the journal
+    for (const name of made) expect(readdirSync(runs)).not.toContain(name);
+    expect(readdirSync(runs)).toEqual(expect.arrayContaining(['two.json', 'two.lock']));
+    expect(statSync(join(runs, 'two.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(runs, 'two.lock')).mode & 0o777).toBe(0o600);
+    expect(await code(store.open('two'))).toBe('locked');
+    await appendNext(second, turn(0));
+    await second.close();
+    expect((await loadRun(store, 'two')).lastSeq).toBe(2);
+    expect(readFileSync(join(runs, 'two.json'), 'utf8').trim().split('\n')).toHaveLength(2);
+    await store.close?.();
+    expect(readdirSync(runs).sort()).toEqual(['one.json', 'two.json']);
+    // a closed store still works, making its files on the spot
+    const third = await startRun(store, { runId: 'three', fingerprint, prompt: 'p' });
+    await third.close();
+    expect(readdirSync(runs).sort()).toEqual(['one.json', 'three.json', 'two.json']);
+  });
+
   it('creates the directory 0700 and the journal 0600, one JSON line per record', async () => {
     const runs = join(dir, 'a', 'runs');
     const store = fileSessionStore(runs);
@@ -501,7 +528,8 @@ describe('file backend specifics', () => {
     const store = fileSessionStore(runs);
     const j = await startRun(store, { runId: 'crash', fingerprint, prompt: 'p' });
     await j.close();
-    // a closed journal leaves no lock file behind
+    // a closed journal leaves no lock file behind, and a closed store no spare file
+    await store.close?.();
     expect(readdirSync(runs)).toEqual(['crash.json']);
     const holder = spawn(
       process.execPath,

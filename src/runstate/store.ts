@@ -85,6 +85,11 @@ export interface SessionStore {
   load(runId: string): Promise<readonly StoredRecord[]>;
   list(): Promise<readonly RunSummary[]>;
   remove(runId: string): Promise<boolean>;
+  /**
+   * Lets go of what the store keeps ready between calls (the file store's spare files). A store
+   * need not be closed, and one that is still works: it makes what it needs as it goes.
+   */
+  close?(): Promise<void>;
 }
 
 /** Appends `body` as the journal's next record (`lastSeq() + 1`). */

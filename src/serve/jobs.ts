@@ -61,6 +61,11 @@ export interface JobsChannelOptions {
   readonly tasks: TaskStore;
   readonly sessions: SessionStore;
   /**
+   * Whether the channel closes `tasks` (`TaskStore.close`) when it closes: for a store opened for
+   * it alone, as `openConfiguredJobs` does. Runs still finishing store their results all the same.
+   */
+  readonly closeTasks?: boolean;
+  /**
    * Told about messages that can never run and about store trouble, with the ids of the job it
    * concerns; never a prompt or answer.
    */
@@ -259,7 +264,7 @@ export class JetStreamJobsChannel implements JobsChannel {
     // intake stops here; a message fetched for a pull nobody waits on any more is handed back
     this.#closing.abort(new Error('closed'));
     this.#desk.pause.close();
-    return Promise.resolve();
+    return (this.#opts.closeTasks === true ? this.#opts.tasks.close?.() : undefined) ?? Promise.resolve();
   }
 
   /**
@@ -400,6 +405,7 @@ export async function openConfiguredJobs(
     ...(jobs.timeout === undefined ? {} : { timeout: jobs.timeout }),
     ...(jobs.maxAge === undefined ? {} : { maxAge: jobs.maxAge }),
     tasks,
+    closeTasks: true,
     sessions: runtime.sessions,
     ...(opts.warn === undefined ? {} : { warn: opts.warn }),
   });

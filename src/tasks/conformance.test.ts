@@ -6,10 +6,11 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../agenttest/eventually.js';
 import { startNatsServer } from '../agenttest/nats-server.js';
 import type { NatsServer } from '../agenttest/nats-server.js';
 import { TaskError } from './errors.js';
@@ -168,6 +169,34 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
   });
 });
 
+describe('the file store writes its records from spare files made ahead', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fisk-task-spares-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('uses them for every kind of write, keeps records private, and leaves none once closed', async () => {
+    const store = fileTaskStore(dir);
+    await store.ask(pendingTask('a', 'r', 'p'));
+    await eventually(() => readdirSync(dir).filter((n) => n.startsWith('.spare-')).length === 3, 'three spare files');
+    const made = readdirSync(dir).filter((n) => n.startsWith('.spare-'));
+    await store.ask(pendingTask('b', 'r', 'p'));
+    await store.progress('b', { state: 'running', worker: 'w', attempts: 1 });
+    await store.complete('b', { state: 'completed', answer: 'done' });
+    // the three spares made after the first write became the next three records
+    for (const name of made) expect(readdirSync(dir)).not.toContain(name);
+    for (const name of ['a.json', 'b.json', 'b.result.json']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+    expect(await store.get('b')).toMatchObject({ state: 'completed', answer: 'done', attempts: 1 });
+    // a spare taken by a record that already exists is removed, not left behind
+    expect(await store.ask(pendingTask('a', 'r', 'p'))).toMatchObject({ id: 'a', state: 'pending' });
+    await store.close?.();
+    expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'b.result.json']);
+    await store.complete('a', { state: 'failed', reason: 'refused', message: 'no' });
+    expect(readdirSync(dir).sort()).toEqual(['a.json', 'a.result.json', 'b.json', 'b.result.json']);
+  });
+});
+
 describe('reading a stored record checks it against the schema', () => {
   it('has a record schema that is valid 2020-12 JSON Schema (the stores compile it unchecked)', () => {
     const ajv = new Ajv2020({ strict: true, strictRequired: false });
@@ -178,6 +207,7 @@ describe('reading a stored record checks it against the schema', () => {
     const d = mkdtempSync(join(dir, 'bad-'));
     const store = fileTaskStore(d);
     await store.ask(pendingTask('t', 'r', 'p'));
+    await store.close?.();
     expect(readdirSync(d)).toEqual(['t.json']);
     writeFileSync(
       join(d, 't.json'),
@@ -206,7 +236,8 @@ describe('reading a stored record checks it against the schema', () => {
     // a record with text that is not a task is still refused, not taken for one a crash emptied
     writeFileSync(join(d, 'keep.json'), '{"id": "keep"');
     await expect(store.get('keep')).rejects.toMatchObject({ code: 'schema' });
-    // no temporary file is left beside the records
+    // no temporary file is left beside the records once the store is closed
+    await store.close?.();
     expect(readdirSync(d).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 

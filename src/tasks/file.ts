@@ -4,7 +4,9 @@
  * task or storing its result, exactly one succeeds and nobody needs a lock. A task is `<id>.json`
  * (what was asked, and how its attempts went, replaced by a rename) and, once finished,
  * `<id>.result.json` (the whole record with its result), which wins when both are read. A reader
- * never sees half a record: a name appears only once the whole text is written.
+ * never sees half a record: a name appears only once the whole text is written. The temporary file
+ * is a spare made ahead in the background when one is ready (util/spare-files.ts): making a file
+ * costs far more than writing and naming one, and a job writes three records in quick succession.
  *
  * What survives a crash, write by write:
  * - A result: its file is synced before it is linked into place and the directory is synced after,
@@ -22,7 +24,9 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { flockNow } from '../runstate/file/lock.js';
 import { syncDescriptor, syncDirectory, writeWhole } from '../util/durable-write.js';
+import { SpareFiles } from '../util/spare-files.js';
 import { TaskError } from './errors.js';
 import { checkTaskId, decodeTaskRecord, encodeTaskRecord, finishedTask, isFinalState, progressedTask, reopenedTask } from './record.js';
 import type { TaskRecord } from './record.js';
@@ -35,10 +39,15 @@ const RESULT = '.result.json';
 // records are small: they are written, linked, renamed, read and removed synchronously, and only
 // the syncs wait off the event loop (see util/durable-write.ts)
 
-/** Writes `text` to a new private temporary file beside `name` (synced with `sync`), and returns its path. */
-async function writeTemp(dir: string, name: string, text: string, sync: boolean): Promise<string> {
-  const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'wx', 0o600);
+/**
+ * Writes `text` to a new private temporary file beside `name` (synced with `sync`), and returns its
+ * path: a spare when one is ready (util/spare-files.ts), else a file made for it.
+ */
+async function writeTemp(dir: string, spares: SpareFiles, name: string, text: string, sync: boolean): Promise<string> {
+  const spare = spares.take();
+  const tmp = spare?.path ?? join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  // the write refreshes a spare's time, so no sweep takes it for an orphan once it is closed
+  const fd = spare?.fd ?? openSync(tmp, 'wx', 0o600);
   try {
     try {
       writeWhole(fd, text);
@@ -66,8 +75,8 @@ function unlinkQuietly(path: string): void {
  * Writes `text` under `name` unless the name exists; false when it did. With `durable` the text
  * is synced before the name appears and the directory after, so the record survives a crash.
  */
-async function createExclusive(dir: string, name: string, text: string, durable: boolean): Promise<boolean> {
-  const tmp = await writeTemp(dir, name, text, durable);
+async function createExclusive(dir: string, spares: SpareFiles, name: string, text: string, durable: boolean): Promise<boolean> {
+  const tmp = await writeTemp(dir, spares, name, text, durable);
   try {
     linkSync(tmp, join(dir, name));
   } catch (err) {
@@ -84,8 +93,8 @@ async function createExclusive(dir: string, name: string, text: string, durable:
  * Writes `text` under `name`, replacing what is there; a reader sees the old whole or the new. With
  * `synced` the text is on disk before the name moves to it (the caller syncs the directory).
  */
-async function replace(dir: string, name: string, text: string, synced = false): Promise<void> {
-  const tmp = await writeTemp(dir, name, text, synced);
+async function replace(dir: string, spares: SpareFiles, name: string, text: string, synced = false): Promise<void> {
+  const tmp = await writeTemp(dir, spares, name, text, synced);
   try {
     renameSync(tmp, join(dir, name));
   } catch (err) {
@@ -120,6 +129,8 @@ function readIfPresent(path: string): string | undefined {
 
 /** A task store in `dir`, created on first write (the directory, never anything shared). */
 export function fileTaskStore(dir: string): TaskStore {
+  // a job writes three records in quick succession: three spares wait for them
+  const spares = new SpareFiles(dir, flockNow, 3);
   let made = false;
   const ensureDir = async (): Promise<void> => {
     if (made) return;
@@ -144,15 +155,16 @@ export function fileTaskStore(dir: string): TaskStore {
   return {
     backend: 'file',
     location: dir,
+    close: () => spares.close(),
     async ask(record) {
       checkTaskId(record.id);
       const text = encodeTaskRecord(record, `task ${record.id}`);
       await ensureDir();
-      if (await createExclusive(dir, record.id + ASKED, text, false)) return record;
+      if (await createExclusive(dir, spares, record.id + ASKED, text, false)) return record;
       const current = read(record.id);
       if (current !== undefined) return current;
       // the name is there but a crash kept none of its text: asked again, it is written again
-      await replace(dir, record.id + ASKED, text);
+      await replace(dir, spares, record.id + ASKED, text);
       return read(record.id) ?? record;
     },
     // a throw while reading becomes the promise's rejection
@@ -163,7 +175,7 @@ export function fileTaskStore(dir: string): TaskStore {
       if (isFinalState(current.state))
         throw new TaskError('completed', `task ${JSON.stringify(id)} already has its result (${current.state}); the first result stands`);
       const done = finishedTask(current, result);
-      if (await createExclusive(dir, id + RESULT, encodeTaskRecord(done, `task ${id}`), true)) return done;
+      if (await createExclusive(dir, spares, id + RESULT, encodeTaskRecord(done, `task ${id}`), true)) return done;
       const winner = read(id);
       throw new TaskError(
         'completed',
@@ -175,7 +187,7 @@ export function fileTaskStore(dir: string): TaskStore {
       if (current === undefined) throw new TaskError('not_found', `no task ${JSON.stringify(id)} in ${dir}`);
       const next = progressedTask(current, progress);
       if (next === current) return current;
-      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`));
+      await replace(dir, spares, id + ASKED, encodeTaskRecord(next, `task ${id}`));
       // a result stored meanwhile wins over what was just written
       const resultPath = join(dir, id + RESULT);
       const result = readIfPresent(resultPath);
@@ -188,7 +200,7 @@ export function fileTaskStore(dir: string): TaskStore {
         throw new TaskError('state', `task ${JSON.stringify(id)} is ${current.state}; only a failed or dead task can be retried`);
       const next = reopenedTask(current);
       // synced: once the result is gone, this record is all that says the task exists
-      await replace(dir, id + ASKED, encodeTaskRecord(next, `task ${id}`), true);
+      await replace(dir, spares, id + ASKED, encodeTaskRecord(next, `task ${id}`), true);
       unlinkIfPresent(join(dir, id + RESULT));
       await syncDirectory(dir);
       return next;

@@ -32,6 +32,11 @@ export interface TaskStore {
   reopen(id: string): Promise<TaskRecord>;
   remove(id: string): Promise<boolean>;
   list(): Promise<readonly TaskRecord[]>;
+  /**
+   * Lets go of what the store keeps ready between calls (the file store's spare files). A store
+   * need not be closed, and one that is still works: it makes what it needs as it goes.
+   */
+  close?(): Promise<void>;
 }
 
 /** Newest first, then by id, so two listings of one store agree. */

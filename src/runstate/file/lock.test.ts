@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tryLock } from './lock.js';
+import { flockNow, tryLock } from './lock.js';
 
 let dir: string;
 beforeEach(() => {
@@ -29,5 +29,34 @@ describe('tryLock', () => {
 
   it('fails with the error of a path it cannot create', () => {
     expect(() => tryLock(join(dir, 'missing', 'run.lock'))).toThrow(/ENOENT/);
+  });
+
+  it('makes a spare the lock file when none is there, and otherwise locks the one that is', () => {
+    const path = join(dir, 'run.lock');
+    const spareAt = (name: string): { path: string; fd: number } => {
+      const fd = openSync(join(dir, name), 'wx+', 0o600);
+      expect(flockNow(fd)).toBe(true);
+      return { path: join(dir, name), fd };
+    };
+    const spare = spareAt('.spare-a-0.tmp');
+    const held = tryLock(path, spare);
+    expect(held).toBeDefined();
+    // the spare's inode is the lock file now, and its own name is gone
+    expect(readdirSync(dir)).toEqual(['run.lock']);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(tryLock(path)).toBeUndefined();
+    // a second spare finds the lock file there: it is removed, and the lock is refused
+    expect(tryLock(path, spareAt('.spare-a-1.tmp'))).toBeUndefined();
+    expect(readdirSync(dir)).toEqual(['run.lock']);
+    held?.release();
+    expect(readdirSync(dir)).toEqual([]);
+    // a lock file nobody holds (its holder died) is taken as it is, the spare removed
+    const stale = openSync(path, 'w');
+    closeSync(stale);
+    const taken = tryLock(path, spareAt('.spare-a-2.tmp'));
+    expect(taken).toBeDefined();
+    expect(readdirSync(dir)).toEqual(['run.lock']);
+    taken?.release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -9,8 +9,10 @@
  * a lock on a name that no longer exists: a lock counts only when the path still names the very
  * file locked, and otherwise it is taken again on the path as it now is.
  */
-import { closeSync, constants, fstatSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { discard } from '../../util/spare-files.js';
+import type { Spare } from '../../util/spare-files.js';
 
 type FlockSync = (fd: number, flags: 'exnb' | 'un') => void;
 
@@ -30,19 +32,54 @@ export interface HeldLock {
 }
 
 /**
- * Takes the lock without waiting. Returns `undefined` when another holder has it (including
- * another journal of this same process). Other failures throw.
+ * Takes an exclusive flock on `fd` without waiting: false when another open file holds it. Other
+ * failures throw.
  */
-export function tryLock(path: string): HeldLock | undefined {
+export function flockNow(fd: number): boolean {
+  try {
+    flock()(fd, 'exnb');
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return false;
+    throw err;
+  }
+}
+
+/**
+ * Takes the lock without waiting. Returns `undefined` when another holder has it (including
+ * another journal of this same process). Other failures throw. A `spare` (an empty file beside
+ * `path`, already flocked by this process) becomes the lock file when no lock file is there, which
+ * spares making one; otherwise it is removed and the lock is taken on the file that is there.
+ */
+export function tryLock(path: string, spare?: Spare): HeldLock | undefined {
+  if (spare !== undefined) {
+    try {
+      // a link refuses an existing name: the lock is ours only if no lock file was there
+      linkSync(spare.path, path);
+    } catch {
+      discard(spare);
+      return tryLock(path);
+    }
+    try {
+      unlinkSync(spare.path);
+    } catch {
+      // the spare's own name is gone already; the lock file is what counts
+    }
+    return held(path, spare.fd);
+  }
   for (;;) {
     const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    let got: boolean;
     try {
-      flock()(fd, 'exnb');
+      got = flockNow(fd);
     } catch (err) {
       closeSync(fd);
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return undefined;
       throw err;
+    }
+    if (!got) {
+      closeSync(fd);
+      return undefined;
     }
     if (namesFile(path, fd)) return held(path, fd);
     // the holder before us removed the file as it let go: lock the one at the path now

@@ -3,12 +3,14 @@
  * 0700 directory) and an exclusive flock on `<dir>/<id>.lock` for as long as a journal is open.
  * Every record is fsynced before the journal advances (records appended together share one write
  * and one fsync), and the directory is fsynced after a new journal's first record so the file
- * itself survives a crash.
+ * itself survives a crash. A new run's lock file and journal are spare files made ahead in the
+ * background when they are ready (util/spare-files.ts), linked into place.
  */
-import { closeSync, constants, ftruncateSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, linkSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDescriptor, syncDirectory, writeWhole } from '../../util/durable-write.js';
+import { SpareFiles, discard } from '../../util/spare-files.js';
 import { planBatch } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { SessionRecord, StoredRecord } from '../records.js';
@@ -16,7 +18,7 @@ import { RUN_ID_PATTERN, checkRunId } from '../run-id.js';
 import type { AppendOutcome, Journal, RunSummary, SessionStore } from '../store.js';
 import { summarize } from '../summary.js';
 import { encodeRecord } from '../validate.js';
-import { tryLock } from './lock.js';
+import { flockNow, tryLock } from './lock.js';
 import type { HeldLock } from './lock.js';
 import { parseJournal } from './read.js';
 
@@ -54,6 +56,29 @@ export function fileSessionStore(dir: string): SessionStore {
     }
   };
 
+  // a run's lock file and its journal are made from spares when one is ready (util/spare-files.ts)
+  const spares = new SpareFiles(dir, flockNow);
+
+  /** Makes a new journal file, failing with EEXIST when one is there. */
+  const createJournal = (path: string): number => {
+    const spare = spares.take();
+    if (spare === undefined) return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+    try {
+      linkSync(spare.path, path);
+    } catch (err) {
+      discard(spare);
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw err;
+      // the spare itself is gone or unusable: the journal is made as it would be without one
+      return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+    }
+    try {
+      unlinkSync(spare.path);
+    } catch {
+      // its own name is gone already; the journal's name is what counts
+    }
+    return spare.fd;
+  };
+
   // the directory is made once per store, not before every journal and write
   let made = false;
   const ensureDir = async (): Promise<void> => {
@@ -84,7 +109,7 @@ export function fileSessionStore(dir: string): SessionStore {
         let first = false;
         if (fd === undefined) {
           await ensureDir();
-          fd = openSync(paths(runId).json, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+          fd = createJournal(paths(runId).json);
           first = true;
         }
         writeWhole(fd, plan.stored.map((entry) => entry.line).join(''));
@@ -129,12 +154,13 @@ export function fileSessionStore(dir: string): SessionStore {
 
   const take = async (runId: string): Promise<HeldLock | undefined> => {
     await ensureDir();
-    return tryLock(paths(runId).lock);
+    return tryLock(paths(runId).lock, spares.take());
   };
 
   return {
     backend: 'file',
     location: dir,
+    close: () => spares.close(),
 
     async create(runId: string): Promise<Journal> {
       checkRunId(runId);

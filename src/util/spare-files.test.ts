@@ -1,0 +1,119 @@
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SpareFiles, isSpareName } from './spare-files.js';
+import type { Spare } from './spare-files.js';
+
+const flockSync = (createRequire(import.meta.url)('fs-ext') as { flockSync: (fd: number, how: string) => void }).flockSync;
+const lock = (fd: number): boolean => {
+  try {
+    flockSync(fd, 'exnb');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fisk-spares-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const spares = (): string[] => readdirSync(dir).filter(isSpareName).sort();
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+}
+
+async function ready(pool: SpareFiles): Promise<Spare> {
+  for (let i = 0; i < 400; i++) {
+    const spare = pool.take();
+    if (spare !== undefined) return spare;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('no spare was made');
+}
+
+describe('SpareFiles', () => {
+  it('makes nothing until first asked, then keeps spares ready in the background', async () => {
+    const pool = new SpareFiles(dir, lock, 2);
+    expect(spares()).toEqual([]);
+    expect(pool.take()).toBeUndefined(); // none yet: the caller makes its own file
+    await until(() => spares().length === 2);
+    const spare = await ready(pool);
+    expect(isSpareName(spare.path.slice(dir.length + 1))).toBe(true);
+    const info = statSync(spare.path);
+    expect(info.size).toBe(0);
+    expect(info.mode & 0o777).toBe(0o600);
+    closeSync(spare.fd);
+    await pool.close();
+  });
+
+  it('holds each spare locked, so no other open of it can lock it', async () => {
+    const pool = new SpareFiles(dir, lock, 1);
+    pool.take();
+    const spare = await ready(pool);
+    const other = openSync(spare.path, 'r');
+    try {
+      expect(lock(other)).toBe(false);
+    } finally {
+      closeSync(other);
+      closeSync(spare.fd);
+    }
+    await pool.close();
+  });
+
+  it('removes the spares still waiting when closed, and makes no more', async () => {
+    const pool = new SpareFiles(dir, lock, 3);
+    pool.take();
+    await until(() => spares().length === 3);
+    await pool.close();
+    expect(spares()).toEqual([]);
+    expect(pool.take()).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(spares()).toEqual([]);
+  });
+
+  it('tries again at the next take when it cannot make a file', async () => {
+    const missing = join(dir, 'later');
+    const pool = new SpareFiles(missing, lock, 1);
+    expect(pool.take()).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(pool.take()).toBeUndefined();
+    // the directory appears: the next take fills the pool again
+    mkdirSync(missing);
+    const spare = await ready(pool);
+    expect(spare.path.startsWith(missing)).toBe(true);
+    closeSync(spare.fd);
+    await pool.close();
+    expect(readdirSync(missing).filter(isSpareName)).toHaveLength(1); // the one taken is the taker's to name or remove
+  });
+
+  it('removes what a process left behind once it is old and unlocked, and nothing else', async () => {
+    const orphan = join(dir, '.spare-dead-0.tmp');
+    const young = join(dir, '.spare-dead-1.tmp');
+    const held = join(dir, '.spare-live-0.tmp');
+    const record = join(dir, 'task.json');
+    for (const path of [orphan, young, held, record]) writeFileSync(path, '');
+    const past = new Date(Date.now() - 120_000);
+    for (const path of [orphan, held, record]) utimesSync(path, past, past);
+    const holder = openSync(held, 'r');
+    expect(lock(holder)).toBe(true);
+    try {
+      const pool = new SpareFiles(dir, lock, 1);
+      pool.take();
+      await until(() => !readdirSync(dir).includes('.spare-dead-0.tmp'));
+      const names = readdirSync(dir);
+      expect(names).toContain('.spare-dead-1.tmp');
+      expect(names).toContain('.spare-live-0.tmp');
+      expect(names).toContain('task.json');
+      await pool.close();
+    } finally {
+      closeSync(holder);
+    }
+  });
+});
