@@ -7,7 +7,7 @@ import type { Config } from '../config/index.js';
 import { userBody } from '../runstate/builders.js';
 import { RunStateError } from '../runstate/errors.js';
 import { computeFingerprint, resumeGate } from '../runstate/fingerprint.js';
-import { claimRun, loadRun, startRun } from '../runstate/run-ops.js';
+import { beginRun, claimRun, loadRun } from '../runstate/run-ops.js';
 import { appendNext } from '../runstate/store.js';
 import type { Fingerprint, FingerprintChange, FoldedRun, Journal, SessionStore } from '../runstate/index.js';
 import type { SandboxStampInput } from '../runstate/sandbox-stamp.js';
@@ -57,13 +57,15 @@ export interface Checkpoint {
 
 /**
  * Creates a new journaled run and writes its meta record (fingerprint and prompt). `runId`
- * defaults to a generated time-sortable id; a taken or invalid id is refused by the store.
+ * defaults to a generated time-sortable id; a taken or invalid id is refused by the store. The
+ * meta record is made durable while the run starts (see `beginRun`): the journal waits for it
+ * before anything else is appended, so a failure to store it ends the run at its first record.
  */
 export async function startCheckpoint(
   store: SessionStore,
   m: { readonly runId?: string; readonly fingerprint: Fingerprint; readonly prompt: string },
 ): Promise<Checkpoint> {
-  const journal = await startRun(store, m);
+  const journal = await beginRun(store, m);
   return { runId: journal.runId, journal, options: { journal: sessionJournal(journal) } };
 }
 

@@ -3,8 +3,9 @@ import { ZERO_USAGE } from '../llm/types.js';
 import { assistantBody, deferralBody, terminalBody } from './builders.js';
 import { isRunStateError } from './errors.js';
 import { memorySessionStore } from './memory-store.js';
-import { answerDeferred, claimRun, loadRun, startRun } from './run-ops.js';
+import { answerDeferred, beginRun, claimRun, loadRun, startRun } from './run-ops.js';
 import { appendNext } from './store.js';
+import type { Journal, SessionStore } from './store.js';
 
 const fingerprint = { model: 'm' };
 const turn = assistantBody({
@@ -69,5 +70,82 @@ describe('run operations', () => {
     await j.close();
     const err = await loadRun(store, 'one').catch((e: unknown) => e);
     expect(isRunStateError(err, 'corrupt')).toBe(true);
+  });
+});
+
+/** A store whose journals hold their first append until `release` is called, or fail it with `fail`. */
+function slowFirstStore(): { store: SessionStore; release: () => void; fail: (err: Error) => void } {
+  const inner = memorySessionStore();
+  let release = (): void => undefined;
+  let fail = (_err: Error): void => undefined;
+  const gate = new Promise<void>((resolve, reject) => {
+    release = resolve;
+    fail = reject;
+  });
+  gate.catch(() => undefined);
+  let first = true;
+  const slow = (journal: Journal): Journal => ({
+    ...journal,
+    runId: journal.runId,
+    lastSeq: () => journal.lastSeq(),
+    isHeld: () => journal.isHeld(),
+    close: () => journal.close(),
+    appendAll: (records) => journal.appendAll(records),
+    async append(record) {
+      if (first) {
+        first = false;
+        await gate;
+      }
+      return journal.append(record);
+    },
+  });
+  return {
+    store: { ...inner, create: async (runId) => slow(await inner.create(runId)) },
+    release: () => release(),
+    fail: (err) => fail(err),
+  };
+}
+
+describe('beginRun', () => {
+  it('returns before the meta record is stored, and every later use waits for it', async () => {
+    const { store, release } = slowFirstStore();
+    const j = await beginRun(store, { runId: 'early', fingerprint, prompt: 'go' });
+    // the meta record counts from the start, so the next record follows it
+    expect(j.lastSeq()).toBe(1);
+    let appended = false;
+    const next = appendNext(j, turn).then(() => (appended = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(appended).toBe(false);
+    release();
+    await next;
+    await j.close();
+    const run = await loadRun(store, 'early');
+    expect(run).toMatchObject({ prompt: 'go', lastSeq: 2 });
+  });
+
+  it('fails every later append with the error that kept the meta record out, and is not held', async () => {
+    const { store, fail } = slowFirstStore();
+    const j = await beginRun(store, { runId: 'refused', fingerprint, prompt: 'go' });
+    fail(new Error('the disk is full'));
+    await expect(appendNext(j, turn)).rejects.toThrow('the disk is full');
+    await expect(j.appendAll([])).rejects.toThrow('the disk is full');
+    expect(await j.isHeld()).toBe(false);
+    await j.close();
+  });
+
+  it('leaves no unhandled rejection when the run ends before it appends again', async () => {
+    const { store, fail } = slowFirstStore();
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const j = await beginRun(store, { runId: 'quiet', fingerprint, prompt: 'go' });
+      fail(new Error('refused'));
+      await j.close();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
   });
 });

@@ -53,6 +53,64 @@ export async function startRun(
   }
 }
 
+/**
+ * Like `startRun`, but returns once the meta record is handed to the store rather than once it is
+ * durable, so the run's first model call goes out while the record is synced (a file journal's
+ * fsync and directory sync) or acknowledged (a JetStream publish). The journal returned waits for
+ * that record before anything else: every append, `isHeld` and `close` goes after it, and when it
+ * failed each append throws its error (`isHeld` answers false). So nothing that depends on the run
+ * being stored, a tool's effect, an answer shown, a result stored, another record, happens before
+ * it is; a crash meanwhile loses only a run that had done nothing yet. Its `lastSeq` counts the
+ * meta record from the start.
+ */
+export async function beginRun(
+  store: SessionStore,
+  m: { readonly runId?: string; readonly fingerprint: Fingerprint; readonly prompt: string; readonly created?: Date },
+): Promise<Journal> {
+  const runId = m.runId ?? newRunId();
+  const journal = await store.create(runId);
+  const metaSeq = journal.lastSeq() + 1;
+  const meta = appendNext(journal, metaBody({ runId, created: m.created ?? new Date(), fingerprint: m.fingerprint, prompt: m.prompt }));
+  return afterFirst(journal, meta, metaSeq);
+}
+
+/** `journal`, every use of which waits for `first` (a record appended as `firstSeq`) to be stored. */
+function afterFirst(journal: Journal, first: Promise<unknown>, firstSeq: number): Journal {
+  let stored = false;
+  // handled here, so a run that ends before it appends again leaves no unhandled rejection
+  first.then(
+    () => (stored = true),
+    () => undefined,
+  );
+  const ready = async (): Promise<void> => {
+    if (!stored) await first;
+  };
+  return {
+    runId: journal.runId,
+    lastSeq: () => Math.max(journal.lastSeq(), firstSeq),
+    async isHeld() {
+      try {
+        await ready();
+      } catch {
+        return false;
+      }
+      return journal.isHeld();
+    },
+    async append(record) {
+      await ready();
+      return journal.append(record);
+    },
+    async appendAll(records) {
+      await ready();
+      return journal.appendAll(records);
+    },
+    async close() {
+      await first.catch(() => undefined);
+      return journal.close();
+    },
+  };
+}
+
 /** Reads and folds a run without taking it. */
 export async function loadRun(store: SessionStore, runId: string): Promise<FoldedRun> {
   const run = fold(await store.load(runId));
