@@ -6,7 +6,7 @@
  * itself survives a crash. A new run's lock file and journal are spare files made ahead in the
  * background when they are ready (util/spare-files.ts), linked into place.
  */
-import { closeSync, constants, ftruncateSync, linkSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDescriptor, syncDirectory, writeWhole } from '../../util/durable-write.js';
@@ -36,6 +36,23 @@ function lockedError(runId: string): RunStateError {
   );
 }
 
+/** A journal this small is read without leaving the event loop: through the thread pool it costs more than the read. */
+const SMALL_JOURNAL_BYTES = 64 * 1024;
+
+/**
+ * A journal's text when it is small, read directly; undefined when it is larger (read it off the
+ * event loop). A missing journal throws ENOENT at once, the common case of a new job's run.
+ */
+function readSmall(path: string): { text: string } | undefined {
+  const fd = openSync(path, constants.O_RDONLY);
+  try {
+    if (fstatSync(fd).size > SMALL_JOURNAL_BYTES) return undefined;
+    return { text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Why a journal file holding text but no record cannot be read back. */
 function noWholeRecord(file: string): string {
   return `corrupt record sequence: ${file} holds no whole record (it is not a journal, or its first write was torn); remove the run with fisk session rm`;
@@ -47,7 +64,7 @@ export function fileSessionStore(dir: string): SessionStore {
 
   const readRun = async (runId: string): Promise<{ text: string } | undefined> => {
     try {
-      return { text: await readFile(paths(runId).json, 'utf8') };
+      return readSmall(paths(runId).json) ?? { text: await readFile(paths(runId).json, 'utf8') };
     } catch (err) {
       if (errno(err) === 'ENOENT') return undefined;
       throw new RunStateError('unavailable', `cannot read run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, {

@@ -331,7 +331,8 @@ describe('the Slack channel', () => {
     expect(reason.message.text).toContain('Declined by <@UBOSS>; carrying on.');
     const run = await loadRun(second.runtime.sessions!, threadSessionId(slack.team, CHANNEL, ts));
     expect(run.status).toBe('completed');
-    // answered once: a second submission journals nothing
+    // answered once: a second submission, once the conversation is idle, journals nothing
+    await slack.until(() => (statusOf(ts)?.text.includes('Answered') === true ? true : undefined), 'the status edited to answered');
     const records = (await second.runtime.sessions!.load(threadSessionId(slack.team, CHANNEL, ts))).length;
     const again = await slack.submit({ view: modal, values: { [block]: 'no, deploy it' } });
     expect(JSON.stringify(again)).toContain('no longer open');
