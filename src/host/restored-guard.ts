@@ -6,7 +6,7 @@
  */
 import type { PiiMode } from '../config/types.js';
 import { PII_WITHHELD } from '../agent/pii/guard.js';
-import { buildScanner } from '../agent/pii/scanner.js';
+import { defaultScanner } from '../agent/pii/scanner.js';
 import type { PiiScanner } from '../agent/pii/scanner.js';
 import type { ResumedCheckpoint } from '../agent/checkpoint.js';
 import type { EventSink } from '../agent/events.js';
@@ -39,7 +39,7 @@ export function guardRestored(
   scanner?: PiiScanner,
 ): GuardedRestore {
   if (mode === 'off') return { history, pendingBatch, kinds: [] };
-  const scan = scanner ?? buildScanner();
+  const scan = scanner ?? defaultScanner();
   const kinds = new Set<string>();
   const check = (text: string): string | undefined => {
     let r;

@@ -7,12 +7,17 @@ import { LlmError } from './errors.js';
  * While the body is assembled each raw value stands in as a marker string; `serialize` then
  * stringifies the body once and splices the raw texts in place of the markers.
  *
- * The markers carry a random per-body nonce and a NUL character, so no text from the model or a
- * tool can forge one. Every raw value is checked to be JSON before it is accepted, so the body
+ * The markers carry a per-body nonce (a random key drawn once per process, and the body's number)
+ * and a NUL character, so no text from the model or a tool can forge one: the key never leaves the
+ * process. Every raw value is checked to be JSON before it is accepted, so the body
  * sent is always valid JSON.
  */
+// drawn once: a random draw for every body cost more than the rest of making its slots
+const KEY = randomBytes(8).toString('hex');
+let bodies = 0;
+
 export class RawSlots {
-  readonly #nonce = randomBytes(8).toString('hex');
+  readonly #nonce = `${KEY}${(bodies++).toString(36)}`;
   readonly #raws: string[] = [];
 
   /** The marker for one raw JSON value. Throws `LlmError('bad_request')` naming `what` when it is not JSON. */

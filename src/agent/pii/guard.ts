@@ -6,7 +6,7 @@
 import type { PiiMode } from '../../config/types.js';
 import type { Hooks, PostToolDecision, PromptDecision } from '../hooks.js';
 import type { PiiKind } from './detectors.js';
-import { buildScanner } from './scanner.js';
+import { defaultScanner } from './scanner.js';
 import type { PiiScanner, Redaction } from './scanner.js';
 
 /** The output a tool call is answered with under `reject` when its output held PII. */
@@ -37,7 +37,7 @@ export function withPiiGuard(hooks: Hooks, mode: PiiMode, notice: PiiNotice, sca
       throw new TypeError(`unknown PII mode ${String(never)}`);
     }
   }
-  const scan = scanner ?? buildScanner();
+  const scan = scanner ?? defaultScanner();
   let warned = false;
   const warnOnce = (where: string, kinds: readonly PiiKind[]): void => {
     if (warned) return;

@@ -1,6 +1,8 @@
 /**
- * Finds and redacts PII in text. A scanner is built once per run; building it compiles every
- * detector, so a broken pattern fails the run at start instead of letting unscanned text through.
+ * Finds and redacts PII in text. Building a scanner compiles and runs every detector, so a broken
+ * pattern fails the run at start instead of letting unscanned text through. The scanner over the
+ * built-in detectors is built once per process (`defaultScanner`) and shared by every run: a scan
+ * is synchronous and starts each pattern from the beginning, so runs cannot disturb each other.
  */
 import { DETECTORS, markerFor } from './detectors.js';
 import type { Detector, Finding, PiiKind } from './detectors.js';
@@ -23,6 +25,14 @@ export interface PiiScanner {
 interface Compiled {
   readonly detector: Detector;
   readonly regex: RegExp;
+}
+
+let shared: PiiScanner | undefined;
+
+/** The scanner over the built-in detectors, built on first use. Throws as `buildScanner` does. */
+export function defaultScanner(): PiiScanner {
+  shared ??= buildScanner();
+  return shared;
 }
 
 /** Builds the scanner over the given detectors (all of them by default). Throws if one will not compile. */
