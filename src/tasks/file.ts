@@ -21,7 +21,7 @@
  *   the directory too.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { flockNow } from '../runstate/file/lock.js';
@@ -119,6 +119,9 @@ function unlinkIfPresent(path: string): boolean {
 }
 
 function readIfPresent(path: string): string | undefined {
+  // a result is looked for on every read and is usually not there: asked without an exception,
+  // which costs many times the look itself
+  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {

@@ -63,8 +63,11 @@ export function fileSessionStore(dir: string): SessionStore {
   const paths = (runId: string): { json: string; lock: string } => ({ json: join(dir, `${runId}.json`), lock: join(dir, `${runId}.lock`) });
 
   const readRun = async (runId: string): Promise<{ text: string } | undefined> => {
+    const path = paths(runId).json;
     try {
-      return readSmall(paths(runId).json) ?? { text: await readFile(paths(runId).json, 'utf8') };
+      // looked for before every new job's run: a missing journal is told without an exception
+      if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+      return readSmall(path) ?? { text: await readFile(path, 'utf8') };
     } catch (err) {
       if (errno(err) === 'ENOENT') return undefined;
       throw new RunStateError('unavailable', `cannot read run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, {
