@@ -452,7 +452,12 @@ describe('file backend specifics', () => {
     const store = fileSessionStore(runs);
     const first = await startRun(store, { runId: 'one', fingerprint, prompt: 'p' });
     await first.close();
-    // the first run asked for spares: they are made in the background, locked and private
+    // one run makes its own two files: a store used once (fisk run) never makes a spare
+    await new Promise((r) => setTimeout(r, 30));
+    expect(readdirSync(runs).filter((n) => n.startsWith('.spare-'))).toEqual([]);
+    const again = await startRun(store, { runId: 'zero', fingerprint, prompt: 'p' });
+    await again.close();
+    // a second run: spares are made in the background, locked and private
     await eventually(() => readdirSync(runs).filter((n) => n.startsWith('.spare-')).length === 2, 'two spare files');
     const made = readdirSync(runs).filter((n) => n.startsWith('.spare-'));
     const second = await startRun(store, { runId: 'two', fingerprint, prompt: 'p' });
@@ -467,11 +472,11 @@ describe('file backend specifics', () => {
     expect((await loadRun(store, 'two')).lastSeq).toBe(2);
     expect(readFileSync(join(runs, 'two.json'), 'utf8').trim().split('\n')).toHaveLength(2);
     await store.close?.();
-    expect(readdirSync(runs).sort()).toEqual(['one.json', 'two.json']);
+    expect(readdirSync(runs).sort()).toEqual(['one.json', 'two.json', 'zero.json']);
     // a closed store still works, making its files on the spot
     const third = await startRun(store, { runId: 'three', fingerprint, prompt: 'p' });
     await third.close();
-    expect(readdirSync(runs).sort()).toEqual(['one.json', 'three.json', 'two.json']);
+    expect(readdirSync(runs).sort()).toEqual(['one.json', 'three.json', 'two.json', 'zero.json']);
   });
 
   it('creates the directory 0700 and the journal 0600, one JSON line per record', async () => {

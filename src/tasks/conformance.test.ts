@@ -178,7 +178,14 @@ describe('the file store writes its records from spare files made ahead', () => 
 
   it('uses them for every kind of write, keeps records private, and leaves none once closed', async () => {
     const store = fileTaskStore(dir);
+    // one job's three records are made on the spot: a store used once never makes a spare
     await store.ask(pendingTask('a', 'r', 'p'));
+    await store.progress('a', { state: 'running', worker: 'w', attempts: 1 });
+    await store.progress('a', { state: 'pending', attempts: 1 });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(readdirSync(dir).filter((n) => n.startsWith('.spare-'))).toEqual([]);
+    // a fourth write: spares are made in the background
+    await store.progress('a', { state: 'running', worker: 'w', attempts: 2 });
     await eventually(() => readdirSync(dir).filter((n) => n.startsWith('.spare-')).length === 3, 'three spare files');
     const made = readdirSync(dir).filter((n) => n.startsWith('.spare-'));
     await store.ask(pendingTask('b', 'r', 'p'));
@@ -189,7 +196,7 @@ describe('the file store writes its records from spare files made ahead', () => 
     for (const name of ['a.json', 'b.json', 'b.result.json']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
     expect(await store.get('b')).toMatchObject({ state: 'completed', answer: 'done', attempts: 1 });
     // a spare taken by a record that already exists is removed, not left behind
-    expect(await store.ask(pendingTask('a', 'r', 'p'))).toMatchObject({ id: 'a', state: 'pending' });
+    expect(await store.ask(pendingTask('a', 'r', 'p'))).toMatchObject({ id: 'a', state: 'running', attempts: 2 });
     await store.close?.();
     expect(readdirSync(dir).sort()).toEqual(['a.json', 'b.json', 'b.result.json']);
     await store.complete('a', { state: 'failed', reason: 'refused', message: 'no' });

@@ -1,17 +1,18 @@
 /**
  * Empty private files made ahead of need in one directory. On some file systems making a named
  * file costs far more than writing, linking or renaming one (on one ext4 volume measured, about
- * 160 us of system time, against under 10 for a link or a rename), and a job through `fisk serve` with the file
- * stores makes five: two task records, the result, the run's lock and its journal. A store takes a
- * spare that was made in the thread pool while it did other work, and gives it its name with a
- * link or a rename; when no spare is ready it makes its file on the spot.
+ * 160 us of system time, against under 10 for a link or a rename), and a job through `fisk serve`
+ * with the file stores makes five: two task records, the result, the run's lock and its journal. A
+ * store takes a spare that was made in the thread pool while it did other work, and gives it its
+ * name with a link or a rename; when no spare is ready it makes its file on the spot.
  *
  * A spare is `.spare-<tag>.tmp`, mode 0600, opened for reading and appending, and locked (with the
  * `lock` the pool is given: an flock, which the kernel drops when its process ends) by the process
- * holding it for as long as it holds it. Spares are made one at a time and at most `keep`
- * wait at once; `close` removes the ones still waiting. A spare left by a process that ended without
- * closing its stores is no longer locked: the next pool to start in that directory removes it once
- * it is a minute old, so a crash leaves at most a few behind, and only until the directory is used again.
+ * holding it for as long as it holds it. Spares are made one at a time, once the pool has been
+ * asked for more files than it keeps, and at most `keep` wait at once; `close` removes the ones
+ * still waiting. A spare left by a process that ended without closing its stores is no longer
+ * locked: the next pool to start making spares in that directory removes it once it is a minute old,
+ * so a crash leaves at most a few behind, and only until a server uses the directory again.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -54,13 +55,14 @@ export class SpareFiles {
   readonly #tag = randomBytes(6).toString('hex');
   readonly #ready: Spare[] = [];
   #made = 0;
+  #asked = 0;
   #making: Promise<void> | undefined;
   #stopped = false;
   #swept = false;
 
   /**
-   * A pool in `dir`, which must exist before the first `take`; nothing is made until then. `lock`
-   * takes an exclusive lock on an open file without waiting and says whether it got it.
+   * A pool in `dir`, which must exist by the time it starts making spares. `lock` takes an
+   * exclusive lock on an open file without waiting and says whether it got it.
    */
   constructor(dir: string, lock: (fd: number) => boolean, keep = 2) {
     this.#dir = dir;
@@ -68,8 +70,16 @@ export class SpareFiles {
     this.#keep = keep;
   }
 
-  /** A spare if one is ready (then another is made in the background), else undefined. */
+  /**
+   * A spare if one is ready (then another is made in the background), else undefined. A pool
+   * starts making spares only once it has been asked for more than it keeps, so a process that
+   * makes a file or two and ends (`fisk run`) never makes one it would not use.
+   */
   take(): Spare | undefined {
+    if (this.#asked <= this.#keep) {
+      this.#asked++;
+      if (this.#asked <= this.#keep) return undefined;
+    }
     const spare = this.#ready.shift();
     this.#fill();
     return spare;

@@ -2,8 +2,8 @@
  * `fisk serve` taking jobs with the file task store and file sessions, from the built CLI on a
  * private nats-server, as an operator would find its state directory: while it serves, the only
  * files beside the records are the few spares the stores keep ready; a worker that stops cleanly
- * leaves records alone; one killed with SIGKILL leaves its spares, and the next worker to use the
- * directories removes them once they are a minute old.
+ * leaves records alone; one killed with SIGKILL leaves its spares, and the next worker to make
+ * spares in the directories removes them once they are a minute old.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -118,7 +118,7 @@ describe('fisk serve with the file stores', () => {
 
     // killed outright, a worker leaves its spares: nothing else, no lock file, no half record
     const killed = startWorker();
-    await runJobs(['b1']);
+    await runJobs(['b1', 'b2']);
     await vi.waitFor(() => expect(spares(tasks).length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
     await vi.waitFor(() => expect(spares(runs).length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
     killed.child.kill('SIGKILL');
@@ -127,11 +127,11 @@ describe('fisk serve with the file stores', () => {
     expect(left.length).toBeGreaterThan(0);
     expect([...others(tasks), ...others(runs)].every((n) => n.startsWith('.spare-'))).toBe(true);
 
-    // once they are a minute old and nobody holds them, the next worker removes them
+    // once they are a minute old and nobody holds them, the next worker to make spares removes them
     const past = new Date(Date.now() - 120_000);
     for (const path of left) utimesSync(path, past, past);
     const next = startWorker();
-    await runJobs(['c1']);
+    await runJobs(['c1', 'c2']);
     await vi.waitFor(() => expect(left.filter((path) => existsSync(path))).toEqual([]), { timeout: 10_000, interval: 20 });
     next.child.kill('SIGINT');
     expect(await next.exited, next.stderr()).toBe(0);
