@@ -73,8 +73,11 @@ describe('run operations', () => {
   });
 });
 
-/** A store whose journals hold their first append until `release` is called, or fail it with `fail`. */
-function slowFirstStore(): { store: SessionStore; release: () => void; fail: (err: Error) => void } {
+/**
+ * A store whose journals hold their first append until `release` is called, or fail it with `fail`;
+ * `exclusive` says whether its create shuts out other writers (as the file store's lock does).
+ */
+function slowFirstStore(exclusive = true): { store: SessionStore; release: () => void; fail: (err: Error) => void } {
   const inner = memorySessionStore();
   let release = (): void => undefined;
   let fail = (_err: Error): void => undefined;
@@ -100,7 +103,7 @@ function slowFirstStore(): { store: SessionStore; release: () => void; fail: (er
     },
   });
   return {
-    store: { ...inner, create: async (runId) => slow(await inner.create(runId)) },
+    store: { ...inner, exclusiveCreate: exclusive, create: async (runId) => slow(await inner.create(runId)) },
     release: () => release(),
     fail: (err) => fail(err),
   };
@@ -147,5 +150,25 @@ describe('beginRun', () => {
     } finally {
       process.off('unhandledRejection', listener);
     }
+  });
+
+  it('waits for the meta record where it is the claim on the run, and refuses a run another writer has', async () => {
+    const { store, release } = slowFirstStore(false);
+    let begun = false;
+    const started = beginRun(store, { runId: 'claimed', fingerprint, prompt: 'go' }).then((j) => {
+      begun = true;
+      return j;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(begun).toBe(false);
+    release();
+    const j = await started;
+    expect(j.lastSeq()).toBe(1);
+    await j.close();
+
+    const refused = slowFirstStore(false);
+    const starting = beginRun(refused.store, { runId: 'taken', fingerprint, prompt: 'go' });
+    refused.fail(new Error('run is already locked (another writer holds it)'));
+    await expect(starting).rejects.toThrow('another writer holds it');
   });
 });

@@ -54,19 +54,23 @@ export async function startRun(
 }
 
 /**
- * Like `startRun`, but returns once the meta record is handed to the store rather than once it is
- * durable, so the run's first model call goes out while the record is synced (a file journal's
- * fsync and directory sync) or acknowledged (a JetStream publish). The journal returned waits for
- * that record before anything else: every append, `isHeld` and `close` goes after it, and when it
- * failed each append throws its error (`isHeld` answers false). So nothing that depends on the run
- * being stored, a tool's effect, an answer shown, a result stored, another record, happens before
- * it is; a crash meanwhile loses only a run that had done nothing yet. Its `lastSeq` counts the
- * meta record from the start.
+ * Like `startRun`, but for a store whose `create` already shuts out every other writer
+ * (`exclusiveCreate`: the file store's lock) it returns once the meta record is handed to the
+ * store rather than once it is durable, so the run's first model call goes out while the record is
+ * synced (a file journal's fsync and directory sync). The journal returned waits for that record
+ * before anything else: every append, `isHeld` and `close` goes after it, and when it failed each
+ * append throws its error (`isHeld` answers false). So nothing that depends on the run being
+ * stored, a tool's effect, an answer shown, a result stored, another record, happens before it is;
+ * a crash meanwhile loses only a run that had done nothing yet. Its `lastSeq` counts the meta
+ * record from the start. For any other store the first record is the claim on the run (a
+ * JetStream journal's first publish, refused when another writer has the run), and this waits for
+ * it as `startRun` does, so a run another worker took is refused before it starts.
  */
 export async function beginRun(
   store: SessionStore,
   m: { readonly runId?: string; readonly fingerprint: Fingerprint; readonly prompt: string; readonly created?: Date },
 ): Promise<Journal> {
+  if (store.exclusiveCreate !== true) return startRun(store, m);
   const runId = m.runId ?? newRunId();
   const journal = await store.create(runId);
   const metaSeq = journal.lastSeq() + 1;

@@ -80,6 +80,14 @@ export interface SessionStore {
   readonly backend: string;
   /** Where runs live, for messages (`/home/x/.local/state/fisk-ai/runs`, `stream SESSIONS`). */
   readonly location: string;
+  /**
+   * True when `create` itself shuts out every other writer of the run until the journal closes
+   * (the file store's lock), so a new run's first record can be refused only by the store failing,
+   * never because another writer has the run. A run then goes on while that record is made durable
+   * (see `startCheckpoint`). Unset, the first record is the claim (a JetStream journal's first
+   * publish) and the run waits for it.
+   */
+  readonly exclusiveCreate?: boolean;
   create(runId: string): Promise<Journal>;
   open(runId: string): Promise<Journal>;
   load(runId: string): Promise<readonly StoredRecord[]>;

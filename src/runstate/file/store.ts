@@ -180,6 +180,8 @@ export function fileSessionStore(dir: string): SessionStore {
   return {
     backend: 'file',
     location: dir,
+    // the flock taken in create shuts out every other writer of the run
+    exclusiveCreate: true,
     close: () => spares.close(),
 
     async create(runId: string): Promise<Journal> {
