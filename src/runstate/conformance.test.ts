@@ -53,6 +53,24 @@ const turn = (iteration: number, ...ids: string[]) =>
   });
 const result = (id: string) => toolResultBody({ type: 'tool_result', toolUseId: id, content: `out ${id}` });
 
+/**
+ * The spare files in `dir` that are ready: made and locked by their maker (one still being made is
+ * not locked yet). Read from /proc/locks, so the look takes no lock of its own.
+ */
+function readySpares(dir: string): string[] {
+  const locked = new Set(
+    readFileSync('/proc/locks', 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('FLOCK'))
+      .map((line) => line.split(/\s+/u)[5]?.split(':')[2]),
+  );
+  return readdirSync(dir).filter((name) => {
+    if (!name.startsWith('.spare-')) return false;
+    const info = statSync(join(dir, name), { throwIfNoEntry: false });
+    return info !== undefined && locked.has(String(info.ino));
+  });
+}
+
 async function code(p: Promise<unknown>): Promise<RunStateErrorCode | 'ok' | 'other'> {
   try {
     await p;
@@ -458,8 +476,8 @@ describe('file backend specifics', () => {
     const again = await startRun(store, { runId: 'zero', fingerprint, prompt: 'p' });
     await again.close();
     // a second run: spares are made in the background, locked and private
-    await eventually(() => readdirSync(runs).filter((n) => n.startsWith('.spare-')).length === 2, 'two spare files');
-    const made = readdirSync(runs).filter((n) => n.startsWith('.spare-'));
+    await eventually(() => readySpares(runs).length === 2, 'two spare files, each locked by its maker');
+    const made = readySpares(runs);
     const second = await startRun(store, { runId: 'two', fingerprint, prompt: 'p' });
     // both spares were used: one became the lock file, the other the journal
     for (const name of made) expect(readdirSync(runs)).not.toContain(name);

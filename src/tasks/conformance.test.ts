@@ -6,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,24 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
   });
 });
 
+/**
+ * The spare files in `dir` that are ready: made and locked by their maker (one still being made is
+ * not locked yet). Read from /proc/locks, so the look takes no lock of its own.
+ */
+function readySpares(dir: string): string[] {
+  const locked = new Set(
+    readFileSync('/proc/locks', 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('FLOCK'))
+      .map((line) => line.split(/\s+/u)[5]?.split(':')[2]),
+  );
+  return readdirSync(dir).filter((name) => {
+    if (!name.startsWith('.spare-')) return false;
+    const info = statSync(join(dir, name), { throwIfNoEntry: false });
+    return info !== undefined && locked.has(String(info.ino));
+  });
+}
+
 describe('the file store writes its records from spare files made ahead', () => {
   let dir: string;
   beforeAll(() => {
@@ -186,8 +204,8 @@ describe('the file store writes its records from spare files made ahead', () => 
     expect(readdirSync(dir).filter((n) => n.startsWith('.spare-'))).toEqual([]);
     // a fourth write: spares are made in the background
     await store.progress('a', { state: 'running', worker: 'w', attempts: 2 });
-    await eventually(() => readdirSync(dir).filter((n) => n.startsWith('.spare-')).length === 3, 'three spare files');
-    const made = readdirSync(dir).filter((n) => n.startsWith('.spare-'));
+    await eventually(() => readySpares(dir).length === 3, 'three spare files, each locked by its maker');
+    const made = readySpares(dir);
     await store.ask(pendingTask('b', 'r', 'p'));
     await store.progress('b', { state: 'running', worker: 'w', attempts: 1 });
     await store.complete('b', { state: 'completed', answer: 'done' });

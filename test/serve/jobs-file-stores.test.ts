@@ -106,10 +106,11 @@ describe('fisk serve with the file stores', () => {
   it('keeps a few spare files while it serves, removes them when it stops, and cleans up after a killed worker', async () => {
     const first = startWorker();
     await runJobs(['a1', 'a2', 'a3']);
-    // serving: spares wait beside the records, a few per directory, never one per job
+    // serving: spares wait beside the records, a few per directory (three and two, and one more
+    // on disk while it is being made), never one per job
     await vi.waitFor(() => expect(spares(tasks).length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
-    expect(spares(tasks).length).toBeLessThanOrEqual(3);
-    expect(spares(runs).length).toBeLessThanOrEqual(2);
+    expect(spares(tasks).length).toBeLessThanOrEqual(4);
+    expect(spares(runs).length).toBeLessThanOrEqual(3);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
     expect(others(tasks)).toEqual([]);
