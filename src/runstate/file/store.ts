@@ -41,7 +41,7 @@ const SMALL_JOURNAL_BYTES = 64 * 1024;
 
 /**
  * A journal's text when it is small, read directly; undefined when it is larger (read it off the
- * event loop). A missing journal throws ENOENT at once, the common case of a new job's run.
+ * event loop). One removed since it was looked for throws ENOENT.
  */
 function readSmall(path: string): { text: string } | undefined {
   const fd = openSync(path, constants.O_RDONLY);
