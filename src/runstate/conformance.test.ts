@@ -24,6 +24,7 @@ import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { jetstreamSessionStore } from './jetstream/store.js';
 import { eventually } from '../agenttest/eventually.js';
+import { readySpares } from '../util/test-support.js';
 
 /** What a backend's test setup provides. */
 export interface Harness {
@@ -52,24 +53,6 @@ const turn = (iteration: number, ...ids: string[]) =>
     usage: { ...ZERO_USAGE, input: 3, output: 4 },
   });
 const result = (id: string) => toolResultBody({ type: 'tool_result', toolUseId: id, content: `out ${id}` });
-
-/**
- * The spare files in `dir` that are ready: made and locked by their maker (one still being made is
- * not locked yet). Read from /proc/locks, so the look takes no lock of its own.
- */
-function readySpares(dir: string): string[] {
-  const locked = new Set(
-    readFileSync('/proc/locks', 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('FLOCK'))
-      .map((line) => line.split(/\s+/u)[5]?.split(':')[2]),
-  );
-  return readdirSync(dir).filter((name) => {
-    if (!name.startsWith('.spare-')) return false;
-    const info = statSync(join(dir, name), { throwIfNoEntry: false });
-    return info !== undefined && locked.has(String(info.ino));
-  });
-}
 
 async function code(p: Promise<unknown>): Promise<RunStateErrorCode | 'ok' | 'other'> {
   try {

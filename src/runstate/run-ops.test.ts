@@ -88,7 +88,6 @@ function slowFirstStore(exclusive = true): { store: SessionStore; release: () =>
   gate.catch(() => undefined);
   let first = true;
   const slow = (journal: Journal): Journal => ({
-    ...journal,
     runId: journal.runId,
     lastSeq: () => journal.lastSeq(),
     isHeld: () => journal.isHeld(),

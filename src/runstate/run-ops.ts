@@ -80,14 +80,10 @@ export async function beginRun(
 
 /** `journal`, every use of which waits for `first` (a record appended as `firstSeq`) to be stored. */
 function afterFirst(journal: Journal, first: Promise<unknown>, firstSeq: number): Journal {
-  let stored = false;
   // handled here, so a run that ends before it appends again leaves no unhandled rejection
-  first.then(
-    () => (stored = true),
-    () => undefined,
-  );
+  first.catch(() => undefined);
   const ready = async (): Promise<void> => {
-    if (!stored) await first;
+    await first;
   };
   return {
     runId: journal.runId,

@@ -260,11 +260,11 @@ export class JetStreamJobsChannel implements JobsChannel {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     // intake stops here; a message fetched for a pull nobody waits on any more is handed back
     this.#closing.abort(new Error('closed'));
     this.#desk.pause.close();
-    return (this.#opts.closeTasks === true ? this.#opts.tasks.close?.() : undefined) ?? Promise.resolve();
+    if (this.#opts.closeTasks === true) await this.#opts.tasks.close?.();
   }
 
   /**

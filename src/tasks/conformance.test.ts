@@ -6,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { jetstreamTaskStore } from './jetstream.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { pendingTask, TASK_RECORD_SCHEMA } from './record.js';
 import type { TaskStore } from './store.js';
+import { readySpares } from '../util/test-support.js';
 
 let nats: NatsServer;
 let nc: NatsConnection;
@@ -168,24 +169,6 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
     ]);
   });
 });
-
-/**
- * The spare files in `dir` that are ready: made and locked by their maker (one still being made is
- * not locked yet). Read from /proc/locks, so the look takes no lock of its own.
- */
-function readySpares(dir: string): string[] {
-  const locked = new Set(
-    readFileSync('/proc/locks', 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('FLOCK'))
-      .map((line) => line.split(/\s+/u)[5]?.split(':')[2]),
-  );
-  return readdirSync(dir).filter((name) => {
-    if (!name.startsWith('.spare-')) return false;
-    const info = statSync(join(dir, name), { throwIfNoEntry: false });
-    return info !== undefined && locked.has(String(info.ino));
-  });
-}
 
 describe('the file store writes its records from spare files made ahead', () => {
   let dir: string;

@@ -132,6 +132,26 @@ function lockQuietly(lock: (fd: number) => boolean, fd: number): boolean {
   }
 }
 
+/**
+ * Gives `spare` the name `path` by a link, which refuses an existing name, then drops the spare's
+ * own name; the spare's descriptor is the caller's from then on. When the link fails the spare is
+ * removed and closed, and the link's error (EEXIST for a name already there) is returned.
+ */
+export function nameSpare(spare: Spare, path: string): NodeJS.ErrnoException | undefined {
+  try {
+    fs.linkSync(spare.path, path);
+  } catch (err) {
+    discard(spare);
+    return err as NodeJS.ErrnoException;
+  }
+  try {
+    fs.unlinkSync(spare.path);
+  } catch {
+    // its own name is gone already; the new name is what counts
+  }
+  return undefined;
+}
+
 /** Removes a spare that will not be used, and closes it. */
 export function discard(spare: Spare): void {
   try {

@@ -9,9 +9,9 @@
  * a lock on a name that no longer exists: a lock counts only when the path still names the very
  * file locked, and otherwise it is taken again on the path as it now is.
  */
-import { closeSync, constants, fstatSync, linkSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { discard } from '../../util/spare-files.js';
+import { nameSpare } from '../../util/spare-files.js';
 import type { Spare } from '../../util/spare-files.js';
 
 type FlockSync = (fd: number, flags: 'exnb' | 'un') => void;
@@ -53,21 +53,8 @@ export function flockNow(fd: number): boolean {
  * spares making one; otherwise it is removed and the lock is taken on the file that is there.
  */
 export function tryLock(path: string, spare?: Spare): HeldLock | undefined {
-  if (spare !== undefined) {
-    try {
-      // a link refuses an existing name: the lock is ours only if no lock file was there
-      linkSync(spare.path, path);
-    } catch {
-      discard(spare);
-      return tryLock(path);
-    }
-    try {
-      unlinkSync(spare.path);
-    } catch {
-      // the spare's own name is gone already; the lock file is what counts
-    }
-    return held(path, spare.fd);
-  }
+  // the lock is the spare's only if no lock file was there; otherwise it is taken on the one that is
+  if (spare !== undefined) return nameSpare(spare, path) === undefined ? held(path, spare.fd) : tryLock(path);
   for (;;) {
     const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
     let got: boolean;

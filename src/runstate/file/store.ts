@@ -6,11 +6,11 @@
  * itself survives a crash. A new run's lock file and journal are spare files made ahead in the
  * background when they are ready (util/spare-files.ts), linked into place.
  */
-import { closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDescriptor, syncDirectory, writeWhole } from '../../util/durable-write.js';
-import { SpareFiles, discard } from '../../util/spare-files.js';
+import { SpareFiles, nameSpare } from '../../util/spare-files.js';
 import { planBatch } from '../check-append.js';
 import { RunStateError } from '../errors.js';
 import type { SessionRecord, StoredRecord } from '../records.js';
@@ -39,20 +39,6 @@ function lockedError(runId: string): RunStateError {
 /** A journal this small is read without leaving the event loop: through the thread pool it costs more than the read. */
 const SMALL_JOURNAL_BYTES = 64 * 1024;
 
-/**
- * A journal's text when it is small, read directly; undefined when it is larger (read it off the
- * event loop). One removed since it was looked for throws ENOENT.
- */
-function readSmall(path: string): { text: string } | undefined {
-  const fd = openSync(path, constants.O_RDONLY);
-  try {
-    if (fstatSync(fd).size > SMALL_JOURNAL_BYTES) return undefined;
-    return { text: readFileSync(fd, 'utf8') };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Why a journal file holding text but no record cannot be read back. */
 function noWholeRecord(file: string): string {
   return `corrupt record sequence: ${file} holds no whole record (it is not a journal, or its first write was torn); remove the run with fisk session rm`;
@@ -66,8 +52,9 @@ export function fileSessionStore(dir: string): SessionStore {
     const path = paths(runId).json;
     try {
       // looked for before every new job's run: a missing journal is told without an exception
-      if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
-      return readSmall(path) ?? { text: await readFile(path, 'utf8') };
+      const info = statSync(path, { throwIfNoEntry: false });
+      if (info === undefined) return undefined;
+      return { text: info.size <= SMALL_JOURNAL_BYTES ? readFileSync(path, 'utf8') : await readFile(path, 'utf8') };
     } catch (err) {
       if (errno(err) === 'ENOENT') return undefined;
       throw new RunStateError('unavailable', `cannot read run ${JSON.stringify(runId)} in ${dir}: ${(err as Error).message}`, {
@@ -82,21 +69,11 @@ export function fileSessionStore(dir: string): SessionStore {
   /** Makes a new journal file, failing with EEXIST when one is there. */
   const createJournal = (path: string): number => {
     const spare = spares.take();
-    if (spare === undefined) return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
-    try {
-      linkSync(spare.path, path);
-    } catch (err) {
-      discard(spare);
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw err;
-      // the spare itself is gone or unusable: the journal is made as it would be without one
-      return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
-    }
-    try {
-      unlinkSync(spare.path);
-    } catch {
-      // its own name is gone already; the journal's name is what counts
-    }
-    return spare.fd;
+    const failed = spare === undefined ? undefined : nameSpare(spare, path);
+    if (spare !== undefined && failed === undefined) return spare.fd;
+    if (failed?.code === 'EEXIST') throw failed;
+    // no spare, or one that is gone or unusable: the journal is made as it would be without one
+    return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
   };
 
   // the directory is made once per store, not before every journal and write
