@@ -8,6 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AckPolicy, RetentionPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -139,4 +140,22 @@ describe('fisk serve with the file stores', () => {
     expect(others(tasks)).toEqual([]);
     expect(others(runs)).toEqual([]);
   }, 120_000);
+
+  it('removes the spares of a pool nobody closed when its process exits', () => {
+    const dir = mkdtempSync(join(home, 'exit-'));
+    const pool = pathToFileURL(join(root, 'dist', 'util', 'spare-files.js')).href;
+    const script = [
+      `import { SpareFiles, discard } from ${JSON.stringify(pool)};`,
+      'const spares = new SpareFiles(process.argv[1], () => true, 2);',
+      'for (let i = 0; i < 3; i++) spares.take();',
+      // once one is ready it is taken and removed (a taken spare is its taker's), the pool
+      // refills, and the process exits without closing it
+      'const wait = () => { const s = spares.take(); if (s === undefined) return setTimeout(wait, 5); discard(s); setTimeout(() => process.exit(0), 200); };',
+      'wait();',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
