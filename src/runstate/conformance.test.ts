@@ -480,6 +480,27 @@ describe('file backend specifics', () => {
     expect(readdirSync(runs).sort()).toEqual(['one.json', 'three.json', 'two.json', 'zero.json']);
   });
 
+  it('gives a released lock file made from a spare back to the pool, still locked, for the next run', async () => {
+    const runs = join(dir, 'given-back', 'runs');
+    const store = fileSessionStore(runs);
+    for (const id of ['a0', 'a1']) await (await startRun(store, { runId: id, fingerprint, prompt: 'p' })).close();
+    await eventually(() => readySpares(runs).length === 2, 'two spare files, each locked by its maker');
+    const run = await startRun(store, { runId: 'b', fingerprint, prompt: 'p' });
+    const lockInode = statSync(join(runs, 'b.lock')).ino;
+    await run.close();
+    // the lock file is gone by its name and waits as a spare, still locked by this process
+    expect(readdirSync(runs)).not.toContain('b.lock');
+    const given = readySpares(runs).find((name) => statSync(join(runs, name)).ino === lockInode);
+    expect(given).toBeDefined();
+    // and the run it locked is free: another journal of it opens at once
+    await (await store.open('b')).close();
+    // the next run names it (or another spare) without making a file, and a closed store leaves none
+    const next = await startRun(store, { runId: 'c', fingerprint, prompt: 'p' });
+    await next.close();
+    await store.close?.();
+    expect(readdirSync(runs).sort()).toEqual(['a0.json', 'a1.json', 'b.json', 'c.json']);
+  });
+
   it('creates the directory 0700 and the journal 0600, one JSON line per record', async () => {
     const runs = join(dir, 'a', 'runs');
     const store = fileSessionStore(runs);

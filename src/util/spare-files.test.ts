@@ -1,9 +1,22 @@
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpareFiles, isSpareName } from './spare-files.js';
+import { SpareFiles, isSpareName, nameSpare } from './spare-files.js';
 import type { Spare } from './spare-files.js';
 
 const flockSync = (createRequire(import.meta.url)('fs-ext') as { flockSync: (fd: number, how: string) => void }).flockSync;
@@ -125,5 +138,59 @@ describe('SpareFiles', () => {
     } finally {
       closeSync(holder);
     }
+  });
+
+  it('takes back a named spare, still locked, as a spare again, and hands it out before making another', async () => {
+    const pool = new SpareFiles(dir, lock, 1);
+    warm(pool, 1);
+    const spare = await ready(pool);
+    const named = join(dir, 'run.lock');
+    expect(nameSpare(spare, named)).toBeUndefined();
+    await until(() => spares().length === 1); // the pool has made its one back meanwhile
+    const inode = fstatSync(spare.fd).ino;
+    expect(pool.adopt(named, spare.fd)).toBe(true);
+    // the name is gone as if removed, the file waits under a spare's name, still locked
+    expect(readdirSync(dir)).not.toContain('run.lock');
+    expect(spares()).toHaveLength(2);
+    const other = openSync(join(dir, spares().find((n) => statSync(join(dir, n)).ino === inode) ?? ''), 'r');
+    expect(lock(other)).toBe(false);
+    closeSync(other);
+    // two wait now, one of them the file given back: taking both makes none meanwhile
+    const first = pool.take();
+    const second = pool.take();
+    expect([first, second].map((s) => (s === undefined ? 0 : fstatSync(s.fd).ino))).toContain(inode);
+    for (const s of [first, second]) if (s !== undefined) closeSync(s.fd);
+    await pool.close();
+  });
+
+  it('takes nothing back once closed, when full, or when the name no longer stands for the file', async () => {
+    const pool = new SpareFiles(dir, lock, 1);
+    warm(pool, 1);
+    const spare = await ready(pool);
+    const named = join(dir, 'run.lock');
+    expect(nameSpare(spare, named)).toBeUndefined();
+    // the name was replaced by another file: neither is touched
+    unlinkSync(named);
+    writeFileSync(named, '');
+    expect(pool.adopt(named, spare.fd)).toBe(false);
+    expect(readdirSync(dir)).toContain('run.lock');
+    await until(() => spares().length === 1);
+    // the file is there once made; it waits in the pool once its maker's callback has run
+    await new Promise((r) => setTimeout(r, 30));
+    const count = spares().length;
+    // full: twice what it keeps is the most that waits
+    const extra = openSync(join(dir, 'extra.lock'), 'wx+', 0o600);
+    const extra2 = openSync(join(dir, 'extra2.lock'), 'wx+', 0o600);
+    expect(pool.adopt(join(dir, 'extra.lock'), extra)).toBe(true);
+    expect(pool.adopt(join(dir, 'extra2.lock'), extra2)).toBe(false);
+    expect(spares()).toHaveLength(count + 1);
+    closeSync(extra2);
+    unlinkSync(join(dir, 'extra2.lock'));
+    await pool.close();
+    expect(spares()).toEqual([]);
+    // closed: nothing is taken back
+    linkSync(named, join(dir, 'again.lock'));
+    expect(pool.adopt(join(dir, 'again.lock'), spare.fd)).toBe(false);
+    closeSync(spare.fd);
   });
 });

@@ -1,18 +1,21 @@
 /**
  * Empty private files made ahead of need in one directory. On some file systems making a named
  * file costs far more than writing, linking or renaming one (on one ext4 volume measured, about
- * 160 us of system time, against under 10 for a link or a rename), and a job through `fisk serve`
- * with the file stores makes five: two task records, the result, the run's lock and its journal. A
- * store takes a spare that was made in the thread pool while it did other work, and gives it its
- * name with a link or a rename; when no spare is ready it makes its file on the spot.
+ * 160 us of system time, on another over 500, against under 25 for a link or a rename), and a
+ * job through `fisk serve` with the file stores names five: two task records, the result, the
+ * run's lock and its journal. A store takes a spare that was made in the thread pool while it did
+ * other work, and gives it its name with a link or a rename; when no spare is ready it makes its
+ * file on the spot.
  *
  * A spare is `.spare-<tag>.tmp`, mode 0600, opened for reading and appending, and locked (with the
  * `lock` the pool is given: an flock, which the kernel drops when its process ends) by the process
  * holding it for as long as it holds it. Spares are made one at a time, once the pool has been
- * asked for more files than it keeps, and at most `keep` wait at once; `close` removes the ones
- * still waiting. A spare left by a process that ended without closing its stores is no longer
- * locked: the next pool to start making spares in that directory removes it once it is a minute old,
- * so a crash leaves at most a few behind, and only until a server uses the directory again.
+ * asked for more files than it keeps, and at most `keep` are made to wait at once; a file that was
+ * a spare and is empty again (a released lock file) can be given back with `adopt`, so a run's
+ * lock costs no new file. `close` removes the ones still waiting. A spare left by a process that
+ * ended without closing its stores is no longer locked: the next pool to start making spares in
+ * that directory removes it once it is a minute old, so a crash leaves at most a few behind, and
+ * only until a server uses the directory again.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -97,13 +100,45 @@ export class SpareFiles {
     return this.#making ?? Promise.resolve();
   }
 
+  /**
+   * Takes back, as a spare, a file of this pool's directory that the caller made from a spare and
+   * holds open and locked under `path`, still empty (a lock file): it gets a spare's name and loses
+   * `path`, so the next file handed out costs a link instead of a new file. From then on the pool
+   * owns the descriptor and the lock stays on. False, with `path` and the descriptor left as they
+   * were, when the pool is closed or keeps enough spares already, or `path` does not name that very
+   * file; the caller then removes and closes it as it would have. Up to twice as many spares as it
+   * keeps made may wait once files come back.
+   */
+  adopt(path: string, fd: number): boolean {
+    // taken back beyond what it keeps made, since the pool makes its spares back as it hands them out
+    if (this.#stopped || this.#ready.length >= 2 * this.#keep) return false;
+    const spare = { path: this.#nextPath(), fd };
+    try {
+      fs.linkSync(path, spare.path);
+    } catch {
+      return false;
+    }
+    // linked by name, so the name may have come to stand for another file since it was locked
+    if (!namesFile(spare.path, fd) || !unlinkUnlessError(path)) {
+      unlinkUnlessError(spare.path);
+      return false;
+    }
+    this.#ready.push(spare);
+    watchExit(this);
+    return true;
+  }
+
+  #nextPath(): string {
+    return join(this.#dir, `${PREFIX}${this.#tag}-${(this.#made++).toString(36)}${SUFFIX}`);
+  }
+
   #fill(): void {
     if (this.#stopped || this.#making !== undefined || this.#ready.length >= this.#keep) return;
     if (!this.#swept) {
       this.#swept = true;
       sweepOrphans(this.#dir, this.#lock);
     }
-    const path = join(this.#dir, `${PREFIX}${this.#tag}-${(this.#made++).toString(36)}${SUFFIX}`);
+    const path = this.#nextPath();
     this.#making = new Promise((settled) => {
       fs.open(path, SPARE_FLAGS, 0o600, (err, fd) => {
         this.#making = undefined;
@@ -121,6 +156,27 @@ export class SpareFiles {
         this.#fill();
       });
     });
+  }
+}
+
+/** Whether `path` names the very file open as `fd`. */
+function namesFile(path: string, fd: number): boolean {
+  try {
+    const named = fs.statSync(path);
+    const open = fs.fstatSync(fd);
+    return named.ino === open.ino && named.dev === open.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes `path`; false only when that failed for a reason other than its being gone already. */
+function unlinkUnlessError(path: string): boolean {
+  try {
+    fs.unlinkSync(path);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

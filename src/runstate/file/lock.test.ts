@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,38 @@ describe('tryLock', () => {
     expect(taken).toBeDefined();
     expect(readdirSync(dir)).toEqual(['run.lock']);
     taken?.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('offers a released lock file made from a spare to be given back, and removes it when declined', () => {
+    const path = join(dir, 'run.lock');
+    const spareAt = (name: string): { path: string; fd: number } => {
+      const fd = openSync(join(dir, name), 'wx+', 0o600);
+      expect(flockNow(fd)).toBe(true);
+      return { path: join(dir, name), fd };
+    };
+    const offered: [string, number][] = [];
+    const keep = (p: string, fd: number): boolean => {
+      offered.push([p, fd]);
+      renameSync(p, join(dir, '.spare-kept.tmp'));
+      return true;
+    };
+    const spare = spareAt('.spare-a-0.tmp');
+    tryLock(path, spare, keep)?.release();
+    expect(offered).toEqual([[path, spare.fd]]);
+    // taken: the descriptor is the taker's, still open and locked
+    expect(readdirSync(dir)).toEqual(['.spare-kept.tmp']);
+    const other = openSync(join(dir, '.spare-kept.tmp'), 'r');
+    expect(flockNow(other)).toBe(false);
+    closeSync(other);
+    closeSync(spare.fd);
+    unlinkSync(join(dir, '.spare-kept.tmp'));
+    // declined: removed and closed as before
+    tryLock(path, spareAt('.spare-a-1.tmp'), () => false)?.release();
+    expect(readdirSync(dir)).toEqual([]);
+    // a lock not made from a spare is never offered
+    tryLock(path, undefined, keep)?.release();
+    expect(offered).toHaveLength(1);
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * Every record is fsynced before the journal advances (records appended together share one write
  * and one fsync), and the directory is fsynced after a new journal's first record so the file
  * itself survives a crash. A new run's lock file and journal are spare files made ahead in the
- * background when they are ready (util/spare-files.ts), linked into place.
+ * background when they are ready (util/spare-files.ts), linked into place; a released lock file,
+ * still locked, goes back to being a spare, so a run in steady use makes only its journal.
  */
 import { closeSync, constants, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
@@ -65,6 +66,8 @@ export function fileSessionStore(dir: string): SessionStore {
 
   // a run's lock file and its journal are made from spares when one is ready (util/spare-files.ts)
   const spares = new SpareFiles(dir, flockNow);
+  // a released lock file becomes a spare again: a job's run then makes one file (its journal), not two
+  const giveBack = (path: string, fd: number): boolean => spares.adopt(path, fd);
 
   /** Makes a new journal file, failing with EEXIST when one is there. */
   const createJournal = (path: string): number => {
@@ -151,7 +154,7 @@ export function fileSessionStore(dir: string): SessionStore {
 
   const take = async (runId: string): Promise<HeldLock | undefined> => {
     await ensureDir();
-    return tryLock(paths(runId).lock, spares.take());
+    return tryLock(paths(runId).lock, spares.take(), giveBack);
   };
 
   return {
