@@ -10,6 +10,8 @@ import { isRetryableFailure } from '../errors/index.js';
 import type { BudgetOverride, RunInput } from '../host/index.js';
 import type { Settlement, Work, WorkIds, WorkResult } from './channel.js';
 import type { JobDesk } from './job-desk.js';
+import { progressedTask } from '../tasks/index.js';
+import type { TaskRecord } from '../tasks/index.js';
 import { RETRY_DELAY_MS } from './job-desk.js';
 import { dependenciesAnswered, dispositionOf, retryDelayMs } from './job-outcome.js';
 
@@ -21,6 +23,8 @@ export interface JobDelivery {
   readonly budget: BudgetOverride | undefined;
   /** Attempts already made before this one. */
   readonly attemptsBefore: number;
+  /** A new job's pending record, not yet stored: the task is first stored as this run starts. */
+  readonly unrecorded?: TaskRecord;
   /** Whether this delivery probes a paused dependency. */
   readonly probe: boolean;
   readonly timeout: Duration | undefined;
@@ -58,11 +62,18 @@ export class JobWork implements Work {
 
   runContext(): void {
     const { id, timeout } = this.#job;
-    this.#marking = this.#desk.tasks
-      .progress(id, { state: 'running', worker: this.#desk.worker, attempts: this.attempt })
-      .catch((err: unknown) => {
-        this.#desk.warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, this.ids);
-      });
+    const { tasks, worker } = this.#desk;
+    const running = { state: 'running', worker, attempts: this.attempt } as const;
+    const unrecorded = this.#job.unrecorded;
+    // a new job's task is stored running at once; one stored meanwhile (or before) is updated
+    const first = unrecorded === undefined ? undefined : progressedTask(unrecorded, running);
+    const marked =
+      first === undefined
+        ? tasks.progress(id, running)
+        : tasks.ask(first).then((stored) => (stored === first ? stored : tasks.progress(id, running)));
+    this.#marking = marked.catch((err: unknown) => {
+      this.#desk.warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, this.ids);
+    });
     if (timeout !== undefined) {
       this.#timer = setTimeout(() => {
         this.#timedOut = `the job ran longer than expose.agent.jobs.timeout (${timeout.text}) and was stopped; its journal keeps what was done: fisk task retry ${id}`;

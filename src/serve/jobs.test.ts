@@ -9,7 +9,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anthropicText, anthropicToolUse } from '../agenttest/anthropic-wire.js';
 import { startFakeModelServer } from '../agenttest/fake-model-server.js';
 import { HeldTool } from '../agenttest/held-tool.js';
@@ -21,7 +21,7 @@ import { connectNats } from '../conns/nats-connect.js';
 import type { NatsConn } from '../conns/nats-connect.js';
 import { openRuntime, startRun } from '../host/index.js';
 import type { JournaledRuntime } from '../host/index.js';
-import { fileTaskStore, isFinalState } from '../tasks/index.js';
+import { fileTaskStore, isFinalState, pendingTask } from '../tasks/index.js';
 import type { TaskRecord, TaskStore } from '../tasks/index.js';
 import { encodeJob, jobRunId } from './job.js';
 import type { Job } from './job.js';
@@ -179,6 +179,27 @@ describe('the jobs channel', () => {
     expect(await s.tasks.list()).toHaveLength(1);
   });
 
+  it('records a job published straight to the stream once, running, when its run starts', async () => {
+    const s = await setup();
+    const ask = vi.spyOn(s.tasks, 'ask');
+    const progress = vi.spyOn(s.tasks, 'progress');
+    await serve(s);
+    await s.publish({ id: 'fresh', prompt: 'hold fresh' });
+    await s.hold.until(1);
+    await eventually(async () => (await s.tasks.get('fresh'))?.state === 'running', 'the task to be recorded running', { intervalMs: 20 });
+    expect(await s.tasks.get('fresh')).toMatchObject({ state: 'running', attempts: 1, prompt: 'hold fresh' });
+    expect(ask).toHaveBeenCalledTimes(1);
+    expect(progress).not.toHaveBeenCalled();
+    s.hold.release();
+    expect(await s.waitFor('fresh')).toMatchObject({ state: 'completed', attempts: 1, answer: 'answer: hold fresh' });
+    // a job recorded before it was queued (fisk task submit) is updated as it runs
+    await s.tasks.ask(pendingTask('asked', jobRunId(s.stream, 'asked'), 'asked first'));
+    await s.publish({ id: 'asked', prompt: 'asked first' });
+    expect(await s.waitFor('asked')).toMatchObject({ state: 'completed', attempts: 1 });
+    expect(progress).toHaveBeenCalledTimes(1);
+    await settled(s);
+  });
+
   it('drops a message that is not a job, saying why, and goes on', async () => {
     const s = await setup();
     await serve(s);
@@ -228,7 +249,8 @@ describe('the jobs channel', () => {
     s.hold.release();
     expect(await drained).toBeUndefined();
     expect(await s.tasks.get('first')).toMatchObject({ state: 'completed', answer: 'answer: hold first' });
-    expect((await s.tasks.get('second'))?.state).toBe('pending');
+    // published straight to the stream and never started, it has no task record yet
+    expect(await s.tasks.get('second')).toBeUndefined();
     // nothing lost: another worker takes the second job
     const hold = s.hold;
     const again = await serve(s, 1);

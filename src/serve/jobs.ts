@@ -288,13 +288,28 @@ export class JetStreamJobsChannel implements JobsChannel {
       }
       const id = job.id ?? sequenceTaskId(this.stream, msg.info.streamSequence);
       const runId = jobRunId(this.stream, id);
-      let task: TaskRecord;
+      const asked = pendingTask(id, runId, job.prompt, new Date(), job.budget);
+      // A job seen for the first time is recorded when its run starts, and then as running: one
+      // record written instead of a pending one and then its running successor. A new job settled
+      // without a run gets its pending record first, for its outcome to be stored on.
+      let stored: TaskRecord | undefined;
       try {
-        task = await desk.tasks.ask(pendingTask(id, runId, job.prompt, new Date(), job.budget));
+        stored = await desk.tasks.get(id);
       } catch (err) {
         desk.storeTrouble(msg, id, 'the task store', err, probe);
         return undefined;
       }
+      const recorded = async (): Promise<boolean> => {
+        if (stored !== undefined) return true;
+        try {
+          stored = await desk.tasks.ask(asked);
+          return true;
+        } catch (err) {
+          desk.storeTrouble(msg, id, 'the task store', err, probe);
+          return false;
+        }
+      };
+      const task = stored ?? asked;
       if (isFinalState(task.state)) {
         // already answered: a resubmission or a redelivery after the result was stored
         await msg.ackAck().catch(() => false);
@@ -304,6 +319,7 @@ export class JetStreamJobsChannel implements JobsChannel {
       const { maxAge } = this.#opts;
       const ageMs = Date.now() - Math.floor(msg.info.timestampNanos / 1e6);
       if (maxAge !== undefined && ageMs > maxAge.ms) {
+        if (!(await recorded())) return undefined;
         await desk.bury(
           msg,
           id,
@@ -328,6 +344,7 @@ export class JetStreamJobsChannel implements JobsChannel {
       try {
         const settled = settledByJournal(await loadRun(this.#opts.sessions, runId));
         if (settled !== 'resume') {
+          if (!(await recorded())) return undefined;
           await desk.finish(msg, id, settled);
           desk.pause.released(probe);
           return undefined;
@@ -336,6 +353,7 @@ export class JetStreamJobsChannel implements JobsChannel {
       } catch (err) {
         if (!isRunStateError(err, 'not_found')) {
           if (isRunStateError(err, 'corrupt')) {
+            if (!(await recorded())) return undefined;
             await desk.finish(msg, id, {
               state: 'failed',
               reason: 'refused',
@@ -355,6 +373,7 @@ export class JetStreamJobsChannel implements JobsChannel {
         input,
         budget: jobBudget(job),
         attemptsBefore: done,
+        ...(stored === undefined ? { unrecorded: asked } : {}),
         probe,
         timeout: this.#opts.timeout,
         stopKeepAlive,

@@ -17,7 +17,7 @@ import { TaskError } from './errors.js';
 import { fileTaskStore } from './file.js';
 import { jetstreamTaskStore } from './jetstream.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { pendingTask, TASK_RECORD_SCHEMA } from './record.js';
+import { pendingTask, progressedTask, TASK_RECORD_SCHEMA } from './record.js';
 import type { TaskStore } from './store.js';
 import { readySpares } from '../util/test-support.js';
 
@@ -60,6 +60,17 @@ describe.each(Object.keys(backends))('the %s task store', (name) => {
     expect(again).toEqual(first);
     expect(await store.get('job-1')).toEqual(first);
     expect(await store.get('nobody')).toBeUndefined();
+  });
+
+  it('records a new task as running when asked so, returning that very record only when it stored it', async () => {
+    const store = await open();
+    const running = progressedTask(pendingTask('job-2', 'job-run-2', 'p'), { state: 'running', worker: 'w:1', attempts: 1 });
+    expect(await store.ask(running)).toBe(running);
+    expect(await store.get('job-2')).toEqual(running);
+    const later = progressedTask(pendingTask('job-2', 'job-run-2', 'p'), { state: 'running', worker: 'w:2', attempts: 1 });
+    const got = await store.ask(later);
+    expect(got).not.toBe(later);
+    expect(got).toEqual(running);
   });
 
   it('stores the first result and refuses a second one', async () => {

@@ -8,8 +8,9 @@ import type { TaskProgress, TaskRecord, TaskResult } from './record.js';
  * Where tasks are kept. Ids are checked by every method (`invalid_id`); records are checked
  * against the schema before every write and after every read (`schema`).
  *
- * - `ask` records a pending task, or returns the record already stored under the id (a redelivered
- *   or resubmitted task keeps its first record and any result it has).
+ * - `ask` records a new task as given (pending, or running when the worker recording it starts it
+ *   at once) and returns that very record, or returns the record already stored under the id (a
+ *   redelivered or resubmitted task keeps its first record and any result it has).
  * - `get` returns the record, or `undefined` for an unknown id.
  * - `complete` stores the result once. A task that already has a result is refused
  *   (`completed`, the first result stands); an unknown id is `not_found`.
