@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedProvider, hangingStep, scriptedResponse, textResponse, toolUseResponse } from '../agenttest/scripted-provider.js';
 import { LlmError } from '../llm/errors.js';
+import { RunStateError } from '../runstate/errors.js';
 import type { Response } from '../llm/provider.js';
 import type { Message, ToolResultBlock } from '../llm/types.js';
 import { newFuncTool } from '../toolkit/functool/index.js';
@@ -423,6 +424,23 @@ describe('runAgent: timeouts, deferral, suspend, abort', () => {
     });
     expect(out.status).toBe('error');
     expect(errorOf(out)?.code).toBe('journal');
+  });
+
+  it('ends taken over, not failed, when the journal moved on under another writer', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const provider = new ScriptedProvider([toolUseResponse([{ name: 'echo', input: {} }]), textResponse('x')]);
+    const out = await runAgent({
+      settings: testSettings(),
+      provider,
+      tools: sourceOf([recordingTool('echo', calls)]),
+      prompt: 'go',
+      journal: { append: () => Promise.reject(new RunStateError('locked', 'run is already locked (another writer holds it): "r"')) },
+    });
+    expect(out.status).toBe('error');
+    expect(errorOf(out)).toMatchObject({ code: 'taken_over', message: expect.stringContaining('another writer holds it') });
+    // the model's turn was never stored, so nothing it asked for ran
+    expect(calls).toEqual([]);
+    expect(provider.requests).toHaveLength(1);
   });
 
   it('makes no further model call once the journal refused a tool result (a full disk)', async () => {

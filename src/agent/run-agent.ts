@@ -26,6 +26,7 @@ import { withPiiGuard } from './pii/guard.js';
 import type { RunSettings } from './settings.js';
 import type { RunPhase } from './status.js';
 import { systemBlocks } from './system-prompt.js';
+import { isRunStateError } from '../runstate/errors.js';
 import { oneLine } from '../util/terminal-text.js';
 import { executeToolCall } from './tool-call.js';
 
@@ -203,7 +204,11 @@ class Run {
         if (journal.appendAll !== undefined) await journal.appendAll(batch);
         else for (const entry of batch) await journal.append(entry);
       } catch (err) {
-        throw new AgentError('journal', `the run journal refused a record: ${err instanceof Error ? err.message : String(err)}`, {
+        const why = err instanceof Error ? err.message : String(err);
+        // on a shared store, a journal that has moved on under another writer means the run was
+        // taken over (a redelivered job resumed elsewhere): that writer finishes it, not a failure
+        if (isRunStateError(err, 'locked')) throw new AgentError('taken_over', `another runner took the run over: ${why}`, { cause: err });
+        throw new AgentError('journal', `the run journal refused a record: ${why}`, {
           cause: err,
           retryable: isRetryableFailure(err),
         });

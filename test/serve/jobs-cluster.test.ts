@@ -97,21 +97,31 @@ beforeAll(async () => {
   });
   kv = await new Kvm(nc).create('TASKS', { history: 1, replicas: 3 });
   // the watcher is started again from the next revision if a stream leader change ends it, so no
-  // write is missed or counted twice
+  // write is missed or counted twice; one that goes quiet is stopped and started again too, since
+  // a watch whose consumer was lost with a killed leader can wait forever without ending
   let seen = 0;
   const follow = async (): Promise<void> => {
     for (;;) {
       try {
         const watch = await kv.watch(seen === 0 ? { include: 'updates' } : { resumeFromRevision: seen + 1 });
-        for await (const e of watch) {
-          if (e.revision <= seen) continue;
-          seen = e.revision;
-          if (e.operation !== 'PUT') continue;
-          writes.set(e.key, (writes.get(e.key) ?? 0) + 1);
-          const t = e.json<{ state: string; message?: string }>();
-          const state = t.state;
-          if (state === 'completed' || state === 'failed' || state === 'dead')
-            results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
+        let heard = Date.now();
+        const quiet = setInterval(() => {
+          if (Date.now() - heard > 2_000) watch.stop();
+        }, 500);
+        try {
+          for await (const e of watch) {
+            heard = Date.now();
+            if (e.revision <= seen) continue;
+            seen = e.revision;
+            if (e.operation !== 'PUT') continue;
+            writes.set(e.key, (writes.get(e.key) ?? 0) + 1);
+            const t = e.json<{ state: string; message?: string }>();
+            const state = t.state;
+            if (state === 'completed' || state === 'failed' || state === 'dead')
+              results.set(e.key, [...(results.get(e.key) ?? []), t.message === undefined ? state : `${state}: ${t.message}`]);
+          }
+        } finally {
+          clearInterval(quiet);
         }
       } catch {
         // the cluster is electing a leader: watch again
