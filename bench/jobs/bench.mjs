@@ -14,7 +14,8 @@
 // round and reported as median and spread, and so is the ratio of CPU time per job (`cpu_ratio`,
 // this process's user and system time over the round: both sides share it with the fake model
 // server, and neither counts nats-server's). `leftover_files_per_job` counts what the file stores
-// leave beside their records (a lock file, a temporary file) per finished job. Prints one JSON line.
+// leave beside their records (a lock file, a temporary file) per finished job, and `make_file_us`
+// what making an empty file cost in each side's directory after its round. Prints one JSON line.
 import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -171,6 +172,21 @@ function filesUnder(dir) {
   return out;
 }
 
+/**
+ * What making an empty file costs in `dir` (a round's task directory, or the bare worker's), in
+ * microseconds of CPU a file: a job through fisk names three new files (its task record, result
+ * and journal) where the bare worker names one, and on some disks making a file costs far more in
+ * one directory than in another, so the ratio of a round rises with what its directories cost.
+ */
+function makeFileUs(dir) {
+  const n = 100;
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) closeSync(openSync(join(dir, `.cost-${i}`), 'wx', 0o600));
+  const made = process.cpuUsage(c0);
+  for (let i = 0; i < n; i++) rmSync(join(dir, `.cost-${i}`));
+  return (made.user + made.system) / n;
+}
+
 /** CPU milliseconds (user and system) of a `process.cpuUsage` difference. */
 const cpuMs = (usage) => (usage.user + usage.system) / 1000;
 
@@ -215,6 +231,7 @@ async function fiskFileRound(workers) {
     await s.runtime.close();
   }
   const files = filesUnder(state);
+  const makeUs = makeFileUs(join(state, 'tasks'));
   // a task's records (`<id>.json`, `<id>.result.json`) and a run's journal (`runs/<id>.json`)
   const records = files.filter((f) => /\/(tasks|runs)\/[^/.][^/]*\.json$/.test(f));
   const results = files.filter((f) => f.endsWith('.result.json')).length;
@@ -222,6 +239,7 @@ async function fiskFileRound(workers) {
   return {
     msPerJob,
     cpuMsPerJob,
+    makeUs,
     leftover: (files.length - records.length) / FSYNC_JOBS,
     leftoverNames: files
       .filter((f) => !records.includes(f))
@@ -280,7 +298,7 @@ async function bareRound(workers) {
   const msPerJob = (performance.now() - t0) / FSYNC_JOBS;
   const cpuMsPerJob = cpuMs(process.cpuUsage(cpu0)) / FSYNC_JOBS;
   for (const m of stop) await m.close();
-  return { msPerJob, cpuMsPerJob };
+  return { msPerJob, cpuMsPerJob, makeUs: makeFileUs(dir) };
 }
 
 /** Interleaved rounds of fisk and the bare worker at each worker count. */
@@ -297,6 +315,8 @@ async function versusBare() {
     const cpuRatio = [];
     const fiskCpu = [];
     const bareCpu = [];
+    const fiskMake = [];
+    const bareMake = [];
     for (let i = 0; i < FSYNC_ROUNDS; i++) {
       const order = i % 2 === 0 ? ['fisk', 'bare'] : ['bare', 'fisk'];
       const got = {};
@@ -307,6 +327,8 @@ async function versusBare() {
       fiskCpu.push(got.fisk.cpuMsPerJob);
       bareCpu.push(got.bare.cpuMsPerJob);
       cpuRatio.push(got.fisk.cpuMsPerJob / got.bare.cpuMsPerJob);
+      fiskMake.push(got.fisk.makeUs);
+      bareMake.push(got.bare.makeUs);
       leftover = Math.max(leftover, got.fisk.leftover);
       if (got.fisk.leftoverNames.length > 0) leftoverNames = got.fisk.leftoverNames;
     }
@@ -323,6 +345,7 @@ async function versusBare() {
       fisk_cpu_ms_per_job: s2(fiskCpu),
       bare_cpu_ms_per_job: s2(bareCpu),
       cpu_ratio: s2(cpuRatio),
+      make_file_us: { fisk_tasks_dir: stats(fiskMake), bare_dir: stats(bareMake) },
     };
   }
   return { ...out, leftover_files_per_job: leftover, leftover_examples: leftoverNames };
