@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { afterEach } from 'vitest';
 import { TRUNCATION_MARKER } from './capture.js';
-import { runCaptured } from './run-captured.js';
+import { runCaptured, sweepDeadSocketDirs } from './run-captured.js';
 import { eventually } from '../../agenttest/eventually.js';
 import { runningWithCommandLine } from '../../../test/support/processes.js';
 
@@ -143,5 +144,31 @@ describe('runCaptured', () => {
       const r = await runCaptured({ binary: '/bin/sh', argv: ['-c', 'echo fine'], env, signal });
       expect(r).toMatchObject({ kind: 'exited', heldOpen: false, output: 'fine\n' });
     });
+  });
+});
+
+describe('sweepDeadSocketDirs', () => {
+  it('removes the socket directories of processes that are gone, and nothing else', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'fisk-sweep-'));
+    try {
+      const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+      const gone = Number(child.stdout);
+      const dead = join(base, `fisk-out-${gone}-abc123`);
+      const live = join(base, `fisk-out-${process.pid}-def456`);
+      const parent = join(base, `fisk-out-${process.ppid}-ghi789`);
+      const older = join(base, 'fisk-out-jkl012');
+      const kept = join(base, `fisk-out-${gone}-mno345`);
+      for (const d of [dead, live, parent, older, kept]) mkdirSync(d, { mode: 0o700 });
+      writeFileSync(join(dead, `${gone}-1.sock`), '');
+      // something other than a socket in a dead process's directory: not this sweep's to remove
+      writeFileSync(join(kept, 'notes.txt'), 'x');
+      sweepDeadSocketDirs(base);
+      await eventually(() => !existsSync(dead), 'the dead process directory to go', { intervalMs: 10 });
+      expect(readdirSync(base).sort()).toEqual(
+        [`fisk-out-${process.pid}-def456`, `fisk-out-${process.ppid}-ghi789`, 'fisk-out-jkl012', `fisk-out-${gone}-mno345`].sort(),
+      );
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@
  * the group (`setsid`) is out of a group kill's reach; its hold on the output is cut after a short
  * grace period, so neither the deadline nor an interrupt ever waits on it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { lstat, mkdtempSync, readdir, rmSync, rmdir, unlink } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -56,12 +56,57 @@ let socketSeq = 0;
 
 function socketPath(): string {
   if (socketDir === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'fisk-out-'));
+    const dir = mkdtempSync(join(tmpdir(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
     socketDir = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    sweepDeadSocketDirs(tmpdir());
   }
   socketSeq += 1;
   return join(socketDir, `${process.pid}-${socketSeq}.sock`);
+}
+
+const SOCKET_DIR_PREFIX = 'fisk-out-';
+const SOCKET_DIR = /^fisk-out-(\d+)-[A-Za-z0-9]{6}$/u;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes, in the background, the socket directories in `base` of processes that ended without
+ * removing theirs (a process killed outright runs no exit hook): `fisk-out-<pid>-*`, owned by this
+ * user, whose process is gone, with the sockets left in them. Anything else is left as it is.
+ */
+export function sweepDeadSocketDirs(base: string): void {
+  const uid = process.getuid?.();
+  readdir(base, (err, names) => {
+    if (err !== null) return;
+    for (const name of names) {
+      const owner = SOCKET_DIR.exec(name)?.[1];
+      if (owner === undefined || Number(owner) === process.pid || alive(Number(owner))) continue;
+      const dir = join(base, name);
+      lstat(dir, (statErr, info) => {
+        if (statErr !== null || !info.isDirectory() || (uid !== undefined && info.uid !== uid)) return;
+        readdir(dir, (listErr, entries) => {
+          if (listErr !== null) return;
+          const sockets = entries.filter((e) => e.endsWith('.sock'));
+          let left = sockets.length;
+          // rmdir removes the directory only once it is empty: anything but sockets keeps it
+          const done = (): void => rmdir(dir, () => undefined);
+          if (left === 0) done();
+          for (const e of sockets)
+            unlink(join(dir, e), () => {
+              if (--left === 0) done();
+            });
+        });
+      });
+    }
+  });
 }
 
 /**
