@@ -39,6 +39,17 @@ describe('fingerprint', () => {
     expect(computeFingerprint({ ...base, thinking: 'on' }).thinking_mode).toBe('summarized');
   });
 
+  it('hashes a frozen tool list as it hashes the same list unfrozen, and an unfrozen one anew each time', () => {
+    const list = [tool, { ...tool, name: 'other' }];
+    const frozen = Object.freeze([...list]);
+    expect(toolsHash(frozen)).toBe(toolsHash(list));
+    expect(toolsHash(frozen)).toBe(toolsHash([...list]));
+    // a list that can still change is never answered from what an earlier call saw
+    list.push({ ...tool, name: 'third' });
+    expect(toolsHash(list)).not.toBe(toolsHash(frozen));
+    expect(toolsHash(list)).toBe(toolsHash(Object.freeze([...list])));
+  });
+
   it('does not store the system prompt', () => {
     expect(JSON.stringify(computeFingerprint(base))).not.toContain('be brief');
   });

@@ -74,11 +74,26 @@ export function systemHash(system: readonly (SystemBlock | string)[]): string {
   return sha256(JSON.stringify(system.map((s) => (typeof s === 'string' ? s : s.text))));
 }
 
+// A served agent stamps every run with the same frozen tool list; hashing one of thousands of
+// commands costs tens of milliseconds, so the hash of a frozen list is kept with the list.
+const frozenHashes = new WeakMap<readonly ToolDef[], string>();
+
 /**
  * Hex SHA-256 of the tool definitions as sent, in order, with the original's field names so the
- * hash of one definition list is the same in both implementations' terms.
+ * hash of one definition list is the same in both implementations' terms. The hash of a frozen
+ * list (a tool set's definitions) is worked out once.
  */
 export function toolsHash(tools: readonly ToolDef[]): string {
+  if (!Object.isFrozen(tools)) return hashTools(tools);
+  let hash = frozenHashes.get(tools);
+  if (hash === undefined) {
+    hash = hashTools(tools);
+    frozenHashes.set(tools, hash);
+  }
+  return hash;
+}
+
+function hashTools(tools: readonly ToolDef[]): string {
   return sha256(
     `[${tools
       .map(

@@ -46,6 +46,8 @@ interface Shared {
   readonly searchTool: Tool;
   /** Case-folded name to name, for an exact match written in another case. */
   readonly folded: ReadonlyMap<string, string>;
+  /** Every definition, deferred or not, with the search tool's: made when first asked for. */
+  fullDefinitions?: readonly ToolDef[];
 }
 
 /** The message a call to a deferred tool that was not loaded yet is answered with. */
@@ -212,7 +214,9 @@ export class SearchableToolSet implements ToolSet {
    * the fingerprint covers, whatever has been loaded.
    */
   fullDefinitions(): readonly ToolDef[] {
-    return [...this.#shared.full.definitions(), this.#shared.searchTool.definition(false)];
+    // the same list for every set sharing these tools, so a fingerprint hashes it once
+    this.#shared.fullDefinitions ??= Object.freeze([...this.#shared.full.definitions(), this.#shared.searchTool.definition(false)]);
+    return this.#shared.fullDefinitions;
   }
 
   /** Whether `name` is deferred and not loaded in this set. */
