@@ -48,6 +48,9 @@ describe('fingerprint', () => {
     list.push({ ...tool, name: 'third' });
     expect(toolsHash(list)).not.toBe(toolsHash(frozen));
     expect(toolsHash(list)).toBe(toolsHash(Object.freeze([...list])));
+    // a frozen definition in a new list each time (every run's tool set) hashes as a copy of it does
+    const def = Object.freeze({ ...tool, name: 'kept' });
+    for (let i = 0; i < 2; i++) expect(toolsHash([def, tool])).toBe(toolsHash([{ ...tool, name: 'kept' }, tool]));
   });
 
   it('does not store the system prompt', () => {

@@ -74,14 +74,24 @@ export function systemHash(system: readonly (SystemBlock | string)[]): string {
   return sha256(JSON.stringify(system.map((s) => (typeof s === 'string' ? s : s.text))));
 }
 
-// A served agent stamps every run with the same frozen tool list; hashing one of thousands of
-// commands costs tens of milliseconds, so the hash of a frozen list is kept with the list.
+// A served agent stamps every run with the same tools; hashing thousands of commands costs tens of
+// milliseconds, so the hash of a frozen list, and the canonical text of a frozen definition (the
+// same object in the tool set of every run), are kept with them.
 const frozenHashes = new WeakMap<readonly ToolDef[], string>();
+const frozenTexts = new WeakMap<ToolDef, string>();
+
+function definitionText(t: ToolDef): string {
+  const kept = frozenTexts.get(t);
+  if (kept !== undefined) return kept;
+  const text = `{"Name":${canonicalJson(t.name)},"Description":${canonicalJson(t.description)},"InputSchema":${canonicalJson(t.inputSchema)},"DeferLoading":${t.deferLoading}}`;
+  if (Object.isFrozen(t)) frozenTexts.set(t, text);
+  return text;
+}
 
 /**
  * Hex SHA-256 of the tool definitions as sent, in order, with the original's field names so the
- * hash of one definition list is the same in both implementations' terms. The hash of a frozen
- * list (a tool set's definitions) is worked out once.
+ * hash of one definition list is the same in both implementations' terms. What is frozen (a tool
+ * set's definition list, a command's definition) is worked out once.
  */
 export function toolsHash(tools: readonly ToolDef[]): string {
   if (!Object.isFrozen(tools)) return hashTools(tools);
@@ -94,14 +104,7 @@ export function toolsHash(tools: readonly ToolDef[]): string {
 }
 
 function hashTools(tools: readonly ToolDef[]): string {
-  return sha256(
-    `[${tools
-      .map(
-        (t) =>
-          `{"Name":${canonicalJson(t.name)},"Description":${canonicalJson(t.description)},"InputSchema":${canonicalJson(t.inputSchema)},"DeferLoading":${t.deferLoading}}`,
-      )
-      .join(',')}]`,
-  );
+  return sha256(`[${tools.map(definitionText).join(',')}]`);
 }
 
 function thinkingOf(mode: ThinkingMode): FingerprintThinking {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Request } from '../provider.js';
 import { signatureBytes } from '../signature.js';
 import type { Message, ToolDef } from '../types.js';
-import { buildParams, TOOL_SEARCH_TOOL } from './build-params.js';
+import { buildParams, encodeParams, TOOL_SEARCH_TOOL } from './build-params.js';
 
 const tool = (name: string, deferLoading = false): ToolDef => ({
   name,
@@ -105,6 +105,17 @@ describe('buildParams', () => {
     expect(deferred.tools?.[2]).toEqual(TOOL_SEARCH_TOOL);
     expect(buildParams(request({ tools: [] })).tools).toBeUndefined();
   });
+  it('encodes the tools as buildParams lays them out, for new lists of the same definitions too', () => {
+    const a = Object.freeze(tool('a'));
+    const b = Object.freeze(tool('b', true));
+    for (const tools of [[a], [a, b], [b, a], [a, b]]) {
+      const req = request({ tools });
+      expect(JSON.parse(encodeParams(req))).toEqual(JSON.parse(JSON.stringify(buildParams(req))));
+    }
+    const sent = JSON.parse(encodeParams(request({ tools: [a, b] }))) as { tools: unknown[] };
+    expect(sent.tools.map((t) => (t as { name: string }).name)).toEqual(['a', 'b', TOOL_SEARCH_TOOL.name]);
+  });
+
   it('puts "type": "object" first in every schema, sending one that already starts so as it is', () => {
     const schemas: Record<string, unknown>[] = [
       { type: 'object', properties: {} },

@@ -66,7 +66,13 @@ const MESSAGE_TEXTS = new EncodedCache<Message>((m) => {
 });
 
 /** Each tool-set snapshot's wire text. */
-const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => JSON.stringify(toolParams(tools)));
+// each definition's text is kept with the definition as well as the list's with the list: a
+// served agent's runs each get a new tool list, made of the same definition objects
+const TOOL_TEXT = new EncodedCache<ToolDef>((t) => JSON.stringify(toolParam(t)));
+const TOOL_SEARCH_TEXT = JSON.stringify(TOOL_SEARCH_TOOL);
+const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>(
+  (tools) => `[${TOOL_TEXT.join(tools)}${tools.some((t) => t.deferLoading) ? `,${TOOL_SEARCH_TEXT}` : ''}]`,
+);
 
 /**
  * The request body text {@link buildParams} describes, byte for byte the same, assembled from
@@ -123,20 +129,19 @@ function outputConfig(request: Request): OutputConfig | undefined {
  * included), and the BM25 tool-search tool appended last only when something actually deferred.
  */
 export function toolParams(tools: readonly ToolDef[]): ToolUnion[] {
-  const out: ToolUnion[] = [];
-  let deferred = false;
-  for (const t of tools) {
-    deferred ||= t.deferLoading;
-    out.push({
-      type: 'custom',
-      name: t.name,
-      description: t.description,
-      input_schema: objectSchema(t.inputSchema),
-      defer_loading: t.deferLoading,
-    });
-  }
-  if (deferred) out.push({ ...TOOL_SEARCH_TOOL });
+  const out: ToolUnion[] = tools.map(toolParam);
+  if (tools.some((t) => t.deferLoading)) out.push({ ...TOOL_SEARCH_TOOL });
   return out;
+}
+
+function toolParam(t: ToolDef): ToolUnion {
+  return {
+    type: 'custom',
+    name: t.name,
+    description: t.description,
+    input_schema: objectSchema(t.inputSchema),
+    defer_loading: t.deferLoading,
+  };
 }
 
 /**

@@ -35,4 +35,13 @@ describe('a command tool schema', () => {
     expect(Object.getPrototypeOf(props)).toBe(Object.prototype);
     expect(JSON.stringify(props)).toBe('{"__proto__":{"type":"string"}}');
   });
+
+  it('hands out one frozen definition for each deferLoading, the same every time', () => {
+    const t = tool({ type: 'object', properties: {} });
+    const now = t.definition(false);
+    expect(t.definition(false)).toBe(now);
+    expect(Object.isFrozen(now)).toBe(true);
+    expect(t.definition(true)).toBe(t.definition(true));
+    expect(t.definition(true)).toEqual({ ...now, deferLoading: true });
+  });
 });

@@ -121,6 +121,7 @@ export class FiskCommandTool implements Tool {
   #scrub: Scrubber | undefined;
   #schema: Readonly<Record<string, unknown>> | undefined;
   #modelDescription: string | undefined;
+  readonly #definitions: [ToolDef | undefined, ToolDef | undefined] = [undefined, undefined];
 
   constructor(spec: CommandToolSpec) {
     this.#spec = spec;
@@ -167,8 +168,18 @@ export class FiskCommandTool implements Tool {
     return this.#scrub;
   }
 
+  /**
+   * The same frozen definition every time it is asked for with the same `deferLoading`, so what is
+   * worked out from a definition (its hash, its encoding for a request) can be kept with it across
+   * the tool sets of many runs.
+   */
   definition(deferLoading: boolean): ToolDef {
-    return { name: this.name, description: this.modelDescription, inputSchema: this.inputSchema, deferLoading };
+    const at = deferLoading ? 1 : 0;
+    const made = this.#definitions[at];
+    if (made !== undefined) return made;
+    const def = Object.freeze({ name: this.name, description: this.modelDescription, inputSchema: this.inputSchema, deferLoading });
+    this.#definitions[at] = def;
+    return def;
   }
 
   /** The argv this input renders to (without the binary); throws `ArgvError` for refused input. */
