@@ -45,7 +45,10 @@ const MESSAGE_TEXTS = new EncodedCache<Message>((m) => {
 });
 
 /** Each tool-set snapshot's wire text. */
-const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => JSON.stringify(chatTools(tools)));
+// each definition's text is kept with the definition as well as the list's with the list: a
+// served agent's runs each get a new tool list, made of the same definition objects
+const TOOL_TEXT = new EncodedCache<ToolDef>((t) => JSON.stringify(chatTool(t)));
+const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => `[${TOOL_TEXT.join(tools)}]`);
 
 /**
  * The request body text {@link buildChatParams} describes, byte for byte the same, assembled from
@@ -76,10 +79,14 @@ function systemText(request: Request): string {
 
 /** Function tools with the schema forwarded verbatim. */
 export function chatTools(tools: readonly ToolDef[]): ChatCompletionTool[] {
-  return tools.map((t) => ({
+  return tools.map(chatTool);
+}
+
+function chatTool(t: ToolDef): ChatCompletionTool {
+  return {
     type: 'function',
     function: { name: t.name, description: t.description, parameters: { type: 'object', ...t.inputSchema } },
-  }));
+  };
 }
 
 function appendMessage(out: ChatCompletionMessageParam[], m: Message): void {

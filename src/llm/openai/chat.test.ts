@@ -4,7 +4,7 @@ import type { FakeModelServer } from '../../agenttest/fake-model-server.js';
 import { chatCompletion } from '../../agenttest/openai-wire.js';
 import type { Request } from '../provider.js';
 import { signatureBytes } from '../signature.js';
-import { buildChatParams } from './chat-params.js';
+import { buildChatParams, encodeChatParams } from './chat-params.js';
 import { OpenAIChatProvider } from './provider.js';
 
 const req = (over: Partial<Request> = {}): Request => ({
@@ -20,6 +20,15 @@ const req = (over: Partial<Request> = {}): Request => ({
 });
 
 describe('buildChatParams', () => {
+  it('is what encodeChatParams sends, for new lists of the same tool definitions too', () => {
+    const a = Object.freeze({ name: 'a', description: 'A', inputSchema: { properties: {} }, deferLoading: false });
+    const b = Object.freeze({ name: 'b', description: 'B', inputSchema: { type: 'object' }, deferLoading: false });
+    for (const tools of [[a], [a, b], [b, a], [a, b]]) {
+      const r = req({ tools });
+      expect(JSON.parse(encodeChatParams(r))).toEqual(JSON.parse(JSON.stringify(buildChatParams(r))));
+    }
+  });
+
   it('sends a tool result with images as its text and a line saying the images are not shown', () => {
     const images = [{ mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' }];
     const params = buildChatParams(

@@ -54,7 +54,13 @@ const MESSAGE_TEXTS = new EncodedCache<Message>((m) => {
 });
 
 /** Each tool-set snapshot's wire text. */
-const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>((tools) => JSON.stringify(responsesTools(tools)));
+// each definition's text is kept with the definition as well as the list's with the list: a
+// served agent's runs each get a new tool list, made of the same definition objects
+const TOOL_TEXT = new EncodedCache<ToolDef>((t) => JSON.stringify(functionTool(t)));
+const TOOL_SEARCH_TEXT = JSON.stringify({ type: 'tool_search' });
+const TOOL_TEXTS = new EncodedCache<readonly ToolDef[]>(
+  (tools) => `[${TOOL_TEXT.join(tools)}${tools.some((t) => t.deferLoading) ? `,${TOOL_SEARCH_TEXT}` : ''}]`,
+);
 
 /**
  * The request body text {@link buildResponsesParams} describes, byte for byte the same, assembled
@@ -95,22 +101,20 @@ function reasoningParam(request: Request): Reasoning | undefined {
 
 /** Function tools with `defer_loading` always present, schemas forwarded verbatim, tool search last when needed. */
 export function responsesTools(tools: readonly ToolDef[]): Tool[] {
-  const out: Tool[] = [];
-  let deferred = false;
-  for (const t of tools) {
-    deferred ||= t.deferLoading;
-    const fn: FunctionTool = {
-      type: 'function',
-      name: t.name,
-      description: t.description,
-      parameters: { type: 'object', ...t.inputSchema },
-      strict: false,
-      defer_loading: t.deferLoading,
-    };
-    out.push(fn);
-  }
-  if (deferred) out.push({ type: 'tool_search' });
+  const out: Tool[] = tools.map(functionTool);
+  if (tools.some((t) => t.deferLoading)) out.push({ type: 'tool_search' });
   return out;
+}
+
+function functionTool(t: ToolDef): FunctionTool {
+  return {
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    parameters: { type: 'object', ...t.inputSchema },
+    strict: false,
+    defer_loading: t.deferLoading,
+  };
 }
 
 function appendMessage(out: ResponseInputItem[], m: Message, slots: RawSlots | undefined): void {

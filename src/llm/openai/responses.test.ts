@@ -6,7 +6,7 @@ import type { Request } from '../provider.js';
 import { signatureText } from '../signature.js';
 import type { Message, ToolDef } from '../types.js';
 import { OpenAIResponsesProvider } from './provider.js';
-import { buildResponsesParams } from './responses-params.js';
+import { buildResponsesParams, encodeResponsesParams } from './responses-params.js';
 
 const tool = (name: string, deferLoading = false): ToolDef => ({
   name,
@@ -65,6 +65,15 @@ describe('buildResponsesParams', () => {
     expect(p.max_output_tokens).toBe(100);
     expect(p.input).toEqual([{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }]);
     expect('reasoning' in p).toBe(false);
+  });
+
+  it('encodes the tools as buildResponsesParams lays them out, for new lists of the same definitions too', () => {
+    const a = Object.freeze(tool('a'));
+    const b = Object.freeze(tool('b', true));
+    for (const tools of [[a], [a, b], [b, a], [a, b]]) {
+      const r = req({ tools });
+      expect(JSON.parse(encodeResponsesParams(r))).toEqual(JSON.parse(JSON.stringify(buildResponsesParams(r))));
+    }
   });
 
   it('sends defer_loading always, forwards schema keys, and appends tool search only when something deferred', () => {
