@@ -1,13 +1,19 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from './exit-codes.js';
 import { runCli } from './program.js';
 import { captureIo } from './test-io.js';
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 function configFile(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'fisk-cli-'));
+  made.push(dir);
   const path = join(dir, 'agent.yaml');
   writeFileSync(path, text);
   return path;

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -88,10 +88,14 @@ expose: {agent: {mcp: {confirm_over_mcp: " Always "}}}
 
   it('reads a file from disk and reports a missing one clearly', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fisk-config-'));
-    const path = join(dir, 'agent.yaml');
-    writeFileSync(path, 'identity: disk\n');
-    expect(parseConfigForMode({ path }, 'info').identity).toBe('disk');
-    expect(() => parseConfigForMode({ path: join(dir, 'nope.yaml') }, 'info')).toThrow(/does not exist; pass --config/);
+    try {
+      const path = join(dir, 'agent.yaml');
+      writeFileSync(path, 'identity: disk\n');
+      expect(parseConfigForMode({ path }, 'info').identity).toBe('disk');
+      expect(() => parseConfigForMode({ path: join(dir, 'nope.yaml') }, 'info')).toThrow(/does not exist; pass --config/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('treats an empty document as an empty configuration', () => {

@@ -87,7 +87,8 @@ export async function startWeb(
 export async function launchBrowser(
   opts: { readonly width?: number; readonly height?: number; readonly dark?: boolean; readonly mobile?: boolean } = {},
 ): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'fisk-web-profile-')), {
+  const profile = mkdtempSync(join(tmpdir(), 'fisk-web-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -104,6 +105,14 @@ export async function launchBrowser(
     colorScheme: opts.dark === true ? 'dark' : 'light',
     ...(opts.mobile === true ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
   });
+  // the profile goes once closing has ended the browser, which writes to it until then, so runs
+  // leave none behind
+  const close = context.close.bind(context);
+  context.close = async (options) => {
+    await close(options);
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return context;
 }
 
 /** Opens the page with its token and waits until the server has said whether this tab controls. */

@@ -111,7 +111,8 @@ beforeAll(async () => {
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   url = new URL(await firstLine(child));
   token = url.searchParams.get('token') ?? '';
-  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'fisk-web-profile-')), {
+  const profile = mkdtempSync(join(tmpdir(), 'fisk-web-profile-'));
+  context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -126,6 +127,13 @@ beforeAll(async () => {
     ],
     viewport: { width: 1200, height: 800 },
   });
+  // the profile goes once closing has ended the browser, which writes to it until then, so runs
+  // leave none behind
+  const close = context.close.bind(context);
+  context.close = async (options) => {
+    await close(options);
+    rmSync(profile, { recursive: true, force: true });
+  };
   page = await context.newPage();
   await page.goto(url.href);
   await page.locator('body[data-control="true"]').waitFor();
