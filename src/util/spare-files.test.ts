@@ -47,6 +47,16 @@ function warm(pool: SpareFiles, keep: number): void {
   for (let i = 0; i <= keep; i++) expect(pool.take()).toBeUndefined();
 }
 
+/** A pool keeping one spare, and the spare it handed out named `run.lock`, as a lock file is. */
+async function namedLock(): Promise<{ pool: SpareFiles; spare: Spare; named: string }> {
+  const pool = new SpareFiles(dir, lock, 1);
+  warm(pool, 1);
+  const spare = await ready(pool);
+  const named = join(dir, 'run.lock');
+  expect(nameSpare(spare, named)).toBeUndefined();
+  return { pool, spare, named };
+}
+
 async function ready(pool: SpareFiles): Promise<Spare> {
   for (let i = 0; i < 400; i++) {
     const spare = pool.take();
@@ -141,11 +151,7 @@ describe('SpareFiles', () => {
   });
 
   it('takes back a named spare, still locked, as a spare again, and hands it out before making another', async () => {
-    const pool = new SpareFiles(dir, lock, 1);
-    warm(pool, 1);
-    const spare = await ready(pool);
-    const named = join(dir, 'run.lock');
-    expect(nameSpare(spare, named)).toBeUndefined();
+    const { pool, spare, named } = await namedLock();
     await until(() => spares().length === 1); // the pool has made its one back meanwhile
     const inode = fstatSync(spare.fd).ino;
     expect(pool.adopt(named, spare.fd)).toBe(true);
@@ -164,11 +170,7 @@ describe('SpareFiles', () => {
   });
 
   it('takes nothing back once closed, when full, or when the name no longer stands for the file', async () => {
-    const pool = new SpareFiles(dir, lock, 1);
-    warm(pool, 1);
-    const spare = await ready(pool);
-    const named = join(dir, 'run.lock');
-    expect(nameSpare(spare, named)).toBeUndefined();
+    const { pool, spare, named } = await namedLock();
     // the name was replaced by another file: neither is touched
     unlinkSync(named);
     writeFileSync(named, '');

@@ -119,7 +119,7 @@ export class SpareFiles {
       return false;
     }
     // linked by name, so the name may have come to stand for another file since it was locked
-    if (!namesFile(spare.path, fd) || !unlinkUnlessError(path)) {
+    if (!namesFileQuietly(spare.path, fd) || !unlinkUnlessError(path)) {
       unlinkUnlessError(spare.path);
       return false;
     }
@@ -159,12 +159,16 @@ export class SpareFiles {
   }
 }
 
-/** Whether `path` names the very file open as `fd`. */
-function namesFile(path: string, fd: number): boolean {
+/** Whether `path` names the very file open as `fd`: false when nothing is at `path`; other failures throw. */
+export function namesFile(path: string, fd: number): boolean {
+  const open = fs.fstatSync(fd);
+  const named = fs.statSync(path, { throwIfNoEntry: false });
+  return named !== undefined && named.ino === open.ino && named.dev === open.dev;
+}
+
+function namesFileQuietly(path: string, fd: number): boolean {
   try {
-    const named = fs.statSync(path);
-    const open = fs.fstatSync(fd);
-    return named.ino === open.ino && named.dev === open.dev;
+    return namesFile(path, fd);
   } catch {
     return false;
   }

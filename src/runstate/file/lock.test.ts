@@ -10,6 +10,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** An empty file in the test directory, flocked by this process, as a pool hands out spares. */
+function spareAt(name: string): { path: string; fd: number } {
+  const fd = openSync(join(dir, name), 'wx+', 0o600);
+  expect(flockNow(fd)).toBe(true);
+  return { path: join(dir, name), fd };
+}
+
 describe('tryLock', () => {
   it('excludes a second holder and removes its file on release', () => {
     const path = join(dir, 'run.lock');
@@ -33,11 +40,6 @@ describe('tryLock', () => {
 
   it('makes a spare the lock file when none is there, and otherwise locks the one that is', () => {
     const path = join(dir, 'run.lock');
-    const spareAt = (name: string): { path: string; fd: number } => {
-      const fd = openSync(join(dir, name), 'wx+', 0o600);
-      expect(flockNow(fd)).toBe(true);
-      return { path: join(dir, name), fd };
-    };
     const spare = spareAt('.spare-a-0.tmp');
     const held = tryLock(path, spare);
     expect(held).toBeDefined();
@@ -62,11 +64,6 @@ describe('tryLock', () => {
 
   it('offers a released lock file made from a spare to be given back, and removes it when declined', () => {
     const path = join(dir, 'run.lock');
-    const spareAt = (name: string): { path: string; fd: number } => {
-      const fd = openSync(join(dir, name), 'wx+', 0o600);
-      expect(flockNow(fd)).toBe(true);
-      return { path: join(dir, name), fd };
-    };
     const offered: [string, number][] = [];
     const keep = (p: string, fd: number): boolean => {
       offered.push([p, fd]);

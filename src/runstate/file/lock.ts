@@ -10,9 +10,9 @@
  * a lock on a name that no longer exists: a lock counts only when the path still names the very
  * file locked, and otherwise it is taken again on the path as it now is.
  */
-import { closeSync, constants, fstatSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, openSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { nameSpare } from '../../util/spare-files.js';
+import { nameSpare, namesFile } from '../../util/spare-files.js';
 import type { Spare } from '../../util/spare-files.js';
 
 type FlockSync = (fd: number, flags: 'exnb' | 'un') => void;
@@ -77,22 +77,16 @@ export function tryLock(path: string, spare?: Spare, giveBack?: GiveBack): HeldL
       closeSync(fd);
       return undefined;
     }
-    if (namesFile(path, fd)) return held(path, fd);
+    let current: boolean;
+    try {
+      current = namesFile(path, fd);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    if (current) return held(path, fd);
     // the holder before us removed the file as it let go: lock the one at the path now
     closeSync(fd);
-  }
-}
-
-/** Whether `path` still names the file open as `fd`. */
-function namesFile(path: string, fd: number): boolean {
-  const open = fstatSync(fd);
-  try {
-    const named = statSync(path);
-    return named.ino === open.ino && named.dev === open.dev;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    closeSync(fd);
-    throw err;
   }
 }
 
