@@ -5,7 +5,8 @@
  * the group (`setsid`) is out of a group kill's reach; its hold on the output is cut after a short
  * grace period, so neither the deadline nor an interrupt ever waits on it.
  */
-import { lstat, mkdtempSync, readdir, rmSync, rmdir, unlink } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -66,7 +67,7 @@ function socketPath(): string {
 }
 
 const SOCKET_DIR_PREFIX = 'fisk-out-';
-const SOCKET_DIR = /^fisk-out-(\d+)-[A-Za-z0-9]{6}$/u;
+const SOCKET_DIR = new RegExp(`^${SOCKET_DIR_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`, 'u');
 
 function alive(pid: number): boolean {
   try {
@@ -80,33 +81,28 @@ function alive(pid: number): boolean {
 /**
  * Removes, in the background, the socket directories in `base` of processes that ended without
  * removing theirs (a process killed outright runs no exit hook): `fisk-out-<pid>-*`, owned by this
- * user, whose process is gone, with the sockets left in them. Anything else is left as it is.
+ * user, whose process is gone, with the sockets left in them. Anything else is left as it is, and
+ * what cannot be removed stays (nothing here reports or throws).
  */
 export function sweepDeadSocketDirs(base: string): void {
   const uid = process.getuid?.();
-  readdir(base, (err, names) => {
-    if (err !== null) return;
-    for (const name of names) {
-      const owner = SOCKET_DIR.exec(name)?.[1];
-      if (owner === undefined || Number(owner) === process.pid || alive(Number(owner))) continue;
-      const dir = join(base, name);
-      lstat(dir, (statErr, info) => {
-        if (statErr !== null || !info.isDirectory() || (uid !== undefined && info.uid !== uid)) return;
-        readdir(dir, (listErr, entries) => {
-          if (listErr !== null) return;
-          const sockets = entries.filter((e) => e.endsWith('.sock'));
-          let left = sockets.length;
-          // rmdir removes the directory only once it is empty: anything but sockets keeps it
-          const done = (): void => rmdir(dir, () => undefined);
-          if (left === 0) done();
-          for (const e of sockets)
-            unlink(join(dir, e), () => {
-              if (--left === 0) done();
-            });
-        });
-      });
-    }
-  });
+  const sweepOne = async (dir: string): Promise<void> => {
+    const info = await lstat(dir);
+    if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) return;
+    const sockets = (await readdir(dir)).filter((e) => e.endsWith('.sock'));
+    await Promise.all(sockets.map((e) => unlink(join(dir, e))));
+    // removes the directory only once it is empty: anything but sockets keeps it
+    await rmdir(dir);
+  };
+  void readdir(base)
+    .then((names) => {
+      for (const name of names) {
+        const owner = SOCKET_DIR.exec(name)?.[1];
+        if (owner === undefined || Number(owner) === process.pid || alive(Number(owner))) continue;
+        sweepOne(join(base, name)).catch(() => undefined);
+      }
+    })
+    .catch(() => undefined);
 }
 
 /**
