@@ -45,7 +45,10 @@ export class JobWork implements Work {
   readonly #limit = new AbortController();
   #timedOut: string | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #marking: Promise<unknown> = Promise.resolve();
+  /** Whether the task was recorded running as the run started. */
+  #marking: Promise<boolean> = Promise.resolve(true);
+  /** A new job's first record, as it was to be stored when its run started. */
+  #first: TaskRecord | undefined;
   #ended = false;
 
   constructor(desk: JobDesk, job: JobDelivery) {
@@ -67,13 +70,18 @@ export class JobWork implements Work {
     const unrecorded = this.#job.unrecorded;
     // a new job's task is stored running at once; one stored meanwhile (or before) is updated
     const first = unrecorded === undefined ? undefined : progressedTask(unrecorded, running);
+    this.#first = first;
     const marked =
       first === undefined
         ? tasks.progress(id, running)
         : tasks.ask(first).then((stored) => (stored === first ? stored : tasks.progress(id, running)));
-    this.#marking = marked.catch((err: unknown) => {
-      this.#desk.warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, this.ids);
-    });
+    this.#marking = marked.then(
+      () => true,
+      (err: unknown) => {
+        this.#desk.warn(`jobs: task ${id}: the task store did not record that it runs: ${(err as Error).message}`, this.ids);
+        return false;
+      },
+    );
     if (timeout !== undefined) {
       this.#timer = setTimeout(() => {
         this.#timedOut = `the job ran longer than expose.agent.jobs.timeout (${timeout.text}) and was stopped; its journal keeps what was done: fisk task retry ${id}`;
@@ -119,6 +127,7 @@ export class JobWork implements Work {
         return this.#retry(disposition.reason);
       case 'result':
         try {
+          await this.#recorded();
           await this.#desk.finish(msg, id, disposition.result);
         } catch (err) {
           if (isRetryableFailure(err)) pause.failed(`the task store: ${(err as Error).message}`, false);
@@ -138,6 +147,14 @@ export class JobWork implements Work {
     }
   }
 
+  /**
+   * Stores a new job's record now when storing it as its run started failed, so that the outcome
+   * has a record to go on instead of failing for want of one. Throws what the store throws.
+   */
+  async #recorded(): Promise<void> {
+    if (this.#first !== undefined && !(await this.#marking)) await this.#desk.tasks.ask(this.#first);
+  }
+
   /** A failure worth retrying: counted unless the worker is paused (the outage is not the job's). */
   async #retry(reason: string): Promise<Settlement> {
     const { msg, id, probe } = this.#job;
@@ -145,6 +162,8 @@ export class JobWork implements Work {
     const attempt = this.attempt;
     const counted = !probe && !pause.paused;
     pause.failed(reason, probe);
+    // what follows says so when the store still fails
+    await this.#recorded().catch(() => undefined);
     if (counted && attempt >= maxDeliver) {
       await tasks.progress(id, { state: 'pending', failure: { attempt, worker, message: reason } }).catch(() => undefined);
       const why = `gave up after ${attempt} attempts (expose.agent.jobs.max_deliver); the last: ${reason}`;

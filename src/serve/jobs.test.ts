@@ -200,6 +200,21 @@ describe('the jobs channel', () => {
     await settled(s);
   });
 
+  it('stores a new job with its result when recording it as its run started failed', async () => {
+    const s = await setup();
+    const ask = s.tasks.ask.bind(s.tasks);
+    let refused = 0;
+    s.tasks.ask = (record) => (refused++ === 0 ? Promise.reject(new Error('the disk is away')) : ask(record));
+    await serve(s);
+    const before = fake.requests.length;
+    await s.publish({ id: 'late', prompt: 'recorded late' });
+    expect(await s.waitFor('late')).toMatchObject({ state: 'completed', answer: 'answer: recorded late', attempts: 1 });
+    expect(s.warnings.join('\n')).toMatch(/task late: the task store did not record that it runs: the disk is away/u);
+    // stored on this delivery, not handed back to run again
+    expect(fake.requests.length - before).toBe(1);
+    await settled(s);
+  });
+
   it('drops a message that is not a job, saying why, and goes on', async () => {
     const s = await setup();
     await serve(s);
