@@ -16,6 +16,8 @@
 // server, and neither counts nats-server's). `leftover_files_per_job` counts what the file stores
 // leave beside their records (a lock file, a temporary file) per finished job, and `make_file_us`
 // what making an empty file cost in each side's directory after its round. Prints one JSON line.
+// BENCH_JOBS_FISK_FILE_ROUND=1 or BENCH_JOBS_BARE_ROUND=1 runs one round of that side alone (with
+// BENCH_JOBS_ROUND_WORKERS workers, default 1), to trace or profile it.
 import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -355,7 +357,7 @@ async function versusBare() {
 async function main() {
   if (process.env.BENCH_JOBS_FISK_FILE_ROUND === '1') {
     // one round of fisk's side alone, for tracing its system calls (strace -f -c)
-    const one = await fiskFileRound(1);
+    const one = await fiskFileRound(Number(process.env.BENCH_JOBS_ROUND_WORKERS ?? 1));
     return {
       fisk_file_round: {
         jobs: FSYNC_JOBS,
@@ -364,6 +366,11 @@ async function main() {
         leftover_files_per_job: one.leftover,
       },
     };
+  }
+  if (process.env.BENCH_JOBS_BARE_ROUND === '1') {
+    // one round of the bare worker alone, to profile beside fisk's
+    const one = await bareRound(Number(process.env.BENCH_JOBS_ROUND_WORKERS ?? 1));
+    return { bare_round: { jobs: FSYNC_JOBS, ms_per_job: one.msPerJob, cpu_ms_per_job: one.cpuMsPerJob } };
   }
   if (process.env.BENCH_JOBS_ONLY_FSYNC === '1') {
     const v = await versusBare();
