@@ -8,6 +8,10 @@
 //   - `node_fetch`: `node -e 'new Headers()'`, what a process pays to load Node's own fetch (undici),
 //     which the official Anthropic SDK cannot do without (it builds every request's headers as a
 //     `Headers`);
+//   - `bare_sdk_min`: the least program answering with the official SDK (bare-sdk-min.mjs, one
+//     call over the node:http transport fisk gives the SDK), bundled into one file by
+//     bundle-bare-sdk-min.mjs and started with V8's code cache as fisk is: the floor under `fisk run` for any program using that SDK
+//     (`bare_sdk_min_vs_node`), and what fisk adds to it (`run_vs_bare_sdk_min`);
 //   - `bare_sdk_10` and `bare_sdk_3000`: a bare script (bare-sdk.mjs) making the same call with
 //     the official SDK after running the application's --fisk-introspect, decoding it and sending a
 //     deferred definition of every command: the least any harness offering those commands through
@@ -17,7 +21,7 @@
 // Wall and CPU time (user + system of the child and what it waited for) per case; the ratios are
 // taken round by round (wall) and between medians (CPU, which comes in 10 ms ticks), and peak
 // resident memory of the 3,000-command run. FISK_BENCH_RUN_ROUNDS sets the rounds (default 11).
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -102,9 +106,14 @@ const url = await new Promise((res) => server.once('message', (m) => res(m.url))
 const runArgs = ['run', '--no-tui', '--base-url', url, '--api-key', 'k', 'hi'];
 const apps = { 10: application(10), 3000: application(3000) };
 const bareSdk = join(here, 'bare-sdk.mjs');
+// bundled by a child process: the bundler's memory in this one would count in every child's peak
+// (a child's peak resident size starts from its parent's at the fork)
+const bareSdkMin = join(scratch, 'bare-min', 'launch.cjs');
+execFileSync(process.execPath, [join(here, 'bundle-bare-sdk-min.mjs'), dirname(bareSdkMin)], { stdio: 'inherit' });
 const cases = {
   node: { args: ['-e', '0'], cwd: root },
   node_fetch: { args: ['-e', 'new Headers()'], cwd: root },
+  bare_sdk_min: { args: [bareSdkMin, url], cwd: root },
   run_plain: { args: [cli, ...runArgs], cwd: plain() },
   run_app_10: { args: [cli, ...runArgs], cwd: apps[10] },
   run_app_3000: { args: [cli, ...runArgs], cwd: apps[3000] },
@@ -162,6 +171,10 @@ try {
       node_fetch_ms: stats(wall.node_fetch),
       node_fetch_vs_node: ratio('node_fetch', 'node'),
       node_fetch_vs_node_cpu: cpuRatio('node_fetch', 'node'),
+      bare_sdk_min_ms: stats(wall.bare_sdk_min),
+      bare_sdk_min_cpu_ms: hasCpu ? stats(cpu.bare_sdk_min) : null,
+      bare_sdk_min_vs_node: ratio('bare_sdk_min', 'node'),
+      run_vs_bare_sdk_min: ratio('run_plain', 'bare_sdk_min'),
       bare_sdk_10_ms: stats(wall.bare_sdk_10),
       bare_sdk_10_cpu_ms: hasCpu ? stats(cpu.bare_sdk_10) : null,
       bare_sdk_3000_cpu_ms: hasCpu ? stats(cpu.bare_sdk_3000) : null,
