@@ -6,8 +6,12 @@
 //     searched with the questions of bench/knowledge-quality;
 //   - synthetic_10k: the 10,000-file synthetic corpus of bench/knowledge, searched with 200
 //     generated queries.
-// Rounds interleave fisk and bare query by query; each round gives each side its p50 and p99, and
-// the ratios are taken per round and reported as median and spread (p10 to p90) over the rounds.
+// Beside them, the ranking's own first step: its candidate query alone (the same terms, the
+// weighted BM25 the ranking asks for, and as many rows as it takes as candidates), the floor of
+// this ranking, reported as `candidates_p50_ratio` against the bare query.
+// Rounds interleave the sides query by query (the order rotating); each round gives each side its
+// p50 and p99, and the ratios are taken per round and reported as median and spread (p10 to p90)
+// over the rounds.
 // KNOWLEDGE_SEARCH_ROUNDS (default 9), KNOWLEDGE_SEARCH_SYNTHETIC_FILES (default 10000).
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +19,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KnowledgeReader, indexCorpus, openWriter, search } from '../../dist/knowledge/index.js';
 import { freeTextQuery, quoteTerm } from '../../dist/knowledge/query.js';
-import { isStopWord } from '../../dist/knowledge/rank.js';
+import { LEXICAL_CANDIDATES, isStopWord } from '../../dist/knowledge/rank.js';
+import { BM25_WEIGHTS } from '../../dist/knowledge/schema.js';
 import { splitCommonTerms } from '../../dist/knowledge/term-stats.js';
 import { syntheticCorpus } from '../lib/corpus.mjs';
 import { listDocs } from '../lib/docs.mjs';
@@ -47,9 +52,13 @@ async function build(work, name, fill) {
  * common to weigh, worked out beforehand, once per query), OR'ed, in FTS5's own BM25 order, five
  * rows, on the same index.
  */
-function bareSearcher(reader, queries) {
+function bareSearcher(
+  reader,
+  queries,
+  sql = 'SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT 5',
+) {
   const db = reader.handle();
-  const st = db.prepare('SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT 5');
+  const st = db.prepare(sql);
   const expressions = new Map();
   for (const q of queries) {
     const { keep } = splitCommonTerms(db, freeTextQuery(q).terms);
@@ -63,39 +72,51 @@ function bareSearcher(reader, queries) {
   };
 }
 
+/** The ranking's candidate query alone, on the terms the bare query uses. */
+function candidateSearcher(reader, queries) {
+  const sql = `SELECT rowid AS id, bm25(chunks_fts, ${BM25_WEIGHTS.join(', ')}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ${LEXICAL_CANDIDATES}`;
+  return bareSearcher(reader, queries, sql);
+}
+
 async function measure(store, queries) {
   const reader = new KnowledgeReader(store);
   const bare = bareSearcher(reader, queries);
+  const candidates = candidateSearcher(reader, queries);
   for (const q of queries.slice(0, 20)) {
     await search(reader, q, { topK: 5 });
     bare(q);
+    candidates(q);
   }
   const p50 = [];
   const p99 = [];
+  const candidatesP50 = [];
   const fiskP50 = [];
   const bareP50 = [];
   const fiskP99 = [];
   const bareP99 = [];
+  const order = ['fisk', 'bare', 'candidates'];
   for (let r = 0; r < ROUNDS; r++) {
-    const f = [];
-    const b = [];
+    const times = { fisk: [], bare: [], candidates: [] };
     for (let i = 0; i < queries.length; i++) {
       const q = queries[i];
-      // the side that goes first alternates query by query
-      const sides = (i + r) % 2 === 0 ? ['fisk', 'bare'] : ['bare', 'fisk'];
-      for (const side of sides) {
+      // the side that goes first rotates query by query
+      for (let j = 0; j < order.length; j++) {
+        const side = order[(i + r + j) % order.length];
         const t = process.hrtime.bigint();
         if (side === 'fisk') await search(reader, q, { topK: 5 });
-        else bare(q);
-        (side === 'fisk' ? f : b).push(ms(t));
+        else if (side === 'bare') bare(q);
+        else candidates(q);
+        times[side].push(ms(t));
       }
     }
+    const { fisk: f, bare: b, candidates: c } = times;
     fiskP50.push(quantile(f, 0.5));
     bareP50.push(quantile(b, 0.5));
     fiskP99.push(quantile(f, 0.99));
     bareP99.push(quantile(b, 0.99));
     p50.push(quantile(f, 0.5) / quantile(b, 0.5));
     p99.push(quantile(f, 0.99) / quantile(b, 0.99));
+    candidatesP50.push(quantile(c, 0.5) / quantile(b, 0.5));
   }
   reader.close();
   const s3 = (xs) => {
@@ -111,6 +132,7 @@ async function measure(store, queries) {
     bare_p99_ms: s3(bareP99),
     p50_ratio: s3(p50),
     p99_ratio: s3(p99),
+    candidates_p50_ratio: s3(candidatesP50),
   };
 }
 
