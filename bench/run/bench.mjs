@@ -10,8 +10,9 @@
 //     `Headers`);
 //   - `bare_sdk_min`: the least program answering with the official SDK (bare-sdk-min.mjs, one
 //     call over the node:http transport fisk gives the SDK), bundled into one file by
-//     bundle-bare-sdk-min.mjs and started with V8's code cache as fisk is: the floor under `fisk run` for any program using that SDK
-//     (`bare_sdk_min_vs_node`), and what fisk adds to it (`run_vs_bare_sdk_min`);
+//     bundle-bare-sdk-min.mjs and started with V8's code cache as fisk is: the floor under
+//     `fisk run` for any program using that SDK (`bare_sdk_min_vs_node`), and what fisk adds to
+//     it (`run_vs_bare_sdk_min`);
 //   - `bare_sdk_10` and `bare_sdk_3000`: a bare script (bare-sdk.mjs) making the same call with
 //     the official SDK after running the application's --fisk-introspect, decoding it and sending a
 //     deferred definition of every command: the least any harness offering those commands through
@@ -106,8 +107,7 @@ const url = await new Promise((res) => server.once('message', (m) => res(m.url))
 const runArgs = ['run', '--no-tui', '--base-url', url, '--api-key', 'k', 'hi'];
 const apps = { 10: application(10), 3000: application(3000) };
 const bareSdk = join(here, 'bare-sdk.mjs');
-// bundled by a child process: the bundler's memory in this one would count in every child's peak
-// (a child's peak resident size starts from its parent's at the fork)
+// bundled by a child process, so the bundler's memory stays out of this one and its children
 const bareSdkMin = join(scratch, 'bare-min', 'launch.cjs');
 execFileSync(process.execPath, [join(here, 'bundle-bare-sdk-min.mjs'), dirname(bareSdkMin)], { stdio: 'inherit' });
 const cases = {
