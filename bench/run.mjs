@@ -205,13 +205,13 @@ function summary(r) {
   return out.filter((f) => f !== undefined);
 }
 
+const round1 = (x) => Math.round(x * 10) / 10;
+
 /**
  * Every stated target, whether or not its benchmark ran: the measured figure with its spread, the
  * goal, and met / not met. A target whose benchmark did not run (or failed) is listed as not met,
  * with a note naming the benchmark, so none is ever left out of the summary.
  */
-const round1 = (x) => Math.round(x * 10) / 10;
-
 function targets(r) {
   const out = [];
   /** One target: `get` returns { median, p10, p90 } (a ratio series) or undefined when not measured. */

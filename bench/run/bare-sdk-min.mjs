@@ -1,8 +1,8 @@
 // The least program that answers a prompt with the official Anthropic SDK: one call, no
 // configuration, no tools, over the same node:http transport fisk hands the SDK (without it the SDK
 // goes through Node's own fetch, which costs more to load than the rest of such a program). The
-// run benchmark bundles it into one file and starts it with V8's code cache, as fisk's program is
-// started, so the two differ only in what fisk does besides the call. Prints the answer's text.
+// run benchmark bundles it into one file and starts it with fisk's own launcher and V8's code
+// cache, so the two differ only in what fisk does besides the call. Prints the answer's text.
 import Anthropic from '@anthropic-ai/sdk';
 import { nodeFetch } from '../../dist/llm/node-fetch.js';
 

@@ -1,14 +1,16 @@
-// Bundles bare-sdk-min.mjs into one CommonJS file in the directory given as the argument, beside a
-// launcher (launch.cjs) that compiles it with V8's code cache, written by its first run as the
-// build writes fisk's, so the floor starts the way fisk's program does.
-import { writeFileSync } from 'node:fs';
+// Bundles bare-sdk-min.mjs into one CommonJS file, main.cjs, in the directory given as the
+// argument, beside fisk's own launcher (fisk.cjs, the text the build writes as dist/bin/fisk.cjs),
+// so the floor starts exactly the way fisk's program does. The code cache is written by a first
+// run with FISK_CODE_CACHE_WRITE=1, as the build writes fisk's.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { LAUNCHER } from '../../scripts/fisk-launcher.mjs';
 
 const dir = process.argv[2];
 await build({
-  input: { bare: join(dirname(fileURLToPath(import.meta.url)), 'bare-sdk-min.mjs') },
+  input: { main: join(dirname(fileURLToPath(import.meta.url)), 'bare-sdk-min.mjs') },
   platform: 'node',
   logLevel: 'warn',
   output: {
@@ -19,17 +21,6 @@ await build({
     codeSplitting: false,
   },
 });
-const LAUNCHER = `'use strict';
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
-const Module = require('node:module');
-const { join } = require('node:path');
-const vm = require('node:vm');
-const file = join(__dirname, 'bare.cjs');
-const cache = file + '.v8';
-const cachedData = existsSync(cache) ? readFileSync(cache) : undefined;
-const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
-const mod = { exports: {} };
-script.runInThisContext()(mod.exports, require, mod, file, __dirname);
-if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeFileSync(cache, script.createCachedData()));
-`;
-writeFileSync(join(dir, 'launch.cjs'), LAUNCHER);
+// the launcher uses the cache only where its directory exists (the build makes it the same way)
+mkdirSync(join(dir, 'cache'), { recursive: true });
+writeFileSync(join(dir, 'fisk.cjs'), LAUNCHER);
