@@ -353,11 +353,20 @@ async function versusBare() {
   return { ...out, leftover_files_per_job: leftover, leftover_examples: leftoverNames };
 }
 
+/** BENCH_JOBS_ROUND_WORKERS for a single round: a whole number of workers, 1 when unset. */
+function roundWorkers() {
+  const text = process.env.BENCH_JOBS_ROUND_WORKERS ?? '1';
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_JOBS_ROUND_WORKERS must be a whole number of workers from 1, not ${JSON.stringify(text)}`);
+  return n;
+}
+
 /** The whole benchmark, or one part of it that an environment variable asks for. */
 async function main() {
   if (process.env.BENCH_JOBS_FISK_FILE_ROUND === '1') {
     // one round of fisk's side alone, for tracing its system calls (strace -f -c)
-    const one = await fiskFileRound(Number(process.env.BENCH_JOBS_ROUND_WORKERS ?? 1));
+    const one = await fiskFileRound(roundWorkers());
     return {
       fisk_file_round: {
         jobs: FSYNC_JOBS,
@@ -369,7 +378,7 @@ async function main() {
   }
   if (process.env.BENCH_JOBS_BARE_ROUND === '1') {
     // one round of the bare worker alone, to profile beside fisk's
-    const one = await bareRound(Number(process.env.BENCH_JOBS_ROUND_WORKERS ?? 1));
+    const one = await bareRound(roundWorkers());
     return { bare_round: { jobs: FSYNC_JOBS, ms_per_job: one.msPerJob, cpu_ms_per_job: one.cpuMsPerJob } };
   }
   if (process.env.BENCH_JOBS_ONLY_FSYNC === '1') {

@@ -9,6 +9,7 @@ import { build } from 'rolldown';
 import { LAUNCHER } from '../../scripts/fisk-launcher.mjs';
 
 const dir = process.argv[2];
+if (dir === undefined) throw new Error('usage: node bench/run/bundle-bare-sdk-min.mjs <directory to write the bundle in>');
 await build({
   input: { main: join(dirname(fileURLToPath(import.meta.url)), 'bare-sdk-min.mjs') },
   platform: 'node',
