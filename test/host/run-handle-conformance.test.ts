@@ -33,16 +33,23 @@ import { promptChannel } from '../../src/serve/prompt-channel.js';
 import { startHostedRun, startRemoteRun } from '../../src/serve/remote-handle.js';
 import { startServer } from '../../src/serve/server.js';
 import type { Server } from '../../src/serve/server.js';
+import type { Channel } from '../../src/serve/channel.js';
+import type { Transport } from '../../src/a2a/transport.js';
 import { workerRuntime } from '../../src/serve/test-runtime.js';
 
 /** One implementation: how it starts a run whose questions come back through `answer(id)`. */
 interface Implementation {
   readonly name: 'local' | 'hosted' | 'remote';
   start(prompt: string, stream: boolean): Promise<RunHandle>;
+  /**
+   * Resolves once the run doing the work has been told to suspend. A local handle is told as
+   * `suspend` returns; a hosted or remote one sends a message that reaches the serving run later.
+   */
+  suspendHeard(): Promise<void>;
 }
 
 /** What a case does while its run goes on, given the tools it may hold. */
-type Drive = (handle: RunHandle, event: AgentEvent, tools: { readonly hold: HeldTool }) => void;
+type Drive = (handle: RunHandle, event: AgentEvent, tools: { readonly hold: HeldTool; readonly suspendHeard: () => Promise<void> }) => void;
 
 interface Case {
   readonly name: string;
@@ -74,16 +81,19 @@ const answering =
 
 /**
  * Once the held call is running, stops the run one way. A suspend lets the step finish, so the
- * call is let go; a cancel must end the call itself (the run's signal lets it go), so nothing
- * else does, however long the stop takes to reach the run.
+ * call is let go once the serving run has heard the suspend (let go sooner, the step could end
+ * before the message arrives and the run would rightly go on); a cancel must end the call itself
+ * (the run's signal lets it go), so nothing else does, however long the stop takes to reach the run.
  */
 const stopping =
   (how: 'suspend' | 'cancel'): Drive =>
   (handle, event, tools) => {
     if (event.type !== 'tool_call' || event.name !== 'hold') return;
-    void tools.hold.until(1).then(() => {
+    void tools.hold.until(1).then(async () => {
       if (how === 'cancel') return handle.cancel();
+      const heard = tools.suspendHeard();
       handle.suspend();
+      await heard;
       tools.hold.release();
     });
   };
@@ -173,6 +183,57 @@ const CASES: readonly Case[] = [
   },
 ];
 
+/** Tells whoever waits that the serving run has been told to suspend; each wait takes the next telling. */
+class Heard {
+  #waiting: (() => void)[] = [];
+  next(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+  tell(): void {
+    for (const resolve of this.#waiting.splice(0)) resolve();
+  }
+}
+const hostedHeard = new Heard();
+const remoteHeard = new Heard();
+
+/**
+ * The served channel, telling `remoteHeard` when a run's park signal fires. The tap listens
+ * before the server does, and waiters resume only after every listener ran, so by then the
+ * server has suspended the run.
+ */
+function tappedChannel(channel: Channel): Channel {
+  return {
+    name: channel.name,
+    workers: channel.workers,
+    next: async (signal) => {
+      const work = await channel.next(signal);
+      work?.park?.addEventListener('abort', () => remoteHeard.tell(), { once: true });
+      return work;
+    },
+    close: () => channel.close(),
+    settled: () => channel.settled?.() ?? Promise.resolve(),
+    watchPause: (listener) => channel.watchPause?.(listener),
+  };
+}
+
+/**
+ * The in-process transport a hosted client publishes on, telling `hostedHeard` once a cancel has
+ * gone out: the bus delivers it, and the host suspends the run, before `publish` returns.
+ */
+function tappedTransport(transport: Transport): Transport {
+  return {
+    name: transport.name,
+    request: (subject, data, opts) => transport.request(subject, data, opts),
+    requestStream: (subject, data, opts) => transport.requestStream(subject, data, opts),
+    publish: async (subject, data) => {
+      await transport.publish(subject, data);
+      if (subject.includes('.cancel.')) hostedHeard.tell();
+    },
+    subscribe: (subject, handler) => transport.subscribe(subject, handler),
+    serve: (spec) => transport.serve(spec),
+  };
+}
+
 let fake: FakeModelServer;
 let nats: NatsServer;
 let dir: string;
@@ -211,7 +272,7 @@ beforeAll(async () => {
     tools: [],
     extraEndpoints: [channel.endpoint],
   });
-  server = startServer(runtime, { channels: [channel], services: [{ name: 'service', close: () => service.stop() }] });
+  server = startServer(runtime, { channels: [tappedChannel(channel)], services: [{ name: 'service', close: () => service.stop() }] });
   caller = createTransport('nats', { connection: calling });
 }, 60_000);
 
@@ -233,21 +294,24 @@ const IMPLEMENTATIONS: readonly Implementation[] = [
   {
     name: 'local',
     start: (prompt, stream) => startRun(runtime, { prompt }, { prompter: 'handle', workDir: dir, ...(stream ? { stream } : {}) }),
+    suspendHeard: () => Promise.resolve(),
   },
   {
     name: 'hosted',
     start: (prompt, stream) =>
       startHostedRun({
-        transport: host.transport,
+        transport: tappedTransport(host.transport),
         self: host.agent,
         agent: host.agent,
         start: { prompt, questions: 'events', ...(stream ? { stream } : {}) },
       }),
+    suspendHeard: () => hostedHeard.next(),
   },
   {
     name: 'remote',
     start: (prompt, stream) =>
       startRemoteRun({ transport: caller, self: 'client', agent: 'worker', prompt, keepaliveMs: 50, ...(stream ? { stream } : {}) }),
+    suspendHeard: () => remoteHeard.next(),
   },
 ];
 
@@ -266,13 +330,17 @@ function rendered(events: readonly AgentEvent[]): string[] {
 }
 
 /** Runs one turn on `handle` under the case's drive; returns its events and outcome. */
-async function turn(handle: RunHandle, drive: Drive | undefined): Promise<{ events: AgentEvent[]; outcome: RunOutcome }> {
+async function turn(
+  impl: Implementation,
+  handle: RunHandle,
+  drive: Drive | undefined,
+): Promise<{ events: AgentEvent[]; outcome: RunOutcome }> {
   opened.push(handle);
   const events: AgentEvent[] = [];
   handle.subscribe({
     emit(event) {
       events.push(event);
-      drive?.(handle, event, { hold });
+      drive?.(handle, event, { hold, suspendHeard: () => impl.suspendHeard() });
     },
   });
   return { events, outcome: await handle.outcome };
@@ -286,11 +354,11 @@ async function runCase(
   fake.reset();
   fake.reply(...c.replies, ...(c.followUp?.replies ?? []));
   const before = reboot.calls;
-  const first = await turn(await impl.start(c.prompt, c.stream === true), c.drive);
+  const first = await turn(impl, await impl.start(c.prompt, c.stream === true), c.drive);
   let events = first.events;
   let outcome = first.outcome;
   if (c.followUp !== undefined) {
-    const next = await turn(await opened.at(-1)!.followUp(c.followUp.prompt), c.drive);
+    const next = await turn(impl, await opened.at(-1)!.followUp(c.followUp.prompt), c.drive);
     events = [...events, ...next.events];
     outcome = next.outcome;
   }
