@@ -34,8 +34,7 @@ import { startHostedRun, startRemoteRun } from '../../src/serve/remote-handle.js
 import { startServer } from '../../src/serve/server.js';
 import type { Server } from '../../src/serve/server.js';
 import type { Channel } from '../../src/serve/channel.js';
-import type { Transport } from '../../src/a2a/transport.js';
-import { workerRuntime } from '../../src/serve/test-runtime.js';
+import { watchingCancels, workerRuntime } from '../../src/serve/test-runtime.js';
 
 /** One implementation: how it starts a run whose questions come back through `answer(id)`. */
 interface Implementation {
@@ -193,8 +192,9 @@ class Heard {
     for (const resolve of this.#waiting.splice(0)) resolve();
   }
 }
-const hostedHeard = new Heard();
 const remoteHeard = new Heard();
+/** Resolves once the latest hosted run's caller has published its cancel. */
+let hostedCancel: Promise<void> = Promise.resolve();
 
 /**
  * The served channel, telling `remoteHeard` when a run's park signal fires. The tap listens
@@ -213,24 +213,6 @@ function tappedChannel(channel: Channel): Channel {
     close: () => channel.close(),
     settled: () => channel.settled?.() ?? Promise.resolve(),
     watchPause: (listener) => channel.watchPause?.(listener),
-  };
-}
-
-/**
- * The in-process transport a hosted client publishes on, telling `hostedHeard` once a cancel has
- * gone out: the bus delivers it, and the host suspends the run, before `publish` returns.
- */
-function tappedTransport(transport: Transport): Transport {
-  return {
-    name: transport.name,
-    request: (subject, data, opts) => transport.request(subject, data, opts),
-    requestStream: (subject, data, opts) => transport.requestStream(subject, data, opts),
-    publish: async (subject, data) => {
-      await transport.publish(subject, data);
-      if (subject.includes('.cancel.')) hostedHeard.tell();
-    },
-    subscribe: (subject, handler) => transport.subscribe(subject, handler),
-    serve: (spec) => transport.serve(spec),
   };
 }
 
@@ -298,14 +280,18 @@ const IMPLEMENTATIONS: readonly Implementation[] = [
   },
   {
     name: 'hosted',
-    start: (prompt, stream) =>
-      startHostedRun({
-        transport: tappedTransport(host.transport),
+    start: (prompt, stream) => {
+      // the in-process bus delivers a cancel, and the host suspends the run, before publish returns
+      const watched = watchingCancels(host.transport);
+      hostedCancel = watched.cancelSent;
+      return startHostedRun({
+        transport: watched.transport,
         self: host.agent,
         agent: host.agent,
         start: { prompt, questions: 'events', ...(stream ? { stream } : {}) },
-      }),
-    suspendHeard: () => hostedHeard.next(),
+      });
+    },
+    suspendHeard: () => hostedCancel,
   },
   {
     name: 'remote',
