@@ -56,27 +56,38 @@ export function connectionOptions(ctx: NatsContext, opts: { readonly name?: stri
   return out;
 }
 
-/** Strips userinfo from a server URL so an error never carries a password. */
-function redact(url: string): string {
+/** Strips userinfo from a server URL so an error or a log line never carries a password. */
+export function redactServer(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/** How {@link connectNats} connects. */
+export interface ConnectNatsOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly name?: string;
+  readonly timeoutMs?: number;
+  /**
+   * Once connected, never give up reconnecting after the connection drops (the client's default
+   * gives up after about 20 s and closes it for good). For an owner that lives as long as its
+   * process and closes the connection itself: a served agent rides out a NATS outage of any length.
+   */
+  readonly keepReconnecting?: boolean;
 }
 
 /**
  * Loads the named context (or uses the given one) and connects. Throws `ConnError`
  * (`context_not_found`, `context_invalid`, `unreachable`) naming the context.
  */
-export async function connectNats(
-  context: string | NatsContext,
-  opts: { readonly env: Readonly<Record<string, string | undefined>>; readonly name?: string; readonly timeoutMs?: number },
-): Promise<NatsConn> {
+export async function connectNats(context: string | NatsContext, opts: ConnectNatsOptions): Promise<NatsConn> {
   const ctx = typeof context === 'string' ? loadNatsContext(context, opts.env) : context;
   const options = connectionOptions(ctx, opts.name !== undefined ? { name: opts.name } : {});
   options.timeout = opts.timeoutMs ?? 5000;
+  if (opts.keepReconnecting === true) options.maxReconnectAttempts = -1;
   let connection: NatsConnection;
   try {
     connection = await connect(options);
   } catch (err) {
-    const where = ctx.servers.length > 0 ? ctx.servers.map(redact).join(', ') : 'the default server';
+    const where = ctx.servers.length > 0 ? ctx.servers.map(redactServer).join(', ') : 'the default server';
     throw new ConnError('unreachable', `cannot connect to NATS context ${JSON.stringify(ctx.name)} (${where}): ${(err as Error).message}`, {
       cause: err,
     });

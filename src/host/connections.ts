@@ -10,7 +10,9 @@ async function connectNats(
   opts: { readonly env: Readonly<Record<string, string | undefined>>; readonly name: string },
 ): Promise<NatsConn> {
   const { connectNats: connect } = await import('../conns/nats-connect.js');
-  return connect(context, opts);
+  // the runtime lives as long as its process and closes its connections itself: an outage of
+  // any length is ridden out, never turned into a connection closed for good
+  return connect(context, { ...opts, keepReconnecting: true });
 }
 
 /** Connections by context name, opened on first use. */
@@ -33,6 +35,11 @@ export class ConnectionPool {
       conn.catch(() => this.#open.delete(context));
     }
     return conn;
+  }
+
+  /** The connection for `context` if one was asked for already (it may still be connecting); never connects. */
+  opened(context: string): Promise<NatsConn> | undefined {
+    return this.#open.get(context);
   }
 
   /** Closes every connection opened here. Idempotent. */

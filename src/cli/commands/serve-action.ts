@@ -14,6 +14,7 @@ import { openRuntime } from '../../host/index.js';
 import { runtimeDepsFromFlags } from './runtime-flags.js';
 import type { JournaledRuntime, LendRuntime } from '../../host/index.js';
 import { ConnectionWatch } from '../../conns/index.js';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   HealthServer,
   checkServable,
@@ -216,6 +217,35 @@ function printBanner(log: ServeLog, banner: BannerParts): void {
   for (const line of [...lines, stop]) log.info('serving', line);
 }
 
+/** The NATS connection a worker serves over closed for good, though the client was reconnecting. */
+class ConnectionClosed extends Error {
+  constructor(context: string, cause: Error | void) {
+    super(
+      `the NATS connection (context ${context}) closed${cause === undefined ? '' : `: ${cause.message}`}, so nothing more can be served; check the server and the context's credentials, then start it again`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = 'ConnectionClosed';
+  }
+}
+
+/** Tells the operator each time the NATS connection drops and when it is back, with how long it was down. */
+function watchConnection(log: ServeLog, connection: NatsConnection, context: string): ConnectionWatch {
+  return new ConnectionWatch(connection, context, {
+    dropped: (server) =>
+      log.warn(
+        'nats_down',
+        `lost the NATS connection (context ${context}, ${server}); reconnecting, and nothing is taken from NATS until it is back`,
+        { nats_context: context, server },
+      ),
+    restored: (server, downMs) =>
+      log.info('nats_up', `reconnected to NATS (context ${context}, ${server}) after ${(downMs / 1000).toFixed(1)} s`, {
+        nats_context: context,
+        server,
+        down_ms: Math.round(downMs),
+      }),
+  });
+}
+
 /** The ids of a notice as log fields. */
 function idFields(ids: WorkIds): LogFields {
   return { job: ids.job, session: ids.session };
@@ -325,13 +355,11 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
     // worker before a job is pulled
     let server: Server | undefined = undefined;
     let started = false;
+    // follows the NATS connection once something serving has opened it (set before the banner)
+    let watch: ConnectionWatch | undefined;
     const healthSettings = config.expose.health;
     if (healthSettings !== undefined) {
       // ready means connected and pulling: not while draining, paused, or the connection is down
-      const watch =
-        natsContext === undefined
-          ? undefined
-          : new ConnectionWatch((await runtime.connections.connection(natsContext)).connection, natsContext);
       health = await HealthServer.start({
         address: healthSettings.address,
         port: healthSettings.port,
@@ -430,6 +458,9 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
             telemetry,
             notify: (n: ServerNotice) => logNotice(log, n, verbose),
           });
+    // what serves over NATS has opened the connection by now; a worker using none opens none for this
+    const nats = natsContext === undefined ? undefined : await runtime.connections.opened(natsContext);
+    if (nats !== undefined && natsContext !== undefined) watch = watchConnection(log, nats.connection, natsContext);
     started = true;
     printBanner(log, {
       identity: servable.identity,
@@ -444,10 +475,18 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
       elicitation: a2a.elicitation,
       health,
     });
+    // set when the NATS connection closes on its own (the runtime closes it only after this)
+    let lost: ConnectionClosed | undefined;
     const fault = await new Promise<Error | undefined>((settle) => {
       let presses = 0;
       void server?.stopped.then((err) => {
         if (err !== undefined) settle(err);
+      });
+      // the client keeps reconnecting; a connection closed all the same (its credentials refused
+      // on reconnecting, say) serves nothing more, so the worker stops
+      void nats?.connection.closed().then((err) => {
+        lost = new ConnectionClosed(natsContext ?? '', err);
+        settle(lost);
       });
       cleanup.push(
         (deps.onInterrupt ?? processInterrupt)(() => {
@@ -471,7 +510,9 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         }),
       );
     });
-    const error = server === undefined ? (await tools?.drain(), undefined) : ((await server.drain()) ?? fault);
+    const error = server === undefined ? (await tools?.drain(), fault) : ((await server.drain()) ?? fault);
+    // a channel that fails for want of the closed connection says less than the connection's own reason
+    if (lost !== undefined) throw new CliError(`fisk serve stopped: ${lost.message}`, EXIT.error, { cause: lost.cause });
     if (error !== undefined) {
       throw new CliError(
         `fisk serve stopped because an endpoint failed: ${error.message}; restart it once the cause is fixed`,
