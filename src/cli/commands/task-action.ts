@@ -75,7 +75,8 @@ async function openStore(io: Io, flags: TaskActionFlags, withNats: boolean): Pro
         EXIT.config,
       );
     }
-    nats = await connectNats(config.natsContext, { env: io.env, name: 'fisk-ai task' });
+    // --wait can outlive a NATS outage: the client keeps reconnecting rather than closing for good
+    nats = await connectNats(config.natsContext, { env: io.env, name: 'fisk-ai task', keepReconnecting: true });
   }
   const close = async (): Promise<void> => {
     if (nats !== undefined && !nats.connection.isClosed()) await nats.connection.close();
@@ -271,7 +272,7 @@ export async function submitTask(flags: TaskActionFlags, words: readonly string[
       return;
     }
     println(io.err, `submitted job ${id} to ${jobs.stream}; waiting for its result (Ctrl-C stops waiting, the job still runs)`);
-    const result = await waitForResult(store, id, timeoutMs);
+    const result = await waitForResult(store, id, timeoutMs, (line) => println(io.err, line));
     if (result === 'interrupted') {
       println(io.err, `stopped waiting; the job still runs: fisk task show ${id}`);
       throw new ExitWith(EXIT.aborted);
@@ -294,10 +295,17 @@ export function report(result: TaskRecord, id: string, io: Io): void {
   throw new ExitWith(exitOf(result));
 }
 
+/**
+ * Reads the task until it has its result, the timeout passes or Ctrl-C is pressed. A store that
+ * does not answer for a while (NATS away, a bucket between leaders) is waited out, since the job
+ * goes on without this command: `tell` hears once when the task cannot be read and once when it
+ * can again. Any other failure to read it ends the wait.
+ */
 export async function waitForResult(
   store: TaskStore,
   id: string,
   timeoutMs: number | undefined,
+  tell: (line: string) => void = (): void => undefined,
 ): Promise<TaskRecord | 'timeout' | 'interrupted'> {
   let stop: 'timeout' | 'interrupted' | undefined;
   let wake: (() => void) | undefined;
@@ -306,10 +314,20 @@ export async function waitForResult(
     wake?.();
   });
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => ((stop = 'timeout'), wake?.()), timeoutMs);
+  let unreadable = false;
   try {
     for (;;) {
-      const t = await store.get(id);
-      if (t !== undefined && isFinalState(t.state)) return t;
+      let task: TaskRecord | undefined;
+      try {
+        task = await store.get(id);
+        if (unreadable) tell(`reading job ${id}'s task again; still waiting for its result`);
+        unreadable = false;
+      } catch (err) {
+        if (!(err instanceof TaskError) || err.code !== 'unavailable') throw err;
+        if (!unreadable) tell(`${err.message}; still waiting, since the job runs on without this command (Ctrl-C stops waiting)`);
+        unreadable = true;
+      }
+      if (task !== undefined && isFinalState(task.state)) return task;
       if (stop !== undefined) return stop;
       await new Promise<void>((r) => {
         wake = r;

@@ -44,7 +44,7 @@ export async function retryTask(flags: TaskActionFlags, id: string, opts: { read
       println(io.out, id);
       return;
     }
-    const result = await waitForResult(store, id, undefined);
+    const result = await waitForResult(store, id, undefined, (line) => println(io.err, line));
     if (result === 'interrupted') {
       println(io.err, `stopped waiting; the job still runs: fisk task show ${id}`);
       throw new ExitWith(EXIT.aborted);

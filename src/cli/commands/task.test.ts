@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fileTaskStore, pendingTask } from '../../tasks/index.js';
+import { TaskError, fileTaskStore, pendingTask } from '../../tasks/index.js';
+import type { TaskStore } from '../../tasks/index.js';
 import { EXIT } from '../exit-codes.js';
 import { runCli } from '../program.js';
 import { captureIo } from '../test-io.js';
+import { waitForResult } from './task-action.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fisk-task-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,5 +115,44 @@ describe('fisk task', () => {
       code: EXIT.config,
       err: expect.stringMatching(/nats_context is required/u) as unknown,
     });
+  });
+});
+
+describe('waiting for a result', () => {
+  /** A file store whose reads fail `failing` times, as a JetStream bucket does while NATS is away. */
+  function flaky(failing: number, error: () => Error): TaskStore {
+    const store = fileTaskStore(join(dir, `flaky-${failing}`, 'tasks'));
+    let left = failing;
+    return {
+      ...store,
+      get: (id) => {
+        if (left-- > 0) return Promise.reject(error());
+        return store.get(id);
+      },
+    };
+  }
+
+  it('waits out a store that does not answer for a while, saying so once and once more when it reads again', async () => {
+    const store = flaky(3, () => new TaskError('unavailable', 'cannot read task w1 in KV bucket T: timeout'));
+    await store.ask(pendingTask('w1', 'job-w1', 'wait for me', new Date()));
+    await store.complete('w1', { state: 'completed', answer: 'here' });
+    const told: string[] = [];
+    const result = await waitForResult(store, 'w1', undefined, (line) => told.push(line));
+    expect(result).toMatchObject({ id: 'w1', state: 'completed', answer: 'here' });
+    expect(told).toEqual([
+      'cannot read task w1 in KV bucket T: timeout; still waiting, since the job runs on without this command (Ctrl-C stops waiting)',
+      "reading job w1's task again; still waiting for its result",
+    ]);
+  });
+
+  it('ends the wait on a failure a later read cannot get past', async () => {
+    const store = flaky(1, () => new TaskError('schema', 'task w2 in KV bucket T: not a task record'));
+    await store.ask(pendingTask('w2', 'job-w2', 'never read', new Date()));
+    await expect(waitForResult(store, 'w2', undefined)).rejects.toThrow('not a task record');
+  });
+
+  it('still gives up at its timeout while the store does not answer', async () => {
+    const store = flaky(Number.MAX_SAFE_INTEGER, () => new TaskError('unavailable', 'cannot read task w3: timeout'));
+    expect(await waitForResult(store, 'w3', 300)).toBe('timeout');
   });
 });
