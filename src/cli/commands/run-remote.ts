@@ -318,7 +318,8 @@ export async function runRemoteCommand(
       config: config?.harness.noTui === true,
     });
   const cleanup: (() => void)[] = [];
-  const conn = await connectNats(context, { env: io.env, name: `fisk-ai ${self}` });
+  // a conversation can outlive a NATS outage: the client keeps reconnecting rather than closing for good
+  const conn = await connectNats(context, { env: io.env, name: `fisk-ai ${self}`, keepReconnecting: true });
   try {
     const typed = query.join(' ').trim();
     // resuming with nothing typed carries the conversation on where it stopped
