@@ -247,6 +247,27 @@ describe('the view controller', () => {
     for (const h of result.handles) await h.close();
   });
 
+  it('says how to resume a journaled turn a limit stopped, and nothing of resuming for one kept in memory', async () => {
+    const sessions = memorySessionStore();
+    const yaml = '  budget:\n    max_iterations: 1\n';
+    const runtime = { ...(await runtimeWith(new ScriptedProvider([toolUseResponse([{ name: 'nope' }]), hangingStep()]), yaml)), sessions };
+    const c = controller(runtime);
+    c.attach(await startRun(runtime, { prompt: 'x', checkpoint: { runId: 'limited-1' } }, { prompter: 'handle' }), 'x');
+    await settled(c);
+    expect(
+      c.transcript
+        .plain()
+        .some((l) => l.startsWith('stopped: ') && l.endsWith('; once the cause is fixed, resume it with fisk run --resume limited-1')),
+    ).toBe(true);
+    const memory = await runtimeWith(new ScriptedProvider([toolUseResponse([{ name: 'nope' }]), hangingStep()]), yaml);
+    const d = controller(memory);
+    d.attach(await startRun(memory, { prompt: 'x' }, { prompter: 'handle' }), 'x');
+    await settled(d);
+    const stopped = d.transcript.plain().filter((l) => l.startsWith('stopped: '));
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).not.toContain('resume');
+  });
+
   it('says a model that stops at a limit in the transcript and turns the bar to error', async () => {
     const runtime = await runtimeWith(
       new ScriptedProvider([toolUseResponse([{ name: 'nope' }]), hangingStep()]),

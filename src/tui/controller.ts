@@ -272,13 +272,15 @@ export class ViewController {
     this.#thinking.set(false);
     this.#questions.splice(0);
     const tail = messageOf(outcome);
-    const resume =
-      handle.runId === undefined ? '' : `; resume with ${this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`}`;
+    const command = handle.runId === undefined ? undefined : (this.deps.resumeHint?.(handle.runId) ?? `fisk run --resume ${handle.runId}`);
+    const resume = command === undefined ? '' : `; resume with ${command}`;
+    // a journaled turn stopped by a failure or a limit is resumable too, once its cause is fixed
+    const mended = command === undefined ? '' : `; once the cause is fixed, resume it with ${command}`;
     if (outcome.status === 'suspended') this.#transcript.add('note', `suspended${tail === '' ? '' : `: ${oneLine(tail)}`}${resume}`, 'dim');
     else if (outcome.status !== 'completed' && tail !== '')
       this.#transcript.add(
         'warning',
-        `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}${outcome.status === 'aborted' ? resume : ''}`,
+        `${outcome.status === 'crashed' ? '' : 'stopped: '}${oneLine(tail)}${outcome.status === 'aborted' ? resume : mended}`,
         'red',
       );
     // answers the run outlived are said here, between the turn and the input row

@@ -65,8 +65,12 @@ async function present(
   const tail = messageOf(outcome);
   if (outcome.status !== 'completed' && outcome.status !== 'suspended' && tail !== '')
     println(io.err, `${outcome.status === 'crashed' ? '' : 'stopped: '}${tail}`);
-  // a journaled run cancelled before it ended stays resumable: the call it stopped at is asked again
+  // a journaled run cancelled before it ended stays resumable: the call it stopped at is asked again;
+  // so does one stopped by a failure or a limit, once its cause is fixed (the model service back,
+  // the limit raised)
   if (outcome.status === 'aborted' && resume !== undefined) println(io.err, `resume with: ${resume}`);
+  else if (outcome.status !== 'completed' && outcome.status !== 'suspended' && resume !== undefined)
+    println(io.err, `the run is journaled: once the cause is fixed, resume it with: ${resume}`);
   println(io.err, summaryLine(outcome, { verbose, ...(handle.runId === undefined ? {} : { sessionId: handle.runId }) }));
 }
 

@@ -287,6 +287,22 @@ describe('fisk run --checkpoint and --resume', () => {
     expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
+  it('says how to resume a checkpointed run a failed model call stopped, and the resume finishes it', async () => {
+    fake.reply(anthropicError(400, 'invalid_request_error', 'messages: bad'));
+    const r = await run(['--checkpoint', '--name', 'broke', ...stateFlags(), 'list', 'streams']);
+    expect(r.code).toBe(EXIT.error);
+    expect(r.err).toContain('stopped: model call failed');
+    expect(r.err).toContain(
+      `the run is journaled: once the cause is fixed, resume it with: fisk run --resume broke --config ${join(dir, 'agent.yaml')} --state-dir ${join(dir, 'runs')}\n`,
+    );
+    fake.reply(anthropicText('mended'));
+    const resumed = await run(['--resume', 'broke', ...stateFlags()]);
+    expect(resumed.code).toBe(EXIT.ok);
+    expect(resumed.out).toBe('mended\n');
+    // a run that completed says nothing of resuming
+    expect(resumed.err).not.toContain('resume it with');
+  });
+
   it('suspends on the first interrupt, then resumes without repeating a journaled model call', async () => {
     const trigger: { fire?: () => void } = {};
     fake.reply(() => {
