@@ -20,6 +20,7 @@ export const KNOWLEDGE_ERROR_CODES = [
   'not_built', // an operation that needs a built index found none
   'io', // a file or directory could not be read or written
   'fulltext_incomplete', // a first build stopped before its full-text tables were filled
+  'damaged', // SQLite cannot read the file: not a database, or a page it holds is corrupt
 ] as const;
 export type KnowledgeErrorCode = (typeof KNOWLEDGE_ERROR_CODES)[number];
 
@@ -45,6 +46,26 @@ export class KnowledgeError extends FiskError<KnowledgeErrorCode> {
         return 'runtime';
     }
   }
+}
+
+/** Whether SQLite refused a file as damaged: not a database at all, or a page it cannot make sense of. */
+export function isDamagedDatabase(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
+}
+
+/**
+ * `err` as the knowledge error a person can act on when SQLite found the index at `path` damaged;
+ * any other error as it is. The index is derived from files, so the remedy is to build it again.
+ */
+export function damagedIndex(path: string, err: unknown): unknown {
+  if (!isDamagedDatabase(err)) return err;
+  const why = err instanceof Error ? err.message : String(err);
+  return new KnowledgeError(
+    'damaged',
+    `the knowledge index ${path} is damaged (${why}); it is made from your files, so build it again: fisk knowledge reset --force, then fisk knowledge index`,
+    { cause: err },
+  );
 }
 
 /** Whether an unknown value is a KnowledgeError with the given code. */

@@ -1,11 +1,14 @@
 import type { Database as Db } from 'better-sqlite3';
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { assertComplete, clearGap, COMPLETE_HINT, readGap } from './fulltext.js';
 import { readIdentity } from './identity.js';
 import type { VectorIdentity } from './identity.js';
 import { createSchema, dropEverything, listObjects } from './schema.js';
+import { isDamagedDatabase, isKnowledgeError } from './errors.js';
 import type { KnowledgeReader, WriterStore } from './store.js';
-import { openRaw } from './store.js';
+import { openRaw, removeDamaged } from './store.js';
+import { DB_FILE } from './store-files.js';
 import { counted } from '../util/count.js';
 
 /** What `knowledge stats` reports. Sizes are bytes; `built` false means no file at all. */
@@ -195,6 +198,8 @@ export interface ResetResult {
   readonly documents: number;
   readonly chunks: number;
   readonly done: boolean;
+  /** SQLite found the file damaged, so nothing in it could be counted; a forced reset removed the file. */
+  readonly damaged?: boolean;
 }
 
 function safeCount(db: Db, table: string): number {
@@ -211,23 +216,44 @@ function safeCount(db: Db, table: string): number {
  * the counts that would go.
  */
 export function resetStore(dir: string, force: boolean): ResetResult {
-  const raw = openRaw(dir);
-  if (raw === undefined) return { path: dir, existed: false, documents: 0, chunks: 0, done: false };
+  let raw: WriterStore | undefined;
   try {
-    const db = raw.db;
-    const documents = safeCount(db, 'documents');
-    const chunks = safeCount(db, 'chunks');
-    if (force) {
-      db.transaction(() => {
-        dropEverything(db);
-        createSchema(db);
-      })();
-      db.exec('VACUUM');
-    }
-    return { path: raw.path, existed: true, documents, chunks, done: force };
+    raw = openRaw(dir);
+  } catch (err) {
+    if (!isKnowledgeError(err, 'damaged')) throw err;
+    return damagedReset(dir, force);
+  }
+  if (raw === undefined) return { path: dir, existed: false, documents: 0, chunks: 0, done: false };
+  let counts: { documents: number; chunks: number } | undefined;
+  try {
+    // a file with pages SQLite cannot read cannot be counted, or emptied table by table, either
+    if (raw.db.pragma('quick_check(1)', { simple: true }) === 'ok') counts = emptied(raw.db, force);
+  } catch (err) {
+    if (!isDamagedDatabase(err)) throw err;
   } finally {
     raw.close();
   }
+  // a damaged file is dealt with once the connection above has let it go
+  return counts === undefined ? damagedReset(dir, force) : { path: raw.path, existed: true, ...counts, done: force };
+}
+
+/** What a store holds, and, with `force`, its tables dropped and made again empty. */
+function emptied(db: Db, force: boolean): { documents: number; chunks: number } {
+  const counts = { documents: safeCount(db, 'documents'), chunks: safeCount(db, 'chunks') };
+  if (force) {
+    db.transaction(() => {
+      dropEverything(db);
+      createSchema(db);
+    })();
+    db.exec('VACUUM');
+  }
+  return counts;
+}
+
+/** A reset of a file SQLite cannot read: nothing to drop table by table, so forced, the file goes. */
+function damagedReset(dir: string, force: boolean): ResetResult {
+  const path = force ? removeDamaged(dir) : join(dir, DB_FILE);
+  return { path, existed: true, documents: 0, chunks: 0, done: force, damaged: true };
 }
 
 /** One word in the exact vocabulary. */

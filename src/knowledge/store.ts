@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { closeSync, constants, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { KnowledgeError } from './errors.js';
+import { KnowledgeError, damagedIndex } from './errors.js';
 import { acquireWriterLock } from './lock.js';
 import type { WriterLock } from './lock.js';
 import { checkFormat, createSchema, loadVectorExtension } from './schema.js';
@@ -143,7 +143,7 @@ export function openWriter(dir: string, opts: WriterOptions = {}): WriterStore {
   } catch (err) {
     db?.close();
     lock.release();
-    throw err;
+    throw damagedIndex(path, err);
   }
 }
 
@@ -161,9 +161,25 @@ export function openRaw(dir: string): WriterStore | undefined {
     db = openDatabase(path, false);
   } catch (err) {
     lock.release();
-    throw err;
+    throw damagedIndex(path, err);
   }
   return writerStore(dir, path, db, lock, false);
+}
+
+/**
+ * Removes a damaged store's file and its write-ahead sidecars under the writer lock, so the next
+ * index builds it afresh. Only for a file SQLite refused as damaged: nothing in it can be read.
+ */
+export function removeDamaged(dir: string): string {
+  refuseSymlinks(dir);
+  const path = join(dir, DB_FILE);
+  const lock = acquireWriterLock(dir);
+  try {
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+  } finally {
+    lock.release();
+  }
+  return path;
 }
 
 function exists(path: string): boolean {
@@ -200,7 +216,12 @@ export class KnowledgeReader {
     if (this.#db !== undefined) return this.#db;
     refuseSymlinks(this.dir);
     if (!exists(this.path)) return undefined;
-    const db = openDatabase(this.path, true);
+    let db: Db;
+    try {
+      db = openDatabase(this.path, true);
+    } catch (err) {
+      throw damagedIndex(this.path, err);
+    }
     try {
       if (checkFormat(db, this.path) === 'fresh') {
         // a writer created the file but has not committed the schema yet
@@ -209,7 +230,7 @@ export class KnowledgeReader {
       }
     } catch (err) {
       db.close();
-      throw err;
+      throw damagedIndex(this.path, err);
     }
     assertStoreModes(this.dir);
     this.#db = db;

@@ -1,3 +1,4 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_EXPOSABLE_BUILTINS } from '../config/index.js';
@@ -147,5 +148,34 @@ describe('knowledge tools', () => {
     expect(knowledgeSystemNote(false)).not.toContain('knowledge_read');
     expect(knowledgeSystemNote(true)).toContain('knowledge_read');
     expect(knowledgeSystemNote(false)).toContain('never instructions');
+  });
+});
+
+describe('knowledge tools over a damaged index', () => {
+  it('answer each call with what is wrong and how the operator builds the index again, and the run goes on', async () => {
+    const dir = join(tmp.path, 'damaged');
+    const w = openWriter(dir);
+    await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [] });
+    w.close();
+    const path = join(dir, 'knowledge.db');
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(3000, 0xa5), 0, 3000, 100);
+    closeSync(fd);
+    const damaged = new KnowledgeReader(dir);
+    try {
+      const set = tools({ reader: damaged, readTool: true });
+      for (const [name, input] of [
+        ['knowledge_search', { query: 'retention' }],
+        ['knowledge_enumerate', { query: 'retention' }],
+        ['knowledge_read', { ref: 'docs/guide.md#0' }],
+      ] as const) {
+        const { outcome } = await call(set.get(name), input);
+        expect(outcome, name).toMatchObject({ status: 'completed', isError: true });
+        expect(outcome.status === 'completed' ? outcome.output : '').toContain(`the knowledge index ${path} is damaged (`);
+        expect(outcome.status === 'completed' ? outcome.output : '').toContain('tell the operator');
+      }
+    } finally {
+      damaged.close();
+    }
   });
 });

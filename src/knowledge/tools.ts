@@ -4,7 +4,7 @@ import type { Outcome, Tool } from '../toolkit/tool.js';
 import { citationMapper, parseCitation } from './citation.js';
 import type { CitationRuleInput } from './citation.js';
 import { enumerate } from './enumerate.js';
-import { isKnowledgeError } from './errors.js';
+import { damagedIndex, isKnowledgeError } from './errors.js';
 import { cleanText, fence } from './fence.js';
 import { documentChunks, sectionAt } from './read.js';
 import { search } from './search.js';
@@ -52,13 +52,20 @@ const SEARCH_EXPOSURE: Exposure = { mcp: true, a2a: false };
 const NOWHERE: Exposure = { mcp: false, a2a: false };
 const READ_ONLY = { readOnly: 'true', destructive: 'false', idempotent: 'true', openWorld: 'false' } as const;
 
-/** Query errors are the model's to fix; anything else is the harness's and propagates. */
-function guarded(handler: FuncHandler): FuncHandler {
+/**
+ * Query errors are the model's to fix. A damaged index is the operator's, and the call says so,
+ * naming the file and the fix, so the run goes on without it and the model can pass it on.
+ * Anything else is the harness's and propagates.
+ */
+function guarded(path: string, handler: FuncHandler): FuncHandler {
   return async (input, call) => {
     try {
       return await handler(input, call);
     } catch (err) {
       if (isKnowledgeError(err, 'bad_query') || isKnowledgeError(err, 'bad_citation')) return errorOutcome(err.message);
+      const damaged = damagedIndex(path, err);
+      if (isKnowledgeError(damaged, 'damaged'))
+        return errorOutcome(`${damaged.message}; tell the operator, since no search can be answered until then`);
       throw err;
     }
   };
@@ -98,7 +105,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
       exposure: SEARCH_EXPOSURE,
       behavior: READ_ONLY,
       deferrable: false,
-      handler: guarded(async (input, { signal }) => {
+      handler: guarded(opts.reader.path, async (input, { signal }) => {
         const query = stringArg(input, 'query');
         if (typeof query !== 'string') return query;
         const k = input['top_k'];
@@ -166,7 +173,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
       exposure: SEARCH_EXPOSURE,
       behavior: READ_ONLY,
       deferrable: false,
-      handler: guarded((input) => {
+      handler: guarded(opts.reader.path, (input) => {
         const query = stringArg(input, 'query');
         if (typeof query !== 'string') return Promise.resolve(query);
         const res = enumerate(opts.reader, query);
@@ -219,7 +226,7 @@ export function knowledgeTools(opts: KnowledgeToolsOptions): readonly Tool[] {
         exposure: NOWHERE,
         behavior: READ_ONLY,
         deferrable: false,
-        handler: guarded((input) => {
+        handler: guarded(opts.reader.path, (input) => {
           const ref = stringArg(input, 'ref');
           if (typeof ref !== 'string') return Promise.resolve(ref);
           const c = ref.includes('#') ? parseCitation(ref) : { path: ref, ordinal: 0 };

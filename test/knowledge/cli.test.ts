@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
@@ -145,6 +145,48 @@ describe('fisk knowledge', () => {
     const reset = await fisk(['reset', '--force']);
     expect(reset.out).toContain('reset: removed 2 documents and 4 chunks');
     expect((await fisk(['index'])).out).toContain('added=2');
+  });
+
+  it('names a damaged index and how to build it again, and reset --force removes it', async () => {
+    await fisk(['index']);
+    const path = join(tmp.path, 'knowledge/docs/knowledge.db');
+    // the first page past the file header holds the schema: filled with noise, SQLite cannot read the file
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(3000, 0xa5), 0, 3000, 100);
+    closeSync(fd);
+    const fix = 'it is made from your files, so build it again: fisk knowledge reset --force, then fisk knowledge index';
+    for (const verb of [['search', 'retention'], ['stats'], ['index', '--reindex']]) {
+      const r = await fisk(verb);
+      expect(r.code, verb.join(' ')).toBe(EXIT.error);
+      expect(r.err).toContain(`the knowledge index ${path} is damaged (`);
+      expect(r.err).toContain(fix);
+    }
+    const doctor = await fisk(['doctor']);
+    expect(doctor.out).toMatch(/format\s+\[FAIL\]\s+the knowledge index .* is damaged/u);
+    const noForce = await fisk(['reset']);
+    expect(noForce.code).toBe(EXIT.error);
+    expect(noForce.err).toContain(
+      `knowledge reset would remove ${path}, which is damaged and cannot be read; re-run with --force to confirm`,
+    );
+    expect(existsSync(path)).toBe(true);
+    const reset = await fisk(['reset', '--force']);
+    expect(reset.code).toBe(EXIT.ok);
+    expect(reset.out).toContain(`reset: removed ${path}, which was damaged; build it again with: fisk knowledge index`);
+    expect(existsSync(path)).toBe(false);
+    expect((await fisk(['index'])).out).toContain('added=2');
+    expect((await fisk(['search', 'retention'])).out).toContain('docs/retention.md');
+  });
+
+  it('names a file that is not a database at all as a damaged index', async () => {
+    await fisk(['index']);
+    const path = join(tmp.path, 'knowledge/docs/knowledge.db');
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(100, 0x5a), 0, 100, 0);
+    closeSync(fd);
+    const r = await fisk(['search', 'retention']);
+    expect(r.code).toBe(EXIT.error);
+    expect(r.err).toContain(`the knowledge index ${path} is damaged (`);
+    expect((await fisk(['reset', '--force'])).out).toContain('which was damaged');
   });
 
   it('detects drift with check and repairs it with rebuild', async () => {

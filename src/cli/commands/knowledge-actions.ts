@@ -1,7 +1,7 @@
 /** What each `fisk knowledge` subcommand does; loaded only when one of them runs. */
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { oneLine, stripControl } from '../../agent/sanitize.js';
 import { ConfigError, parseConfigForMode, parseGoDuration } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
@@ -11,7 +11,9 @@ import type { CheckState } from '../../knowledge/maintenance.js';
 import { knowledgeSetup } from '../../knowledge/setup.js';
 import type { KnowledgeSetup } from '../../knowledge/setup.js';
 import { readGap } from '../../knowledge/fulltext.js';
+import { damagedIndex } from '../../knowledge/errors.js';
 import { KnowledgeReader, openWriter } from '../../knowledge/store.js';
+import { DB_FILE } from '../../knowledge/store-files.js';
 import { configuredTier, tierLine, tierText } from '../../knowledge/tier.js';
 import { MAX_FILE_BYTES } from '../../knowledge/walk.js';
 import type { SkipReason } from '../../knowledge/walk.js';
@@ -70,6 +72,19 @@ export function context(cmd: Command, io: Io): Ctx {
   );
   const excludeDirs = [setup.storeDir, ...storeDirs(config, io.env, base)];
   return { io, config, setup, excludeDirs, root: config.baseDir };
+}
+
+/**
+ * Runs a subcommand on its context. SQLite finding the index damaged part way through (a page it
+ * cannot read) is said as the knowledge error naming the file and how to build it again.
+ */
+export async function act(cmd: Command, io: Io, body: (ctx: Ctx) => Promise<void>): Promise<void> {
+  const ctx = context(cmd, io);
+  try {
+    await body(ctx);
+  } catch (err) {
+    throw damagedIndex(join(ctx.setup.storeDir, DB_FILE), err);
+  }
 }
 
 /** Runs a command body with a signal that the first Ctrl-C aborts (a second one kills as usual). */
@@ -601,6 +616,12 @@ export async function runReset(ctx: Ctx, force: boolean): Promise<void> {
   const res = resetStore(ctx.setup.storeDir, force);
   if (!res.existed) {
     println(ctx.io.out, 'no knowledge index to reset');
+    return;
+  }
+  if (res.damaged === true) {
+    if (!res.done)
+      throw new CliError(`knowledge reset would remove ${res.path}, which is damaged and cannot be read; re-run with --force to confirm`);
+    println(ctx.io.out, `reset: removed ${res.path}, which was damaged; build it again with: fisk knowledge index`);
     return;
   }
   if (!res.done) {

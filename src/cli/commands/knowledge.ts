@@ -20,7 +20,7 @@ export function registerKnowledge(program: Command, io: Io): void {
     .option('--prune', 'with explicit paths, remove indexed files under them that no longer exist')
     .action(async (paths: string[], options: { reindex?: boolean; dryRun?: boolean; prune?: boolean }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runIndex(knowledge.context(cmd, io), paths, options);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runIndex(ctx, paths, options));
     });
   kn.command('search <query...>')
     .description('rank chunks for a free-text query')
@@ -29,7 +29,7 @@ export function registerKnowledge(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (query: string[], options: { topK?: string; full?: boolean; json?: boolean }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runSearch(knowledge.context(cmd, io), query.join(' '), options);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runSearch(ctx, query.join(' '), options));
     });
   kn.command('eval <questions>')
     .description('measure search on your own questions: recall@1, recall@5 and MRR (lines: question<TAB>path|path)')
@@ -38,7 +38,7 @@ export function registerKnowledge(program: Command, io: Io): void {
     .option('--json', 'print JSON')
     .action(async (questions: string, options: { depth?: string; json?: boolean; missesOnly?: boolean }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runEval(knowledge.context(cmd, io), questions, options);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runEval(ctx, questions, options));
     });
   kn.command('match <query...>')
     .description('list every document holding all the words (words, "phrases", -word, heading:/body:)')
@@ -47,56 +47,56 @@ export function registerKnowledge(program: Command, io: Io): void {
     .option('--limit <n>', 'documents to list (the total is always reported)')
     .action(async (query: string[], options: { exitCode?: boolean; json?: boolean; limit?: string }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runMatch(knowledge.context(cmd, io), query.join(' '), options);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runMatch(ctx, query.join(' '), options));
     });
   kn.command('show <citation>')
     .description('print the chunk a citation (path#ordinal) names')
     .action(async (citation: string, _o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runShow(knowledge.context(cmd, io), citation);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runShow(ctx, citation));
     });
   kn.command('sources')
     .description('list indexed files')
     .action(async (_o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runSources(knowledge.context(cmd, io));
+      return knowledge.act(cmd, io, (ctx) => knowledge.runSources(ctx));
     });
   kn.command('rm <paths...>')
     .description('remove indexed files (a directory removes every file under it)')
     .action(async (paths: string[], _o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runRm(knowledge.context(cmd, io), paths);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runRm(ctx, paths));
     });
   kn.command('stats')
     .description('counts and sizes of the index')
     .action(async (_o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runStats(knowledge.context(cmd, io));
+      return knowledge.act(cmd, io, (ctx) => knowledge.runStats(ctx));
     });
   kn.command('doctor')
     .description('check the store and probe the embeddings server')
     .action(async (_o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runDoctor(knowledge.context(cmd, io));
+      return knowledge.act(cmd, io, (ctx) => knowledge.runDoctor(ctx));
     });
   kn.command('check')
     .description('verify both full-text indexes and the vectors against the chunks')
     .action(async (_o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runCheck(knowledge.context(cmd, io));
+      return knowledge.act(cmd, io, (ctx) => knowledge.runCheck(ctx));
     });
   kn.command('rebuild')
     .description('re-derive both full-text indexes from the chunks (re-embeds nothing)')
     .action(async (_o: unknown, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runRebuild(knowledge.context(cmd, io));
+      return knowledge.act(cmd, io, (ctx) => knowledge.runRebuild(ctx));
     });
   kn.command('reset')
     .description('drop every table of the index')
     .option('--force', 'really do it')
     .action(async (options: { force?: boolean }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runReset(knowledge.context(cmd, io), options.force === true);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runReset(ctx, options.force === true));
     });
   kn.command('vocab [prefix]')
     .description('list indexed words (exact, unstemmed) starting with a prefix')
@@ -104,7 +104,7 @@ export function registerKnowledge(program: Command, io: Io): void {
     .option('--limit <n>', 'words to list', '100')
     .action(async (prefix: string | undefined, options: { json?: boolean; limit?: string }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runVocab(knowledge.context(cmd, io), prefix ?? '', options);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runVocab(ctx, prefix ?? '', options));
     });
   kn.command('watch [paths...]')
     .description('index, then re-index files as they change')
@@ -112,6 +112,6 @@ export function registerKnowledge(program: Command, io: Io): void {
     .option('--no-initial', 'skip the initial full pass')
     .action(async (paths: string[], options: { debounce: string; initial: boolean }, cmd: Command) => {
       const knowledge = await actions();
-      return knowledge.runWatch(knowledge.context(cmd, io), paths, options);
+      return knowledge.act(cmd, io, (ctx) => knowledge.runWatch(ctx, paths, options));
     });
 }
