@@ -88,6 +88,8 @@ export interface OpenServer {
   readonly listing: readonly unknown[];
   /** The sandbox a stdio server runs in (`null`: unsandboxed); undefined for an http server, which fisk does not start. */
   readonly sandbox: SandboxReport | null | undefined;
+  /** How the session ended when it ended on its own: a stdio server's exit, or the connection closing. */
+  endedWhy(): string;
   close(): Promise<void>;
 }
 
@@ -282,6 +284,7 @@ export async function connectServer(
       endpoint: opened.endpoint,
       listing,
       sandbox: serverSandbox(entry, `mcp_clients[${index}]`, opts),
+      endedWhy: () => (opened.transport instanceof GroupStdioTransport ? opened.transport.ended : undefined) ?? 'closed its connection',
       close,
     };
   } catch (err) {

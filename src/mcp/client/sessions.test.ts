@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { startMcpServer } from '../server/http-server.js';
 import { until } from '../server/test-support.js';
 import { discoverMcpTools } from './discover.js';
 import { McpClientError } from './errors.js';
-import { openMcpSessions } from './sessions.js';
+import { MAX_RESTARTS, openMcpSessions } from './sessions.js';
 import type { McpSessionSet, McpToolsChange } from './sessions.js';
 import { alive } from '../../../test/support/processes.js';
 import { EVERYTHING, RAW_SERVER, entry, fencedBody, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
@@ -385,5 +385,66 @@ describe('discoverMcpTools', () => {
     expect(echo?.description).toBe('Echoes back the input string');
     await expect(echo?.execute('{"message":"x"}', {}, signal)).rejects.toMatchObject({ code: 'not_callable' });
     expect(alive(Number(readFileSync(hungPid, 'utf8')))).toBe(false);
+  });
+});
+
+describe('a stdio server that goes away', () => {
+  const call = async (set: McpSessionSet, name: string): Promise<{ output: string; isError: boolean }> =>
+    completed(await tool(set, 'mortal', name).execute('{}', {}, signal));
+  const pidOf = (output: string): string => /pid (\d+)/u.exec(output)?.[1] ?? '';
+
+  it('is started again for the next call, and a call it dropped says so rather than calling it refused', async () => {
+    const set = await openMcpSessions([entry({ name: 'mortal', args: [RAW_SERVER, 'mortal'] })], opts);
+    try {
+      const first = pidOf((await call(set, 'pid')).output);
+      expect(first).not.toBe('');
+      expect((await call(set, 'quit')).output).toContain('bye');
+      // the exit is seen, and the next call starts the server again
+      await until(() => !alive(Number(first)));
+      const second = await call(set, 'pid');
+      expect(second.isError).toBe(false);
+      expect(pidOf(second.output)).not.toBe(first);
+      const dropped = await call(set, 'die');
+      expect(dropped.isError).toBe(true);
+      expect(dropped.output).toContain(
+        'the MCP server "mortal" exited with status 4 during the call to die, so whether the call took effect is not known; the server is started again for the next call',
+      );
+      expect(dropped.output).not.toContain('refused');
+      expect((await call(set, 'pid')).isError).toBe(false);
+    } finally {
+      await set.close();
+    }
+  });
+
+  it(`is started again at most ${MAX_RESTARTS} times a minute, and each call past that says why it was not made`, async () => {
+    const set = await openMcpSessions([entry({ name: 'mortal', args: [RAW_SERVER, 'mortal'] })], opts);
+    try {
+      for (let i = 0; i <= MAX_RESTARTS; i++) expect((await call(set, 'die')).isError).toBe(true);
+      const refused = await call(set, 'pid');
+      expect(refused.isError).toBe(true);
+      expect(refused.output).toContain('the MCP server "mortal" is not available, so pid was not called');
+      expect(refused.output).toMatch(
+        /it exited with status 4 after being started again 3 times within a minute; it is started again in \d+ s/u,
+      );
+    } finally {
+      await set.close();
+    }
+  });
+
+  it('says why when it cannot be started again', async () => {
+    const copy = join(dir, 'mortal-once.mjs');
+    writeFileSync(copy, readFileSync(RAW_SERVER));
+    const set = await openMcpSessions([entry({ name: 'mortal', args: [copy, 'mortal'] })], opts);
+    try {
+      // the server's program is gone by the time it is needed again
+      rmSync(copy);
+      await call(set, 'die');
+      const after = await call(set, 'pid');
+      expect(after.isError).toBe(true);
+      expect(after.output).toContain('the MCP server "mortal" is not available, so pid was not called');
+      expect(after.output).toContain('it exited with status 4 and could not be started again: ');
+    } finally {
+      await set.close();
+    }
   });
 });

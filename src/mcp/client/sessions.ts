@@ -12,11 +12,17 @@ import { connectServer, listAll } from './connect.js';
 import type { ConnectOptions, OpenServer } from './connect.js';
 import { McpClientError } from './errors.js';
 import { errorText } from './redact.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildTools, callerFor } from './tools.js';
-import type { BuiltTools, ToolNaming } from './tools.js';
+import type { BuiltTools, CallerSession, ToolNaming } from './tools.js';
+import type { Redactor } from './redact.js';
 
 /** How long a rebuild's `tools/list` may take. */
 export const REBUILD_TIMEOUT_MS = 30_000;
+/** A server that went away is started again at most this many times within `RESTART_WINDOW_MS`. */
+export const MAX_RESTARTS = 3;
+/** The window the restarts are counted over: a server failing faster than that waits it out. */
+export const RESTART_WINDOW_MS = 60_000;
 
 /** What `openMcpSessions` needs besides the entries. */
 export interface OpenMcpOptions extends ConnectOptions {
@@ -65,7 +71,8 @@ export interface McpSessionSet {
 interface Live {
   readonly entry: McpClientConfig;
   readonly filters: CompiledFilters;
-  readonly naming: ToolNaming;
+  /** How its tools are named, and the index of its entry (for starting it again). */
+  readonly naming: ToolNaming & { readonly index: number };
   open: OpenServer | undefined;
   tools: readonly FuncTool[];
   filtered: readonly FilteredTool[];
@@ -73,6 +80,25 @@ interface Live {
   rebuilding: Promise<void>;
   /** A notification came while the server was still starting: rebuild once it is open. */
   notifiedEarly: boolean;
+  /** Hears the server's `tools/list_changed`, whichever session it comes on. */
+  readonly notified: () => void;
+  /** How the open session's server went away on its own, until it is open again. */
+  lost: string | undefined;
+  /** The server being started again, which calls wait for. */
+  reopening: Promise<void> | undefined;
+  /** Why it could not be started again, told to each call until a later start succeeds. */
+  unavailable: string | undefined;
+  /** When it was started again, within the restart window. */
+  restarts: number[];
+  /** Every session's redactor, newest first: a call's answer is cleaned of what any of them knows. */
+  readonly redactors: Redactor[];
+  /** The sessions that have gone away, with how, so a call they dropped says so. */
+  readonly ended: WeakMap<Client, string>;
+}
+
+/** The session open now (read afresh: it changes while a call waits). */
+function openOf(live: Live): OpenServer | undefined {
+  return live.open;
 }
 
 function sourceOf(live: Live): ToolSource {
@@ -132,6 +158,65 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     return taken;
   };
 
+  /** Follows `open` until it ends; one that ends on its own is started again at the next call. */
+  const watch = (live: Live, open: OpenServer): void => {
+    live.redactors.unshift(open.redact);
+    open.client.onclose = (): void => {
+      if (closed || live.open !== open) return;
+      const how = open.endedWhy();
+      live.ended.set(open.client, how);
+      live.open = undefined;
+      live.lost = how;
+      // whatever it left behind (a process group, an HTTP session) is ended too
+      void open.close();
+    };
+  };
+
+  /** Starts a server that went away again, within the restart limit. */
+  const reopen = async (live: Live): Promise<void> => {
+    const now = Date.now();
+    live.restarts = live.restarts.filter((at) => now - at < RESTART_WINDOW_MS);
+    if (live.restarts.length >= MAX_RESTARTS) {
+      const again = Math.ceil(((live.restarts[0] ?? now) + RESTART_WINDOW_MS - now) / 1000);
+      live.unavailable = `it ${live.lost ?? 'went away'} after being started again ${live.restarts.length} times within a minute; it is started again in ${again} s`;
+      return;
+    }
+    live.restarts.push(now);
+    try {
+      const open = await connectServer(live.entry, live.naming.index, opts, live.notified);
+      if (closed) {
+        await open.close();
+        return;
+      }
+      live.open = open;
+      live.lost = undefined;
+      live.unavailable = undefined;
+      watch(live, open);
+      // the list it gives now may not be the one the runs hold: a rebuild tells them what changed
+      live.rebuilding = live.rebuilding.then(() => rebuild(live));
+    } catch (err) {
+      live.unavailable = `it ${live.lost ?? 'went away'} and could not be started again: ${errorText(err, redactorOf(live))}`;
+    }
+  };
+
+  /** The session a call goes through: the open one, or one started again after the last went away. */
+  const sessionOf = (live: Live): CallerSession => ({
+    client: async () => {
+      if (live.open !== undefined) return live.open.client;
+      if (closed || live.lost === undefined) return undefined;
+      const lost = live.lost;
+      live.reopening ??= reopen(live).finally(() => (live.reopening = undefined));
+      await live.reopening;
+      return openOf(live)?.client ?? live.unavailable ?? `it ${lost}`;
+    },
+    gone: (client) => live.ended.get(client),
+  });
+
+  const redactorOf =
+    (live: Live): Redactor =>
+    (text) =>
+      live.redactors.reduce((out, redact) => redact(out), text);
+
   const rebuild = async (live: Live): Promise<void> => {
     const open = live.open;
     if (open === undefined || closed) return;
@@ -143,7 +228,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
         live.entry.name,
         listing,
         live.filters,
-        callerFor(live.entry.name, () => live.open?.client, open.redact, live.entry.maxOutput),
+        callerFor(live.entry.name, sessionOf(live), redactorOf(live), live.entry.maxOutput),
         open.redact,
         live.naming,
         live.entry.confirm,
@@ -206,7 +291,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       if (opts.signal?.aborted === true)
         throw new McpClientError('connect', entry.name, `opening MCP server ${JSON.stringify(entry.name)} was cancelled`);
       const filters = compileFilters(entry.include, entry.exclude, `mcp_clients[${index}].`);
-      const naming = { prefix: entry.prefix, key: `mcp_clients[${index}]` };
+      const naming = { prefix: entry.prefix, key: `mcp_clients[${index}]`, index };
       const live: Live = {
         entry,
         filters,
@@ -216,19 +301,26 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
         filtered: [],
         rebuilding: Promise.resolve(),
         notifiedEarly: false,
+        notified: () => {
+          if (live.open === undefined) live.notifiedEarly = true;
+          else live.rebuilding = live.rebuilding.then(() => rebuild(live));
+        },
+        lost: undefined,
+        reopening: undefined,
+        unavailable: undefined,
+        restarts: [],
+        redactors: [],
+        ended: new WeakMap(),
       };
       lives.push(live);
-      const notified = (): void => {
-        if (live.open === undefined) live.notifiedEarly = true;
-        else live.rebuilding = live.rebuilding.then(() => rebuild(live));
-      };
-      live.open = await connectServer(entry, index, opts, notified);
+      live.open = await connectServer(entry, index, opts, live.notified);
       const open = live.open;
+      watch(live, open);
       const built = buildTools(
         entry.name,
         open.listing,
         filters,
-        callerFor(entry.name, () => live.open?.client, open.redact, entry.maxOutput),
+        callerFor(entry.name, sessionOf(live), redactorOf(live), entry.maxOutput),
         open.redact,
         live.naming,
         entry.confirm,
@@ -244,7 +336,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       live.tools = built.tools;
       live.filtered = built.filtered;
       // the first listing may already predate the change, so it is read again
-      if (live.notifiedEarly) notified();
+      if (live.notifiedEarly) live.notified();
     }
   } catch (err) {
     await closeAll();

@@ -96,6 +96,13 @@ export class GroupStdioTransport implements Transport {
     return this.#stderr;
   }
 
+  /** How the server process ended ("exited with status 3", "was ended by SIGKILL"); undefined while it runs. */
+  get ended(): string | undefined {
+    const child = this.#child;
+    if (child === undefined || (child.exitCode === null && child.signalCode === null)) return undefined;
+    return child.signalCode !== null ? `was ended by ${child.signalCode}` : `exited with status ${child.exitCode ?? 0}`;
+  }
+
   /** The server's pid, which is also its process group's id; undefined before start. */
   get pid(): number | undefined {
     return this.#child?.pid;

@@ -66,18 +66,49 @@ const CallAnswer = z.looseObject({
 });
 
 /**
- * A caller over `client`. Whatever the server answers is the model's to read: a tool error, and
+ * Where a caller gets its session. `client` is the session to call through, or, when there is none
+ * to be had (the server went away and could not be started again), why not. `gone` says how a
+ * session's server went away once it has, so a call it dropped is not reported as a refusal.
+ */
+export interface CallerSession {
+  client(): Client | string | undefined | Promise<Client | string | undefined>;
+  gone?(client: Client): string | undefined;
+}
+
+/**
+ * A caller over a session. Whatever the server answers is the model's to read: a tool error, and
  * a protocol-level refusal (unknown tool, invalid arguments, a dropped connection), both arrive as
  * error results naming the server, never as a failure of the run.
  */
-export function callerFor(server: string, client: () => Client | undefined, redact: Redactor, maxOutput: number): McpCaller {
+export function callerFor(
+  server: string,
+  session: CallerSession | (() => Client | undefined),
+  redact: Redactor,
+  maxOutput: number,
+): McpCaller {
+  const from: CallerSession = typeof session === 'function' ? { client: session } : session;
+  const failed = (remoteName: string, lead: string, text: string): Outcome => {
+    // what the server or its process said is the server's words: cleaned, bounded and fenced like an answer
+    const said = capText(cleanText(text), maxOutput);
+    return {
+      status: 'completed',
+      output: `${lead}:\n${fenceAnswer({ server, tool: remoteName }, said.text, said.truncated, true)}`,
+      isError: true,
+    };
+  };
   return async (remoteName, args, deps, signal) => {
-    const mcpClient = client();
+    const mcpClient = await from.client();
     if (mcpClient === undefined)
       throw new McpClientError(
         'closed',
         server,
         `MCP server ${JSON.stringify(server)} was closed before the call to ${remoteName}; sessions must outlive the runs that use them`,
+      );
+    if (typeof mcpClient === 'string')
+      return failed(
+        remoteName,
+        `the MCP server ${JSON.stringify(server)} is not available, so ${remoteName} was not called`,
+        redact(mcpClient),
       );
     // A signal of its own per call: the protocol layer leaves a listener on the signal it is given,
     // and a run-wide signal would collect one per call.
@@ -92,13 +123,14 @@ export function callerFor(server: string, client: () => Client | undefined, reda
       });
       return outcomeOf(answer, { server, tool: remoteName, maxOutput, redact });
     } catch (err) {
-      // the refusal's words are the server's too: cleaned, bounded and fenced like an answer
-      const said = capText(cleanText(errorText(err, redact)), maxOutput);
-      return {
-        status: 'completed',
-        output: `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}:\n${fenceAnswer({ server, tool: remoteName }, said.text, said.truncated, true)}`,
-        isError: true,
-      };
+      const gone = signal.aborted ? undefined : from.gone?.(mcpClient);
+      if (gone !== undefined)
+        return failed(
+          remoteName,
+          `the MCP server ${JSON.stringify(server)} ${gone} during the call to ${remoteName}, so whether the call took effect is not known; the server is started again for the next call`,
+          errorText(err, redact),
+        );
+      return failed(remoteName, `the MCP server ${JSON.stringify(server)} refused the call to ${remoteName}`, errorText(err, redact));
     } finally {
       signal.removeEventListener('abort', forward);
     }
