@@ -8,7 +8,7 @@
 import type { SandboxSettings } from '../toolkit/sandbox/policy.js';
 import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
-import type { McpSessionSet, McpToolsChange } from '../mcp/client/index.js';
+import type { McpServerEvent, McpSessionSet, McpToolsChange } from '../mcp/client/index.js';
 import type { ImportResult } from '../remotetools/index.js';
 import type { FilteredTool, ToolSource } from '../toolkit/source.js';
 import type { Tool } from '../toolkit/tool.js';
@@ -38,6 +38,8 @@ export interface ImportedTools {
   sources(): ToolSource[];
   /** Hears every rebuilt MCP tool list; returns the function that stops listening. */
   onToolsChanged(listener: ImportedToolsListener): () => void;
+  /** Hears every MCP server that goes away and is started again, for the operator; returns the function that stops listening. */
+  onServerEvent(listener: (event: McpServerEvent) => void): () => void;
   /** Resolves once every announced MCP rebuild has been heard by its listeners (see `McpSessionSet.settled`). */
   settled(): Promise<void>;
   /** Closes the MCP sessions. Idempotent. */
@@ -62,6 +64,7 @@ export interface ImportContext {
 export const NO_IMPORTS: ImportedTools = {
   sources: () => [],
   onToolsChanged: () => () => undefined,
+  onServerEvent: () => () => undefined,
   settled: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };
@@ -194,6 +197,7 @@ export async function openImports(config: Config, stance: ImportStance, ctx: Imp
   return {
     sources: () => [...remote, ...sessions.sources()],
     onToolsChanged: (listener) => sessions.onToolsChanged(listener),
+    onServerEvent: (listener) => sessions.onServerEvent(listener),
     settled: () => sessions.settled(),
     close: () => sessions.close(),
   };

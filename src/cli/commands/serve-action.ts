@@ -330,6 +330,12 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
   let health: HealthServer | undefined;
   // set by the first interrupt: a probe says not ready from then on, before the drain begins
   let stopping = false;
+  // an MCP server that goes away mid-serve is started again by the next call: the operator hears of both
+  cleanup.push(
+    runtime.imported.onServerEvent((event) =>
+      log.line(event.kind === 'restarted' ? 'info' : 'warn', 'mcp_server', event.message, { server: event.server, outcome: event.kind }),
+    ),
+  );
   try {
     for (const note of runtime.notes)
       log.line(

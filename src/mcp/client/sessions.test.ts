@@ -395,12 +395,15 @@ describe('a stdio server that goes away', () => {
 
   it('is started again for the next call, and a call it dropped says so rather than calling it refused', async () => {
     const set = await openMcpSessions([entry({ name: 'mortal', args: [RAW_SERVER, 'mortal'] })], opts);
+    const told: string[] = [];
+    set.onServerEvent((e) => told.push(`${e.kind}: ${e.message}`));
     try {
       const first = pidOf((await call(set, 'pid')).output);
       expect(first).not.toBe('');
       expect((await call(set, 'quit')).output).toContain('bye');
       // the exit is seen, and the next call starts the server again
-      await until(() => !alive(Number(first)));
+      await until(() => !alive(Number(first)) && told.length === 1, 'the first server to exit and be told of');
+      expect(told).toEqual(['lost: MCP server "mortal" exited with status 3; it is started again at the next call to one of its tools']);
       const second = await call(set, 'pid');
       expect(second.isError).toBe(false);
       expect(pidOf(second.output)).not.toBe(first);
@@ -411,6 +414,8 @@ describe('a stdio server that goes away', () => {
       );
       expect(dropped.output).not.toContain('refused');
       expect((await call(set, 'pid')).isError).toBe(false);
+      expect(told.map((t) => t.slice(0, t.indexOf(':')))).toEqual(['lost', 'restarted', 'lost', 'restarted']);
+      expect(told[1]).toMatch(/^restarted: MCP server "mortal" was started again \(.*raw-mcp-server\.mjs mortal\)$/u);
     } finally {
       await set.close();
     }
@@ -418,6 +423,8 @@ describe('a stdio server that goes away', () => {
 
   it(`is started again at most ${MAX_RESTARTS} times a minute, and each call past that says why it was not made`, async () => {
     const set = await openMcpSessions([entry({ name: 'mortal', args: [RAW_SERVER, 'mortal'] })], opts);
+    const told: string[] = [];
+    set.onServerEvent((e) => told.push(e.kind));
     try {
       for (let i = 0; i <= MAX_RESTARTS; i++) expect((await call(set, 'die')).isError).toBe(true);
       const refused = await call(set, 'pid');
@@ -426,6 +433,7 @@ describe('a stdio server that goes away', () => {
       expect(refused.output).toMatch(
         /it exited with status 4 after being started again 3 times within a minute; it is started again in \d+ s/u,
       );
+      expect(told.at(-1)).toBe('unavailable');
     } finally {
       await set.close();
     }

@@ -50,6 +50,17 @@ export interface McpToolsChange {
 
 export type McpToolsListener = (change: McpToolsChange) => void;
 
+/** What became of a server while the agent ran, for the operator's log. */
+export interface McpServerEvent {
+  readonly server: string;
+  /** `lost`: it went away on its own; `restarted`: it was started again; `unavailable`: it could not be, or not yet. */
+  readonly kind: 'lost' | 'restarted' | 'unavailable';
+  /** One sentence saying so, naming the server. */
+  readonly message: string;
+}
+
+export type McpServerListener = (event: McpServerEvent) => void;
+
 /** The open MCP servers of a runtime. */
 export interface McpSessionSet {
   /** One source per server, in configuration order, each its current immutable tool list. */
@@ -58,6 +69,8 @@ export interface McpSessionSet {
   readonly warnings: readonly McpWarning[];
   /** Registers a listener for rebuilt tool lists; returns the function that removes it. */
   onToolsChanged(listener: McpToolsListener): () => void;
+  /** Registers a listener for servers going away and being started again; returns the function that removes it. */
+  onServerEvent(listener: McpServerListener): () => void;
   /**
    * Resolves once every rebuild announced so far has finished and its listeners have heard of it
    * (never rejects): a loop that waits for this before its next model call sends the list a
@@ -139,6 +152,10 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
   const lives: Live[] = [];
   const warnings: McpWarning[] = [];
   const listeners = new Set<McpToolsListener>();
+  const serverListeners = new Set<McpServerListener>();
+  const tell = (server: string, kind: McpServerEvent['kind'], message: string): void => {
+    for (const listener of [...serverListeners]) listener({ server, kind, message });
+  };
   let closed = false;
 
   const closeAll = async (): Promise<void> => {
@@ -169,6 +186,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       live.lost = how;
       // whatever it left behind (a process group, an HTTP session) is ended too
       void open.close();
+      tell(live.entry.name, 'lost', `MCP server ${JSON.stringify(live.entry.name)} ${how}; it is started again at the next call to one of its tools`);
     };
   };
 
@@ -179,6 +197,7 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     if (live.restarts.length >= MAX_RESTARTS) {
       const again = Math.ceil(((live.restarts[0] ?? now) + RESTART_WINDOW_MS - now) / 1000);
       live.unavailable = `it ${live.lost ?? 'went away'} after being started again ${live.restarts.length} times within a minute; it is started again in ${again} s`;
+      tell(live.entry.name, 'unavailable', `MCP server ${JSON.stringify(live.entry.name)} is not available: ${live.unavailable}`);
       return;
     }
     live.restarts.push(now);
@@ -194,8 +213,10 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       watch(live, open);
       // the list it gives now may not be the one the runs hold: a rebuild tells them what changed
       live.rebuilding = live.rebuilding.then(() => rebuild(live));
+      tell(live.entry.name, 'restarted', `MCP server ${JSON.stringify(live.entry.name)} was started again (${open.endpoint})`);
     } catch (err) {
       live.unavailable = `it ${live.lost ?? 'went away'} and could not be started again: ${errorText(err, redactorOf(live))}`;
+      tell(live.entry.name, 'unavailable', `MCP server ${JSON.stringify(live.entry.name)} is not available: ${live.unavailable}`);
     }
   };
 
@@ -350,6 +371,10 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     onToolsChanged: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onServerEvent: (listener) => {
+      serverListeners.add(listener);
+      return () => serverListeners.delete(listener);
     },
     settled: async () => {
       // a notification heard while waiting chains another rebuild: wait until the chains stand still
