@@ -1,6 +1,14 @@
 /** Importing tools from MCP servers (`mcp_clients`): strict sessions for runs, lenient discovery for listings. */
 export { openMcpSessions, REBUILD_TIMEOUT_MS } from './sessions.js';
-export type { McpServerEvent, McpServerListener, McpSessionSet, McpToolsChange, McpToolsListener, McpWarning, OpenMcpOptions } from './sessions.js';
+export type {
+  McpServerEvent,
+  McpServerListener,
+  McpSessionSet,
+  McpToolsChange,
+  McpToolsListener,
+  McpWarning,
+  OpenMcpOptions,
+} from './sessions.js';
 export { discoverMcpTools } from './discover.js';
 export type { McpDiscovery, McpDiscoveryWarning } from './discover.js';
 export type { ConnectOptions, ClientIdentity } from './connect.js';

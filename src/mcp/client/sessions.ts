@@ -186,7 +186,11 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       live.lost = how;
       // whatever it left behind (a process group, an HTTP session) is ended too
       void open.close();
-      tell(live.entry.name, 'lost', `MCP server ${JSON.stringify(live.entry.name)} ${how}; it is started again at the next call to one of its tools`);
+      tell(
+        live.entry.name,
+        'lost',
+        `MCP server ${JSON.stringify(live.entry.name)} ${how}; it is started again at the next call to one of its tools`,
+      );
     };
   };
 
