@@ -35,4 +35,4 @@ export type { NatsConn } from '../conns/nats-connect.js';
 // the closed vocabularies the types above are drawn from, as types only
 export type { HOST_ERROR_CODES, RUNTIME_MODES, TOOL_PURPOSES } from './index.js';
 export type { NatsContext } from '../conns/nats-context.js';
-export type { McpToolsChange } from '../mcp/client/sessions.js';
+export type { McpServerEvent, McpToolsChange } from '../mcp/client/sessions.js';
