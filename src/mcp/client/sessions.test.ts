@@ -14,7 +14,7 @@ import { McpClientError } from './errors.js';
 import { MAX_RESTARTS, openMcpSessions } from './sessions.js';
 import type { McpSessionSet, McpToolsChange } from './sessions.js';
 import { alive } from '../../../test/support/processes.js';
-import { EVERYTHING, RAW_SERVER, entry, fencedBody, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
+import { EVERYTHING, RAW_SERVER, entry, fencedBody, freePort, startEverythingHttp, startGrowingHttpServer } from './test-support.js';
 
 const baseEnv = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-must-not-leak-0001', SERVER_TOKEN: 'token-for-the-server-123' };
 const opts = { env: baseEnv, credentialEnvNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'] };
@@ -453,6 +453,34 @@ describe('a stdio server that goes away', () => {
       expect(after.output).toContain('it exited with status 4 and could not be started again: ');
     } finally {
       await set.close();
+    }
+  });
+});
+
+describe('an HTTP server that restarts', () => {
+  it('is given a new session by the next call once it no longer knows the old one; the call it refused says it was not run', async () => {
+    const port = await freePort();
+    let server = await startEverythingHttp(port);
+    const set = await openMcpSessions([entry({ name: 'web', transport: 'http', command: undefined, url: server.url })], opts);
+    const told: string[] = [];
+    set.onServerEvent((e) => told.push(e.kind));
+    const echo = async (message: string): Promise<{ output: string; isError: boolean }> =>
+      completed(await tool(set, 'web', 'echo').execute(JSON.stringify({ message }), {}, signal));
+    try {
+      expect((await echo('before')).output).toContain('Echo: before');
+      // a restarted server holds none of its sessions
+      await server.stop();
+      server = await startEverythingHttp(port);
+      const refused = await echo('lost');
+      expect(refused.isError).toBe(true);
+      expect(refused.output).toMatch(
+        /^the MCP server "web" no longer knows this agent's session \(HTTP 40[04]\), so echo was not run; a new session is started for the next call:/u,
+      );
+      expect((await echo('after')).output).toContain('Echo: after');
+      expect(told).toEqual(['lost', 'restarted']);
+    } finally {
+      await set.close();
+      await server.stop();
     }
   });
 });

@@ -175,23 +175,25 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     return taken;
   };
 
+  /** `open` ended on its own (`how`): the next call starts the server, or a session, again. */
+  const lose = (live: Live, open: OpenServer, how: string): void => {
+    if (closed || live.open !== open) return;
+    live.ended.set(open.client, how);
+    live.open = undefined;
+    live.lost = how;
+    // whatever it left behind (a process group, an HTTP session) is ended too
+    void open.close();
+    tell(
+      live.entry.name,
+      'lost',
+      `MCP server ${JSON.stringify(live.entry.name)} ${how}; it is started again at the next call to one of its tools`,
+    );
+  };
+
   /** Follows `open` until it ends; one that ends on its own is started again at the next call. */
   const watch = (live: Live, open: OpenServer): void => {
     live.redactors.unshift(open.redact);
-    open.client.onclose = (): void => {
-      if (closed || live.open !== open) return;
-      const how = open.endedWhy();
-      live.ended.set(open.client, how);
-      live.open = undefined;
-      live.lost = how;
-      // whatever it left behind (a process group, an HTTP session) is ended too
-      void open.close();
-      tell(
-        live.entry.name,
-        'lost',
-        `MCP server ${JSON.stringify(live.entry.name)} ${how}; it is started again at the next call to one of its tools`,
-      );
-    };
+    open.client.onclose = (): void => lose(live, open, open.endedWhy());
   };
 
   /** Starts a server that went away again, within the restart limit. */
@@ -235,6 +237,10 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       return openOf(live)?.client ?? live.unavailable ?? `it ${lost}`;
     },
     gone: (client) => live.ended.get(client),
+    expired: (client, how) => {
+      const open = openOf(live);
+      if (open?.client === client) lose(live, open, how);
+    },
   });
 
   const redactorOf =

@@ -58,9 +58,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The reference server over streamable HTTP on a free port, endpoint `/mcp`. */
-export async function startEverythingHttp(): Promise<{ readonly url: string; stop(): Promise<void> }> {
-  const port = await freePort();
+/** The reference server over streamable HTTP on `port` (a free one when not given), endpoint `/mcp`. */
+export async function startEverythingHttp(port?: number): Promise<{ readonly url: string; stop(): Promise<void> }> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -4,6 +4,7 @@
  * gated as `confirm` says, never re-served), whose call goes to the server under the name it listed.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import { newFuncTool } from '../../toolkit/functool/functool.js';
 import type { SandboxReport } from '../../toolkit/sandbox/report.js';
@@ -73,6 +74,17 @@ const CallAnswer = z.looseObject({
 export interface CallerSession {
   client(): Client | string | undefined | Promise<Client | string | undefined>;
   gone?(client: Client): string | undefined;
+  /** The server no longer knows `client`'s session (it restarted, say): the next call starts a new one. */
+  expired?(client: Client, how: string): void;
+}
+
+/**
+ * Whether a call failed because the server no longer knows the session: streamable HTTP's 404
+ * (what the protocol prescribes) or 400 (what servers written from the SDK's own example answer for
+ * a session id they do not hold). Either way the request was refused before anything ran.
+ */
+function sessionExpired(err: unknown): number | undefined {
+  return err instanceof StreamableHTTPError && (err.code === 404 || err.code === 400) ? err.code : undefined;
 }
 
 /**
@@ -123,6 +135,15 @@ export function callerFor(
       });
       return outcomeOf(answer, { server, tool: remoteName, maxOutput, redact });
     } catch (err) {
+      const status = from.expired === undefined ? undefined : sessionExpired(err);
+      if (status !== undefined) {
+        from.expired?.(mcpClient, `no longer knows this agent's session (HTTP ${status})`);
+        return failed(
+          remoteName,
+          `the MCP server ${JSON.stringify(server)} no longer knows this agent's session (HTTP ${status}), so ${remoteName} was not run; a new session is started for the next call`,
+          errorText(err, redact),
+        );
+      }
       const gone = signal.aborted ? undefined : from.gone?.(mcpClient);
       if (gone !== undefined)
         return failed(
