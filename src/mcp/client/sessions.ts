@@ -23,6 +23,8 @@ export const REBUILD_TIMEOUT_MS = 30_000;
 export const MAX_RESTARTS = 3;
 /** The window the restarts are counted over: a server failing faster than that waits it out. */
 export const RESTART_WINDOW_MS = 60_000;
+/** How many sessions' redactors a server's answers are cleaned with, newest first. */
+const KEPT_REDACTORS = 4;
 
 /** What `openMcpSessions` needs besides the entries. */
 export interface OpenMcpOptions extends ConnectOptions {
@@ -183,16 +185,15 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     live.lost = how;
     // whatever it left behind (a process group, an HTTP session) is ended too
     void open.close();
-    tell(
-      live.entry.name,
-      'lost',
-      `MCP server ${JSON.stringify(live.entry.name)} ${how}; it is started again at the next call to one of its tools`,
-    );
+    const next = live.entry.transport === 'stdio' ? 'it is started again' : 'a new session is opened';
+    tell(live.entry.name, 'lost', `MCP server ${JSON.stringify(live.entry.name)} ${how}; ${next} at the next call to one of its tools`);
   };
 
   /** Follows `open` until it ends; one that ends on its own is started again at the next call. */
   const watch = (live: Live, open: OpenServer): void => {
+    // the newest few: an old session's tokens are the ones least likely to come back
     live.redactors.unshift(open.redact);
+    live.redactors.length = Math.min(live.redactors.length, KEPT_REDACTORS);
     open.client.onclose = (): void => lose(live, open, open.endedWhy());
   };
 
@@ -219,7 +220,8 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       watch(live, open);
       // the list it gives now may not be the one the runs hold: a rebuild tells them what changed
       live.rebuilding = live.rebuilding.then(() => rebuild(live));
-      tell(live.entry.name, 'restarted', `MCP server ${JSON.stringify(live.entry.name)} was started again (${open.endpoint})`);
+      const how = live.entry.transport === 'stdio' ? 'was started again' : 'has a new session';
+      tell(live.entry.name, 'restarted', `MCP server ${JSON.stringify(live.entry.name)} ${how} (${open.endpoint})`);
     } catch (err) {
       live.unavailable = `it ${live.lost ?? 'went away'} and could not be started again: ${errorText(err, redactorOf(live))}`;
       tell(live.entry.name, 'unavailable', `MCP server ${JSON.stringify(live.entry.name)} is not available: ${live.unavailable}`);
