@@ -234,6 +234,44 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
   }, 30_000);
 });
 
+describe('an agent that goes silent after taking a prompt', () => {
+  it('leaves the caller saying how to carry the conversation on, and the command it gives goes on in the same session', async () => {
+    const worker = await startWorker();
+    try {
+      fake.reset();
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      fake.reply({ ...anthropicText('finished while you were away'), until: held }, anthropicText('yes, it is done'));
+      const caller = client('the', 'long', 'job');
+      await waitForErr(worker, /started a2a prompt from fisk-ai/);
+      // nothing more comes from the agent: no keepalive, no answer, as when its NATS went away
+      worker.child.kill('SIGSTOP');
+      let code: number | null;
+      try {
+        code = await caller.exited;
+      } finally {
+        worker.child.kill('SIGCONT');
+      }
+      expect(code, caller.stderr).toBe(1);
+      const hint =
+        /worker had taken the prompt and its run goes on, or ended, there: carry the conversation on with: (fisk run --nats-context lab --identity worker --resume (\S+)) "<your next prompt>"/u.exec(
+          caller.stderr,
+        );
+      expect(hint, caller.stderr).not.toBeNull();
+      release();
+      await waitForErr(worker, /ended a2a prompt from fisk-ai \(session a2a-[0-9a-f]{32}\)/);
+      const next = startFisk(['run', '--nats-context', 'lab', '--identity', 'worker', '--resume', hint?.[2] ?? '', 'is', 'it', 'done?']);
+      expect(await next.exited, next.stderr).toBe(0);
+      expect(next.stdout).toBe('yes, it is done\n');
+      // the follow-up went on in the session the lost answer ended: the model saw it
+      expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain('finished while you were away');
+    } finally {
+      worker.child.kill('SIGINT');
+      await worker.exited;
+    }
+  }, 120_000);
+});
+
 describe('fisk serve refusals', () => {
   it('refuses a configuration enabling no endpoint, and a bad --workers, naming what to change', async () => {
     const io = captureIo(env, home);

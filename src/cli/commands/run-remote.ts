@@ -129,6 +129,8 @@ interface RemoteParts {
   readonly verbose: boolean;
   readonly toolOutput: boolean;
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** The configuration file given, for the resume command a message spells out. */
+  readonly configPath: string | undefined;
 }
 
 /** How a remote run ended, seen from here: with the conversation it ran in and whether the cancel was sent. */
@@ -138,11 +140,22 @@ interface RemoteEnding {
   readonly cancelled: boolean;
 }
 
+/**
+ * The agent went silent after it took the prompt (`conversation` is the one it acknowledged): the
+ * run goes on, or finished, there, and what it sent meanwhile may be lost (core NATS keeps nothing
+ * for a caller that was away). Says how to carry the conversation on; nothing when it never took it.
+ */
+function tookThePrompt(p: Pick<RemoteParts, 'agent' | 'context' | 'configPath'>, conversation: string | undefined): string {
+  if (conversation === undefined) return '';
+  return `; ${p.agent} had taken the prompt and its run goes on, or ended, there: carry the conversation on with: ${remoteResumeCommand({ ...p, conversation })} "<your next prompt>"`;
+}
+
 /** The agent could not be reached or its reply set broke: say which agent, over which context. */
-function unreachable(err: unknown, p: RemoteParts): unknown {
+function unreachable(err: unknown, p: RemoteParts, conversation?: string): unknown {
   if (!(err instanceof A2aError)) return err;
+  const after = err.code === 'unavailable' ? tookThePrompt(p, conversation) : '';
   return new CliError(
-    `cannot run on agent ${JSON.stringify(p.agent)} over NATS context ${JSON.stringify(p.context)}: ${err.message}`,
+    `cannot run on agent ${JSON.stringify(p.agent)} over NATS context ${JSON.stringify(p.context)}: ${err.message}${after}`,
     err.code === 'identity' ? EXIT.usage : EXIT.error,
     { cause: err },
   );
@@ -168,6 +181,7 @@ async function lineRemote(parts: RemoteParts, io: Io, deps: RemoteDeps, cleanup:
     }),
   );
   let conversation = parts.conversation;
+  let acked = false;
   try {
     const outcome = await runRemote({
       transport: parts.transport,
@@ -176,7 +190,9 @@ async function lineRemote(parts: RemoteParts, io: Io, deps: RemoteDeps, cleanup:
       prompt: parts.prompt,
       ...(parts.conversation === undefined ? {} : { conversation: parts.conversation }),
       onAck: (accepted, c) => {
-        if (accepted) conversation = c;
+        if (!accepted) return;
+        conversation = c;
+        acked = true;
       },
       sink: surface,
       ...(prompter === undefined ? {} : { prompter }),
@@ -184,7 +200,7 @@ async function lineRemote(parts: RemoteParts, io: Io, deps: RemoteDeps, cleanup:
     });
     return { outcome, conversation, cancelled: cancel.signal.aborted };
   } catch (err) {
-    throw unreachable(err, parts);
+    throw unreachable(err, parts, acked ? conversation : undefined);
   }
 }
 
@@ -275,7 +291,10 @@ async function present(
       println(io.err, `\nsuspended; resume with: ${remoteResumeCommand({ ...p, conversation: ending.conversation })}`);
   }
   if (outcome.error !== undefined)
-    println(io.err, `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}`);
+    println(
+      io.err,
+      `stopped: ${outcome.error.message}${outcome.error.code === undefined ? '' : ` (${outcome.error.code})`}${outcome.error.code === 'unavailable' ? tookThePrompt(p, ending.conversation) : ''}`,
+    );
   else if (outcome.status !== 'completed' && outcome.status !== 'suspended') println(io.err, `stopped: ${outcome.stopReason}`);
   const usage = outcome.usage;
   println(
@@ -334,6 +353,7 @@ export async function runRemoteCommand(
       verbose,
       toolOutput,
       stdin,
+      configPath,
     };
     const ending = full ? await fullScreenRemote(parts, io, config) : await lineRemote(parts, io, deps, cleanup);
     await present(ending, { agent, context, configPath }, flags, io);
