@@ -208,11 +208,7 @@ describe('fisk serve with expose.agent.a2a.prompts', () => {
         expect(after).not.toContain('AWAITING INPUT');
         expect(after).toContain('shouted, as you agreed');
       } finally {
-        try {
-          tmux('kill-server');
-        } catch {
-          // never started, or already gone
-        }
+        pane.stop();
       }
     },
     120_000,

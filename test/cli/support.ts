@@ -98,11 +98,7 @@ export function paneAgent(identity: string, pane: TmuxPane): PaneAgent {
   }, 180_000);
   afterAll(async () => {
     if (!hasTmux) return;
-    try {
-      pane.run('kill-server');
-    } catch {
-      // already gone
-    }
+    pane.stop();
     await agent.fake.close();
     rmSync(agent.dir, { recursive: true, force: true });
   });
