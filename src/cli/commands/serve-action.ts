@@ -516,7 +516,7 @@ export async function serve(flags: ServeFlags, io: Io, deps: ServeCommandDeps): 
         }),
       );
     });
-    const error = server === undefined ? (await tools?.drain(), fault) : ((await server.drain()) ?? fault);
+    const error = server === undefined ? (await tools?.drain(), undefined) : ((await server.drain()) ?? fault);
     // a channel that fails for want of the closed connection says less than the connection's own reason
     if (lost !== undefined) throw new CliError(`fisk serve stopped: ${lost.message}`, EXIT.error, { cause: lost.cause });
     if (error !== undefined) {

@@ -434,6 +434,9 @@ describe('a stdio server that goes away', () => {
         /it exited with status 4 after being started again 3 times within a minute; it is started again in \d+ s/u,
       );
       expect(told.at(-1)).toBe('unavailable');
+      // the operator hears it once, however many calls meet it
+      expect((await call(set, 'pid')).isError).toBe(true);
+      expect(told.filter((kind) => kind === 'unavailable')).toHaveLength(1);
     } finally {
       await set.close();
     }

@@ -86,8 +86,9 @@ export interface McpSessionSet {
 interface Live {
   readonly entry: McpClientConfig;
   readonly filters: CompiledFilters;
-  /** How its tools are named, and the index of its entry (for starting it again). */
-  readonly naming: ToolNaming & { readonly index: number };
+  readonly naming: ToolNaming;
+  /** Where its entry stands in `mcp_clients`, for starting it again. */
+  readonly index: number;
   open: OpenServer | undefined;
   tools: readonly FuncTool[];
   filtered: readonly FilteredTool[];
@@ -105,7 +106,7 @@ interface Live {
   unavailable: string | undefined;
   /** When it was started again, within the restart window. */
   restarts: number[];
-  /** Every session's redactor, newest first: a call's answer is cleaned of what any of them knows. */
+  /** The newest sessions' redactors, newest first: a call's answer is cleaned of what any of them knows. */
   readonly redactors: Redactor[];
   /** The sessions that have gone away, with how, so a call they dropped says so. */
   readonly ended: WeakMap<Client, string>;
@@ -203,13 +204,16 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
     live.restarts = live.restarts.filter((at) => now - at < RESTART_WINDOW_MS);
     if (live.restarts.length >= MAX_RESTARTS) {
       const again = Math.ceil(((live.restarts[0] ?? now) + RESTART_WINDOW_MS - now) / 1000);
+      // told once: every call meanwhile comes here, and each answers the reason itself
+      const told = live.unavailable !== undefined;
       live.unavailable = `it ${live.lost ?? 'went away'} after being started again ${live.restarts.length} times within a minute; it is started again in ${again} s`;
-      tell(live.entry.name, 'unavailable', `MCP server ${JSON.stringify(live.entry.name)} is not available: ${live.unavailable}`);
+      if (!told)
+        tell(live.entry.name, 'unavailable', `MCP server ${JSON.stringify(live.entry.name)} is not available: ${live.unavailable}`);
       return;
     }
     live.restarts.push(now);
     try {
-      const open = await connectServer(live.entry, live.naming.index, opts, live.notified);
+      const open = await connectServer(live.entry, live.index, opts, live.notified);
       if (closed) {
         await open.close();
         return;
@@ -324,11 +328,12 @@ export async function openMcpSessions(entries: readonly McpClientConfig[], opts:
       if (opts.signal?.aborted === true)
         throw new McpClientError('connect', entry.name, `opening MCP server ${JSON.stringify(entry.name)} was cancelled`);
       const filters = compileFilters(entry.include, entry.exclude, `mcp_clients[${index}].`);
-      const naming = { prefix: entry.prefix, key: `mcp_clients[${index}]`, index };
+      const naming = { prefix: entry.prefix, key: `mcp_clients[${index}]` };
       const live: Live = {
         entry,
         filters,
         naming,
+        index,
         open: undefined,
         tools: [],
         filtered: [],

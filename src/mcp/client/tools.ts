@@ -72,10 +72,10 @@ const CallAnswer = z.looseObject({
  * session's server went away once it has, so a call it dropped is not reported as a refusal.
  */
 export interface CallerSession {
-  client(): Client | string | undefined | Promise<Client | string | undefined>;
-  gone?(client: Client): string | undefined;
+  client(): Promise<Client | string | undefined>;
+  gone(client: Client): string | undefined;
   /** The server no longer knows `client`'s session (it restarted, say): the next call starts a new one. */
-  expired?(client: Client, how: string): void;
+  expired(client: Client, how: string): void;
 }
 
 /**
@@ -92,13 +92,7 @@ function sessionExpired(err: unknown): number | undefined {
  * a protocol-level refusal (unknown tool, invalid arguments, a dropped connection), both arrive as
  * error results naming the server, never as a failure of the run.
  */
-export function callerFor(
-  server: string,
-  session: CallerSession | (() => Client | undefined),
-  redact: Redactor,
-  maxOutput: number,
-): McpCaller {
-  const from: CallerSession = typeof session === 'function' ? { client: session } : session;
+export function callerFor(server: string, from: CallerSession, redact: Redactor, maxOutput: number): McpCaller {
   const failed = (remoteName: string, lead: string, text: string): Outcome => {
     // what the server or its process said is the server's words: cleaned, bounded and fenced like an answer
     const said = capText(cleanText(text), maxOutput);
@@ -135,16 +129,16 @@ export function callerFor(
       });
       return outcomeOf(answer, { server, tool: remoteName, maxOutput, redact });
     } catch (err) {
-      const status = from.expired === undefined ? undefined : sessionExpired(err);
+      const status = sessionExpired(err);
       if (status !== undefined) {
-        from.expired?.(mcpClient, `no longer knows this agent's session (HTTP ${status})`);
+        from.expired(mcpClient, `no longer knows this agent's session (HTTP ${status})`);
         return failed(
           remoteName,
           `the MCP server ${JSON.stringify(server)} no longer knows this agent's session (HTTP ${status}), so ${remoteName} was not run; a new session is started for the next call`,
           errorText(err, redact),
         );
       }
-      const gone = signal.aborted ? undefined : from.gone?.(mcpClient);
+      const gone = signal.aborted ? undefined : from.gone(mcpClient);
       if (gone !== undefined)
         return failed(
           remoteName,
