@@ -1,8 +1,7 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_EXPOSABLE_BUILTINS } from '../config/index.js';
-import { tempDir } from '../../test/knowledge/support.js';
+import { scribble, tempDir } from '../../test/knowledge/support.js';
 import type { TempDir } from '../../test/knowledge/support.js';
 import type { Outcome, Tool } from '../toolkit/tool.js';
 import { indexCorpus } from './indexer.js';
@@ -158,9 +157,7 @@ describe('knowledge tools over a damaged index', () => {
     await indexCorpus(w.db, { roots: ['docs'], cwd: tmp.path, excludeDirs: [] });
     w.close();
     const path = join(dir, 'knowledge.db');
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.alloc(3000, 0xa5), 0, 3000, 100);
-    closeSync(fd);
+    scribble(path, 100, 3000, 0xa5);
     const damaged = new KnowledgeReader(dir);
     try {
       const set = tools({ reader: damaged, readTool: true });

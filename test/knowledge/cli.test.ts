@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/program.js';
 import { captureIo } from '../../src/cli/test-io.js';
-import { startFakeEmbeddings, tempDir } from './support.js';
+import { scribble, startFakeEmbeddings, tempDir } from './support.js';
 import type { FakeEmbeddings, TempDir } from './support.js';
 
 let tmp: TempDir;
@@ -151,9 +151,7 @@ describe('fisk knowledge', () => {
     await fisk(['index']);
     const path = join(tmp.path, 'knowledge/docs/knowledge.db');
     // the first page past the file header holds the schema: filled with noise, SQLite cannot read the file
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.alloc(3000, 0xa5), 0, 3000, 100);
-    closeSync(fd);
+    scribble(path, 100, 3000, 0xa5);
     const fix = 'it is made from your files, so build it again: fisk knowledge reset --force, then fisk knowledge index';
     for (const verb of [['search', 'retention'], ['stats'], ['index', '--reindex']]) {
       const r = await fisk(verb);
@@ -180,9 +178,7 @@ describe('fisk knowledge', () => {
   it('names a file that is not a database at all as a damaged index', async () => {
     await fisk(['index']);
     const path = join(tmp.path, 'knowledge/docs/knowledge.db');
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.alloc(100, 0x5a), 0, 100, 0);
-    closeSync(fd);
+    scribble(path, 0, 100, 0x5a);
     const r = await fisk(['search', 'retention']);
     expect(r.code).toBe(EXIT.error);
     expect(r.err).toContain(`the knowledge index ${path} is damaged (`);

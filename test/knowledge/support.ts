@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -96,4 +96,14 @@ export async function startFakeEmbeddings(dimension = 16): Promise<FakeEmbedding
   const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
   (state as { baseUrl: string }).baseUrl = `http://127.0.0.1:${port}/v1`;
   return state;
+}
+
+/** Overwrites `length` bytes of `path` at `offset` with `byte`: a damaged page, as a disk error or a crash leaves one. */
+export function scribble(path: string, offset: number, length: number, byte: number): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, Buffer.alloc(length, byte), 0, length, offset);
+  } finally {
+    closeSync(fd);
+  }
 }
